@@ -1,0 +1,134 @@
+# rdmad + rdmactl: the one build.  See README.md.
+#
+#   make            build rdmad, rdmactl and the test tools into build/
+#   make run        build, then run rdmad in the foreground on the software device
+#   make check      build and run every test (unit, BATS, conformance); SANITIZE=1 for ASan+UBSan
+#   make bench      run the benchmarks (tests/bench/)
+#   make install    PREFIX=/usr/local DESTDIR=
+#   make deps       install missing Debian packages (idempotent)
+
+VERSION    := 0.1.0
+PREFIX     ?= /usr/local
+SBINDIR    ?= $(PREFIX)/sbin
+MANDIR     ?= $(PREFIX)/share/man
+DESTDIR    ?=
+SANITIZE   ?= 0
+CC         ?= cc
+
+ifeq ($(SANITIZE),1)
+BUILD      ?= build-san
+SANFLAGS   := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+else
+BUILD      ?= build
+SANFLAGS   :=
+endif
+
+PKGS       := libsystemd json-c libnl-3.0 libnl-route-3.0 libibumad readline libgcrypt libisal
+PKG_CFLAGS  = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS    = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+
+CFLAGS     ?= -O2 -g
+CFLAGS     += -std=gnu11 -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter \
+              -Wmissing-prototypes -Wstrict-prototypes -fno-strict-aliasing \
+              -D_GNU_SOURCE -DRDMAD_VERSION='"$(VERSION)"' -I. -I$(BUILD)/gen \
+              $(SANFLAGS) $(PKG_CFLAGS)
+LDFLAGS    += $(SANFLAGS)
+LDLIBS     += $(PKG_LIBS) -lpthread
+
+# Every folder is a static library; a program is its main file plus the libraries.
+LIB_SRC    := $(shell find lib -name '*.c' | sort)
+DP_SRC     := $(shell find dataplane -name '*.c' | sort)
+DAEMON_SRC := $(filter-out daemon/main.c,$(shell find daemon -name '*.c' | sort))
+CMD_SRC    := $(filter-out cmd/main.c,$(shell find cmd -name '*.c' | sort))
+VARLINK_IDL:= $(shell find daemon -name '*.varlink' | sort)
+UNIT_SRC   := $(sort $(wildcard tests/unit/test_*.c))
+TOOL_SRC   := $(sort $(wildcard tests/tools/*.c))
+BENCH_SRC  := $(sort $(wildcard tests/bench/*.c))
+
+obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
+
+LIBLIB     := $(BUILD)/liblib.a
+LIBDP      := $(BUILD)/libdataplane.a
+LIBDAEMON  := $(BUILD)/libdaemon.a
+LIBCMD     := $(BUILD)/libcmd.a
+# Order matters for static linking: users before what they use.
+ALL_LIBS   := $(LIBDAEMON) $(LIBCMD) $(LIBDP) $(LIBLIB)
+
+RDMAD      := $(BUILD)/rdmad
+RDMACTL    := $(BUILD)/rdmactl
+UNIT_BIN   := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
+TOOL_BIN   := $(patsubst tests/tools/%.c,$(BUILD)/tools/%,$(TOOL_SRC))
+BENCH_BIN  := $(patsubst tests/bench/%.c,$(BUILD)/bench/%,$(BENCH_SRC))
+IDL_C      := $(BUILD)/gen/varlink-idl.c
+
+.PHONY: all build deps run check bench install clean
+.DEFAULT_GOAL := all
+
+all: deps
+	@$(MAKE) --no-print-directory build
+
+build: $(RDMAD) $(RDMACTL) $(UNIT_BIN) $(TOOL_BIN) $(BENCH_BIN)
+
+deps:
+	@build-aux/deps.sh
+
+$(BUILD)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -MMD -MP -c -o $@ $<
+
+# The interface descriptions are compiled in, so GetInterfaceDescription serves exactly the files.
+$(IDL_C): $(VARLINK_IDL) build-aux/embed-idl.sh
+	@mkdir -p $(dir $@)
+	build-aux/embed-idl.sh $(VARLINK_IDL) > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/obj/gen/varlink-idl.o: $(IDL_C)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c -o $@ $<
+
+$(LIBLIB): $(call obj,$(LIB_SRC))
+$(LIBDP): $(call obj,$(DP_SRC))
+$(LIBDAEMON): $(call obj,$(DAEMON_SRC)) $(BUILD)/obj/gen/varlink-idl.o
+$(LIBCMD): $(call obj,$(CMD_SRC))
+$(BUILD)/%.a:
+	@mkdir -p $(dir $@)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+$(RDMAD): $(call obj,daemon/main.c) $(ALL_LIBS)
+	$(CC) $(LDFLAGS) -o $@ $< $(ALL_LIBS) $(LDLIBS)
+
+$(RDMACTL): $(call obj,cmd/main.c) $(ALL_LIBS)
+	$(CC) $(LDFLAGS) -o $@ $< $(ALL_LIBS) $(LDLIBS)
+
+$(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(ALL_LIBS)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $< $(ALL_LIBS) $(LDLIBS) -lcmocka
+
+$(BUILD)/tools/%: $(BUILD)/obj/tests/tools/%.o $(ALL_LIBS)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $< $(ALL_LIBS) $(LDLIBS)
+
+$(BUILD)/bench/%: $(BUILD)/obj/tests/bench/%.o $(ALL_LIBS)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $< $(ALL_LIBS) $(LDLIBS) -lcrypto
+
+run: all
+	@mkdir -p $(BUILD)/run/state
+	$(RDMAD) --foreground --socket $(BUILD)/run/io.rdmad --state-dir $(BUILD)/run/state
+
+check: all
+	@BUILD=$(BUILD) tests/run.sh
+
+bench: all
+	@BUILD=$(BUILD) tests/bench/run.sh
+
+install: build
+	install -D -m 0755 $(RDMAD) $(DESTDIR)$(SBINDIR)/rdmad
+	install -D -m 0755 $(RDMACTL) $(DESTDIR)$(SBINDIR)/rdmactl
+	for p in man/*.[0-9]; do install -D -m 0644 $$p $(DESTDIR)$(MANDIR)/man$${p##*.}/$${p##*/}; done
+	build-aux/install-extras.sh "$(DESTDIR)" "$(PREFIX)" "$(SBINDIR)"
+
+clean:
+	rm -rf build build-san
+
+-include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

@@ -1,0 +1,42 @@
+#!/bin/sh
+# Installs the Debian packages the build and the tests need, and nothing when all are present.
+set -eu
+
+packages="gcc make pkg-config
+libsystemd-dev libjson-c-dev libnl-3-dev libnl-route-3-dev libibumad-dev libreadline-dev
+libgcrypt20-dev libisal-dev libssl-dev libcmocka-dev
+bats bats-support bats-assert bats-file socat varlink-go mandoc systemd python3 util-linux"
+
+missing=""
+for p in $packages; do
+	status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+	case "$status" in
+	*"ok installed") ;;
+	*) missing="$missing $p" ;;
+	esac
+done
+
+[ -z "$missing" ] && exit 0
+
+echo "deps: installing:$missing" >&2
+if [ "$(id -u)" -ne 0 ]; then
+	if command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
+		SUDO=sudo
+	else
+		echo "deps: missing Debian packages:$missing" >&2
+		echo "deps: run as root: apt-get install$missing" >&2
+		exit 1
+	fi
+else
+	SUDO=
+fi
+
+export DEBIAN_FRONTEND=noninteractive
+# A fresh machine has no package lists; a failed install is retried once after refreshing them.
+if ! $SUDO apt-get install -y -q --no-install-recommends $missing >/dev/null; then
+	$SUDO apt-get update -q >/dev/null || true
+	if ! $SUDO apt-get install -y -q --no-install-recommends $missing >/dev/null; then
+		echo "deps: apt-get could not install:$missing" >&2
+		exit 1
+	fi
+fi

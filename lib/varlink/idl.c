@@ -1,0 +1,529 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Varlink IDL parser and value checker.  The grammar is the one of UAPI.20 /
+ * varlink.org: "interface" NAME, then "type", "method" and "error" members;
+ * '#' comments run to the end of the line.
+ */
+#include "lib/varlink/idl.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct scanner {
+	const char *p;
+	int line;
+	char *error;
+};
+
+static void scan_fail(struct scanner *s, const char *fmt, ...)
+{
+	va_list ap;
+	char *msg = NULL;
+
+	if (s->error)
+		return;
+	va_start(ap, fmt);
+	if (vasprintf(&msg, fmt, ap) < 0)
+		msg = NULL;
+	va_end(ap);
+	if (asprintf(&s->error, "line %d: %s", s->line, msg ? msg : "syntax error") < 0)
+		s->error = NULL;
+	free(msg);
+	if (!s->error)
+		s->error = strdup("out of memory");
+}
+
+static void skip_space(struct scanner *s)
+{
+	for (;;) {
+		if (*s->p == '\n') {
+			s->line++;
+			s->p++;
+		} else if (isspace((unsigned char)*s->p)) {
+			s->p++;
+		} else if (*s->p == '#') {
+			while (*s->p && *s->p != '\n')
+				s->p++;
+		} else {
+			return;
+		}
+	}
+}
+
+static bool accept(struct scanner *s, const char *tok)
+{
+	size_t n = strlen(tok);
+
+	skip_space(s);
+	if (strncmp(s->p, tok, n) != 0)
+		return false;
+	s->p += n;
+	return true;
+}
+
+static bool expect(struct scanner *s, const char *tok)
+{
+	if (accept(s, tok))
+		return true;
+	scan_fail(s, "expected '%s'", tok);
+	return false;
+}
+
+static bool is_word_char(char c, bool dotted)
+{
+	return isalnum((unsigned char)c) || c == '_' || (dotted && (c == '.' || c == '-'));
+}
+
+/* A word: field, type, member or (dotted) interface name.  NULL at end of input. */
+static char *scan_word(struct scanner *s, bool dotted)
+{
+	const char *start;
+
+	skip_space(s);
+	start = s->p;
+	if (!isalpha((unsigned char)*s->p)) {
+		scan_fail(s, "expected a name");
+		return NULL;
+	}
+	while (is_word_char(*s->p, dotted))
+		s->p++;
+	return strndup(start, (size_t)(s->p - start));
+}
+
+/* The keyword must end at a word boundary: "method" but not "methods". */
+static bool accept_keyword(struct scanner *s, const char *kw)
+{
+	const char *save = s->p;
+	int line = s->line;
+
+	if (!accept(s, kw))
+		return false;
+	if (is_word_char(*s->p, false)) {
+		s->p = save;
+		s->line = line;
+		return false;
+	}
+	return true;
+}
+
+static void type_free(struct idl_type *t)
+{
+	if (!t)
+		return;
+	type_free(t->elem);
+	free(t->ref);
+	for (size_t i = 0; i < t->n; i++) {
+		free(t->names[i]);
+		if (t->types)
+			type_free(t->types[i]);
+	}
+	free(t->names);
+	free(t->types);
+	free(t);
+}
+
+static struct idl_type *type_new(enum idl_kind kind)
+{
+	struct idl_type *t = calloc(1, sizeof(*t));
+
+	if (t)
+		t->kind = kind;
+	return t;
+}
+
+static struct idl_type *parse_type(struct scanner *s);
+
+/* "(" already consumed.  Decides struct or enum from the first entry. */
+static struct idl_type *parse_struct_or_enum(struct scanner *s)
+{
+	struct idl_type *t = type_new(IDL_STRUCT);
+	bool decided = false;
+
+	if (!t) {
+		scan_fail(s, "out of memory");
+		return NULL;
+	}
+	if (accept(s, ")"))
+		return t;
+	for (;;) {
+		char *name = scan_word(s, false);
+		char **names;
+		struct idl_type **types;
+
+		if (!name)
+			goto fail;
+		skip_space(s);
+		if (!decided) {
+			t->kind = *s->p == ':' ? IDL_STRUCT : IDL_ENUM;
+			decided = true;
+		}
+		names = realloc(t->names, (t->n + 1) * sizeof(*names));
+		if (!names) {
+			free(name);
+			goto oom;
+		}
+		t->names = names;
+		if (t->kind == IDL_STRUCT) {
+			types = realloc(t->types, (t->n + 1) * sizeof(*types));
+			if (!types) {
+				free(name);
+				goto oom;
+			}
+			t->types = types;
+			t->types[t->n] = NULL;
+			t->names[t->n++] = name;
+			if (!expect(s, ":"))
+				goto fail;
+			t->types[t->n - 1] = parse_type(s);
+			if (!t->types[t->n - 1])
+				goto fail;
+		} else {
+			t->names[t->n++] = name;
+		}
+		for (size_t i = 0; i + 1 < t->n; i++)
+			if (strcmp(t->names[i], t->names[t->n - 1]) == 0) {
+				scan_fail(s, "duplicate field '%s'", t->names[i]);
+				goto fail;
+			}
+		if (accept(s, ")"))
+			return t;
+		if (!expect(s, ","))
+			goto fail;
+	}
+oom:
+	scan_fail(s, "out of memory");
+fail:
+	type_free(t);
+	return NULL;
+}
+
+static struct idl_type *parse_type(struct scanner *s)
+{
+	static const struct { const char *word; enum idl_kind kind; } builtin[] = {
+		{ "bool", IDL_BOOL }, { "int", IDL_INT }, { "float", IDL_FLOAT },
+		{ "string", IDL_STRING }, { "object", IDL_OBJECT }, { "any", IDL_ANY },
+	};
+	bool nullable = accept(s, "?");
+	struct idl_type *t = NULL;
+
+	if (accept(s, "[]")) {
+		t = type_new(IDL_ARRAY);
+		if (t && !(t->elem = parse_type(s)))
+			goto fail;
+	} else if (accept(s, "[string]")) {
+		t = type_new(IDL_MAP);
+		if (t && !(t->elem = parse_type(s)))
+			goto fail;
+	} else if (accept(s, "(")) {
+		t = parse_struct_or_enum(s);
+		if (!t)
+			return NULL;
+	} else {
+		char *word = scan_word(s, false);
+
+		if (!word)
+			return NULL;
+		for (size_t i = 0; i < sizeof(builtin) / sizeof(builtin[0]); i++)
+			if (strcmp(word, builtin[i].word) == 0)
+				t = type_new(builtin[i].kind);
+		if (!t && isupper((unsigned char)word[0])) {
+			t = type_new(IDL_REF);
+			if (t) {
+				t->ref = word;
+				word = NULL;
+			}
+		} else if (!t) {
+			scan_fail(s, "unknown type '%s'", word);
+			free(word);
+			return NULL;
+		}
+		free(word);
+	}
+	if (!t) {
+		scan_fail(s, "out of memory");
+		return NULL;
+	}
+	t->nullable = nullable;
+	return t;
+fail:
+	type_free(t);
+	return NULL;
+}
+
+void idl_interface_free(struct idl_interface *iface)
+{
+	if (!iface)
+		return;
+	for (size_t i = 0; i < iface->n; i++) {
+		free(iface->members[i].name);
+		type_free(iface->members[i].in);
+		type_free(iface->members[i].out);
+	}
+	free(iface->members);
+	free(iface->name);
+	free(iface);
+}
+
+const struct idl_member *idl_find(const struct idl_interface *iface, enum idl_member_kind kind,
+				  const char *name)
+{
+	for (size_t i = 0; i < iface->n; i++)
+		if (iface->members[i].kind == kind && strcmp(iface->members[i].name, name) == 0)
+			return &iface->members[i];
+	return NULL;
+}
+
+static bool valid_interface_name(const char *name)
+{
+	const char *dot = strchr(name, '.');
+
+	if (!dot || dot == name || name[strlen(name) - 1] == '.' || strstr(name, ".."))
+		return false;
+	return true;
+}
+
+/* A struct member type must resolve; refs inside it are checked too. */
+static bool refs_resolve(const struct idl_interface *iface, const struct idl_type *t, const char **bad)
+{
+	if (!t)
+		return true;
+	if (t->kind == IDL_REF && !idl_find(iface, IDL_MEMBER_TYPE, t->ref)) {
+		*bad = t->ref;
+		return false;
+	}
+	if (!refs_resolve(iface, t->elem, bad))
+		return false;
+	for (size_t i = 0; t->types && i < t->n; i++)
+		if (!refs_resolve(iface, t->types[i], bad))
+			return false;
+	return true;
+}
+
+static int parse_member(struct scanner *s, struct idl_member *m)
+{
+	if (accept_keyword(s, "type"))
+		m->kind = IDL_MEMBER_TYPE;
+	else if (accept_keyword(s, "method"))
+		m->kind = IDL_MEMBER_METHOD;
+	else if (accept_keyword(s, "error"))
+		m->kind = IDL_MEMBER_ERROR;
+	else {
+		scan_fail(s, "expected 'type', 'method' or 'error'");
+		return -EINVAL;
+	}
+	m->name = scan_word(s, false);
+	if (!m->name)
+		return -EINVAL;
+	if (!isupper((unsigned char)m->name[0])) {
+		scan_fail(s, "member name '%s' must start with a capital letter", m->name);
+		return -EINVAL;
+	}
+	if (!expect(s, "("))
+		return -EINVAL;
+	m->in = parse_struct_or_enum(s);
+	if (!m->in)
+		return -EINVAL;
+	if (m->kind != IDL_MEMBER_TYPE && m->in->kind != IDL_STRUCT && m->in->n > 0) {
+		scan_fail(s, "%s takes a struct", m->name);
+		return -EINVAL;
+	}
+	if (m->kind == IDL_MEMBER_METHOD) {
+		if (!expect(s, "->") || !expect(s, "("))
+			return -EINVAL;
+		m->out = parse_struct_or_enum(s);
+		if (!m->out)
+			return -EINVAL;
+	}
+	/* An empty "()" parses as a struct; an enum of method input is not allowed. */
+	if (m->kind != IDL_MEMBER_TYPE)
+		m->in->kind = IDL_STRUCT;
+	if (m->out)
+		m->out->kind = IDL_STRUCT;
+	return 0;
+}
+
+int idl_parse(const char *text, struct idl_interface **out, char **errmsg)
+{
+	struct scanner s = { .p = text, .line = 1 };
+	struct idl_interface *iface = calloc(1, sizeof(*iface));
+	const char *bad = NULL;
+
+	if (!iface)
+		return -ENOMEM;
+	if (!accept_keyword(&s, "interface")) {
+		scan_fail(&s, "expected 'interface'");
+		goto fail;
+	}
+	iface->name = scan_word(&s, true);
+	if (!iface->name)
+		goto fail;
+	if (!valid_interface_name(iface->name)) {
+		scan_fail(&s, "invalid interface name '%s'", iface->name);
+		goto fail;
+	}
+	for (;;) {
+		struct idl_member *members;
+
+		skip_space(&s);
+		if (!*s.p)
+			break;
+		members = realloc(iface->members, (iface->n + 1) * sizeof(*members));
+		if (!members) {
+			scan_fail(&s, "out of memory");
+			goto fail;
+		}
+		iface->members = members;
+		memset(&members[iface->n], 0, sizeof(*members));
+		iface->n++;
+		if (parse_member(&s, &members[iface->n - 1]) < 0)
+			goto fail;
+		for (size_t i = 0; i + 1 < iface->n; i++)
+			if (strcmp(members[i].name, members[iface->n - 1].name) == 0) {
+				scan_fail(&s, "'%s' is defined twice", members[i].name);
+				goto fail;
+			}
+	}
+	for (size_t i = 0; i < iface->n; i++)
+		if (!refs_resolve(iface, iface->members[i].in, &bad) ||
+		    !refs_resolve(iface, iface->members[i].out, &bad)) {
+			scan_fail(&s, "unknown type '%s'", bad);
+			goto fail;
+		}
+	*out = iface;
+	return 0;
+fail:
+	if (errmsg)
+		*errmsg = s.error;
+	else
+		free(s.error);
+	idl_interface_free(iface);
+	return -EINVAL;
+}
+
+/* ---- checking values ---- */
+
+static void path_push(char *path, size_t size, size_t base, const char *name, long index)
+{
+	if (base >= size)
+		return;
+	if (index >= 0)
+		snprintf(path + base, size - base, "[%ld]", index);
+	else if (base == 0)
+		snprintf(path, size, "%s", name);
+	else
+		snprintf(path + base, size - base, ".%s", name);
+}
+
+static int check(const struct idl_interface *iface, const struct idl_type *t,
+		 struct json_object *v, char *path, size_t size, int depth)
+{
+	size_t base = strnlen(path, size);
+
+	if (depth > 64)
+		return -EINVAL;
+	if (!v || json_object_get_type(v) == json_type_null)
+		return t->nullable || t->kind == IDL_ANY ? 0 : -EINVAL;
+
+	switch (t->kind) {
+	case IDL_BOOL:
+		return json_object_is_type(v, json_type_boolean) ? 0 : -EINVAL;
+	case IDL_INT:
+		return json_object_is_type(v, json_type_int) ? 0 : -EINVAL;
+	case IDL_FLOAT:
+		if (json_object_is_type(v, json_type_int))
+			return 0;
+		/* json-c accepts NaN and Infinity even in strict mode; JSON does not. */
+		return json_object_is_type(v, json_type_double) &&
+		       isfinite(json_object_get_double(v)) ? 0 : -EINVAL;
+	case IDL_STRING:
+		return json_object_is_type(v, json_type_string) ? 0 : -EINVAL;
+	case IDL_OBJECT:
+		return json_object_is_type(v, json_type_object) ? 0 : -EINVAL;
+	case IDL_ANY:
+		return 0;
+	case IDL_ENUM:
+		if (!json_object_is_type(v, json_type_string))
+			return -EINVAL;
+		for (size_t i = 0; i < t->n; i++)
+			if (strcmp(t->names[i], json_object_get_string(v)) == 0)
+				return 0;
+		return -EINVAL;
+	case IDL_REF: {
+		const struct idl_member *m = idl_find(iface, IDL_MEMBER_TYPE, t->ref);
+
+		return m ? check(iface, m->in, v, path, size, depth + 1) : -EINVAL;
+	}
+	case IDL_ARRAY: {
+		size_t n;
+
+		if (!json_object_is_type(v, json_type_array))
+			return -EINVAL;
+		n = json_object_array_length(v);
+		for (size_t i = 0; i < n; i++) {
+			path_push(path, size, base, NULL, (long)i);
+			if (check(iface, t->elem, json_object_array_get_idx(v, i), path, size, depth + 1))
+				return -EINVAL;
+			path[base] = '\0';
+		}
+		return 0;
+	}
+	case IDL_MAP: {
+		if (!json_object_is_type(v, json_type_object))
+			return -EINVAL;
+		json_object_object_foreach(v, key, val) {
+			path_push(path, size, base, key, -1);
+			if (check(iface, t->elem, val, path, size, depth + 1))
+				return -EINVAL;
+			path[base] = '\0';
+		}
+		return 0;
+	}
+	case IDL_STRUCT: {
+		if (!json_object_is_type(v, json_type_object))
+			return -EINVAL;
+		json_object_object_foreach(v, key, val) {
+			bool known = false;
+
+			(void)val;
+			for (size_t i = 0; i < t->n && !known; i++)
+				known = strcmp(t->names[i], key) == 0;
+			if (!known) {
+				path_push(path, size, base, key, -1);
+				return -EINVAL;
+			}
+		}
+		for (size_t i = 0; i < t->n; i++) {
+			struct json_object *field = NULL;
+
+			json_object_object_get_ex(v, t->names[i], &field);
+			path_push(path, size, base, t->names[i], -1);
+			if (check(iface, t->types[i], field, path, size, depth + 1))
+				return -EINVAL;
+			path[base] = '\0';
+		}
+		return 0;
+	}
+	}
+	return -EINVAL;
+}
+
+int idl_validate(const struct idl_interface *iface, const struct idl_type *type,
+		 struct json_object *value, char *path, size_t path_size)
+{
+	struct json_object *empty = NULL;
+	int r;
+
+	if (path_size)
+		path[0] = '\0';
+	/* Absent, null and {} parameters are the same thing. */
+	if (type->kind == IDL_STRUCT && (!value || json_object_is_type(value, json_type_null)))
+		value = empty = json_object_new_object();
+	r = check(iface, type, value, path, path_size, 0);
+	json_object_put(empty);
+	return r;
+}

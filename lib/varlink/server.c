@@ -1,0 +1,782 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Varlink server on sd-event.
+ *
+ * Each connection runs one call at a time: the next message is not read from
+ * the input buffer until the current call has sent its final reply, which is
+ * what keeps pipelined calls answered in order.  Protocol violations (bad JSON,
+ * unknown keys, conflicting flags, an oversized message) close the connection;
+ * everything else is answered with an error and the connection goes on.
+ */
+#include "lib/varlink/varlink.h"
+#include "lib/varlink/buffer.h"
+#include "lib/varlink/idl.h"
+#include "lib/varlink/server-internal.h"
+#include "lib/log.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+/* A client that does not read its replies is cut off past this much. */
+#define OUTPUT_MAX (4 * VARLINK_MESSAGE_MAX)
+#define READ_CHUNK (64 * 1024)
+
+struct varlink_connection {
+	struct varlink_server *server;
+	struct varlink_connection *prev, *next;
+	unsigned ref;
+	int fd;
+	sd_event_source *io;
+	sd_event_source *defer;
+	struct ucred peer;
+	struct varlink_buffer in, out;
+	struct varlink_call *call;  /* the call being served, if any */
+	bool dead;
+	bool eof;                   /* the client closed its writing side */
+};
+
+struct varlink_call {
+	unsigned ref;
+	struct varlink_connection *conn;
+	const struct varlink_interface *iface;
+	const struct idl_member *member;
+	char *method;
+	unsigned flags;
+	bool done;
+	void (*on_cancel)(struct varlink_call *, void *);
+	void *cancel_data;
+};
+
+static void conn_close(struct varlink_connection *conn);
+static void conn_process(struct varlink_connection *conn);
+static void conn_update_events(struct varlink_connection *conn);
+
+/* ---- server ---- */
+
+int varlink_server_new(struct varlink_server **out, sd_event *event,
+		       const struct varlink_server_info *info)
+{
+	struct varlink_server *server = calloc(1, sizeof(*server));
+	int r;
+
+	if (!server)
+		return -ENOMEM;
+	server->event = sd_event_ref(event);
+	server->info = *info;
+	server->max_connections = VARLINK_CONNECTIONS_MAX;
+	server->max_per_uid = VARLINK_PER_UID_MAX;
+	r = varlink_service_register(server);
+	if (r < 0) {
+		varlink_server_free(server);
+		return r;
+	}
+	*out = server;
+	return 0;
+}
+
+struct varlink_server *varlink_server_free(struct varlink_server *server)
+{
+	if (!server)
+		return NULL;
+	while (server->connections)
+		conn_close(server->connections);
+	for (size_t i = 0; i < server->n_listeners; i++)
+		sd_event_source_disable_unref(server->listeners[i]);
+	free(server->listeners);
+	for (size_t i = 0; i < server->n_interfaces; i++)
+		idl_interface_free(server->interfaces[i].idl);
+	free(server->interfaces);
+	free(server->errno_error);
+	sd_event_unref(server->event);
+	free(server);
+	return NULL;
+}
+
+int varlink_server_add_interface(struct varlink_server *server, const char *idl_text,
+				 const struct varlink_method *methods, void *userdata)
+{
+	struct varlink_interface *v;
+	struct idl_interface *idl;
+	char *msg = NULL;
+	int r;
+
+	r = idl_parse(idl_text, &idl, &msg);
+	if (r < 0) {
+		log_error("varlink: interface description does not parse: %s", msg ? msg : "?");
+		free(msg);
+		return r;
+	}
+	if (varlink_server_find_interface(server, idl->name)) {
+		idl_interface_free(idl);
+		return -EEXIST;
+	}
+	for (const struct varlink_method *m = methods; m && m->name; m++)
+		if (!idl_find(idl, IDL_MEMBER_METHOD, m->name)) {
+			log_error("varlink: %s.%s has a handler but no description", idl->name, m->name);
+			idl_interface_free(idl);
+			return -EINVAL;
+		}
+	v = realloc(server->interfaces, (server->n_interfaces + 1) * sizeof(*v));
+	if (!v) {
+		idl_interface_free(idl);
+		return -ENOMEM;
+	}
+	server->interfaces = v;
+	server->interfaces[server->n_interfaces++] = (struct varlink_interface) {
+		.idl = idl, .text = idl_text, .methods = methods, .userdata = userdata,
+	};
+	return 0;
+}
+
+const struct varlink_interface *varlink_server_find_interface(const struct varlink_server *server,
+							      const char *name)
+{
+	for (size_t i = 0; i < server->n_interfaces; i++)
+		if (strcmp(server->interfaces[i].idl->name, name) == 0)
+			return &server->interfaces[i];
+	return NULL;
+}
+
+void varlink_server_set_limits(struct varlink_server *server, unsigned max_connections,
+			       unsigned max_per_uid)
+{
+	server->max_connections = max_connections;
+	server->max_per_uid = max_per_uid;
+}
+
+void varlink_server_set_authorizer(struct varlink_server *server, varlink_authorize_fn fn,
+				   void *userdata)
+{
+	server->authorize = fn;
+	server->authorize_data = userdata;
+}
+
+void varlink_server_set_errno_error(struct varlink_server *server, const char *error_name)
+{
+	free(server->errno_error);
+	server->errno_error = error_name ? strdup(error_name) : NULL;
+}
+
+void varlink_server_set_close_hook(struct varlink_server *server, varlink_close_fn fn,
+				   void *userdata)
+{
+	server->close_hook = fn;
+	server->close_data = userdata;
+}
+
+unsigned varlink_server_connections(const struct varlink_server *server)
+{
+	return server->n_connections;
+}
+
+/* ---- connections ---- */
+
+static struct varlink_connection *conn_ref(struct varlink_connection *conn)
+{
+	conn->ref++;
+	return conn;
+}
+
+static void conn_unref(struct varlink_connection *conn)
+{
+	if (!conn || --conn->ref > 0)
+		return;
+	varlink_buffer_release(&conn->in);
+	varlink_buffer_release(&conn->out);
+	free(conn);
+}
+
+const struct ucred *varlink_connection_peer(const struct varlink_connection *conn)
+{
+	return &conn->peer;
+}
+
+static void conn_close(struct varlink_connection *conn)
+{
+	struct varlink_server *server = conn->server;
+	struct varlink_call *call = conn->call;
+
+	if (conn->dead)
+		return;
+	conn->dead = true;
+	conn->io = sd_event_source_disable_unref(conn->io);
+	conn->defer = sd_event_source_disable_unref(conn->defer);
+	close(conn->fd);
+	conn->fd = -1;
+	if (conn->prev)
+		conn->prev->next = conn->next;
+	else
+		server->connections = conn->next;
+	if (conn->next)
+		conn->next->prev = conn->prev;
+	server->n_connections--;
+
+	/* Whoever keeps an unfinished call learns that nobody will read its reply. */
+	conn->call = NULL;
+	if (call && !call->done) {
+		call->done = true;
+		if (call->on_cancel)
+			call->on_cancel(call, call->cancel_data);
+	}
+	if (server->close_hook)
+		server->close_hook(conn, server->close_data);
+	log_debug("varlink: connection of pid %d closed", (int)conn->peer.pid);
+	conn_unref(conn);
+}
+
+static int conn_flush(struct varlink_connection *conn)
+{
+	while (varlink_buffer_pending(&conn->out) > 0) {
+		ssize_t n = send(conn->fd, conn->out.data + conn->out.start,
+				 varlink_buffer_pending(&conn->out), MSG_NOSIGNAL | MSG_DONTWAIT);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN)
+				return 0;
+			return -errno;
+		}
+		varlink_buffer_consume(&conn->out, (size_t)n);
+	}
+	return 0;
+}
+
+static void conn_update_events(struct varlink_connection *conn)
+{
+	uint32_t events = 0;
+
+	if (conn->dead)
+		return;
+	/* Stop reading while a full message waits behind a call in progress. */
+	if (!conn->eof && varlink_buffer_pending(&conn->in) <= VARLINK_MESSAGE_MAX)
+		events |= EPOLLIN;
+	if (varlink_buffer_pending(&conn->out) > 0)
+		events |= EPOLLOUT;
+	sd_event_source_set_io_events(conn->io, events);
+
+	/* A client that closed its side is done once everything it asked is answered. */
+	if (conn->eof && !conn->call && varlink_buffer_pending(&conn->out) == 0) {
+		size_t len;
+
+		if (!varlink_buffer_next_message(&conn->in, &len))
+			conn_close(conn);
+	}
+}
+
+static int conn_send(struct varlink_connection *conn, struct json_object *msg)
+{
+	int r;
+
+	if (conn->dead)
+		return -ENOTCONN;
+	if (varlink_buffer_pending(&conn->out) > OUTPUT_MAX) {
+		log_warning("varlink: client pid %d does not read its replies, closing",
+			    (int)conn->peer.pid);
+		conn_close(conn);
+		return -ENOBUFS;
+	}
+	r = varlink_buffer_append_message(&conn->out, msg);
+	if (r < 0)
+		return r;
+	r = conn_flush(conn);
+	if (r < 0) {
+		conn_close(conn);
+		return r;
+	}
+	return 0;
+}
+
+static int on_defer(sd_event_source *s, void *userdata)
+{
+	conn_process(userdata);
+	return 0;
+}
+
+/* ---- calls ---- */
+
+struct varlink_call *varlink_call_ref(struct varlink_call *call)
+{
+	call->ref++;
+	return call;
+}
+
+struct varlink_call *varlink_call_unref(struct varlink_call *call)
+{
+	if (!call || --call->ref > 0)
+		return NULL;
+	conn_unref(call->conn);
+	free(call->method);
+	free(call);
+	return NULL;
+}
+
+void varlink_call_set_cancel(struct varlink_call *call, void (*on_cancel)(struct varlink_call *, void *),
+			     void *userdata)
+{
+	call->on_cancel = on_cancel;
+	call->cancel_data = userdata;
+}
+
+bool varlink_call_wants_more(const struct varlink_call *call)
+{
+	return call->flags & VARLINK_CALL_MORE;
+}
+
+bool varlink_call_is_oneway(const struct varlink_call *call)
+{
+	return call->flags & VARLINK_CALL_ONEWAY;
+}
+
+const char *varlink_call_method(const struct varlink_call *call)
+{
+	return call->method;
+}
+
+const struct ucred *varlink_call_peer(const struct varlink_call *call)
+{
+	return &call->conn->peer;
+}
+
+struct varlink_connection *varlink_call_connection(struct varlink_call *call)
+{
+	return call->conn;
+}
+
+/* Ends the call; the connection may then read its next message. */
+static void call_finish(struct varlink_call *call)
+{
+	struct varlink_connection *conn = call->conn;
+
+	call->done = true;
+	if (conn->call != call)
+		return;
+	conn->call = NULL;
+	if (!conn->dead)
+		sd_event_source_set_enabled(conn->defer, SD_EVENT_ONESHOT);
+}
+
+static int call_send(struct varlink_call *call, struct json_object *params, const char *error,
+		     bool continues)
+{
+	struct json_object *msg;
+	int r;
+
+	if (call->done) {
+		json_object_put(params);
+		return call->conn->dead ? -ENOTCONN : -EALREADY;
+	}
+	if (continues && !(call->flags & VARLINK_CALL_MORE)) {
+		/* A streaming reply to a caller that did not ask for more is a handler bug. */
+		json_object_put(params);
+		return -EINVAL;
+	}
+	if (!continues)
+		call_finish(call);
+	if (call->flags & VARLINK_CALL_ONEWAY) {
+		json_object_put(params);
+		return 0;
+	}
+	if (!error && call->member && params) {
+		char path[256];
+
+		if (idl_validate(call->iface->idl, call->member->out, params, path, sizeof(path)) < 0)
+			log_error("varlink: reply of %s does not match its description at '%s'",
+				  call->method, path);
+	}
+
+	msg = json_object_new_object();
+	if (!msg) {
+		json_object_put(params);
+		return -ENOMEM;
+	}
+	if (error)
+		json_object_object_add(msg, "error", json_object_new_string(error));
+	json_object_object_add(msg, "parameters", params ? params : json_object_new_object());
+	if (continues)
+		json_object_object_add(msg, "continues", json_object_new_boolean(1));
+	r = conn_send(call->conn, msg);
+	json_object_put(msg);
+	if (!call->conn->dead)
+		conn_update_events(call->conn);
+	return r;
+}
+
+int varlink_call_reply(struct varlink_call *call, struct json_object *params)
+{
+	return call_send(call, params, NULL, false);
+}
+
+int varlink_call_reply_more(struct varlink_call *call, struct json_object *params)
+{
+	return call_send(call, params, NULL, true);
+}
+
+int varlink_call_error(struct varlink_call *call, const char *error, struct json_object *params)
+{
+	return call_send(call, params, error, false);
+}
+
+static int call_error_string(struct varlink_call *call, const char *error, const char *key,
+			     const char *value)
+{
+	struct json_object *p = json_object_new_object();
+
+	json_object_object_add(p, key, json_object_new_string(value));
+	return varlink_call_error(call, error, p);
+}
+
+int varlink_call_error_invalid_parameter(struct varlink_call *call, const char *parameter)
+{
+	return call_error_string(call, VARLINK_ERROR_INVALID_PARAMETER, "parameter", parameter);
+}
+
+int varlink_call_error_errno(struct varlink_call *call, int negative_errno)
+{
+	struct varlink_server *server = call->conn->server;
+	struct json_object *p = json_object_new_object();
+	int err = negative_errno < 0 ? -negative_errno : negative_errno;
+	const char *name = strerrorname_np(err);
+
+	json_object_object_add(p, "errno", json_object_new_int(err));
+	json_object_object_add(p, "errnoName", json_object_new_string(name ? name : "EIO"));
+	return varlink_call_error(call, server->errno_error ? server->errno_error :
+				  VARLINK_ERROR_METHOD_NOT_IMPLEMENTED, p);
+}
+
+/* ---- dispatch ---- */
+
+/* The flags of a call, or -EBADMSG when the call object breaks the protocol. */
+static int parse_call_object(struct json_object *msg, const char **method,
+			     struct json_object **params, unsigned *flags, bool *upgrade)
+{
+	struct json_object *m = NULL;
+	int set = 0;
+
+	*params = NULL;
+	*flags = 0;
+	*upgrade = false;
+	json_object_object_foreach(msg, key, val) {
+		bool is_flag = true;
+		unsigned bit = 0;
+
+		if (strcmp(key, "method") == 0) {
+			m = val;
+			is_flag = false;
+		} else if (strcmp(key, "parameters") == 0) {
+			if (val && !json_object_is_type(val, json_type_object))
+				return -EBADMSG;
+			*params = val;
+			is_flag = false;
+		} else if (strcmp(key, "oneway") == 0) {
+			bit = VARLINK_CALL_ONEWAY;
+		} else if (strcmp(key, "more") == 0) {
+			bit = VARLINK_CALL_MORE;
+		} else if (strcmp(key, "upgrade") == 0) {
+			bit = 0;
+		} else if (strchr(key, '.')) {
+			is_flag = false; /* a vendor extension, ignored */
+		} else {
+			return -EBADMSG;
+		}
+		if (!is_flag)
+			continue;
+		if (!json_object_is_type(val, json_type_boolean))
+			return -EBADMSG;
+		if (!json_object_get_boolean(val))
+			continue;
+		set++;
+		if (bit)
+			*flags |= bit;
+		else
+			*upgrade = true;
+	}
+	if (set > 1 || !m || !json_object_is_type(m, json_type_string))
+		return -EBADMSG;
+	*method = json_object_get_string(m);
+	return 0;
+}
+
+static int dispatch(struct varlink_connection *conn, struct json_object *msg)
+{
+	struct varlink_server *server = conn->server;
+	const struct varlink_method *handler = NULL;
+	struct json_object *params;
+	struct varlink_call *call;
+	const char *method, *dot;
+	char path[256];
+	unsigned flags;
+	bool upgrade;
+	char *iface_name;
+	int r;
+
+	if (parse_call_object(msg, &method, &params, &flags, &upgrade) < 0)
+		return -EBADMSG;
+
+	call = calloc(1, sizeof(*call));
+	if (!call)
+		return -ENOMEM;
+	call->ref = 1;
+	call->conn = conn_ref(conn);
+	call->flags = flags;
+	call->method = strdup(method);
+	if (!call->method) {
+		varlink_call_unref(call);
+		return -ENOMEM;
+	}
+	conn->call = call;
+
+	dot = strrchr(method, '.');
+	iface_name = dot ? strndup(method, (size_t)(dot - method)) : strdup("");
+	call->iface = iface_name ? varlink_server_find_interface(server, iface_name) : NULL;
+	if (upgrade) {
+		/* No method here speaks another protocol after its reply. */
+		varlink_call_error_invalid_parameter(call, "upgrade");
+	} else if (!call->iface) {
+		call_error_string(call, VARLINK_ERROR_INTERFACE_NOT_FOUND, "interface",
+				  iface_name ? iface_name : "");
+	} else if (!(call->member = idl_find(call->iface->idl, IDL_MEMBER_METHOD, dot + 1))) {
+		call_error_string(call, VARLINK_ERROR_METHOD_NOT_FOUND, "method", method);
+	} else {
+		for (const struct varlink_method *m = call->iface->methods; m && m->name; m++)
+			if (strcmp(m->name, dot + 1) == 0)
+				handler = m;
+		if (!handler)
+			call_error_string(call, VARLINK_ERROR_METHOD_NOT_IMPLEMENTED, "method", method);
+		else if ((handler->flags & VARLINK_METHOD_REQUIRES_MORE) && !(flags & VARLINK_CALL_MORE))
+			varlink_call_error(call, VARLINK_ERROR_EXPECTED_MORE, NULL);
+		else if (idl_validate(call->iface->idl, call->member->in, params, path, sizeof(path)) < 0)
+			varlink_call_error_invalid_parameter(call, path);
+		else if ((handler->flags & VARLINK_METHOD_PRIVILEGED) &&
+			 !(server->authorize && server->authorize(&conn->peer, method, server->authorize_data)))
+			varlink_call_error(call, VARLINK_ERROR_PERMISSION_DENIED, NULL);
+		else {
+			r = handler->fn(call, params, call->iface->userdata);
+			if (r < 0 && !call->done)
+				varlink_call_error_errno(call, r);
+			else if (!call->done && call->ref == 1) {
+				/* Neither answered nor kept: the caller would wait forever. */
+				log_error("varlink: %s returned without a reply", method);
+				varlink_call_error_errno(call, -EIO);
+			}
+		}
+	}
+	free(iface_name);
+	varlink_call_unref(call);
+	return 0;
+}
+
+static void conn_process(struct varlink_connection *conn)
+{
+	conn_ref(conn);
+	while (!conn->dead && !conn->call) {
+		struct json_object *msg;
+		const char *data;
+		size_t len;
+		int r;
+
+		data = varlink_buffer_next_message(&conn->in, &len);
+		if (!data) {
+			if (varlink_buffer_pending(&conn->in) > VARLINK_MESSAGE_MAX) {
+				log_warning("varlink: message from pid %d exceeds %u bytes, closing",
+					    (int)conn->peer.pid, VARLINK_MESSAGE_MAX);
+				conn_close(conn);
+			}
+			break;
+		}
+		msg = len <= VARLINK_MESSAGE_MAX ? varlink_parse_message(data, len) : NULL;
+		varlink_buffer_consume(&conn->in, len + 1);
+		r = msg ? dispatch(conn, msg) : -EBADMSG;
+		json_object_put(msg);
+		if (r < 0) {
+			log_debug("varlink: protocol error from pid %d, closing", (int)conn->peer.pid);
+			conn_close(conn);
+		}
+	}
+	conn_update_events(conn);
+	conn_unref(conn);
+}
+
+static int conn_read(struct varlink_connection *conn)
+{
+	ssize_t n;
+	int r;
+
+	r = varlink_buffer_reserve(&conn->in, READ_CHUNK);
+	if (r < 0)
+		return r;
+	n = recv(conn->fd, conn->in.data + conn->in.len, READ_CHUNK, MSG_DONTWAIT);
+	if (n < 0)
+		return errno == EAGAIN || errno == EINTR ? 0 : -errno;
+	if (n == 0) {
+		conn->eof = true;
+		return 0;
+	}
+	conn->in.len += (size_t)n;
+	return 0;
+}
+
+static int on_connection_io(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+{
+	struct varlink_connection *conn = userdata;
+
+	if (revents & EPOLLOUT) {
+		if (conn_flush(conn) < 0) {
+			conn_close(conn);
+			return 0;
+		}
+	}
+	if (revents & EPOLLIN) {
+		if (conn_read(conn) < 0) {
+			conn_close(conn);
+			return 0;
+		}
+	} else if (revents & (EPOLLHUP | EPOLLERR)) {
+		conn_close(conn);
+		return 0;
+	}
+	conn_process(conn);
+	return 0;
+}
+
+static unsigned connections_of_uid(const struct varlink_server *server, uid_t uid)
+{
+	unsigned n = 0;
+
+	for (const struct varlink_connection *c = server->connections; c; c = c->next)
+		n += c->peer.uid == uid;
+	return n;
+}
+
+static int on_accept(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+{
+	struct varlink_server *server = userdata;
+	struct varlink_connection *conn;
+	struct ucred peer;
+	socklen_t len = sizeof(peer);
+	int cfd, r;
+
+	cfd = accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+	if (cfd < 0) {
+		if (errno != EAGAIN && errno != EINTR && errno != ECONNABORTED)
+			log_warning_errno(-errno, "varlink: accept failed");
+		return 0;
+	}
+	if (getsockopt(cfd, SOL_SOCKET, SO_PEERCRED, &peer, &len) < 0) {
+		log_warning_errno(-errno, "varlink: cannot read peer credentials");
+		close(cfd);
+		return 0;
+	}
+	if (server->n_connections >= server->max_connections ||
+	    connections_of_uid(server, peer.uid) >= server->max_per_uid) {
+		log_warning("varlink: connection limit reached, refusing pid %d uid %u",
+			    (int)peer.pid, (unsigned)peer.uid);
+		close(cfd);
+		return 0;
+	}
+	conn = calloc(1, sizeof(*conn));
+	if (!conn) {
+		close(cfd);
+		return 0;
+	}
+	conn->ref = 1;
+	conn->server = server;
+	conn->fd = cfd;
+	conn->peer = peer;
+	r = sd_event_add_io(server->event, &conn->io, cfd, EPOLLIN, on_connection_io, conn);
+	if (r >= 0)
+		r = sd_event_add_defer(server->event, &conn->defer, on_defer, conn);
+	if (r >= 0)
+		r = sd_event_source_set_enabled(conn->defer, SD_EVENT_OFF);
+	if (r < 0) {
+		log_warning_errno(r, "varlink: cannot watch connection");
+		sd_event_source_disable_unref(conn->io);
+		sd_event_source_disable_unref(conn->defer);
+		close(cfd);
+		free(conn);
+		return 0;
+	}
+	conn->next = server->connections;
+	if (conn->next)
+		conn->next->prev = conn;
+	server->connections = conn;
+	server->n_connections++;
+	log_debug("varlink: connection from pid %d uid %u", (int)peer.pid, (unsigned)peer.uid);
+	return 0;
+}
+
+int varlink_server_listen_fd(struct varlink_server *server, int fd)
+{
+	sd_event_source **v, *src;
+	int r;
+
+	v = realloc(server->listeners, (server->n_listeners + 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	server->listeners = v;
+	r = sd_event_add_io(server->event, &src, fd, EPOLLIN, on_accept, server);
+	if (r < 0)
+		return r;
+	sd_event_source_set_io_fd_own(src, 1);
+	server->listeners[server->n_listeners++] = src;
+	return 0;
+}
+
+/* A socket file nobody answers on is left over from a dead daemon. */
+static int socket_path_in_use(const struct sockaddr_un *addr, socklen_t len)
+{
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	int r;
+
+	if (fd < 0)
+		return -errno;
+	r = connect(fd, (const struct sockaddr *)addr, len) == 0 ? 1 : 0;
+	close(fd);
+	return r;
+}
+
+int varlink_server_listen_path(struct varlink_server *server, const char *path, mode_t mode)
+{
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	socklen_t len;
+	mode_t old_umask;
+	int fd, r;
+
+	if (strlen(path) >= sizeof(addr.sun_path))
+		return -ENAMETOOLONG;
+	strcpy(addr.sun_path, path);
+	len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + strlen(path) + 1);
+
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	old_umask = umask(~mode & 0777);
+	r = bind(fd, (struct sockaddr *)&addr, len);
+	if (r < 0 && errno == EADDRINUSE) {
+		struct stat st;
+
+		r = socket_path_in_use(&addr, len);
+		if (r != 0 || lstat(path, &st) < 0 || !S_ISSOCK(st.st_mode)) {
+			umask(old_umask);
+			close(fd);
+			return -EADDRINUSE;
+		}
+		unlink(path);
+		r = bind(fd, (struct sockaddr *)&addr, len);
+	}
+	umask(old_umask);
+	if (r < 0 || listen(fd, SOMAXCONN) < 0) {
+		r = -errno;
+		close(fd);
+		return r;
+	}
+	r = varlink_server_listen_fd(server, fd);
+	if (r < 0)
+		close(fd);
+	return r;
+}

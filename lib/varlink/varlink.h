@@ -1,0 +1,134 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Varlink over AF_UNIX with json-c: a server on sd-event and a blocking client.
+ *
+ * Wire protocol: NUL-terminated JSON objects, one call at a time per connection,
+ * replies in call order (UAPI.20 "Varlink IPC").  Interfaces are described by
+ * their IDL text; the server parses it once and checks every call's parameters
+ * against it before a handler runs, so handlers see well-typed input only.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/socket.h>
+#include <json-c/json.h>
+#include <systemd/sd-event.h>
+
+#define VARLINK_MESSAGE_MAX      (16u * 1024 * 1024)
+#define VARLINK_CONNECTIONS_MAX  4096u
+#define VARLINK_PER_UID_MAX      1024u
+
+#define VARLINK_ERROR_INTERFACE_NOT_FOUND   "org.varlink.service.InterfaceNotFound"
+#define VARLINK_ERROR_METHOD_NOT_FOUND      "org.varlink.service.MethodNotFound"
+#define VARLINK_ERROR_METHOD_NOT_IMPLEMENTED "org.varlink.service.MethodNotImplemented"
+#define VARLINK_ERROR_INVALID_PARAMETER     "org.varlink.service.InvalidParameter"
+#define VARLINK_ERROR_PERMISSION_DENIED     "org.varlink.service.PermissionDenied"
+#define VARLINK_ERROR_EXPECTED_MORE         "org.varlink.service.ExpectedMore"
+
+/* Call flags, as on the wire. */
+enum {
+	VARLINK_CALL_ONEWAY = 1u << 0,
+	VARLINK_CALL_MORE   = 1u << 1,
+};
+
+struct varlink_server;
+struct varlink_connection;
+struct varlink_call;
+
+/*
+ * A handler owns the call until it sends the final reply or error, which it may
+ * do later (the call is then kept with varlink_call_ref()).  It returns 0, or a
+ * negative errno when it failed without replying; the server then answers with
+ * the server's errno error (see varlink_server_set_errno_error()).
+ */
+typedef int (*varlink_method_fn)(struct varlink_call *call, struct json_object *params,
+				 void *userdata);
+
+enum {
+	VARLINK_METHOD_REQUIRES_MORE = 1u << 0, /* answer ExpectedMore to calls without more */
+	VARLINK_METHOD_PRIVILEGED    = 1u << 1, /* passes the server's authorizer only */
+};
+
+struct varlink_method {
+	const char *name;           /* unqualified, e.g. "Show" */
+	varlink_method_fn fn;
+	unsigned flags;
+};
+
+struct varlink_server_info {
+	const char *vendor, *product, *version, *url;
+};
+
+/* Returns true when the peer may call a VARLINK_METHOD_PRIVILEGED method. */
+typedef bool (*varlink_authorize_fn)(const struct ucred *peer, const char *method, void *userdata);
+typedef void (*varlink_close_fn)(struct varlink_connection *conn, void *userdata);
+
+int varlink_server_new(struct varlink_server **out, sd_event *event,
+		       const struct varlink_server_info *info);
+struct varlink_server *varlink_server_free(struct varlink_server *server);
+
+/* idl is the interface description text; methods ends with a { NULL } entry. */
+int varlink_server_add_interface(struct varlink_server *server, const char *idl,
+				 const struct varlink_method *methods, void *userdata);
+int varlink_server_listen_fd(struct varlink_server *server, int fd);
+int varlink_server_listen_path(struct varlink_server *server, const char *path, mode_t mode);
+void varlink_server_set_limits(struct varlink_server *server, unsigned max_connections,
+			       unsigned max_per_uid);
+void varlink_server_set_authorizer(struct varlink_server *server, varlink_authorize_fn fn,
+				   void *userdata);
+/* The error sent when a handler returns -errno: NAME(errno: int, errnoName: string). */
+void varlink_server_set_errno_error(struct varlink_server *server, const char *error_name);
+/* Called for every connection that closes, e.g. to give back what its client held. */
+void varlink_server_set_close_hook(struct varlink_server *server, varlink_close_fn fn,
+				   void *userdata);
+unsigned varlink_server_connections(const struct varlink_server *server);
+
+/* Replies.  reply and error take ownership of params (may be NULL). */
+int varlink_call_reply(struct varlink_call *call, struct json_object *params);
+int varlink_call_reply_more(struct varlink_call *call, struct json_object *params);
+int varlink_call_error(struct varlink_call *call, const char *error, struct json_object *params);
+int varlink_call_error_invalid_parameter(struct varlink_call *call, const char *parameter);
+int varlink_call_error_errno(struct varlink_call *call, int negative_errno);
+
+bool varlink_call_wants_more(const struct varlink_call *call);
+bool varlink_call_is_oneway(const struct varlink_call *call);
+const char *varlink_call_method(const struct varlink_call *call);
+const struct ucred *varlink_call_peer(const struct varlink_call *call);
+struct varlink_connection *varlink_call_connection(struct varlink_call *call);
+
+/* A call kept beyond its handler; on_cancel runs if its connection goes away first. */
+struct varlink_call *varlink_call_ref(struct varlink_call *call);
+struct varlink_call *varlink_call_unref(struct varlink_call *call);
+void varlink_call_set_cancel(struct varlink_call *call, void (*on_cancel)(struct varlink_call *, void *),
+			     void *userdata);
+
+const struct ucred *varlink_connection_peer(const struct varlink_connection *conn);
+
+/* ---- client (blocking) ---- */
+
+struct varlink_client;
+
+/* address: "unix:/path", "unix:@abstract" or a plain path. */
+int varlink_client_connect(struct varlink_client **out, const char *address);
+struct varlink_client *varlink_client_free(struct varlink_client *client);
+
+int varlink_client_send(struct varlink_client *client, const char *method,
+			struct json_object *params, unsigned flags);
+/*
+ * Reads one reply.  On success *params is the reply's parameters (owned by the
+ * caller, never NULL), *error the error name or NULL (owned by the caller), and
+ * *continues whether more replies follow.  timeout_ms < 0 waits forever.
+ * Returns -EPROTO on a malformed reply, -ECONNRESET when the server closed,
+ * -ETIMEDOUT on timeout.
+ */
+int varlink_client_read(struct varlink_client *client, struct json_object **params, char **error,
+			bool *continues, int timeout_ms);
+/* send + read for a plain call. */
+int varlink_client_call(struct varlink_client *client, const char *method,
+			struct json_object *params, struct json_object **reply, char **error);
+
+/* ---- helpers shared by server and client ---- */
+
+/* Serialises as the wire wants it: no whitespace, no "\/". */
+const char *varlink_json_string(struct json_object *obj, size_t *len);
