@@ -465,7 +465,7 @@ static int check(const struct idl_interface *iface, const struct idl_type *t,
 			return -EINVAL;
 		n = json_object_array_length(v);
 		for (size_t i = 0; i < n; i++) {
-			path_push(path, size, base, NULL, (long)i);
+			path_push(path, size, base, "", (long)i);
 			if (check(iface, t->elem, json_object_array_get_idx(v, i), path, size, depth + 1))
 				return -EINVAL;
 			path[base] = '\0';
