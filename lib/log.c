@@ -7,12 +7,19 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <systemd/sd-journal.h>
 
 static int max_level = LOG_INFO;
+static bool journal;
 
 static const char *const level_names[] = {
 	"emerg", "alert", "crit", "err", "warning", "notice", "info", "debug",
 };
+
+void log_to_journal(bool on)
+{
+	journal = on;
+}
 
 void log_set_max_level(int priority)
 {
@@ -55,6 +62,13 @@ static void log_write(int priority, const char *suffix, const char *fmt, va_list
 	n = vsnprintf(line, sizeof(line), fmt, ap);
 	if (n < 0)
 		return;
+	if (journal) {
+		if (suffix)
+			sd_journal_print(priority, "%s: %s", line, suffix);
+		else
+			sd_journal_print(priority, "%s", line);
+		return;
+	}
 	/* One write per line, so lines from several threads do not interleave. */
 	if (suffix)
 		fprintf(stderr, "<%d>%s: %s\n", priority, line, suffix);

@@ -5,9 +5,12 @@
  */
 #pragma once
 
+#include <stdbool.h>
 #include <syslog.h>
 
 void log_set_max_level(int priority);
+/* A detached daemon has no stderr: send lines to the journal instead. */
+void log_to_journal(bool on);
 int log_get_max_level(void);
 /* Accepts the syslog names (emerg … debug) and numbers 0-7; -EINVAL otherwise. */
 int log_level_from_string(const char *s);

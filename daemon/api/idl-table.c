@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "lib/varlink/idl-table.h"
+#include "daemon/api/idl-table.h"
 
 #include <string.h>
 

@@ -1,0 +1,145 @@
+/* SPDX-License-Identifier: MIT */
+/* io.rdmad.Device */
+#include "daemon/api/api.h"
+
+static void add_names(struct json_object *obj, const char *key, unsigned mask,
+		      const char *const *names, unsigned count)
+{
+	struct json_object *list = json_object_new_array();
+
+	for (unsigned i = 0; i < count; i++)
+		if (names[i] && (mask & (1u << i)))
+			json_object_array_add(list, json_object_new_string(names[i]));
+	json_object_object_add(obj, key, list);
+}
+
+static struct json_object *port_json(const struct rdma_port_attr *p, unsigned num)
+{
+	struct json_object *o = json_object_new_object();
+
+	json_add_uint(o, "port", num);
+	json_add_string(o, "state", rdma_port_state_name(p->state));
+	json_add_string(o, "physical_state", rdma_port_phys_state_name(p->phys_state));
+	json_add_string(o, "link_layer", "Ethernet");
+	json_add_uint(o, "max_mtu", p->max_mtu);
+	json_add_uint(o, "active_mtu", p->active_mtu);
+	json_add_uint(o, "gid_tbl_len", p->gid_tbl_len);
+	json_add_uint(o, "max_msg_sz", p->max_msg_sz);
+	return o;
+}
+
+static struct json_object *signature_json(const struct rdma_offload_caps *c)
+{
+	static const char *const prot[] = { "t10dif", "crc" };
+	static const char *const bg[] = { "crc", "csum" };
+	static const char *const crc[] = { "crc32", "crc32c", "crc64_xp10" };
+	struct json_object *o = json_object_new_object();
+	struct json_object *sizes = json_object_new_array();
+
+	for (unsigned i = 0; i < RDMA_BLOCK_SIZE_COUNT; i++)
+		if (c->block_sizes & (1ull << i))
+			json_object_array_add(sizes, json_object_new_int(rdma_block_size_bytes(i)));
+	json_object_object_add(o, "block_sizes", sizes);
+	add_names(o, "protections", c->block_prot, prot, 2);
+	add_names(o, "t10dif_bg", c->t10dif_bg, bg, 2);
+	add_names(o, "crc_types", c->crc_types, crc, 3);
+	return o;
+}
+
+static struct json_object *crypto_json(const struct rdma_offload_caps *c)
+{
+	static const char *const engines[] = { NULL, "aes_xts_single_block", "aes_xts_multi_block" };
+	struct json_object *o = json_object_new_object();
+	struct json_object *list = json_object_new_array();
+
+	if (c->crypto_engines)
+		json_object_array_add(list, json_object_new_string("aes_xts"));
+	json_object_object_add(o, "standards", list);
+	add_names(o, "engines", c->crypto_engines, engines, 3);
+	list = json_object_new_array();
+	json_object_array_add(list, json_object_new_int(128));
+	json_object_array_add(list, json_object_new_int(256));
+	json_object_object_add(o, "key_sizes", list);
+	json_add_bool(o, "wrapped_import_only", c->wrapped_import_only);
+	json_add_uint(o, "max_deks", 1u << c->log_max_num_deks);
+	return o;
+}
+
+static struct json_object *device_json(const struct rdma_device *d)
+{
+	static const char *const cap_names[] = { "RC_RNR_NAK_GEN" };
+	const struct rdma_device_attr *a = &d->attr;
+	struct json_object *o = json_object_new_object();
+	struct json_object *ports = json_object_new_array();
+
+	json_add_uint(o, "ifindex", d->index);
+	json_add_string(o, "ifname", d->name);
+	json_add_string(o, "backend", d->ops->backend);
+	json_add_string(o, "node_type", "ca");
+	json_add_string(o, "fw", d->fw_ver);
+	json_add_hex64(o, "node_guid", d->node_guid);
+	json_add_hex64(o, "sys_image_guid", d->sys_image_guid);
+	json_add_uint(o, "device_cap_flags", a->device_cap_flags);
+	add_names(o, "caps", (unsigned)a->device_cap_flags, cap_names, 1);
+	json_add_uint(o, "max_mr_size", a->max_mr_size);
+	json_add_uint(o, "page_size_cap", a->page_size_cap);
+	json_add_uint(o, "hw_ver", a->hw_ver);
+	json_add_uint(o, "max_qp", a->max_qp);
+	json_add_uint(o, "max_qp_wr", a->max_qp_wr);
+	json_add_uint(o, "max_send_sge", a->max_send_sge);
+	json_add_uint(o, "max_recv_sge", a->max_recv_sge);
+	json_add_uint(o, "max_sge_rd", a->max_sge_rd);
+	json_add_uint(o, "max_cq", a->max_cq);
+	json_add_uint(o, "max_cqe", a->max_cqe);
+	json_add_uint(o, "max_mr", a->max_mr);
+	json_add_uint(o, "max_pd", a->max_pd);
+	json_add_uint(o, "max_qp_rd_atom", a->max_qp_rd_atom);
+	json_add_uint(o, "max_qp_init_rd_atom", a->max_qp_init_rd_atom);
+	json_add_uint(o, "max_ah", a->max_ah);
+	json_add_uint(o, "max_inline_data", a->max_inline_data);
+	json_add_uint(o, "local_ca_ack_delay", a->local_ca_ack_delay);
+	json_add_uint(o, "max_mkey", d->caps.max_mkeys);
+	json_add_uint(o, "max_mkey_entries", d->caps.max_mkey_entries);
+	json_add_bool(o, "sqd2rts", d->caps.sqd2rts);
+	for (unsigned i = 0; i < d->num_ports; i++)
+		json_object_array_add(ports, port_json(&d->ports[i], i + 1));
+	json_object_object_add(o, "ports", ports);
+	json_object_object_add(o, "signature", signature_json(&d->caps));
+	json_object_object_add(o, "crypto", crypto_json(&d->caps));
+	return o;
+}
+
+static int list(struct varlink_call *call, struct json_object *params, void *userdata)
+{
+	struct manager *m = userdata;
+	struct json_object *reply = json_object_new_object();
+	struct json_object *names = json_object_new_array();
+
+	for (unsigned i = 0; i < m->n_devices; i++)
+		json_object_array_add(names, json_object_new_string(m->devices[i]->name));
+	json_object_object_add(reply, "devices", names);
+	return varlink_call_reply(call, reply);
+}
+
+static int show(struct varlink_call *call, struct json_object *params, void *userdata)
+{
+	struct manager *m = userdata;
+	const char *name = json_get_string(params, "ifname");
+	struct json_object *reply, *devices;
+
+	if (name && !manager_find_device(m, name))
+		return api_error_string(call, "io.rdmad.Device.NoSuchDevice", "ifname", name);
+	devices = json_object_new_array();
+	for (unsigned i = 0; i < m->n_devices; i++)
+		if (!name || m->devices[i] == manager_find_device(m, name))
+			json_object_array_add(devices, device_json(m->devices[i]));
+	reply = json_object_new_object();
+	json_object_object_add(reply, "devices", devices);
+	return varlink_call_reply(call, reply);
+}
+
+const struct varlink_method api_device_methods[] = {
+	{ "List", list, 0 },
+	{ "Show", show, 0 },
+	{ NULL, NULL, 0 },
+};

@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: MIT */
+/* The daemon's one object: event loop, varlink server, devices, settings. */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <systemd/sd-event.h>
+
+#include "daemon/config.h"
+#include "daemon/device.h"
+
+#define RDMAD_SOCKET_PATH "/run/rdmad/io.rdmad"
+#define RDMAD_STATE_DIR   "/var/lib/rdmad"
+#define RDMAD_MAX_DEVICES 8
+
+struct varlink_server;
+
+struct manager_options {
+	const char *socket_path;
+	const char *state_dir;
+	const char *config_path;
+	int log_level;            /* -1: from the configuration */
+};
+
+struct manager {
+	sd_event *event;
+	struct varlink_server *varlink;
+	struct rdmad_config config;
+	char *socket_path;
+	char *state_dir;
+	char *config_path;
+	int log_level_override;
+	int state_lock_fd;
+	int ready_fd;             /* told once serving, when rdmad detached */
+	bool socket_activated;
+	uint64_t start_usec;      /* CLOCK_MONOTONIC */
+	uint64_t start_realtime_usec;
+	struct rdma_device *devices[RDMAD_MAX_DEVICES];
+	unsigned n_devices;
+};
+
+int manager_new(struct manager **out, const struct manager_options *opts);
+struct manager *manager_free(struct manager *m);
+void manager_set_ready_fd(struct manager *m, int fd);
+/* Devices, state directory, socket; then READY=1.  Returns when the loop ends. */
+int manager_run(struct manager *m);
+/* Re-reads the configuration; on error the old one stays and err says why. */
+int manager_reload(struct manager *m, char *err, size_t err_size);
+struct rdma_device *manager_find_device(struct manager *m, const char *name);
+uint64_t manager_uptime_usec(const struct manager *m);
+
+/* Registers every io.rdmad.* interface (daemon/api/). */
+int api_register(struct manager *m);

@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The software device: a RoCE device living inside rdmad, with the mlx5
+ * signature and crypto offloads done by dataplane/.  Its limits are those the
+ * virtio-net RoCE prototype reports (reference roce_virtio.md §1.6), so software
+ * written against it meets the same limits on a device of that family.
+ */
+#include "daemon/device.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void soft_destroy(struct rdma_device *dev)
+{
+	free(dev);
+}
+
+static const struct rdma_device_ops soft_ops = {
+	.backend = "soft",
+	.destroy = soft_destroy,
+};
+
+int soft_device_create(struct rdma_device **out, const char *name, unsigned index)
+{
+	struct rdma_device *dev;
+
+	if (strlen(name) >= RDMA_DEVICE_NAME_MAX)
+		return -ENAMETOOLONG;
+	dev = calloc(1, sizeof(*dev));
+	if (!dev)
+		return -ENOMEM;
+	snprintf(dev->name, sizeof(dev->name), "%s", name);
+	dev->index = index;
+	dev->ops = &soft_ops;
+	snprintf(dev->fw_ver, sizeof(dev->fw_ver), "%s", RDMAD_VERSION);
+	/* A locally administered EUI-64, one per device index. */
+	dev->node_guid = 0x02c0ffee00000000ull | index;
+	dev->sys_image_guid = dev->node_guid;
+
+	dev->attr = (struct rdma_device_attr) {
+		.device_cap_flags = RDMA_DEVICE_RC_RNR_NAK_GEN,
+		.max_mr_size = UINT64_MAX,
+		.page_size_cap = 0xfffff000ull,
+		.hw_ver = 1,
+		.max_qp_wr = 1024,
+		.max_send_sge = 32,
+		.max_recv_sge = 32,
+		.max_sge_rd = 32,
+		.max_cqe = 1024,
+		.max_mr = 4096,
+		.max_pd = 0x7ffc,
+		.max_qp_rd_atom = 128,
+		.max_qp_init_rd_atom = 128,
+		.max_ah = 100,
+		.local_ca_ack_delay = 15,
+		.max_qp = 1024,
+		.max_cq = 1024,
+		.max_inline_data = 512,
+	};
+	dev->num_ports = 1;
+	dev->ports[0] = (struct rdma_port_attr) {
+		.gid_tbl_len = 512,
+		.max_msg_sz = 8u << 20,
+		.state = RDMA_PORT_ACTIVE,
+		.phys_state = RDMA_PHYS_LINK_UP,
+		.max_mtu = 4096,
+		.active_mtu = 1024,
+	};
+	dev->caps = (struct rdma_offload_caps) {
+		.block_sizes = (1u << RDMA_BLOCK_512) | (1u << RDMA_BLOCK_520) | (1u << RDMA_BLOCK_4048) |
+			       (1u << RDMA_BLOCK_4096) | (1u << RDMA_BLOCK_4160),
+		.block_prot = RDMA_SIG_PROT_T10DIF | RDMA_SIG_PROT_CRC,
+		.t10dif_bg = RDMA_SIG_T10DIF_BG_CRC | RDMA_SIG_T10DIF_BG_CSUM,
+		.crc_types = RDMA_SIG_CRC32 | RDMA_SIG_CRC32C | RDMA_SIG_CRC64_XP10,
+		.crypto_engines = RDMA_CRYPTO_AES_XTS_SINGLE_BLOCK | RDMA_CRYPTO_AES_XTS_MULTI_BLOCK,
+		.wrapped_import_only = false,
+		.log_max_num_deks = 12,
+		.max_mkeys = 4096,
+		.max_mkey_entries = 256,
+		.sqd2rts = true,
+	};
+	*out = dev;
+	return 0;
+}

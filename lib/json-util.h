@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: MIT */
+/* Small json-c helpers for building replies and reading checked parameters. */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <json-c/json.h>
+
+void json_add_string(struct json_object *obj, const char *key, const char *value);
+void json_add_int(struct json_object *obj, const char *key, int64_t value);
+void json_add_uint(struct json_object *obj, const char *key, uint64_t value);
+void json_add_bool(struct json_object *obj, const char *key, bool value);
+/* "0x" and 16 hex digits, the way GUIDs are shown. */
+void json_add_hex64(struct json_object *obj, const char *key, uint64_t value);
+
+/* Fields of parameters the varlink layer already type-checked; absent gives NULL / def. */
+const char *json_get_string(struct json_object *obj, const char *key);
+int64_t json_get_int(struct json_object *obj, const char *key, int64_t def);
