@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: MIT */
+/* Talking to rdmad: connect on first use, call, and say what went wrong. */
+#include "cmd/rdmactl.h"
+#include "cmd/output.h"
+#include "lib/varlink/varlink.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int ctl_connect(struct ctl *ctl)
+{
+	int r;
+
+	if (ctl->client)
+		return 0;
+	r = varlink_client_connect(&ctl->client, ctl->socket_path);
+	if (r < 0)
+		fprintf(stderr, "rdmactl: cannot connect to %s: %s%s\n", ctl->socket_path, strerror(-r),
+			r == -ENOENT || r == -ECONNREFUSED ? " (is rdmad running?)" : "");
+	return r;
+}
+
+void ctl_disconnect(struct ctl *ctl)
+{
+	ctl->client = varlink_client_free(ctl->client);
+}
+
+int ctl_call_raw(struct ctl *ctl, const char *method, struct json_object *params,
+		 struct json_object **reply, char **error)
+{
+	int r = ctl_connect(ctl);
+
+	if (r < 0)
+		return r;
+	r = varlink_client_call(ctl->client, method, params, reply, error);
+	if (r < 0) {
+		fprintf(stderr, "rdmactl: %s: %s\n", method,
+			r == -ECONNRESET ? "the daemon closed the connection" : strerror(-r));
+		/* A broken connection is not reused (the shell goes on with a new one). */
+		ctl_disconnect(ctl);
+	}
+	return r;
+}
+
+/* "rdmactl: dev show: io.rdmad.Device.NoSuchDevice: ifname 'x'" */
+static void print_error(const char *path, const char *error, struct json_object *params)
+{
+	const char *sep = ": ";
+
+	fprintf(stderr, "rdmactl: %s: %s", path, error);
+	json_object_object_foreach(params, key, val) {
+		const char *s = json_object_is_type(val, json_type_string) ?
+				json_object_get_string(val) :
+				json_object_to_json_string_ext(val, JSON_C_TO_STRING_PLAIN);
+
+		fprintf(stderr, "%s%s '%s'", sep, key, s);
+		sep = ", ";
+	}
+	fputc('\n', stderr);
+}
+
+int ctl_call(struct ctl *ctl, const char *path, const char *method, struct json_object *params,
+	     struct json_object **reply)
+{
+	char *error = NULL;
+	int r;
+
+	r = ctl_call_raw(ctl, method, params, reply, &error);
+	if (r < 0)
+		return r;
+	if (error) {
+		print_error(path, error, *reply);
+		ctl->out->error(ctl, error, *reply);
+		json_object_put(*reply);
+		*reply = NULL;
+		free(error);
+		return -EBADE;
+	}
+	return 0;
+}

@@ -1,0 +1,13 @@
+/* SPDX-License-Identifier: MIT */
+/* The top of the command tree; each object's table lives in its own file. */
+#include "cmd/rdmactl.h"
+
+const struct cmd cmd_root[] = {
+	{ .name = "status", .summary = "Show the daemon's version, uptime and devices",
+	  .run = cmd_status_run },
+	{ .name = "dev", .summary = "Show devices, their ports and offload capabilities",
+	  .sub = cmd_dev },
+	{ .name = "daemon", .summary = "Reload the daemon's configuration, set its log level",
+	  .sub = cmd_daemon },
+	{ NULL },
+};

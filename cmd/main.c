@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: MIT */
+/* rdmactl: control rdmad.  See rdmactl(8). */
+#include "cmd/rdmactl.h"
+#include "cmd/output.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static void print_word(void *data, const char *word)
+{
+	puts(word);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option options[] = {
+		{ "json",        no_argument,       NULL, 'j' },
+		{ "pretty",      no_argument,       NULL, 'p' },
+		{ "details",     no_argument,       NULL, 'd' },
+		{ "socket",      required_argument, NULL, 's' },
+		{ "interactive", no_argument,       NULL, 'i' },
+		{ "version",     no_argument,       NULL, 'V' },
+		{ "help",        no_argument,       NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct ctl ctl = { .out = &output_text };
+	bool interactive = false;
+	int c, r;
+
+	ctl.socket_path = getenv("RDMACTL_SOCKET");
+	if (!ctl.socket_path || !*ctl.socket_path)
+		ctl.socket_path = RDMACTL_SOCKET_DEFAULT;
+
+	/* Completion for shells: "rdmactl __complete WORD... CURRENT" (see completions/). */
+	if (argc >= 2 && strcmp(argv[1], "__complete") == 0) {
+		for (int i = 2; i + 1 < argc; i++)
+			if ((strcmp(argv[i], "-s") == 0 || strcmp(argv[i], "--socket") == 0))
+				ctl.socket_path = argv[i + 1];
+		cmd_complete(&ctl, argc - 2, argv + 2, print_word, NULL);
+		ctl_disconnect(&ctl);
+		return EXIT_OK;
+	}
+
+	/* "+": options stop at the object, so commands keep their own. */
+	while ((c = getopt_long(argc, argv, "+jpds:iVh", options, NULL)) >= 0) {
+		switch (c) {
+		case 'j':
+			ctl.json = true;
+			ctl.out = &output_json;
+			break;
+		case 'p':
+			ctl.pretty = true;
+			break;
+		case 'd':
+			ctl.details = true;
+			break;
+		case 's':
+			ctl.socket_path = optarg;
+			break;
+		case 'i':
+			interactive = true;
+			break;
+		case 'V':
+			printf("rdmactl %s\n", RDMAD_VERSION);
+			return EXIT_OK;
+		case 'h':
+			cmd_help(cmd_root, "");
+			return EXIT_OK;
+		default:
+			fprintf(stderr, "Try 'rdmactl help'.\n");
+			return EXIT_USAGE;
+		}
+	}
+
+	if (interactive || (optind == argc && isatty(STDIN_FILENO)))
+		r = shell_run(&ctl);
+	else
+		r = cmd_dispatch(&ctl, argc - optind, argv + optind);
+	ctl_disconnect(&ctl);
+	json_object_put(ctl.doc);
+	return r;
+}

@@ -1,0 +1,125 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * rdmactl: one command table (object → command → arguments) drives parsing,
+ * help at every level, prefix abbreviations, the readline shell and shell
+ * completion.  Each object lives in its own file and exports its table.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <json-c/json.h>
+
+#define RDMACTL_SOCKET_DEFAULT "/run/rdmad/io.rdmad"
+
+/* Exit codes (rdmactl(8) EXIT STATUS). */
+enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2 };
+
+struct ctl;
+struct cmd_args;
+
+/* Completion candidates for an argument's value, one callback per kind of value. */
+typedef void (*cmd_complete_fn)(struct ctl *ctl, const char *prefix,
+				void (*add)(void *data, const char *word), void *data);
+
+enum cmd_arg_kind {
+	ARG_POSITIONAL,   /* "DEV" */
+	ARG_OPTION,       /* "--size N" or "--size=N" */
+	ARG_FLAG,         /* "--force" */
+};
+
+struct cmd_arg {
+	const char *name;            /* "DEV" or "--size" */
+	enum cmd_arg_kind kind;
+	const char *metavar;         /* for options: "N" */
+	const char *help;
+	bool required;
+	bool repeat;                 /* may be given several times (positional: takes the rest) */
+	const char *const *values;   /* the allowed words, NULL-terminated, or NULL for any */
+	cmd_complete_fn complete;
+};
+
+struct cmd {
+	const char *name;
+	const char *summary;
+	const struct cmd *sub;       /* a table ending with { NULL } */
+	const struct cmd_arg *args;  /* a table ending with { NULL } */
+	int (*run)(struct ctl *ctl, const struct cmd_args *args);
+	bool is_default;             /* runs when its parent is given no command */
+	bool raw_args;               /* run gets the words unparsed (offload's own parser) */
+};
+
+#define CMD_ARGS_MAX 16
+#define CMD_VALUES_MAX 64
+
+struct cmd_args {
+	const struct cmd *cmd;
+	const char *path;                        /* "dev show" */
+	unsigned count[CMD_ARGS_MAX];            /* times each arg was given */
+	const char *value[CMD_ARGS_MAX][CMD_VALUES_MAX];
+	int argc;                                /* raw_args commands */
+	char **argv;
+};
+
+/* Values of parsed arguments, looked up by their name in the command's table. */
+const char *arg_get(const struct cmd_args *a, const char *name);
+unsigned arg_count(const struct cmd_args *a, const char *name);
+const char *arg_get_nth(const struct cmd_args *a, const char *name, unsigned n);
+bool arg_flag(const struct cmd_args *a, const char *name);
+/* Parses an unsigned number (decimal or 0x hex) within [min, max]; a usage error otherwise. */
+int arg_get_u64(struct ctl *ctl, const struct cmd_args *a, const char *name, uint64_t min,
+		uint64_t max, uint64_t *out);
+
+/* ---- the tree ---- */
+
+extern const struct cmd cmd_root[];
+extern const struct cmd cmd_dev[];
+extern const struct cmd cmd_daemon[];
+
+int cmd_status_run(struct ctl *ctl, const struct cmd_args *args);
+
+/* Runs one command line; returns an exit code. */
+int cmd_dispatch(struct ctl *ctl, int argc, char **argv);
+/* Candidates for the last word of words[0..n-1] (the word being typed, maybe ""). */
+void cmd_complete(struct ctl *ctl, int n, char **words,
+		  void (*add)(void *data, const char *word), void *data);
+/* Help for a table of commands; path names it ("" for the top). */
+void cmd_help(const struct cmd *table, const char *path);
+
+/* ---- context ---- */
+
+struct output;
+struct varlink_client;
+
+struct ctl {
+	const char *socket_path;
+	bool json;
+	bool pretty;
+	bool details;
+	bool interactive;
+	const struct output *out;
+	struct varlink_client *client;   /* connected on first use */
+	struct json_object *doc;         /* JSON output being gathered */
+};
+
+/*
+ * Calls method; on success *reply holds the parameters (caller puts it).
+ * A varlink error is printed ("rdmactl: PATH: ERROR: details") and gives -EBADE;
+ * a connection failure is printed and gives its -errno.
+ */
+int ctl_call(struct ctl *ctl, const char *path, const char *method, struct json_object *params,
+	     struct json_object **reply);
+/* Same, reporting a varlink error as the daemon sent it, for callers that map errors. */
+int ctl_call_raw(struct ctl *ctl, const char *method, struct json_object *params,
+		 struct json_object **reply, char **error);
+void ctl_disconnect(struct ctl *ctl);
+
+/* Prints "rdmactl: " + message to stderr and returns EXIT_USAGE / EXIT_FAIL. */
+int ctl_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+int ctl_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Completion of device names, from the daemon. */
+void complete_devices(struct ctl *ctl, const char *prefix,
+		      void (*add)(void *data, const char *word), void *data);
+
+int shell_run(struct ctl *ctl);

@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: MIT */
+/* rdmactl status */
+#include "cmd/rdmactl.h"
+#include "cmd/output.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+static void format_duration(char *buf, size_t size, uint64_t usec)
+{
+	uint64_t s = usec / 1000000;
+
+	if (s >= 86400)
+		snprintf(buf, size, "%" PRIu64 "d %" PRIu64 "h %" PRIu64 "min", s / 86400,
+			 s % 86400 / 3600, s % 3600 / 60);
+	else if (s >= 3600)
+		snprintf(buf, size, "%" PRIu64 "h %" PRIu64 "min %" PRIu64 "s", s / 3600,
+			 s % 3600 / 60, s % 60);
+	else if (s >= 60)
+		snprintf(buf, size, "%" PRIu64 "min %" PRIu64 "s", s / 60, s % 60);
+	else
+		snprintf(buf, size, "%" PRIu64 ".%03" PRIu64 "s", s, usec / 1000 % 1000);
+}
+
+int cmd_status_run(struct ctl *ctl, const struct cmd_args *args)
+{
+	struct json_object *reply, *shown;
+	char uptime[64];
+
+	if (ctl_call(ctl, args->path, "io.rdmad.Daemon.GetStatus", NULL, &reply) < 0)
+		return EXIT_FAIL;
+	if (ctl->json) {
+		ctl->out->details(ctl, reply);
+	} else {
+		/* People read durations, scripts read microseconds (-j). */
+		format_duration(uptime, sizeof(uptime),
+				(uint64_t)json_object_get_int64(json_object_object_get(reply, "uptime_usec")));
+		shown = json_object_new_object();
+		json_object_object_foreach(reply, key, val) {
+			if (strcmp(key, "uptime_usec") == 0)
+				json_object_object_add(shown, "uptime", json_object_new_string(uptime));
+			else if (strcmp(key, "started_usec") != 0)
+				json_object_object_add(shown, key, json_object_get(val));
+		}
+		ctl->out->details(ctl, shown);
+		json_object_put(shown);
+	}
+	ctl->out->end(ctl);
+	json_object_put(reply);
+	return EXIT_OK;
+}
