@@ -127,7 +127,9 @@ static int parse_t10dif(struct json_object *o, const char *dpath, struct dp_t10d
 	int rc, e;
 
 	join(path, sizeof(path), dpath, "t10dif");
-	if (!o || !json_object_is_type(o, json_type_object))
+	if (!o)
+		return 0;       /* absent or null: all members take their zero values */
+	if (!json_object_is_type(o, json_type_object))
 		return bad(err, path, "must be an object {\"bg_type\", \"bg\", \"app_tag\", \"ref_tag\", \"flags\"}%s", "");
 	rc = only_members(o, path, names, err);
 	if (rc)
