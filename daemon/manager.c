@@ -72,7 +72,7 @@ struct manager *manager_free(struct manager *m)
 	if (!m)
 		return NULL;
 	m->varlink = varlink_server_free(m->varlink);
-	if (m->socket_path && !m->socket_activated && m->event)
+	if (m->socket_bound)
 		unlink(m->socket_path);
 	for (unsigned i = 0; i < m->n_devices; i++)
 		rdma_device_free(m->devices[i]);
@@ -198,6 +198,7 @@ static int listen_varlink(struct manager *m)
 		return log_error_errno(r, "%s: another daemon answers on this socket", m->socket_path);
 	if (r < 0)
 		return log_error_errno(r, "cannot listen on %s", m->socket_path);
+	m->socket_bound = true;
 	log_info("listening on %s", m->socket_path);
 	return 0;
 }

@@ -33,6 +33,7 @@ struct manager {
 	int state_lock_fd;
 	int ready_fd;             /* told once serving, when rdmad detached */
 	bool socket_activated;
+	bool socket_bound;        /* we made the socket file, so we remove it */
 	uint64_t start_usec;      /* CLOCK_MONOTONIC */
 	uint64_t start_realtime_usec;
 	struct rdma_device *devices[RDMAD_MAX_DEVICES];
