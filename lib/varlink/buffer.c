@@ -87,11 +87,87 @@ static bool only_space(const char *p, size_t n)
 	return true;
 }
 
+/* Length of the UTF-8 sequence at p (RFC 3629: no overlong forms, no surrogates, ≤ U+10FFFF), or 0. */
+static size_t utf8_sequence(const unsigned char *p, size_t n)
+{
+	unsigned char lo = 0x80, hi = 0xbf;
+	size_t len;
+
+	if (p[0] < 0x80)
+		return 1;
+	if (p[0] >= 0xc2 && p[0] <= 0xdf)
+		len = 2;
+	else if (p[0] >= 0xe0 && p[0] <= 0xef) {
+		len = 3;
+		if (p[0] == 0xe0)
+			lo = 0xa0;
+		else if (p[0] == 0xed)
+			hi = 0x9f;
+	} else if (p[0] >= 0xf0 && p[0] <= 0xf4) {
+		len = 4;
+		if (p[0] == 0xf0)
+			lo = 0x90;
+		else if (p[0] == 0xf4)
+			hi = 0x8f;
+	} else
+		return 0;
+	if (n < len || p[1] < lo || p[1] > hi)
+		return 0;
+	for (size_t i = 2; i < len; i++)
+		if (p[i] < 0x80 || p[i] > 0xbf)
+			return 0;
+	return len;
+}
+
+/*
+ * What json-c lets through even with JSON_TOKENER_STRICT | VALIDATE_UTF8:
+ * NaN and Infinity, "1.", raw control characters in strings, and overlong or
+ * surrogate UTF-8.  None of it is JSON, and json-c would echo it back out.
+ */
+static bool json_text_ok(const char *msg, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)msg;
+	bool in_string = false;
+
+	for (size_t i = 0; i < len;) {
+		unsigned char c = p[i];
+
+		if (in_string) {
+			size_t n;
+
+			if (c < 0x20)
+				return false;
+			if (c == '\\') {
+				i += 2; /* json-c checks the escape itself */
+				continue;
+			}
+			if (c == '"')
+				in_string = false;
+			n = utf8_sequence(p + i, len - i);
+			if (n == 0)
+				return false;
+			i += n;
+			continue;
+		}
+		if (c == '"')
+			in_string = true;
+		else if (c == '.' && (i + 1 >= len || p[i + 1] < '0' || p[i + 1] > '9'))
+			return false;
+		else if (!strchr("{}[]:,-+.0123456789eEtrufalsn \t\r\n", c) || c == '\0')
+			return false;
+		i++;
+	}
+	return true;
+}
+
 struct json_object *varlink_parse_message(const char *msg, size_t len)
 {
-	struct json_tokener *tok = json_tokener_new();
+	struct json_tokener *tok;
 	struct json_object *obj;
 
+	if (!json_text_ok(msg, len))
+		return NULL;
+	tok = json_tokener_new();
 	if (!tok)
 		return NULL;
 	json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
