@@ -1,0 +1,309 @@
+/* cmd/offload.c - `rdmactl offload tx|rx`: run one transfer through the dataplane transform
+ * engine on local bytes (issue 3 §4).  No daemon involved; the configuration is the JSON object
+ * the MKEY configure method takes. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <gcrypt.h>
+#include <json-c/json.h>
+
+#include "cmd/offload.h"
+#include "dataplane/transform.h"
+#include "dataplane/transform_json.h"
+#include "dataplane/xts.h"
+
+#define PROG "rdmactl: offload"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: rdmactl offload tx|rx --config FILE [--key-file FILE] [--report FILE] < IN > OUT\n"
+		"\n"
+		"Runs one transfer through an MKEY transform locally, without the daemon.\n"
+		"  tx                 IN is the memory bytes, OUT the wire bytes\n"
+		"  rx                 IN is the wire bytes, OUT the memory bytes\n"
+		"  --config FILE      the MKEY configuration (JSON: mem, wire, check_mask, copy_mask, crypto)\n"
+		"  --key-file FILE    raw AES-XTS key key1||key2, 32 or 64 bytes (needed with crypto)\n"
+		"  --report FILE      write the mkey-check record as JSON\n"
+		"IN is whole blocks of the input domain.  Exit status: 0 done (even with a signature\n"
+		"error, see --report), 1 bad configuration, key or input, 2 usage error.\n");
+}
+
+/* Read a whole fd into a malloc'ed buffer (limit bytes at most). */
+static int read_all(int fd, size_t limit, uint8_t **out, size_t *len)
+{
+	size_t cap = 65536, n = 0;
+	uint8_t *b = malloc(cap);
+
+	if (!b)
+		return -ENOMEM;
+	for (;;) {
+		ssize_t r;
+
+		if (n == cap) {
+			uint8_t *nb;
+
+			if (cap >= limit) {
+				free(b);
+				return -EFBIG;
+			}
+			cap *= 2;
+			nb = realloc(b, cap);
+			if (!nb) {
+				free(b);
+				return -ENOMEM;
+			}
+			b = nb;
+		}
+		r = read(fd, b + n, cap - n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			int e = errno;
+
+			free(b);
+			return -e;
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+	}
+	*out = b;
+	*len = n;
+	return 0;
+}
+
+static int write_all(int fd, const uint8_t *p, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, p, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return -errno;
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+/* The key goes straight into libgcrypt secure memory and is wiped after use. */
+static int read_key(const char *path, uint8_t **key, size_t *len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	uint8_t *k;
+	size_t n = 0;
+
+	if (fd < 0) {
+		fprintf(stderr, PROG ": key-file %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	k = gcry_malloc_secure(65);
+	if (!k) {
+		close(fd);
+		fprintf(stderr, PROG ": key-file: out of secure memory\n");
+		return -1;
+	}
+	while (n < 65) {
+		ssize_t r = read(fd, k + n, 65 - n);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			fprintf(stderr, PROG ": key-file %s: %s\n", path, strerror(errno));
+			close(fd);
+			explicit_bzero(k, 65);
+			gcry_free(k);           /* secure memory is wiped on free */
+			return -1;
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+	}
+	close(fd);
+	if (n != 32 && n != 64) {
+		fprintf(stderr, PROG ": key-file %s: must hold the raw key key1||key2, 32 bytes (AES-128-XTS) "
+			"or 64 bytes (AES-256-XTS); it has %s%zu bytes\n", path, n > 64 ? "more than " : "", n > 64 ? 64 : n);
+		explicit_bzero(k, 65);
+		gcry_free(k);
+		return -1;
+	}
+	*key = k;
+	*len = n;
+	return 0;
+}
+
+static int write_report(const char *path, const struct dp_sig_err *rec)
+{
+	struct json_object *o = dp_sig_err_to_json(rec);
+	const char *s = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
+	FILE *f = fopen(path, "we");
+	int rc = 0;
+
+	if (!f || fprintf(f, "%s\n", s) < 0)
+		rc = -1;
+	if (f && fclose(f) != 0)
+		rc = -1;
+	if (rc)
+		fprintf(stderr, PROG ": report %s: %s\n", path, strerror(errno));
+	json_object_put(o);
+	return rc;
+}
+
+int offload_main(int argc, char **argv)
+{
+	const char *config_path = NULL, *key_path = NULL, *report_path = NULL;
+	struct dp_transform_cfg cfg;
+	struct dp_transform *t = NULL;
+	struct dp_sig_err rec;
+	struct dp_error err;
+	uint8_t *cfg_text = NULL, *in = NULL, *out = NULL, *key = NULL;
+	size_t cfg_len, in_len = 0, out_len = 0, key_len = 0;
+	enum dp_dir dir;
+	int i = 0, rc, status = 1;
+
+	if (argc > 0 && !strcmp(argv[0], "offload"))
+		i = 1;
+	if (i >= argc || !strcmp(argv[i], "help") || !strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+		usage(i >= argc ? stderr : stdout);
+		return i >= argc ? 2 : 0;
+	}
+	if (!strcmp(argv[i], "tx")) {
+		dir = DP_TX;
+	} else if (!strcmp(argv[i], "rx")) {
+		dir = DP_RX;
+	} else {
+		fprintf(stderr, PROG ": unknown command \"%s\"; expected tx or rx\n", argv[i]);
+		return 2;
+	}
+	for (i++; i < argc; i++) {
+		const char *a = argv[i], *val = NULL;
+		const char **slot = NULL;
+		size_t l;
+
+		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			usage(stdout);
+			return 0;
+		}
+		if (!strncmp(a, "--config", l = 8) && (a[l] == 0 || a[l] == '='))
+			slot = &config_path;
+		else if (!strncmp(a, "--key-file", l = 10) && (a[l] == 0 || a[l] == '='))
+			slot = &key_path;
+		else if (!strncmp(a, "--report", l = 8) && (a[l] == 0 || a[l] == '='))
+			slot = &report_path;
+		if (!slot) {
+			fprintf(stderr, PROG ": unknown argument \"%s\"\n", a);
+			usage(stderr);
+			return 2;
+		}
+		if (a[l] == '=')
+			val = a + l + 1;
+		else if (i + 1 < argc)
+			val = argv[++i];
+		if (!val || !*val) {
+			fprintf(stderr, PROG ": %.*s needs a FILE\n", (int)l, a);
+			return 2;
+		}
+		*slot = val;
+	}
+	if (!config_path) {
+		fprintf(stderr, PROG ": --config FILE is required\n");
+		usage(stderr);
+		return 2;
+	}
+
+	{
+		int fd = open(config_path, O_RDONLY | O_CLOEXEC);
+
+		if (fd < 0) {
+			fprintf(stderr, PROG ": config %s: %s\n", config_path, strerror(errno));
+			return 1;
+		}
+		rc = read_all(fd, 1 << 20, &cfg_text, &cfg_len);
+		close(fd);
+		if (rc) {
+			fprintf(stderr, PROG ": config %s: %s\n", config_path, strerror(-rc));
+			return 1;
+		}
+		if (memchr(cfg_text, 0, cfg_len)) {
+			fprintf(stderr, PROG ": config %s: contains a NUL byte\n", config_path);
+			goto out;
+		}
+		{
+			uint8_t *nt = realloc(cfg_text, cfg_len + 1);
+
+			if (!nt) {
+				fprintf(stderr, PROG ": out of memory\n");
+				goto out;
+			}
+			cfg_text = nt;
+			cfg_text[cfg_len] = 0;
+		}
+	}
+	rc = dp_transform_cfg_parse((const char *)cfg_text, &cfg, &err);
+	if (rc) {
+		fprintf(stderr, PROG ": config %s: %s%s%s\n", config_path, err.field, *err.field ? ": " : "", err.message);
+		goto out;
+	}
+	if (key_path) {
+		if (dp_crypto_global_init(&err)) {
+			fprintf(stderr, PROG ": %s\n", err.message);
+			goto out;
+		}
+		if (read_key(key_path, &key, &key_len))
+			goto out;
+	} else if (cfg.crypto.enabled) {
+		fprintf(stderr, PROG ": the configuration has crypto: --key-file FILE is required\n");
+		goto out;
+	}
+	rc = dp_transform_create(&cfg, key, key_len, &t, &err);
+	if (rc) {
+		fprintf(stderr, PROG ": %s%s%s\n", !strcmp(err.field, "key") ? "key-file: " : err.field,
+			!strcmp(err.field, "key") || !*err.field ? "" : ": ", err.message);
+		goto out;
+	}
+	rc = read_all(STDIN_FILENO, (size_t)1 << 40, &in, &in_len);
+	if (rc) {
+		fprintf(stderr, PROG ": reading input: %s\n", strerror(-rc));
+		goto out;
+	}
+	rc = dp_transform_out_len(t, dir, in_len, &out_len, &err);
+	if (rc) {
+		fprintf(stderr, PROG ": input: %s\n", err.message);
+		goto out;
+	}
+	out = malloc(out_len ? out_len : 1);
+	if (!out) {
+		fprintf(stderr, PROG ": out of memory for %zu output bytes\n", out_len);
+		goto out;
+	}
+	rc = dp_transform_run(t, dir, in, in_len, out, out_len, &out_len, NULL, &err);
+	if (rc) {
+		fprintf(stderr, PROG ": %s: %s\n", err.field, err.message);
+		goto out;
+	}
+	rc = write_all(STDOUT_FILENO, out, out_len);
+	if (rc) {
+		fprintf(stderr, PROG ": writing output: %s\n", strerror(-rc));
+		goto out;
+	}
+	dp_transform_check(t, &rec);
+	if (report_path && write_report(report_path, &rec))
+		goto out;
+	status = 0;
+out:
+	dp_transform_destroy(t);
+	if (key) {
+		explicit_bzero(key, 65);
+		gcry_free(key);
+	}
+	free(cfg_text);
+	free(in);
+	free(out);
+	return status;
+}
