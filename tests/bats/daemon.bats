@@ -91,8 +91,8 @@ wait_for_line() { # FILE REGEX
 	export RDMACTL_SOCKET="$D/io.rdmad"
 	(
 		WATCHDOG_USEC=200000 sh -c 'export WATCHDOG_PID=$$; exec "$@"' sh \
-			"$RDMAD" -f -s "$D/io.rdmad" -d "$D/state" -c "$D/rdmad.conf" >"$D/rdmad.log" 2>&1
-		echo $? >"$D/rdmad.status"
+			"$RDMAD" -f -s "$D/io.rdmad" -d "$D/state" -c "$D/rdmad.conf" >"$D/rdmad.log" 2>&1 || rc=$?
+		echo "${rc:-0}" >"$D/rdmad.status"
 	) 3>&- &
 	rdmad_wait_ready "$D"
 	wait_for_line "$D/notify.log" '^WATCHDOG=1$'
@@ -177,8 +177,8 @@ wait_for_line() { # FILE REGEX
 	export RDMACTL_SOCKET="$D/io.rdmad"
 	(
 		systemd-socket-activate -l "$D/io.rdmad" --fdname=varlink \
-			"$RDMAD" -f -d "$D/state" -c /dev/null >"$D/rdmad.log" 2>&1
-		echo $? >"$D/rdmad.status"
+			"$RDMAD" -f -d "$D/state" -c /dev/null >"$D/rdmad.log" 2>&1 || rc=$?
+		echo "${rc:-0}" >"$D/rdmad.status"
 	) 3>&- &
 	while [ ! -S "$D/io.rdmad" ]; do sleep 0.02; done
 	rdmad_wait_ready "$D"
@@ -190,13 +190,13 @@ wait_for_line() { # FILE REGEX
 @test "socket activation without a varlink fd is refused" {
 	(
 		systemd-socket-activate -l "$D/sock" --fdname=other \
-			"$RDMAD" -f -d "$D/state" -c /dev/null >"$D/rdmad.log" 2>&1
-		echo $? >"$D/activate.status"
+			"$RDMAD" -f -d "$D/state" -c /dev/null >"$D/rdmad.log" 2>&1 || rc=$?
+		echo "${rc:-0}" >"$D/activate.status"
 	) 3>&- &
 	while [ ! -S "$D/sock" ]; do sleep 0.02; done
 	run timeout 10 "$RDMACTL" -s "$D/sock" status
 	assert_failure 1
-	wait_for_line "$D/activate.status" '^1$'
+	wait_for_line "$D/activate.status" "^1$"
 	assert_file_contains "$D/rdmad.log" "socket activation passed no socket named 'varlink'"
 }
 

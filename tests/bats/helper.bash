@@ -23,11 +23,12 @@ rdmad_start() {
 	mkdir -p "$dir"
 	[ -e "$dir/rdmad.conf" ] || : >"$dir/rdmad.conf"
 	export RDMACTL_SOCKET="$dir/io.rdmad"
-	# The wrapper keeps rdmad's exit status for rdmad_stop.
+	# The wrapper keeps rdmad's exit status for rdmad_stop (bats runs with errexit).
 	(
+		rc=0
 		"$RDMAD" --foreground --socket "$dir/io.rdmad" --state-dir "$dir/state" \
-			--config "$dir/rdmad.conf" "$@" >"$dir/rdmad.log" 2>&1
-		echo $? >"$dir/rdmad.status"
+			--config "$dir/rdmad.conf" "$@" >"$dir/rdmad.log" 2>&1 || rc=$?
+		echo "$rc" >"$dir/rdmad.status"
 	) 3>&- &
 	rdmad_wait_ready "$dir"
 }
