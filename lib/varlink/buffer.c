@@ -3,7 +3,6 @@
 #include "lib/varlink/varlink.h"
 
 #include <errno.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -161,30 +160,6 @@ static bool json_text_ok(const char *msg, size_t len)
 	return true;
 }
 
-/* json-c takes NaN and Infinity even in strict mode; JSON has no such numbers. */
-static bool has_nonfinite(struct json_object *v)
-{
-	switch (json_object_get_type(v)) {
-	case json_type_double:
-		return !isfinite(json_object_get_double(v));
-	case json_type_array:
-		for (size_t i = 0; i < json_object_array_length(v); i++)
-			if (has_nonfinite(json_object_array_get_idx(v, i)))
-				return true;
-		return false;
-	case json_type_object: {
-		json_object_object_foreach(v, key, val) {
-			(void)key;
-			if (has_nonfinite(val))
-				return true;
-		}
-		return false;
-	}
-	default:
-		return false;
-	}
-}
-
 struct json_object *varlink_parse_message(const char *msg, size_t len)
 {
 	struct json_tokener *tok;
@@ -201,7 +176,7 @@ struct json_object *varlink_parse_message(const char *msg, size_t len)
 	if (obj && (json_tokener_get_error(tok) != json_tokener_success ||
 		    !only_space(msg + json_tokener_get_parse_end(tok),
 				len - json_tokener_get_parse_end(tok)) ||
-		    !json_object_is_type(obj, json_type_object) || has_nonfinite(obj))) {
+		    !json_object_is_type(obj, json_type_object))) {
 		json_object_put(obj);
 		obj = NULL;
 	}
