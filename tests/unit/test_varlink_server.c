@@ -1,0 +1,813 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * lib/varlink server and client together in one process: the server runs its
+ * sd-event loop in a thread on a socket in a temporary directory, the tests
+ * talk to it through the blocking client.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "lib/varlink/varlink.h"
+#include "lib/log.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <semaphore.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#define TIMEOUT_MS 5000
+
+static const char test_idl[] =
+	"# A test interface for lib/varlink.\n"
+	"interface org.example.test\n"
+	"\n"
+	"# Answers with what it got.\n"
+	"method Echo(text: string, n: ?int) -> (text: string, n: ?int)\n"
+	"# With more: n replies i = 1 … n, all but the last with continues; without: one reply, i = n.\n"
+	"method Count(n: int) -> (i: int)\n"
+	"# Must be called with more.\n"
+	"method Stream() -> (i: int)\n"
+	"method Fail(reason: string) -> ()\n"
+	"method Errno(errno: int) -> ()\n"
+	"method Forget() -> ()\n"
+	"method Whoami() -> (uid: int, gid: int, pid: int)\n"
+	"# Replies ms milliseconds later, from a timer.\n"
+	"method Later(ms: int, text: string) -> (text: string)\n"
+	"# Never replies; the call is kept until its client goes away.\n"
+	"method Hang() -> ()\n"
+	"method Secret() -> ()\n"
+	"method Undone() -> ()\n"
+	"error Failed (reason: string, code: int)\n";
+
+struct fixture {
+	char dir[64], path[96];
+	pthread_t thread;
+	int stop_fd;
+	sem_t ready;
+	int setup_rc;
+	unsigned max_connections, max_per_uid;
+
+	/* Written by the server thread, read by the tests: use the atomics. */
+	int echo_calls, hang_calls, cancelled, reply_after_cancel, closes;
+
+	/* Server thread only. */
+	sd_event *event;
+	struct varlink_server *server;
+};
+
+static struct fixture *F;
+
+#define LOAD(x) __atomic_load_n(&(x), __ATOMIC_SEQ_CST)
+#define BUMP(x) __atomic_add_fetch(&(x), 1, __ATOMIC_SEQ_CST)
+#define STORE(x, v) __atomic_store_n(&(x), (v), __ATOMIC_SEQ_CST)
+
+/* ---- the service ---- */
+
+static int m_echo(struct varlink_call *call, struct json_object *params, void *userdata)
+{
+	struct fixture *f = userdata;
+
+	BUMP(f->echo_calls);
+	return varlink_call_reply(call, json_object_get(params));
+}
+
+static int m_count(struct varlink_call *call, struct json_object *params, void *userdata)
+{
+	int64_t n = json_object_get_int64(json_object_object_get(params, "n"));
+	struct json_object *p;
+
+	if (n < 0)
+		return varlink_call_error_invalid_parameter(call, "n");
+	if (!varlink_call_wants_more(call)) {
+		p = json_object_new_object();
+		json_object_object_add(p, "i", json_object_new_int64(n));
+		return varlink_call_reply(call, p);
+	}
+	for (int64_t i = 1; i <= n; i++) {
+		int r;
+
+		p = json_object_new_object();
+		json_object_object_add(p, "i", json_object_new_int64(i));
+		r = i < n ? varlink_call_reply_more(call, p) : varlink_call_reply(call, p);
+		if (r < 0)
+			return r;
+	}
+	return n == 0 ? varlink_call_reply(call, NULL) : 0;
+}
+
+static int m_stream(struct varlink_call *call, struct json_object *params, void *userdata)
+{
+	struct json_object *p = json_object_new_object();
+
+	json_object_object_add(p, "i", json_object_new_int(1));
+	return varlink_call_reply(call, p);
+}
+
+static int m_fail(struct varlink_call *call, struct json_object *params, void *userdata)
+{
+	struct json_object *p = json_object_new_object();
+
+	json_object_object_add(p, "reason", json_object_get(json_object_object_get(params, "reason")));
+	json_object_object_add(p, "code", json_object_new_int(42));
+	return varlink_call_error(call, "org.example.test.Failed", p);
+}
+
+static int m_errno(struct varlink_call *call, struct json_object *params, void *userdata)
+{
+	return -(int)json_object_get_int64(json_object_object_get(params, "errno"));
+}
+
+/* Returns without replying and without keeping the call: a handler bug. */
+static int m_forget(struct varlink_call *call, struct json_object *params, void *userdata)
+{
+	return 0;
+}
+
+static int m_whoami(struct varlink_call *call, struct json_object *params, void *userdata)
+{
+	const struct ucred *peer = varlink_call_peer(call);
+	struct json_object *p = json_object_new_object();
+
+	/* No cmocka asserts here: this runs in the server thread. */
+	if (peer != varlink_connection_peer(varlink_call_connection(call)))
+		return -EFAULT;
+	json_object_object_add(p, "uid", json_object_new_int64(peer->uid));
+	json_object_object_add(p, "gid", json_object_new_int64(peer->gid));
+	json_object_object_add(p, "pid", json_object_new_int64(peer->pid));
+	return varlink_call_reply(call, p);
+}
+
+struct later {
+	struct varlink_call *call;
+	char *text;
+};
+
+static int on_later(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	struct later *l = userdata;
+	struct json_object *p = json_object_new_object();
+
+	json_object_object_add(p, "text", json_object_new_string(l->text));
+	varlink_call_reply(l->call, p);
+	varlink_call_unref(l->call);
+	free(l->text);
+	free(l);
+	sd_event_source_unref(s);
+	return 0;
+}
+
+static int m_later(struct varlink_call *call, struct json_object *params, void *userdata)
+{
+	struct fixture *f = userdata;
+	int64_t ms = json_object_get_int64(json_object_object_get(params, "ms"));
+	struct later *l = calloc(1, sizeof(*l));
+	sd_event_source *s;
+	int r;
+
+	if (!l)
+		return -ENOMEM;
+	l->text = strdup(json_object_get_string(json_object_object_get(params, "text")));
+	l->call = varlink_call_ref(call);
+	r = sd_event_add_time_relative(f->event, &s, CLOCK_MONOTONIC, (uint64_t)ms * 1000, 0,
+				       on_later, l);
+	if (r < 0) {
+		varlink_call_unref(l->call);
+		free(l->text);
+		free(l);
+	}
+	return r;
+}
+
+static void on_hang_cancel(struct varlink_call *call, void *userdata)
+{
+	struct fixture *f = userdata;
+
+	/* Nobody listens any more: replying must fail, not crash. */
+	STORE(f->reply_after_cancel, varlink_call_reply(call, NULL));
+	BUMP(f->cancelled);
+	varlink_call_unref(call);
+}
+
+static int m_hang(struct varlink_call *call, struct json_object *params, void *userdata)
+{
+	struct fixture *f = userdata;
+
+	varlink_call_set_cancel(varlink_call_ref(call), on_hang_cancel, f);
+	BUMP(f->hang_calls);
+	return 0;
+}
+
+static int m_secret(struct varlink_call *call, struct json_object *params, void *userdata)
+{
+	return varlink_call_reply(call, NULL);
+}
+
+static bool authorize(const struct ucred *peer, const char *method, void *userdata)
+{
+	/* Only root may, and only this one method. */
+	return peer->uid == 0 && strcmp(method, "org.example.test.Secret") == 0;
+}
+
+static void on_close(struct varlink_connection *conn, void *userdata)
+{
+	struct fixture *f = userdata;
+
+	BUMP(f->closes);
+}
+
+static const struct varlink_method test_methods[] = {
+	{ "Echo", m_echo, 0 },
+	{ "Count", m_count, 0 },
+	{ "Stream", m_stream, VARLINK_METHOD_REQUIRES_MORE },
+	{ "Fail", m_fail, 0 },
+	{ "Errno", m_errno, 0 },
+	{ "Forget", m_forget, 0 },
+	{ "Whoami", m_whoami, 0 },
+	{ "Later", m_later, 0 },
+	{ "Hang", m_hang, 0 },
+	{ "Secret", m_secret, VARLINK_METHOD_PRIVILEGED },
+	/* Undone is described but has no handler. */
+	{ NULL, NULL, 0 },
+};
+
+static int on_stop(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+{
+	return sd_event_exit(sd_event_source_get_event(s), 0);
+}
+
+static void *server_thread(void *arg)
+{
+	struct fixture *f = arg;
+	static const struct varlink_server_info info = {
+		.vendor = "test", .product = "test_varlink_server", .version = "0", .url = "x",
+	};
+	int r;
+
+	r = sd_event_new(&f->event);
+	if (r >= 0)
+		r = sd_event_add_io(f->event, NULL, f->stop_fd, EPOLLIN, on_stop, f);
+	if (r >= 0)
+		r = varlink_server_new(&f->server, f->event, &info);
+	if (r >= 0)
+		r = varlink_server_add_interface(f->server, test_idl, test_methods, f);
+	if (r >= 0) {
+		varlink_server_set_limits(f->server, f->max_connections, f->max_per_uid);
+		varlink_server_set_authorizer(f->server, authorize, f);
+		varlink_server_set_errno_error(f->server, "org.example.test.System");
+		varlink_server_set_close_hook(f->server, on_close, f);
+		r = varlink_server_listen_path(f->server, f->path, 0600);
+	}
+	f->setup_rc = r;
+	sem_post(&f->ready);
+	if (r >= 0)
+		sd_event_loop(f->event);
+	varlink_server_free(f->server);
+	sd_event_unref(f->event);
+	return NULL;
+}
+
+static int start_server(void **state, unsigned max_connections, unsigned max_per_uid)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+
+	if (!f)
+		return -1;
+	snprintf(f->dir, sizeof(f->dir), "/tmp/test_varlink_server.XXXXXX");
+	if (!mkdtemp(f->dir)) {
+		free(f);
+		return -1;
+	}
+	snprintf(f->path, sizeof(f->path), "%s/sock", f->dir);
+	f->max_connections = max_connections;
+	f->max_per_uid = max_per_uid;
+	f->stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	sem_init(&f->ready, 0, 0);
+	if (pthread_create(&f->thread, NULL, server_thread, f) != 0)
+		return -1;
+	sem_wait(&f->ready);
+	F = f;
+	*state = f;
+	return f->setup_rc < 0 ? -1 : 0;
+}
+
+static int setup(void **state)
+{
+	return start_server(state, VARLINK_CONNECTIONS_MAX, VARLINK_PER_UID_MAX);
+}
+
+static int setup_two_connections(void **state)
+{
+	return start_server(state, 2, 100);
+}
+
+static int setup_two_per_uid(void **state)
+{
+	return start_server(state, 100, 2);
+}
+
+static int teardown(void **state)
+{
+	struct fixture *f = *state;
+	uint64_t one = 1;
+
+	if (write(f->stop_fd, &one, sizeof(one)) != sizeof(one))
+		return -1;
+	pthread_join(f->thread, NULL);
+	close(f->stop_fd);
+	sem_destroy(&f->ready);
+	unlink(f->path);
+	rmdir(f->dir);
+	free(f);
+	F = NULL;
+	return 0;
+}
+
+/* ---- client helpers ---- */
+
+static char address[128];
+
+static struct varlink_client *connect_client(struct fixture *f)
+{
+	struct varlink_client *c = NULL;
+
+	snprintf(address, sizeof(address), "unix:%s", f->path);
+	assert_int_equal(varlink_client_connect(&c, address), 0);
+	assert_non_null(c);
+	return c;
+}
+
+/* Reads one reply, with a timeout, expecting no error. */
+static struct json_object *read_ok(struct varlink_client *c, bool *continues)
+{
+	struct json_object *p = NULL;
+	char *error = NULL;
+	bool cont = false;
+
+	assert_int_equal(varlink_client_read(c, &p, &error, &cont, TIMEOUT_MS), 0);
+	if (error)
+		fail_msg("unexpected error %s %s", error, json_object_to_json_string(p));
+	if (continues)
+		*continues = cont;
+	else
+		assert_false(cont);
+	return p;
+}
+
+/* Reads one reply that must be the error name; returns its parameters. */
+static struct json_object *read_error(struct varlink_client *c, const char *name)
+{
+	struct json_object *p = NULL;
+	char *error = NULL;
+	bool cont = true;
+
+	assert_int_equal(varlink_client_read(c, &p, &error, &cont, TIMEOUT_MS), 0);
+	if (!error)
+		fail_msg("expected %s, got %s", name, json_object_to_json_string(p));
+	assert_string_equal(error, name);
+	assert_false(cont);
+	free(error);
+	return p;
+}
+
+static struct json_object *params_of(const char *json)
+{
+	struct json_object *p = json_tokener_parse(json);
+
+	assert_non_null(p);
+	return p;
+}
+
+static void send_call(struct varlink_client *c, const char *method, const char *json, unsigned flags)
+{
+	struct json_object *p = json ? params_of(json) : NULL;
+
+	assert_int_equal(varlink_client_send(c, method, p, flags), 0);
+	json_object_put(p);
+}
+
+static const char *str(struct json_object *o, const char *key)
+{
+	return json_object_get_string(json_object_object_get(o, key));
+}
+
+static int64_t num(struct json_object *o, const char *key)
+{
+	return json_object_get_int64(json_object_object_get(o, key));
+}
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Waits until *counter reaches want (the server thread updates it). */
+static bool wait_for(int *counter, int want)
+{
+	for (long long end = now_ms() + TIMEOUT_MS; now_ms() < end;) {
+		if (LOAD(*counter) >= want)
+			return true;
+		usleep(1000);
+	}
+	return false;
+}
+
+/* ---- tests ---- */
+
+static void test_round_trip(void **state)
+{
+	struct fixture *f = *state;
+	struct varlink_client *c = connect_client(f);
+	struct json_object *p, *reply = NULL;
+	char *error = NULL;
+
+	p = params_of("{\"text\":\"h\\u00e9llo/\\\"x\\\"\",\"n\":7}");
+	assert_int_equal(varlink_client_call(c, "org.example.test.Echo", p, &reply, &error), 0);
+	assert_null(error);
+	assert_string_equal(str(reply, "text"), "h\xc3\xa9llo/\"x\"");
+	assert_int_equal(num(reply, "n"), 7);
+	json_object_put(reply);
+	json_object_put(p);
+
+	/* GetInfo lists org.varlink.service and ours. */
+	assert_int_equal(varlink_client_call(c, "org.varlink.service.GetInfo", NULL, &reply, &error), 0);
+	assert_null(error);
+	assert_string_equal(str(reply, "product"), "test_varlink_server");
+	assert_string_equal(json_object_to_json_string_ext(json_object_object_get(reply, "interfaces"),
+							   JSON_C_TO_STRING_PLAIN),
+			    "[\"org.varlink.service\",\"org.example.test\"]");
+	json_object_put(reply);
+
+	/* GetInterfaceDescription gives back the very text. */
+	p = params_of("{\"interface\":\"org.example.test\"}");
+	assert_int_equal(varlink_client_call(c, "org.varlink.service.GetInterfaceDescription", p,
+					     &reply, &error), 0);
+	assert_null(error);
+	assert_string_equal(str(reply, "description"), test_idl);
+	json_object_put(reply);
+	json_object_put(p);
+	varlink_client_free(c);
+}
+
+static void test_more_continues(void **state)
+{
+	struct fixture *f = *state;
+	struct varlink_client *c = connect_client(f);
+	struct json_object *p;
+	bool cont;
+
+	send_call(c, "org.example.test.Count", "{\"n\":3}", VARLINK_CALL_MORE);
+	for (int i = 1; i <= 3; i++) {
+		p = read_ok(c, &cont);
+		assert_int_equal(num(p, "i"), i);
+		assert_int_equal(cont, i < 3);
+		json_object_put(p);
+	}
+	/* Without more: exactly one reply without continues. */
+	send_call(c, "org.example.test.Count", "{\"n\":3}", 0);
+	p = read_ok(c, NULL);
+	assert_int_equal(num(p, "i"), 3);
+	json_object_put(p);
+	/* More on a method that answers once is fine. */
+	send_call(c, "org.example.test.Echo", "{\"text\":\"once\"}", VARLINK_CALL_MORE);
+	p = read_ok(c, &cont);
+	assert_false(cont);
+	assert_string_equal(str(p, "text"), "once");
+	json_object_put(p);
+	/* A method that needs more says so. */
+	send_call(c, "org.example.test.Stream", NULL, 0);
+	json_object_put(read_error(c, VARLINK_ERROR_EXPECTED_MORE));
+	send_call(c, "org.example.test.Stream", NULL, VARLINK_CALL_MORE);
+	p = read_ok(c, &cont);
+	assert_int_equal(num(p, "i"), 1);
+	json_object_put(p);
+	varlink_client_free(c);
+}
+
+static void test_oneway(void **state)
+{
+	struct fixture *f = *state;
+	struct varlink_client *c = connect_client(f);
+	struct json_object *p;
+
+	send_call(c, "org.example.test.Echo", "{\"text\":\"first\"}", VARLINK_CALL_ONEWAY);
+	send_call(c, "org.example.test.Fail", "{\"reason\":\"silent\"}", VARLINK_CALL_ONEWAY);
+	send_call(c, "org.example.test.Nope", NULL, VARLINK_CALL_ONEWAY);
+	send_call(c, "org.example.test.Echo", "{\"text\":\"second\"}", 0);
+	/* The first reply that comes is the one of the last call. */
+	p = read_ok(c, NULL);
+	assert_string_equal(str(p, "text"), "second");
+	json_object_put(p);
+	assert_int_equal(LOAD(f->echo_calls), 2);
+	varlink_client_free(c);
+}
+
+static void test_errors_with_parameters(void **state)
+{
+	struct fixture *f = *state;
+	struct varlink_client *c = connect_client(f);
+	struct json_object *p;
+
+	send_call(c, "org.example.test.Fail", "{\"reason\":\"because\"}", 0);
+	p = read_error(c, "org.example.test.Failed");
+	assert_string_equal(str(p, "reason"), "because");
+	assert_int_equal(num(p, "code"), 42);
+	json_object_put(p);
+
+	send_call(c, "org.example.test.Errno", "{\"errno\":2}", 0);
+	p = read_error(c, "org.example.test.System");
+	assert_int_equal(num(p, "errno"), ENOENT);
+	assert_string_equal(str(p, "errnoName"), "ENOENT");
+	json_object_put(p);
+
+	/* A handler that neither replies nor keeps the call gets an EIO answer. */
+	send_call(c, "org.example.test.Forget", NULL, 0);
+	p = read_error(c, "org.example.test.System");
+	assert_int_equal(num(p, "errno"), EIO);
+	json_object_put(p);
+
+	send_call(c, "org.example.test.Undone", NULL, 0);
+	p = read_error(c, VARLINK_ERROR_METHOD_NOT_IMPLEMENTED);
+	assert_string_equal(str(p, "method"), "org.example.test.Undone");
+	json_object_put(p);
+
+	send_call(c, "org.example.test.Nope", NULL, 0);
+	p = read_error(c, VARLINK_ERROR_METHOD_NOT_FOUND);
+	assert_string_equal(str(p, "method"), "org.example.test.Nope");
+	json_object_put(p);
+
+	send_call(c, "org.example.other.Echo", NULL, 0);
+	p = read_error(c, VARLINK_ERROR_INTERFACE_NOT_FOUND);
+	assert_string_equal(str(p, "interface"), "org.example.other");
+	json_object_put(p);
+
+	send_call(c, "org.example.test.Echo", "{\"text\":1}", 0);
+	p = read_error(c, VARLINK_ERROR_INVALID_PARAMETER);
+	assert_string_equal(str(p, "parameter"), "text");
+	json_object_put(p);
+
+	send_call(c, "org.example.test.Count", "{\"n\":-1}", 0);
+	p = read_error(c, VARLINK_ERROR_INVALID_PARAMETER);
+	assert_string_equal(str(p, "parameter"), "n");
+	json_object_put(p);
+
+	/* Privileged: our uid is let in only if it is root. */
+	send_call(c, "org.example.test.Secret", NULL, 0);
+	if (getuid() == 0)
+		json_object_put(read_ok(c, NULL));
+	else
+		json_object_put(read_error(c, VARLINK_ERROR_PERMISSION_DENIED));
+
+	/* After all those errors the connection still works. */
+	send_call(c, "org.example.test.Echo", "{\"text\":\"still here\"}", 0);
+	p = read_ok(c, NULL);
+	assert_string_equal(str(p, "text"), "still here");
+	json_object_put(p);
+	varlink_client_free(c);
+}
+
+static void test_peer_credentials(void **state)
+{
+	struct fixture *f = *state;
+	struct varlink_client *c = connect_client(f);
+	struct json_object *p;
+
+	send_call(c, "org.example.test.Whoami", NULL, 0);
+	p = read_ok(c, NULL);
+	assert_int_equal(num(p, "uid"), getuid());
+	assert_int_equal(num(p, "gid"), getgid());
+	assert_int_equal(num(p, "pid"), getpid());
+	json_object_put(p);
+	varlink_client_free(c);
+}
+
+static void test_async_reply(void **state)
+{
+	struct fixture *f = *state;
+	struct varlink_client *a = connect_client(f), *b = connect_client(f);
+	struct json_object *p;
+	char *error = NULL;
+	bool cont;
+	long long t0 = now_ms();
+
+	/* a waits for a timer; a call pipelined behind it must wait its turn. */
+	send_call(a, "org.example.test.Later", "{\"ms\":500,\"text\":\"late\"}", 0);
+	send_call(a, "org.example.test.Echo", "{\"text\":\"behind\"}", 0);
+	/* Meanwhile b is served at once, and a has nothing yet. */
+	send_call(b, "org.example.test.Echo", "{\"text\":\"b\"}", 0);
+	p = read_ok(b, NULL);
+	assert_string_equal(str(p, "text"), "b");
+	json_object_put(p);
+	if (now_ms() - t0 < 400) /* else the machine is too slow to tell */
+		assert_int_equal(varlink_client_read(a, &p, &error, &cont, 0), -ETIMEDOUT);
+
+	p = read_ok(a, NULL);
+	assert_string_equal(str(p, "text"), "late");
+	assert_true(now_ms() - t0 >= 490);
+	json_object_put(p);
+	p = read_ok(a, NULL);
+	assert_string_equal(str(p, "text"), "behind");
+	json_object_put(p);
+	varlink_client_free(a);
+	varlink_client_free(b);
+}
+
+static void test_async_reply_after_half_close(void **state)
+{
+	struct fixture *f = *state;
+	struct varlink_client *c = connect_client(f);
+	struct json_object *p;
+	char *error = NULL;
+	bool cont;
+
+	/* A client that shuts its writing side still gets its answers, then EOF. */
+	send_call(c, "org.example.test.Later", "{\"ms\":50,\"text\":\"bye\"}", 0);
+	send_call(c, "org.example.test.Echo", "{\"text\":\"last\"}", 0);
+	/* The client has no API for it; shut down a dup of its socket by number. */
+	for (int fd = 3; fd < 1024; fd++) {
+		struct sockaddr_storage peer;
+		socklen_t len = sizeof(peer);
+		char want[108];
+
+		if (getpeername(fd, (struct sockaddr *)&peer, &len) < 0 || peer.ss_family != AF_UNIX)
+			continue;
+		snprintf(want, sizeof(want), "%s", f->path);
+		if (strcmp(((struct sockaddr_un *)&peer)->sun_path, want) == 0 &&
+		    shutdown(fd, SHUT_WR) == 0)
+			break;
+	}
+	p = read_ok(c, NULL);
+	assert_string_equal(str(p, "text"), "bye");
+	json_object_put(p);
+	p = read_ok(c, NULL);
+	assert_string_equal(str(p, "text"), "last");
+	json_object_put(p);
+	assert_int_equal(varlink_client_read(c, &p, &error, &cont, TIMEOUT_MS), -ECONNRESET);
+	varlink_client_free(c);
+}
+
+static void test_cancel_on_disconnect(void **state)
+{
+	struct fixture *f = *state;
+	struct varlink_client *c = connect_client(f), *other = connect_client(f);
+	struct json_object *p;
+	int closes;
+
+	send_call(c, "org.example.test.Hang", NULL, 0);
+	assert_true(wait_for(&f->hang_calls, 1));
+	assert_int_equal(LOAD(f->cancelled), 0);
+	closes = LOAD(f->closes);
+	varlink_client_free(c);
+	assert_true(wait_for(&f->cancelled, 1));
+	assert_int_equal(LOAD(f->cancelled), 1);
+	assert_int_equal(LOAD(f->reply_after_cancel), -ENOTCONN);
+	assert_true(wait_for(&f->closes, closes + 1));
+
+	/* Others are not disturbed. */
+	send_call(other, "org.example.test.Echo", "{\"text\":\"fine\"}", 0);
+	p = read_ok(other, NULL);
+	assert_string_equal(str(p, "text"), "fine");
+	json_object_put(p);
+
+	/* A kept call of a connection still open at shutdown is cancelled too. */
+	send_call(other, "org.example.test.Hang", NULL, 0);
+	assert_true(wait_for(&f->hang_calls, 2));
+	varlink_client_free(other);
+	assert_true(wait_for(&f->cancelled, 2));
+}
+
+static void test_disconnect_mid_stream(void **state)
+{
+	struct fixture *f = *state;
+	struct varlink_client *c = connect_client(f), *other = connect_client(f);
+	struct json_object *p;
+
+	/* A long stream to a client that hangs up without reading. */
+	send_call(c, "org.example.test.Count", "{\"n\":200000}", VARLINK_CALL_MORE);
+	varlink_client_free(c);
+	send_call(other, "org.example.test.Echo", "{\"text\":\"ok\"}", 0);
+	p = read_ok(other, NULL);
+	assert_string_equal(str(p, "text"), "ok");
+	json_object_put(p);
+	varlink_client_free(other);
+}
+
+/* The client refused by the limit is closed; the ones before it go on. */
+static void check_limit_of_two(struct fixture *f)
+{
+	struct varlink_client *a = connect_client(f), *b = connect_client(f), *c, *d;
+	struct json_object *p = NULL;
+	char *error = NULL;
+	bool cont;
+	int r;
+
+	/* Make sure a and b are accepted before c comes. */
+	send_call(a, "org.example.test.Echo", "{\"text\":\"a\"}", 0);
+	json_object_put(read_ok(a, NULL));
+	send_call(b, "org.example.test.Echo", "{\"text\":\"b\"}", 0);
+	json_object_put(read_ok(b, NULL));
+
+	c = connect_client(f);
+	/* The refusal may come as a failed send or as a closed connection. */
+	r = varlink_client_send(c, "org.example.test.Echo", NULL, 0);
+	if (r == 0)
+		r = varlink_client_read(c, &p, &error, &cont, TIMEOUT_MS);
+	assert_true(r == -ECONNRESET || r == -EPIPE);
+	varlink_client_free(c);
+
+	send_call(a, "org.example.test.Echo", "{\"text\":\"a2\"}", 0);
+	p = read_ok(a, NULL);
+	assert_string_equal(str(p, "text"), "a2");
+	json_object_put(p);
+	send_call(b, "org.example.test.Echo", "{\"text\":\"b2\"}", 0);
+	p = read_ok(b, NULL);
+	assert_string_equal(str(p, "text"), "b2");
+	json_object_put(p);
+
+	/* Once a leaves, there is room again. */
+	varlink_client_free(a);
+	for (int tries = 0;; tries++) {
+		struct json_object *in = params_of("{\"text\":\"d\"}");
+
+		d = connect_client(f);
+		r = varlink_client_send(d, "org.example.test.Echo", in, 0);
+		json_object_put(in);
+		if (r == 0)
+			r = varlink_client_read(d, &p, &error, &cont, TIMEOUT_MS);
+		if (r == 0)
+			break;
+		varlink_client_free(d);
+		assert_true(tries < 100);
+		usleep(10000);
+	}
+	assert_null(error);
+	assert_string_equal(str(p, "text"), "d");
+	json_object_put(p);
+	varlink_client_free(d);
+	varlink_client_free(b);
+}
+
+static void test_connection_limit(void **state)
+{
+	check_limit_of_two(*state);
+}
+
+static void test_per_uid_limit(void **state)
+{
+	check_limit_of_two(*state);
+}
+
+static void test_many_pipelined(void **state)
+{
+	struct fixture *f = *state;
+	struct varlink_client *c = connect_client(f);
+
+	/* 500 calls written before any reply is read: all answered, in order. */
+	for (int i = 0; i < 500; i++) {
+		char json[64];
+
+		snprintf(json, sizeof(json), "{\"text\":\"m\",\"n\":%d}", i);
+		send_call(c, "org.example.test.Echo", json, 0);
+	}
+	for (int i = 0; i < 500; i++) {
+		struct json_object *p = read_ok(c, NULL);
+
+		assert_int_equal(num(p, "n"), i);
+		json_object_put(p);
+	}
+	varlink_client_free(c);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_round_trip, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_more_continues, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_oneway, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_errors_with_parameters, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_peer_credentials, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_async_reply, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_async_reply_after_half_close, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cancel_on_disconnect, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_disconnect_mid_stream, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_connection_limit, setup_two_connections, teardown),
+		cmocka_unit_test_setup_teardown(test_per_uid_limit, setup_two_per_uid, teardown),
+		cmocka_unit_test_setup_teardown(test_many_pipelined, setup, teardown),
+	};
+
+	/* The refused connections and closed clients are expected; keep stderr quiet. */
+	log_set_max_level(LOG_ERR);
+	return cmocka_run_group_tests_name("varlink_server", tests, NULL, NULL);
+}
