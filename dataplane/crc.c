@@ -119,8 +119,13 @@ uint16_t dp_ip_csum(uint16_t bg, const void *buf, size_t len)
 #define XP10_POLY_REFLECTED 0x9A6C9329AC4BC9B5ull   /* reference §2.5 (Zipline RTL) */
 
 static uint64_t crc64_tab[8][256];
-static uint64_t k_fold128[2];     /* fold one 128-bit lane forward by 128 bits */
-static uint64_t k_fold1024[2];    /* fold each of 8 lanes forward by 1024 bits */
+
+/* Folding constants of one reflected CRC. */
+struct fold_k {
+	uint64_t k128[2];         /* fold one 128-bit lane forward by 128 bits */
+	uint64_t k1024[2];        /* fold each of 8 lanes forward by 1024 bits */
+};
+static struct fold_k fold_crc64;
 static int have_clmul;
 
 static uint64_t reflect64(uint64_t v)
@@ -133,15 +138,17 @@ static uint64_t reflect64(uint64_t v)
 	return r;
 }
 
-/* x^n mod P, in normal (MSB = x^63) form. */
-static uint64_t xpow_mod(unsigned n, uint64_t poly_normal)
+/* x^n mod P for a CRC of `width` bits (P = x^width + poly_normal), in normal form. */
+static uint64_t xpow_mod(unsigned n, uint64_t poly_normal, unsigned width)
 {
+	uint64_t top = 1ull << (width - 1);
+	uint64_t mask = width == 64 ? ~0ull : (1ull << width) - 1;
 	uint64_t r = 1;
 
 	while (n--) {
-		uint64_t carry = r >> 63;
+		uint64_t carry = r & top;
 
-		r <<= 1;
+		r = (r << 1) & mask;
 		if (carry)
 			r ^= poly_normal;
 	}
@@ -151,10 +158,10 @@ static uint64_t xpow_mod(unsigned n, uint64_t poly_normal)
 /* In the reflected layout the low 64 bits of a lane hold the high-degree half H and
  * PCLMULQDQ of two reflected 64-bit operands yields the product times x, so folding a lane by
  * D bits multiplies H by x^(D+63) mod P and the low-degree half by x^(D-1) mod P. */
-static void fold_constants(unsigned dist, const uint64_t poly_normal, uint64_t k[2])
+static void fold_constants(unsigned dist, uint64_t poly_normal, unsigned width, uint64_t k[2])
 {
-	k[0] = reflect64(xpow_mod(dist + 63, poly_normal));
-	k[1] = reflect64(xpow_mod(dist - 1, poly_normal));
+	k[0] = reflect64(xpow_mod(dist + 63, poly_normal, width));
+	k[1] = reflect64(xpow_mod(dist - 1, poly_normal, width));
 }
 
 __attribute__((constructor)) static void crc64_init(void)
@@ -172,8 +179,8 @@ __attribute__((constructor)) static void crc64_init(void)
 		for (int k = 1; k < 8; k++)
 			crc64_tab[k][b] = (crc64_tab[k - 1][b] >> 8) ^
 				crc64_tab[0][crc64_tab[k - 1][b] & 0xff];
-	fold_constants(128, poly_normal, k_fold128);
-	fold_constants(1024, poly_normal, k_fold1024);
+	fold_constants(128, poly_normal, 64, fold_crc64.k128);
+	fold_constants(1024, poly_normal, 64, fold_crc64.k1024);
 	__builtin_cpu_init();
 	have_clmul = __builtin_cpu_supports("pclmul") && __builtin_cpu_supports("sse4.1");
 }
@@ -205,36 +212,49 @@ static inline __m128i fold(__m128i x, __m128i k)
 	return _mm_xor_si128(_mm_clmulepi64_si128(x, k, 0x00), _mm_clmulepi64_si128(x, k, 0x11));
 }
 
-/* len >= 128 */
-__attribute__((target("pclmul,sse4.1")))
-static uint64_t crc64_clmul(uint64_t reg, const uint8_t *p, size_t len)
-{
-	__m128i x0, x1, x2, x3, x4, x5, x6, x7, acc;
-	const __m128i k8 = _mm_set_epi64x((long long)k_fold1024[1], (long long)k_fold1024[0]);
-	const __m128i k1 = _mm_set_epi64x((long long)k_fold128[1], (long long)k_fold128[0]);
-	uint8_t tmp[16];
+#define LD(p) _mm_loadu_si128((const __m128i *)(p))
+#define ST(p, v) do { if (dst) _mm_storeu_si128((__m128i *)(p), (v)); } while (0)
 
-	x0 = _mm_xor_si128(_mm_loadu_si128((const __m128i *)p), _mm_cvtsi64_si128((long long)reg));
-	x1 = _mm_loadu_si128((const __m128i *)(p + 16));
-	x2 = _mm_loadu_si128((const __m128i *)(p + 32));
-	x3 = _mm_loadu_si128((const __m128i *)(p + 48));
-	x4 = _mm_loadu_si128((const __m128i *)(p + 64));
-	x5 = _mm_loadu_si128((const __m128i *)(p + 80));
-	x6 = _mm_loadu_si128((const __m128i *)(p + 96));
-	x7 = _mm_loadu_si128((const __m128i *)(p + 112));
+/* Fold *plen >= 128 bytes of *psrc (with init xor-ed into the first 16 bytes) down to one
+ * 128-bit lane standing for the whole message; the bytes folded are copied to dst when dst is
+ * not NULL.  Leaves *psrc / *plen on the tail (< 16 bytes). */
+__attribute__((target("pclmul,sse4.1"), always_inline))
+static inline __m128i fold_run_t(const struct fold_k *fk, __m128i init, uint8_t *dst, const uint8_t **psrc,
+				 size_t *plen)
+{
+	const uint8_t *p = *psrc;
+	size_t len = *plen;
+	__m128i x0, x1, x2, x3, x4, x5, x6, x7, acc;
+	const __m128i k8 = _mm_set_epi64x((long long)fk->k1024[1], (long long)fk->k1024[0]);
+	const __m128i k1 = _mm_set_epi64x((long long)fk->k128[1], (long long)fk->k128[0]);
+
+	x0 = LD(p); x1 = LD(p + 16); x2 = LD(p + 32); x3 = LD(p + 48);
+	x4 = LD(p + 64); x5 = LD(p + 80); x6 = LD(p + 96); x7 = LD(p + 112);
+	ST(dst, x0); ST(dst + 16, x1); ST(dst + 32, x2); ST(dst + 48, x3);
+	ST(dst + 64, x4); ST(dst + 80, x5); ST(dst + 96, x6); ST(dst + 112, x7);
+	x0 = _mm_xor_si128(x0, init);
 	p += 128;
 	len -= 128;
+	if (dst)
+		dst += 128;
 	while (len >= 128) {
-		x0 = _mm_xor_si128(fold(x0, k8), _mm_loadu_si128((const __m128i *)p));
-		x1 = _mm_xor_si128(fold(x1, k8), _mm_loadu_si128((const __m128i *)(p + 16)));
-		x2 = _mm_xor_si128(fold(x2, k8), _mm_loadu_si128((const __m128i *)(p + 32)));
-		x3 = _mm_xor_si128(fold(x3, k8), _mm_loadu_si128((const __m128i *)(p + 48)));
-		x4 = _mm_xor_si128(fold(x4, k8), _mm_loadu_si128((const __m128i *)(p + 64)));
-		x5 = _mm_xor_si128(fold(x5, k8), _mm_loadu_si128((const __m128i *)(p + 80)));
-		x6 = _mm_xor_si128(fold(x6, k8), _mm_loadu_si128((const __m128i *)(p + 96)));
-		x7 = _mm_xor_si128(fold(x7, k8), _mm_loadu_si128((const __m128i *)(p + 112)));
+		__m128i y0 = LD(p), y1 = LD(p + 16), y2 = LD(p + 32), y3 = LD(p + 48);
+		__m128i y4 = LD(p + 64), y5 = LD(p + 80), y6 = LD(p + 96), y7 = LD(p + 112);
+
+		ST(dst, y0); ST(dst + 16, y1); ST(dst + 32, y2); ST(dst + 48, y3);
+		ST(dst + 64, y4); ST(dst + 80, y5); ST(dst + 96, y6); ST(dst + 112, y7);
+		x0 = _mm_xor_si128(fold(x0, k8), y0);
+		x1 = _mm_xor_si128(fold(x1, k8), y1);
+		x2 = _mm_xor_si128(fold(x2, k8), y2);
+		x3 = _mm_xor_si128(fold(x3, k8), y3);
+		x4 = _mm_xor_si128(fold(x4, k8), y4);
+		x5 = _mm_xor_si128(fold(x5, k8), y5);
+		x6 = _mm_xor_si128(fold(x6, k8), y6);
+		x7 = _mm_xor_si128(fold(x7, k8), y7);
 		p += 128;
 		len -= 128;
+		if (dst)
+			dst += 128;
 	}
 	acc = _mm_xor_si128(fold(x0, k1), x1);
 	acc = _mm_xor_si128(fold(acc, k1), x2);
@@ -244,21 +264,67 @@ static uint64_t crc64_clmul(uint64_t reg, const uint8_t *p, size_t len)
 	acc = _mm_xor_si128(fold(acc, k1), x6);
 	acc = _mm_xor_si128(fold(acc, k1), x7);
 	while (len >= 16) {
-		acc = _mm_xor_si128(fold(acc, k1), _mm_loadu_si128((const __m128i *)p));
+		__m128i y = LD(p);
+
+		ST(dst, y);
+		acc = _mm_xor_si128(fold(acc, k1), y);
 		p += 16;
 		len -= 16;
+		if (dst)
+			dst += 16;
 	}
-	/* The lane now stands for the whole message so far: running it through a zero register
-	 * is exactly the reduction modulo P that is left to do. */
+	*psrc = p;
+	*plen = len;
+	return acc;
+}
+
+/* Two instances: with the stores (dst != NULL) and without, so the loop has no branch. */
+__attribute__((target("pclmul,sse4.1")))
+static __m128i fold_run_copy(const struct fold_k *fk, __m128i init, uint8_t *dst, const uint8_t **psrc, size_t *plen)
+{
+	return fold_run_t(fk, init, dst, psrc, plen);
+}
+
+__attribute__((target("pclmul,sse4.1")))
+static __m128i fold_run_nocopy(const struct fold_k *fk, __m128i init, const uint8_t **psrc, size_t *plen)
+{
+	return fold_run_t(fk, init, NULL, psrc, plen);
+}
+
+__attribute__((target("pclmul,sse4.1")))
+static inline __m128i fold_run(const struct fold_k *fk, __m128i init, uint8_t *dst, const uint8_t **psrc, size_t *plen)
+{
+	return dst ? fold_run_copy(fk, init, dst, psrc, plen) : fold_run_nocopy(fk, init, psrc, plen);
+}
+
+/* The lane stands for the whole message so far: running its 16 bytes through a zero register
+ * is exactly the reduction modulo P that is left to do. */
+__attribute__((target("pclmul,sse4.1")))
+static uint64_t crc64_clmul(uint64_t reg, uint8_t *dst, const uint8_t *p, size_t len)
+{
+	const uint8_t *s = p;
+	uint8_t tmp[16];
+	__m128i acc = fold_run(&fold_crc64, _mm_cvtsi64_si128((long long)reg), dst, &s, &len);
+
 	_mm_storeu_si128((__m128i *)tmp, acc);
 	reg = dp_crc64_xp10_update_table(0, tmp, 16);
-	return dp_crc64_xp10_update_table(reg, p, len);
+	if (dst && len)
+		memcpy(dst + (s - p), s, len);
+	return dp_crc64_xp10_update_table(reg, s, len);
+}
+
+uint64_t dp_crc64_xp10_copy(uint64_t seed, void *dst, const void *src, size_t len)
+{
+	if (len >= 256 && have_clmul)
+		return ~crc64_clmul(seed, dst, src, len);
+	memcpy(dst, src, len);
+	return dp_crc64_xp10(seed, src, len);
 }
 
 uint64_t dp_crc64_xp10_update(uint64_t reg, const void *buf, size_t len)
 {
 	if (len >= 256 && have_clmul)
-		return crc64_clmul(reg, buf, len);
+		return crc64_clmul(reg, NULL, buf, len);
 	return dp_crc64_xp10_update_table(reg, buf, len);
 }
 

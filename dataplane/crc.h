@@ -29,6 +29,10 @@ uint32_t dp_crc32_fcph(uint32_t seed, const void *buf, size_t len);
 uint32_t dp_crc32c(uint32_t seed, const void *buf, size_t len);
 uint64_t dp_crc64_xp10(uint64_t seed, const void *buf, size_t len);
 
+/* Same value, copying len bytes from src to dst in the same pass (the folding loop stores each
+ * 16-byte lane it loads). */
+uint64_t dp_crc64_xp10_copy(uint64_t seed, void *dst, const void *src, size_t len);
+
 /* Piecewise forms.  len of every piece except the last must be even for the IP checksum. */
 uint32_t dp_ip_csum_update(uint32_t sum, const void *buf, size_t len); /* sum: folded 16-bit */
 uint16_t dp_ip_csum_final(uint16_t bg, uint32_t sum);

@@ -100,6 +100,31 @@ static void test_crc64_fast_equals_definition(void **state)
 	free(b);
 }
 
+/* The stitched copy variant: same value as the CRC-64/NVME definition, and an exact copy, for
+ * every length 0..1100 and a spread of longer ones, at several alignments. */
+static void test_copy_variants(void **state)
+{
+	size_t cap = 9000;
+	uint8_t *b = malloc(cap + 16), *d = malloc(cap + 16);
+
+	(void)state;
+	srand(7);
+	for (size_t i = 0; i < cap + 16; i++)
+		b[i] = (uint8_t)rand();
+	for (size_t n = 0; n <= cap; n += n < 1100 ? 1 : 97)
+		for (size_t off = 0; off < 16; off += 5) {
+			uint64_t seed64 = (n & 2) ? ~0ull : 0;
+
+			memset(d, 0xcc, cap + 16);
+			assert_true(dp_crc64_xp10_copy(seed64, d + 1, b + off, n) == ~crc64_bitwise(seed64, b + off, n));
+			assert_memory_equal(d + 1, b + off, n);
+			assert_int_equal(d[1 + n], 0xcc);
+		}
+	assert_true(dp_crc64_xp10_copy(~0ull, d, check9, 9) == 0xAE8B14860A799888ull);
+	free(b);
+	free(d);
+}
+
 static void test_ip_csum(void **state)
 {
 	uint8_t b[512];
@@ -162,6 +187,7 @@ int main(void)
 		cmocka_unit_test(test_crc32c),
 		cmocka_unit_test(test_crc64_xp10),
 		cmocka_unit_test(test_crc64_fast_equals_definition),
+		cmocka_unit_test(test_copy_variants),
 		cmocka_unit_test(test_ip_csum),
 		cmocka_unit_test(test_piecewise),
 	};
