@@ -1,0 +1,211 @@
+# The bash completion in completions/rdmactl.bash, driven as bash drives it:
+# COMP_WORDS/COMP_CWORD set, _rdmactl called, COMPREPLY checked.  Device names
+# come from a real rdmad.
+bats_require_minimum_version 1.5.0
+
+ROOT=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
+BUILD_DIR=${BUILD:-build}
+[[ $BUILD_DIR == /* ]] || BUILD_DIR=$ROOT/$BUILD_DIR
+RDMAD=$BUILD_DIR/rdmad
+RDMACTL=$BUILD_DIR/rdmactl
+BASH_COMPLETION=/usr/share/bash-completion/bash_completion
+
+setup_file() {
+	local d=$BATS_FILE_TMPDIR i
+	export SOCK=$d/io.rdmad
+	"$RDMAD" --foreground --socket "$SOCK" --state-dir "$d/state" --config /dev/null \
+		>"$d/rdmad.log" 2>&1 3>&- &
+	echo $! >"$d/rdmad.pid"
+	for i in $(seq 1 200); do
+		"$RDMACTL" -s "$SOCK" status >/dev/null 2>&1 && return 0
+		kill -0 "$(cat "$d/rdmad.pid")" 2>/dev/null || break
+		sleep 0.05
+	done
+	echo "rdmad did not start:" >&2
+	cat "$d/rdmad.log" >&2
+	return 1
+}
+
+teardown_file() {
+	local pid i
+	pid=$(cat "$BATS_FILE_TMPDIR/rdmad.pid" 2>/dev/null) || return 0
+	kill -TERM "$pid" 2>/dev/null || return 0
+	for i in $(seq 1 100); do
+		kill -0 "$pid" 2>/dev/null || return 0
+		sleep 0.05
+	done
+	kill -KILL "$pid" 2>/dev/null || true
+}
+
+setup() {
+	bats_load_library bats-support
+	bats_load_library bats-assert
+	bats_load_library bats-file
+	[ -r "$BASH_COMPLETION" ] || skip "bash-completion is not installed"
+	unset RDMACTL_SOCKET
+}
+
+# comp WORD...: completes the last word of "rdmactl WORD..." and prints
+# COMPREPLY one per line.  The first word is the built rdmactl, as if typed
+# with its path, so the completion runs that binary.
+comp() {
+	(
+		set +eu
+		# shellcheck disable=SC1090
+		source "$BASH_COMPLETION"
+		# shellcheck disable=SC1091
+		source "$ROOT/completions/rdmactl.bash"
+		COMP_WORDS=("$RDMACTL" "$@")
+		COMP_CWORD=$#
+		COMP_LINE="${COMP_WORDS[*]}"
+		COMP_POINT=${#COMP_LINE}
+		COMPREPLY=()
+		_rdmactl
+		printf '%s\n' "${COMPREPLY[@]}"
+	)
+}
+
+# assert_completes "EXPECTED WORDS" WORD...: COMPREPLY is exactly these words, in any order.
+assert_completes() {
+	local expected=$1
+	shift
+	run --separate-stderr comp "$@"
+	assert_success
+	[ -z "$stderr" ] || fail "stderr: $stderr"
+	assert_equal "$(sort <<<"$output" | sed '/^$/d' | tr '\n' ' ')" \
+		"$(tr ' ' '\n' <<<"$expected" | sed '/^$/d' | sort | tr '\n' ' ')"
+}
+
+@test "the completion registers _rdmactl for rdmactl" {
+	run bash -c "source '$BASH_COMPLETION'; source '$ROOT/completions/rdmactl.bash'; complete -p rdmactl"
+	assert_success
+	assert_output 'complete -F _rdmactl rdmactl'
+}
+
+@test "objects: the top level of the command table, and help" {
+	assert_completes "status dev daemon help" ""
+}
+
+@test "every object of rdmactl help is offered" {
+	run --separate-stderr comp ""
+	for obj in $("$RDMACTL" help | awk '/^Commands:/ { on = 1; next } /^$/ { on = 0 } on { print $1 }'); do
+		assert_line "$obj"
+	done
+}
+
+@test "objects by prefix" {
+	assert_completes "dev daemon" d
+	assert_completes "status" st
+	assert_completes "daemon" da
+	assert_completes "" x
+}
+
+@test "commands of an object" {
+	assert_completes "show list help" dev ""
+	assert_completes "show" dev s
+	assert_completes "reload log-level help" daemon ""
+	assert_completes "log-level" daemon l
+}
+
+@test "commands under an abbreviated object" {
+	assert_completes "show list help" de ""
+	assert_completes "reload log-level help" dae ""
+}
+
+@test "device names come from the running daemon" {
+	assert_completes "soft0" -s "$SOCK" dev show ""
+	assert_completes "soft0" -s "$SOCK" dev show so
+	assert_completes "" -s "$SOCK" dev show mlx
+}
+
+@test "device names after abbreviated object and command" {
+	assert_completes "soft0" -s "$SOCK" de sh ""
+	assert_completes "soft0" -j -s "$SOCK" dev sh ""
+}
+
+@test "the socket is taken from --socket, --socket=, -sPATH, -js and RDMACTL_SOCKET" {
+	assert_completes "soft0" --socket "$SOCK" dev show ""
+	assert_completes "soft0" --socket="$SOCK" dev show ""
+	assert_completes "soft0" --sock "$SOCK" dev show ""
+	assert_completes "soft0" "-s$SOCK" dev show ""
+	assert_completes "soft0" -js "$SOCK" dev show ""
+	RDMACTL_SOCKET=$SOCK assert_completes "soft0" dev show ""
+}
+
+@test "no device names, no error and no wait without a daemon" {
+	SECONDS=0
+	assert_completes "" -s "$BATS_TEST_TMPDIR/nothing" dev show ""
+	[ "$SECONDS" -lt 3 ]
+}
+
+@test "a device is given once: nothing after it" {
+	assert_completes "" -s "$SOCK" dev show soft0 ""
+}
+
+@test "log levels" {
+	assert_completes "emerg alert crit err warning notice info debug" daemon log-level ""
+	assert_completes "warning" daemon log-level w
+	assert_completes "err emerg" daemon log-level e
+	assert_completes "warning" dae log w
+}
+
+@test "global options before the object" {
+	assert_completes "-j --json -p --pretty -d --details -s --socket -i --interactive -V --version -h --help" -
+	assert_completes "--json" --j
+	assert_completes "--socket" --so
+	assert_completes "--details" -j --d
+}
+
+@test "global options are not offered after the object" {
+	assert_completes "" dev -
+	assert_completes "" dev show --j
+}
+
+@test "a path after -s and --socket=" {
+	mkdir -p "$BATS_TEST_TMPDIR/sockdir"
+	touch "$BATS_TEST_TMPDIR/sockdir/io.rdmad" "$BATS_TEST_TMPDIR/sockdir/other"
+	assert_completes "$BATS_TEST_TMPDIR/sockdir/io.rdmad" -s "$BATS_TEST_TMPDIR/sockdir/io"
+	# After --socket= only the value is replaced, as bash splits at '='.
+	assert_completes "$BATS_TEST_TMPDIR/sockdir/io.rdmad" --socket="$BATS_TEST_TMPDIR/sockdir/io"
+}
+
+@test "completion agrees with rdmactl __complete for every command path" {
+	for words in "" "dev" "daemon" "daemon log-level"; do
+		# shellcheck disable=SC2086
+		expected=$("$RDMACTL" __complete -s "$SOCK" $words "" | tr '\n' ' ')
+		# shellcheck disable=SC2086
+		assert_completes "$expected" -s "$SOCK" $words ""
+	done
+}
+
+# comp_line LINE: completes at the end of LINE with COMP_WORDS split as bash
+# splits them, '=' being a word of its own (COMP_WORDBREAKS).
+comp_line() {
+	(
+		set +eu
+		source "$BASH_COMPLETION"
+		source "$ROOT/completions/rdmactl.bash"
+		COMP_LINE=$1
+		COMP_POINT=${#COMP_LINE}
+		local rest=$1 w
+		COMP_WORDS=()
+		rest=${rest//=/ = }
+		read -ra COMP_WORDS <<<"$rest"
+		[[ $1 == *" " ]] && COMP_WORDS+=("")
+		COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
+		COMPREPLY=()
+		_rdmactl
+		printf '%s\n' "${COMPREPLY[@]}"
+	)
+}
+
+@test "--socket=PATH split at '=' as bash does: path, then device names" {
+	mkdir -p "$BATS_TEST_TMPDIR/d"
+	touch "$BATS_TEST_TMPDIR/d/io.rdmad"
+	run --separate-stderr comp_line "$RDMACTL --socket=$BATS_TEST_TMPDIR/d/io"
+	assert_success
+	assert_output "$BATS_TEST_TMPDIR/d/io.rdmad"
+	run --separate-stderr comp_line "$RDMACTL --socket=$SOCK dev show "
+	assert_success
+	assert_output soft0
+}
