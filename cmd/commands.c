@@ -7,6 +7,7 @@ const struct cmd cmd_root[] = {
 	  .run = cmd_status_run },
 	{ .name = "dev", .summary = "Show devices, their ports and offload capabilities",
 	  .sub = cmd_dev },
+	{ .name = "pd", .summary = "Create, show and destroy protection domains", .sub = cmd_pd },
 	{ .name = "daemon", .summary = "Reload the daemon's configuration, set its log level",
 	  .sub = cmd_daemon },
 	{ NULL },

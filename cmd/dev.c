@@ -55,10 +55,10 @@ static int dev_show(struct ctl *ctl, const struct cmd_args *args)
 			for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++)
 				json_object_object_add(brief, keys[k],
 						       json_object_get(json_object_object_get(dev, keys[k])));
-			ctl->out->record(ctl, brief, "ifname");
+			ctl->out->record(ctl, brief, NULL, "ifname");
 			json_object_put(brief);
 		} else {
-			ctl->out->record(ctl, dev, "ifname");
+			ctl->out->record(ctl, dev, NULL, "ifname");
 		}
 	}
 	ctl->out->end(ctl);

@@ -120,14 +120,16 @@ static void text_begin_list(struct ctl *ctl)
 {
 }
 
-static void text_record(struct ctl *ctl, struct json_object *rec, const char *name_key)
+static void text_record(struct ctl *ctl, struct json_object *rec, const char *label,
+			const char *name_key)
 {
 	struct line l = { 0 };
 	struct json_object *name = NULL;
 
 	if (name_key && json_object_object_get_ex(rec, name_key, &name)) {
-		printf("%s:", scalar_string(name));
-		l.col = strlen(scalar_string(name)) + 1;
+		int n = printf("%s%s%s:", label ? label : "", label ? " " : "", scalar_string(name));
+
+		l.col = n > 0 ? (size_t)n : 0;
 	}
 	emit_fields(&l, rec, name_key);
 	putchar('\n');
@@ -177,6 +179,28 @@ const struct output output_text = {
 	.error = text_error,
 };
 
+int output_call_records(struct ctl *ctl, const struct cmd_args *args, const char *method,
+			struct json_object *params, const char *key, const char *label)
+{
+	struct json_object *reply, *v;
+	int r;
+
+	r = ctl_call(ctl, args->path, method, params, &reply);
+	json_object_put(params);
+	if (r < 0)
+		return EXIT_FAIL;
+	v = json_object_object_get(reply, key);
+	ctl->out->begin_list(ctl);
+	if (json_object_is_type(v, json_type_array))
+		for (size_t i = 0; i < json_object_array_length(v); i++)
+			ctl->out->record(ctl, json_object_array_get_idx(v, i), label, "handle");
+	else if (v)
+		ctl->out->record(ctl, v, label, "handle");
+	ctl->out->end(ctl);
+	json_object_put(reply);
+	return EXIT_OK;
+}
+
 /* ---- JSON ---- */
 
 void output_print_json(struct ctl *ctl, struct json_object *obj)
@@ -194,7 +218,8 @@ static void json_begin_list(struct ctl *ctl)
 	ctl->doc = json_object_new_array();
 }
 
-static void json_record(struct ctl *ctl, struct json_object *rec, const char *name_key)
+static void json_record(struct ctl *ctl, struct json_object *rec, const char *label,
+			const char *name_key)
 {
 	if (!ctl->doc)
 		json_begin_list(ctl);

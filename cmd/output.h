@@ -10,8 +10,9 @@
 struct output {
 	/* A list of records follows (JSON: an array). */
 	void (*begin_list)(struct ctl *ctl);
-	/* One record; text shows "NAME: key value ..." with name_key's value first. */
-	void (*record)(struct ctl *ctl, struct json_object *rec, const char *name_key);
+	/* One record; text shows "[LABEL ]NAME: key value ..." with name_key's value first. */
+	void (*record)(struct ctl *ctl, struct json_object *rec, const char *label,
+		       const char *name_key);
 	/* One object shown as "key: value" lines (text), the object itself (JSON). */
 	void (*details)(struct ctl *ctl, struct json_object *obj);
 	/* Flushes what was gathered. */
@@ -22,6 +23,13 @@ struct output {
 
 extern const struct output output_text;
 extern const struct output output_json;
+
+/*
+ * Calls method with params (consumed) and prints reply[key], an object or an
+ * array of objects, as records labelled "LABEL HANDLE:".  Returns an exit code.
+ */
+int output_call_records(struct ctl *ctl, const struct cmd_args *args, const char *method,
+			struct json_object *params, const char *key, const char *label);
 
 /* Prints a JSON value as -j/-p want it. */
 void output_print_json(struct ctl *ctl, struct json_object *obj);

@@ -374,6 +374,27 @@ int arg_get_u64(struct ctl *ctl, const struct cmd_args *a, const char *name, uin
 	return 1;
 }
 
+struct json_object *ctl_device_params(const struct cmd_args *args)
+{
+	struct json_object *params = json_object_new_object();
+	const char *dev = arg_get(args, "--dev");
+
+	if (dev)
+		json_object_object_add(params, "device", json_object_new_string(dev));
+	return params;
+}
+
+int ctl_add_number(struct ctl *ctl, const struct cmd_args *args, const char *arg,
+		   struct json_object *params, const char *key, uint64_t max)
+{
+	uint64_t v;
+	int r = arg_get_u64(ctl, args, arg, 0, max, &v);
+
+	if (r > 0)
+		json_object_object_add(params, key, json_object_new_uint64(v));
+	return r;
+}
+
 /* ---- completion ---- */
 
 static void complete_words(const char *const *words, const char *prefix,

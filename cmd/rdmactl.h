@@ -75,6 +75,7 @@ int arg_get_u64(struct ctl *ctl, const struct cmd_args *a, const char *name, uin
 extern const struct cmd cmd_root[];
 extern const struct cmd cmd_dev[];
 extern const struct cmd cmd_daemon[];
+extern const struct cmd cmd_pd[];
 
 int cmd_status_run(struct ctl *ctl, const struct cmd_args *args);
 
@@ -117,6 +118,16 @@ void ctl_disconnect(struct ctl *ctl);
 /* Prints "rdmactl: " + message to stderr and returns EXIT_USAGE / EXIT_FAIL. */
 int ctl_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int ctl_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* The "--dev DEV" option every object command takes. */
+#define CMD_ARG_DEV { .name = "--dev", .kind = ARG_OPTION, .metavar = "DEV", \
+		      .help = "the device (default: the first)", .complete = complete_devices }
+
+/* New call parameters: {"device": DEV} when --dev was given, else {}. */
+struct json_object *ctl_device_params(const struct cmd_args *args);
+/* Adds key = the number given for arg (up to max); a usage error otherwise. */
+int ctl_add_number(struct ctl *ctl, const struct cmd_args *args, const char *arg,
+		   struct json_object *params, const char *key, uint64_t max);
 
 /* Completion of device names, from the daemon. */
 void complete_devices(struct ctl *ctl, const char *prefix,

@@ -1,7 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 #include "daemon/device.h"
 
+#include <errno.h>
 #include <stddef.h>
+#include <stdlib.h>
+
+/* Filled in by each object kind's file. */
+extern const struct rdma_object_type rdma_pd_type;
+
+static const struct rdma_object_type *const object_types[RDMA_OBJ_KIND_COUNT] = {
+	[RDMA_OBJ_PD] = &rdma_pd_type,
+};
 
 unsigned rdma_block_size_bytes(enum rdma_block_size size)
 {
@@ -31,8 +40,130 @@ const char *rdma_port_phys_state_name(enum rdma_port_phys_state state)
 	return "UNKNOWN";
 }
 
+uint32_t rdma_device_limit(const struct rdma_device *dev, enum rdma_object_kind kind)
+{
+	switch (kind) {
+	case RDMA_OBJ_PD:   return dev->attr.max_pd;
+	case RDMA_OBJ_MR:   return dev->attr.max_mr;
+	case RDMA_OBJ_CQ:   return dev->attr.max_cq;
+	case RDMA_OBJ_QP:   return dev->attr.max_qp;
+	case RDMA_OBJ_AH:   return dev->attr.max_ah;
+	case RDMA_OBJ_MKEY: return dev->caps.max_mkeys;
+	case RDMA_OBJ_DEK:  return 1u << dev->caps.log_max_num_deks;
+	case RDMA_OBJ_POOL: return 64;
+	case RDMA_OBJ_KIND_COUNT: break;
+	}
+	return 0;
+}
+
+int rdma_device_init_tables(struct rdma_device *dev)
+{
+	for (int k = 0; k < RDMA_OBJ_KIND_COUNT; k++)
+		object_table_init(&dev->tables[k], rdma_device_limit(dev, k),
+				  k == RDMA_OBJ_MR || k == RDMA_OBJ_MKEY);
+	return 0;
+}
+
+struct rdma_object *rdma_object_create(struct rdma_device *dev, enum rdma_object_kind kind,
+				       struct rdma_error *err)
+{
+	const struct rdma_object_type *type = object_types[kind];
+	struct rdma_object *obj;
+	int r;
+
+	obj = calloc(1, type ? type->size : sizeof(*obj));
+	if (!obj) {
+		rdma_error_unsupported(err, rdma_object_kind_name(kind), "out of memory");
+		return NULL;
+	}
+	obj->kind = kind;
+	r = object_table_add(&dev->tables[kind], obj);
+	if (r < 0) {
+		free(obj);
+		rdma_error_limit(err, kind, dev->tables[kind].limit);
+		return NULL;
+	}
+	return obj;
+}
+
+struct rdma_object *rdma_object_lookup(struct rdma_device *dev, enum rdma_object_kind kind,
+				       uint32_t handle, struct rdma_error *err)
+{
+	struct rdma_object *obj = object_table_find(&dev->tables[kind], handle);
+
+	if (!obj)
+		rdma_error_no_such(err, kind, handle);
+	return obj;
+}
+
+struct rdma_object *rdma_object_find_user(struct rdma_device *dev, const struct rdma_object *target)
+{
+	if (!target->users)
+		return NULL;
+	for (int k = 0; k < RDMA_OBJ_KIND_COUNT; k++) {
+		struct rdma_object *obj;
+
+		for (uint32_t pos = 0; (obj = object_table_next(&dev->tables[k], &pos)); )
+			for (unsigned i = 0; i < obj->n_refs; i++)
+				if (obj->refs[i] == target)
+					return obj;
+	}
+	return NULL;
+}
+
+unsigned rdma_object_count_users(struct rdma_device *dev, const struct rdma_object *target,
+				 enum rdma_object_kind kind)
+{
+	struct rdma_object *obj;
+	unsigned n = 0;
+
+	for (uint32_t pos = 0; target->users && (obj = object_table_next(&dev->tables[kind], &pos)); )
+		for (unsigned i = 0; i < obj->n_refs; i++)
+			n += obj->refs[i] == target;
+	return n;
+}
+
+void rdma_object_free(struct rdma_device *dev, struct rdma_object *obj)
+{
+	const struct rdma_object_type *type = object_types[obj->kind];
+
+	if (type && type->release)
+		type->release(dev, obj);
+	rdma_object_unuse_all(obj);
+	object_table_remove(&dev->tables[obj->kind], obj);
+	free(obj);
+}
+
+int rdma_object_destroy(struct rdma_device *dev, enum rdma_object_kind kind, uint32_t handle,
+			struct rdma_error *err)
+{
+	struct rdma_object *obj = rdma_object_lookup(dev, kind, handle, err);
+	struct rdma_object *user;
+
+	if (!obj)
+		return -ENOENT;
+	user = rdma_object_find_user(dev, obj);
+	if (user)
+		return rdma_error_in_use(err, obj, user);
+	rdma_object_free(dev, obj);
+	return 0;
+}
+
 void rdma_device_free(struct rdma_device *dev)
 {
-	if (dev && dev->ops && dev->ops->destroy)
+	if (!dev)
+		return;
+	/* Users first: an object goes before what it references. */
+	for (int pass = 0; pass < RDMA_OBJ_KIND_COUNT + 1; pass++)
+		for (int k = RDMA_OBJ_KIND_COUNT - 1; k >= 0; k--) {
+			struct rdma_object *obj;
+
+			for (uint32_t pos = 0; (obj = object_table_next(&dev->tables[k], &pos)); )
+				if (!obj->users)
+					rdma_object_free(dev, obj);
+		}
+	for (int k = 0; k < RDMA_OBJ_KIND_COUNT; k++)
+		object_table_release(&dev->tables[k]);
+	if (dev->ops && dev->ops->destroy)
 		dev->ops->destroy(dev);
 }

@@ -9,6 +9,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "daemon/error.h"
+#include "daemon/object.h"
+
 #define RDMA_DEVICE_NAME_MAX 64
 #define RDMA_PORTS_MAX       2
 
@@ -99,12 +102,41 @@ struct rdma_device {
 	unsigned num_ports;
 	struct rdma_port_attr ports[RDMA_PORTS_MAX];
 	struct rdma_offload_caps caps;
+	struct object_table tables[RDMA_OBJ_KIND_COUNT];
+};
+
+/* What the device model needs to know of each kind of object. */
+struct rdma_object_type {
+	size_t size;
+	/* Gives back what the object holds besides its memory and references; may be NULL. */
+	void (*release)(struct rdma_device *dev, struct rdma_object *obj);
 };
 
 unsigned rdma_block_size_bytes(enum rdma_block_size size);
 const char *rdma_port_state_name(enum rdma_port_state state);
 const char *rdma_port_phys_state_name(enum rdma_port_phys_state state);
 void rdma_device_free(struct rdma_device *dev);
+
+/* Sets up the object tables with the device's limits; backends call it once. */
+int rdma_device_init_tables(struct rdma_device *dev);
+uint32_t rdma_device_limit(const struct rdma_device *dev, enum rdma_object_kind kind);
+
+/* A zeroed object of kind, added to its table, or NULL with err (LimitReached). */
+struct rdma_object *rdma_object_create(struct rdma_device *dev, enum rdma_object_kind kind,
+				       struct rdma_error *err);
+/* The object, or NULL with err (NoSuchObject). */
+struct rdma_object *rdma_object_lookup(struct rdma_device *dev, enum rdma_object_kind kind,
+				       uint32_t handle, struct rdma_error *err);
+/* Refused with ObjectInUse naming a user while others use it. */
+int rdma_object_destroy(struct rdma_device *dev, enum rdma_object_kind kind, uint32_t handle,
+			struct rdma_error *err);
+/* Releases obj whatever uses it (for objects that failed half-way through creation). */
+void rdma_object_free(struct rdma_device *dev, struct rdma_object *obj);
+/* One object whose references include target, or NULL. */
+struct rdma_object *rdma_object_find_user(struct rdma_device *dev, const struct rdma_object *target);
+/* How many objects of kind use target. */
+unsigned rdma_object_count_users(struct rdma_device *dev, const struct rdma_object *target,
+				 enum rdma_object_kind kind);
 
 /* The software device backend. */
 int soft_device_create(struct rdma_device **out, const char *name, unsigned index);

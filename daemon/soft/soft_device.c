@@ -81,6 +81,7 @@ int soft_device_create(struct rdma_device **out, const char *name, unsigned inde
 		.max_mkey_entries = 256,
 		.sqd2rts = true,
 	};
+	rdma_device_init_tables(dev);
 	*out = dev;
 	return 0;
 }

@@ -1,0 +1,144 @@
+/* SPDX-License-Identifier: MIT */
+#include "daemon/object.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define KEY_INDEX_MAX (1u << 24)
+
+int object_table_init(struct object_table *t, uint32_t limit, bool keyed)
+{
+	memset(t, 0, sizeof(*t));
+	if (keyed && limit >= KEY_INDEX_MAX)
+		limit = KEY_INDEX_MAX - 1;
+	t->limit = limit;
+	t->keyed = keyed;
+	return 0;
+}
+
+void object_table_release(struct object_table *t)
+{
+	free(t->slots);
+	free(t->tags);
+	memset(t, 0, sizeof(*t));
+}
+
+/* Slot 0 is never used: handle 0 means "none" on the wire. */
+static int grow(struct object_table *t)
+{
+	uint32_t cap = t->cap ? t->cap * 2 : 64;
+	struct rdma_object **slots;
+	uint8_t *tags;
+
+	if (cap > t->limit + 1)
+		cap = t->limit + 1;
+	if (cap <= t->cap)
+		return -ENOSPC;
+	slots = realloc(t->slots, cap * sizeof(*slots));
+	if (!slots)
+		return -ENOMEM;
+	t->slots = slots;
+	tags = realloc(t->tags, cap);
+	if (!tags)
+		return -ENOMEM;
+	t->tags = tags;
+	memset(t->slots + t->cap, 0, (cap - t->cap) * sizeof(*slots));
+	memset(t->tags + t->cap, 0, cap - t->cap);
+	t->cap = cap;
+	return 0;
+}
+
+int object_table_add(struct object_table *t, struct rdma_object *obj)
+{
+	uint32_t slot = 0;
+
+	if (t->count >= t->limit)
+		return -ENOSPC;
+	/* Use fresh slots before recycling old ones, so handles are not reused soon. */
+	if ((t->cursor + 1 >= t->cap || t->count + 1 >= t->cap) && t->cap < t->limit + 1) {
+		int r = grow(t);
+
+		if (r < 0)
+			return r;
+	}
+	for (uint32_t i = 0; i < t->cap && !slot; i++) {
+		uint32_t s = (t->cursor + 1 + i) % t->cap;
+
+		if (s != 0 && !t->slots[s])
+			slot = s;
+	}
+	if (!slot)
+		return -ENOSPC;
+	t->cursor = slot;
+	t->slots[slot] = obj;
+	t->count++;
+	if (t->keyed) {
+		t->tags[slot]++;
+		obj->handle = slot << 8 | t->tags[slot];
+	} else {
+		obj->handle = slot;
+	}
+	return 0;
+}
+
+static uint32_t slot_of(const struct object_table *t, uint32_t handle)
+{
+	return t->keyed ? handle >> 8 : handle;
+}
+
+void object_table_remove(struct object_table *t, struct rdma_object *obj)
+{
+	uint32_t slot = slot_of(t, obj->handle);
+
+	if (slot < t->cap && t->slots[slot] == obj) {
+		t->slots[slot] = NULL;
+		t->count--;
+	}
+}
+
+struct rdma_object *object_table_find(const struct object_table *t, uint32_t handle)
+{
+	uint32_t slot = slot_of(t, handle);
+	struct rdma_object *obj;
+
+	if (slot == 0 || slot >= t->cap)
+		return NULL;
+	obj = t->slots[slot];
+	/* A stale key (old tag) finds nothing, as on hardware. */
+	return obj && obj->handle == handle ? obj : NULL;
+}
+
+struct rdma_object *object_table_next(const struct object_table *t, uint32_t *pos)
+{
+	while (++*pos < t->cap)
+		if (t->slots[*pos])
+			return t->slots[*pos];
+	return NULL;
+}
+
+void rdma_object_use(struct rdma_object *obj, struct rdma_object *target)
+{
+	if (!target || obj->n_refs >= RDMA_OBJECT_REFS_MAX)
+		return;
+	obj->refs[obj->n_refs++] = target;
+	target->users++;
+}
+
+void rdma_object_unuse_all(struct rdma_object *obj)
+{
+	for (unsigned i = 0; i < obj->n_refs; i++)
+		obj->refs[i]->users--;
+	obj->n_refs = 0;
+}
+
+const char *rdma_object_kind_name(enum rdma_object_kind kind)
+{
+	static const char *const names[RDMA_OBJ_KIND_COUNT] = {
+		[RDMA_OBJ_PD] = "pd", [RDMA_OBJ_MR] = "mr", [RDMA_OBJ_CQ] = "cq",
+		[RDMA_OBJ_QP] = "qp", [RDMA_OBJ_AH] = "ah", [RDMA_OBJ_MKEY] = "mkey",
+		[RDMA_OBJ_DEK] = "dek", [RDMA_OBJ_POOL] = "pool",
+	};
+
+	return kind < RDMA_OBJ_KIND_COUNT ? names[kind] : "?";
+}
