@@ -82,33 +82,49 @@ assert_completes() {
 	assert_output 'complete -F _rdmactl rdmactl'
 }
 
-@test "objects: the top level of the command table, and help" {
-	assert_completes "status dev daemon help" ""
+# commands_of [WORDS...]: the command names "rdmactl WORDS help" lists.
+commands_of() {
+	"$RDMACTL" "$@" help | awk '/^Commands:/ { on = 1; next } /^$/ { on = 0 } on { print $1 }'
 }
 
-@test "every object of rdmactl help is offered" {
-	run --separate-stderr comp ""
-	for obj in $("$RDMACTL" help | awk '/^Commands:/ { on = 1; next } /^$/ { on = 0 } on { print $1 }'); do
+# table_words PREFIX [WORDS...]: what the command table offers after WORDS
+# for a word starting with PREFIX, "help" included.
+table_words() {
+	local prefix=$1
+	shift
+	{ commands_of "$@"; echo help; } | grep "^$prefix" | tr '\n' ' '
+}
+
+@test "objects: the top level of the command table, and help" {
+	assert_completes "$(table_words '')" ""
+	run comp ""
+	for obj in status dev daemon help; do
 		assert_line "$obj"
 	done
 }
 
 @test "objects by prefix" {
-	assert_completes "dev daemon" d
+	assert_completes "$(table_words d)" d
+	run comp d
+	assert_line dev
+	assert_line daemon
 	assert_completes "status" st
 	assert_completes "daemon" da
 	assert_completes "" x
 }
 
 @test "commands of an object" {
-	assert_completes "show list help" dev ""
-	assert_completes "show" dev s
+	assert_completes "$(table_words '' dev)" dev ""
+	run comp dev ""
+	assert_line show
+	assert_line list
+	assert_completes "$(table_words s dev)" dev s
 	assert_completes "reload log-level help" daemon ""
 	assert_completes "log-level" daemon l
 }
 
 @test "commands under an abbreviated object" {
-	assert_completes "show list help" de ""
+	assert_completes "$(table_words '' dev)" de ""
 	assert_completes "reload log-level help" dae ""
 }
 

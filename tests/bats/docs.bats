@@ -18,7 +18,7 @@ setup() {
 
 # render PAGE: the page as plain text, one long line per paragraph.
 render() {
-	mandoc -T ascii -O width=1000 "$1" | col -b
+	mandoc -T ascii -O width=1000 "$1" | sed 's/.\x08//g'
 }
 
 # subsections PAGE: the .SS headings as plain words ("dev show [DEV]").
