@@ -457,6 +457,56 @@ static int steps_direct(struct run *r, const uint8_t *src, size_t len, size_t st
 	return 0;
 }
 
+/* Rows D and J on TX (and their like): the input blocks carry a field, the output has none and
+ * each data unit of the output is exactly one block's data.  The guard is computed on the input
+ * and the unit is encrypted/decrypted straight from the input block into the output: the copy is
+ * the cipher's own output, no separate pass. */
+static int steps_check_crypt(struct run *r, const uint8_t *in, size_t in_len, struct dp_error *err)
+{
+	const struct dp_crypto_cfg *c = &r->t->cfg.crypto;
+	const struct plan *p = r->p;
+	size_t step = (size_t)p->bin + p->fin;
+	int rc;
+
+	for (size_t off = 0; off < in_len; off += step) {
+		const uint8_t *d = in + off, *f = d + p->bin;
+
+		if (r->cmask && r->e.type == DP_SIG_ERR_NONE && !(r->in_escapes && dp_sig_escaped(p->in, f)))
+			check_block(r, f, r->chk_guard ? dp_sig_guard(p->in, d, p->bin) : 0);
+		rc = dp_xts_crypt(r->t->xts, p->encrypt, c->initial_tweak, r->k_in, c->data_unit_size,
+				  r->out + r->opos, d, p->bin, err);
+		if (rc)
+			return rc;
+		r->opos += p->bin;
+		r->k_in++;
+	}
+	return 0;
+}
+
+/* The mirror image (rows D and J on RX): raw input units are encrypted/decrypted straight into
+ * the output block's data, then the guard is computed there and the field appended.  A short
+ * last unit is a short last block: delivered without field. */
+static int steps_crypt_generate(struct run *r, const uint8_t *in, size_t in_len, struct dp_error *err)
+{
+	const struct dp_crypto_cfg *c = &r->t->cfg.crypto;
+	const struct plan *p = r->p;
+	uint64_t j = 0;
+	int rc;
+
+	for (size_t off = 0; off < in_len; off += p->bout, j++) {
+		size_t n = in_len - off < p->bout ? in_len - off : p->bout;
+		uint8_t *od = r->out + r->opos;
+
+		rc = dp_xts_crypt(r->t->xts, p->encrypt, c->initial_tweak, j, c->data_unit_size, od, in + off, n, err);
+		if (rc)
+			return rc;
+		r->opos += n;
+		if (n == p->bout)
+			emit_field(r, dp_sig_guard(p->out, od, n), NULL);
+	}
+	return 0;
+}
+
 /* Input crypto: crypt a window of data units, run the whole steps it holds, keep the rest. */
 static int steps_crypt_in(struct run *r, const uint8_t *in, size_t in_len, size_t step, struct dp_error *err)
 {
@@ -546,7 +596,13 @@ int dp_transform_run(struct dp_transform *t, enum dp_dir dir, const void *in, si
 	{
 		size_t step = p.in ? (size_t)p.bin + p.fin : p.bout;
 
-		if (p.crypt_in)
+		uint32_t dus = t->cfg.crypto.data_unit_size;
+
+		if (p.crypt_out && p.in && !p.out && dus == p.bin)
+			rc = steps_check_crypt(&r, in, in_len, err);
+		else if (p.crypt_in && !p.in && p.out && dus == p.bout)
+			rc = steps_crypt_generate(&r, in, in_len, err);
+		else if (p.crypt_in)
 			rc = steps_crypt_in(&r, in, in_len, step, err);
 		else
 			rc = steps_direct(&r, in, in_len, step, err);

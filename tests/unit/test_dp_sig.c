@@ -859,6 +859,36 @@ static void test_crypto_job_size(void **state)
 	dp_transform_destroy(t);
 }
 
+/* Row D: a wire transfer that ends inside a block: the short last unit is decrypted and the
+ * memory block it starts is delivered without its field (and TX refuses a partial block). */
+static void test_row_d_partial(void **state)
+{
+	struct dp_sig_domain sig = t10(512, DP_T10DIF_BG_CRC, 0, 3, 4, DP_T10DIF_FLAG_REF_REMAP);
+	uint8_t tweak[16] = { 9 };
+	static uint8_t wire[1120], data[1120], mem[1200], out[1200];
+	struct dp_transform_cfg c;
+	struct dp_transform *t;
+	struct dp_sig_err e;
+	size_t mlen;
+
+	(void)state;
+	fill_data(wire, sizeof(wire), 11);
+	memcpy(data, wire, sizeof(wire));
+	ref_xts(false, key256, 64, tweak, 512, data, sizeof(data));      /* units 512, 512, 96 */
+	mlen = ref_protect(&sig, data, sizeof(data), mem);
+	assert_int_equal(mlen, 2 * 520 + 96);
+	cfg_sig(&c, &sig, NULL);
+	c.crypto.enabled = true;
+	c.crypto.encrypt_on_tx = true;
+	c.crypto.order = DP_SIG_BEFORE_CRYPTO_ON_TX;
+	c.crypto.data_unit_size = 512;
+	memcpy(c.crypto.initial_tweak, tweak, 16);
+	t = mk(&c, key256, 64);
+	assert_int_equal(run(t, DP_RX, wire, sizeof(wire), out, sizeof(out), &e), mlen);
+	assert_memory_equal(out, mem, mlen);
+	dp_transform_destroy(t);
+}
+
 static void test_invalid_struct_configs(void **state)
 {
 	struct dp_transform_cfg c;
@@ -957,6 +987,7 @@ int main(void)
 		cmocka_unit_test(test_bad_lengths),
 		cmocka_unit_test(test_rows_a_j),
 		cmocka_unit_test(test_crypto_job_size),
+		cmocka_unit_test(test_row_d_partial),
 		cmocka_unit_test(test_invalid_struct_configs),
 	};
 
