@@ -225,3 +225,11 @@ comp_line() {
 	assert_success
 	assert_output soft0
 }
+
+@test "command options and their device values" {
+	run "$RDMACTL" pd help
+	[ "$status" -eq 0 ] || skip "no pd object"
+	assert_completes "--dev" pd create --
+	assert_completes "soft0" -s "$SOCK" pd create --dev ""
+	assert_completes "soft0" -s "$SOCK" pd sh --dev s
+}
