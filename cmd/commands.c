@@ -8,6 +8,8 @@ const struct cmd cmd_root[] = {
 	{ .name = "dev", .summary = "Show devices, their ports and offload capabilities",
 	  .sub = cmd_dev },
 	{ .name = "pd", .summary = "Create, show and destroy protection domains", .sub = cmd_pd },
+	{ .name = "offload", .summary = "Run one MKEY transform on local bytes, without the daemon",
+	  .sub = cmd_offload },
 	{ .name = "daemon", .summary = "Reload the daemon's configuration, set its log level",
 	  .sub = cmd_daemon },
 	{ NULL },

@@ -1,6 +1,9 @@
-/* cmd/offload.c - `rdmactl offload tx|rx`: run one transfer through the dataplane transform
- * engine on local bytes (issue 3 §4).  No daemon involved; the configuration is the JSON object
- * the MKEY configure method takes. */
+/* SPDX-License-Identifier: MIT */
+/*
+ * rdmactl offload tx|rx: one transfer through the dataplane transform engine on
+ * local bytes, no daemon.  The configuration is the JSON object the MKEY
+ * configure method takes, so a configuration can be tried here first.
+ */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
@@ -11,27 +14,12 @@
 #include <gcrypt.h>
 #include <json-c/json.h>
 
-#include "cmd/offload.h"
+#include "cmd/rdmactl.h"
 #include "dataplane/transform.h"
 #include "dataplane/transform_json.h"
 #include "dataplane/xts.h"
 
 #define PROG "rdmactl: offload"
-
-static void usage(FILE *f)
-{
-	fprintf(f,
-		"Usage: rdmactl offload tx|rx --config FILE [--key-file FILE] [--report FILE] < IN > OUT\n"
-		"\n"
-		"Runs one transfer through an MKEY transform locally, without the daemon.\n"
-		"  tx                 IN is the memory bytes, OUT the wire bytes\n"
-		"  rx                 IN is the wire bytes, OUT the memory bytes\n"
-		"  --config FILE      the MKEY configuration (JSON: mem, wire, check_mask, copy_mask, crypto)\n"
-		"  --key-file FILE    raw AES-XTS key key1||key2, 32 or 64 bytes (needed with crypto)\n"
-		"  --report FILE      write the mkey-check record as JSON\n"
-		"IN is whole blocks of the input domain.  Exit status: 0 done (even with a signature\n"
-		"error, see --report), 1 bad configuration, key or input, 2 usage error.\n");
-}
 
 /* Read a whole fd into a malloc'ed buffer (limit bytes at most). */
 static int read_all(int fd, size_t limit, uint8_t **out, size_t *len)
@@ -155,67 +143,17 @@ static int write_report(const char *path, const struct dp_sig_err *rec)
 	return rc;
 }
 
-int offload_main(int argc, char **argv)
+/* One transfer: IN on stdin, OUT on stdout, the record to report_path. */
+static int offload_run(enum dp_dir dir, const char *config_path, const char *key_path,
+		       const char *report_path)
 {
-	const char *config_path = NULL, *key_path = NULL, *report_path = NULL;
 	struct dp_transform_cfg cfg;
 	struct dp_transform *t = NULL;
 	struct dp_sig_err rec;
 	struct dp_error err;
 	uint8_t *cfg_text = NULL, *in = NULL, *out = NULL, *key = NULL;
 	size_t cfg_len, in_len = 0, out_len = 0, key_len = 0;
-	enum dp_dir dir;
-	int i = 0, rc, status = 1;
-
-	if (argc > 0 && !strcmp(argv[0], "offload"))
-		i = 1;
-	if (i >= argc || !strcmp(argv[i], "help") || !strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-		usage(i >= argc ? stderr : stdout);
-		return i >= argc ? 2 : 0;
-	}
-	if (!strcmp(argv[i], "tx")) {
-		dir = DP_TX;
-	} else if (!strcmp(argv[i], "rx")) {
-		dir = DP_RX;
-	} else {
-		fprintf(stderr, PROG ": unknown command \"%s\"; expected tx or rx\n", argv[i]);
-		return 2;
-	}
-	for (i++; i < argc; i++) {
-		const char *a = argv[i], *val = NULL;
-		const char **slot = NULL;
-		size_t l;
-
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			usage(stdout);
-			return 0;
-		}
-		if (!strncmp(a, "--config", l = 8) && (a[l] == 0 || a[l] == '='))
-			slot = &config_path;
-		else if (!strncmp(a, "--key-file", l = 10) && (a[l] == 0 || a[l] == '='))
-			slot = &key_path;
-		else if (!strncmp(a, "--report", l = 8) && (a[l] == 0 || a[l] == '='))
-			slot = &report_path;
-		if (!slot) {
-			fprintf(stderr, PROG ": unknown argument \"%s\"\n", a);
-			usage(stderr);
-			return 2;
-		}
-		if (a[l] == '=')
-			val = a + l + 1;
-		else if (i + 1 < argc)
-			val = argv[++i];
-		if (!val || !*val) {
-			fprintf(stderr, PROG ": %.*s needs a FILE\n", (int)l, a);
-			return 2;
-		}
-		*slot = val;
-	}
-	if (!config_path) {
-		fprintf(stderr, PROG ": --config FILE is required\n");
-		usage(stderr);
-		return 2;
-	}
+	int rc, status = 1;
 
 	{
 		int fd = open(config_path, O_RDONLY | O_CLOEXEC);
@@ -307,3 +245,33 @@ out:
 	free(out);
 	return status;
 }
+
+static int offload_tx(struct ctl *ctl, const struct cmd_args *args)
+{
+	return offload_run(DP_TX, arg_get(args, "--config"), arg_get(args, "--key-file"),
+			   arg_get(args, "--report"));
+}
+
+static int offload_rx(struct ctl *ctl, const struct cmd_args *args)
+{
+	return offload_run(DP_RX, arg_get(args, "--config"), arg_get(args, "--key-file"),
+			   arg_get(args, "--report"));
+}
+
+static const struct cmd_arg offload_args[] = {
+	{ .name = "--config", .kind = ARG_OPTION, .metavar = "FILE", .required = true,
+	  .help = "the MKEY configuration: JSON with mem, wire, check_mask, copy_mask, crypto" },
+	{ .name = "--key-file", .kind = ARG_OPTION, .metavar = "FILE",
+	  .help = "raw AES-XTS key key1||key2, 32 or 64 bytes (needed with crypto)" },
+	{ .name = "--report", .kind = ARG_OPTION, .metavar = "FILE",
+	  .help = "write the mkey-check record as JSON" },
+	{ NULL },
+};
+
+const struct cmd cmd_offload[] = {
+	{ .name = "tx", .summary = "Memory bytes on stdin to wire bytes on stdout",
+	  .args = offload_args, .run = offload_tx },
+	{ .name = "rx", .summary = "Wire bytes on stdin to memory bytes on stdout",
+	  .args = offload_args, .run = offload_rx },
+	{ NULL },
+};

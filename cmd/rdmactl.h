@@ -76,6 +76,7 @@ extern const struct cmd cmd_root[];
 extern const struct cmd cmd_dev[];
 extern const struct cmd cmd_daemon[];
 extern const struct cmd cmd_pd[];
+extern const struct cmd cmd_offload[];
 
 int cmd_status_run(struct ctl *ctl, const struct cmd_args *args);
 
