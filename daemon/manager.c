@@ -194,8 +194,14 @@ static int listen_varlink(struct manager *m)
 		free(dir);
 	}
 	r = varlink_server_listen_path(m->varlink, m->socket_path, 0660);
-	if (r == -EADDRINUSE)
-		return log_error_errno(r, "%s: another daemon answers on this socket", m->socket_path);
+	if (r == -EADDRINUSE) {
+		log_error("%s: another daemon answers on this socket", m->socket_path);
+		return r;
+	}
+	if (r == -EEXIST) {
+		log_error("%s exists and is not a socket; not removing it", m->socket_path);
+		return r;
+	}
 	if (r < 0)
 		return log_error_errno(r, "cannot listen on %s", m->socket_path);
 	m->socket_bound = true;

@@ -550,11 +550,12 @@ static int dispatch(struct varlink_connection *conn, struct json_object *msg)
 			call_error_string(call, VARLINK_ERROR_METHOD_NOT_IMPLEMENTED, "method", method);
 		else if ((handler->flags & VARLINK_METHOD_REQUIRES_MORE) && !(flags & VARLINK_CALL_MORE))
 			varlink_call_error(call, VARLINK_ERROR_EXPECTED_MORE, NULL);
-		else if (idl_validate(call->iface->idl, call->member->in, params, path, sizeof(path)) < 0)
-			varlink_call_error_invalid_parameter(call, path);
 		else if ((handler->flags & VARLINK_METHOD_PRIVILEGED) &&
 			 !(server->authorize && server->authorize(&conn->peer, method, server->authorize_data)))
+			/* Before the parameters: a refused caller learns nothing of them. */
 			varlink_call_error(call, VARLINK_ERROR_PERMISSION_DENIED, NULL);
+		else if (idl_validate(call->iface->idl, call->member->in, params, path, sizeof(path)) < 0)
+			varlink_call_error_invalid_parameter(call, path);
 		else {
 			r = handler->fn(call, params, call->iface->userdata);
 			if (r < 0 && !call->done)
@@ -760,8 +761,13 @@ int varlink_server_listen_path(struct varlink_server *server, const char *path, 
 	if (r < 0 && errno == EADDRINUSE) {
 		struct stat st;
 
+		if (lstat(path, &st) < 0 || !S_ISSOCK(st.st_mode)) {
+			umask(old_umask);
+			close(fd);
+			return -EEXIST;
+		}
 		r = socket_path_in_use(&addr, len);
-		if (r != 0 || lstat(path, &st) < 0 || !S_ISSOCK(st.st_mode)) {
+		if (r != 0) {
 			umask(old_umask);
 			close(fd);
 			return -EADDRINUSE;

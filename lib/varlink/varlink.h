@@ -72,6 +72,10 @@ struct varlink_server *varlink_server_free(struct varlink_server *server);
 int varlink_server_add_interface(struct varlink_server *server, const char *idl,
 				 const struct varlink_method *methods, void *userdata);
 int varlink_server_listen_fd(struct varlink_server *server, int fd);
+/*
+ * Binds path.  A socket file nobody answers on is replaced; -EADDRINUSE when a
+ * server answers there, -EEXIST when path is not a socket (left alone).
+ */
 int varlink_server_listen_path(struct varlink_server *server, const char *path, mode_t mode);
 void varlink_server_set_limits(struct varlink_server *server, unsigned max_connections,
 			       unsigned max_per_uid);

@@ -121,8 +121,9 @@ wait_for_line() { # FILE REGEX
 
 @test "a regular file at the socket path is not removed" {
 	echo keep >"$D/io.rdmad"
-	run "$RDMAD" -f -s "$D/io.rdmad" -d "$D/state" -c /dev/null
+	run --separate-stderr "$RDMAD" -f -s "$D/io.rdmad" -d "$D/state" -c /dev/null
 	assert_failure 1
+	assert_regex "$stderr" "<3>$D/io.rdmad exists and is not a socket; not removing it"
 	assert_file_contains "$D/io.rdmad" keep
 }
 

@@ -15,7 +15,7 @@ setup() { load_libs; }
 @test "GetInfo names the service and lists its interfaces" {
 	run varlink_raw '{"method":"org.varlink.service.GetInfo"}\0'
 	assert_success
-	assert_output --regexp '^\{"parameters":\{"vendor":"[^"]+","product":"rdmad","version":"[0-9.]+","url":"[^"]+","interfaces":\["org.varlink.service","io.rdmad.Daemon","io.rdmad.Device"\]\}\}$'
+	assert_output --regexp '^\{"parameters":\{"vendor":"[^"]+","product":"rdmad","version":"[0-9.]+","url":"[^"]+","interfaces":\["org.varlink.service","io.rdmad.Daemon","io.rdmad.Device"(,"io.rdmad.[A-Za-z]+")*\]\}\}$'
 }
 
 @test "GetInterfaceDescription returns the .varlink file verbatim" {
