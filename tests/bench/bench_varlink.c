@@ -1,0 +1,122 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Control-plane throughput: io.rdmad.Device.List calls per second against a
+ * real rdmad, from 1 and from 16 concurrent clients (one connection each,
+ * one call at a time, as rdmactl and scripts call).
+ */
+#include "lib/varlink/varlink.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define RUN_SECONDS 2.0
+
+struct client {
+	pthread_t thread;
+	const char *socket;
+	double seconds;
+	unsigned long calls;
+	int error;
+};
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void *run_client(void *arg)
+{
+	struct client *c = arg;
+	struct varlink_client *vc;
+	double end;
+
+	c->error = varlink_client_connect(&vc, c->socket);
+	if (c->error < 0)
+		return NULL;
+	end = now() + c->seconds;
+	while (now() < end) {
+		struct json_object *reply;
+		char *error = NULL;
+
+		c->error = varlink_client_call(vc, "io.rdmad.Device.List", NULL, &reply, &error);
+		if (c->error < 0 || error) {
+			free(error);
+			c->error = c->error < 0 ? c->error : -EPROTO;
+			break;
+		}
+		json_object_put(reply);
+		c->calls++;
+	}
+	varlink_client_free(vc);
+	return NULL;
+}
+
+static int measure(const char *socket, unsigned n)
+{
+	struct client *clients = calloc(n, sizeof(*clients));
+	unsigned long total = 0;
+	double start, elapsed;
+
+	if (!clients)
+		return -ENOMEM;
+	start = now();
+	for (unsigned i = 0; i < n; i++) {
+		clients[i] = (struct client) { .socket = socket, .seconds = RUN_SECONDS };
+		pthread_create(&clients[i].thread, NULL, run_client, &clients[i]);
+	}
+	for (unsigned i = 0; i < n; i++) {
+		pthread_join(clients[i].thread, NULL);
+		if (clients[i].error < 0) {
+			fprintf(stderr, "client %u: %s\n", i, strerror(-clients[i].error));
+			free(clients);
+			return clients[i].error;
+		}
+		total += clients[i].calls;
+	}
+	elapsed = now() - start;
+	printf("varlink io.rdmad.Device.List, %2u client(s): %9.0f calls/s\n", n, total / elapsed);
+	free(clients);
+	return 0;
+}
+
+int main(void)
+{
+	const char *build = getenv("BUILD") ? getenv("BUILD") : "build";
+	char dir[] = "/tmp/rdmad-bench.XXXXXX", socket[128], state[128], rdmad[256];
+	int status, r = 0;
+	pid_t pid;
+
+	if (!mkdtemp(dir))
+		return 1;
+	snprintf(socket, sizeof(socket), "%s/io.rdmad", dir);
+	snprintf(state, sizeof(state), "%s/state", dir);
+	snprintf(rdmad, sizeof(rdmad), "%s/rdmad", build);
+	pid = fork();
+	if (pid == 0) {
+		execl(rdmad, "rdmad", "--foreground", "--log-level", "warning", "--socket", socket,
+		      "--state-dir", state, "--config", "/dev/null", (char *)NULL);
+		_exit(127);
+	}
+	for (int i = 0; i < 200 && access(socket, F_OK) < 0; i++)
+		usleep(10000);
+	if (measure(socket, 1) < 0 || measure(socket, 16) < 0)
+		r = 1;
+	kill(pid, SIGTERM);
+	waitpid(pid, &status, 0);
+	unlink(socket);
+	snprintf(rdmad, sizeof(rdmad), "%s/.lock", state);
+	unlink(rdmad);
+	rmdir(state);
+	rmdir(dir);
+	return r;
+}
