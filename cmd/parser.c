@@ -13,15 +13,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+static void print_error(const char *fmt, va_list ap)
+{
+	fputs("rdmactl: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
 int ctl_usage_error(const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs("rdmactl: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	print_error(fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 	return EXIT_USAGE;
 }
 
@@ -29,11 +34,9 @@ int ctl_fail(const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs("rdmactl: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	print_error(fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 	return EXIT_FAIL;
 }
 

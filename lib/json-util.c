@@ -3,6 +3,7 @@
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
 
 void json_add_string(struct json_object *obj, const char *key, const char *value)
 {
@@ -48,4 +49,52 @@ int64_t json_get_int(struct json_object *obj, const char *key, int64_t def)
 	if (!obj || !json_object_object_get_ex(obj, key, &v) || !json_object_is_type(v, json_type_int))
 		return def;
 	return json_object_get_int64(v);
+}
+
+/*
+ * Does got carry the values of want?  Numbers compare by value (a float may
+ * come back as 1 for 1.0), and an absent member is the same as null.
+ */
+bool json_values_match(struct json_object *want, struct json_object *got)
+{
+	enum json_type wt = json_object_get_type(want), gt = json_object_get_type(got);
+
+	if (wt == json_type_null || gt == json_type_null)
+		return wt == gt;
+	if ((wt == json_type_int || wt == json_type_double) &&
+	    (gt == json_type_int || gt == json_type_double)) {
+		if (wt == json_type_int && gt == json_type_int)
+			return json_object_get_int64(want) == json_object_get_int64(got);
+		return json_object_get_double(want) == json_object_get_double(got);
+	}
+	if (wt != gt)
+		return false;
+	switch (wt) {
+	case json_type_boolean:
+		return json_object_get_boolean(want) == json_object_get_boolean(got);
+	case json_type_string:
+		return strcmp(json_object_get_string(want), json_object_get_string(got)) == 0;
+	case json_type_array: {
+		size_t n = json_object_array_length(want);
+
+		if (n != json_object_array_length(got))
+			return false;
+		for (size_t i = 0; i < n; i++)
+			if (!json_values_match(json_object_array_get_idx(want, i),
+					  json_object_array_get_idx(got, i)))
+				return false;
+		return true;
+	}
+	case json_type_object: {
+		json_object_object_foreach(want, wkey, wval)
+			if (!json_values_match(wval, json_object_object_get(got, wkey)))
+				return false;
+		json_object_object_foreach(got, gkey, gval)
+			if (!json_object_object_get_ex(want, gkey, NULL) && gval)
+				return false;
+		return true;
+	}
+	default:
+		return false;
+	}
 }

@@ -16,3 +16,9 @@ void json_add_hex64(struct json_object *obj, const char *key, uint64_t value);
 /* Fields of parameters the varlink layer already type-checked; absent gives NULL / def. */
 const char *json_get_string(struct json_object *obj, const char *key);
 int64_t json_get_int(struct json_object *obj, const char *key, int64_t def);
+
+/*
+ * Does got carry the values of want?  Numbers compare by value (1 may stand
+ * for 1.0), and an absent member is the same as null.
+ */
+bool json_values_match(struct json_object *want, struct json_object *got);

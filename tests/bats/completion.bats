@@ -1,46 +1,18 @@
 # The bash completion in completions/rdmactl.bash, driven as bash drives it:
 # COMP_WORDS/COMP_CWORD set, _rdmactl called, COMPREPLY checked.  Device names
 # come from a real rdmad.
-bats_require_minimum_version 1.5.0
+load helper
 
-ROOT=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
-BUILD_DIR=${BUILD:-build}
-[[ $BUILD_DIR == /* ]] || BUILD_DIR=$ROOT/$BUILD_DIR
-RDMAD=$BUILD_DIR/rdmad
-RDMACTL=$BUILD_DIR/rdmactl
 BASH_COMPLETION=/usr/share/bash-completion/bash_completion
 
 setup_file() {
-	local d=$BATS_FILE_TMPDIR i
-	export SOCK=$d/io.rdmad
-	"$RDMAD" --foreground --socket "$SOCK" --state-dir "$d/state" --config /dev/null \
-		>"$d/rdmad.log" 2>&1 3>&- &
-	echo $! >"$d/rdmad.pid"
-	for i in $(seq 1 200); do
-		"$RDMACTL" -s "$SOCK" status >/dev/null 2>&1 && return 0
-		kill -0 "$(cat "$d/rdmad.pid")" 2>/dev/null || break
-		sleep 0.05
-	done
-	echo "rdmad did not start:" >&2
-	cat "$d/rdmad.log" >&2
-	return 1
+	rdmad_start
+	export SOCK=$RDMACTL_SOCKET
 }
-
-teardown_file() {
-	local pid i
-	pid=$(cat "$BATS_FILE_TMPDIR/rdmad.pid" 2>/dev/null) || return 0
-	kill -TERM "$pid" 2>/dev/null || return 0
-	for i in $(seq 1 100); do
-		kill -0 "$pid" 2>/dev/null || return 0
-		sleep 0.05
-	done
-	kill -KILL "$pid" 2>/dev/null || true
-}
+teardown_file() { rdmad_stop; }
 
 setup() {
-	bats_load_library bats-support
-	bats_load_library bats-assert
-	bats_load_library bats-file
+	load_libs
 	[ -r "$BASH_COMPLETION" ] || skip "bash-completion is not installed"
 	unset RDMACTL_SOCKET
 }
@@ -54,7 +26,7 @@ comp() {
 		# shellcheck disable=SC1090
 		source "$BASH_COMPLETION"
 		# shellcheck disable=SC1091
-		source "$ROOT/completions/rdmactl.bash"
+		source "$TOP/completions/rdmactl.bash"
 		COMP_WORDS=("$RDMACTL" "$@")
 		COMP_CWORD=$#
 		COMP_LINE="${COMP_WORDS[*]}"
@@ -77,7 +49,7 @@ assert_completes() {
 }
 
 @test "the completion registers _rdmactl for rdmactl" {
-	run bash -c "source '$BASH_COMPLETION'; source '$ROOT/completions/rdmactl.bash'; complete -p rdmactl"
+	run bash -c "source '$BASH_COMPLETION'; source '$TOP/completions/rdmactl.bash'; complete -p rdmactl"
 	assert_success
 	assert_output 'complete -F _rdmactl rdmactl'
 }
@@ -200,7 +172,7 @@ comp_line() {
 	(
 		set +eu
 		source "$BASH_COMPLETION"
-		source "$ROOT/completions/rdmactl.bash"
+		source "$TOP/completions/rdmactl.bash"
 		COMP_LINE=$1
 		COMP_POINT=${#COMP_LINE}
 		local rest=$1 w

@@ -1,20 +1,11 @@
 # The documentation and the installed extras follow the code: man pages lint
 # clean and cover every command, option, method and setting that exists; the
 # systemd units verify; "make install" puts every file in its place.
-bats_require_minimum_version 1.5.0
+load helper
 
-ROOT=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
-BUILD_DIR=${BUILD:-build}
-[[ $BUILD_DIR == /* ]] || BUILD_DIR=$ROOT/$BUILD_DIR
-RDMAD=$BUILD_DIR/rdmad
-RDMACTL=$BUILD_DIR/rdmactl
-MAN=$ROOT/man
+MAN=$TOP/man
 
-setup() {
-	bats_load_library bats-support
-	bats_load_library bats-assert
-	bats_load_library bats-file
-}
+setup() { load_libs; }
 
 # render PAGE: the page as plain text, one long line per paragraph.
 render() {
@@ -118,7 +109,7 @@ commands_of() {
 @test "rdmad-varlink.7 documents every interface, method, type and error of the .varlink files" {
 	text=$(render "$MAN/rdmad-varlink.7")
 	local n=0
-	for idl in "$ROOT"/daemon/api/*.varlink; do
+	for idl in "$TOP"/daemon/api/*.varlink; do
 		iface=$(sed -n 's/^interface \([A-Za-z0-9.]*\).*/\1/p' "$idl")
 		grep -qx "INTERFACE $iface" <<<"$text" || fail "no INTERFACE $iface section"
 		while read -r m; do
@@ -141,19 +132,19 @@ commands_of() {
 @test "rdmad-varlink.7 names every field of the Device, Port and status replies" {
 	text=$(render "$MAN/rdmad-varlink.7")
 	# Field names are the lines "  name: type," inside the .varlink files.
-	for f in $(sed -n 's/^  \([a-z_0-9]*\): .*/\1/p' "$ROOT"/daemon/api/*.varlink | sort -u); do
+	for f in $(sed -n 's/^  \([a-z_0-9]*\): .*/\1/p' "$TOP"/daemon/api/*.varlink | sort -u); do
 		grep -qw -- "$f" <<<"$text" || fail "field $f not in rdmad-varlink.7"
 	done
 }
 
 @test "rdmad.conf.5 documents every key config.c accepts, and nothing else" {
 	text=$(render "$MAN/rdmad.conf.5")
-	mapfile -t keys < <(sed -n 's/.*strcmp(key, "\([a-z_]*\)").*/\1/p' "$ROOT/daemon/config.c")
+	mapfile -t keys < <(sed -n 's/.*strcmp(key, "\([a-z_]*\)").*/\1/p' "$TOP/daemon/config.c")
 	[ "${#keys[@]}" -ge 3 ]
 	for k in "${keys[@]}"; do
 		grep -qF ".BI \"$k = \"" "$MAN/rdmad.conf.5" || fail "rdmad.conf.5 lacks setting $k"
 		grep -qw -- "$k" <<<"$text" || fail "rdmad.conf.5 does not render $k"
-		grep -qE "^#?$k = " "$ROOT/systemd/rdmad.conf" || fail "example rdmad.conf lacks $k"
+		grep -qE "^#?$k = " "$TOP/systemd/rdmad.conf" || fail "example rdmad.conf lacks $k"
 	done
 	for k in $(sed -n 's/^\.BI "\([a-z_]*\) = .*/\1/p' "$MAN/rdmad.conf.5"); do
 		printf '%s\n' "${keys[@]}" | grep -qx "$k" || fail "rdmad.conf.5 documents unknown key $k"
@@ -162,7 +153,7 @@ commands_of() {
 
 @test "the example rdmad.conf, uncommented, is accepted and equals the defaults" {
 	local d=$BATS_TEST_TMPDIR
-	sed 's/^#\([a-z_]* = \)/\1/' "$ROOT/systemd/rdmad.conf" >"$d/rdmad.conf"
+	sed 's/^#\([a-z_]* = \)/\1/' "$TOP/systemd/rdmad.conf" >"$d/rdmad.conf"
 	grep -q '^log_level = ' "$d/rdmad.conf"
 	"$RDMAD" --foreground --socket "$d/io.rdmad" --state-dir "$d/state" --config "$d/rdmad.conf" \
 		>"$d/rdmad.log" 2>&1 3>&- &
@@ -178,8 +169,8 @@ commands_of() {
 	assert_success
 	assert_output --partial '"log_level":"info"'
 	# The commented defaults are the built-in ones.
-	grep -q '^#max_connections = 4096$' "$ROOT/systemd/rdmad.conf"
-	grep -q '^#max_connections_per_uid = 1024$' "$ROOT/systemd/rdmad.conf"
+	grep -q '^#max_connections = 4096$' "$TOP/systemd/rdmad.conf"
+	grep -q '^#max_connections_per_uid = 1024$' "$TOP/systemd/rdmad.conf"
 }
 
 # Known noise of systemd 252 on newer kernels' syscall tables.
@@ -192,8 +183,8 @@ verify_filter() {
 	local d=$BATS_TEST_TMPDIR
 	mkdir -p "$d/units" "$d/man/man5" "$d/man/man7" "$d/man/man8"
 	# The service runs the built daemon, so verify finds an executable.
-	sed "s|@SBINDIR@|$BUILD_DIR|g" "$ROOT/systemd/rdmad.service" >"$d/units/rdmad.service"
-	sed "s|@SBINDIR@|$BUILD_DIR|g" "$ROOT/systemd/rdmad.socket" >"$d/units/rdmad.socket"
+	sed "s|@SBINDIR@|$BUILD|g" "$TOP/systemd/rdmad.service" >"$d/units/rdmad.service"
+	sed "s|@SBINDIR@|$BUILD|g" "$TOP/systemd/rdmad.socket" >"$d/units/rdmad.socket"
 	for p in "$MAN"/*.[0-9]; do
 		cp "$p" "$d/man/man${p##*.}/"
 	done
@@ -207,7 +198,7 @@ verify_filter() {
 @test "the service is hardened (systemd-analyze security exposure below 3.0)" {
 	command -v systemd-analyze >/dev/null || skip "systemd-analyze missing"
 	local d=$BATS_TEST_TMPDIR
-	sed "s|@SBINDIR@|$BUILD_DIR|g" "$ROOT/systemd/rdmad.service" >"$d/rdmad.service"
+	sed "s|@SBINDIR@|$BUILD|g" "$TOP/systemd/rdmad.service" >"$d/rdmad.service"
 	run systemd-analyze security --offline=yes "$d/rdmad.service"
 	level=$(sed -n 's/.*Overall exposure level for rdmad.service: \([0-9.]*\).*/\1/p' <<<"$output")
 	[ -n "$level" ] || fail "no exposure level in: $output"
@@ -215,8 +206,8 @@ verify_filter() {
 }
 
 @test "the units carry what the daemon relies on" {
-	s=$ROOT/systemd/rdmad.service
-	k=$ROOT/systemd/rdmad.socket
+	s=$TOP/systemd/rdmad.service
+	k=$TOP/systemd/rdmad.socket
 	for line in Type=notify NotifyAccess=main 'ExecStart=@SBINDIR@/rdmad' \
 		'ExecReload=/bin/kill -HUP $MAINPID' WatchdogSec= StateDirectory=rdmad \
 		ConfigurationDirectory=rdmad Requires=rdmad.socket; do
@@ -229,8 +220,8 @@ verify_filter() {
 		SocketGroup=rdma DirectoryMode=0755; do
 		grep -qxF -- "$line" "$k" || fail "rdmad.socket lacks $line"
 	done
-	grep -qx 'g rdma -' "$ROOT/systemd/rdmad.sysusers"
-	grep -qx 'd /run/rdmad 0755 root root -' "$ROOT/systemd/rdmad.tmpfiles"
+	grep -qx 'g rdma -' "$TOP/systemd/rdmad.sysusers"
+	grep -qx 'd /run/rdmad 0755 root root -' "$TOP/systemd/rdmad.tmpfiles"
 	# The paths in the units are the daemon's defaults.
 	"$RDMAD" --help | grep -qF /run/rdmad/io.rdmad
 	"$RDMAD" --help | grep -qF /var/lib/rdmad
@@ -246,7 +237,7 @@ pkgdir() {
 
 @test "make install DESTDIR= puts every file where expected" {
 	local d=$BATS_TEST_TMPDIR/root
-	run make -C "$ROOT" --no-print-directory install DESTDIR="$d" PREFIX=/usr BUILD="$BUILD_DIR"
+	run make -C "$TOP" --no-print-directory install DESTDIR="$d" PREFIX=/usr BUILD="$BUILD"
 	assert_success
 	unitdir=$(pkgdir systemd systemdsystemunitdir /lib/systemd/system)
 	sysusersdir=$(pkgdir systemd sysusersdir /usr/lib/sysusers.d)
@@ -266,8 +257,8 @@ pkgdir() {
 	run grep -rlI '@[A-Z]*@' "$d"
 	assert_failure
 	assert_file_contains "$d$unitdir/rdmad.service" '^ExecStart=/usr/sbin/rdmad '
-	cmp "$ROOT/completions/rdmactl.bash" "$d$compdir/rdmactl"
-	cmp "$ROOT/systemd/rdmad.conf" "$d/etc/rdmad/rdmad.conf"
+	cmp "$TOP/completions/rdmactl.bash" "$d$compdir/rdmactl"
+	cmp "$TOP/systemd/rdmad.conf" "$d/etc/rdmad/rdmad.conf"
 	# Nothing lands outside DESTDIR's expected tree.
 	run bash -c "cd '$d' && find . -type f | sort"
 	assert_equal "${#lines[@]}" 12
@@ -277,7 +268,7 @@ pkgdir() {
 	local d=$BATS_TEST_TMPDIR/root
 	mkdir -p "$d/etc/rdmad"
 	echo 'log_level = debug # mine' >"$d/etc/rdmad/rdmad.conf"
-	run "$ROOT/build-aux/install-extras.sh" "$d" /usr/local /usr/local/sbin
+	run "$TOP/build-aux/install-extras.sh" "$d" /usr/local /usr/local/sbin
 	assert_success
 	assert_output --partial 'left as it is'
 	assert_file_contains "$d/etc/rdmad/rdmad.conf" 'mine'
@@ -286,6 +277,6 @@ pkgdir() {
 }
 
 @test "install-extras.sh wants exactly three arguments" {
-	run -2 "$ROOT/build-aux/install-extras.sh" /tmp/x
+	run -2 "$TOP/build-aux/install-extras.sh" /tmp/x
 	assert_output --partial usage
 }

@@ -12,6 +12,7 @@
  * lib/varlink/idl) and against the values the certification expects.
  * Exits 0 only when every step passed and End says all_ok.
  */
+#include "lib/json-util.h"
 #include "lib/varlink/varlink.h"
 #include "lib/varlink/idl.h"
 
@@ -65,50 +66,6 @@ static void fail(const char *step, const char *fmt, const char *arg)
 	failures++;
 }
 
-/* Numbers by value (1 may stand for 1.0), absent members the same as null. */
-static bool json_matches(struct json_object *want, struct json_object *got)
-{
-	enum json_type wt = json_object_get_type(want), gt = json_object_get_type(got);
-
-	if (wt == json_type_null || gt == json_type_null)
-		return wt == gt;
-	if ((wt == json_type_int || wt == json_type_double) &&
-	    (gt == json_type_int || gt == json_type_double)) {
-		if (wt == json_type_int && gt == json_type_int)
-			return json_object_get_int64(want) == json_object_get_int64(got);
-		return json_object_get_double(want) == json_object_get_double(got);
-	}
-	if (wt != gt)
-		return false;
-	switch (wt) {
-	case json_type_boolean:
-		return json_object_get_boolean(want) == json_object_get_boolean(got);
-	case json_type_string:
-		return strcmp(json_object_get_string(want), json_object_get_string(got)) == 0;
-	case json_type_array: {
-		size_t n = json_object_array_length(want);
-
-		if (n != json_object_array_length(got))
-			return false;
-		for (size_t i = 0; i < n; i++)
-			if (!json_matches(json_object_array_get_idx(want, i),
-					  json_object_array_get_idx(got, i)))
-				return false;
-		return true;
-	}
-	case json_type_object: {
-		json_object_object_foreach(want, wkey, wval)
-			if (!json_matches(wval, json_object_object_get(got, wkey)))
-				return false;
-		json_object_object_foreach(got, gkey, gval)
-			if (!json_object_object_get_ex(want, gkey, NULL) && gval)
-				return false;
-		return true;
-	}
-	default:
-		return false;
-	}
-}
 
 /* The reply must fit the method's output type as the server describes it. */
 static void check_type(const char *method, struct json_object *reply)
@@ -128,7 +85,7 @@ static void check_value(const char *method, const char *want_json, struct json_o
 {
 	struct json_object *want = json_tokener_parse(want_json);
 
-	if (!json_matches(want, reply))
+	if (!json_values_match(want, reply))
 		fail(method, "expected %s", want_json);
 	json_object_put(want);
 }

@@ -11,6 +11,7 @@
  * method's reply; End answers all_ok only when Test01 … Test11 all passed for
  * that client.  Runs until SIGTERM or SIGINT.
  */
+#include "lib/json-util.h"
 #include "lib/varlink/varlink.h"
 #include "lib/log.h"
 
@@ -221,53 +222,6 @@ static int client_new(struct cert_state *st, struct cert_client **out)
 	return 0;
 }
 
-/*
- * Does got carry the values of want?  Numbers compare by value (a float may
- * come back as 1 for 1.0), and an absent member is the same as null.
- */
-static bool json_matches(struct json_object *want, struct json_object *got)
-{
-	enum json_type wt = json_object_get_type(want), gt = json_object_get_type(got);
-
-	if (wt == json_type_null || gt == json_type_null)
-		return wt == gt;
-	if ((wt == json_type_int || wt == json_type_double) &&
-	    (gt == json_type_int || gt == json_type_double)) {
-		if (wt == json_type_int && gt == json_type_int)
-			return json_object_get_int64(want) == json_object_get_int64(got);
-		return json_object_get_double(want) == json_object_get_double(got);
-	}
-	if (wt != gt)
-		return false;
-	switch (wt) {
-	case json_type_boolean:
-		return json_object_get_boolean(want) == json_object_get_boolean(got);
-	case json_type_string:
-		return strcmp(json_object_get_string(want), json_object_get_string(got)) == 0;
-	case json_type_array: {
-		size_t n = json_object_array_length(want);
-
-		if (n != json_object_array_length(got))
-			return false;
-		for (size_t i = 0; i < n; i++)
-			if (!json_matches(json_object_array_get_idx(want, i),
-					  json_object_array_get_idx(got, i)))
-				return false;
-		return true;
-	}
-	case json_type_object: {
-		json_object_object_foreach(want, wkey, wval)
-			if (!json_matches(wval, json_object_object_get(got, wkey)))
-				return false;
-		json_object_object_foreach(got, gkey, gval)
-			if (!json_object_object_get_ex(want, gkey, NULL) && gval)
-				return false;
-		return true;
-	}
-	default:
-		return false;
-	}
-}
 
 /* The parameters without client_id, as a new object. */
 static struct json_object *without_client_id(struct json_object *params)
@@ -334,7 +288,7 @@ static int method_test(struct varlink_call *call, struct json_object *params, vo
 	if (!wants)
 		return -ENOMEM;
 	got = without_client_id(params);
-	ok = json_matches(wants, got);
+	ok = json_values_match(wants, got);
 	json_object_put(got);
 	if (!ok)
 		return certification_error(call, wants, params);
@@ -358,7 +312,7 @@ static int method_test10(struct varlink_call *call, struct json_object *params, 
 	if (!wants)
 		return -ENOMEM;
 	got = without_client_id(params);
-	ok = json_matches(wants, got);
+	ok = json_values_match(wants, got);
 	json_object_put(got);
 	if (!ok)
 		return certification_error(call, wants, params);
@@ -407,7 +361,7 @@ static int method_test11(struct varlink_call *call, struct json_object *params, 
 	{
 		struct json_object *got = without_client_id(params);
 
-		ok = json_matches(wants, got);
+		ok = json_values_match(wants, got);
 		json_object_put(got);
 	}
 	if (!ok)
