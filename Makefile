@@ -4,6 +4,7 @@
 #   make run        build, then run rdmad in the foreground on the software device
 #   make check      build and run every test (unit, BATS, conformance); SANITIZE=1 for ASan+UBSan
 #   make bench      run the benchmarks (tests/bench/)
+#   make fuzz       run each libFuzzer target for FUZZ_SECONDS (clang)
 #   make install    PREFIX=/usr/local DESTDIR=
 #   make deps       install missing Debian packages (idempotent)
 
@@ -44,6 +45,7 @@ VARLINK_IDL:= $(shell find daemon -name '*.varlink' | sort)
 UNIT_SRC   := $(sort $(wildcard tests/unit/test_*.c))
 TOOL_SRC   := $(sort $(wildcard tests/tools/*.c))
 BENCH_SRC  := $(sort $(wildcard tests/bench/*.c))
+FUZZ_SRC   := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 
 obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
 
@@ -59,15 +61,16 @@ RDMACTL    := $(BUILD)/rdmactl
 UNIT_BIN   := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 TOOL_BIN   := $(patsubst tests/tools/%.c,$(BUILD)/tools/%,$(TOOL_SRC))
 BENCH_BIN  := $(patsubst tests/bench/%.c,$(BUILD)/bench/%,$(BENCH_SRC))
+FUZZ_BIN   := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ_SRC))
 IDL_C      := $(BUILD)/gen/varlink-idl.c
 
-.PHONY: all build deps run check bench install clean
+.PHONY: all build deps run check bench fuzz install clean
 .DEFAULT_GOAL := all
 
 all: deps
 	@$(MAKE) --no-print-directory build
 
-build: $(RDMAD) $(RDMACTL) $(UNIT_BIN) $(TOOL_BIN) $(BENCH_BIN)
+build: $(RDMAD) $(RDMACTL) $(UNIT_BIN) $(TOOL_BIN) $(BENCH_BIN) $(FUZZ_BIN)
 
 deps:
 	@build-aux/deps.sh
@@ -112,6 +115,26 @@ $(BUILD)/bench/%: $(BUILD)/obj/tests/bench/%.o $(ALL_LIBS)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $< $(ALL_LIBS) $(LDLIBS) -lcrypto
 
+# Fuzz targets: with replay.c here (make check replays the corpus), with libFuzzer in make fuzz.
+$(BUILD)/fuzz/%: $(BUILD)/obj/tests/fuzz/%.o $(BUILD)/obj/tests/fuzz/replay.o $(LIBDP) $(LIBLIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $< $(BUILD)/obj/tests/fuzz/replay.o $(LIBDP) $(LIBLIB) $(LDLIBS)
+
+FUZZ_SECONDS ?= 60
+FUZZ_CFLAGS   = -g -O1 -std=gnu11 -D_GNU_SOURCE -DRDMAD_VERSION='"$(VERSION)"' -I. \
+                -fsanitize=fuzzer,address,undefined $(PKG_CFLAGS)
+build-fuzz/%: tests/fuzz/%.c $(LIB_SRC) $(DP_SRC)
+	@mkdir -p build-fuzz
+	clang $(FUZZ_CFLAGS) -o $@ $< $(LIB_SRC) $(DP_SRC) $(PKG_LIBS)
+
+# New inputs that reach new code land in the corpus; commit the interesting ones.
+fuzz: deps
+	@command -v clang >/dev/null || { echo "make fuzz needs clang: apt-get install clang" >&2; exit 1; }
+	@$(MAKE) --no-print-directory $(patsubst tests/fuzz/%.c,build-fuzz/%,$(FUZZ_SRC))
+	for f in $(patsubst tests/fuzz/%.c,%,$(FUZZ_SRC)); do \
+		build-fuzz/$$f -max_total_time=$(FUZZ_SECONDS) tests/fuzz/corpus/$$f || exit 1; \
+	done
+
 run: all
 	@mkdir -p $(BUILD)/run/state
 	$(RDMAD) --foreground --socket $(BUILD)/run/io.rdmad --state-dir $(BUILD)/run/state
@@ -129,6 +152,6 @@ install: build
 	build-aux/install-extras.sh "$(DESTDIR)" "$(PREFIX)" "$(SBINDIR)"
 
 clean:
-	rm -rf build build-san
+	rm -rf build build-san build-fuzz
 
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

@@ -34,6 +34,22 @@ for t in "$BUILD"/tests/test_*; do
 	fi
 done
 
+# Every input the fuzzers kept must still go through cleanly (under ASan too).
+n=0
+for f in "$BUILD"/fuzz/fuzz_*; do
+	[ -x "$f" ] || continue
+	n=$((n + 1))
+	name=${f##*/}
+	if out=$("$f" "tests/fuzz/corpus/$name" 2>&1); then
+		echo "ok $n - fuzz corpus $name: $out"
+		passed=$((passed + 1))
+	else
+		echo "$out"
+		echo "not ok $n - fuzz corpus $name"
+		failed=$((failed + 1))
+	fi
+done
+
 echo "# bats: tests/bats"
 bats -F tap --timing tests/bats >"$log" 2>&1
 rc=$?
