@@ -49,7 +49,7 @@ struct cmd {
 	bool raw_args;               /* run gets the words unparsed (offload's own parser) */
 };
 
-#define CMD_ARGS_MAX 16
+#define CMD_ARGS_MAX 32
 #define CMD_VALUES_MAX 64
 
 struct cmd_args {
@@ -76,6 +76,11 @@ extern const struct cmd cmd_root[];
 extern const struct cmd cmd_dev[];
 extern const struct cmd cmd_daemon[];
 extern const struct cmd cmd_pd[];
+extern const struct cmd cmd_mr[];
+extern const struct cmd cmd_cq[];
+extern const struct cmd cmd_qp[];
+extern const struct cmd cmd_ah[];
+extern const struct cmd cmd_gid[];
 extern const struct cmd cmd_offload[];
 
 int cmd_status_run(struct ctl *ctl, const struct cmd_args *args);
@@ -129,6 +134,20 @@ struct json_object *ctl_device_params(const struct cmd_args *args);
 /* Adds key = the number given for arg (up to max); a usage error otherwise. */
 int ctl_add_number(struct ctl *ctl, const struct cmd_args *args, const char *arg,
 		   struct json_object *params, const char *key, uint64_t max);
+
+/*
+ * Device objects (cmd/object.c).  "OBJ show [HANDLE]": IFACE.Show of the
+ * handle given for arg, else IFACE.List; records labelled one, the list's
+ * key many.
+ */
+int ctl_object_show(struct ctl *ctl, const struct cmd_args *args, const char *arg,
+		    const char *iface, const char *one, const char *many);
+/* IFACE.Destroy of the handle given for arg. */
+int ctl_object_destroy(struct ctl *ctl, const struct cmd_args *args, const char *arg,
+		       const char *iface);
+/* Calls method with params (consumed), printing nothing but an error; an exit code. */
+int ctl_call_quiet(struct ctl *ctl, const struct cmd_args *args, const char *method,
+		   struct json_object *params);
 
 /* Completion of device names, from the daemon. */
 void complete_devices(struct ctl *ctl, const char *prefix,

@@ -4,6 +4,7 @@
 #include "lib/varlink/varlink.h"
 
 #include <ctype.h>
+#include <stdbool.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -16,20 +17,31 @@ void config_defaults(struct rdmad_config *config)
 		.log_level = LOG_INFO,
 		.max_connections = VARLINK_CONNECTIONS_MAX,
 		.max_connections_per_uid = VARLINK_PER_UID_MAX,
+		.max_mr_size = RDMAD_MAX_MR_SIZE_DEFAULT,
 	};
+}
+
+static int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || end == s || *end || s[0] == '-' || v < min || v > max)
+		return -EINVAL;
+	*out = v;
+	return 0;
 }
 
 static int parse_unsigned(const char *s, unsigned min, unsigned max, unsigned *out)
 {
-	char *end;
-	unsigned long v;
+	uint64_t v;
+	int r = parse_u64(s, min, max, &v);
 
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (errno || end == s || *end || s[0] == '-' || v < min || v > max)
-		return -EINVAL;
-	*out = (unsigned)v;
-	return 0;
+	if (r == 0)
+		*out = (unsigned)v;
+	return r;
 }
 
 static char *strip(char *s)
@@ -42,6 +54,69 @@ static char *strip(char *s)
 	while (end > s && isspace((unsigned char)end[-1]))
 		*--end = '\0';
 	return s;
+}
+
+/* Paths of key material: absolute, as the daemon's working directory is no one's business. */
+static int set_path(char *dst, const char *key, const char *value, char *msg, size_t size)
+{
+	if (value[0] != '/' || strlen(value) >= CONFIG_PATH_MAX) {
+		snprintf(msg, size, "%s: '%s' is not an absolute path of less than %d bytes", key, value,
+			 CONFIG_PATH_MAX);
+		return -EINVAL;
+	}
+	strcpy(dst, value);
+	return 0;
+}
+
+static bool valid_name(const char *name)
+{
+	size_t n = strlen(name);
+
+	if (n == 0 || n >= CONFIG_NAME_MAX)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!isalnum((unsigned char)name[i]) && name[i] != '_' && name[i] != '-')
+			return false;
+	return true;
+}
+
+/* import_kek.NAME = PATH: an import KEK the crypto login can name (rdmad.conf(5)). */
+static int add_import_kek(struct rdmad_config *c, const char *name, const char *value, char *msg,
+			  size_t size)
+{
+	struct config_import_kek *kek;
+	char key[16 + CONFIG_NAME_MAX];
+
+	if (!valid_name(name)) {
+		snprintf(msg, size, "import_kek.%s: the name must be 1-%d letters, digits, '_' or '-'",
+			 name, CONFIG_NAME_MAX - 1);
+		return -EINVAL;
+	}
+	if (config_find_import_kek(c, name)) {
+		snprintf(msg, size, "import_kek.%s: set twice", name);
+		return -EINVAL;
+	}
+	if (c->n_import_keks >= CONFIG_IMPORT_KEKS_MAX) {
+		snprintf(msg, size, "import_kek.%s: no more than %d import KEKs", name,
+			 CONFIG_IMPORT_KEKS_MAX);
+		return -EINVAL;
+	}
+	kek = &c->import_keks[c->n_import_keks];
+	snprintf(key, sizeof(key), "import_kek.%s", name);
+	if (set_path(kek->path, key, value, msg, size) < 0)
+		return -EINVAL;
+	strcpy(kek->name, name);
+	c->n_import_keks++;
+	return 0;
+}
+
+const struct config_import_kek *config_find_import_kek(const struct rdmad_config *config,
+							const char *name)
+{
+	for (unsigned i = 0; i < config->n_import_keks; i++)
+		if (strcmp(config->import_keks[i].name, name) == 0)
+			return &config->import_keks[i];
+	return NULL;
 }
 
 /* One "key = value" line; a message naming the key and its allowed values on error. */
@@ -66,9 +141,19 @@ static int apply(struct rdmad_config *c, const char *key, const char *value, cha
 			snprintf(msg, size, "max_connections_per_uid: '%s' is not a number in 1-65536", value);
 			return -EINVAL;
 		}
+	} else if (strcmp(key, "max_mr_size") == 0) {
+		if (parse_u64(value, 1, RDMAD_MAX_MR_SIZE_MAX, &c->max_mr_size) < 0) {
+			snprintf(msg, size, "max_mr_size: '%s' is not a number of bytes in 1-%llu", value,
+				 RDMAD_MAX_MR_SIZE_MAX);
+			return -EINVAL;
+		}
+	} else if (strcmp(key, "crypto_credential") == 0) {
+		return set_path(c->crypto_credential, key, value, msg, size);
+	} else if (strncmp(key, "import_kek.", strlen("import_kek.")) == 0) {
+		return add_import_kek(c, key + strlen("import_kek."), value, msg, size);
 	} else {
 		snprintf(msg, size, "unknown setting '%s' (known: log_level, max_connections, "
-			 "max_connections_per_uid)", key);
+			 "max_connections_per_uid, max_mr_size, crypto_credential, import_kek.NAME)", key);
 		return -EINVAL;
 	}
 	return 0;

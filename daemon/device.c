@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "daemon/device.h"
+#include "daemon/gid.h"
 
 #include <errno.h>
 #include <stddef.h>
@@ -7,9 +8,21 @@
 
 /* Filled in by each object kind's file. */
 extern const struct rdma_object_type rdma_pd_type;
+extern const struct rdma_object_type rdma_qp_type;
+extern const struct rdma_object_type rdma_mr_type;
+extern const struct rdma_object_type rdma_cq_type;
+extern const struct rdma_object_type rdma_ah_type;
+extern const struct rdma_object_type rdma_mkey_type;
+extern const struct rdma_object_type rdma_pool_type;
 
 static const struct rdma_object_type *const object_types[RDMA_OBJ_KIND_COUNT] = {
 	[RDMA_OBJ_PD] = &rdma_pd_type,
+	[RDMA_OBJ_QP] = &rdma_qp_type,
+	[RDMA_OBJ_MR] = &rdma_mr_type,
+	[RDMA_OBJ_CQ] = &rdma_cq_type,
+	[RDMA_OBJ_AH] = &rdma_ah_type,
+	[RDMA_OBJ_MKEY] = &rdma_mkey_type,
+	[RDMA_OBJ_POOL] = &rdma_pool_type,
 };
 
 unsigned rdma_block_size_bytes(enum rdma_block_size size)
@@ -51,6 +64,7 @@ uint32_t rdma_device_limit(const struct rdma_device *dev, enum rdma_object_kind 
 	case RDMA_OBJ_MKEY: return dev->caps.max_mkeys;
 	case RDMA_OBJ_DEK:  return 1u << dev->caps.log_max_num_deks;
 	case RDMA_OBJ_POOL: return 64;
+	case RDMA_OBJ_GID:  return 0;   /* entries live in the ports' GID tables */
 	case RDMA_OBJ_KIND_COUNT: break;
 	}
 	return 0;
@@ -61,7 +75,10 @@ int rdma_device_init_tables(struct rdma_device *dev)
 	for (int k = 0; k < RDMA_OBJ_KIND_COUNT; k++)
 		object_table_init(&dev->tables[k], rdma_device_limit(dev, k),
 				  k == RDMA_OBJ_MR || k == RDMA_OBJ_MKEY);
-	return 0;
+	for (int k = 0; k < RDMA_OBJ_KIND_COUNT; k++)
+		if (object_types[k])
+			object_table_reserve_below(&dev->tables[k], object_types[k]->first_handle);
+	return rdma_gid_tables_init(dev);
 }
 
 struct rdma_object *rdma_object_create(struct rdma_device *dev, enum rdma_object_kind kind,
@@ -164,6 +181,8 @@ void rdma_device_free(struct rdma_device *dev)
 		}
 	for (int k = 0; k < RDMA_OBJ_KIND_COUNT; k++)
 		object_table_release(&dev->tables[k]);
+	/* After the objects: AHs and QPs held references to GID entries. */
+	rdma_gid_tables_free(dev);
 	if (dev->ops && dev->ops->destroy)
 		dev->ops->destroy(dev);
 }

@@ -85,6 +85,7 @@ struct rdma_offload_caps {
 };
 
 struct rdma_device;
+struct rdma_gid_entry;
 
 struct rdma_device_ops {
 	const char *backend;
@@ -103,11 +104,17 @@ struct rdma_device {
 	struct rdma_port_attr ports[RDMA_PORTS_MAX];
 	struct rdma_offload_caps caps;
 	struct object_table tables[RDMA_OBJ_KIND_COUNT];
+	/* Each port's gid_tbl_len entries (daemon/gid.c). */
+	struct rdma_gid_entry *gid_tables[RDMA_PORTS_MAX];
+	/* Where the next daemon MR goes in the iova space (daemon/mr.c); never reused. */
+	uint64_t mr_iova_next;
 };
 
 /* What the device model needs to know of each kind of object. */
 struct rdma_object_type {
 	size_t size;
+	/* Handles below it are never handed out (0: only handle 0 is, which means "none"). */
+	uint32_t first_handle;
 	/* Gives back what the object holds besides its memory and references; may be NULL. */
 	void (*release)(struct rdma_device *dev, struct rdma_object *obj);
 };
@@ -117,7 +124,7 @@ const char *rdma_port_state_name(enum rdma_port_state state);
 const char *rdma_port_phys_state_name(enum rdma_port_phys_state state);
 void rdma_device_free(struct rdma_device *dev);
 
-/* Sets up the object tables with the device's limits; backends call it once. */
+/* Sets up the object tables and GID tables with the device's limits; backends call it once. */
 int rdma_device_init_tables(struct rdma_device *dev);
 uint32_t rdma_device_limit(const struct rdma_device *dev, enum rdma_object_kind kind);
 

@@ -14,7 +14,14 @@ int object_table_init(struct object_table *t, uint32_t limit, bool keyed)
 		limit = KEY_INDEX_MAX - 1;
 	t->limit = limit;
 	t->keyed = keyed;
+	t->first = 1;
 	return 0;
+}
+
+void object_table_reserve_below(struct object_table *t, uint32_t first)
+{
+	if (first > t->first)
+		t->first = first;
 }
 
 void object_table_release(struct object_table *t)
@@ -24,15 +31,15 @@ void object_table_release(struct object_table *t)
 	memset(t, 0, sizeof(*t));
 }
 
-/* Slot 0 is never used: handle 0 means "none" on the wire. */
+/* Slots below first are never used: handle 0 means "none" on the wire. */
 static int grow(struct object_table *t)
 {
 	uint32_t cap = t->cap ? t->cap * 2 : 64;
 	struct rdma_object **slots;
 	uint8_t *tags;
 
-	if (cap > t->limit + 1)
-		cap = t->limit + 1;
+	if (cap > t->limit + t->first)
+		cap = t->limit + t->first;
 	if (cap <= t->cap)
 		return -ENOSPC;
 	slots = realloc(t->slots, cap * sizeof(*slots));
@@ -56,7 +63,8 @@ int object_table_add(struct object_table *t, struct rdma_object *obj)
 	if (t->count >= t->limit)
 		return -ENOSPC;
 	/* Use fresh slots before recycling old ones, so handles are not reused soon. */
-	if ((t->cursor + 1 >= t->cap || t->count + 1 >= t->cap) && t->cap < t->limit + 1) {
+	if ((t->cursor + 1 >= t->cap || t->count + t->first >= t->cap) &&
+	    t->cap < t->limit + t->first) {
 		int r = grow(t);
 
 		if (r < 0)
@@ -65,7 +73,7 @@ int object_table_add(struct object_table *t, struct rdma_object *obj)
 	for (uint32_t i = 0; i < t->cap && !slot; i++) {
 		uint32_t s = (t->cursor + 1 + i) % t->cap;
 
-		if (s != 0 && !t->slots[s])
+		if (s >= t->first && !t->slots[s])
 			slot = s;
 	}
 	if (!slot)
@@ -102,7 +110,7 @@ struct rdma_object *object_table_find(const struct object_table *t, uint32_t han
 	uint32_t slot = slot_of(t, handle);
 	struct rdma_object *obj;
 
-	if (slot == 0 || slot >= t->cap)
+	if (slot < t->first || slot >= t->cap)
 		return NULL;
 	obj = t->slots[slot];
 	/* A stale key (old tag) finds nothing, as on hardware. */
@@ -117,19 +125,31 @@ struct rdma_object *object_table_next(const struct object_table *t, uint32_t *po
 	return NULL;
 }
 
-void rdma_object_use(struct rdma_object *obj, struct rdma_object *target)
+int rdma_object_use(struct rdma_object *obj, struct rdma_object *target)
 {
-	if (!target || obj->n_refs >= RDMA_OBJECT_REFS_MAX)
-		return;
+	if (!target)
+		return 0;
+	if (obj->n_refs == obj->cap_refs) {
+		unsigned cap = obj->cap_refs ? obj->cap_refs * 2 : 4;
+		struct rdma_object **refs = realloc(obj->refs, cap * sizeof(*refs));
+
+		if (!refs)
+			return -ENOMEM;
+		obj->refs = refs;
+		obj->cap_refs = cap;
+	}
 	obj->refs[obj->n_refs++] = target;
 	target->users++;
+	return 0;
 }
 
 void rdma_object_unuse_all(struct rdma_object *obj)
 {
 	for (unsigned i = 0; i < obj->n_refs; i++)
 		obj->refs[i]->users--;
-	obj->n_refs = 0;
+	free(obj->refs);
+	obj->refs = NULL;
+	obj->n_refs = obj->cap_refs = 0;
 }
 
 const char *rdma_object_kind_name(enum rdma_object_kind kind)
@@ -137,7 +157,7 @@ const char *rdma_object_kind_name(enum rdma_object_kind kind)
 	static const char *const names[RDMA_OBJ_KIND_COUNT] = {
 		[RDMA_OBJ_PD] = "pd", [RDMA_OBJ_MR] = "mr", [RDMA_OBJ_CQ] = "cq",
 		[RDMA_OBJ_QP] = "qp", [RDMA_OBJ_AH] = "ah", [RDMA_OBJ_MKEY] = "mkey",
-		[RDMA_OBJ_DEK] = "dek", [RDMA_OBJ_POOL] = "pool",
+		[RDMA_OBJ_DEK] = "dek", [RDMA_OBJ_POOL] = "pool", [RDMA_OBJ_GID] = "gid",
 	};
 
 	return kind < RDMA_OBJ_KIND_COUNT ? names[kind] : "?";

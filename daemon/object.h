@@ -20,17 +20,21 @@ enum rdma_object_kind {
 	RDMA_OBJ_MKEY,
 	RDMA_OBJ_DEK,
 	RDMA_OBJ_POOL,
+	/*
+	 * GID table entries: not kept in a table (their index is the user's
+	 * choice, see daemon/gid.h), objects only so that AHs and QPs can
+	 * reference them and a delete is refused naming the user.
+	 */
+	RDMA_OBJ_GID,
 	RDMA_OBJ_KIND_COUNT,
 };
 
-#define RDMA_OBJECT_REFS_MAX 4
-
 struct rdma_object {
 	enum rdma_object_kind kind;
-	uint32_t handle;          /* PD/CQ/QP/AH/DEK/pool number, or MR/MKEY key */
+	uint32_t handle;          /* PD/CQ/QP/AH/DEK/pool number, MR/MKEY key, GID index */
 	unsigned users;           /* objects whose refs[] name this one */
-	struct rdma_object *refs[RDMA_OBJECT_REFS_MAX];
-	unsigned n_refs;
+	struct rdma_object **refs;  /* the objects this one uses (an MKEY's layout may name many MRs) */
+	unsigned n_refs, cap_refs;
 };
 
 /*
@@ -46,11 +50,14 @@ struct object_table {
 	uint32_t limit;           /* most objects at once */
 	uint32_t count;
 	uint32_t cursor;
+	uint32_t first;           /* lowest slot handed out (0 always means "none") */
 	bool keyed;
 };
 
 int object_table_init(struct object_table *t, uint32_t limit, bool keyed);
 void object_table_release(struct object_table *t);
+/* Slots below first are never handed out (QP numbers 0 and 1 are the special QPs). */
+void object_table_reserve_below(struct object_table *t, uint32_t first);
 /* -ENOSPC at the limit. */
 int object_table_add(struct object_table *t, struct rdma_object *obj);
 void object_table_remove(struct object_table *t, struct rdma_object *obj);
@@ -58,8 +65,8 @@ struct rdma_object *object_table_find(const struct object_table *t, uint32_t han
 /* Iteration: for (uint32_t i = 0; (obj = object_table_next(t, &i)); ) */
 struct rdma_object *object_table_next(const struct object_table *t, uint32_t *pos);
 
-/* obj now uses target: target cannot be destroyed before obj lets go. */
-void rdma_object_use(struct rdma_object *obj, struct rdma_object *target);
+/* obj now uses target: target cannot be destroyed before obj lets go.  -ENOMEM. */
+int rdma_object_use(struct rdma_object *obj, struct rdma_object *target);
 void rdma_object_unuse_all(struct rdma_object *obj);
 
 const char *rdma_object_kind_name(enum rdma_object_kind kind);

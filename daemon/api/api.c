@@ -5,6 +5,7 @@
 #include "daemon/api/idl-table.h"
 
 #include <errno.h>
+#include <grp.h>
 #include <stdio.h>
 
 static const struct {
@@ -14,12 +15,30 @@ static const struct {
 	{ "io.rdmad.Daemon", api_daemon_methods },
 	{ "io.rdmad.Device", api_device_methods },
 	{ "io.rdmad.Pd", api_pd_methods },
+	{ "io.rdmad.Mr", api_mr_methods },
+	{ "io.rdmad.Cq", api_cq_methods },
+	{ "io.rdmad.Qp", api_qp_methods },
+	{ "io.rdmad.Ah", api_ah_methods },
+	{ "io.rdmad.Gid", api_gid_methods },
 };
 
-/* Methods that change state are for root only. */
-static bool authorize(const struct ucred *peer, const char *method, void *userdata)
+/*
+ * Root may call everything.  Members of group rdma may call what only reads;
+ * what changes state (VARLINK_METHOD_PRIVILEGED) and anything about key
+ * material (API_METHOD_SECRET) is root's alone.  The group is looked up per
+ * call so that a group made after the daemon started counts at once.
+ */
+static bool authorize(const struct varlink_peer *peer, const char *method, unsigned flags,
+		      void *userdata)
 {
-	return peer->uid == 0;
+	struct group *g;
+
+	if (peer->cred.uid == 0)
+		return true;
+	if (flags & (VARLINK_METHOD_PRIVILEGED | API_METHOD_SECRET))
+		return false;
+	g = getgrnam(API_READ_GROUP);
+	return g && varlink_peer_in_group(peer, g->gr_gid);
 }
 
 int api_error_string(struct varlink_call *call, const char *error, const char *key, const char *value)
@@ -58,6 +77,60 @@ int api_get_handle(struct varlink_call *call, struct json_object *params, const 
 	}
 	*out = (uint32_t)v;
 	return 0;
+}
+
+struct rdma_object *api_lookup(struct varlink_call *call, struct manager *m,
+			       struct json_object *params, const char *iface,
+			       enum rdma_object_kind kind, struct rdma_device **dev)
+{
+	struct rdma_object *obj;
+	struct rdma_error err;
+	uint32_t handle;
+
+	*dev = api_device(call, m, params, iface);
+	if (!*dev || api_get_handle(call, params, "handle", &handle) < 0)
+		return NULL;
+	obj = rdma_object_lookup(*dev, kind, handle, &err);
+	if (!obj)
+		api_reply_error(call, iface, &err);
+	return obj;
+}
+
+int api_list(struct varlink_call *call, struct manager *m, struct json_object *params,
+	     const char *iface, enum rdma_object_kind kind, const char *key, api_object_json_fn fn)
+{
+	struct rdma_device *dev = api_device(call, m, params, iface);
+	struct json_object *list;
+	struct rdma_object *obj;
+
+	if (!dev)
+		return 0;
+	list = json_object_new_array();
+	for (uint32_t pos = 0; (obj = object_table_next(&dev->tables[kind], &pos)); )
+		json_object_array_add(list, fn(dev, obj));
+	return api_reply_record(call, key, list);
+}
+
+int api_reply_record(struct varlink_call *call, const char *key, struct json_object *record)
+{
+	struct json_object *reply = json_object_new_object();
+
+	json_object_object_add(reply, key, record);
+	return varlink_call_reply(call, reply);
+}
+
+int api_destroy(struct varlink_call *call, struct manager *m, struct json_object *params,
+		const char *iface, enum rdma_object_kind kind)
+{
+	struct rdma_device *dev = api_device(call, m, params, iface);
+	struct rdma_error err;
+	uint32_t handle;
+
+	if (!dev || api_get_handle(call, params, "handle", &handle) < 0)
+		return 0;
+	if (rdma_object_destroy(dev, kind, handle, &err) < 0)
+		return api_reply_error(call, iface, &err);
+	return varlink_call_reply(call, NULL);
 }
 
 int api_reply_error(struct varlink_call *call, const char *iface, const struct rdma_error *err)

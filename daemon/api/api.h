@@ -6,9 +6,23 @@
 #include "lib/json-util.h"
 #include "lib/varlink/varlink.h"
 
+/*
+ * Who may call a method (the authorizer in api.c): flags 0 is read-only, open
+ * to root and group API_READ_GROUP; VARLINK_METHOD_PRIVILEGED changes state
+ * and needs root; API_METHOD_SECRET concerns key material and needs root even
+ * to read.
+ */
+#define API_READ_GROUP    "rdma"
+#define API_METHOD_SECRET VARLINK_METHOD_APP(0)
+
 extern const struct varlink_method api_daemon_methods[];
 extern const struct varlink_method api_device_methods[];
 extern const struct varlink_method api_pd_methods[];
+extern const struct varlink_method api_mr_methods[];
+extern const struct varlink_method api_cq_methods[];
+extern const struct varlink_method api_qp_methods[];
+extern const struct varlink_method api_ah_methods[];
+extern const struct varlink_method api_gid_methods[];
 
 /*
  * The device named by the "device" parameter, or the first one.  On NULL the
@@ -21,6 +35,24 @@ int api_reply_error(struct varlink_call *call, const char *iface, const struct r
 /* The parameter "handle" (the IDL makes it an int; range-checked here). */
 int api_get_handle(struct varlink_call *call, struct json_object *params, const char *key,
 		   uint32_t *out);
+
+/*
+ * The object of kind named by the "handle" parameter, and its device; NULL
+ * once the call has been answered (NoSuchDevice, InvalidParameter, NoSuchObject).
+ */
+struct rdma_object *api_lookup(struct varlink_call *call, struct manager *m,
+			       struct json_object *params, const char *iface,
+			       enum rdma_object_kind kind, struct rdma_device **dev);
+/* An object as its interface's JSON record. */
+typedef struct json_object *(*api_object_json_fn)(struct rdma_device *dev, struct rdma_object *obj);
+/* List(device) of any kind: replies {key: [records]}. */
+int api_list(struct varlink_call *call, struct manager *m, struct json_object *params,
+	     const char *iface, enum rdma_object_kind kind, const char *key, api_object_json_fn fn);
+/* Replies {key: record} (record is consumed). */
+int api_reply_record(struct varlink_call *call, const char *key, struct json_object *record);
+/* Destroy(device, handle) of any kind: refused with ObjectInUse while used. */
+int api_destroy(struct varlink_call *call, struct manager *m, struct json_object *params,
+		const char *iface, enum rdma_object_kind kind);
 
 /* Replies io.rdmad.<iface>.<error> with one string parameter. */
 int api_error_string(struct varlink_call *call, const char *error, const char *key, const char *value);

@@ -25,6 +25,7 @@ static const struct rdma_device_ops soft_ops = {
 int soft_device_create(struct rdma_device **out, const char *name, unsigned index)
 {
 	struct rdma_device *dev;
+	int r;
 
 	if (strlen(name) >= RDMA_DEVICE_NAME_MAX)
 		return -ENAMETOOLONG;
@@ -81,7 +82,11 @@ int soft_device_create(struct rdma_device **out, const char *name, unsigned inde
 		.max_mkey_entries = 256,
 		.sqd2rts = true,
 	};
-	rdma_device_init_tables(dev);
+	r = rdma_device_init_tables(dev);
+	if (r < 0) {
+		rdma_device_free(dev);
+		return r;
+	}
 	*out = dev;
 	return 0;
 }

@@ -1,0 +1,337 @@
+/* SPDX-License-Identifier: MIT */
+/* rdmactl mr: memory regions, and the bytes of those the daemon allocated. */
+#include "cmd/rdmactl.h"
+#include "cmd/output.h"
+#include "lib/base64.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define IFACE "io.rdmad.Mr"
+
+/* Bytes per Write/Read call: below the daemon's 8 MiB, so a call never nears the message limit. */
+#define CHUNK (4u << 20)
+
+static const char *const access_words[] = { "local_write", "remote_write", "remote_read", NULL };
+
+static bool is_access_word(const char *word, size_t len)
+{
+	for (const char *const *w = access_words; *w; w++)
+		if (strlen(*w) == len && strncmp(*w, word, len) == 0)
+			return true;
+	return false;
+}
+
+/* "--access a,b,c" as the array the daemon takes; a usage error for an unknown word. */
+static int add_access(const struct cmd_args *args, struct json_object *params)
+{
+	const char *s = arg_get(args, "--access");
+	struct json_object *list = json_object_new_array();
+
+	json_object_object_add(params, "access", list);
+	while (s) {
+		const char *comma = strchr(s, ',');
+		size_t len = comma ? (size_t)(comma - s) : strlen(s);
+
+		if (!is_access_word(s, len))
+			return ctl_usage_error("%s: --access: '%.*s' is not one of: local_write, "
+					       "remote_write, remote_read", args->path, (int)len, s);
+		json_object_array_add(list, json_object_new_string_len(s, (int)len));
+		s = comma ? comma + 1 : NULL;
+	}
+	return 0;
+}
+
+/* Completes the word after the last comma of a list of access flags. */
+static void complete_access(struct ctl *ctl, const char *prefix,
+			    void (*add)(void *data, const char *word), void *data)
+{
+	const char *last = strrchr(prefix, ',');
+	size_t done = last ? (size_t)(last - prefix + 1) : 0;
+	char word[256];
+
+	for (const char *const *w = access_words; *w; w++)
+		if (strncmp(*w, prefix + done, strlen(prefix + done)) == 0) {
+			snprintf(word, sizeof(word), "%.*s%s", (int)done, prefix, *w);
+			add(data, word);
+		}
+}
+
+static int mr_show(struct ctl *ctl, const struct cmd_args *args)
+{
+	return ctl_object_show(ctl, args, "MR", IFACE, "mr", "mrs");
+}
+
+static int mr_list(struct ctl *ctl, const struct cmd_args *args)
+{
+	return output_call_records(ctl, args, IFACE ".List", ctl_device_params(args), "mrs", "mr");
+}
+
+static int mr_destroy(struct ctl *ctl, const struct cmd_args *args)
+{
+	return ctl_object_destroy(ctl, args, "MR", IFACE);
+}
+
+/* create and dma: a PD and access flags, plus what extra adds. */
+static int mr_make(struct ctl *ctl, const struct cmd_args *args, const char *method, bool sized)
+{
+	struct json_object *params = ctl_device_params(args);
+
+	if (ctl_add_number(ctl, args, "PD", params, "pd", UINT32_MAX) < 0 ||
+	    (sized && ctl_add_number(ctl, args, "--size", params, "size", INT64_MAX) < 0) ||
+	    add_access(args, params) != 0) {
+		json_object_put(params);
+		return EXIT_USAGE;
+	}
+	return output_call_records(ctl, args, method, params, "mr", "mr");
+}
+
+static int mr_create(struct ctl *ctl, const struct cmd_args *args)
+{
+	return mr_make(ctl, args, IFACE ".Create", true);
+}
+
+static int mr_dma(struct ctl *ctl, const struct cmd_args *args)
+{
+	return mr_make(ctl, args, IFACE ".GetDma", false);
+}
+
+/* What a transfer needs to know of the MR: its handle (in params), type and size. */
+struct transfer {
+	struct json_object *params;   /* device, handle */
+	uint64_t offset;
+	uint64_t mrlen;
+	bool dma;
+};
+
+static int transfer_init(struct ctl *ctl, const struct cmd_args *args, struct transfer *t)
+{
+	struct json_object *reply, *mr;
+	int r;
+
+	t->params = ctl_device_params(args);
+	t->offset = 0;
+	if (ctl_add_number(ctl, args, "MR", t->params, "handle", UINT32_MAX) < 0 ||
+	    arg_get_u64(ctl, args, "--offset", 0, INT64_MAX, &t->offset) < 0) {
+		json_object_put(t->params);
+		return EXIT_USAGE;
+	}
+	r = ctl_call(ctl, args->path, IFACE ".Show", t->params, &reply);
+	if (r < 0) {
+		json_object_put(t->params);
+		return EXIT_FAIL;
+	}
+	mr = json_object_object_get(reply, "mr");
+	t->mrlen = json_object_get_uint64(json_object_object_get(mr, "mrlen"));
+	t->dma = strcmp(json_object_get_string(json_object_object_get(mr, "mr_type")), "dma") == 0;
+	json_object_put(reply);
+	return EXIT_OK;
+}
+
+/*
+ * A transfer takes several calls; checking its whole range first keeps a
+ * refused one from doing part of its work.  The daemon checks each call
+ * again; an offset past the end and a dma MR are left for it to refuse.
+ */
+static bool transfer_fits(const struct cmd_args *args, const struct transfer *t, uint64_t length)
+{
+	if (t->dma || t->offset > t->mrlen || length <= t->mrlen - t->offset)
+		return true;
+	ctl_fail("%s: length: %" PRIu64 " bytes from offset %" PRIu64 " pass the end of the MR "
+		 "(%" PRIu64 " bytes)", args->path, length, t->offset, t->mrlen);
+	return false;
+}
+
+/* params with offset set for one call; the caller puts it. */
+static struct json_object *call_params(const struct transfer *t, uint64_t offset)
+{
+	struct json_object *p = json_object_new_object();
+
+	json_object_object_foreach(t->params, key, val)
+		json_object_object_add(p, key, json_object_get(val));
+	json_object_object_add(p, "offset", json_object_new_uint64(offset));
+	return p;
+}
+
+/* All of stdin, but never more than max + 1 bytes: enough to tell it is too long. */
+static int read_input(uint8_t **out, size_t *len, uint64_t max)
+{
+	size_t cap = 0, n = 0;
+	uint8_t *buf = NULL;
+
+	for (;;) {
+		ssize_t got;
+
+		if (n == cap) {
+			uint8_t *grown;
+
+			cap = cap ? cap * 2 : 65536;
+			grown = realloc(buf, cap);
+			if (!grown) {
+				free(buf);
+				return -ENOMEM;
+			}
+			buf = grown;
+		}
+		got = read(STDIN_FILENO, buf + n, cap - n);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0) {
+			free(buf);
+			return -errno;
+		}
+		if (got == 0 || (n += (size_t)got) > max)
+			break;
+	}
+	*out = buf;
+	*len = n;
+	return 0;
+}
+
+static int mr_write(struct ctl *ctl, const struct cmd_args *args)
+{
+	struct transfer t;
+	uint8_t *data = NULL;
+	size_t len = 0, pos = 0;
+	char *text;
+	int r;
+
+	r = transfer_init(ctl, args, &t);
+	if (r != EXIT_OK)
+		return r;
+	r = read_input(&data, &len, t.dma || t.offset > t.mrlen ? CHUNK : t.mrlen - t.offset);
+	if (r < 0) {
+		json_object_put(t.params);
+		return ctl_fail("%s: reading standard input: %s", args->path, strerror(-r));
+	}
+	text = malloc(base64_encoded_size(CHUNK) + 1);
+	r = text && transfer_fits(args, &t, len) ? EXIT_OK : EXIT_FAIL;
+	/* One call at least, so that an empty input still has its offset checked. */
+	do {
+		size_t n = len - pos < CHUNK ? len - pos : CHUNK;
+		struct json_object *p;
+
+		if (r != EXIT_OK)
+			break;
+		p = call_params(&t, t.offset + pos);
+		base64_encode(data + pos, n, text);
+		json_object_object_add(p, "data", json_object_new_string(text));
+		r = ctl_call_quiet(ctl, args, IFACE ".Write", p);
+		pos += n;
+	} while (pos < len);
+	if (r == EXIT_OK && ctl->json) {
+		struct json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "written", json_object_new_uint64(len));
+		output_print_json(ctl, o);
+		json_object_put(o);
+	}
+	free(text);
+	free(data);
+	json_object_put(t.params);
+	return r;
+}
+
+static int mr_read(struct ctl *ctl, const struct cmd_args *args)
+{
+	uint64_t length = 0, pos = 0;
+	struct transfer t;
+	uint8_t *bytes;
+	int r;
+
+	r = transfer_init(ctl, args, &t);
+	if (r != EXIT_OK)
+		return r;
+	if (arg_get_u64(ctl, args, "--length", 0, INT64_MAX, &length) < 0) {
+		json_object_put(t.params);
+		return EXIT_USAGE;
+	}
+	if (!arg_get(args, "--length"))
+		length = t.offset < t.mrlen ? t.mrlen - t.offset : 0;
+	bytes = malloc(CHUNK);
+	r = bytes && transfer_fits(args, &t, length) ? EXIT_OK : EXIT_FAIL;
+	do {
+		uint64_t n = length - pos < CHUNK ? length - pos : CHUNK;
+		struct json_object *p, *reply;
+		const char *text;
+		size_t got;
+
+		if (r != EXIT_OK)
+			break;
+		p = call_params(&t, t.offset + pos);
+		json_object_object_add(p, "length", json_object_new_uint64(n));
+		r = ctl_call(ctl, args->path, IFACE ".Read", p, &reply) < 0 ? EXIT_FAIL : EXIT_OK;
+		json_object_put(p);
+		if (r != EXIT_OK)
+			break;
+		text = json_object_get_string(json_object_object_get(reply, "data"));
+		if (strlen(text) > base64_encoded_size(CHUNK) ||
+		    base64_decode(text, strlen(text), bytes, &got) < 0 || got != n)
+			r = ctl_fail("%s: the daemon sent %s", args->path, "data that is not what was asked");
+		else if (fwrite(bytes, 1, got, stdout) != got)
+			r = ctl_fail("%s: writing standard output: %s", args->path, strerror(errno));
+		json_object_put(reply);
+		pos += n;
+	} while (pos < length);
+	if (fflush(stdout) != 0 && r == EXIT_OK)
+		r = ctl_fail("%s: writing standard output: %s", args->path, strerror(errno));
+	free(bytes);
+	json_object_put(t.params);
+	return r;
+}
+
+#define ARG_MR(req, text) { .name = "MR", .kind = ARG_POSITIONAL, .help = text, .required = req }
+#define ARG_PD { .name = "PD", .kind = ARG_POSITIONAL, .required = true, \
+		 .help = "the protection domain it belongs to" }
+#define ARG_ACCESS { .name = "--access", .kind = ARG_OPTION, .metavar = "FLAGS", \
+		     .help = "comma-separated: local_write, remote_write (needs local_write), " \
+			     "remote_read (default: none, local read only)", \
+		     .complete = complete_access }
+#define ARG_OFFSET { .name = "--offset", .kind = ARG_OPTION, .metavar = "O", \
+		     .help = "the first byte, counted from the MR's start (default 0)" }
+
+static const struct cmd_arg dev_only[] = { CMD_ARG_DEV, { NULL } };
+static const struct cmd_arg show_args[] = {
+	ARG_MR(false, "the MR's handle, its lkey (default: all)"), CMD_ARG_DEV, { NULL },
+};
+static const struct cmd_arg destroy_args[] = {
+	ARG_MR(true, "the MR's handle, its lkey"), CMD_ARG_DEV, { NULL },
+};
+static const struct cmd_arg create_args[] = {
+	ARG_PD,
+	{ .name = "--size", .kind = ARG_OPTION, .metavar = "N", .required = true,
+	  .help = "bytes of memory, 1 to the daemon's max_mr_size" },
+	ARG_ACCESS, CMD_ARG_DEV, { NULL },
+};
+static const struct cmd_arg dma_args[] = { ARG_PD, ARG_ACCESS, CMD_ARG_DEV, { NULL } };
+static const struct cmd_arg write_args[] = {
+	ARG_MR(true, "the MR's handle; the bytes come from standard input"), ARG_OFFSET, CMD_ARG_DEV,
+	{ NULL },
+};
+static const struct cmd_arg read_args[] = {
+	ARG_MR(true, "the MR's handle; the bytes go to standard output"), ARG_OFFSET,
+	{ .name = "--length", .kind = ARG_OPTION, .metavar = "L",
+	  .help = "how many bytes (default: to the end of the MR)" },
+	CMD_ARG_DEV, { NULL },
+};
+
+const struct cmd cmd_mr[] = {
+	{ .name = "show", .summary = "Show memory regions: keys, access, iova, size",
+	  .args = show_args, .run = mr_show, .is_default = true },
+	{ .name = "list", .summary = "List memory regions", .args = dev_only, .run = mr_list },
+	{ .name = "create", .summary = "Allocate memory in the daemon as an MR of a PD",
+	  .args = create_args, .run = mr_create },
+	{ .name = "dma", .summary = "Get a DMA MR: the daemon MRs of its PD, by iova (GET_DMA_MR)",
+	  .args = dma_args, .run = mr_dma },
+	{ .name = "destroy", .summary = "Destroy (deregister) an MR nothing uses", .args = destroy_args,
+	  .run = mr_destroy },
+	{ .name = "write", .summary = "Write standard input into an MR's memory",
+	  .args = write_args, .run = mr_write },
+	{ .name = "read", .summary = "Copy bytes of an MR's memory to standard output",
+	  .args = read_args, .run = mr_read },
+	{ NULL },
+};
