@@ -61,6 +61,16 @@ static void print_error(const char *path, const char *error, struct json_object 
 	fputc('\n', stderr);
 }
 
+/* Says what the daemon refused (stderr, and the JSON output); takes error and params. */
+static int report_error(struct ctl *ctl, const char *path, char *error, struct json_object *params)
+{
+	print_error(path, error, params);
+	ctl->out->error(ctl, error, params);
+	json_object_put(params);
+	free(error);
+	return -EBADE;
+}
+
 int ctl_call(struct ctl *ctl, const char *path, const char *method, struct json_object *params,
 	     struct json_object **reply)
 {
@@ -71,12 +81,43 @@ int ctl_call(struct ctl *ctl, const char *path, const char *method, struct json_
 	if (r < 0)
 		return r;
 	if (error) {
-		print_error(path, error, *reply);
-		ctl->out->error(ctl, error, *reply);
-		json_object_put(*reply);
+		r = report_error(ctl, path, error, *reply);
 		*reply = NULL;
-		free(error);
-		return -EBADE;
+		return r;
 	}
 	return 0;
+}
+
+int ctl_call_more(struct ctl *ctl, const char *path, const char *method, struct json_object *params,
+		  int (*fn)(struct json_object *reply, void *data), void *data)
+{
+	bool continues = true;
+	int r = ctl_connect(ctl);
+
+	if (r < 0)
+		return r;
+	r = varlink_client_send(ctl->client, method, params, VARLINK_CALL_MORE);
+	while (r >= 0 && continues) {
+		struct json_object *reply;
+		char *error = NULL;
+
+		r = varlink_client_read(ctl->client, &reply, &error, &continues, -1);
+		if (r < 0)
+			break;
+		if (error)
+			return report_error(ctl, path, error, reply);
+		r = fn(reply, data);
+		json_object_put(reply);
+		if (r < 0) {
+			/* Replies may still be on their way: this connection is done. */
+			ctl_disconnect(ctl);
+			return r;
+		}
+	}
+	if (r < 0) {
+		fprintf(stderr, "rdmactl: %s: %s\n", method,
+			r == -ECONNRESET ? "the daemon closed the connection" : strerror(-r));
+		ctl_disconnect(ctl);
+	}
+	return r;
 }

@@ -82,6 +82,8 @@ extern const struct cmd cmd_qp[];
 extern const struct cmd cmd_ah[];
 extern const struct cmd cmd_gid[];
 extern const struct cmd cmd_offload[];
+extern const struct cmd cmd_mkey[];
+extern const struct cmd cmd_pool[];
 
 int cmd_status_run(struct ctl *ctl, const struct cmd_args *args);
 
@@ -119,7 +121,15 @@ int ctl_call(struct ctl *ctl, const char *path, const char *method, struct json_
 /* Same, reporting a varlink error as the daemon sent it, for callers that map errors. */
 int ctl_call_raw(struct ctl *ctl, const char *method, struct json_object *params,
 		 struct json_object **reply, char **error);
+/*
+ * Calls method with "more": fn(reply, data) for each reply until the last (a
+ * negative return stops and gives it).  Errors are printed as ctl_call does.
+ */
+int ctl_call_more(struct ctl *ctl, const char *path, const char *method, struct json_object *params,
+		  int (*fn)(struct json_object *reply, void *data), void *data);
 void ctl_disconnect(struct ctl *ctl);
+/* All of fd, at most max bytes (-EFBIG beyond); *out is malloc'ed. */
+int ctl_read_fd(int fd, size_t max, uint8_t **out, size_t *len);
 
 /* Prints "rdmactl: " + message to stderr and returns EXIT_USAGE / EXIT_FAIL. */
 int ctl_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -20,7 +20,21 @@ static const struct {
 	{ "io.rdmad.Qp", api_qp_methods },
 	{ "io.rdmad.Ah", api_ah_methods },
 	{ "io.rdmad.Gid", api_gid_methods },
+	{ "io.rdmad.Mkey", api_mkey_methods },
+	{ "io.rdmad.Pool", api_pool_methods },
 };
+
+/* Everything a closing connection held, interface by interface. */
+static const api_close_fn close_handlers[] = {
+	api_mkey_connection_closed,
+	api_pool_connection_closed,
+};
+
+static void connection_closed(struct varlink_connection *conn, void *userdata)
+{
+	for (size_t i = 0; i < sizeof(close_handlers) / sizeof(close_handlers[0]); i++)
+		close_handlers[i](conn, userdata);
+}
 
 /*
  * Root may call everything.  Members of group rdma may call what only reads;
@@ -171,6 +185,7 @@ int api_register(struct manager *m)
 {
 	varlink_server_set_authorizer(m->varlink, authorize, m);
 	varlink_server_set_errno_error(m->varlink, "io.rdmad.Daemon.System");
+	varlink_server_set_close_hook(m->varlink, connection_closed, m);
 	for (size_t i = 0; i < sizeof(interfaces) / sizeof(interfaces[0]); i++) {
 		const char *idl = varlink_idl_text_find(interfaces[i].name);
 		int r;

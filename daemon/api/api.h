@@ -23,6 +23,17 @@ extern const struct varlink_method api_cq_methods[];
 extern const struct varlink_method api_qp_methods[];
 extern const struct varlink_method api_ah_methods[];
 extern const struct varlink_method api_gid_methods[];
+extern const struct varlink_method api_mkey_methods[];
+extern const struct varlink_method api_pool_methods[];
+
+/*
+ * What each interface gives back when a connection closes (its client's
+ * borrowed MKEYs, unfinished uploads).  api.c calls every one of them from the
+ * server's one close hook: add yours to close_handlers[] there.
+ */
+typedef void (*api_close_fn)(struct varlink_connection *conn, struct manager *m);
+void api_mkey_connection_closed(struct varlink_connection *conn, struct manager *m);
+void api_pool_connection_closed(struct varlink_connection *conn, struct manager *m);
 
 /*
  * The device named by the "device" parameter, or the first one.  On NULL the

@@ -1,0 +1,442 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * rdmactl mkey: indirect MKEYs with signature and crypto offloads.  configure
+ * takes the configuration file of `rdmactl offload`, and tx/rx run one
+ * transfer through the MKEY, so a configuration tried offline can be tried on
+ * the daemon with the same bytes.
+ */
+#include "cmd/rdmactl.h"
+#include "cmd/output.h"
+#include "lib/base64.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define IFACE "io.rdmad.Mkey"
+
+/* Bytes per Rx call: base64 of it stays well inside a 16 MiB message. */
+#define CHUNK (4u << 20)
+/* The daemon's limit for one transfer (RDMA_MKEY_TRANSFER_MAX). */
+#define TRANSFER_MAX (32u << 20)
+
+static const char *const flag_words[] = { "block_signature", "crypto", NULL };
+static const char *const access_words[] = {
+	"local_write", "remote_write", "remote_read", "remote_atomic", NULL,
+};
+
+static bool word_in(const char *const *words, const char *word, size_t len)
+{
+	for (const char *const *w = words; *w; w++)
+		if (strlen(*w) == len && strncmp(*w, word, len) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * "--opt a,b" as params[key] = ["a", "b"]; "none" is the empty list.  A usage
+ * error for a word not in words.
+ */
+static int add_words(const struct cmd_args *args, const char *opt, const char *const *words,
+		     struct json_object *params, const char *key)
+{
+	const char *s = arg_get(args, opt);
+	struct json_object *list = json_object_new_array();
+
+	json_object_object_add(params, key, list);
+	if (s && strcmp(s, "none") == 0)
+		return 0;
+	while (s) {
+		const char *comma = strchr(s, ',');
+		size_t len = comma ? (size_t)(comma - s) : strlen(s);
+
+		if (!word_in(words, s, len)) {
+			fprintf(stderr, "rdmactl: %s: %s: '%.*s' is not one of:", args->path, opt, (int)len, s);
+			for (const char *const *w = words; *w; w++)
+				fprintf(stderr, " %s", *w);
+			fputc('\n', stderr);
+			return EXIT_USAGE;
+		}
+		json_object_array_add(list, json_object_new_string_len(s, (int)len));
+		s = comma ? comma + 1 : NULL;
+	}
+	return 0;
+}
+
+/* Completes the word after the last comma of a list. */
+static void complete_list(const char *const *words, const char *prefix,
+			  void (*add)(void *data, const char *word), void *data)
+{
+	const char *last = strrchr(prefix, ',');
+	size_t done = last ? (size_t)(last - prefix + 1) : 0;
+	char word[256];
+
+	for (const char *const *w = words; *w; w++)
+		if (strncmp(*w, prefix + done, strlen(prefix + done)) == 0) {
+			snprintf(word, sizeof(word), "%.*s%s", (int)done, prefix, *w);
+			add(data, word);
+		}
+}
+
+static void complete_flags(struct ctl *ctl, const char *prefix,
+			   void (*add)(void *data, const char *word), void *data)
+{
+	complete_list(flag_words, prefix, add, data);
+}
+
+static void complete_access(struct ctl *ctl, const char *prefix,
+			    void (*add)(void *data, const char *word), void *data)
+{
+	complete_list(access_words, prefix, add, data);
+}
+
+/* params with "handle" = the MKEY argument; NULL after a usage error. */
+static struct json_object *mkey_params(struct ctl *ctl, const struct cmd_args *args)
+{
+	struct json_object *params = ctl_device_params(args);
+
+	if (ctl_add_number(ctl, args, "MKEY", params, "handle", UINT32_MAX) < 0) {
+		json_object_put(params);
+		return NULL;
+	}
+	return params;
+}
+
+static int mkey_show(struct ctl *ctl, const struct cmd_args *args)
+{
+	return ctl_object_show(ctl, args, "MKEY", IFACE, "mkey", "mkeys");
+}
+
+static int mkey_list(struct ctl *ctl, const struct cmd_args *args)
+{
+	return output_call_records(ctl, args, IFACE ".List", ctl_device_params(args), "mkeys", "mkey");
+}
+
+static int mkey_destroy(struct ctl *ctl, const struct cmd_args *args)
+{
+	return ctl_object_destroy(ctl, args, "MKEY", IFACE);
+}
+
+static int mkey_create(struct ctl *ctl, const struct cmd_args *args)
+{
+	struct json_object *params = ctl_device_params(args);
+
+	if (ctl_add_number(ctl, args, "PD", params, "pd", UINT32_MAX) < 0 ||
+	    ctl_add_number(ctl, args, "--max-entries", params, "max_entries", UINT16_MAX) < 0 ||
+	    add_words(args, "--flags", flag_words, params, "flags") != 0) {
+		json_object_put(params);
+		return EXIT_USAGE;
+	}
+	return output_call_records(ctl, args, IFACE ".Create", params, "mkey", "mkey");
+}
+
+/* ---- configure ---- */
+
+/* "N:N:N[:N]" as count numbers (decimal or 0x); false if it is not that. */
+static bool parse_numbers(const char *s, unsigned count, uint64_t *out)
+{
+	for (unsigned i = 0; i < count; i++) {
+		char *end;
+
+		if (*s < '0' || *s > '9')
+			return false;
+		errno = 0;
+		out[i] = strtoull(s, &end, 0);
+		if (errno || (i + 1 < count ? *end != ':' : *end != '\0'))
+			return false;
+		s = end + 1;
+	}
+	return true;
+}
+
+/* The --layout or --interleave entries as JSON objects with keys[]. */
+static int add_entries(const struct cmd_args *args, const char *opt, const char *const keys[],
+		       unsigned count, struct json_object *list)
+{
+	for (unsigned i = 0; i < arg_count(args, opt); i++) {
+		const char *v = arg_get_nth(args, opt, i);
+		struct json_object *e;
+		uint64_t n[4];
+
+		if (!parse_numbers(v, count, n))
+			return ctl_usage_error("%s: %s: '%s' is not %s", args->path, opt, v,
+					       count == 3 ? "MR:OFFSET:LENGTH" : "MR:OFFSET:COUNT:SKIP");
+		e = json_object_new_object();
+		for (unsigned k = 0; k < count; k++)
+			json_object_object_add(e, keys[k], json_object_new_uint64(n[k]));
+		json_object_array_add(list, e);
+	}
+	return 0;
+}
+
+static int add_layout(struct ctl *ctl, const struct cmd_args *args, struct json_object *params)
+{
+	static const char *const list_keys[] = { "mr", "offset", "length" };
+	static const char *const inter_keys[] = { "mr", "offset", "bytes_count", "bytes_skip" };
+	struct json_object *entries;
+
+	if (arg_count(args, "--layout") && arg_count(args, "--interleave"))
+		return ctl_usage_error("%s: --layout and --interleave: one layout per configure", args->path);
+	if (arg_count(args, "--layout")) {
+		entries = json_object_new_array();
+		json_object_object_add(params, "layout", entries);
+		return add_entries(args, "--layout", list_keys, 3, entries);
+	}
+	if (arg_count(args, "--interleave")) {
+		struct json_object *inter = json_object_new_object();
+		uint64_t repeat = 1;
+
+		if (arg_get_u64(ctl, args, "--repeat", 0, UINT32_MAX, &repeat) < 0)
+			return EXIT_USAGE;
+		entries = json_object_new_array();
+		json_object_object_add(inter, "repeat_count", json_object_new_uint64(repeat));
+		json_object_object_add(inter, "entries", entries);
+		json_object_object_add(params, "interleaved", inter);
+		return add_entries(args, "--interleave", inter_keys, 4, entries);
+	}
+	if (arg_get(args, "--repeat"))
+		return ctl_usage_error("%s: --repeat goes with --interleave", args->path);
+	return 0;
+}
+
+/* --config FILE (the offload configuration), with --dek and --keytag put into its crypto. */
+static int add_config(struct ctl *ctl, const struct cmd_args *args, struct json_object *params)
+{
+	const char *path = arg_get(args, "--config");
+	struct json_object *config = NULL, *crypto = NULL;
+	uint8_t *text = NULL;
+	size_t len = 0;
+	int fd, r;
+
+	if (!path) {
+		if (arg_get(args, "--dek") || arg_get(args, "--keytag"))
+			return ctl_usage_error("%s: --dek and --keytag go with --config", args->path);
+		return 0;
+	}
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return ctl_fail("%s: --config %s: %s", args->path, path, strerror(errno));
+	r = ctl_read_fd(fd, 1 << 20, &text, &len);
+	close(fd);
+	if (r == 0) {
+		uint8_t *t = realloc(text, len + 1);
+
+		if (t) {
+			text = t;
+			text[len] = 0;
+			config = memchr(text, 0, len) ? NULL : json_tokener_parse((const char *)text);
+		}
+	}
+	free(text);
+	if (!config || !json_object_is_type(config, json_type_object)) {
+		json_object_put(config);
+		return ctl_fail("%s: --config %s: not a JSON object", args->path, path);
+	}
+	json_object_object_add(params, "config", config);
+	if (!arg_get(args, "--dek") && !arg_get(args, "--keytag"))
+		return 0;
+	if (!json_object_object_get_ex(config, "crypto", &crypto) ||
+	    !json_object_is_type(crypto, json_type_object))
+		return ctl_usage_error("%s: --dek and --keytag need a crypto member in --config",
+				       args->path);
+	if (arg_get(args, "--dek") && ctl_add_number(ctl, args, "--dek", crypto, "dek", UINT32_MAX) < 0)
+		return EXIT_USAGE;
+	if (arg_get(args, "--keytag"))
+		json_object_object_add(crypto, "keytag", json_object_new_string(arg_get(args, "--keytag")));
+	return 0;
+}
+
+static int mkey_configure(struct ctl *ctl, const struct cmd_args *args)
+{
+	struct json_object *params = mkey_params(ctl, args);
+	int r;
+
+	if (!params)
+		return EXIT_USAGE;
+	r = add_layout(ctl, args, params);
+	if (r == 0 && arg_get(args, "--access"))
+		r = add_words(args, "--access", access_words, params, "access");
+	if (r == 0 && arg_flag(args, "--reset-sig"))
+		json_object_object_add(params, "reset_sig_attr", json_object_new_boolean(true));
+	if (r == 0)
+		r = add_config(ctl, args, params);
+	if (r != 0) {
+		json_object_put(params);
+		return r;
+	}
+	return output_call_records(ctl, args, IFACE ".Configure", params, "mkey", "mkey");
+}
+
+/* The record exactly as `offload --report` writes it. */
+static int mkey_check(struct ctl *ctl, const struct cmd_args *args)
+{
+	struct json_object *params = mkey_params(ctl, args), *reply;
+	int r;
+
+	if (!params)
+		return EXIT_USAGE;
+	r = ctl_call(ctl, args->path, IFACE ".Check", params, &reply);
+	json_object_put(params);
+	if (r < 0)
+		return EXIT_FAIL;
+	if (ctl->json)
+		output_print_json(ctl, json_object_object_get(reply, "record"));
+	else
+		printf("%s\n", json_object_to_json_string_ext(json_object_object_get(reply, "record"),
+							      JSON_C_TO_STRING_PLAIN));
+	json_object_put(reply);
+	return EXIT_OK;
+}
+
+/* ---- transfers ---- */
+
+/* Writes each Tx chunk to stdout, in order. */
+static int tx_chunk(struct json_object *reply, void *data)
+{
+	size_t *pos = data;
+	const char *text = json_object_get_string(json_object_object_get(reply, "data"));
+	uint64_t offset = json_object_get_uint64(json_object_object_get(reply, "offset"));
+	size_t len = strlen(text), n;
+	uint8_t *bytes = malloc(base64_decoded_max(len) + 1);
+	int r = 0;
+
+	if (!bytes)
+		return -ENOMEM;
+	if (offset != *pos || base64_decode(text, len, bytes, &n) < 0) {
+		fprintf(stderr, "rdmactl: mkey tx: the daemon sent data out of order or not in base64\n");
+		r = -EPROTO;
+	} else if (fwrite(bytes, 1, n, stdout) != n) {
+		fprintf(stderr, "rdmactl: mkey tx: writing standard output: %s\n", strerror(errno));
+		r = -EIO;
+	}
+	*pos += n;
+	free(bytes);
+	return r;
+}
+
+static int mkey_tx(struct ctl *ctl, const struct cmd_args *args)
+{
+	struct json_object *params = mkey_params(ctl, args);
+	size_t pos = 0;
+	int r;
+
+	if (!params)
+		return EXIT_USAGE;
+	r = ctl_call_more(ctl, args->path, IFACE ".Tx", params, tx_chunk, &pos);
+	json_object_put(params);
+	if (fflush(stdout) != 0 && r == 0)
+		r = ctl_fail("%s: writing standard output: %s", args->path, strerror(errno));
+	return r < 0 ? EXIT_FAIL : EXIT_OK;
+}
+
+static int mkey_rx(struct ctl *ctl, const struct cmd_args *args)
+{
+	struct json_object *params = mkey_params(ctl, args), *reply = NULL;
+	uint8_t *data = NULL;
+	size_t len = 0, pos = 0;
+	char *text;
+	int r;
+
+	if (!params)
+		return EXIT_USAGE;
+	r = ctl_read_fd(STDIN_FILENO, TRANSFER_MAX, &data, &len);
+	if (r < 0) {
+		json_object_put(params);
+		return ctl_fail("%s: standard input: %s", args->path,
+				r == -EFBIG ? "more than the 33554432 bytes one transfer carries" : strerror(-r));
+	}
+	text = malloc(base64_encoded_size(CHUNK) + 1);
+	r = text ? 0 : -ENOMEM;
+	/* One call at least: an empty transfer is still a transfer. */
+	do {
+		size_t n = len - pos < CHUNK ? len - pos : CHUNK;
+		struct json_object *p = NULL;
+
+		if (r < 0)
+			break;
+		json_object_deep_copy(params, &p, NULL);
+		json_object_object_add(p, "offset", json_object_new_uint64(pos));
+		base64_encode(data + pos, n, text);
+		json_object_object_add(p, "data", json_object_new_string(text));
+		pos += n;
+		json_object_object_add(p, "last", json_object_new_boolean(pos == len));
+		json_object_put(reply);
+		reply = NULL;
+		r = ctl_call(ctl, args->path, IFACE ".Rx", p, &reply);
+		json_object_put(p);
+	} while (pos < len);
+	if (r == 0 && ctl->json)
+		output_print_json(ctl, reply);
+	json_object_put(reply);
+	json_object_put(params);
+	free(text);
+	free(data);
+	return r < 0 ? EXIT_FAIL : EXIT_OK;
+}
+
+#define ARG_MKEY(req, text) { .name = "MKEY", .kind = ARG_POSITIONAL, .help = text, .required = req }
+
+static const struct cmd_arg dev_only[] = { CMD_ARG_DEV, { NULL } };
+static const struct cmd_arg show_args[] = {
+	ARG_MKEY(false, "the MKEY's handle, its key (default: all)"), CMD_ARG_DEV, { NULL },
+};
+static const struct cmd_arg mkey_only[] = {
+	ARG_MKEY(true, "the MKEY's handle, its key"), CMD_ARG_DEV, { NULL },
+};
+static const struct cmd_arg create_args[] = {
+	{ .name = "PD", .kind = ARG_POSITIONAL, .required = true,
+	  .help = "the protection domain it belongs to" },
+	{ .name = "--flags", .kind = ARG_OPTION, .metavar = "FLAGS", .required = true,
+	  .help = "comma-separated: block_signature, crypto (at least one)", .complete = complete_flags },
+	{ .name = "--max-entries", .kind = ARG_OPTION, .metavar = "N", .required = true,
+	  .help = "layout entries, rounded up to a multiple of 4 (an interleaved layout takes one more)" },
+	CMD_ARG_DEV, { NULL },
+};
+static const struct cmd_arg configure_args[] = {
+	ARG_MKEY(true, "the MKEY's handle, its key"),
+	{ .name = "--layout", .kind = ARG_OPTION, .metavar = "MR:OFFSET:LENGTH", .repeat = true,
+	  .help = "a list layout entry: LENGTH bytes at OFFSET of MR (repeat for more entries)" },
+	{ .name = "--interleave", .kind = ARG_OPTION, .metavar = "MR:OFFSET:COUNT:SKIP", .repeat = true,
+	  .help = "an interleaved layout entry: COUNT bytes per round, then SKIP bytes skipped" },
+	{ .name = "--repeat", .kind = ARG_OPTION, .metavar = "N",
+	  .help = "rounds of an interleaved layout (default 1)" },
+	{ .name = "--access", .kind = ARG_OPTION, .metavar = "FLAGS", .complete = complete_access,
+	  .help = "comma-separated: local_write, remote_write, remote_read, remote_atomic, or none" },
+	{ .name = "--config", .kind = ARG_OPTION, .metavar = "FILE",
+	  .help = "signature and crypto as JSON, the file `rdmactl offload` takes" },
+	{ .name = "--dek", .kind = ARG_OPTION, .metavar = "DEK",
+	  .help = "the DEK of the crypto member of --config" },
+	{ .name = "--keytag", .kind = ARG_OPTION, .metavar = "HEX",
+	  .help = "the keytag to check against the DEK's, 16 hex digits" },
+	{ .name = "--reset-sig", .kind = ARG_FLAG,
+	  .help = "remove the signature first (RESET_SIG_ATTR)" },
+	CMD_ARG_DEV, { NULL },
+};
+static const struct cmd_arg tx_args[] = {
+	ARG_MKEY(true, "the MKEY's handle; the wire bytes go to standard output"), CMD_ARG_DEV, { NULL },
+};
+static const struct cmd_arg rx_args[] = {
+	ARG_MKEY(true, "the MKEY's handle; the wire bytes come from standard input"), CMD_ARG_DEV, { NULL },
+};
+
+const struct cmd cmd_mkey[] = {
+	{ .name = "show", .summary = "Show MKEYs: flags, layout, signature and crypto, counters",
+	  .args = show_args, .run = mkey_show, .is_default = true },
+	{ .name = "list", .summary = "List MKEYs", .args = dev_only, .run = mkey_list },
+	{ .name = "create", .summary = "Create a free indirect MKEY on a PD", .args = create_args,
+	  .run = mkey_create },
+	{ .name = "configure", .summary = "Set layout, access, signature and crypto (all or nothing)",
+	  .args = configure_args, .run = mkey_configure },
+	{ .name = "check", .summary = "Print and clear the recorded signature error (mkey_check)",
+	  .args = mkey_only, .run = mkey_check },
+	{ .name = "tx", .summary = "One transfer: the layout's memory to wire bytes on standard output",
+	  .args = tx_args, .run = mkey_tx },
+	{ .name = "rx", .summary = "One transfer: wire bytes on standard input into the layout's memory",
+	  .args = rx_args, .run = mkey_rx },
+	{ .name = "destroy", .summary = "Destroy an MKEY that is not from a pool", .args = mkey_only,
+	  .run = mkey_destroy },
+	{ NULL },
+};

@@ -1,0 +1,128 @@
+/* SPDX-License-Identifier: MIT */
+/* rdmactl pool: MKEY pools and their counters. */
+#include "cmd/rdmactl.h"
+#include "cmd/output.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define IFACE "io.rdmad.Pool"
+
+static const char *const type_words[] = { "signature", "crypto", "signature+crypto", NULL };
+
+/* params with "name" = the NAME argument. */
+static struct json_object *pool_params(const struct cmd_args *args)
+{
+	struct json_object *params = ctl_device_params(args);
+
+	json_object_object_add(params, "name", json_object_new_string(arg_get(args, "NAME")));
+	return params;
+}
+
+static int pool_show(struct ctl *ctl, const struct cmd_args *args)
+{
+	if (!arg_get(args, "NAME"))
+		return output_call_records(ctl, args, IFACE ".List", ctl_device_params(args), "pools", "pool");
+	return output_call_records(ctl, args, IFACE ".Show", pool_params(args), "pool", "pool");
+}
+
+static int pool_list(struct ctl *ctl, const struct cmd_args *args)
+{
+	return output_call_records(ctl, args, IFACE ".List", ctl_device_params(args), "pools", "pool");
+}
+
+static int pool_create(struct ctl *ctl, const struct cmd_args *args)
+{
+	struct json_object *params = pool_params(args);
+
+	json_object_object_add(params, "type", json_object_new_string(arg_get(args, "--type")));
+	if (ctl_add_number(ctl, args, "--size", params, "size", UINT32_MAX) < 0 ||
+	    (arg_get(args, "--pd") && ctl_add_number(ctl, args, "--pd", params, "pd", UINT32_MAX) < 0) ||
+	    (arg_get(args, "--max-entries") &&
+	     ctl_add_number(ctl, args, "--max-entries", params, "max_entries", UINT16_MAX) < 0)) {
+		json_object_put(params);
+		return EXIT_USAGE;
+	}
+	return output_call_records(ctl, args, IFACE ".Create", params, "pool", "pool");
+}
+
+static int pool_resize(struct ctl *ctl, const struct cmd_args *args)
+{
+	struct json_object *params = pool_params(args);
+
+	if (ctl_add_number(ctl, args, "--size", params, "size", UINT32_MAX) < 0) {
+		json_object_put(params);
+		return EXIT_USAGE;
+	}
+	return output_call_records(ctl, args, IFACE ".Resize", params, "pool", "pool");
+}
+
+static int pool_destroy(struct ctl *ctl, const struct cmd_args *args)
+{
+	struct json_object *params = pool_params(args);
+
+	if (arg_flag(args, "--force"))
+		json_object_object_add(params, "force", json_object_new_boolean(true));
+	return ctl_call_quiet(ctl, args, IFACE ".Destroy", params);
+}
+
+/* Pool names, from the daemon. */
+static void complete_pools(struct ctl *ctl, const char *prefix,
+			   void (*add)(void *data, const char *word), void *data)
+{
+	struct json_object *params = json_object_new_object(), *reply = NULL, *pools;
+	char *error = NULL;
+
+	if (ctl_call_raw(ctl, IFACE ".List", params, &reply, &error) == 0 && !error &&
+	    json_object_object_get_ex(reply, "pools", &pools))
+		for (size_t i = 0; i < json_object_array_length(pools); i++) {
+			const char *name = json_object_get_string(
+				json_object_object_get(json_object_array_get_idx(pools, i), "name"));
+
+			if (name && strncmp(name, prefix, strlen(prefix)) == 0)
+				add(data, name);
+		}
+	free(error);
+	json_object_put(reply);
+	json_object_put(params);
+}
+
+#define ARG_NAME(req) { .name = "NAME", .kind = ARG_POSITIONAL, .required = req, \
+			.help = "the pool's name", .complete = complete_pools }
+#define ARG_SIZE(text) { .name = "--size", .kind = ARG_OPTION, .metavar = "N", .required = true, \
+			 .help = text }
+
+static const struct cmd_arg dev_only[] = { CMD_ARG_DEV, { NULL } };
+static const struct cmd_arg show_args[] = { ARG_NAME(false), CMD_ARG_DEV, { NULL } };
+static const struct cmd_arg create_args[] = {
+	{ .name = "NAME", .kind = ARG_POSITIONAL, .required = true,
+	  .help = "a new pool's name: letters, digits, '_', '.', '-'" },
+	{ .name = "--type", .kind = ARG_OPTION, .metavar = "TYPE", .required = true, .values = type_words,
+	  .help = "the flags of its MKEYs: signature (block_signature), crypto, or both" },
+	ARG_SIZE("MKEYs created in advance"),
+	{ .name = "--pd", .kind = ARG_OPTION, .metavar = "PD",
+	  .help = "the protection domain of its MKEYs (default: one of the pool's own)" },
+	{ .name = "--max-entries", .kind = ARG_OPTION, .metavar = "N",
+	  .help = "layout entries of each MKEY (default 128)" },
+	CMD_ARG_DEV, { NULL },
+};
+static const struct cmd_arg resize_args[] = {
+	ARG_NAME(true), ARG_SIZE("MKEYs the pool holds, at least those borrowed"), CMD_ARG_DEV, { NULL },
+};
+static const struct cmd_arg destroy_args[] = {
+	ARG_NAME(true),
+	{ .name = "--force", .kind = ARG_FLAG, .help = "also while MKEYs are borrowed (they go too)" },
+	CMD_ARG_DEV, { NULL },
+};
+
+const struct cmd cmd_pool[] = {
+	{ .name = "show", .summary = "Show pools and their counters", .args = show_args,
+	  .run = pool_show, .is_default = true },
+	{ .name = "list", .summary = "List pools", .args = dev_only, .run = pool_list },
+	{ .name = "create", .summary = "Create a pool of MKEYs of one kind", .args = create_args,
+	  .run = pool_create },
+	{ .name = "resize", .summary = "Grow or shrink a pool", .args = resize_args, .run = pool_resize },
+	{ .name = "destroy", .summary = "Destroy a pool and its MKEYs", .args = destroy_args,
+	  .run = pool_destroy },
+	{ NULL },
+};

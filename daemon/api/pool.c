@@ -1,0 +1,213 @@
+/* SPDX-License-Identifier: MIT */
+/* io.rdmad.Pool */
+#include "daemon/api/api.h"
+#include "daemon/pool.h"
+
+#include <errno.h>
+#include <string.h>
+
+#define IFACE "io.rdmad.Pool"
+
+static struct json_object *pool_json(struct rdma_device *dev, struct rdma_pool *pool)
+{
+	struct json_object *o = json_object_new_object();
+	struct json_object *mkeys = json_object_new_array();
+
+	for (uint32_t i = 0; i < pool->size; i++)
+		json_object_array_add(mkeys, json_object_new_int64(pool->mkeys[i]->obj.handle));
+	json_add_string(o, "device", dev->name);
+	json_add_uint(o, "handle", pool->obj.handle);
+	json_add_string(o, "name", pool->name);
+	json_add_string(o, "type", rdma_pool_type_name(pool->mkey_flags));
+	json_add_uint(o, "max_entries", pool->max_entries);
+	json_add_uint(o, "pdn", pool->pd->handle);
+	json_add_bool(o, "pd_owned", pool->own_pd);
+	json_add_uint(o, "size", pool->size);
+	json_add_uint(o, "available", rdma_pool_available(pool));
+	json_add_uint(o, "borrowed", pool->borrowed);
+	json_add_uint(o, "high_water", pool->high_water);
+	json_add_uint(o, "borrow_failures", pool->borrow_failures);
+	json_add_uint(o, "borrows", pool->borrows);
+	json_add_uint(o, "returns", pool->returns);
+	json_object_object_add(o, "mkeys", mkeys);
+	return o;
+}
+
+static int reply_pool(struct varlink_call *call, struct rdma_device *dev, struct rdma_pool *pool)
+{
+	struct json_object *reply = json_object_new_object();
+
+	json_object_object_add(reply, "pool", pool_json(dev, pool));
+	return varlink_call_reply(call, reply);
+}
+
+static int reply_failure(struct varlink_call *call, const struct rdma_error *err, int r)
+{
+	return err->code != RDMA_ERR_NONE ? api_reply_error(call, IFACE, err) : r;
+}
+
+/* The device and the pool named by "name"; NULL when the call was answered. */
+static struct rdma_pool *call_pool(struct varlink_call *call, struct json_object *params,
+				   void *userdata, struct rdma_device **dev)
+{
+	const char *name = json_get_string(params, "name");
+	struct rdma_error err;
+	struct rdma_pool *pool;
+
+	*dev = api_device(call, userdata, params, IFACE);
+	if (!*dev)
+		return NULL;
+	pool = rdma_pool_find(*dev, name, &err);
+	if (!pool)
+		api_error_string(call, IFACE ".NoSuchPool", "name", name);
+	return pool;
+}
+
+/* An optional count parameter within [0, max]; InvalidParameter otherwise. */
+static int get_count(struct varlink_call *call, struct json_object *params, const char *key,
+		     int64_t def, uint32_t *out)
+{
+	int64_t v = json_get_int(params, key, def);
+
+	if (v < 0 || v > UINT32_MAX) {
+		varlink_call_error_invalid_parameter(call, key);
+		return -EINVAL;
+	}
+	*out = (uint32_t)v;
+	return 0;
+}
+
+static int create(struct varlink_call *call, struct json_object *params, void *userdata)
+{
+	struct rdma_device *dev = api_device(call, userdata, params, IFACE);
+	const char *type = json_get_string(params, "type");
+	struct rdma_error err = { 0 };
+	struct rdma_pool *pool;
+	uint32_t size, pd, entries, flags;
+	int r;
+
+	if (!dev || get_count(call, params, "size", -1, &size) < 0 ||
+	    get_count(call, params, "pd", 0, &pd) < 0 ||
+	    get_count(call, params, "max_entries", RDMA_POOL_DEFAULT_ENTRIES, &entries) < 0)
+		return 0;
+	flags = rdma_pool_type_flags(type);
+	if (!flags) {
+		rdma_error_invalid(&err, "type", "signature, crypto or signature+crypto");
+		return api_reply_error(call, IFACE, &err);
+	}
+	r = rdma_pool_create(dev, json_get_string(params, "name"), flags, size, pd, entries, &pool, &err);
+	if (r < 0)
+		return reply_failure(call, &err, r);
+	return reply_pool(call, dev, pool);
+}
+
+static int list(struct varlink_call *call, struct json_object *params, void *userdata)
+{
+	struct rdma_device *dev = api_device(call, userdata, params, IFACE);
+	struct json_object *reply, *pools;
+	struct rdma_object *obj;
+
+	if (!dev)
+		return 0;
+	pools = json_object_new_array();
+	for (uint32_t pos = 0; (obj = object_table_next(&dev->tables[RDMA_OBJ_POOL], &pos)); )
+		json_object_array_add(pools, pool_json(dev, rdma_pool(obj)));
+	reply = json_object_new_object();
+	json_object_object_add(reply, "pools", pools);
+	return varlink_call_reply(call, reply);
+}
+
+static int show(struct varlink_call *call, struct json_object *params, void *userdata)
+{
+	struct rdma_device *dev;
+	struct rdma_pool *pool = call_pool(call, params, userdata, &dev);
+
+	return pool ? reply_pool(call, dev, pool) : 0;
+}
+
+static int resize(struct varlink_call *call, struct json_object *params, void *userdata)
+{
+	struct rdma_device *dev;
+	struct rdma_pool *pool = call_pool(call, params, userdata, &dev);
+	struct rdma_error err = { 0 };
+	uint32_t size;
+	int r;
+
+	if (!pool || get_count(call, params, "size", -1, &size) < 0)
+		return 0;
+	r = rdma_pool_resize(dev, pool, size, &err);
+	if (r < 0)
+		return reply_failure(call, &err, r);
+	return reply_pool(call, dev, pool);
+}
+
+static int destroy(struct varlink_call *call, struct json_object *params, void *userdata)
+{
+	struct rdma_device *dev;
+	struct rdma_pool *pool = call_pool(call, params, userdata, &dev);
+	struct json_object *force = json_object_object_get(params, "force");
+	struct rdma_error err = { 0 };
+	int r;
+
+	if (!pool)
+		return 0;
+	r = rdma_pool_destroy(dev, pool, force && json_object_get_boolean(force), &err);
+	if (r < 0)
+		return reply_failure(call, &err, r);
+	return varlink_call_reply(call, NULL);
+}
+
+static int borrow(struct varlink_call *call, struct json_object *params, void *userdata)
+{
+	struct rdma_device *dev;
+	struct rdma_pool *pool = call_pool(call, params, userdata, &dev);
+	struct rdma_error err = { 0 };
+	struct json_object *reply;
+	struct rdma_mkey *mkey;
+	int r;
+
+	if (!pool)
+		return 0;
+	r = rdma_pool_borrow(pool, varlink_call_connection(call), &mkey, &err);
+	if (r < 0)
+		return reply_failure(call, &err, r);
+	reply = json_object_new_object();
+	json_add_uint(reply, "handle", mkey->obj.handle);
+	return varlink_call_reply(call, reply);
+}
+
+static int give_back(struct varlink_call *call, struct json_object *params, void *userdata)
+{
+	struct rdma_device *dev = api_device(call, userdata, params, IFACE);
+	struct rdma_error err = { 0 };
+	struct rdma_mkey *mkey;
+	uint32_t handle;
+	int r;
+
+	if (!dev || api_get_handle(call, params, "handle", &handle) < 0)
+		return 0;
+	mkey = rdma_mkey_lookup(dev, handle, &err);
+	if (!mkey)
+		return api_reply_error(call, IFACE, &err);
+	r = rdma_pool_return(mkey, varlink_call_connection(call), &err);
+	if (r < 0)
+		return reply_failure(call, &err, r);
+	return varlink_call_reply(call, NULL);
+}
+
+void api_pool_connection_closed(struct varlink_connection *conn, struct manager *m)
+{
+	for (unsigned i = 0; i < m->n_devices; i++)
+		rdma_pool_return_all(m->devices[i], conn);
+}
+
+const struct varlink_method api_pool_methods[] = {
+	{ "Create", create, VARLINK_METHOD_PRIVILEGED },
+	{ "List", list, 0 },
+	{ "Show", show, 0 },
+	{ "Resize", resize, VARLINK_METHOD_PRIVILEGED },
+	{ "Destroy", destroy, VARLINK_METHOD_PRIVILEGED },
+	{ "Borrow", borrow, VARLINK_METHOD_PRIVILEGED },
+	{ "Return", give_back, VARLINK_METHOD_PRIVILEGED },
+	{ NULL, NULL, 0 },
+};

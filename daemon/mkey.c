@@ -1,0 +1,662 @@
+/* SPDX-License-Identifier: MIT */
+/* Indirect MKEYs: creation, configure rules (reference §1.2, §3.1-3.2), transfers, mkey check. */
+#include "daemon/mkey.h"
+#include "daemon/mr.h"
+#include "daemon/pool.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void layout_free(struct rdma_mkey_layout *l)
+{
+	free(l->entries);
+	memset(l, 0, sizeof(*l));
+}
+
+/* Drops what the configures set up; the PD reference stays. */
+static void mkey_clear(struct rdma_mkey *mkey)
+{
+	dp_transform_destroy(mkey->transform);
+	mkey->transform = NULL;
+	layout_free(&mkey->layout);
+	rdma_object_unuse_all(&mkey->obj);
+	rdma_object_use(&mkey->obj, mkey->pd);   /* the first reference made: room is there */
+}
+
+static void mkey_release(struct rdma_device *dev, struct rdma_object *obj)
+{
+	struct rdma_mkey *mkey = rdma_mkey(obj);
+
+	dp_transform_destroy(mkey->transform);
+	layout_free(&mkey->layout);
+}
+
+const struct rdma_object_type rdma_mkey_type = {
+	.size = sizeof(struct rdma_mkey),
+	.release = mkey_release,
+};
+
+const char *rdma_mkey_access_name(uint32_t bit)
+{
+	switch (bit) {
+	case RDMA_MKEY_ACCESS_LOCAL_WRITE:   return "local_write";
+	case RDMA_MKEY_ACCESS_REMOTE_WRITE:  return "remote_write";
+	case RDMA_MKEY_ACCESS_REMOTE_READ:   return "remote_read";
+	case RDMA_MKEY_ACCESS_REMOTE_ATOMIC: return "remote_atomic";
+	}
+	return NULL;
+}
+
+const char *rdma_mkey_flag_name(uint32_t bit)
+{
+	switch (bit) {
+	case RDMA_MKEY_BLOCK_SIGNATURE: return "block_signature";
+	case RDMA_MKEY_CRYPTO:          return "crypto";
+	}
+	return NULL;
+}
+
+uint16_t rdma_mkey_round_entries(const struct rdma_device *dev, uint32_t max_entries)
+{
+	uint32_t rounded = (max_entries + 3) & ~3u;
+
+	return max_entries && rounded <= dev->caps.max_mkey_entries ? (uint16_t)rounded : 0;
+}
+
+int rdma_mkey_create(struct rdma_device *dev, uint32_t pd, uint32_t flags, uint32_t max_entries,
+		     struct rdma_mkey **out, struct rdma_error *err)
+{
+	struct rdma_object *pd_obj, *obj;
+	struct rdma_mkey *mkey;
+	uint16_t entries;
+
+	if (!flags || (flags & ~RDMA_MKEY_FLAGS_ALL))
+		return rdma_error_invalid(err, "flags", "at least one of block_signature, crypto");
+	if ((flags & RDMA_MKEY_BLOCK_SIGNATURE) && !dev->caps.block_prot)
+		return rdma_error_unsupported(err, "flags", "%s has no signature offload", dev->name);
+	if ((flags & RDMA_MKEY_CRYPTO) &&
+	    !(dev->caps.crypto_engines & (RDMA_CRYPTO_AES_XTS_SINGLE_BLOCK | RDMA_CRYPTO_AES_XTS_MULTI_BLOCK)))
+		return rdma_error_unsupported(err, "flags", "%s has no AES-XTS engine", dev->name);
+	entries = rdma_mkey_round_entries(dev, max_entries);
+	if (!entries)
+		return rdma_error_invalid(err, "max_entries", "1 to %u (rounded up to a multiple of 4)",
+					  dev->caps.max_mkey_entries);
+	pd_obj = rdma_object_lookup(dev, RDMA_OBJ_PD, pd, err);
+	if (!pd_obj)
+		return -ENOENT;
+	obj = rdma_object_create(dev, RDMA_OBJ_MKEY, err);
+	if (!obj)
+		return -ENOSPC;
+	mkey = rdma_mkey(obj);
+	if (rdma_object_use(obj, pd_obj) < 0) {
+		rdma_object_free(dev, obj);
+		return rdma_error_unsupported(err, "pd", "out of memory");
+	}
+	mkey->pd = pd_obj;
+	mkey->flags = flags;
+	mkey->max_entries = entries;
+	dp_transform_cfg_init(&mkey->cfg);
+	*out = mkey;
+	return 0;
+}
+
+struct rdma_mkey *rdma_mkey_lookup(struct rdma_device *dev, uint32_t key, struct rdma_error *err)
+{
+	struct rdma_object *obj = rdma_object_lookup(dev, RDMA_OBJ_MKEY, key, err);
+
+	return obj ? rdma_mkey(obj) : NULL;
+}
+
+int rdma_mkey_destroy(struct rdma_device *dev, uint32_t key, struct rdma_error *err)
+{
+	struct rdma_mkey *mkey = rdma_mkey_lookup(dev, key, err);
+
+	if (!mkey)
+		return -ENOENT;
+	if (mkey->pool)
+		return rdma_error_state(err, "handle", "the MKEY belongs to pool %s and goes with it",
+					rdma_pool_name(mkey->pool));
+	return rdma_object_destroy(dev, RDMA_OBJ_MKEY, key, err);
+}
+
+void rdma_mkey_conf_init(struct rdma_mkey_conf *conf)
+{
+	memset(conf, 0, sizeof(*conf));
+	dp_transform_cfg_init(&conf->cfg);
+}
+
+/* ---- layout ---- */
+
+/* Bytes one entry spans in its MR. */
+static uint64_t entry_span(const struct rdma_mkey_layout *l, const struct rdma_mkey_entry *e)
+{
+	if (l->type == RDMA_LAYOUT_LIST)
+		return e->length;
+	return (uint64_t)(l->repeat_count - 1) * (e->length + e->skip) + e->length;
+}
+
+uint64_t rdma_mkey_length(const struct rdma_mkey *mkey)
+{
+	const struct rdma_mkey_layout *l = &mkey->layout;
+	uint64_t sum = 0;
+
+	for (unsigned i = 0; i < l->n; i++)
+		sum += l->entries[i].length;
+	return l->type == RDMA_LAYOUT_INTERLEAVED ? sum * l->repeat_count : sum;
+}
+
+static int entry_error(struct rdma_error *err, const struct rdma_mkey_layout *l, unsigned i,
+		       const char *member, const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+/* InvalidArgument naming layout[i].member or interleaved.entries[i].member. */
+static int entry_error(struct rdma_error *err, const struct rdma_mkey_layout *l, unsigned i,
+		       const char *member, const char *fmt, ...)
+{
+	char field[64], reason[256];
+	va_list ap;
+
+	snprintf(field, sizeof(field), "%s[%u].%s",
+		 l->type == RDMA_LAYOUT_LIST ? "layout" : "interleaved.entries", i, member);
+	va_start(ap, fmt);
+	vsnprintf(reason, sizeof(reason), fmt, ap);
+	va_end(ap);
+	return rdma_error_invalid(err, field, "%s", reason);
+}
+
+/*
+ * The layout setter's rules: entries that fit the MKEY (interleaved takes one
+ * more, its strided header), MRs of the MKEY's PD with memory of their own,
+ * ranges inside them.  Fills entries[].mr_obj.
+ */
+static int layout_check(struct rdma_device *dev, const struct rdma_mkey *mkey,
+			struct rdma_mkey_layout *l, struct rdma_error *err)
+{
+	const char *name = l->type == RDMA_LAYOUT_LIST ? "layout" : "interleaved.entries";
+	unsigned needed = l->type == RDMA_LAYOUT_INTERLEAVED ? l->n + 1u : l->n;
+	if (l->n == 0)
+		return rdma_error_invalid(err, name, "at least one entry");
+	if (needed > mkey->max_entries)
+		return rdma_error_invalid(err, name, "%u entries%s; the MKEY was created with max_entries %u",
+					  l->n, l->type == RDMA_LAYOUT_INTERLEAVED ?
+					  " (+1 for the interleaved header)" : "", mkey->max_entries);
+	if (l->type == RDMA_LAYOUT_INTERLEAVED && l->repeat_count == 0)
+		return rdma_error_invalid(err, "interleaved.repeat_count", "at least 1");
+	for (unsigned i = 0; i < l->n; i++) {
+		struct rdma_mkey_entry *e = &l->entries[i];
+		struct rdma_object *obj = rdma_object_lookup(dev, RDMA_OBJ_MR, e->mr, err);
+		const char *len_name = l->type == RDMA_LAYOUT_LIST ? "length" : "bytes_count";
+		struct rdma_mr *mr;
+		uint64_t span;
+
+		if (!obj)
+			return -ENOENT;
+		mr = rdma_mr(obj);
+		if (mr->pd != mkey->pd)
+			return entry_error(err, l, i, "mr", "MR %u is on PD %u, the MKEY on PD %u",
+					   e->mr, mr->pd->handle, mkey->pd->handle);
+		if (mr->type == RDMA_MR_DMA)
+			return entry_error(err, l, i, "mr", "MR %u is a DMA MR, with no memory of its own",
+					   e->mr);
+		if (e->length == 0 || e->length > UINT32_MAX)
+			return entry_error(err, l, i, len_name, "1 to %u bytes", UINT32_MAX);
+		span = entry_span(l, e);
+		if (e->offset > mr->length || span > mr->length - e->offset)
+			return entry_error(err, l, i, e->offset >= mr->length ? "offset" : len_name,
+					   "offset %llu + %llu bytes go past the end of MR %u (%llu bytes)",
+					   (unsigned long long)e->offset, (unsigned long long)span, e->mr,
+					   (unsigned long long)mr->length);
+		e->mr_obj = mr;
+	}
+	return 0;
+}
+
+static int layout_copy(struct rdma_mkey_layout *dst, const struct rdma_mkey_layout *src)
+{
+	*dst = *src;
+	dst->entries = calloc(src->n ? src->n : 1, sizeof(*dst->entries));
+	if (!dst->entries)
+		return -ENOMEM;
+	memcpy(dst->entries, src->entries, src->n * sizeof(*dst->entries));
+	return 0;
+}
+
+/* ---- configure ---- */
+
+static const char *sig_field(const struct dp_transform_cfg *cfg)
+{
+	if (dp_sig_present(&cfg->mem))
+		return "config.mem";
+	if (dp_sig_present(&cfg->wire))
+		return "config.wire";
+	return "config";
+}
+
+/* A dataplane refusal as a field error of the configure ("config." + its path). */
+static int dp_refusal(struct rdma_error *err, const struct dp_error *de)
+{
+	char field[64];
+
+	if (!strcmp(de->field, "key"))
+		snprintf(field, sizeof(field), "config.crypto.dek");
+	else
+		snprintf(field, sizeof(field), "config%s%.56s", *de->field ? "." : "", de->field);
+	return rdma_error_invalid(err, field, "%s", de->message);
+}
+
+static bool cfg_has_sig(const struct dp_transform_cfg *cfg)
+{
+	return dp_sig_present(&cfg->mem) || dp_sig_present(&cfg->wire);
+}
+
+/* The configuration in effect after conf: what conf sets over what mkey has. */
+static void merge(const struct rdma_mkey *mkey, const struct rdma_mkey_conf *conf,
+		  struct dp_transform_cfg *cfg, struct rdma_mkey_crypto *crypto)
+{
+	*cfg = mkey->cfg;
+	*crypto = mkey->crypto;
+	if (conf->reset_sig_attr) {
+		struct dp_transform_cfg none;
+
+		dp_transform_cfg_init(&none);
+		none.crypto = cfg->crypto;
+		*cfg = none;
+	}
+	if (conf->set_sig) {
+		cfg->mem = conf->cfg.mem;
+		cfg->wire = conf->cfg.wire;
+		cfg->check_mask = conf->cfg.check_mask;
+		cfg->copy_mask_set = conf->cfg.copy_mask_set;
+		cfg->copy_mask = conf->cfg.copy_mask;
+	}
+	if (conf->set_crypto) {
+		cfg->crypto = conf->cfg.crypto;
+		*crypto = conf->crypto;
+	}
+}
+
+/* The setters' own rules, before anything is merged. */
+static int setters_check(struct rdma_device *dev, const struct rdma_mkey *mkey,
+			 const struct rdma_mkey_conf *conf, struct rdma_error *err)
+{
+	if (conf->set_access && (conf->access & ~RDMA_MKEY_ACCESS_ALL))
+		return rdma_error_invalid(err, "access",
+					  "local_write, remote_write, remote_read, remote_atomic only");
+	if (conf->set_sig) {
+		if (!(mkey->flags & RDMA_MKEY_BLOCK_SIGNATURE))
+			return rdma_error_invalid(err, sig_field(&conf->cfg),
+						  "the MKEY was created without block_signature");
+		if (!cfg_has_sig(&conf->cfg))
+			return rdma_error_invalid(err, "config", "a signature needs mem or wire; "
+						  "reset_sig_attr removes it");
+	}
+	if (conf->set_crypto) {
+		if (!(mkey->flags & RDMA_MKEY_CRYPTO))
+			return rdma_error_invalid(err, "config.crypto", "the MKEY was created without crypto");
+		if (!conf->cfg.crypto.enabled)
+			return rdma_error_invalid(err, "config.crypto", "crypto attributes are required");
+		if (!conf->crypto.dek)
+			return rdma_error_invalid(err, "config.crypto.dek", "the DEK to use is required");
+	}
+	return 0;
+}
+
+/* The rules checked when the WR chain is finalized, on the merged result. */
+static int finalize_check(struct rdma_device *dev, const struct dp_transform_cfg *cfg,
+			  const struct rdma_mkey_layout *layout, uint64_t length, struct rdma_error *err)
+{
+	struct dp_error de;
+
+	if (!cfg_has_sig(cfg) && !cfg->crypto.enabled)
+		return 0;
+	if (dp_transform_cfg_validate(cfg, &de) < 0)
+		return dp_refusal(err, &de);
+	if (length > UINT32_MAX)
+		return rdma_error_invalid(err, layout->type == RDMA_LAYOUT_INTERLEAVED ? "interleaved" : "layout",
+					  "an MKEY with signature or crypto covers at most %u bytes", UINT32_MAX);
+	if (cfg->crypto.enabled && !(dev->caps.crypto_engines & RDMA_CRYPTO_AES_XTS_MULTI_BLOCK) &&
+	    length > cfg->crypto.data_unit_size)
+		return rdma_error_invalid(err, "config.crypto.data_unit_size",
+					  "%s encrypts one data unit per MKEY: the layout's %llu bytes "
+					  "exceed it", dev->name, (unsigned long long)length);
+	return 0;
+}
+
+/* ---- DEKs (daemon/dek.h) ---- */
+
+/* A DEK's key bytes, borrowed for building a transform. */
+struct mkey_dek_key {
+	struct rdma_object *obj;
+	const uint8_t *bytes;
+	size_t len;
+};
+
+static int mkey_dek_key_get(struct rdma_device *dev, uint32_t handle, struct mkey_dek_key *key,
+			    struct rdma_error *err)
+{
+	key->obj = rdma_object_lookup(dev, RDMA_OBJ_DEK, handle, err);
+	if (!key->obj)
+		return -ENOENT;
+	return rdma_error_unsupported(err, "config.crypto.dek", "DEK support is not built in yet");
+}
+
+static void mkey_dek_key_put(struct mkey_dek_key *key)
+{
+	key->bytes = NULL;
+}
+
+static int mkey_dek_keytag_check(struct rdma_device *dev, uint32_t handle, bool has_keytag,
+				 const uint8_t keytag[8], struct rdma_error *err)
+{
+	return 0;
+}
+
+/* The new transform, or NULL when there is neither signature nor crypto. */
+static int transform_build(struct rdma_device *dev, const struct dp_transform_cfg *cfg,
+			   const struct rdma_mkey_crypto *crypto, struct rdma_object **dek_obj,
+			   struct dp_transform **out, struct rdma_error *err)
+{
+	struct mkey_dek_key key = { 0 };
+	struct dp_error de;
+	int r;
+
+	*out = NULL;
+	*dek_obj = NULL;
+	if (!cfg_has_sig(cfg) && !cfg->crypto.enabled)
+		return 0;
+	if (cfg->crypto.enabled) {
+		r = mkey_dek_key_get(dev, crypto->dek, &key, err);
+		if (r < 0)
+			return r;
+		*dek_obj = key.obj;
+	}
+	r = dp_transform_create(cfg, key.bytes, key.len, out, &de);
+	mkey_dek_key_put(&key);
+	return r < 0 ? dp_refusal(err, &de) : 0;
+}
+
+int rdma_mkey_configure(struct rdma_device *dev, struct rdma_mkey *mkey,
+			const struct rdma_mkey_conf *conf, struct rdma_error *err)
+{
+	struct rdma_mkey_layout layout = { 0 };
+	struct dp_transform_cfg cfg;
+	struct rdma_mkey_crypto crypto;
+	struct dp_transform *transform;
+	struct rdma_object *dek_obj;
+	int r;
+
+	if (mkey->pool && !mkey->borrower)
+		return rdma_error_state(err, "handle", "the MKEY is in pool %s: borrow it first",
+					rdma_pool_name(mkey->pool));
+	r = setters_check(dev, mkey, conf, err);
+	if (r < 0)
+		return r;
+	if (conf->set_layout) {
+		r = layout_copy(&layout, &conf->layout);
+		if (r < 0)
+			return rdma_error_unsupported(err, "layout", "out of memory");
+		r = layout_check(dev, mkey, &layout, err);
+	} else {
+		r = layout_copy(&layout, &mkey->layout);
+		if (r < 0)
+			rdma_error_unsupported(err, "layout", "out of memory");
+	}
+	if (r < 0)
+		goto fail;
+	merge(mkey, conf, &cfg, &crypto);
+	{
+		struct rdma_mkey tmp = { .layout = layout };
+
+		r = finalize_check(dev, &cfg, &layout, rdma_mkey_length(&tmp), err);
+	}
+	if (r < 0)
+		goto fail;
+	/* Rebuilt every time: the MKEY's reference keeps its DEK alive, and a new transform starts clean. */
+	r = transform_build(dev, &cfg, &crypto, &dek_obj, &transform, err);
+	if (r < 0)
+		goto fail;
+
+	/* Nothing can fail from here: the configure takes effect. */
+	mkey_clear(mkey);
+	mkey->layout = layout;
+	for (unsigned i = 0; i < layout.n; i++)
+		rdma_object_use(&mkey->obj, &layout.entries[i].mr_obj->obj);
+	rdma_object_use(&mkey->obj, dek_obj);
+	mkey->transform = transform;
+	mkey->cfg = cfg;
+	mkey->crypto = crypto;
+	mkey->sig_set = cfg_has_sig(&cfg);
+	mkey->crypto_set = cfg.crypto.enabled;
+	if (conf->set_access)
+		mkey->access = conf->access;
+	mkey->configured = true;
+	/* Re-arms signature-error detection (SET_PSV on the next configure, §3.5). */
+	mkey->sig_armed = true;
+	mkey->configures++;
+	return 0;
+fail:
+	layout_free(&layout);
+	return r;
+}
+
+void rdma_mkey_invalidate(struct rdma_mkey *mkey)
+{
+	mkey_clear(mkey);
+	dp_transform_cfg_init(&mkey->cfg);
+	memset(&mkey->crypto, 0, sizeof(mkey->crypto));
+	mkey->sig_set = mkey->crypto_set = false;
+	mkey->access = 0;
+	mkey->configured = false;
+	mkey->sig_armed = false;
+	mkey->err_pending = false;
+	memset(&mkey->err, 0, sizeof(mkey->err));
+}
+
+/* ---- transfers ---- */
+
+/*
+ * Visits the layout's memory in MKEY order, limit bytes at most:
+ * fn(memory, n, data) for each piece.
+ */
+static void layout_walk(const struct rdma_mkey_layout *l, uint64_t limit,
+			void (*fn)(uint8_t *mem, size_t n, void *data), void *data)
+{
+	uint32_t rounds = l->type == RDMA_LAYOUT_INTERLEAVED ? l->repeat_count : 1;
+
+	for (uint32_t r = 0; r < rounds && limit; r++)
+		for (unsigned i = 0; i < l->n && limit; i++) {
+			const struct rdma_mkey_entry *e = &l->entries[i];
+			uint64_t n = e->length < limit ? e->length : limit;
+
+			fn(e->mr_obj->addr + e->offset + (uint64_t)r * (e->length + e->skip), n, data);
+			limit -= n;
+		}
+}
+
+struct cursor {
+	uint8_t *p;
+};
+
+static void gather_piece(uint8_t *mem, size_t n, void *data)
+{
+	struct cursor *c = data;
+
+	memcpy(c->p, mem, n);
+	c->p += n;
+}
+
+static void scatter_piece(uint8_t *mem, size_t n, void *data)
+{
+	struct cursor *c = data;
+
+	memcpy(mem, c->p, n);
+	c->p += n;
+}
+
+/* The MKEY can carry traffic (else the device would fail the operation). */
+static int usable(struct rdma_device *dev, const struct rdma_mkey *mkey, struct rdma_error *err)
+{
+	if (!mkey->configured)
+		return rdma_error_state(err, "handle", "the MKEY is free: configure it first");
+	if (mkey->layout.type == RDMA_LAYOUT_NONE)
+		return rdma_error_state(err, "layout", "the MKEY has no layout");
+	if ((mkey->flags & RDMA_MKEY_CRYPTO) && !mkey->crypto_set)
+		return rdma_error_state(err, "config.crypto",
+					"an MKEY created with crypto needs crypto attributes before traffic");
+	if (mkey->crypto_set)
+		return mkey_dek_keytag_check(dev, mkey->crypto.dek, mkey->crypto.has_keytag,
+					     mkey->crypto.keytag, err);
+	return 0;
+}
+
+static int too_big(struct rdma_error *err, const char *field, size_t n)
+{
+	return rdma_error_unsupported(err, field, "%zu bytes; one transfer carries at most %u",
+				      n, RDMA_MKEY_TRANSFER_MAX);
+}
+
+/* Counts the transfer and keeps its first error if detection is armed (§3.5). */
+static void record(struct rdma_mkey *mkey, enum dp_dir dir, const struct dp_sig_err *xfer)
+{
+	mkey->transfers++;
+	if (xfer->type == DP_SIG_ERR_NONE)
+		return;
+	mkey->sig_errors++;
+	if (!mkey->sig_armed)
+		return;
+	mkey->sig_armed = false;
+	mkey->err_pending = true;
+	mkey->err = *xfer;
+	mkey->err_dir = dir;
+}
+
+/* Runs the transform, or copies when the MKEY has neither signature nor crypto. */
+static int run(struct rdma_mkey *mkey, enum dp_dir dir, const uint8_t *in, size_t in_len,
+	       uint8_t *out, size_t out_len, struct dp_sig_err *xfer, struct rdma_error *err)
+{
+	struct dp_error de;
+	size_t n;
+
+	memset(xfer, 0, sizeof(*xfer));
+	if (!mkey->transform) {
+		memcpy(out, in, in_len);
+	} else if (dp_transform_run(mkey->transform, dir, in, in_len, out, out_len, &n, xfer, &de) < 0) {
+		return rdma_error_invalid(err, dir == DP_TX ? "layout" : "data", "%s", de.message);
+	}
+	record(mkey, dir, xfer);
+	return 0;
+}
+
+/* Output bytes for in_len input bytes. */
+static int out_length(struct rdma_mkey *mkey, enum dp_dir dir, size_t in_len, const char *field,
+		      size_t *out_len, struct rdma_error *err)
+{
+	struct dp_error de;
+
+	*out_len = in_len;
+	if (mkey->transform && dp_transform_out_len(mkey->transform, dir, in_len, out_len, &de) < 0)
+		return rdma_error_invalid(err, field, "%zu bytes: %s", in_len, de.message);
+	return 0;
+}
+
+int rdma_mkey_tx_length(struct rdma_device *dev, struct rdma_mkey *mkey, size_t *out_len,
+			struct rdma_error *err)
+{
+	uint64_t len = rdma_mkey_length(mkey);
+	int r;
+
+	r = usable(dev, mkey, err);
+	if (r < 0)
+		return r;
+	if (len > RDMA_MKEY_TRANSFER_MAX)
+		return too_big(err, "layout", len);
+	r = out_length(mkey, DP_TX, len, "layout", out_len, err);
+	if (r < 0)
+		return r;
+	if (*out_len > RDMA_MKEY_TRANSFER_MAX)
+		return too_big(err, "layout", *out_len);
+	return 0;
+}
+
+int rdma_mkey_tx(struct rdma_device *dev, struct rdma_mkey *mkey, uint8_t **out, size_t *out_len,
+		 struct dp_sig_err *xfer_err, struct rdma_error *err)
+{
+	uint64_t len = rdma_mkey_length(mkey);
+	uint8_t *in, *o;
+	struct cursor c;
+	int r;
+
+	r = rdma_mkey_tx_length(dev, mkey, out_len, err);
+	if (r < 0)
+		return r;
+	in = malloc(len ? len : 1);
+	o = malloc(*out_len ? *out_len : 1);
+	if (!in || !o) {
+		free(in);
+		free(o);
+		return rdma_error_unsupported(err, "layout", "out of memory");
+	}
+	c.p = in;
+	layout_walk(&mkey->layout, len, gather_piece, &c);
+	r = run(mkey, DP_TX, in, len, o, *out_len, xfer_err, err);
+	free(in);
+	if (r < 0) {
+		free(o);
+		return r;
+	}
+	*out = o;
+	return 0;
+}
+
+int rdma_mkey_rx(struct rdma_device *dev, struct rdma_mkey *mkey, const uint8_t *in, size_t in_len,
+		 size_t *out_len, struct dp_sig_err *xfer_err, struct rdma_error *err)
+{
+	uint64_t len = rdma_mkey_length(mkey);
+	struct cursor c;
+	uint8_t *o;
+	int r;
+
+	r = usable(dev, mkey, err);
+	if (r < 0)
+		return r;
+	if (in_len > RDMA_MKEY_TRANSFER_MAX)
+		return too_big(err, "data", in_len);
+	r = out_length(mkey, DP_RX, in_len, "data", out_len, err);
+	if (r < 0)
+		return r;
+	if (*out_len > len)
+		return rdma_error_invalid(err, "data", "%zu wire bytes give %zu memory bytes; the layout "
+					  "holds %llu", in_len, *out_len, (unsigned long long)len);
+	o = malloc(*out_len ? *out_len : 1);
+	if (!o)
+		return rdma_error_unsupported(err, "data", "out of memory");
+	r = run(mkey, DP_RX, in, in_len, o, *out_len, xfer_err, err);
+	if (r == 0) {
+		c.p = o;
+		layout_walk(&mkey->layout, *out_len, scatter_piece, &c);
+	}
+	free(o);
+	return r;
+}
+
+int rdma_mkey_check(struct rdma_mkey *mkey, struct dp_sig_err *rec, struct rdma_error *err)
+{
+	const struct dp_sig_domain *input;
+
+	if (!(mkey->flags & RDMA_MKEY_BLOCK_SIGNATURE))
+		return rdma_error_invalid(err, "handle", "the MKEY was created without block_signature");
+	memset(rec, 0, sizeof(*rec));
+	if (!mkey->err_pending)
+		return 0;
+	/* As libmlx5: an error of a domain that no longer has a signature is not decoded (kept). */
+	input = mkey->err_dir == DP_TX ? &mkey->cfg.mem : &mkey->cfg.wire;
+	if (!dp_sig_present(input))
+		return rdma_error_state(err, "config", "the recorded error is from the %s domain, "
+					"which has no signature any more",
+					mkey->err_dir == DP_TX ? "memory" : "wire");
+	*rec = mkey->err;
+	mkey->err_pending = false;
+	return 0;
+}
