@@ -1,0 +1,449 @@
+#!/usr/bin/env bats
+# MKEYs against a real rdmad: creation rules (reference mlx5_sig_crypto.md §1.2),
+# configure rules and persistence (§3.1-3.2), mkey check and stickiness (§3.4-3.5),
+# and tx/rx through an MKEY giving exactly what `rdmactl offload` gives offline
+# for the same configuration and bytes (known answers from reference §2.8).
+
+load helper
+
+setup_file() {
+	rdmad_start
+	"$RDMACTL" pd create >/dev/null    # PD 1
+	"$RDMACTL" pd create >/dev/null    # PD 2
+}
+teardown_file() { rdmad_stop; }
+
+setup() {
+	load_libs
+	cd "$BATS_TEST_TMPDIR"
+	bytes() { python3 -c "import sys; sys.stdout.buffer.write(bytes.fromhex(sys.argv[1]) * int(sys.argv[2]))" "$@"; }
+	hex() { od -An -v -tx1 | tr -d ' \n'; }
+}
+
+# mkey_create PD FLAGS ENTRIES: prints the new MKEY's handle.
+mkey_create() {
+	"$RDMACTL" -j mkey create "$1" --flags "$2" --max-entries "$3" | jq -r '.[0].handle'
+}
+# mr_create PD SIZE: prints the new MR's handle.
+mr_create() {
+	"$RDMACTL" -j mr create "$1" --size "$2" --access local_write | jq -r '.[0].handle'
+}
+mkey_json() {
+	"$RDMACTL" -j mkey show "$1" | jq -c '.[0]'
+}
+mkey_count() {
+	"$RDMACTL" -j mkey list | jq length
+}
+# assert_refused ERROR FIELD: the last run failed with exit 1 naming the error and the field.
+assert_refused() {
+	assert_failure 1
+	assert_output --partial "io.rdmad.Mkey.$1: field '$2'"
+}
+# configure_refused MKEY ERROR FIELD ARGS...: refused as said, and the MKEY is unchanged.
+configure_refused() {
+	local h=$1 error=$2 field=$3 before
+	shift 3
+	before=$(mkey_json "$h")
+	run "$RDMACTL" mkey configure "$h" "$@"
+	assert_refused "$error" "$field"
+	assert_equal "$(mkey_json "$h")" "$before"
+}
+t10dif_wire() { # APP REF [FLAGS]: T10-DIF (CRC guard, bg 0xFFFF) on the wire, none in memory
+	echo "{\"mem\":null,\"wire\":{\"sig_type\":\"t10dif\",\"block_size\":512,\"t10dif\":{\"bg_type\":\"crc\",\"bg\":65535,\"app_tag\":$1,\"ref_tag\":$2,\"flags\":[${3:-}]}}}"
+}
+
+@test "mkey create: free, max_entries rounded up to a multiple of 4, key = index << 8 | tag" {
+	run "$RDMACTL" -j mkey create 1 --flags block_signature --max-entries 5
+	assert_success
+	rec=$(jq -c '.[0]' <<<"$output")
+	h=$(jq -r .handle <<<"$rec")
+	[ "$(jq -r .mkeyn <<<"$rec")" = $((h >> 8)) ]
+	[ $((h & 255)) -ne 0 ]
+	[ "$(jq -r .lkey <<<"$rec")" = "$h" ]
+	[ "$(jq -r .rkey <<<"$rec")" = "$h" ]
+	assert_equal "$(jq -c '{device, pdn, flags, max_entries, state, access, layout, length, config, sig_armed, sig_error_pending, transfers, pool, borrowed}' <<<"$rec")" \
+		'{"device":"soft0","pdn":1,"flags":["block_signature"],"max_entries":8,"state":"free","access":[],"layout":null,"length":0,"config":null,"sig_armed":false,"sig_error_pending":false,"transfers":0,"pool":null,"borrowed":false}'
+	h=$(mkey_create 1 block_signature,crypto 256)
+	assert_equal "$(mkey_json "$h" | jq -c '[.flags, .max_entries]')" '[["block_signature","crypto"],256]'
+	run "$RDMACTL" mkey show "$h"
+	assert_success
+	assert_line --index 0 --regexp "^mkey $h: device soft0 mkeyn [0-9]+ pdn 1 .*flags block_signature,crypto max_entries 256"
+}
+
+@test "mkey create refusals: no flag, entries 0 or over 256 after rounding, no PD; nothing created" {
+	n=$(mkey_count)
+	run "$RDMACTL" mkey create 1 --flags none --max-entries 4
+	assert_refused InvalidArgument flags
+	run "$RDMACTL" mkey create 1 --flags block_signature --max-entries 0
+	assert_refused InvalidArgument max_entries
+	run "$RDMACTL" mkey create 1 --flags block_signature --max-entries 257
+	assert_refused InvalidArgument max_entries
+	run "$RDMACTL" mkey create 99 --flags crypto --max-entries 4
+	assert_failure 1
+	assert_output --partial "io.rdmad.Mkey.NoSuchObject: kind 'pd', handle '99'"
+	run "$RDMACTL" mkey create 1 --flags relaxed_ordering --max-entries 4
+	assert_failure 2
+	run "$RDMACTL" mkey create 1 --max-entries 4
+	assert_failure 2
+	assert_equal "$(mkey_count)" "$n"
+}
+
+@test "mkey configure: list layout, access, signature; show reports them" {
+	mr=$(mr_create 1 8192)
+	h=$(mkey_create 1 block_signature 4)
+	t10dif_wire 22136 4041129114 '"ref_remap"' >cfg.json
+	run "$RDMACTL" -j mkey configure "$h" --layout "$mr:0:512" --layout "$mr:4096:512" \
+		--access local_write,remote_read,remote_atomic --config cfg.json
+	assert_success
+	rec=$(jq -c '.[0]' <<<"$output")
+	assert_equal "$(jq -c '{state, access, length, sig_armed, configures}' <<<"$rec")" \
+		'{"state":"configured","access":["local_write","remote_read","remote_atomic"],"length":1024,"sig_armed":true,"configures":1}'
+	assert_equal "$(jq -c .layout <<<"$rec")" \
+		"{\"layout_type\":\"list\",\"repeat_count\":1,\"entries\":[{\"mr\":$mr,\"offset\":0,\"bytes_count\":512,\"bytes_skip\":0},{\"mr\":$mr,\"offset\":4096,\"bytes_count\":512,\"bytes_skip\":0}]}"
+	assert_equal "$(jq -c .config.wire.t10dif <<<"$rec")" \
+		'{"bg_type":"crc","bg":65535,"app_tag":22136,"ref_tag":4041129114,"flags":["ref_remap"]}'
+	assert_equal "$(jq -c .config.mem <<<"$rec")" null
+}
+
+@test "mkey configure persistence: access and layout replaced, signature kept until reset or replaced" {
+	mr=$(mr_create 1 4096)
+	h=$(mkey_create 1 block_signature 4)
+	t10dif_wire 1 2 >cfg.json
+	"$RDMACTL" mkey configure "$h" --layout "$mr:0:512" --access local_write --config cfg.json >/dev/null
+	# Access only: the layout and the signature stay.
+	"$RDMACTL" mkey configure "$h" --access remote_read >/dev/null
+	assert_equal "$(mkey_json "$h" | jq -c '[.access, .length, .config.wire.t10dif.app_tag]')" '[["remote_read"],512,1]'
+	# A new layout replaces the old one; the signature stays; access stays when not given.
+	"$RDMACTL" mkey configure "$h" --layout "$mr:512:1024" >/dev/null
+	assert_equal "$(mkey_json "$h" | jq -c '[.access, .layout.entries[0].offset, .length, .config.wire.t10dif.app_tag]')" '[["remote_read"],512,1024,1]'
+	# A new signature replaces the old one.
+	t10dif_wire 7 2 >cfg2.json
+	"$RDMACTL" mkey configure "$h" --config cfg2.json >/dev/null
+	assert_equal "$(mkey_json "$h" | jq -c .config.wire.t10dif.app_tag)" 7
+	# --access none: remote and local write off (local read stays, as always).
+	"$RDMACTL" mkey configure "$h" --access none >/dev/null
+	assert_equal "$(mkey_json "$h" | jq -c .access)" '[]'
+	# RESET_SIG_ATTR: the signature is gone; the MKEY is a plain indirect MKEY.
+	"$RDMACTL" mkey configure "$h" --reset-sig >/dev/null
+	assert_equal "$(mkey_json "$h" | jq -c '[.config, .state, .length]')" '[null,"configured",1024]'
+	# Reset and a new signature in one configure: the new one.
+	"$RDMACTL" mkey configure "$h" --reset-sig --config cfg.json >/dev/null
+	assert_equal "$(mkey_json "$h" | jq -c .config.wire.t10dif.app_tag)" 1
+	assert_equal "$(mkey_json "$h" | jq -c .configures)" 7
+}
+
+@test "mkey configure layout refusals name the field and change nothing" {
+	mr=$(mr_create 1 4096)
+	other=$(mr_create 2 4096)
+	dma=$("$RDMACTL" -j mr dma 1 | jq -r '.[0].handle')
+	h=$(mkey_create 1 block_signature 4)
+	"$RDMACTL" mkey configure "$h" --layout "$mr:0:512" >/dev/null
+	configure_refused "$h" InvalidArgument layout \
+		--layout "$mr:0:1" --layout "$mr:1:1" --layout "$mr:2:1" --layout "$mr:3:1" --layout "$mr:4:1"
+	# Interleaved takes one entry more than it has (the strided header).
+	configure_refused "$h" InvalidArgument interleaved.entries --repeat 2 \
+		--interleave "$mr:0:8:8" --interleave "$mr:8:8:8" --interleave "$mr:16:8:8" --interleave "$mr:24:8:8"
+	configure_refused "$h" InvalidArgument 'layout[0].mr' --layout "$other:0:512"
+	configure_refused "$h" InvalidArgument 'layout[0].mr' --layout "$dma:0:512"
+	configure_refused "$h" InvalidArgument 'layout[1].length' --layout "$mr:0:512" --layout "$mr:3800:512"
+	configure_refused "$h" InvalidArgument 'layout[0].offset' --layout "$mr:4096:1"
+	configure_refused "$h" InvalidArgument 'layout[0].length' --layout "$mr:0:0"
+	# The last round of an interleaved entry must fit: 0 + 4 * (512 + 512) + 512 > 4096.
+	configure_refused "$h" InvalidArgument 'interleaved.entries[0].bytes_count' --repeat 5 --interleave "$mr:0:512:512"
+	configure_refused "$h" InvalidArgument interleaved.repeat_count --repeat 0 --interleave "$mr:0:512:0"
+	before=$(mkey_json "$h")
+	run "$RDMACTL" mkey configure "$h" --layout 999999:0:512
+	assert_failure 1
+	assert_output --partial "io.rdmad.Mkey.NoSuchObject: kind 'mr', handle '999999'"
+	assert_equal "$(mkey_json "$h")" "$before"
+	run "$RDMACTL" mkey configure "$h" --layout "$mr:0:512" --interleave "$mr:0:8:8"
+	assert_failure 2
+	run "$RDMACTL" mkey configure "$h" --layout "$mr:0"
+	assert_failure 2
+	run "$RDMACTL" mkey configure "$h" --access remote_write,relaxed_ordering
+	assert_failure 2
+	assert_equal "$(mkey_json "$h")" "$before"
+}
+
+@test "mkey configure signature and crypto refusals name the field and change nothing" {
+	mr=$(mr_create 1 4096)
+	sig=$(mkey_create 1 block_signature 4)
+	crypto=$(mkey_create 1 crypto 4)
+	both=$(mkey_create 1 block_signature,crypto 4)
+	t10dif_wire 1 2 >wire.json
+	echo '{"mem":null,"wire":null}' >none.json
+	echo '{"check_mask":15}' >mask.json
+	echo '{"mem":null,"wire":{"sig_type":"t10dif","block_size":512,"t10dif":{"bg":5}}}' >bg.json
+	echo '{"mem":null,"wire":{"sig_type":"crc","block_size":512,"crc":{"type":"crc32c"}},"copy_mask":255}' >copy.json
+	echo '{"crypto":{"standard":"aes_xts","encrypt_on_tx":true,"data_unit_size":512}}' >nodek.json
+	echo '{"crypto":{"standard":"aes_xts","encrypt_on_tx":true,"data_unit_size":512,"dek":1,"keytag":"xyz"}}' >keytag.json
+	echo '{"mem":null,"wire":null,"crypto":{"standard":"aes_xts","encrypt_on_tx":true,"data_unit_size":513,"dek":1}}' >dus.json
+	echo '{"mem":null,"wire":{"sig_type":"crc","block_size":512,"crc":{"type":"crc32c"}},"typo":1}' >typo.json
+	"$RDMACTL" mkey configure "$sig" --layout "$mr:0:512" --config wire.json >/dev/null
+	configure_refused "$sig" InvalidArgument config --config none.json
+	configure_refused "$sig" InvalidArgument config --config mask.json
+	configure_refused "$sig" InvalidArgument config.wire.t10dif.bg --config bg.json
+	configure_refused "$sig" InvalidArgument config.copy_mask --config copy.json
+	configure_refused "$sig" InvalidArgument config.typo --config typo.json
+	configure_refused "$sig" InvalidArgument config.crypto --config nodek.json --dek 1
+	configure_refused "$crypto" InvalidArgument config.wire --config wire.json
+	configure_refused "$both" InvalidArgument config.crypto.dek --config nodek.json
+	configure_refused "$both" InvalidArgument config.crypto.keytag --config keytag.json
+	configure_refused "$both" InvalidArgument config.crypto.data_unit_size --config dus.json
+	# RAW_WIRE (encrypt_on_tx, signature after crypto) with a signature in both domains.
+	echo '{"mem":{"sig_type":"crc","block_size":512,"crc":{"type":"crc32c"}},"wire":{"sig_type":"crc","block_size":512,"crc":{"type":"crc32"}}}' >two.json
+	echo '{"crypto":{"standard":"aes_xts","encrypt_on_tx":true,"signature_crypto_order":"signature_after_crypto_on_tx","data_unit_size":512,"dek":1}}' >raw.json
+	"$RDMACTL" mkey configure "$both" --layout "$mr:0:1028" --config two.json >/dev/null
+	configure_refused "$both" InvalidArgument config.crypto.signature_crypto_order --config raw.json
+	configure_refused "$both" InvalidArgument config.crypto.dek --config raw.json --dek 0
+	echo '[1]' >array.json
+	run "$RDMACTL" mkey configure "$sig" --config array.json
+	assert_failure 1
+	assert_output --partial 'not a JSON object'
+	run "$RDMACTL" mkey configure "$sig" --dek 1
+	assert_failure 2
+}
+
+@test "MRs and the PD an MKEY uses cannot be destroyed under it; the MKEY can" {
+	mr=$(mr_create 1 4096)
+	h=$(mkey_create 1 block_signature 4)
+	"$RDMACTL" mkey configure "$h" --layout "$mr:0:512" >/dev/null
+	run "$RDMACTL" mr destroy "$mr"
+	assert_failure 1
+	assert_output --partial "ObjectInUse: kind 'mr', handle '$mr', user_kind 'mkey', user_handle '$h'"
+	run "$RDMACTL" pd destroy 1
+	assert_failure 1
+	assert_output --partial "ObjectInUse: kind 'pd', handle '1'"
+	# A new layout lets go of the old MRs.
+	mr2=$(mr_create 1 4096)
+	"$RDMACTL" mkey configure "$h" --layout "$mr2:0:512" >/dev/null
+	run "$RDMACTL" mr destroy "$mr"
+	assert_success
+	run "$RDMACTL" mkey destroy "$h"
+	assert_success
+	run "$RDMACTL" mkey show "$h"
+	assert_failure 1
+	assert_output --partial "NoSuchObject: kind 'mkey', handle '$h'"
+	run "$RDMACTL" mr destroy "$mr2"
+	assert_success
+}
+
+@test "mkey tx of a T10-DIF insert gives offload tx's bytes: the hardware tuple ec7d5678f0debc9a" {
+	mr=$(mr_create 1 8192)
+	h=$(mkey_create 1 block_signature 4)
+	t10dif_wire $((0x5678)) $((0xf0debc9a)) >cfg.json
+	bytes a5 512 >mem
+	"$RDMACTL" mr write "$mr" --offset 1000 <mem
+	"$RDMACTL" mkey configure "$h" --layout "$mr:1000:512" --config cfg.json >/dev/null
+	"$RDMACTL" mkey tx "$h" >wire
+	"$RDMACTL" offload tx --config cfg.json --report rep.json <mem >expected
+	cmp wire expected
+	assert_equal "$(tail -c 8 wire | hex)" ec7d5678f0debc9a
+	assert_equal "$("$RDMACTL" mkey check "$h")" "$(cat rep.json)"
+	assert_equal "$(mkey_json "$h" | jq -c '[.transfers, .sig_errors]')" '[1,0]'
+}
+
+@test "mkey tx gathers a list layout across MRs, ref tags counting over the whole transfer" {
+	a=$(mr_create 1 4096)
+	b=$(mr_create 1 4096)
+	h=$(mkey_create 1 block_signature 4)
+	t10dif_wire 1 100 '"ref_remap"' >cfg.json
+	bytes 11 512 >m1; bytes 22 256 >m2; bytes 33 256 >m3
+	"$RDMACTL" mr write "$a" <m1
+	"$RDMACTL" mr write "$b" --offset 100 <m2
+	"$RDMACTL" mr write "$a" --offset 2048 <m3
+	"$RDMACTL" mkey configure "$h" --layout "$a:0:512" --layout "$b:100:256" --layout "$a:2048:256" \
+		--config cfg.json >/dev/null
+	"$RDMACTL" mkey tx "$h" >wire
+	cat m1 m2 m3 | "$RDMACTL" offload tx --config cfg.json >expected
+	cmp wire expected
+	[ "$(stat -c %s wire)" -eq 1040 ]
+}
+
+@test "mkey rx strips and checks into an interleaved layout, as offload rx does" {
+	mr=$(mr_create 1 4096)
+	h=$(mkey_create 1 block_signature 4)
+	t10dif_wire 1 100 '"ref_remap"' >cfg.json
+	bytes 5a 1024 | "$RDMACTL" offload tx --config cfg.json >wire
+	"$RDMACTL" offload rx --config cfg.json <wire >expected
+	# 4 rounds of 128 bytes from each entry, 128 skipped: 1024 bytes spread over the MR.
+	"$RDMACTL" mkey configure "$h" --repeat 4 --interleave "$mr:0:128:128" --interleave "$mr:128:128:128" \
+		--config cfg.json >/dev/null
+	run "$RDMACTL" -j mkey rx "$h" <wire
+	assert_success
+	assert_equal "$(jq -c '[.received, .length, .sig_error.err_type]' <<<"$output")" '[1040,1024,"none"]'
+	"$RDMACTL" mr read "$mr" --length 1024 | cmp - expected
+	# tx gathers the same bytes back in MKEY order.
+	"$RDMACTL" mkey tx "$h" | cmp - wire
+}
+
+@test "mkey tx with CRC32C and CRC64_XP10 in memory, CRC32 on the wire, equals offload tx" {
+	mr=$(mr_create 1 8192)
+	h=$(mkey_create 1 block_signature 4)
+	echo '{"mem":{"sig_type":"crc","block_size":512,"crc":{"type":"crc32c","seed":4294967295}},"wire":{"sig_type":"crc","block_size":512,"crc":{"type":"crc32","seed":0}}}' >c.json
+	echo '{"mem":null,"wire":{"sig_type":"crc","block_size":512,"crc":{"type":"crc32c","seed":4294967295}}}' >gen.json
+	# Memory bytes with valid CRC32C fields, made offline.
+	bytes 00 1024 | "$RDMACTL" offload tx --config gen.json >mem
+	assert_equal "$(head -c 516 mem | tail -c 4 | hex)" c0edfc30
+	"$RDMACTL" mr write "$mr" <mem
+	"$RDMACTL" mkey configure "$h" --layout "$mr:0:1032" --config c.json >/dev/null
+	"$RDMACTL" mkey tx "$h" >wire
+	"$RDMACTL" offload tx --config c.json --report rep.json <mem >expected
+	cmp wire expected
+	assert_equal "$("$RDMACTL" mkey check "$h")" "$(cat rep.json)"
+	echo '{"mem":null,"wire":{"sig_type":"crc","block_size":512,"crc":{"type":"crc64_xp10","seed":18446744073709551615}}}' >c64.json
+	"$RDMACTL" mkey configure "$h" --reset-sig --config c64.json --layout "$mr:0:512" >/dev/null
+	bytes 00 512 | "$RDMACTL" mr write "$mr"
+	assert_equal "$("$RDMACTL" mkey tx "$h" | tail -c 8 | hex)" e982a768280ee61d
+}
+
+@test "a corrupted guard gives the check record offload --report gives; sticky until the next configure" {
+	mr=$(mr_create 1 4096)
+	h=$(mkey_create 1 block_signature 4)
+	t10dif_wire $((0x5678)) $((0xf0debc9a)) >cfg.json
+	{ bytes a5 512; bytes ec7d5678f0debc9a 1; bytes a5 512; bytes 00007678f0debc9a 1; } >wire
+	"$RDMACTL" offload rx --config cfg.json --report rep.json <wire >expected
+	assert_equal "$(cat rep.json)" "{\"err_type\":\"guard\",\"expected_value\":0,\"actual_value\":$((0xec7d)),\"offset\":520}"
+	"$RDMACTL" mkey configure "$h" --layout "$mr:0:1024" --config cfg.json >/dev/null
+	run "$RDMACTL" -j mkey rx "$h" <wire
+	assert_success
+	assert_equal "$(jq -c .sig_error <<<"$output")" "$(cat rep.json)"
+	# The bytes are delivered whatever the error.
+	"$RDMACTL" mr read "$mr" --length 1024 | cmp - expected
+	assert_equal "$(mkey_json "$h" | jq -c '[.sig_armed, .sig_error_pending, .sig_errors]')" '[false,true,1]'
+	# A second error before a configure is ignored (the PSV is in ERROR state).
+	{ bytes a5 512; bytes 1111567800000000 1; bytes a5 512; bytes ec7d5678f0debc9a 1; } >wire2
+	"$RDMACTL" mkey rx "$h" <wire2
+	assert_equal "$("$RDMACTL" mkey check "$h")" "$(cat rep.json)"
+	# Read and clear.
+	assert_equal "$("$RDMACTL" mkey check "$h")" '{"err_type":"none","expected_value":0,"actual_value":0,"offset":0}'
+	"$RDMACTL" mkey rx "$h" <wire
+	assert_equal "$("$RDMACTL" mkey check "$h" | jq -r .err_type)" none
+	# A configure re-arms: the next error is recorded.
+	"$RDMACTL" mkey configure "$h" >/dev/null
+	"$RDMACTL" mkey rx "$h" <wire2
+	"$RDMACTL" offload rx --config cfg.json --report rep2.json <wire2 >/dev/null
+	assert_equal "$("$RDMACTL" -j mkey check "$h")" "$(cat rep2.json)"
+	assert_equal "$(mkey_json "$h" | jq -c '[.transfers, .sig_errors, .sig_error_pending]')" '[4,4,false]'
+}
+
+@test "mkey check: refused on an MKEY without block_signature; an error of a domain reset away stays" {
+	mr=$(mr_create 1 4096)
+	c=$(mkey_create 1 crypto 4)
+	run "$RDMACTL" mkey check "$c"
+	assert_refused InvalidArgument handle
+	h=$(mkey_create 1 block_signature 4)
+	t10dif_wire 1 2 >cfg.json
+	"$RDMACTL" mkey configure "$h" --layout "$mr:0:512" --config cfg.json >/dev/null
+	{ bytes 00 512; bytes 0000000100000002 1; } | "$RDMACTL" mkey rx "$h"
+	"$RDMACTL" mkey configure "$h" --reset-sig >/dev/null
+	run "$RDMACTL" mkey check "$h"
+	assert_refused InvalidState config
+	assert_equal "$(mkey_json "$h" | jq -c .sig_error_pending)" true
+}
+
+@test "transfers refused: free MKEY, crypto MKEY without crypto, input not whole blocks, too long" {
+	mr=$(mr_create 1 4096)
+	h=$(mkey_create 1 block_signature 4)
+	run "$RDMACTL" mkey tx "$h"
+	assert_refused InvalidState handle
+	c=$(mkey_create 1 crypto 4)
+	"$RDMACTL" mkey configure "$c" --layout "$mr:0:512" >/dev/null
+	run "$RDMACTL" mkey tx "$c"
+	assert_refused InvalidState config.crypto
+	t10dif_wire 1 2 >cfg.json
+	"$RDMACTL" mkey configure "$h" --layout "$mr:0:512" --config cfg.json >/dev/null
+	run bash -c "head -c 519 /dev/zero | '$RDMACTL' mkey rx $h"
+	assert_refused InvalidArgument data
+	# 1040 wire bytes give 1024 memory bytes: more than the layout's 512.
+	run bash -c "{ head -c 512 /dev/zero; printf '\\0\\0\\0\\1\\0\\0\\0\\2'; head -c 512 /dev/zero; printf '\\0\\0\\0\\1\\0\\0\\0\\3'; } | '$RDMACTL' mkey rx $h"
+	assert_refused InvalidArgument data
+	echo '{"mem":{"sig_type":"t10dif","block_size":512},"wire":null}' >strip.json
+	"$RDMACTL" mkey configure "$h" --reset-sig --config strip.json >/dev/null
+	run "$RDMACTL" mkey tx "$h"
+	assert_refused InvalidArgument layout
+	assert_equal "$(mkey_json "$h" | jq -c .transfers)" 0
+}
+
+@test "a plain MKEY (block_signature, no signature set) copies bytes both ways" {
+	mr=$(mr_create 1 4096)
+	h=$(mkey_create 1 block_signature 4)
+	"$RDMACTL" mkey configure "$h" --layout "$mr:100:10" --layout "$mr:0:5" >/dev/null
+	printf 'abcdefghijKLMNO' | "$RDMACTL" mkey rx "$h"
+	assert_equal "$("$RDMACTL" mr read "$mr" --length 5)" KLMNO
+	assert_equal "$("$RDMACTL" mr read "$mr" --offset 100 --length 10)" abcdefghij
+	assert_equal "$("$RDMACTL" mkey tx "$h")" abcdefghijKLMNO
+}
+
+@test "large transfers travel in chunks: 12 MiB through tx and rx equal offload" {
+	mr=$(mr_create 1 $((13 << 20)))
+	h=$(mkey_create 1 block_signature 4)
+	echo '{"mem":null,"wire":{"sig_type":"crc","block_size":4096,"crc":{"type":"crc32c","seed":4294967295}}}' >cfg.json
+	head -c $((12 << 20)) /dev/urandom >mem
+	"$RDMACTL" mr write "$mr" <mem
+	"$RDMACTL" mkey configure "$h" --layout "$mr:0:$((12 << 20))" --config cfg.json >/dev/null
+	"$RDMACTL" mkey tx "$h" >wire
+	"$RDMACTL" offload tx --config cfg.json <mem >expected
+	cmp wire expected
+	bytes 00 $((12 << 20)) | "$RDMACTL" mr write "$mr"
+	"$RDMACTL" mkey rx "$h" <wire
+	"$RDMACTL" mr read "$mr" --length $((12 << 20)) | cmp - mem
+	assert_equal "$("$RDMACTL" mkey check "$h" | jq -r .err_type)" none
+}
+
+@test "raw varlink: every io.rdmad.Mkey method" {
+	mr=$(mr_create 1 4096)
+	bytes a5 512 | "$RDMACTL" mr write "$mr"
+	run varlink_raw '{"method":"io.rdmad.Mkey.Create","parameters":{"pd":1,"flags":["block_signature"],"max_entries":1}}\0'
+	assert_success
+	h=$(jq -r .parameters.mkey.handle <<<"$output")
+	assert_equal "$(jq -c '.parameters.mkey | [.max_entries, .state]' <<<"$output")" '[4,"free"]'
+	run varlink_raw '{"method":"io.rdmad.Mkey.Configure","parameters":{"handle":'"$h"',"access":["local_write"],"layout":[{"mr":'"$mr"',"offset":0,"length":512}],"config":{"mem":null,"wire":{"sig_type":"t10dif","block_size":512,"t10dif":{"bg":65535,"app_tag":22136,"ref_tag":4041129114}}}}}\0'
+	assert_success
+	assert_equal "$(jq -c '.parameters.mkey | [.state, .length]' <<<"$output")" '["configured",512]'
+	run varlink_raw '{"method":"io.rdmad.Mkey.Configure","parameters":{"handle":'"$h"',"access":["relaxed_ordering"]}}\0'
+	assert_output '{"error":"org.varlink.service.InvalidParameter","parameters":{"parameter":"access[0]"}}'
+	run varlink_raw '{"method":"io.rdmad.Mkey.Configure","parameters":{"handle":'"$h"',"layout":[],"interleaved":{"repeat_count":1,"entries":[]}}}\0'
+	assert_output '{"error":"io.rdmad.Mkey.InvalidArgument","parameters":{"field":"interleaved","reason":"one layout per configure: layout or interleaved"}}'
+	run varlink_raw '{"method":"io.rdmad.Mkey.Show","parameters":{"handle":'"$h"'}}\0'
+	assert_equal "$(jq -c .parameters.mkey.handle <<<"$output")" "$h"
+	run varlink_raw '{"method":"io.rdmad.Mkey.List","parameters":{}}\0'
+	[ "$(jq "[.parameters.mkeys[] | select(.handle == $h)] | length" <<<"$output")" = 1 ]
+	run varlink_raw '{"method":"io.rdmad.Mkey.Tx","parameters":{"handle":'"$h"'},"more":true}\0'
+	assert_success
+	assert_equal "$(jq -r .parameters.data <<<"$output" | base64 -d | tail -c 8 | hex)" ec7d5678f0debc9a
+	assert_equal "$(jq -c '[.parameters.offset, .parameters.length, .parameters.sig_error.err_type, .continues]' <<<"$output")" '[0,520,"none",null]'
+	# RX in two chunks: the 520 wire bytes as 260 + 260.
+	data=$(jq -r .parameters.data <<<"$output" | base64 -d | head -c 260 | base64 -w0)
+	rest=$(jq -r .parameters.data <<<"$output" | base64 -d | tail -c 260 | base64 -w0)
+	run varlink_raw '{"method":"io.rdmad.Mkey.Rx","parameters":{"handle":'"$h"',"offset":0,"data":"'"$data"'","last":false}}\0{"method":"io.rdmad.Mkey.Rx","parameters":{"handle":'"$h"',"offset":260,"data":"'"$rest"'","last":true}}\0'
+	assert_line --index 0 '{"parameters":{"received":260,"length":0}}'
+	assert_line --index 1 '{"parameters":{"received":520,"length":512,"sig_error":{"err_type":"none","expected_value":0,"actual_value":0,"offset":0}}}'
+	# A chunk out of order, and a continuation with no start, are refused.
+	run varlink_raw '{"method":"io.rdmad.Mkey.Rx","parameters":{"handle":'"$h"',"offset":0,"data":"'"$data"'","last":false}}\0{"method":"io.rdmad.Mkey.Rx","parameters":{"handle":'"$h"',"offset":100,"data":"'"$rest"'","last":true}}\0'
+	assert_line --index 1 --partial '"field":"offset"'
+	run varlink_raw '{"method":"io.rdmad.Mkey.Rx","parameters":{"handle":'"$h"',"offset":260,"data":"","last":true}}\0'
+	assert_output --partial '{"error":"io.rdmad.Mkey.InvalidState","parameters":{"field":"offset"'
+	run varlink_raw '{"method":"io.rdmad.Mkey.Rx","parameters":{"handle":'"$h"',"offset":0,"data":"!!!!","last":true}}\0'
+	assert_output --partial '"field":"data","reason":"not base64'
+	run varlink_raw '{"method":"io.rdmad.Mkey.Check","parameters":{"handle":'"$h"'}}\0'
+	assert_output '{"parameters":{"record":{"err_type":"none","expected_value":0,"actual_value":0,"offset":0}}}'
+	run varlink_raw '{"method":"io.rdmad.Mkey.Destroy","parameters":{"handle":'"$h"'}}\0'
+	assert_output '{"parameters":{}}'
+	run varlink_raw '{"method":"io.rdmad.Mkey.Destroy","parameters":{"handle":'"$h"'}}\0'
+	assert_output "{\"error\":\"io.rdmad.Mkey.NoSuchObject\",\"parameters\":{\"kind\":\"mkey\",\"handle\":$h}}"
+}
+
+@test "mkey help and completion come from the command table" {
+	run "$RDMACTL" mkey help
+	assert_success
+	for c in show list create configure check tx rx destroy; do
+		assert_output --regexp "(^|[[:space:]])$c[[:space:]]"
+	done
+	run "$RDMACTL" __complete mkey create 1 --flags block_signature,
+	assert_success
+	assert_line block_signature,crypto
+	run "$RDMACTL" __complete mkey configure 1 --access local_write,remote_
+	assert_line local_write,remote_write
+	assert_line local_write,remote_atomic
+}
