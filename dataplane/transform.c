@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "dataplane/crc.h"
+#include "dataplane/kern.h"
 #include "dataplane/transform.h"
 #include "dataplane/xts.h"
 
@@ -409,6 +410,56 @@ static void do_step(struct run *r, const uint8_t *d, size_t dlen, const uint8_t 
 		r->k_in++;
 }
 
+/* A run of nb whole steps that all map block to block (input block -> output block of the same
+ * data size, or raw data -> full output block, or input block -> raw data): the data is copied
+ * and the guards computed by one kernel call for the whole run (kern.h), then the fields are
+ * checked and built.  The result is what do_step() gives step by step. */
+#define BATCH_MAX 48
+static void do_batch(struct run *r, const uint8_t *src, size_t nb)
+{
+	const struct plan *p = r->p;
+	size_t len = p->in ? p->bin : p->bout;
+	size_t ss = p->in ? (size_t)p->bin + p->fin : p->bout;
+	size_t ds = p->out ? (size_t)p->bout + p->fout : len;
+	uint8_t *od = r->out + r->opos;
+	bool need_out = p->out && r->gen_guard;
+	bool need_in = p->in && r->cmask && r->chk_guard && r->e.type == DP_SIG_ERR_NONE;
+	uint64_t gout[BATCH_MAX], gin_buf[BATCH_MAX], *gin = gin_buf;
+
+	if (need_out) {
+		dp_sig_guard_blocks(p->out, gout, od, ds, src, ss, len, nb);
+		if (need_in) {
+			if (r->shared)
+				gin = gout;
+			else
+				dp_sig_guard_blocks(p->in, gin, NULL, 0, src, ss, len, nb);
+		}
+	} else if (need_in) {
+		dp_sig_guard_blocks(p->in, gin, od, ds, src, ss, len, nb);
+	} else {
+		for (size_t i = 0; i < nb; i++)
+			memcpy(od + i * ds, src + i * ss, len);
+	}
+	for (size_t i = 0; i < nb; i++) {
+		const uint8_t *f = p->in ? src + i * ss + len : NULL;
+
+		if (f && r->cmask && r->e.type == DP_SIG_ERR_NONE &&
+		    !(r->in_escapes && dp_sig_escaped(p->in, f)))
+			check_block(r, f, need_in ? gin[i] : 0);
+		r->opos += len;
+		if (p->out)
+			emit_field(r, need_out ? gout[i] : 0, f);
+		if (f)
+			r->k_in++;
+	}
+}
+
+/* Run the whole steps of src[0..len) (steps of `step` bytes), in batches of at most max steps;
+ * with final, a short last step too (raw input only).  Output crypto keeps up after each batch,
+ * while the batch is in cache.  Returns the bytes consumed. */
+static int run_steps(struct run *r, const uint8_t *src, size_t len, size_t step, size_t max, bool final,
+		     size_t *used, struct dp_error *err);
+
 /* Crypt, in place, every data unit of the output completed so far (all that is left: final). */
 static int crypt_out_progress(struct run *r, bool final, struct dp_error *err)
 {
@@ -431,28 +482,61 @@ static int crypt_out_progress(struct run *r, bool final, struct dp_error *err)
 	return 0;
 }
 
-/* Run the signature steps over src[0..len), from a fresh input stream (no crypto on it). */
-static int steps_direct(struct run *r, const uint8_t *src, size_t len, size_t step, struct dp_error *err)
+static int run_steps(struct run *r, const uint8_t *src, size_t len, size_t step, size_t max, bool final,
+		     size_t *used, struct dp_error *err)
 {
 	const struct plan *p = r->p;
+	size_t off = 0;
 	int rc;
 
-	while (len) {
-		size_t n = len < step ? len : step;
+	while (len - off >= step) {
+		size_t nb = (len - off) / step;
 
-		if (p->in)
-			do_step(r, src, p->bin, src + p->bin);
-		else
-			do_step(r, src, n, NULL);
-		src += n;
-		len -= n;
+		if (nb > max)
+			nb = max;
+		if (r->aligned) {
+			do_batch(r, src + off, nb);
+		} else {
+			for (size_t i = 0; i < nb; i++)
+				do_step(r, src + off + i * step, p->bin, src + off + i * step + p->bin);
+		}
+		off += nb * step;
 		if (p->crypt_out) {
 			rc = crypt_out_progress(r, false, err);
 			if (rc)
 				return rc;
 		}
 	}
-	if (p->crypt_out)
+	if (final && off < len) {
+		do_step(r, src + off, len - off, NULL);     /* raw input: a short last output block */
+		off = len;
+	}
+	*used = off;
+	return 0;
+}
+
+/* Steps per batch: a run that stays in L1 when output crypto follows it; a multiple of 3 (the
+ * CRC32C kernel takes blocks in threes). */
+static size_t batch_steps(const struct plan *p, size_t step)
+{
+	size_t nb;
+
+	if (!p->crypt_out)
+		return BATCH_MAX;
+	nb = 12288 / step / 3 * 3;
+	return nb < 3 ? 3 : nb;
+}
+
+/* Run the signature steps over src[0..len), from a fresh input stream (no crypto on it). */
+static int steps_direct(struct run *r, const uint8_t *src, size_t len, size_t step, struct dp_error *err)
+{
+	size_t used;
+	int rc;
+
+	rc = run_steps(r, src, len, step, batch_steps(r->p, step), true, &used, err);
+	if (rc)
+		return rc;
+	if (r->p->crypt_out)
 		return crypt_out_progress(r, true, err);
 	return 0;
 }
@@ -528,16 +612,9 @@ static int steps_crypt_in(struct run *r, const uint8_t *in, size_t in_len, size_
 		done += n;
 		have += n;
 		last = done == in_len;
-		while (have - used >= step || (last && have > used)) {
-			size_t m = have - used < step ? have - used : step;
-			const uint8_t *s = t->scratch + used;
-
-			if (p->in)
-				do_step(r, s, p->bin, s + p->bin);
-			else
-				do_step(r, s, m, NULL);
-			used += m;
-		}
+		rc = run_steps(r, t->scratch, have, step, BATCH_MAX, last, &used, err);
+		if (rc)
+			return rc;
 		if (used < have)
 			memmove(t->scratch, t->scratch + used, have - used);
 		have -= used;
