@@ -19,6 +19,8 @@
 #include "daemon/device.h"
 #include "daemon/qp_state.h"
 
+struct dp_worker;
+
 #define RDMA_QPN_FIRST 2
 /* PSNs and QP numbers are 24-bit on the wire (BTH). */
 #define RDMA_QP_24BIT_MAX 0xffffffu
@@ -104,12 +106,13 @@ struct rdma_qp {
 	uint32_t attr_mask;       /* the attributes MODIFY_QP has set since RESET */
 	struct rdma_qp_attr attr;
 	/*
-	 * Data path (a later issue): the worker the QP will be assigned to owns
-	 * its send and receive queues, PSNs in flight and the SQD drain; the
-	 * main thread changes them only through that worker's command ring.
-	 * What the control plane must know of it comes back as events:
+	 * Data path (a later issue): the worker the QP is assigned to
+	 * (worker_set_pick) owns its send and receive queues, PSNs in flight
+	 * and the SQD drain; the main thread changes them only through that
+	 * worker's command ring, and learns what it must know from its events.
 	 */
-	bool sq_draining;         /* in SQD with send WRs still in flight */
+	struct dp_worker *worker;     /* NULL until the data path assigns one */
+	bool sq_draining;             /* in SQD with send WRs still in flight (an event) */
 };
 
 static inline struct rdma_qp *rdma_qp(struct rdma_object *obj)

@@ -417,6 +417,10 @@ assert_refused() {
 	run "$RDMACTL" qp modify "$qp" --state rts --cur-state rts --min-rnr-timer 3
 	assert_success
 	assert_equal "$(qp_field "$qp" min_rnr_timer)" 3
+	# An empty flag list takes every remote access away.
+	run "$RDMACTL" qp modify "$qp" --state rts --access ''
+	assert_success
+	assert_equal "$(qp_json "$qp" | jq -c .access_flags)" '[]'
 	before=$(qp_json "$qp")
 	run "$RDMACTL" qp modify "$qp" --state rts --cur-state sqd
 	assert_refused InvalidState cur_state
