@@ -23,6 +23,7 @@
 static int kern_level = 1;
 static int have_fold;                          /* pclmul, ssse3, sse4.1, sse4.2 */
 static int have_crc32c3;                       /* sse4.2, avx2 (+ pclmul: have_fold) */
+static int have_avx;                           /* VEX encoding for the folding kernels */
 
 /* Fold constants: after fold(A, k) a lane A stands for A * x^D.
  *  non-reflected (T10-DIF): lo = x^D mod P, hi = x^(D+64) mod P (clmul lo*lo, hi*hi)
@@ -123,6 +124,7 @@ __attribute__((constructor)) static void kern_init(void)
 	have_fold = __builtin_cpu_supports("pclmul") && __builtin_cpu_supports("ssse3") &&
 		    __builtin_cpu_supports("sse4.1") && __builtin_cpu_supports("sse4.2");
 	have_crc32c3 = __builtin_cpu_supports("sse4.2") && __builtin_cpu_supports("avx2");
+	have_avx = !!__builtin_cpu_supports("avx");
 }
 
 int dp_kern_set_level(int level)
@@ -334,21 +336,45 @@ static inline void fold_blocks_t(enum kind kd, bool copy, uint64_t seed, uint64_
 	}
 }
 
-#define FOLD_FNS(name, kd)                                                                        \
-	FOLD_TARGET static void name##_copy(uint64_t seed, uint64_t *g, uint8_t *dst, size_t ds,  \
-					    const uint8_t *src, size_t ss, size_t len, size_t n)  \
+/* Each kernel twice: SSE encoding, and VEX encoding for CPUs with AVX (no SSE/AVX transition
+ * cost when it runs between AVX code, e.g. libgcrypt's, that leaves the upper halves dirty). */
+#define FOLD_FNS(name, kd, tgt)                                                                   \
+	tgt static void name##_copy(uint64_t seed, uint64_t *g, uint8_t *dst, size_t ds,          \
+				    const uint8_t *src, size_t ss, size_t len, size_t n)          \
 	{                                                                                         \
 		fold_blocks_t(kd, true, seed, g, dst, ds, src, ss, len, n);                       \
 	}                                                                                         \
-	FOLD_TARGET static void name##_nocopy(uint64_t seed, uint64_t *g, const uint8_t *src,     \
-					      size_t ss, size_t len, size_t n)                    \
+	tgt static void name##_nocopy(uint64_t seed, uint64_t *g, const uint8_t *src,             \
+				      size_t ss, size_t len, size_t n)                            \
 	{                                                                                         \
 		fold_blocks_t(kd, false, seed, g, NULL, 0, src, ss, len, n);                      \
 	}
 
-FOLD_FNS(t10, K_T10)
-FOLD_FNS(c64, K_C64)
-FOLD_FNS(c32f, K_C32C)
+#define AVX_TARGET __attribute__((target("avx,pclmul,sse4.2")))
+FOLD_FNS(t10_sse, K_T10, FOLD_TARGET)
+FOLD_FNS(c64_sse, K_C64, FOLD_TARGET)
+FOLD_FNS(c32f_sse, K_C32C, FOLD_TARGET)
+FOLD_FNS(t10_avx, K_T10, AVX_TARGET)
+FOLD_FNS(c64_avx, K_C64, AVX_TARGET)
+FOLD_FNS(c32f_avx, K_C32C, AVX_TARGET)
+
+typedef void copy_fn(uint64_t, uint64_t *, uint8_t *, size_t, const uint8_t *, size_t, size_t, size_t);
+typedef void nocopy_fn(uint64_t, uint64_t *, const uint8_t *, size_t, size_t, size_t);
+
+/* The folding kernel of a kind, with or without copy (one indirect call per run of blocks). */
+static void fold_run(enum kind kd, uint64_t seed, uint64_t *g, uint8_t *dst, size_t ds,
+		     const uint8_t *src, size_t ss, size_t len, size_t n)
+{
+	static copy_fn *const cp[2][3] = { { t10_sse_copy, c64_sse_copy, c32f_sse_copy },
+					   { t10_avx_copy, c64_avx_copy, c32f_avx_copy } };
+	static nocopy_fn *const nc[2][3] = { { t10_sse_nocopy, c64_sse_nocopy, c32f_sse_nocopy },
+					     { t10_avx_nocopy, c64_avx_nocopy, c32f_avx_nocopy } };
+
+	if (dst)
+		cp[have_avx][kd](seed, g, dst, ds, src, ss, len, n);
+	else
+		nc[have_avx][kd](seed, g, src, ss, len, n);
+}
 
 /* ---------------------------------------------------------------- CRC32C, three blocks at once */
 
@@ -538,17 +564,11 @@ void dp_sig_guard_blocks(const struct dp_sig_domain *d, uint64_t *g, uint8_t *ds
 		return;
 	}
 	if (d->sig_type == DP_SIG_T10DIF && d->t10dif.bg_type == DP_T10DIF_BG_CRC && have_fold && len >= 128) {
-		if (dst)
-			t10_copy(d->t10dif.bg, g, dst, ds, src, ss, len, n);
-		else
-			t10_nocopy(d->t10dif.bg, g, src, ss, len, n);
+		fold_run(K_T10, d->t10dif.bg, g, dst, ds, src, ss, len, n);
 		return;
 	}
 	if (d->sig_type == DP_SIG_CRC && d->crc.type == DP_CRC_CRC64_XP10 && have_fold && len >= 128) {
-		if (dst)
-			c64_copy(d->crc.seed, g, dst, ds, src, ss, len, n);
-		else
-			c64_nocopy(d->crc.seed, g, src, ss, len, n);
+		fold_run(K_C64, d->crc.seed, g, dst, ds, src, ss, len, n);
 		return;
 	}
 	if (d->sig_type == DP_SIG_CRC && d->crc.type == DP_CRC_CRC32C) {
@@ -562,10 +582,7 @@ void dp_sig_guard_blocks(const struct dp_sig_domain *d, uint64_t *g, uint8_t *ds
 			return;
 		}
 		if (have_fold && len >= 128) {
-			if (dst)
-				c32f_copy((uint32_t)d->crc.seed, g, dst, ds, src, ss, len, n);
-			else
-				c32f_nocopy((uint32_t)d->crc.seed, g, src, ss, len, n);
+			fold_run(K_C32C, (uint32_t)d->crc.seed, g, dst, ds, src, ss, len, n);
 			return;
 		}
 	}

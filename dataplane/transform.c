@@ -42,6 +42,7 @@ struct run {
 	size_t opos;                    /* bytes of output written */
 	size_t ocrypted;                /* bytes of output already crypted (output crypto) */
 	uint64_t ounit;                 /* data units of output crypted */
+	uint8_t otweak[16];             /* tweak of data unit ounit */
 	uint64_t k_in, k_out;           /* block indexes */
 	size_t ofill;                   /* data bytes in the current output block (general path) */
 	uint64_t oacc;                  /* running guard of that block */
@@ -463,19 +464,22 @@ static int run_steps(struct run *r, const uint8_t *src, size_t len, size_t step,
 /* Crypt, in place, every data unit of the output completed so far (all that is left: final). */
 static int crypt_out_progress(struct run *r, bool final, struct dp_error *err)
 {
-	const struct dp_crypto_cfg *c = &r->t->cfg.crypto;
-	uint32_t dus = c->data_unit_size;
+	uint32_t dus = r->t->cfg.crypto.data_unit_size;
 	int rc;
 
 	while (r->opos - r->ocrypted >= dus || (final && r->opos > r->ocrypted)) {
 		size_t n = r->opos - r->ocrypted;
+		uint8_t *u = r->out + r->ocrypted;
 
 		if (n > dus)
 			n = dus;
-		rc = dp_xts_crypt(r->t->xts, r->p->encrypt, c->initial_tweak, r->ounit, dus,
-				  r->out + r->ocrypted, r->out + r->ocrypted, n, err);
+		if (n < 16)
+			return dp_error_set(err, EINVAL, "input",
+					    "last AES-XTS data unit is %zu bytes; XTS needs at least 16", n);
+		rc = dp_xts_crypt_unit(r->t->xts, r->p->encrypt, r->otweak, u, u, n, err);
 		if (rc)
 			return rc;
+		dp_tweak_add(r->otweak, 1);
 		r->ocrypted += n;
 		r->ounit++;
 	}
@@ -547,22 +551,36 @@ static int steps_direct(struct run *r, const uint8_t *src, size_t len, size_t st
  * the cipher's own output, no separate pass. */
 static int steps_check_crypt(struct run *r, const uint8_t *in, size_t in_len, struct dp_error *err)
 {
-	const struct dp_crypto_cfg *c = &r->t->cfg.crypto;
 	const struct plan *p = r->p;
-	size_t step = (size_t)p->bin + p->fin;
+	size_t step = (size_t)p->bin + p->fin, nblk = in_len / step;
+	size_t max = 12288 / step / 3 * 3;
+	uint64_t g[BATCH_MAX];
 	int rc;
 
-	for (size_t off = 0; off < in_len; off += step) {
-		const uint8_t *d = in + off, *f = d + p->bin;
+	if (max < 3)
+		max = 3;
+	/* a batch of blocks: guards by one kernel call (no copy: the cipher writes the output),
+	 * then per block the check and the unit crypted from the input block, all in L1 */
+	for (size_t b = 0; b < nblk;) {
+		const uint8_t *base = in + b * step;
+		size_t nb = nblk - b < max ? nblk - b : max;
+		bool need = r->cmask && r->chk_guard && r->e.type == DP_SIG_ERR_NONE;
 
-		if (r->cmask && r->e.type == DP_SIG_ERR_NONE && !(r->in_escapes && dp_sig_escaped(p->in, f)))
-			check_block(r, f, r->chk_guard ? dp_sig_guard(p->in, d, p->bin) : 0);
-		rc = dp_xts_crypt(r->t->xts, p->encrypt, c->initial_tweak, r->k_in, c->data_unit_size,
-				  r->out + r->opos, d, p->bin, err);
-		if (rc)
-			return rc;
-		r->opos += p->bin;
-		r->k_in++;
+		if (need)
+			dp_sig_guard_blocks(p->in, g, NULL, 0, base, step, p->bin, nb);
+		for (size_t i = 0; i < nb; i++) {
+			const uint8_t *d = base + i * step, *f = d + p->bin;
+
+			if (r->cmask && r->e.type == DP_SIG_ERR_NONE && !(r->in_escapes && dp_sig_escaped(p->in, f)))
+				check_block(r, f, need ? g[i] : 0);
+			rc = dp_xts_crypt_unit(r->t->xts, p->encrypt, r->otweak, r->out + r->opos, d, p->bin, err);
+			if (rc)
+				return rc;
+			dp_tweak_add(r->otweak, 1);
+			r->opos += p->bin;
+			r->k_in++;
+		}
+		b += nb;
 	}
 	return 0;
 }
@@ -669,6 +687,7 @@ int dp_transform_run(struct dp_transform *t, enum dp_dir dir, const void *in, si
 	r.copy64 = p.in && p.out ? byte_mask64(t->copy) & byte_mask64(dp_sig_field_bits(p.out)) : 0;
 	if (p.out)
 		r.oacc = dp_sig_guard_begin(p.out);
+	memcpy(r.otweak, t->cfg.crypto.initial_tweak, 16);
 
 	{
 		size_t step = p.in ? (size_t)p.bin + p.fin : p.bout;

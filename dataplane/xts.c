@@ -150,3 +150,20 @@ int dp_xts_crypt(struct dp_xts *x, bool encrypt, const uint8_t initial_tweak[16]
 	}
 	return 0;
 }
+
+int dp_xts_crypt_unit(struct dp_xts *x, bool encrypt, const uint8_t tweak[16], void *out, const void *in,
+		      size_t len, struct dp_error *err)
+{
+	gcry_error_t ge = gcry_cipher_setiv(x->hd, tweak, 16);
+
+	if (!ge) {
+		const void *src = out == in ? NULL : in;     /* NULL: in place */
+		size_t srclen = out == in ? 0 : len;
+
+		ge = encrypt ? gcry_cipher_encrypt(x->hd, out, len, src, srclen)
+			     : gcry_cipher_decrypt(x->hd, out, len, src, srclen);
+	}
+	if (ge)
+		return dp_error_set(err, EIO, "crypto", "libgcrypt AES-XTS failed: %s", gcry_strerror(ge));
+	return 0;
+}

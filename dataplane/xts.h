@@ -36,6 +36,11 @@ unsigned dp_xts_key_bits(const struct dp_xts *x);
 int dp_xts_crypt(struct dp_xts *x, bool encrypt, const uint8_t initial_tweak[16], uint64_t first_unit,
 		 uint32_t dus, void *out, const void *in, size_t len, struct dp_error *err);
 
+/* One data unit (16 <= len <= the unit size, not checked) with the given tweak: the per-unit
+ * call of the engine's fused loops, which keep the tweak themselves (dp_tweak_add(tw, 1)). */
+int dp_xts_crypt_unit(struct dp_xts *x, bool encrypt, const uint8_t tweak[16], void *out, const void *in,
+		      size_t len, struct dp_error *err);
+
 /* tweak += n, as a 128-bit little-endian integer. */
 void dp_tweak_add(uint8_t tweak[16], uint64_t n);
 
