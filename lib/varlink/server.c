@@ -34,6 +34,8 @@ struct varlink_connection {
 	sd_event_source *io;
 	sd_event_source *defer;
 	struct ucred peer;
+	gid_t *groups;              /* of the peer, when it connected */
+	size_t n_groups;
 	struct varlink_buffer in, out;
 	struct varlink_call *call;  /* the call being served, if any */
 	bool dead;
@@ -188,6 +190,7 @@ static void conn_unref(struct varlink_connection *conn)
 		return;
 	varlink_buffer_release(&conn->in);
 	varlink_buffer_release(&conn->out);
+	free(conn->groups);
 	free(conn);
 }
 
@@ -502,6 +505,31 @@ static int parse_call_object(struct json_object *msg, const char **method,
 	return 0;
 }
 
+bool varlink_peer_in_group(const struct varlink_peer *peer, gid_t gid)
+{
+	if (peer->cred.gid == gid)
+		return true;
+	for (size_t i = 0; i < peer->n_groups; i++)
+		if (peer->groups[i] == gid)
+			return true;
+	return false;
+}
+
+static bool authorized(const struct varlink_connection *conn, const struct varlink_method *handler,
+		       const char *method)
+{
+	const struct varlink_server *server = conn->server;
+	struct varlink_peer peer = {
+		.cred = conn->peer, .groups = conn->groups, .n_groups = conn->n_groups,
+	};
+
+	if (handler->flags & VARLINK_METHOD_PUBLIC)
+		return true;
+	if (!server->authorize)
+		return !(handler->flags & VARLINK_METHOD_PRIVILEGED);
+	return server->authorize(&peer, method, handler->flags, server->authorize_data);
+}
+
 static int dispatch(struct varlink_connection *conn, struct json_object *msg)
 {
 	struct varlink_server *server = conn->server;
@@ -550,8 +578,7 @@ static int dispatch(struct varlink_connection *conn, struct json_object *msg)
 			call_error_string(call, VARLINK_ERROR_METHOD_NOT_IMPLEMENTED, "method", method);
 		else if ((handler->flags & VARLINK_METHOD_REQUIRES_MORE) && !(flags & VARLINK_CALL_MORE))
 			varlink_call_error(call, VARLINK_ERROR_EXPECTED_MORE, NULL);
-		else if ((handler->flags & VARLINK_METHOD_PRIVILEGED) &&
-			 !(server->authorize && server->authorize(&conn->peer, method, server->authorize_data)))
+		else if (!authorized(conn, handler, method))
 			/* Before the parameters: a refused caller learns nothing of them. */
 			varlink_call_error(call, VARLINK_ERROR_PERMISSION_DENIED, NULL);
 		else if (idl_validate(call->iface->idl, call->member->in, params, path, sizeof(path)) < 0)
@@ -654,6 +681,34 @@ static unsigned connections_of_uid(const struct varlink_server *server, uid_t ui
 	return n;
 }
 
+/*
+ * The peer's supplementary groups as they were at connect(), like SO_PEERCRED:
+ * race-free, unlike reading /proc/PID later.  A kernel without SO_PEERGROUPS
+ * leaves the list empty, and only the primary group counts.
+ */
+static void read_peer_groups(struct varlink_connection *conn)
+{
+	socklen_t len = 64 * sizeof(gid_t);
+
+	for (int attempt = 0; attempt < 4; attempt++) {
+		gid_t *groups = realloc(conn->groups, len);
+
+		if (!groups)
+			break;
+		conn->groups = groups;
+		if (getsockopt(conn->fd, SOL_SOCKET, SO_PEERGROUPS, groups, &len) == 0) {
+			conn->n_groups = len / sizeof(gid_t);
+			return;
+		}
+		if (errno != ERANGE) {
+			log_debug("varlink: cannot read the groups of pid %d: %s",
+				  (int)conn->peer.pid, strerror(errno));
+			break;
+		}
+	}
+	conn->n_groups = 0;
+}
+
 static int on_accept(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 {
 	struct varlink_server *server = userdata;
@@ -689,6 +744,7 @@ static int on_accept(sd_event_source *s, int fd, uint32_t revents, void *userdat
 	conn->server = server;
 	conn->fd = cfd;
 	conn->peer = peer;
+	read_peer_groups(conn);
 	r = sd_event_add_io(server->event, &conn->io, cfd, EPOLLIN, on_connection_io, conn);
 	if (r >= 0)
 		r = sd_event_add_defer(server->event, &conn->defer, on_defer, conn);

@@ -85,8 +85,9 @@ static int get_interface_description(struct varlink_call *call, struct json_obje
 }
 
 static const struct varlink_method service_methods[] = {
-	{ "GetInfo", get_info, 0 },
-	{ "GetInterfaceDescription", get_interface_description, 0 },
+	/* Introspection tells what the socket serves, to whoever may connect. */
+	{ "GetInfo", get_info, VARLINK_METHOD_PUBLIC },
+	{ "GetInterfaceDescription", get_interface_description, VARLINK_METHOD_PUBLIC },
 	{ NULL, NULL, 0 },
 };
 

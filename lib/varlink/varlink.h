@@ -47,8 +47,13 @@ typedef int (*varlink_method_fn)(struct varlink_call *call, struct json_object *
 
 enum {
 	VARLINK_METHOD_REQUIRES_MORE = 1u << 0, /* answer ExpectedMore to calls without more */
-	VARLINK_METHOD_PRIVILEGED    = 1u << 1, /* passes the server's authorizer only */
+	/* Changes state.  Refused when the server has no authorizer. */
+	VARLINK_METHOD_PRIVILEGED    = 1u << 1,
+	/* Open to every peer that can connect: the authorizer is not asked. */
+	VARLINK_METHOD_PUBLIC        = 1u << 2,
 };
+/* Flag bits left to the application: passed to its authorizer, ignored by the server. */
+#define VARLINK_METHOD_APP(n) (1u << (16 + (n)))
 
 struct varlink_method {
 	const char *name;           /* unqualified, e.g. "Show" */
@@ -60,8 +65,24 @@ struct varlink_server_info {
 	const char *vendor, *product, *version, *url;
 };
 
-/* Returns true when the peer may call a VARLINK_METHOD_PRIVILEGED method. */
-typedef bool (*varlink_authorize_fn)(const struct ucred *peer, const char *method, void *userdata);
+/* Who is at the other end, as the kernel said when the peer connected. */
+struct varlink_peer {
+	struct ucred cred;          /* SO_PEERCRED: pid, uid, gid */
+	const gid_t *groups;        /* SO_PEERGROUPS: supplementary groups */
+	size_t n_groups;
+};
+
+/* The peer's primary or one of its supplementary groups is gid. */
+bool varlink_peer_in_group(const struct varlink_peer *peer, gid_t gid);
+
+/*
+ * Asked before every call of a method without VARLINK_METHOD_PUBLIC, before its
+ * parameters are checked; flags are the method's.  Returns true to let the
+ * call run, false to answer org.varlink.service.PermissionDenied.  Without an
+ * authorizer, every method but the VARLINK_METHOD_PRIVILEGED ones runs.
+ */
+typedef bool (*varlink_authorize_fn)(const struct varlink_peer *peer, const char *method,
+				     unsigned flags, void *userdata);
 typedef void (*varlink_close_fn)(struct varlink_connection *conn, void *userdata);
 
 int varlink_server_new(struct varlink_server **out, sd_event *event,

@@ -212,10 +212,13 @@ static int m_secret(struct varlink_call *call, struct json_object *params, void 
 	return varlink_call_reply(call, NULL);
 }
 
-static bool authorize(const struct ucred *peer, const char *method, void *userdata)
+static bool authorize(const struct varlink_peer *peer, const char *method, unsigned flags,
+		      void *userdata)
 {
-	/* Only root may, and only this one method. */
-	return peer->uid == 0 && strcmp(method, "org.example.test.Secret") == 0;
+	/* Everyone may call the plain methods; only root the privileged one, and only this one. */
+	if (!(flags & VARLINK_METHOD_PRIVILEGED))
+		return true;
+	return peer->cred.uid == 0 && strcmp(method, "org.example.test.Secret") == 0;
 }
 
 static void on_close(struct varlink_connection *conn, void *userdata)
