@@ -23,6 +23,21 @@ static void format_duration(char *buf, size_t size, uint64_t usec)
 		snprintf(buf, size, "%" PRIu64 ".%03" PRIu64 "s", s, usec / 1000 % 1000);
 }
 
+/* "2 on CPU 0, 1" */
+static struct json_object *workers_summary(struct json_object *workers)
+{
+	size_t n = json_object_array_length(workers);
+	char buf[256];
+	size_t used;
+
+	used = (size_t)snprintf(buf, sizeof(buf), "%zu on CPU", n);
+	for (size_t i = 0; i < n && used < sizeof(buf); i++)
+		used += (size_t)snprintf(buf + used, sizeof(buf) - used, "%s %d", i ? "," : "",
+					 json_object_get_int(json_object_object_get(
+						 json_object_array_get_idx(workers, i), "cpu")));
+	return json_object_new_string(buf);
+}
+
 int cmd_status_run(struct ctl *ctl, const struct cmd_args *args)
 {
 	struct json_object *reply, *shown;
@@ -40,6 +55,8 @@ int cmd_status_run(struct ctl *ctl, const struct cmd_args *args)
 		json_object_object_foreach(reply, key, val) {
 			if (strcmp(key, "uptime_usec") == 0)
 				json_object_object_add(shown, "uptime", json_object_new_string(uptime));
+			else if (strcmp(key, "workers") == 0)
+				json_object_object_add(shown, key, workers_summary(val));
 			else if (strcmp(key, "started_usec") != 0)
 				json_object_object_add(shown, key, json_object_get(val));
 		}

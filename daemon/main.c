@@ -22,6 +22,8 @@ static void help(void)
 	       "  -c, --config FILE      read settings from FILE (default " RDMAD_CONFIG_PATH ")\n"
 	       "  -f, --foreground       do not detach (implied under systemd)\n"
 	       "  -l, --log-level LEVEL  emerg|alert|crit|err|warning|notice|info|debug\n"
+	       "      --cpus LIST        run dataplane workers on these CPUs, e.g. 0-3,8\n"
+	       "                         (default: every CPU rdmad may run on)\n"
 	       "  -V, --version          print the version and exit\n"
 	       "  -h, --help             print this help and exit\n"
 	       "\n"
@@ -70,6 +72,8 @@ static int detach(int *ready_fd)
 	return 0;
 }
 
+enum { ARG_CPUS = 0x100 };
+
 int main(int argc, char **argv)
 {
 	static const struct option options[] = {
@@ -78,6 +82,7 @@ int main(int argc, char **argv)
 		{ "config",     required_argument, NULL, 'c' },
 		{ "foreground", no_argument,       NULL, 'f' },
 		{ "log-level",  required_argument, NULL, 'l' },
+		{ "cpus",       required_argument, NULL, ARG_CPUS },
 		{ "version",    no_argument,       NULL, 'V' },
 		{ "help",       no_argument,       NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -109,6 +114,9 @@ int main(int argc, char **argv)
 					"err, warning, notice, info, debug\n", optarg);
 				return 2;
 			}
+			break;
+		case ARG_CPUS:
+			opts.cpus = optarg;
 			break;
 		case 'V':
 			printf("rdmad %s\n", RDMAD_VERSION);

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "daemon/manager.h"
+#include "daemon/workers.h"
 #include "lib/log.h"
 #include "lib/varlink/varlink.h"
 
@@ -32,6 +33,41 @@ static void apply_config(struct manager *m)
 					  m->config.max_connections_per_uid);
 }
 
+/* The workers' CPUs: those of --cpus, each one this process may run on; else all of those. */
+static int choose_cpus(struct manager *m, const char *list)
+{
+	int allowed[CPULIST_MAX], n_allowed, n;
+	char err[128], text[128];
+
+	n_allowed = cpulist_allowed(allowed, CPULIST_MAX);
+	if (n_allowed < 0)
+		return log_error_errno(n_allowed, "cannot read the CPUs this process may use");
+	if (!list) {
+		memcpy(m->cpus, allowed, (size_t)n_allowed * sizeof(int));
+		m->n_cpus = (unsigned)n_allowed;
+		return 0;
+	}
+	n = cpulist_parse(list, m->cpus, CPULIST_MAX, err, sizeof(err));
+	if (n < 0) {
+		log_error("--cpus: %s", err);
+		return n;
+	}
+	for (int i = 0; i < n; i++) {
+		bool ok = false;
+
+		for (int j = 0; j < n_allowed && !ok; j++)
+			ok = allowed[j] == m->cpus[i];
+		if (!ok) {
+			cpulist_format(allowed, (size_t)n_allowed, text, sizeof(text));
+			log_error("--cpus: CPU %d is not one this process may run on (allowed: %s)",
+				  m->cpus[i], text);
+			return -EINVAL;
+		}
+	}
+	m->n_cpus = (unsigned)n;
+	return 0;
+}
+
 int manager_new(struct manager **out, const struct manager_options *opts)
 {
 	struct manager *m = calloc(1, sizeof(*m));
@@ -49,6 +85,11 @@ int manager_new(struct manager **out, const struct manager_options *opts)
 	if (!m->socket_path || !m->state_dir || !m->config_path) {
 		manager_free(m);
 		return -ENOMEM;
+	}
+	r = choose_cpus(m, opts->cpus);
+	if (r < 0) {
+		manager_free(m);
+		return r;
 	}
 	config_defaults(&m->config);
 	r = config_load(m->config_path, &m->config, err, sizeof(err));
@@ -72,6 +113,7 @@ struct manager *manager_free(struct manager *m)
 	if (!m)
 		return NULL;
 	m->varlink = varlink_server_free(m->varlink);
+	m->workers = worker_set_free(m->workers);
 	if (m->socket_bound)
 		unlink(m->socket_path);
 	for (unsigned i = 0; i < m->n_devices; i++)
@@ -254,6 +296,9 @@ int manager_run(struct manager *m)
 	r = add_devices(m);
 	if (r < 0)
 		return r;
+	r = worker_set_start(&m->workers, m->event, m->cpus, m->n_cpus);
+	if (r < 0)
+		return log_error_errno(r, "cannot start the dataplane workers");
 	r = varlink_server_new(&m->varlink, m->event, &info);
 	if (r < 0)
 		return log_error_errno(r, "cannot create the varlink server");

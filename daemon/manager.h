@@ -8,18 +8,21 @@
 
 #include "daemon/config.h"
 #include "daemon/device.h"
+#include "lib/cpulist.h"
 
 #define RDMAD_SOCKET_PATH "/run/rdmad/io.rdmad"
 #define RDMAD_STATE_DIR   "/var/lib/rdmad"
 #define RDMAD_MAX_DEVICES 8
 
 struct varlink_server;
+struct worker_set;
 
 struct manager_options {
 	const char *socket_path;
 	const char *state_dir;
 	const char *config_path;
 	int log_level;            /* -1: from the configuration */
+	const char *cpus;         /* CPU list for the workers; NULL: every allowed CPU */
 };
 
 struct manager {
@@ -38,6 +41,9 @@ struct manager {
 	uint64_t start_realtime_usec;
 	struct rdma_device *devices[RDMAD_MAX_DEVICES];
 	unsigned n_devices;
+	int cpus[CPULIST_MAX];    /* where the workers run */
+	unsigned n_cpus;
+	struct worker_set *workers;
 };
 
 int manager_new(struct manager **out, const struct manager_options *opts);

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -81,10 +82,14 @@ static void *worker_main(void *arg)
 
 int dp_worker_start(struct dp_worker *w)
 {
+	sigset_t all, old;
 	pthread_attr_t attr;
 	char name[16];
 	int r;
 
+	/* Signals are the event loop's: a worker inherits a mask that blocks them all. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
 	pthread_attr_init(&attr);
 	if (w->cpu >= 0) {
 		cpu_set_t set;
@@ -94,11 +99,13 @@ int dp_worker_start(struct dp_worker *w)
 		r = pthread_attr_setaffinity_np(&attr, sizeof(set), &set);
 		if (r) {
 			pthread_attr_destroy(&attr);
+			pthread_sigmask(SIG_SETMASK, &old, NULL);
 			return -r;
 		}
 	}
 	r = pthread_create(&w->thread, &attr, worker_main, w);
 	pthread_attr_destroy(&attr);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (r)
 		return -r;
 	w->started = true;

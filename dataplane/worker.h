@@ -57,6 +57,7 @@ struct dp_worker {
 	struct dp_ring commands;     /* main → worker */
 	struct dp_ring events;       /* worker → main (doorbell watched by the event loop) */
 	struct dp_worker_stats stats;
+	void *owner;                 /* for whoever started the worker; the worker does not use it */
 	/* Worker thread only. */
 	struct { dp_poll_fn fn; void *arg; } pollers[DP_WORKER_POLLERS_MAX];
 	unsigned n_pollers;

@@ -1,9 +1,29 @@
 /* SPDX-License-Identifier: MIT */
 /* io.rdmad.Daemon */
 #include "daemon/api/api.h"
+#include "daemon/workers.h"
 #include "lib/log.h"
 
 #include <unistd.h>
+
+static struct json_object *workers_json(const struct worker_set *ws)
+{
+	struct json_object *list = json_object_new_array();
+
+	for (unsigned i = 0; ws && i < ws->n; i++) {
+		const struct dp_worker *w = &ws->workers[i];
+		struct json_object *o = json_object_new_object();
+
+		json_add_uint(o, "index", w->index);
+		json_add_int(o, "cpu", w->cpu);
+		json_add_uint(o, "loops", atomic_load_explicit(&w->stats.loops, memory_order_relaxed));
+		json_add_uint(o, "commands", atomic_load_explicit(&w->stats.commands, memory_order_relaxed));
+		json_add_uint(o, "work", atomic_load_explicit(&w->stats.work, memory_order_relaxed));
+		json_add_uint(o, "sleeps", atomic_load_explicit(&w->stats.sleeps, memory_order_relaxed));
+		json_object_array_add(list, o);
+	}
+	return list;
+}
 
 static int get_status(struct varlink_call *call, struct json_object *params, void *userdata)
 {
@@ -23,6 +43,7 @@ static int get_status(struct varlink_call *call, struct json_object *params, voi
 	for (unsigned i = 0; i < m->n_devices; i++)
 		json_object_array_add(devices, json_object_new_string(m->devices[i]->name));
 	json_object_object_add(reply, "devices", devices);
+	json_object_object_add(reply, "workers", workers_json(m->workers));
 	return varlink_call_reply(call, reply);
 }
 

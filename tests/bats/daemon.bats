@@ -159,7 +159,7 @@ wait_for_line() { # FILE REGEX
 	printf 'colour = blue\n' >"$D/rdmad.conf"
 	run --separate-stderr "$RDMACTL" daemon reload
 	assert_failure 1
-	assert_regex "$stderr" "unknown setting 'colour' \(known: log_level, max_connections, max_connections_per_uid\)"
+	assert_regex "$stderr" "unknown setting 'colour' \(known: log_level, max_connections, max_connections_per_uid[,)]"
 	printf 'log_level = notice\n' >"$D/rdmad.conf"
 	run "$RDMACTL" daemon reload
 	assert_success
@@ -233,4 +233,39 @@ wait_for_line() { # FILE REGEX
 	assert_output --partial '"log_level":"info"'
 	rdmad_stop "$D"
 	rm -rf "$D"
+}
+
+@test "one pinned worker per CPU rdmad may use, by default" {
+	rdmad_start "$D"
+	n=$(python3 -c 'import os; print(len(os.sched_getaffinity(0)))')
+	run "$RDMACTL" -j status
+	assert_success
+	assert_equal "$(echo "$output" | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["workers"]))')" "$n"
+	assert_file_contains "$D/rdmad.log" "<6>$n dataplane worker.s. started"
+}
+
+@test "--cpus chooses the workers' CPUs" {
+	rdmad_start "$D" --cpus 0
+	run "$RDMACTL" -j status
+	assert_output --regexp '"workers":\[\{"index":0,"cpu":0,'
+	run "$RDMACTL" status
+	assert_line --regexp '^ *workers: 1 on CPU 0$'
+	# The thread really runs on that CPU.
+	pid=$(cat "$D/rdmad.pid")
+	for t in /proc/$pid/task/*; do
+		if grep -q '^rdmad-dp0$' "$t/comm"; then
+			run taskset -pc "${t##*/}"
+			assert_output --regexp 'current affinity list: 0$'
+		fi
+	done
+}
+
+@test "--cpus refuses CPUs rdmad may not use and bad lists" {
+	run --separate-stderr "$RDMAD" -f -s "$D/io.rdmad" -d "$D/state" -c /dev/null --cpus 1023
+	assert_failure 1
+	assert_regex "$stderr" "^<3>--cpus: CPU 1023 is not one this process may run on \(allowed: [0-9,-]+\)$"
+	run --separate-stderr "$RDMAD" -f -s "$D/io.rdmad" -d "$D/state" -c /dev/null --cpus 3-1
+	assert_failure 1
+	assert_equal "$stderr" "<3>--cpus: '3-1' is not a CPU number or range below 1024"
+	assert_not_exists "$D/io.rdmad"
 }

@@ -77,9 +77,11 @@ static int measure(const char *socket, unsigned n)
 	for (unsigned i = 0; i < n; i++) {
 		pthread_join(clients[i].thread, NULL);
 		if (clients[i].error < 0) {
-			fprintf(stderr, "client %u: %s\n", i, strerror(-clients[i].error));
+			int err = clients[i].error;
+
+			fprintf(stderr, "client %u: %s\n", i, strerror(-err));
 			free(clients);
-			return clients[i].error;
+			return err;
 		}
 		total += clients[i].calls;
 	}

@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The daemon's dataplane workers: one per CPU of --cpus, started with the
+ * daemon and stopped with it.  Their event rings are watched by the event loop,
+ * which hands each event to the handler registered for its type.
+ */
+#pragma once
+
+#include <stdint.h>
+#include <systemd/sd-event.h>
+
+#include "dataplane/worker.h"
+
+#define WORKER_EVENT_TYPES_MAX 32
+
+typedef void (*worker_event_fn)(struct dp_worker *w, const struct dp_event *ev, void *userdata);
+
+struct worker_set {
+	struct dp_worker *workers;
+	unsigned n;
+	sd_event_source **sources;
+	struct {
+		worker_event_fn fn;
+		void *userdata;
+	} handlers[WORKER_EVENT_TYPES_MAX];
+	unsigned next;            /* round robin for new owners */
+};
+
+/* Starts one worker pinned to each of cpus[0..n). */
+int worker_set_start(struct worker_set **out, sd_event *event, const int *cpus, unsigned n);
+struct worker_set *worker_set_free(struct worker_set *ws);
+int worker_set_on_event(struct worker_set *ws, uint32_t type, worker_event_fn fn, void *userdata);
+/* The worker a new QP (or port) goes to: round robin. */
+struct dp_worker *worker_set_pick(struct worker_set *ws);
