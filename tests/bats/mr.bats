@@ -1,0 +1,241 @@
+#!/usr/bin/env bats
+# Memory regions against a real rdmad: daemon MRs with their keys and access
+# (roce_virtio.md §1.5: key = index << 8 | tag, rkey = lkey only with remote
+# access, RFC bits LOCAL_WRITE 1 / REMOTE_WRITE 2 / REMOTE_READ 4), GET_DMA_MR,
+# DEREG_MR refused while used, and mr write/read of bytes, bounded and whole.
+
+load helper
+
+setup_file() {
+	rdmad_start
+	"$RDMACTL" pd create >/dev/null
+	"$RDMACTL" pd create >/dev/null
+}
+teardown_file() { rdmad_stop; }
+setup() { load_libs; }
+
+# mr_create ARGS...: prints the new MR's handle.
+mr_create() {
+	"$RDMACTL" -j mr create "$@" | jq -r '.[0].handle'
+}
+
+mr_field() {
+	"$RDMACTL" -j mr show "$1" | jq -r ".[0].$2"
+}
+
+# mr_count: how many MRs the daemon has.
+mr_count() {
+	"$RDMACTL" -j mr list | jq length
+}
+
+# assert_refused ERROR FIELD: the last run failed with exit 1 naming the error and the field.
+assert_refused() {
+	assert_failure 1
+	assert_output --partial "io.rdmad.Mr.$1: field '$2'"
+}
+
+@test "mr create: lkey = index << 8 | tag, rkey = lkey with remote access, JSON keys" {
+	run "$RDMACTL" -j mr create 1 --size 4096 --access local_write,remote_read
+	assert_success
+	rec=$(jq -c '.[0]' <<<"$output")
+	h=$(jq -r .handle <<<"$rec")
+	[ "$(jq -r .lkey <<<"$rec")" = "$h" ]
+	[ "$(jq -r .rkey <<<"$rec")" = "$h" ]
+	[ "$(jq -r .mrn <<<"$rec")" = "$((h >> 8))" ]
+	[ $((h & 255)) -ne 0 ]
+	assert_equal "$(jq -c '{device, pdn, mr_type, access, mrlen}' <<<"$rec")" \
+		'{"device":"soft0","pdn":1,"mr_type":"daemon","access":["local_write","remote_read"],"mrlen":4096}'
+	[ "$(jq -r .iova <<<"$rec")" -gt 0 ]
+}
+
+@test "mr create without remote access has no rkey; no --access is local read only" {
+	h=$(mr_create 1 --size 10 --access local_write)
+	[ "$(mr_field "$h" rkey)" = 0 ]
+	h=$(mr_create 1 --size 10)
+	[ "$(mr_field "$h" access)" = '[]' ]
+	[ "$(mr_field "$h" rkey)" = 0 ]
+}
+
+@test "mr create: remote_write needs local_write; nothing is created" {
+	n=$(mr_count)
+	run "$RDMACTL" mr create 1 --size 10 --access remote_write
+	assert_refused InvalidArgument access
+	assert_output --partial "remote_write needs local_write"
+	run "$RDMACTL" mr create 1 --size 10 --access remote_write,remote_read
+	assert_refused InvalidArgument access
+	[ "$(mr_count)" = "$n" ]
+}
+
+@test "mr create: size 0 and over max_mr_size refused naming size" {
+	n=$(mr_count)
+	run "$RDMACTL" mr create 1 --size 0
+	assert_refused InvalidArgument size
+	# max_mr_size defaults to 1 GiB.
+	run "$RDMACTL" mr create 1 --size $((1024 * 1024 * 1024 + 1))
+	assert_refused InvalidArgument size
+	assert_output --partial "1 to 1073741824 bytes"
+	[ "$(mr_count)" = "$n" ]
+}
+
+@test "mr create: unknown PD, unknown access word, missing --size" {
+	n=$(mr_count)
+	run "$RDMACTL" mr create 99 --size 10
+	assert_failure 1
+	assert_output --partial "io.rdmad.Mr.NoSuchObject: kind 'pd', handle '99'"
+	run "$RDMACTL" mr create 1 --size 10 --access local_write,remote_atomic
+	assert_failure 2
+	assert_output --partial "--access: 'remote_atomic' is not one of"
+	run "$RDMACTL" mr create 1
+	assert_failure 2
+	run "$RDMACTL" mr create 1 --size ten
+	assert_failure 2
+	[ "$(mr_count)" = "$n" ]
+}
+
+@test "a PD with an MR is not destroyed; the error names the MR" {
+	h=$(mr_create 2 --size 100)
+	run "$RDMACTL" pd destroy 2
+	assert_failure 1
+	assert_output --partial "io.rdmad.Pd.ObjectInUse: kind 'pd', handle '2', user_kind 'mr', user_handle '$h'"
+	[ "$("$RDMACTL" -j pd show 2 | jq '.[0].mrs')" -ge 1 ]
+	run "$RDMACTL" mr destroy "$h"
+	assert_success
+	assert_output ''
+}
+
+@test "mr destroy: the key is gone, and a stale key never finds the next MR of the slot" {
+	h=$(mr_create 1 --size 10)
+	"$RDMACTL" mr destroy "$h"
+	run "$RDMACTL" mr show "$h"
+	assert_failure 1
+	assert_output --partial "io.rdmad.Mr.NoSuchObject: kind 'mr', handle '$h'"
+	run "$RDMACTL" mr destroy "$h"
+	assert_failure 1
+	run "$RDMACTL" mr destroy abc
+	assert_failure 2
+}
+
+@test "mr write then read: the bytes round-trip, at an offset, across several calls" {
+	h=$(mr_create 1 --size 10000000)
+	head -c 9000000 /dev/urandom >"$BATS_TEST_TMPDIR/in"
+	run "$RDMACTL" mr write "$h" --offset 1000 <"$BATS_TEST_TMPDIR/in"
+	assert_success
+	assert_output ''
+	"$RDMACTL" mr read "$h" --offset 1000 --length 9000000 >"$BATS_TEST_TMPDIR/out"
+	cmp "$BATS_TEST_TMPDIR/in" "$BATS_TEST_TMPDIR/out"
+	# The memory starts zeroed; read without --length goes to the end.
+	"$RDMACTL" mr read "$h" --length 1000 | cmp - <(head -c 1000 /dev/zero)
+	[ "$("$RDMACTL" mr read "$h" --offset 9000000 | wc -c)" = 1000000 ]
+}
+
+@test "mr write -j says how many bytes; an empty input writes nothing" {
+	h=$(mr_create 1 --size 16)
+	run "$RDMACTL" -j mr write "$h" --offset 3 < <(printf 'hello')
+	assert_success
+	assert_output '{"written":5}'
+	run "$RDMACTL" mr write "$h" </dev/null
+	assert_success
+	run "$RDMACTL" mr read "$h" --offset 2 --length 7
+	assert_success
+	[ "$("$RDMACTL" mr read "$h" --offset 2 --length 7 | od -An -c | tr -s ' ')" = ' \0 h e l l o \0' ]
+}
+
+@test "mr write past the end is refused whole: nothing is written" {
+	h=$(mr_create 1 --size 100)
+	run "$RDMACTL" mr write "$h" --offset 96 < <(printf 'abcdef')
+	assert_failure 1
+	assert_output --partial "length: 6 bytes from offset 96 pass the end of the MR (100 bytes)"
+	"$RDMACTL" mr read "$h" --offset 90 | cmp - <(head -c 10 /dev/zero)
+	run "$RDMACTL" mr write "$h" --offset 101 </dev/null
+	assert_refused InvalidArgument offset
+	# Exactly to the end is fine.
+	printf 'abcd' | "$RDMACTL" mr write "$h" --offset 96
+	[ "$("$RDMACTL" mr read "$h" --offset 96)" = abcd ]
+}
+
+@test "mr read past the end is refused before any byte is printed" {
+	h=$(mr_create 1 --size 100)
+	run --separate-stderr "$RDMACTL" mr read "$h" --offset 50 --length 51
+	assert_failure 1
+	assert_output ''
+	assert_regex "$stderr" "length: 51 bytes from offset 50 pass the end"
+	run "$RDMACTL" mr read "$h" --offset 101
+	assert_refused InvalidArgument offset
+	run "$RDMACTL" mr read "$h" --offset -1
+	assert_failure 2
+}
+
+@test "mr dma: GET_DMA_MR on a PD, no memory of its own" {
+	run "$RDMACTL" -j mr dma 1 --access local_write,remote_write
+	assert_success
+	rec=$(jq -c '.[0]' <<<"$output")
+	assert_equal "$(jq -c '{pdn, mr_type, access, iova, mrlen}' <<<"$rec")" \
+		'{"pdn":1,"mr_type":"dma","access":["local_write","remote_write"],"iova":0,"mrlen":0}'
+	h=$(jq -r .handle <<<"$rec")
+	[ "$(jq -r .rkey <<<"$rec")" = "$h" ]
+	run "$RDMACTL" mr read "$h" --length 1
+	assert_refused NotSupported handle
+	run "$RDMACTL" mr write "$h" < <(printf x)
+	assert_refused NotSupported handle
+	run "$RDMACTL" mr dma 1 --access remote_write
+	assert_refused InvalidArgument access
+	run "$RDMACTL" mr dma 7
+	assert_failure 1
+	assert_output --partial "NoSuchObject: kind 'pd', handle '7'"
+}
+
+@test "mr show, list and the default command" {
+	h=$(mr_create 1 --size 64 --access local_write)
+	run "$RDMACTL" mr show "$h"
+	assert_success
+	assert_line --index 0 --regexp "^mr $h: device soft0 mrn $((h >> 8)) pdn 1 mr_type daemon access local_write lkey $h rkey 0"
+	run "$RDMACTL" -j mr list
+	assert_success
+	jq -e --argjson h "$h" 'map(.handle) | index($h) != null' <<<"$output"
+	run "$RDMACTL" mr
+	assert_success
+	assert_output --partial "mr $h:"
+	run "$RDMACTL" mr show 1234567
+	assert_failure 1
+	run "$RDMACTL" mr show --dev nodev
+	assert_failure 1
+	assert_output --partial "io.rdmad.Mr.NoSuchDevice: device 'nodev'"
+}
+
+@test "max_mr_size from rdmad.conf bounds mr create after a reload" {
+	echo "max_mr_size = 4096" >"$BATS_FILE_TMPDIR/rdmad.conf"
+	"$RDMACTL" daemon reload
+	run "$RDMACTL" mr create 1 --size 4097
+	assert_refused InvalidArgument size
+	run "$RDMACTL" mr create 1 --size 4096
+	assert_success
+	: >"$BATS_FILE_TMPDIR/rdmad.conf"
+	"$RDMACTL" daemon reload
+	run "$RDMACTL" mr create 1 --size 4097
+	assert_success
+}
+
+@test "raw varlink: every io.rdmad.Mr method" {
+	run varlink_raw '{"method":"io.rdmad.Mr.Create","parameters":{"pd":1,"size":8,"access":["local_write"]}}\0'
+	assert_success
+	h=$(jq -r .parameters.mr.handle <<<"$output")
+	assert_output --partial '"mr_type":"daemon"'
+	run varlink_raw '{"method":"io.rdmad.Mr.Write","parameters":{"handle":'"$h"',"offset":2,"data":"AQID"}}\0'
+	assert_output '{"parameters":{"written":3}}'
+	run varlink_raw '{"method":"io.rdmad.Mr.Read","parameters":{"handle":'"$h"',"length":8}}\0'
+	assert_output '{"parameters":{"data":"AAABAgMAAAA="}}'
+	run varlink_raw '{"method":"io.rdmad.Mr.Write","parameters":{"handle":'"$h"',"data":"AQI"}}\0'
+	assert_output --partial '"error":"io.rdmad.Mr.InvalidArgument","parameters":{"field":"data"'
+	run varlink_raw '{"method":"io.rdmad.Mr.Read","parameters":{"handle":'"$h"',"length":9}}\0'
+	assert_output --partial '"field":"length"'
+	run varlink_raw '{"method":"io.rdmad.Mr.Show","parameters":{"handle":'"$h"'}}\0'
+	assert_output --partial "\"handle\":$h"
+	run varlink_raw '{"method":"io.rdmad.Mr.List","parameters":{}}\0'
+	assert_output --partial '"mrs":['
+	run varlink_raw '{"method":"io.rdmad.Mr.GetDma","parameters":{"pd":1,"access":[]}}\0'
+	assert_output --partial '"mr_type":"dma"'
+	run varlink_raw '{"method":"io.rdmad.Mr.Create","parameters":{"pd":1,"size":8,"access":["remote_atomic"]}}\0'
+	assert_output --partial '"error":"org.varlink.service.InvalidParameter"'
+	run varlink_raw '{"method":"io.rdmad.Mr.Destroy","parameters":{"handle":'"$h"'}}\0'
+	assert_output '{"parameters":{}}'
+}
