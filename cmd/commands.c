@@ -23,6 +23,8 @@ const struct cmd cmd_root[] = {
 	  .sub = cmd_pool },
 	{ .name = "offload", .summary = "Run one MKEY transform on local bytes, without the daemon",
 	  .sub = cmd_offload },
+	{ .name = "monitor", .summary = "Print device events as they happen, until interrupted",
+	  .args = cmd_monitor_args, .run = cmd_monitor_run },
 	{ .name = "daemon", .summary = "Reload the daemon's configuration, set its log level",
 	  .sub = cmd_daemon },
 	{ NULL },

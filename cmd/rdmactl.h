@@ -82,10 +82,12 @@ extern const struct cmd cmd_qp[];
 extern const struct cmd cmd_ah[];
 extern const struct cmd cmd_gid[];
 extern const struct cmd cmd_offload[];
+extern const struct cmd_arg cmd_monitor_args[];
 extern const struct cmd cmd_mkey[];
 extern const struct cmd cmd_pool[];
 
 int cmd_status_run(struct ctl *ctl, const struct cmd_args *args);
+int cmd_monitor_run(struct ctl *ctl, const struct cmd_args *args);
 
 /* Runs one command line; returns an exit code. */
 int cmd_dispatch(struct ctl *ctl, int argc, char **argv);

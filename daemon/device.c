@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "daemon/device.h"
+#include "daemon/crypto_login.h"
 #include "daemon/gid.h"
 
 #include <errno.h>
@@ -14,6 +15,7 @@ extern const struct rdma_object_type rdma_cq_type;
 extern const struct rdma_object_type rdma_ah_type;
 extern const struct rdma_object_type rdma_mkey_type;
 extern const struct rdma_object_type rdma_pool_type;
+extern const struct rdma_object_type rdma_dek_type;
 
 static const struct rdma_object_type *const object_types[RDMA_OBJ_KIND_COUNT] = {
 	[RDMA_OBJ_PD] = &rdma_pd_type,
@@ -23,6 +25,7 @@ static const struct rdma_object_type *const object_types[RDMA_OBJ_KIND_COUNT] = 
 	[RDMA_OBJ_AH] = &rdma_ah_type,
 	[RDMA_OBJ_MKEY] = &rdma_mkey_type,
 	[RDMA_OBJ_POOL] = &rdma_pool_type,
+	[RDMA_OBJ_DEK] = &rdma_dek_type,
 };
 
 unsigned rdma_block_size_bytes(enum rdma_block_size size)
@@ -81,10 +84,20 @@ int rdma_device_init_tables(struct rdma_device *dev)
 	return rdma_gid_tables_init(dev);
 }
 
-struct rdma_object *rdma_object_create(struct rdma_device *dev, enum rdma_object_kind kind,
-				       struct rdma_error *err)
+/* handle 0: the table's next one. */
+static void post_object_event(struct rdma_device *dev, enum rdma_event_type type,
+			      const struct rdma_object *obj)
+{
+	struct rdma_event ev = { .type = type, .kind = obj->kind, .handle = obj->handle };
+
+	rdma_device_post_event(dev, &ev);
+}
+
+static struct rdma_object *object_create(struct rdma_device *dev, enum rdma_object_kind kind,
+					 uint32_t handle, struct rdma_error *err)
 {
 	const struct rdma_object_type *type = object_types[kind];
+	struct object_table *t = &dev->tables[kind];
 	struct rdma_object *obj;
 	int r;
 
@@ -94,13 +107,32 @@ struct rdma_object *rdma_object_create(struct rdma_device *dev, enum rdma_object
 		return NULL;
 	}
 	obj->kind = kind;
-	r = object_table_add(&dev->tables[kind], obj);
+	r = handle ? object_table_add_at(t, obj, handle) : object_table_add(t, obj);
 	if (r < 0) {
 		free(obj);
-		rdma_error_limit(err, kind, dev->tables[kind].limit);
+		if (r == -EEXIST || r == -ERANGE)
+			rdma_error_invalid(err, "handle", "%s %u %s", rdma_object_kind_name(kind), handle,
+					   r == -EEXIST ? "exists already" : "is out of the table's range");
+		else
+			rdma_error_limit(err, kind, t->limit);
 		return NULL;
 	}
+	post_object_event(dev, RDMA_EVENT_OBJECT_CREATED, obj);
 	return obj;
+}
+
+struct rdma_object *rdma_object_create(struct rdma_device *dev, enum rdma_object_kind kind,
+				       struct rdma_error *err)
+{
+	return object_create(dev, kind, 0, err);
+}
+
+struct rdma_object *rdma_object_create_at(struct rdma_device *dev, enum rdma_object_kind kind,
+					  uint32_t handle, struct rdma_error *err)
+{
+	if (!handle)
+		return rdma_error_invalid(err, "handle", "0 is no handle"), NULL;
+	return object_create(dev, kind, handle, err);
 }
 
 struct rdma_object *rdma_object_lookup(struct rdma_device *dev, enum rdma_object_kind kind,
@@ -148,6 +180,7 @@ void rdma_object_free(struct rdma_device *dev, struct rdma_object *obj)
 		type->release(dev, obj);
 	rdma_object_unuse_all(obj);
 	object_table_remove(&dev->tables[obj->kind], obj);
+	post_object_event(dev, RDMA_EVENT_OBJECT_DESTROYED, obj);
 	free(obj);
 }
 
@@ -170,6 +203,8 @@ void rdma_device_free(struct rdma_device *dev)
 {
 	if (!dev)
 		return;
+	/* Nobody listens any more while the device goes. */
+	dev->event_sink = NULL;
 	/* Users first: an object goes before what it references. */
 	for (int pass = 0; pass < RDMA_OBJ_KIND_COUNT + 1; pass++)
 		for (int k = RDMA_OBJ_KIND_COUNT - 1; k >= 0; k--) {
@@ -183,6 +218,7 @@ void rdma_device_free(struct rdma_device *dev)
 		object_table_release(&dev->tables[k]);
 	/* After the objects: AHs and QPs held references to GID entries. */
 	rdma_gid_tables_free(dev);
+	rdma_crypto_login_free(dev);
 	if (dev->ops && dev->ops->destroy)
 		dev->ops->destroy(dev);
 }

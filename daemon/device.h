@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "daemon/error.h"
+#include "daemon/event.h"
 #include "daemon/object.h"
 
 #define RDMA_DEVICE_NAME_MAX 64
@@ -108,6 +109,11 @@ struct rdma_device {
 	struct rdma_gid_entry *gid_tables[RDMA_PORTS_MAX];
 	/* Where the next daemon MR goes in the iova space (daemon/mr.c); never reused. */
 	uint64_t mr_iova_next;
+	/* The crypto login session, if any (daemon/crypto_login.c). */
+	struct rdma_crypto_login *crypto_login;
+	/* Where asynchronous events go (daemon/event.h). */
+	rdma_event_fn event_sink;
+	void *event_sink_data;
 };
 
 /* What the device model needs to know of each kind of object. */
@@ -131,6 +137,12 @@ uint32_t rdma_device_limit(const struct rdma_device *dev, enum rdma_object_kind 
 /* A zeroed object of kind, added to its table, or NULL with err (LimitReached). */
 struct rdma_object *rdma_object_create(struct rdma_device *dev, enum rdma_object_kind kind,
 				       struct rdma_error *err);
+/*
+ * The same with a given handle, for objects put back from saved state; NULL
+ * with LimitReached, or InvalidArgument (field "handle") when it is taken.
+ */
+struct rdma_object *rdma_object_create_at(struct rdma_device *dev, enum rdma_object_kind kind,
+					  uint32_t handle, struct rdma_error *err);
 /* The object, or NULL with err (NoSuchObject). */
 struct rdma_object *rdma_object_lookup(struct rdma_device *dev, enum rdma_object_kind kind,
 				       uint32_t handle, struct rdma_error *err);

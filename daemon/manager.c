@@ -1,11 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 #include "daemon/manager.h"
+#include "daemon/secret.h"
+#include "daemon/state.h"
 #include "daemon/workers.h"
+#include "daemon/api/api.h"
 #include "lib/log.h"
 #include "lib/varlink/varlink.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <gcrypt.h>
 #include <libgen.h>
 #include <signal.h>
 #include <stdio.h>
@@ -79,6 +83,7 @@ int manager_new(struct manager **out, const struct manager_options *opts)
 	m->state_lock_fd = -1;
 	m->ready_fd = -1;
 	m->log_level_override = opts->log_level;
+	m->log_level_set = -1;
 	m->socket_path = strdup(opts->socket_path ? opts->socket_path : RDMAD_SOCKET_PATH);
 	m->state_dir = strdup(opts->state_dir ? opts->state_dir : RDMAD_STATE_DIR);
 	m->config_path = strdup(opts->config_path ? opts->config_path : RDMAD_CONFIG_PATH);
@@ -113,6 +118,7 @@ struct manager *manager_free(struct manager *m)
 	if (!m)
 		return NULL;
 	m->varlink = varlink_server_free(m->varlink);
+	api_monitor_free(m);
 	m->workers = worker_set_free(m->workers);
 	if (m->socket_bound)
 		unlink(m->socket_path);
@@ -293,7 +299,14 @@ int manager_run(struct manager *m)
 	r = open_state_dir(m);
 	if (r < 0)
 		return r;
+	r = secret_init();
+	if (r < 0)
+		return log_error_errno(r, "libgcrypt %s or newer is needed", GCRYPT_VERSION);
 	r = add_devices(m);
+	if (r < 0)
+		return r;
+	/* What users configured comes back before anyone can ask for it. */
+	r = state_restore(m);
 	if (r < 0)
 		return r;
 	r = worker_set_start(&m->workers, m->event, m->cpus, m->n_cpus);

@@ -16,6 +16,7 @@
 
 struct varlink_server;
 struct worker_set;
+struct api_monitor;
 
 struct manager_options {
 	const char *socket_path;
@@ -33,6 +34,7 @@ struct manager {
 	char *state_dir;
 	char *config_path;
 	int log_level_override;
+	int log_level_set;        /* by SetLogLevel, kept in the state directory; -1: never */
 	int state_lock_fd;
 	int ready_fd;             /* told once serving, when rdmad detached */
 	bool socket_activated;
@@ -44,6 +46,7 @@ struct manager {
 	int cpus[CPULIST_MAX];    /* where the workers run */
 	unsigned n_cpus;
 	struct worker_set *workers;
+	struct api_monitor *monitor;
 };
 
 int manager_new(struct manager **out, const struct manager_options *opts);

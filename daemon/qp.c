@@ -286,6 +286,7 @@ int rdma_qp_modify(struct rdma_device *dev, struct rdma_qp *qp, const struct rdm
 		   uint32_t mask, struct rdma_error *err)
 {
 	struct rdma_gid_entry *sgid = NULL;
+	enum rdma_qp_state old;
 	int r;
 
 	r = check_state(qp, attr, mask, err);
@@ -294,6 +295,15 @@ int rdma_qp_modify(struct rdma_device *dev, struct rdma_qp *qp, const struct rdm
 	r = check_values(dev, attr, mask, &sgid, err);
 	if (r < 0)
 		return r;
+	old = qp->state;
 	apply(qp, attr, mask, sgid);
+	if (old != qp->state) {
+		struct rdma_event ev = {
+			.type = RDMA_EVENT_QP_STATE, .kind = RDMA_OBJ_QP, .handle = qp->obj.handle,
+			.old_state = (int)old, .new_state = (int)qp->state,
+		};
+
+		rdma_device_post_event(dev, &ev);
+	}
 	return 0;
 }

@@ -22,6 +22,8 @@ static const struct {
 	{ "io.rdmad.Gid", api_gid_methods },
 	{ "io.rdmad.Mkey", api_mkey_methods },
 	{ "io.rdmad.Pool", api_pool_methods },
+	{ "io.rdmad.Dek", api_dek_methods },
+	{ "io.rdmad.Monitor", api_monitor_methods },
 };
 
 /* Everything a closing connection held, interface by interface. */
@@ -198,5 +200,5 @@ int api_register(struct manager *m)
 		if (r < 0)
 			return r;
 	}
-	return 0;
+	return api_monitor_start(m);
 }

@@ -25,6 +25,12 @@ extern const struct varlink_method api_ah_methods[];
 extern const struct varlink_method api_gid_methods[];
 extern const struct varlink_method api_mkey_methods[];
 extern const struct varlink_method api_pool_methods[];
+extern const struct varlink_method api_dek_methods[];
+extern const struct varlink_method api_monitor_methods[];
+
+/* The monitor: device events to io.rdmad.Monitor subscribers (daemon/api/monitor.c). */
+int api_monitor_start(struct manager *m);
+void api_monitor_free(struct manager *m);
 
 /*
  * What each interface gives back when a connection closes (its client's

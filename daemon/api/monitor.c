@@ -1,0 +1,187 @@
+/* SPDX-License-Identifier: MIT */
+/* io.rdmad.Monitor: device events streamed to every subscribed caller. */
+#include "daemon/api/api.h"
+#include "daemon/qp_state.h"
+#include "dataplane/sig.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define IFACE "io.rdmad.Monitor"
+
+struct subscriber {
+	struct subscriber *prev, *next;
+	struct varlink_call *call;
+	unsigned types;           /* 1 << enum rdma_event_type */
+};
+
+struct api_monitor {
+	struct subscriber *subscribers;
+};
+
+static uint64_t now_usec(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
+static struct json_object *event_json(const char *type, const struct rdma_device *dev)
+{
+	struct json_object *o = json_object_new_object();
+
+	json_add_string(o, "type", type);
+	json_add_uint(o, "time_usec", now_usec());
+	if (dev)
+		json_add_string(o, "device", dev->name);
+	return o;
+}
+
+static struct json_object *device_event_json(const struct rdma_device *dev, const struct rdma_event *ev)
+{
+	struct json_object *o = event_json(rdma_event_type_name(ev->type), dev);
+
+	json_add_string(o, "kind", rdma_object_kind_name(ev->kind));
+	json_add_uint(o, "handle", ev->handle);
+	switch (ev->type) {
+	case RDMA_EVENT_QP_STATE:
+		json_add_string(o, "old_state", rdma_qp_state_name(ev->old_state));
+		json_add_string(o, "new_state", rdma_qp_state_name(ev->new_state));
+		break;
+	case RDMA_EVENT_WR_CANCELED:
+		json_add_uint(o, "wr_id", ev->wr_id);
+		json_add_uint(o, "count", ev->count);
+		break;
+	case RDMA_EVENT_SIG_ERROR:
+		json_add_string(o, "err_type", dp_sig_err_type_name(ev->sig[0]));
+		json_add_uint(o, "expected_value", ev->sig[1]);
+		json_add_uint(o, "actual_value", ev->sig[2]);
+		json_add_uint(o, "offset", ev->sig[3]);
+		break;
+	default:
+		break;
+	}
+	return o;
+}
+
+static int send_event(struct varlink_call *call, struct json_object *event)
+{
+	struct json_object *reply = json_object_new_object();
+
+	json_object_object_add(reply, "event", event);
+	return varlink_call_reply_more(call, reply);
+}
+
+static void on_device_event(struct rdma_device *dev, const struct rdma_event *ev, void *userdata)
+{
+	struct api_monitor *mon = userdata;
+	struct subscriber *s, *next;
+
+	/* A send may close a slow subscriber's connection, which unlinks it: keep next first. */
+	for (s = mon->subscribers; s; s = next) {
+		next = s->next;
+		if (s->types & (1u << ev->type))
+			send_event(s->call, device_event_json(dev, ev));
+	}
+}
+
+static void unsubscribe(struct varlink_call *call, void *userdata)
+{
+	struct manager *m = userdata;
+	struct api_monitor *mon = m->monitor;
+
+	for (struct subscriber *s = mon->subscribers; s; s = s->next)
+		if (s->call == call) {
+			if (s->prev)
+				s->prev->next = s->next;
+			else
+				mon->subscribers = s->next;
+			if (s->next)
+				s->next->prev = s->prev;
+			varlink_call_unref(s->call);
+			free(s);
+			return;
+		}
+}
+
+static int parse_types(struct varlink_call *call, struct json_object *params, unsigned *out)
+{
+	struct json_object *types = json_object_object_get(params, "types");
+
+	if (!types) {
+		*out = ~0u;
+		return 0;
+	}
+	*out = 0;
+	for (size_t i = 0; i < json_object_array_length(types); i++) {
+		const char *name = json_object_get_string(json_object_array_get_idx(types, i));
+		int t;
+
+		for (t = 0; t < RDMA_EVENT_TYPE_COUNT; t++)
+			if (strcmp(name, rdma_event_type_name(t)) == 0)
+				break;
+		if (t == RDMA_EVENT_TYPE_COUNT) {
+			struct rdma_error err;
+			char allowed[256] = "";
+
+			for (int k = 0; k < RDMA_EVENT_TYPE_COUNT; k++)
+				snprintf(allowed + strlen(allowed), sizeof(allowed) - strlen(allowed), "%s%s",
+					 k ? ", " : "", rdma_event_type_name(k));
+			rdma_error_invalid(&err, "types", "'%s' is not one of %s", name, allowed);
+			api_reply_error(call, IFACE, &err);
+			return -EINVAL;
+		}
+		*out |= 1u << t;
+	}
+	return 0;
+}
+
+static int subscribe(struct varlink_call *call, struct json_object *params, void *userdata)
+{
+	struct manager *m = userdata;
+	struct api_monitor *mon = m->monitor;
+	struct subscriber *s;
+	unsigned types;
+
+	if (parse_types(call, params, &types) < 0)
+		return 0;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	s->call = varlink_call_ref(call);
+	s->types = types;
+	s->next = mon->subscribers;
+	if (s->next)
+		s->next->prev = s;
+	mon->subscribers = s;
+	varlink_call_set_cancel(call, unsubscribe, m);
+	return send_event(call, event_json("subscribed", NULL));
+}
+
+int api_monitor_start(struct manager *m)
+{
+	m->monitor = calloc(1, sizeof(*m->monitor));
+	if (!m->monitor)
+		return -ENOMEM;
+	for (unsigned i = 0; i < m->n_devices; i++)
+		rdma_device_set_event_sink(m->devices[i], on_device_event, m->monitor);
+	return 0;
+}
+
+void api_monitor_free(struct manager *m)
+{
+	/* The varlink server went first and canceled every subscription. */
+	for (unsigned i = 0; i < m->n_devices; i++)
+		rdma_device_set_event_sink(m->devices[i], NULL, NULL);
+	free(m->monitor);
+	m->monitor = NULL;
+}
+
+const struct varlink_method api_monitor_methods[] = {
+	{ "Subscribe", subscribe, VARLINK_METHOD_REQUIRES_MORE },
+	{ NULL, NULL, 0 },
+};

@@ -1,0 +1,113 @@
+#!/usr/bin/env bats
+# io.rdmad.Monitor and rdmactl monitor: events stream as they happen.
+
+load helper
+
+setup_file() { rdmad_start; }
+teardown_file() { rdmad_stop; }
+setup() { load_libs; }
+
+# monitor_start FILE [ARGS...]: rdmactl monitor in the background, once subscribed.
+monitor_start() {
+	local out=$1
+	shift
+	"$RDMACTL" "$@" >"$out" 2>&1 3>&- &
+	echo $! >"$out.pid"
+	for i in $(seq 1 100); do
+		grep -q subscribed "$out" && return 0
+		sleep 0.05
+	done
+	cat "$out" >&2
+	return 1
+}
+
+monitor_stop() {
+	kill "$(cat "$1.pid")" 2>/dev/null || true
+}
+
+wait_for_lines() { # FILE N
+	for i in $(seq 1 100); do
+		[ "$(wc -l <"$1")" -ge "$2" ] && return 0
+		sleep 0.05
+	done
+	cat "$1" >&2
+	return 1
+}
+
+@test "monitor -j streams object and QP state events as JSON lines" {
+	out=$BATS_TEST_TMPDIR/events
+	monitor_start "$out" -j monitor
+	pd=$("$RDMACTL" -j pd create | sed -n 's/.*"handle":\([0-9]*\).*/\1/p')
+	cq=$("$RDMACTL" -j cq create --cqe 16 | sed -n 's/.*"handle":\([0-9]*\).*/\1/p')
+	qp=$("$RDMACTL" -j qp create --pd "$pd" --send-cq "$cq" --recv-cq "$cq" --type ud | sed -n 's/.*"handle":\([0-9]*\).*/\1/p')
+	"$RDMACTL" qp modify "$qp" --state init --qkey 7
+	"$RDMACTL" qp destroy "$qp"
+	wait_for_lines "$out" 6
+	monitor_stop "$out"
+	run cat "$out"
+	assert_line --index 0 --regexp '^\{"type":"subscribed","time_usec":[0-9]+\}$'
+	assert_line --index 1 --regexp "^\{\"type\":\"object_created\",\"time_usec\":[0-9]+,\"device\":\"soft0\",\"kind\":\"pd\",\"handle\":$pd\}$"
+	assert_line --index 2 --regexp "\"type\":\"object_created\".*\"kind\":\"cq\",\"handle\":$cq\}$"
+	assert_line --index 3 --regexp "\"type\":\"object_created\".*\"kind\":\"qp\",\"handle\":$qp\}$"
+	assert_line --index 4 --regexp "\"type\":\"qp_state\".*\"kind\":\"qp\",\"handle\":$qp,\"old_state\":\"RESET\",\"new_state\":\"INIT\"\}$"
+	assert_line --index 5 --regexp "\"type\":\"object_destroyed\".*\"kind\":\"qp\",\"handle\":$qp\}$"
+}
+
+@test "monitor --type keeps only those events; text lines name type, object and fields" {
+	out=$BATS_TEST_TMPDIR/events
+	monitor_start "$out" monitor --type qp_state
+	pd=$("$RDMACTL" -j pd create | sed -n 's/.*"handle":\([0-9]*\).*/\1/p')
+	cq=$("$RDMACTL" -j cq create --cqe 16 | sed -n 's/.*"handle":\([0-9]*\).*/\1/p')
+	qp=$("$RDMACTL" -j qp create --pd "$pd" --send-cq "$cq" --recv-cq "$cq" --type ud | sed -n 's/.*"handle":\([0-9]*\).*/\1/p')
+	"$RDMACTL" qp modify "$qp" --state init --qkey 7
+	"$RDMACTL" qp modify "$qp" --state err
+	wait_for_lines "$out" 3
+	monitor_stop "$out"
+	run cat "$out"
+	assert_equal "${#lines[@]}" 3
+	assert_line --index 0 --regexp '^[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3} subscribed:$'
+	assert_line --index 1 --regexp "^[0-9:.]+ qp_state qp $qp: device soft0 old_state RESET new_state INIT$"
+	assert_line --index 2 --regexp "^[0-9:.]+ qp_state qp $qp: device soft0 old_state INIT new_state ERR$"
+}
+
+@test "an unknown event type is a usage error; raw Subscribe without more is ExpectedMore" {
+	run --separate-stderr "$RDMACTL" monitor --type bogus
+	assert_failure 2
+	assert_regex "$stderr" "monitor: --type: 'bogus' is not one of: object_created, "
+	run varlink_raw '{"method":"io.rdmad.Monitor.Subscribe"}\0{"method":"io.rdmad.Monitor.Subscribe","more":true,"parameters":{"types":["nope"]}}\0'
+	assert_line --index 0 '{"error":"org.varlink.service.ExpectedMore","parameters":{}}'
+	assert_line --index 1 --partial '{"error":"io.rdmad.Monitor.InvalidArgument","parameters":{"field":"types","reason":"'"'"'nope'"'"' is not one of object_created, object_destroyed, qp_state,'
+}
+
+@test "a subscriber that goes away is dropped; others keep their stream" {
+	a=$BATS_TEST_TMPDIR/a
+	b=$BATS_TEST_TMPDIR/b
+	monitor_start "$a" -j monitor
+	monitor_start "$b" -j monitor
+	monitor_stop "$a"
+	sleep 0.2
+	"$RDMACTL" pd create >/dev/null
+	wait_for_lines "$b" 2
+	monitor_stop "$b"
+	assert_daemon_serves
+	for i in $(seq 1 100); do
+		"$RDMACTL" -j status | grep -q '"connections":1,' && break
+		sleep 0.05
+	done
+	run "$RDMACTL" -j status
+	assert_output --partial '"connections":1,'
+}
+
+@test "the monitor ends with exit 1 when the daemon stops" {
+	dir=$BATS_TEST_TMPDIR/d2
+	rdmad_start "$dir"
+	out=$BATS_TEST_TMPDIR/events
+	monitor_start "$out" -s "$dir/io.rdmad" monitor
+	rdmad_stop "$dir"
+	pid=$(cat "$out.pid")
+	for i in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
+	run kill -0 "$pid"
+	assert_failure
+	assert_file_contains "$out" "rdmactl: .*the daemon closed the connection"
+	export RDMACTL_SOCKET=$BATS_FILE_TMPDIR/io.rdmad
+}
