@@ -85,6 +85,7 @@ extern const struct cmd cmd_offload[];
 extern const struct cmd_arg cmd_monitor_args[];
 extern const struct cmd cmd_mkey[];
 extern const struct cmd cmd_pool[];
+extern const struct cmd cmd_dek[];
 
 int cmd_status_run(struct ctl *ctl, const struct cmd_args *args);
 int cmd_monitor_run(struct ctl *ctl, const struct cmd_args *args);

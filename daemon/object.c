@@ -95,6 +95,33 @@ static uint32_t slot_of(const struct object_table *t, uint32_t handle)
 	return t->keyed ? handle >> 8 : handle;
 }
 
+int object_table_add_at(struct object_table *t, struct rdma_object *obj, uint32_t handle)
+{
+	uint32_t slot = slot_of(t, handle);
+
+	if (t->count >= t->limit)
+		return -ENOSPC;
+	if (slot < t->first || slot >= t->limit + t->first)
+		return -ERANGE;
+	while (slot >= t->cap) {
+		int r = grow(t);
+
+		if (r < 0)
+			return r;
+	}
+	if (t->slots[slot])
+		return -EEXIST;
+	t->slots[slot] = obj;
+	t->count++;
+	if (t->keyed)
+		t->tags[slot] = handle & 0xff;
+	obj->handle = handle;
+	/* New handles continue after the ones put back. */
+	if (slot > t->cursor)
+		t->cursor = slot;
+	return 0;
+}
+
 void object_table_remove(struct object_table *t, struct rdma_object *obj)
 {
 	uint32_t slot = slot_of(t, obj->handle);

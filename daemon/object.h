@@ -60,6 +60,12 @@ void object_table_release(struct object_table *t);
 void object_table_reserve_below(struct object_table *t, uint32_t first);
 /* -ENOSPC at the limit. */
 int object_table_add(struct object_table *t, struct rdma_object *obj);
+/*
+ * Adds obj with the given handle (an object put back from saved state):
+ * -ENOSPC at the limit, -ERANGE for a handle the table cannot have, -EEXIST
+ * when it is taken.  Later handles are handed out after it.
+ */
+int object_table_add_at(struct object_table *t, struct rdma_object *obj, uint32_t handle);
 void object_table_remove(struct object_table *t, struct rdma_object *obj);
 struct rdma_object *object_table_find(const struct object_table *t, uint32_t handle);
 /* Iteration: for (uint32_t i = 0; (obj = object_table_next(t, &i)); ) */

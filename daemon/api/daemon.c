@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* io.rdmad.Daemon */
 #include "daemon/api/api.h"
+#include "daemon/state.h"
 #include "daemon/workers.h"
 #include "lib/log.h"
 
@@ -60,8 +61,18 @@ static int set_log_level(struct varlink_call *call, struct json_object *params, 
 {
 	struct manager *m = userdata;
 	int level = log_level_from_string(json_get_string(params, "level"));
+	int old = m->log_level_set, r;
 
-	/* The IDL's enum already limits the names. */
+	/*
+	 * The IDL's enum already limits the names.  Saved first: a setting that
+	 * would not survive a restart is refused.
+	 */
+	m->log_level_set = level;
+	r = state_save(m, &state_settings);
+	if (r < 0) {
+		m->log_level_set = old;
+		return r;
+	}
 	m->log_level_override = level;
 	log_set_max_level(level);
 	log_notice("log level set to %s", log_level_to_string(level));

@@ -1,0 +1,256 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * rdmactl dek: data encryption keys and the crypto login.  Key files and
+ * credential files are read by the daemon, not here: rdmactl sends their
+ * paths.  Only "--key-file -" makes rdmactl read key bytes (from stdin); they
+ * are held in locked memory and wiped once sent.
+ */
+#include "cmd/rdmactl.h"
+#include "cmd/output.h"
+#include "lib/base64.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#define IFACE "io.rdmad.Dek"
+/* More than any key material (a wrapped AES-256-XTS key with keytag is 80 bytes). */
+#define STDIN_KEY_MAX 128
+
+static const char *const size_words[] = { "128", "256", NULL };
+static const char *const import_words[] = { "plaintext", "wrapped", NULL };
+
+/* DEK is a handle when it is all digits (names start with a letter), else a name. */
+static struct json_object *dek_params(const struct cmd_args *args)
+{
+	struct json_object *params = ctl_device_params(args);
+	const char *dek = arg_get(args, "DEK");
+	char *end;
+	unsigned long long handle = strtoull(dek, &end, 10);
+
+	if (*dek && !*end && dek[0] != '-' && handle <= UINT32_MAX)
+		json_object_object_add(params, "handle", json_object_new_int64((int64_t)handle));
+	else
+		json_object_object_add(params, "name", json_object_new_string(dek));
+	return params;
+}
+
+/*
+ * The daemon reads the file, with its own working directory: a relative path
+ * is made absolute here, without resolving links (the daemon refuses a link).
+ */
+static int add_path(const struct cmd_args *args, const char *arg, struct json_object *params,
+		    const char *key)
+{
+	const char *path = arg_get(args, arg);
+	char cwd[PATH_MAX], full[2 * PATH_MAX];
+
+	if (path[0] == '/') {
+		json_object_object_add(params, key, json_object_new_string(path));
+		return 0;
+	}
+	if (!getcwd(cwd, sizeof(cwd)))
+		return ctl_fail("%s: %s: cannot find the working directory: %s", args->path, arg,
+				strerror(errno));
+	snprintf(full, sizeof(full), "%s/%s", cwd, path);
+	json_object_object_add(params, key, json_object_new_string(full));
+	return 0;
+}
+
+/*
+ * "--key-file -": the key bytes from stdin, sent base64 as "key".  Both copies
+ * live in locked memory and are wiped; json-c's copy of the text is wiped by
+ * the caller after the call.
+ */
+static int add_stdin_key(const struct cmd_args *args, struct json_object *params)
+{
+	static uint8_t key[STDIN_KEY_MAX + 1];
+	static char text[((STDIN_KEY_MAX + 1 + 2) / 3) * 4 + 1];
+	size_t n = 0;
+	int r = 0;
+
+	mlock(key, sizeof(key));
+	mlock(text, sizeof(text));
+	while (n < sizeof(key)) {
+		ssize_t got = read(STDIN_FILENO, key + n, sizeof(key) - n);
+
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0) {
+			r = ctl_fail("%s: --key-file: cannot read stdin: %s", args->path, strerror(errno));
+			break;
+		}
+		if (got == 0)
+			break;
+		n += (size_t)got;
+	}
+	if (r == 0 && n > STDIN_KEY_MAX)
+		r = ctl_usage_error("%s: --key-file: stdin holds more than %d bytes, more than any key",
+				    args->path, STDIN_KEY_MAX);
+	if (r == 0) {
+		base64_encode(key, n, text);
+		json_object_object_add(params, "key", json_object_new_string(text));
+	}
+	explicit_bzero(key, sizeof(key));
+	explicit_bzero(text, sizeof(text));
+	return r;
+}
+
+/* Wipes the "key" text of params, if any, before json-c frees it. */
+static void wipe_key(struct json_object *params)
+{
+	struct json_object *v;
+
+	if (json_object_object_get_ex(params, "key", &v))
+		explicit_bzero((char *)json_object_get_string(v), json_object_get_string_len(v));
+}
+
+static void add_string(const struct cmd_args *args, const char *arg, struct json_object *params,
+		       const char *key)
+{
+	if (arg_get(args, arg))
+		json_object_object_add(params, key, json_object_new_string(arg_get(args, arg)));
+}
+
+static int dek_create(struct ctl *ctl, const struct cmd_args *args)
+{
+	struct json_object *params = ctl_device_params(args);
+	const char *key_file = arg_get(args, "--key-file");
+	int r;
+
+	json_object_object_add(params, "name", json_object_new_string(arg_get(args, "NAME")));
+	json_object_object_add(params, "size", json_object_new_int(atoi(arg_get(args, "--size"))));
+	add_string(args, "--import", params, "import");
+	add_string(args, "--keytag", params, "keytag");
+	add_string(args, "--opaque", params, "opaque");
+	if (arg_get(args, "--pd") && ctl_add_number(ctl, args, "--pd", params, "pd", UINT32_MAX) < 0)
+		r = EXIT_USAGE;
+	else if (strcmp(key_file, "-") == 0)
+		r = add_stdin_key(args, params);
+	else
+		r = add_path(args, "--key-file", params, "key_file");
+	if (r != 0) {
+		json_object_put(params);
+		return r;
+	}
+	/* output_call_records consumes params: keep a reference to wipe the key afterwards. */
+	json_object_get(params);
+	r = output_call_records(ctl, args, IFACE ".Create", params, "dek", "dek");
+	wipe_key(params);
+	json_object_put(params);
+	return r;
+}
+
+static int dek_show(struct ctl *ctl, const struct cmd_args *args)
+{
+	if (!arg_get(args, "DEK"))
+		return output_call_records(ctl, args, IFACE ".List", ctl_device_params(args), "deks", "dek");
+	return output_call_records(ctl, args, IFACE ".Show", dek_params(args), "dek", "dek");
+}
+
+static int dek_list(struct ctl *ctl, const struct cmd_args *args)
+{
+	return output_call_records(ctl, args, IFACE ".List", ctl_device_params(args), "deks", "dek");
+}
+
+static int dek_destroy(struct ctl *ctl, const struct cmd_args *args)
+{
+	return ctl_call_quiet(ctl, args, IFACE ".Destroy", dek_params(args));
+}
+
+static int dek_login(struct ctl *ctl, const struct cmd_args *args)
+{
+	struct json_object *params = ctl_device_params(args);
+	int r = add_path(args, "--credential-file", params, "credential_file");
+
+	if (r != 0) {
+		json_object_put(params);
+		return r;
+	}
+	add_string(args, "--kek", params, "kek");
+	return output_call_records(ctl, args, IFACE ".Login", params, "login", NULL);
+}
+
+static int dek_logout(struct ctl *ctl, const struct cmd_args *args)
+{
+	return ctl_call_quiet(ctl, args, IFACE ".Logout", ctl_device_params(args));
+}
+
+static int dek_login_state(struct ctl *ctl, const struct cmd_args *args)
+{
+	return output_call_records(ctl, args, IFACE ".GetLogin", ctl_device_params(args), "login", NULL);
+}
+
+/* DEK names, from the daemon (root only, as every DEK method). */
+static void complete_deks(struct ctl *ctl, const char *prefix,
+			  void (*add)(void *data, const char *word), void *data)
+{
+	struct json_object *params = json_object_new_object(), *reply = NULL, *deks;
+	char *error = NULL;
+
+	if (ctl_call_raw(ctl, IFACE ".List", params, &reply, &error) == 0 && !error &&
+	    json_object_object_get_ex(reply, "deks", &deks))
+		for (size_t i = 0; i < json_object_array_length(deks); i++) {
+			const char *name = json_object_get_string(
+				json_object_object_get(json_object_array_get_idx(deks, i), "name"));
+
+			if (name && strncmp(name, prefix, strlen(prefix)) == 0)
+				add(data, name);
+		}
+	free(error);
+	json_object_put(reply);
+	json_object_put(params);
+}
+
+#define ARG_DEK(req) { .name = "DEK", .kind = ARG_POSITIONAL, .required = req, \
+		       .help = "the DEK's name or handle", .complete = complete_deks }
+
+static const struct cmd_arg dev_only[] = { CMD_ARG_DEV, { NULL } };
+static const struct cmd_arg show_args[] = { ARG_DEK(false), CMD_ARG_DEV, { NULL } };
+static const struct cmd_arg destroy_args[] = { ARG_DEK(true), CMD_ARG_DEV, { NULL } };
+static const struct cmd_arg create_args[] = {
+	{ .name = "NAME", .kind = ARG_POSITIONAL, .required = true,
+	  .help = "a new DEK's name: a letter, then letters, digits, '_', '.', '-'" },
+	{ .name = "--size", .kind = ARG_OPTION, .metavar = "BITS", .required = true,
+	  .values = size_words, .help = "AES-128-XTS or AES-256-XTS" },
+	{ .name = "--key-file", .kind = ARG_OPTION, .metavar = "FILE", .required = true,
+	  .help = "the key material (owned by root, mode 0600 or stricter), which the daemon reads "
+		  "now and at every start; '-': from stdin, not persistent" },
+	{ .name = "--import", .kind = ARG_OPTION, .metavar = "METHOD", .values = import_words,
+	  .help = "plaintext (default): key1||key2; wrapped: AES-KW under the login's import KEK" },
+	{ .name = "--keytag", .kind = ARG_OPTION, .metavar = "HEX",
+	  .help = "plaintext import: the keytag MKEYs must give, 16 hex digits" },
+	{ .name = "--opaque", .kind = ARG_OPTION, .metavar = "HEX",
+	  .help = "8 bytes kept with the DEK, 16 hex digits (default zeros)" },
+	{ .name = "--pd", .kind = ARG_OPTION, .metavar = "PD",
+	  .help = "the protection domain whose MKEYs may use it (default: any)" },
+	CMD_ARG_DEV, { NULL },
+};
+static const struct cmd_arg login_args[] = {
+	{ .name = "--credential-file", .kind = ARG_OPTION, .metavar = "FILE", .required = true,
+	  .help = "the device's credential wrapped with the import KEK (48 bytes; owned by root, "
+		  "mode 0600 or stricter)" },
+	{ .name = "--kek", .kind = ARG_OPTION, .metavar = "NAME",
+	  .help = "the import KEK, import_kek.NAME in rdmad.conf (default: the only one)" },
+	CMD_ARG_DEV, { NULL },
+};
+
+const struct cmd cmd_dek[] = {
+	{ .name = "show", .summary = "Show DEKs: size, keytag, import, key file, state (never the key)",
+	  .args = show_args, .run = dek_show, .is_default = true },
+	{ .name = "list", .summary = "List DEKs", .args = dev_only, .run = dek_list },
+	{ .name = "create", .summary = "Create a DEK from a key file", .args = create_args,
+	  .run = dek_create },
+	{ .name = "destroy", .summary = "Destroy a DEK no MKEY uses, wiping its key",
+	  .args = destroy_args, .run = dek_destroy },
+	{ .name = "login", .summary = "Open the crypto login that wrapped imports need",
+	  .args = login_args, .run = dek_login },
+	{ .name = "logout", .summary = "End the crypto login", .args = dev_only, .run = dek_logout },
+	{ .name = "login-state", .summary = "Show the crypto login state", .args = dev_only,
+	  .run = dek_login_state },
+	{ NULL },
+};

@@ -1,0 +1,265 @@
+/* SPDX-License-Identifier: MIT */
+/* io.rdmad.Dek: DEKs and the crypto login.  Every method is API_METHOD_SECRET (root only). */
+#include "daemon/api/api.h"
+#include "daemon/crypto_login.h"
+#include "daemon/dek.h"
+#include "daemon/secret.h"
+#include "daemon/state.h"
+#include "lib/base64.h"
+#include "lib/hex.h"
+
+#include <errno.h>
+#include <string.h>
+
+#define IFACE "io.rdmad.Dek"
+
+static struct json_object *dek_json(struct rdma_device *dev, struct rdma_object *obj)
+{
+	struct rdma_dek *dek = rdma_dek(obj);
+	struct json_object *o = json_object_new_object();
+	char opaque[2 * RDMA_DEK_OPAQUE_LEN + 1];
+
+	hex_encode(dek->opaque, RDMA_DEK_OPAQUE_LEN, opaque);
+	json_add_string(o, "device", dev->name);
+	json_add_uint(o, "handle", obj->handle);
+	json_add_string(o, "name", dek->name);
+	json_add_uint(o, "size", dek->key_bits);
+	json_add_bool(o, "keytag", dek->has_keytag);
+	json_add_string(o, "opaque", opaque);
+	json_add_string(o, "import", rdma_dek_import_name(dek->import));
+	json_object_object_add(o, "kek", dek->import == RDMA_DEK_WRAPPED ?
+				      json_object_new_string(dek->kek) : NULL);
+	json_object_object_add(o, "key_file", dek->key_file ? json_object_new_string(dek->key_file) :
+								 NULL);
+	json_add_bool(o, "persistent", dek->key_file != NULL);
+	json_add_uint(o, "pdn", dek->pd);
+	json_add_string(o, "state", rdma_dek_state_name(dek->state));
+	json_object_object_add(o, "error", dek->state == RDMA_DEK_ERROR ?
+					json_object_new_string(dek->error) : NULL);
+	json_add_uint(o, "mkeys", rdma_object_count_users(dev, obj, RDMA_OBJ_MKEY));
+	return o;
+}
+
+static int reply_login(struct varlink_call *call, struct manager *m, struct rdma_device *dev)
+{
+	struct json_object *o = json_object_new_object();
+	const char *kek;
+	enum rdma_crypto_login_state state = rdma_crypto_login_state(dev, &m->config, &kek);
+
+	json_add_string(o, "device", dev->name);
+	json_add_string(o, "state", rdma_crypto_login_state_name(state));
+	json_object_object_add(o, "kek", kek ? json_object_new_string(kek) : NULL);
+	return api_reply_record(call, "login", o);
+}
+
+/* An optional parameter of 8 bytes as 16 hex digits; InvalidArgument naming it otherwise. */
+static int get_hex8(struct json_object *params, const char *key, uint8_t out[8], bool *given,
+		    struct rdma_error *err)
+{
+	const char *s = json_get_string(params, key);
+
+	*given = s != NULL;
+	memset(out, 0, 8);
+	if (s && hex_decode(s, out, 8) < 0)
+		return rdma_error_invalid(err, key, "'%s' is not 16 hexadecimal digits (8 bytes)", s);
+	return 0;
+}
+
+/* Room for the longest key material, and then some, so an over-long key is told apart. */
+#define KEY_TEXT_MAX (2 * RDMA_DEK_INPUT_MAX)
+#define KEY_BUF      (KEY_TEXT_MAX / 4 * 3)
+
+/*
+ * The "key" parameter, base64, into *key (secure memory of KEY_BUF bytes, for
+ * secret_free).  The parameter's text is wiped in every case: it is key
+ * material too, and json-c would free it as it is.
+ */
+static int get_key(struct json_object *params, uint8_t **key, size_t *len, struct rdma_error *err)
+{
+	struct json_object *v;
+	char *text;
+	size_t n;
+	int r;
+
+	*key = NULL;
+	*len = 0;
+	if (!json_object_object_get_ex(params, "key", &v) || !json_object_is_type(v, json_type_string))
+		return 0;
+	text = (char *)json_object_get_string(v);
+	n = strlen(text);
+	*key = secret_alloc(KEY_BUF);
+	if (!*key)
+		r = rdma_error_unsupported(err, "key", "out of secure memory");
+	else if (n > KEY_TEXT_MAX)
+		r = rdma_error_invalid(err, "key", "has more bytes than any key");
+	else if (base64_decode(text, n, *key, len) < 0)
+		r = rdma_error_invalid(err, "key", "is not base64 (RFC 4648, with padding)");
+	else
+		r = 0;
+	explicit_bzero(text, n);
+	return r;
+}
+
+static int get_params(struct json_object *params, const uint8_t *key, size_t key_len,
+		      struct rdma_dek_params *p, struct rdma_error *err)
+{
+	const char *import = json_get_string(params, "import");
+	int64_t size = json_get_int(params, "size", 0), pd = json_get_int(params, "pd", 0);
+	bool opaque_given;
+	int r;
+
+	memset(p, 0, sizeof(*p));
+	p->name = json_get_string(params, "name");
+	if (size != 128 && size != 256)
+		return rdma_error_invalid(err, "size", "%lld is not a DEK size: 128 (AES-128-XTS) or "
+					  "256 (AES-256-XTS)", (long long)size);
+	p->key_bits = (unsigned)size;
+	p->import = import && strcmp(import, "wrapped") == 0 ? RDMA_DEK_WRAPPED : RDMA_DEK_PLAINTEXT;
+	if (pd < 0 || pd > UINT32_MAX)
+		return rdma_error_invalid(err, "pd", "%lld is not a PD handle", (long long)pd);
+	p->pd = (uint32_t)pd;
+	r = get_hex8(params, "keytag", p->keytag, &p->has_keytag, err);
+	if (r == 0)
+		r = get_hex8(params, "opaque", p->opaque, &opaque_given, err);
+	p->key = key;
+	p->key_len = key_len;
+	p->key_file = json_get_string(params, "key_file");
+	return r;
+}
+
+static int create(struct varlink_call *call, struct json_object *params, void *userdata)
+{
+	struct manager *m = userdata;
+	struct rdma_device *dev;
+	struct rdma_dek_params p;
+	struct rdma_error err;
+	struct rdma_dek *dek;
+	uint8_t *key;
+	size_t key_len;
+	int r;
+
+	/* First, so that the key's text is wiped whatever happens next. */
+	r = get_key(params, &key, &key_len, &err);
+	dev = api_device(call, m, params, IFACE);
+	if (!dev) {
+		secret_free(key, KEY_BUF);
+		return 0;
+	}
+	if (r == 0)
+		r = get_params(params, key, key_len, &p, &err);
+	if (r == 0)
+		r = rdma_dek_create(dev, &m->config, &p, &dek, &err);
+	secret_free(key, KEY_BUF);
+	if (r < 0)
+		return api_reply_error(call, IFACE, &err);
+	/* A DEK that would not come back after a restart is not made. */
+	r = state_save(m, &state_deks);
+	if (r < 0) {
+		rdma_dek_destroy(dev, dek, &err);
+		return r;
+	}
+	return api_reply_record(call, "dek", dek_json(dev, &dek->obj));
+}
+
+static int list(struct varlink_call *call, struct json_object *params, void *userdata)
+{
+	return api_list(call, userdata, params, IFACE, RDMA_OBJ_DEK, "deks", dek_json);
+}
+
+/* The DEK named by "handle" or "name", and its device; NULL when the call was answered. */
+static struct rdma_dek *call_dek(struct varlink_call *call, struct json_object *params,
+				 struct manager *m, struct rdma_device **dev)
+{
+	const char *name = json_get_string(params, "name");
+	struct rdma_object *obj;
+	struct rdma_dek *dek;
+
+	if (!name && !json_object_object_get_ex(params, "handle", NULL)) {
+		varlink_call_error_invalid_parameter(call, "handle");
+		return NULL;
+	}
+	if (!name) {
+		obj = api_lookup(call, m, params, IFACE, RDMA_OBJ_DEK, dev);
+		return obj ? rdma_dek(obj) : NULL;
+	}
+	*dev = api_device(call, m, params, IFACE);
+	if (!*dev)
+		return NULL;
+	dek = rdma_dek_find(*dev, name, NULL);
+	if (!dek)
+		api_error_string(call, IFACE ".NoSuchDek", "name", name);
+	return dek;
+}
+
+static int show(struct varlink_call *call, struct json_object *params, void *userdata)
+{
+	struct rdma_device *dev;
+	struct rdma_dek *dek = call_dek(call, params, userdata, &dev);
+
+	if (!dek)
+		return 0;
+	return api_reply_record(call, "dek", dek_json(dev, &dek->obj));
+}
+
+static int destroy(struct varlink_call *call, struct json_object *params, void *userdata)
+{
+	struct rdma_device *dev;
+	struct rdma_dek *dek = call_dek(call, params, userdata, &dev);
+	struct rdma_error err;
+	int r;
+
+	if (!dek)
+		return 0;
+	if (rdma_dek_destroy(dev, dek, &err) < 0)
+		return api_reply_error(call, IFACE, &err);
+	/* Gone already; if it cannot be saved, the caller learns that it would come back. */
+	r = state_save(userdata, &state_deks);
+	return r < 0 ? r : varlink_call_reply(call, NULL);
+}
+
+static int login(struct varlink_call *call, struct json_object *params, void *userdata)
+{
+	struct manager *m = userdata;
+	struct rdma_device *dev = api_device(call, m, params, IFACE);
+	struct rdma_error err;
+
+	if (!dev)
+		return 0;
+	if (rdma_crypto_login(dev, &m->config, json_get_string(params, "credential_file"),
+			      json_get_string(params, "kek"), &err) < 0)
+		return api_reply_error(call, IFACE, &err);
+	return reply_login(call, m, dev);
+}
+
+static int logout(struct varlink_call *call, struct json_object *params, void *userdata)
+{
+	struct rdma_device *dev = api_device(call, userdata, params, IFACE);
+	struct rdma_error err;
+
+	if (!dev)
+		return 0;
+	if (rdma_crypto_logout(dev, &err) < 0)
+		return api_reply_error(call, IFACE, &err);
+	return varlink_call_reply(call, NULL);
+}
+
+static int get_login(struct varlink_call *call, struct json_object *params, void *userdata)
+{
+	struct rdma_device *dev = api_device(call, userdata, params, IFACE);
+
+	return dev ? reply_login(call, userdata, dev) : 0;
+}
+
+#define SECRET_READ   API_METHOD_SECRET
+#define SECRET_CHANGE (API_METHOD_SECRET | VARLINK_METHOD_PRIVILEGED)
+
+const struct varlink_method api_dek_methods[] = {
+	{ "Create", create, SECRET_CHANGE },
+	{ "List", list, SECRET_READ },
+	{ "Show", show, SECRET_READ },
+	{ "Destroy", destroy, SECRET_CHANGE },
+	{ "Login", login, SECRET_CHANGE },
+	{ "Logout", logout, SECRET_CHANGE },
+	{ "GetLogin", get_login, SECRET_READ },
+	{ NULL, NULL, 0 },
+};
