@@ -152,6 +152,7 @@ static void test_find_user_and_destroy_refusal(void **state)
 	struct rdma_object *pd, *other;
 	struct rdma_error err;
 	struct rdma_mr *mr;
+	uint32_t pd_handle;
 
 	assert_int_equal(soft_device_create(&dev, "soft0", 0), 0);
 	pd = rdma_object_create(dev, RDMA_OBJ_PD, &err);
@@ -174,8 +175,9 @@ static void test_find_user_and_destroy_refusal(void **state)
 	assert_int_equal(rdma_object_destroy(dev, RDMA_OBJ_MR, mr->obj.handle, &err), 0);
 	assert_int_equal(pd->users, 0);
 	assert_null(rdma_object_find_user(dev, pd));
-	assert_int_equal(rdma_object_destroy(dev, RDMA_OBJ_PD, pd->handle, &err), 0);
-	assert_int_equal(rdma_object_destroy(dev, RDMA_OBJ_PD, pd->handle, &err), -ENOENT);
+	pd_handle = pd->handle;
+	assert_int_equal(rdma_object_destroy(dev, RDMA_OBJ_PD, pd_handle, &err), 0);
+	assert_int_equal(rdma_object_destroy(dev, RDMA_OBJ_PD, pd_handle, &err), -ENOENT);
 	assert_int_equal(err.code, RDMA_ERR_NO_SUCH_OBJECT);
 	rdma_device_free(dev);
 }
