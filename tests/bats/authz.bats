@@ -113,3 +113,17 @@ denied() {
 	run "$RDMACTL" pd destroy "$handle"
 	assert_success
 }
+
+@test "DEK methods are root's alone, even the reading ones" {
+	denied "$IN_USER" dek list
+	denied "$IN_USER" dek show 1
+	denied "$IN_USER" dek login-state
+	denied "$IN_USER" dek create x --size 128 --key-file /nonexistent
+	denied "$IN_USER" dek login --credential-file /nonexistent
+	denied "$IN_USER" dek logout
+	denied "$IN_USER" dek destroy x
+	denied "$OUT_USER" dek list
+	run "$RDMACTL" -j dek list
+	assert_success
+	assert_output '[]'
+}

@@ -316,3 +316,19 @@ refused() {
 	run "$RDMACTL" dek login help
 	assert_line --index 0 'Usage: rdmactl dek login --credential-file FILE [--kek NAME] [--dev DEV]'
 }
+
+@test "a reload that takes the login's KEK away makes the login invalid" {
+	cp "$BATS_FILE_TMPDIR/rdmad.conf" "$T/conf"
+	"$RDMACTL" dek login --credential-file "$K/login-main" --kek main
+	grep -v '^import_kek.main' "$T/conf" >"$BATS_FILE_TMPDIR/rdmad.conf"
+	"$RDMACTL" daemon reload
+	run "$RDMACTL" -j dek login-state
+	assert_output '[{"device":"soft0","state":"invalid","kek":"main"}]'
+	key "$T/k" 32
+	wrap "$K/kek-main" "$T/k" "$T/w"
+	refused login dek create w --size 128 --key-file "$T/w" --import wrapped
+	assert_output --partial "the crypto login is invalid: import KEK 'main' or the credential is no longer configured"
+	"$RDMACTL" dek logout
+	cp "$T/conf" "$BATS_FILE_TMPDIR/rdmad.conf"
+	"$RDMACTL" daemon reload
+}
