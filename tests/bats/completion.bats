@@ -96,7 +96,7 @@ table_words() {
 }
 
 @test "commands under an abbreviated object" {
-	assert_completes "$(table_words '' dev)" de ""
+	assert_completes "$(table_words '' daemon)" dae ""
 	assert_completes "reload log-level help" dae ""
 }
 
@@ -107,7 +107,7 @@ table_words() {
 }
 
 @test "device names after abbreviated object and command" {
-	assert_completes "soft0" -s "$SOCK" de sh ""
+	assert_completes "soft0" -s "$SOCK" dev sh ""
 	assert_completes "soft0" -j -s "$SOCK" dev sh ""
 }
 

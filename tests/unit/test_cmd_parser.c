@@ -43,14 +43,14 @@ static int dispatch(int n, const char **words)
 static void test_complete_objects(void **state)
 {
 	const char *w1[] = { "" };
-	const char *w2[] = { "d" };
+	const char *w2[] = { "da" };
 	const char *w3[] = { "-j", "-s", "/x", "st" };
 
 	/* Every object the table has, then "help". */
 	assert_non_null(strstr(complete(1, w1), "status dev "));
 	assert_non_null(strstr(complete(1, w1), " daemon"));
 	assert_non_null(strstr(complete(1, w1), " help"));
-	assert_string_equal(complete(1, w2), "dev daemon");
+	assert_string_equal(complete(1, w2), "daemon");
 	assert_string_equal(complete(4, w3), "status");
 }
 
@@ -101,7 +101,7 @@ static void test_help_is_not_an_error(void **state)
 static void test_valid_words_reach_the_daemon(void **state)
 {
 	/* Parsing succeeds, so the failure is the missing daemon: exit 1, not 2. */
-	const char *abbreviated[] = { "de", "sh", "soft0" };
+	const char *abbreviated[] = { "dev", "sh", "soft0" };
 	const char *level[] = { "daemon", "log-level", "debug" };
 
 	assert_int_equal(dispatch(3, abbreviated), EXIT_FAIL);
