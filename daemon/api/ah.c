@@ -33,18 +33,6 @@ static struct json_object *ah_json(struct rdma_device *dev, struct rdma_object *
 	return o;
 }
 
-/* An optional integer parameter within 0..UINT32_MAX (the model checks the RFC's widths). */
-static int get_u32(struct varlink_call *call, struct json_object *params, const char *key,
-		   uint32_t def, uint32_t *out)
-{
-	if (!json_object_object_get_ex(params, key, NULL) ||
-	    json_object_is_type(json_object_object_get(params, key), json_type_null)) {
-		*out = def;
-		return 0;
-	}
-	return api_get_handle(call, params, key, out);
-}
-
 static int parse_mac(const char *text, uint8_t mac[6])
 {
 	unsigned b[6];
@@ -70,10 +58,10 @@ static int create(struct varlink_call *call, struct json_object *params, void *u
 
 	if (!dev || api_get_handle(call, params, "pd", &pd) < 0 ||
 	    api_get_handle(call, params, "sgid_index", &attr.sgid_index) < 0 ||
-	    get_u32(call, params, "port", 1, &port) < 0 ||
-	    get_u32(call, params, "flow_label", 0, &attr.flow_label) < 0 ||
-	    get_u32(call, params, "hop_limit", AH_HOP_LIMIT_DEFAULT, &attr.hop_limit) < 0 ||
-	    get_u32(call, params, "traffic_class", 0, &attr.traffic_class) < 0)
+	    api_get_optional_u32(call, params, "port", 1, &port) < 0 ||
+	    api_get_optional_u32(call, params, "flow_label", 0, &attr.flow_label) < 0 ||
+	    api_get_optional_u32(call, params, "hop_limit", AH_HOP_LIMIT_DEFAULT, &attr.hop_limit) < 0 ||
+	    api_get_optional_u32(call, params, "traffic_class", 0, &attr.traffic_class) < 0)
 		return 0;
 	attr.port = port;
 	if (rdma_gid_parse(json_get_string(params, "dgid"), attr.dgid) < 0) {

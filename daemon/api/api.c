@@ -95,6 +95,18 @@ int api_get_handle(struct varlink_call *call, struct json_object *params, const 
 	return 0;
 }
 
+int api_get_optional_u32(struct varlink_call *call, struct json_object *params, const char *key,
+			 uint32_t def, uint32_t *out)
+{
+	struct json_object *v;
+
+	if (!json_object_object_get_ex(params, key, &v) || !v) {
+		*out = def;
+		return 0;
+	}
+	return api_get_handle(call, params, key, out);
+}
+
 struct rdma_object *api_lookup(struct varlink_call *call, struct manager *m,
 			       struct json_object *params, const char *iface,
 			       enum rdma_object_kind kind, struct rdma_device **dev)

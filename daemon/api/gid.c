@@ -24,10 +24,8 @@ static struct json_object *gid_json(struct rdma_device *dev, unsigned port,
 static bool get_port_index(struct varlink_call *call, struct json_object *params,
 			   uint32_t *port, uint32_t *index)
 {
-	*port = 1;
-	if (json_get_int(params, "port", -1) != -1 && api_get_handle(call, params, "port", port) < 0)
-		return false;
-	return api_get_handle(call, params, "index", index) == 0;
+	return api_get_optional_u32(call, params, "port", 1, port) == 0 &&
+	       api_get_handle(call, params, "index", index) == 0;
 }
 
 static int add(struct varlink_call *call, struct json_object *params, void *userdata)
@@ -64,18 +62,18 @@ static int del(struct varlink_call *call, struct json_object *params, void *user
 static int list(struct varlink_call *call, struct json_object *params, void *userdata)
 {
 	struct rdma_device *dev = api_device(call, userdata, params, IFACE);
-	int64_t only = json_get_int(params, "port", -1);
-	struct json_object *gids;
+	struct json_object *gids, *port;
+	bool every_port = !json_object_object_get_ex(params, "port", &port) || !port;
 	struct rdma_error err;
+	uint32_t only = 0;
 
-	if (!dev)
+	if (!dev || (!every_port && api_get_handle(call, params, "port", &only) < 0))
 		return 0;
-	if (only != -1 && rdma_gid_check_port(dev, only < 0 || only > UINT32_MAX ? 0 : (unsigned)only,
-					      &err) < 0)
+	if (!every_port && rdma_gid_check_port(dev, only, &err) < 0)
 		return api_reply_error(call, IFACE, &err);
 	gids = json_object_new_array();
 	for (unsigned p = 1; p <= dev->num_ports; p++)
-		for (uint32_t i = 0; i < dev->ports[p - 1].gid_tbl_len && (only == -1 || only == p); i++)
+		for (uint32_t i = 0; i < dev->ports[p - 1].gid_tbl_len && (every_port || only == p); i++)
 			if (dev->gid_tables[p - 1][i].valid)
 				json_object_array_add(gids, gid_json(dev, p, &dev->gid_tables[p - 1][i]));
 	return api_reply_record(call, "gids", gids);

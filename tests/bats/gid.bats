@@ -73,6 +73,12 @@ assert_refused() {
 	assert_output --partial "io.rdmad.Gid.NoSuchObject: kind 'gid', handle '5'"
 	run "$RDMACTL" gid show --port 3
 	assert_refused Gid.InvalidArgument port
+	run "$RDMACTL" gid show --port 0
+	assert_refused Gid.InvalidArgument port
+	run varlink_raw '{"method":"io.rdmad.Gid.List","parameters":{"port":-1}}\0'
+	assert_output '{"error":"org.varlink.service.InvalidParameter","parameters":{"parameter":"port"}}'
+	run varlink_raw '{"method":"io.rdmad.Gid.Del","parameters":{"port":-1,"index":0}}\0'
+	assert_output '{"error":"org.varlink.service.InvalidParameter","parameters":{"parameter":"port"}}'
 	run "$RDMACTL" gid del 5
 	assert_failure 1
 	assert_output --partial "io.rdmad.Gid.NoSuchObject: kind 'gid', handle '5'"
