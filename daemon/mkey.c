@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Indirect MKEYs: creation, configure rules (reference §1.2, §3.1-3.2), transfers, mkey check. */
 #include "daemon/mkey.h"
+#include "daemon/dek.h"
 #include "daemon/mr.h"
 #include "daemon/pool.h"
 
@@ -326,40 +327,46 @@ static int finalize_check(struct rdma_device *dev, const struct dp_transform_cfg
 
 /* ---- DEKs (daemon/dek.h) ---- */
 
-/* A DEK's key bytes, borrowed for building a transform. */
-struct mkey_dek_key {
-	struct rdma_object *obj;
-	const uint8_t *bytes;
-	size_t len;
-};
-
-static int mkey_dek_key_get(struct rdma_device *dev, uint32_t handle, struct mkey_dek_key *key,
-			    struct rdma_error *err)
+/* A DEK error as a field error of the configure (the DEK model names "dek", "keytag"). */
+static int dek_refusal(struct rdma_error *err, enum rdma_error_code code)
 {
-	key->obj = rdma_object_lookup(dev, RDMA_OBJ_DEK, handle, err);
-	if (!key->obj)
+	char field[64], reason[256];
+
+	if (err->code != RDMA_ERR_INVALID_ARGUMENT && err->code != RDMA_ERR_INVALID_STATE)
+		return -EINVAL;
+	snprintf(field, sizeof(field), "config.crypto.%.40s", err->field);
+	snprintf(reason, sizeof(reason), "%s", err->reason);
+	return code == RDMA_ERR_INVALID_STATE ? rdma_error_state(err, field, "%s", reason)
+					      : rdma_error_invalid(err, field, "%s", reason);
+}
+
+/*
+ * The DEK of a crypto configure: it must exist, be usable (state READY) and
+ * serve the MKEY's PD.  The keytag is the device's business at traffic time.
+ */
+static int dek_get(struct rdma_device *dev, const struct rdma_mkey *mkey, uint32_t handle,
+		   struct rdma_dek **dek, const uint8_t **key, size_t *key_len, struct rdma_error *err)
+{
+	*dek = rdma_dek_lookup(dev, handle, err);
+	if (!*dek)
 		return -ENOENT;
-	return rdma_error_unsupported(err, "config.crypto.dek", "DEK support is not built in yet");
-}
-
-static void mkey_dek_key_put(struct mkey_dek_key *key)
-{
-	key->bytes = NULL;
-}
-
-static int mkey_dek_keytag_check(struct rdma_device *dev, uint32_t handle, bool has_keytag,
-				 const uint8_t keytag[8], struct rdma_error *err)
-{
+	*key = rdma_dek_key(*dek, key_len, err);
+	if (!*key)
+		return dek_refusal(err, RDMA_ERR_INVALID_STATE);
+	if (rdma_dek_check_pd(*dek, mkey->pd->handle, err) < 0)
+		return dek_refusal(err, RDMA_ERR_INVALID_ARGUMENT);
 	return 0;
 }
 
 /* The new transform, or NULL when there is neither signature nor crypto. */
-static int transform_build(struct rdma_device *dev, const struct dp_transform_cfg *cfg,
-			   const struct rdma_mkey_crypto *crypto, struct rdma_object **dek_obj,
-			   struct dp_transform **out, struct rdma_error *err)
+static int transform_build(struct rdma_device *dev, const struct rdma_mkey *mkey,
+			   const struct dp_transform_cfg *cfg, const struct rdma_mkey_crypto *crypto,
+			   struct rdma_object **dek_obj, struct dp_transform **out, struct rdma_error *err)
 {
-	struct mkey_dek_key key = { 0 };
+	const uint8_t *key = NULL;
+	struct rdma_dek *dek;
 	struct dp_error de;
+	size_t key_len = 0;
 	int r;
 
 	*out = NULL;
@@ -367,13 +374,13 @@ static int transform_build(struct rdma_device *dev, const struct dp_transform_cf
 	if (!cfg_has_sig(cfg) && !cfg->crypto.enabled)
 		return 0;
 	if (cfg->crypto.enabled) {
-		r = mkey_dek_key_get(dev, crypto->dek, &key, err);
+		r = dek_get(dev, mkey, crypto->dek, &dek, &key, &key_len, err);
 		if (r < 0)
 			return r;
-		*dek_obj = key.obj;
+		*dek_obj = &dek->obj;
 	}
-	r = dp_transform_create(cfg, key.bytes, key.len, out, &de);
-	mkey_dek_key_put(&key);
+	/* The transform copies the key into its own secure memory. */
+	r = dp_transform_create(cfg, key, key_len, out, &de);
 	return r < 0 ? dp_refusal(err, &de) : 0;
 }
 
@@ -414,7 +421,7 @@ int rdma_mkey_configure(struct rdma_device *dev, struct rdma_mkey *mkey,
 	if (r < 0)
 		goto fail;
 	/* Rebuilt every time: the MKEY's reference keeps its DEK alive, and a new transform starts clean. */
-	r = transform_build(dev, &cfg, &crypto, &dek_obj, &transform, err);
+	r = transform_build(dev, mkey, &cfg, &crypto, &dek_obj, &transform, err);
 	if (r < 0)
 		goto fail;
 
@@ -505,9 +512,13 @@ static int usable(struct rdma_device *dev, const struct rdma_mkey *mkey, struct 
 	if ((mkey->flags & RDMA_MKEY_CRYPTO) && !mkey->crypto_set)
 		return rdma_error_state(err, "config.crypto",
 					"an MKEY created with crypto needs crypto attributes before traffic");
-	if (mkey->crypto_set)
-		return mkey_dek_keytag_check(dev, mkey->crypto.dek, mkey->crypto.has_keytag,
-					     mkey->crypto.keytag, err);
+	if (mkey->crypto_set) {
+		/* The MKEY holds its DEK: the lookup cannot fail.  An absent keytag is 8 zero bytes. */
+		struct rdma_dek *dek = rdma_dek_lookup(dev, mkey->crypto.dek, err);
+
+		if (!dek || rdma_dek_check_keytag(dek, mkey->crypto.keytag, err) < 0)
+			return dek ? dek_refusal(err, RDMA_ERR_INVALID_STATE) : -ENOENT;
+	}
 	return 0;
 }
 

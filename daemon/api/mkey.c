@@ -315,9 +315,14 @@ static int config_from_json(struct json_object *config, struct rdma_mkey_conf *c
 	struct dp_error de;
 	int r = 0;
 
-	conf->set_sig = has_key(config, "mem") || has_key(config, "wire") ||
-			has_key(config, "check_mask") || has_key(config, "copy_mask");
 	conf->set_crypto = has_non_null(config, "crypto");
+	/*
+	 * mem and wire both null beside crypto are no signature setter: that is
+	 * how the offload file of a crypto-only configuration reads.
+	 */
+	conf->set_sig = has_non_null(config, "mem") || has_non_null(config, "wire") ||
+			has_key(config, "check_mask") || has_key(config, "copy_mask") ||
+			(!conf->set_crypto && (has_key(config, "mem") || has_key(config, "wire")));
 	/* A signature setter with neither domain: the model refuses it, naming the rule. */
 	if (!conf->set_crypto && !has_non_null(config, "mem") && !has_non_null(config, "wire"))
 		return 0;
