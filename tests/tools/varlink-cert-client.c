@@ -14,6 +14,7 @@
  */
 #include "lib/json-util.h"
 #include "lib/varlink/varlink.h"
+#include "tests/tools/varlink-cert-vectors.h"
 #include "lib/varlink/idl.h"
 
 #include <errno.h>
@@ -26,29 +27,6 @@
 #define TIMEOUT_MS 10000
 #define STREAM_REPLIES 10
 
-/* What TestNN must answer; Test(NN+1) gets it back with the client_id. */
-static const char *const expected_json[] = {
-	[1] = "{\"bool\":true}",
-	[2] = "{\"int\":1}",
-	[3] = "{\"float\":1.0}",
-	[4] = "{\"string\":\"ping\"}",
-	[5] = "{\"bool\":false,\"int\":2,\"float\":3.141592653589793,\"string\":\"a lot of string\"}",
-	[6] = "{\"struct\":{\"bool\":false,\"int\":2,\"float\":3.141592653589793,"
-	      "\"string\":\"a lot of string\"}}",
-	[7] = "{\"map\":{\"bar\":\"Bar\",\"foo\":\"Foo\"}}",
-	[8] = "{\"set\":{\"one\":{},\"two\":{},\"three\":{}}}",
-	[9] = "{\"mytype\":{"
-	      "\"object\":{\"method\":\"org.varlink.certification.Test09\","
-	      "\"parameters\":{\"map\":{\"foo\":\"Foo\",\"bar\":\"Bar\"}}},"
-	      "\"enum\":\"two\","
-	      "\"struct\":{\"first\":1,\"second\":\"2\"},"
-	      "\"array\":[\"one\",\"two\",\"three\"],"
-	      "\"dictionary\":{\"foo\":\"Foo\",\"bar\":\"Bar\"},"
-	      "\"stringset\":{\"one\":{},\"two\":{},\"three\":{}},"
-	      "\"interface\":{"
-	      "\"foo\":[null,{\"Foo\":\"foo\",\"Bar\":\"bar\"},null,{\"one\":\"foo\",\"two\":\"bar\"}],"
-	      "\"anon\":{\"foo\":true,\"bar\":false}}}}",
-};
 
 static struct idl_interface *iface;
 static int failures;
@@ -204,7 +182,7 @@ static int run(const char *address)
 			goto out;
 		printf("%s: %s\n", method, js(reply));
 		check_type(method, reply);
-		check_value(method, expected_json[n], reply);
+		check_value(method, cert_reply_json[n], reply);
 		json_object_put(prev);
 		prev = reply;
 	}

@@ -13,6 +13,7 @@
  */
 #include "lib/json-util.h"
 #include "lib/varlink/varlink.h"
+#include "tests/tools/varlink-cert-vectors.h"
 #include "lib/log.h"
 
 #include <errno.h>
@@ -121,34 +122,6 @@ static const char cert_idl[] =
 #define CERT_ERROR_CLIENT_ID     "org.varlink.certification.ClientIdError"
 #define CERT_ERROR_CERTIFICATION "org.varlink.certification.CertificationError"
 
-/*
- * The reply of TestNN, which is also the input (besides client_id) that
- * Test(NN+1) must get back.  Test10 streams STREAM_REPLIES strings instead.
- */
-static const char *const reply_json[] = {
-	[1] = "{\"bool\":true}",
-	[2] = "{\"int\":1}",
-	[3] = "{\"float\":1.0}",
-	[4] = "{\"string\":\"ping\"}",
-	[5] = "{\"bool\":false,\"int\":2,\"float\":3.141592653589793,\"string\":\"a lot of string\"}",
-	[6] = "{\"struct\":{\"bool\":false,\"int\":2,\"float\":3.141592653589793,"
-	      "\"string\":\"a lot of string\"}}",
-	[7] = "{\"map\":{\"bar\":\"Bar\",\"foo\":\"Foo\"}}",
-	[8] = "{\"set\":{\"one\":{},\"two\":{},\"three\":{}}}",
-	[9] = "{\"mytype\":{"
-	      "\"object\":{\"method\":\"org.varlink.certification.Test09\","
-	      "\"parameters\":{\"map\":{\"foo\":\"Foo\",\"bar\":\"Bar\"}}},"
-	      "\"enum\":\"two\","
-	      "\"struct\":{\"first\":1,\"second\":\"2\"},"
-	      "\"array\":[\"one\",\"two\",\"three\"],"
-	      "\"dictionary\":{\"foo\":\"Foo\",\"bar\":\"Bar\"},"
-	      "\"stringset\":{\"one\":{},\"two\":{},\"three\":{}},"
-	      "\"nullable\":null,"
-	      "\"nullable_array_struct\":null,"
-	      "\"interface\":{"
-	      "\"foo\":[null,{\"Foo\":\"foo\",\"Bar\":\"bar\"},null,{\"one\":\"foo\",\"two\":\"bar\"}],"
-	      "\"anon\":{\"foo\":true,\"bar\":false}}}}",
-};
 #define STREAM_REPLIES 10
 #define N_TESTS 11
 #define ALL_PASSED (((1u << N_TESTS) - 1) << 1) /* bits 1 … 11 */
@@ -284,7 +257,7 @@ static int method_test(struct varlink_call *call, struct json_object *params, vo
 		return varlink_call_error(call, CERT_ERROR_CLIENT_ID, NULL);
 	if (n < 1 || n > 9)
 		return -EINVAL;
-	wants = n == 1 ? json_object_new_object() : json_tokener_parse(reply_json[n - 1]);
+	wants = n == 1 ? json_object_new_object() : json_tokener_parse(cert_reply_json[n - 1]);
 	if (!wants)
 		return -ENOMEM;
 	got = without_client_id(params);
@@ -295,7 +268,7 @@ static int method_test(struct varlink_call *call, struct json_object *params, vo
 	json_object_put(wants);
 	c->passed |= 1u << n;
 	log_info("cert: Test%02d passed for %s", n, c->id);
-	return varlink_call_reply(call, json_tokener_parse(reply_json[n]));
+	return varlink_call_reply(call, json_tokener_parse(cert_reply_json[n]));
 }
 
 static int method_test10(struct varlink_call *call, struct json_object *params, void *userdata)
@@ -308,7 +281,7 @@ static int method_test10(struct varlink_call *call, struct json_object *params, 
 
 	if (!c)
 		return varlink_call_error(call, CERT_ERROR_CLIENT_ID, NULL);
-	wants = json_tokener_parse(reply_json[9]);
+	wants = json_tokener_parse(cert_reply_json[9]);
 	if (!wants)
 		return -ENOMEM;
 	got = without_client_id(params);
