@@ -6,6 +6,7 @@
 #include <json-c/json.h>
 
 #include "dataplane/transform_json.h"
+#include "lib/hex.h"
 
 static int bad(struct dp_error *err, const char *path, const char *fmt, const char *extra)
 {
@@ -248,17 +249,6 @@ static int parse_domain(struct json_object *o, const char *name, struct dp_sig_d
 	return parse_crc(member(o, "crc"), name, &d->crc, err);
 }
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 static int parse_crypto(struct json_object *o, struct dp_crypto_cfg *c, struct dp_error *err)
 {
 	static const char *const names[] = { "standard", "encrypt_on_tx", "signature_crypto_order",
@@ -301,13 +291,8 @@ static int parse_crypto(struct json_object *o, struct dp_crypto_cfg *c, struct d
 			return bad(err, "crypto.initial_tweak",
 				   "must be a string of 32 hex digits: the 16 tweak bytes as stored "
 				   "(little-endian integer)%s", "");
-		for (int i = 0; i < 16; i++) {
-			int hi = hexval(s[2 * i]), lo = hexval(s[2 * i + 1]);
-
-			if (hi < 0 || lo < 0)
-				return bad(err, "crypto.initial_tweak", "must be 32 hex digits, got \"%s\"", s);
-			c->initial_tweak[i] = (uint8_t)(hi << 4 | lo);
-		}
+		if (hex_decode(s, c->initial_tweak, sizeof(c->initial_tweak)) < 0)
+			return bad(err, "crypto.initial_tweak", "must be 32 hex digits, got \"%s\"", s);
 	}
 	return 0;
 }
