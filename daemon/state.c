@@ -20,6 +20,7 @@
 static const struct state_kind *const kinds[] = {
 	&state_settings,
 	&state_deks,
+	&state_pools,
 };
 
 static int write_all(int fd, const char *data, size_t len)

@@ -47,6 +47,7 @@ struct state_kind {
 
 extern const struct state_kind state_settings;   /* daemon/settings.c */
 extern const struct state_kind state_deks;       /* daemon/dek_state.c */
+extern const struct state_kind state_pools;      /* daemon/pool_state.c */
 
 /*
  * Restores every kind in table order.  A file that does not parse, or is not

@@ -2,6 +2,7 @@
 /* io.rdmad.Pool */
 #include "daemon/api/api.h"
 #include "daemon/pool.h"
+#include "daemon/state.h"
 
 #include <errno.h>
 #include <string.h>
@@ -98,6 +99,12 @@ static int create(struct varlink_call *call, struct json_object *params, void *u
 	r = rdma_pool_create(dev, json_get_string(params, "name"), flags, size, pd, entries, &pool, &err);
 	if (r < 0)
 		return reply_failure(call, &err, r);
+	/* A pool that would not come back after a restart is not made. */
+	r = state_save(userdata, &state_pools);
+	if (r < 0) {
+		rdma_pool_destroy(dev, pool, true, &err);
+		return r;
+	}
 	return reply_pool(call, dev, pool);
 }
 
@@ -130,14 +137,20 @@ static int resize(struct varlink_call *call, struct json_object *params, void *u
 	struct rdma_device *dev;
 	struct rdma_pool *pool = call_pool(call, params, userdata, &dev);
 	struct rdma_error err = { 0 };
-	uint32_t size;
+	uint32_t size, old;
 	int r;
 
 	if (!pool || get_count(call, params, "size", -1, &size) < 0)
 		return 0;
+	old = pool->size;
 	r = rdma_pool_resize(dev, pool, size, &err);
 	if (r < 0)
 		return reply_failure(call, &err, r);
+	r = state_save(userdata, &state_pools);
+	if (r < 0) {
+		rdma_pool_resize(dev, pool, old, &err);
+		return r;
+	}
 	return reply_pool(call, dev, pool);
 }
 
@@ -154,7 +167,9 @@ static int destroy(struct varlink_call *call, struct json_object *params, void *
 	r = rdma_pool_destroy(dev, pool, force && json_object_get_boolean(force), &err);
 	if (r < 0)
 		return reply_failure(call, &err, r);
-	return varlink_call_reply(call, NULL);
+	/* Gone already; if it cannot be saved, the caller learns that it would come back. */
+	r = state_save(userdata, &state_pools);
+	return r < 0 ? r : varlink_call_reply(call, NULL);
 }
 
 static int borrow(struct varlink_call *call, struct json_object *params, void *userdata)

@@ -10,6 +10,8 @@ setup_file() {
 	"$RDMACTL" pd create >/dev/null    # PD 1
 }
 teardown_file() { rdmad_stop; }
+# The persistence test's own daemon, if it failed half-way.
+teardown() { rdmad_stop "$BATS_TEST_TMPDIR/d" || true; }
 
 setup() {
 	load_libs
@@ -255,4 +257,48 @@ EOF
 	assert_output '{"parameters":{}}'
 	run varlink_raw '{"method":"io.rdmad.Pool.Destroy","parameters":{"name":"raw"}}\0'
 	assert_output '{"error":"io.rdmad.Pool.NoSuchPool","parameters":{"name":"raw"}}'
+}
+
+# restart_in DIR [kill]: stops (or kills -9) the daemon of DIR and starts it again.
+restart_in() {
+	local d=$1 pid
+	if [ "${2:-}" = kill ]; then
+		pid=$(cat "$d/rdmad.pid")
+		kill -KILL "$pid"
+		for i in $(seq 1 100); do [ -e "$d/rdmad.status" ] && break; sleep 0.05; done
+		rm -f "$d/rdmad.status" "$d/rdmad.pid"
+	else
+		rdmad_stop "$d"
+	fi
+	rdmad_start "$d"
+}
+
+@test "pools survive a restart and a kill -9: name, type, size, entries; a PD of their own, counters from zero" {
+	local d=$BATS_TEST_TMPDIR/d main=$RDMACTL_SOCKET
+	rdmad_start "$d"
+	"$RDMACTL" pd create >/dev/null
+	"$RDMACTL" pool create keep --type signature+crypto --size 3 --max-entries 9 >/dev/null
+	"$RDMACTL" pool create onpd --type crypto --size 2 --pd 1 >/dev/null
+	"$RDMACTL" pool create gone --type signature --size 1 >/dev/null
+	"$RDMACTL" pool resize keep --size 4 >/dev/null
+	"$RDMACTL" pool destroy gone
+	make_client
+	python3 client.py '{"method":"io.rdmad.Pool.Borrow","parameters":{"name":"keep"}}' >/dev/null
+	assert_file_exists "$d/state/pools.json"
+	[ "$(stat -c %a "$d/state/pools.json")" = 600 ]
+	restart_in "$d"
+	run "$RDMACTL" -j pool list
+	assert_success
+	assert_equal "$(jq -c '[.[] | {name, type, size, max_entries, pd_owned, available, borrows, high_water}]' <<<"$output")" \
+		'[{"name":"keep","type":"signature+crypto","size":4,"max_entries":12,"pd_owned":true,"available":4,"borrows":0,"high_water":0},{"name":"onpd","type":"crypto","size":2,"max_entries":128,"pd_owned":true,"available":2,"borrows":0,"high_water":0}]'
+	# Its MKEYs exist, free, on the pool's PD.
+	rec=$(pool_json keep)
+	k=$(jq -r '.mkeys[0]' <<<"$rec")
+	assert_equal "$("$RDMACTL" -j mkey show "$k" | jq -c ".[0] | [.state, .pool, .pdn == $(jq .pdn <<<"$rec")]")" '["free","keep",true]'
+	"$RDMACTL" pool resize onpd --size 5 >/dev/null
+	restart_in "$d" kill
+	assert_equal "$(counters onpd)" '[5,5,0,0,0]'
+	assert_equal "$("$RDMACTL" -j pool list | jq -c '[.[].name]')" '["keep","onpd"]'
+	rdmad_stop "$d"
+	export RDMACTL_SOCKET=$main
 }
