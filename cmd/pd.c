@@ -15,30 +15,12 @@ static int pd_list(struct ctl *ctl, const struct cmd_args *args)
 
 static int pd_show(struct ctl *ctl, const struct cmd_args *args)
 {
-	struct json_object *params = ctl_device_params(args);
-
-	if (!arg_get(args, "PD"))
-		return output_call_records(ctl, args, "io.rdmad.Pd.List", params, "pds", "pd");
-	if (ctl_add_number(ctl, args, "PD", params, "handle", UINT32_MAX) < 0) {
-		json_object_put(params);
-		return EXIT_USAGE;
-	}
-	return output_call_records(ctl, args, "io.rdmad.Pd.Show", params, "pd", "pd");
+	return ctl_object_show(ctl, args, "PD", "io.rdmad.Pd", "pd", "pds");
 }
 
 static int pd_destroy(struct ctl *ctl, const struct cmd_args *args)
 {
-	struct json_object *params = ctl_device_params(args), *reply;
-	int r;
-
-	if (ctl_add_number(ctl, args, "PD", params, "handle", UINT32_MAX) < 0) {
-		json_object_put(params);
-		return EXIT_USAGE;
-	}
-	r = ctl_call(ctl, args->path, "io.rdmad.Pd.Destroy", params, &reply);
-	json_object_put(params);
-	json_object_put(reply);
-	return r < 0 ? EXIT_FAIL : EXIT_OK;
+	return ctl_object_destroy(ctl, args, "PD", "io.rdmad.Pd");
 }
 
 static const struct cmd_arg dev_only[] = {

@@ -17,14 +17,6 @@ static struct json_object *pd_json(struct rdma_device *dev, struct rdma_object *
 	return o;
 }
 
-static int reply_pd(struct varlink_call *call, struct rdma_device *dev, struct rdma_object *pd)
-{
-	struct json_object *reply = json_object_new_object();
-
-	json_object_object_add(reply, "pd", pd_json(dev, pd));
-	return varlink_call_reply(call, reply);
-}
-
 static int create(struct varlink_call *call, struct json_object *params, void *userdata)
 {
 	struct rdma_device *dev = api_device(call, userdata, params, IFACE);
@@ -36,51 +28,25 @@ static int create(struct varlink_call *call, struct json_object *params, void *u
 	pd = rdma_object_create(dev, RDMA_OBJ_PD, &err);
 	if (!pd)
 		return api_reply_error(call, IFACE, &err);
-	return reply_pd(call, dev, pd);
+	return api_reply_record(call, "pd", pd_json(dev, pd));
 }
 
 static int list(struct varlink_call *call, struct json_object *params, void *userdata)
 {
-	struct rdma_device *dev = api_device(call, userdata, params, IFACE);
-	struct json_object *reply, *pds;
-	struct rdma_object *pd;
-
-	if (!dev)
-		return 0;
-	pds = json_object_new_array();
-	for (uint32_t pos = 0; (pd = object_table_next(&dev->tables[RDMA_OBJ_PD], &pos)); )
-		json_object_array_add(pds, pd_json(dev, pd));
-	reply = json_object_new_object();
-	json_object_object_add(reply, "pds", pds);
-	return varlink_call_reply(call, reply);
+	return api_list(call, userdata, params, IFACE, RDMA_OBJ_PD, "pds", pd_json);
 }
 
 static int show(struct varlink_call *call, struct json_object *params, void *userdata)
 {
-	struct rdma_device *dev = api_device(call, userdata, params, IFACE);
-	struct rdma_object *pd;
-	struct rdma_error err;
-	uint32_t handle;
+	struct rdma_device *dev;
+	struct rdma_object *pd = api_lookup(call, userdata, params, IFACE, RDMA_OBJ_PD, &dev);
 
-	if (!dev || api_get_handle(call, params, "handle", &handle) < 0)
-		return 0;
-	pd = rdma_object_lookup(dev, RDMA_OBJ_PD, handle, &err);
-	if (!pd)
-		return api_reply_error(call, IFACE, &err);
-	return reply_pd(call, dev, pd);
+	return pd ? api_reply_record(call, "pd", pd_json(dev, pd)) : 0;
 }
 
 static int destroy(struct varlink_call *call, struct json_object *params, void *userdata)
 {
-	struct rdma_device *dev = api_device(call, userdata, params, IFACE);
-	struct rdma_error err;
-	uint32_t handle;
-
-	if (!dev || api_get_handle(call, params, "handle", &handle) < 0)
-		return 0;
-	if (rdma_object_destroy(dev, RDMA_OBJ_PD, handle, &err) < 0)
-		return api_reply_error(call, IFACE, &err);
-	return varlink_call_reply(call, NULL);
+	return api_destroy(call, userdata, params, IFACE, RDMA_OBJ_PD);
 }
 
 const struct varlink_method api_pd_methods[] = {
