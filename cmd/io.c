@@ -3,6 +3,8 @@
 #include "cmd/rdmactl.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <string.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -19,6 +21,7 @@ int ctl_read_fd(int fd, size_t max, uint8_t **out, size_t *len)
 
 			if (n > max) {
 				free(buf);
+				*len = n;
 				return -EFBIG;
 			}
 			cap = cap ? cap * 2 : 65536;
@@ -44,9 +47,42 @@ int ctl_read_fd(int fd, size_t max, uint8_t **out, size_t *len)
 	}
 	if (n > max) {
 		free(buf);
+		*len = n;
 		return -EFBIG;
 	}
+	/* Room for the NUL that lets text callers use the bytes as a string. */
+	if (n == cap) {
+		uint8_t *grown = realloc(buf, n + 1);
+
+		if (!grown) {
+			free(buf);
+			return -ENOMEM;
+		}
+		buf = grown;
+	}
+	buf[n] = '\0';
 	*out = buf;
 	*len = n;
+	return 0;
+}
+
+int ctl_read_text_file(const char *path, size_t max, char **text)
+{
+	uint8_t *data;
+	size_t len;
+	int fd, r;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	r = ctl_read_fd(fd, max, &data, &len);
+	close(fd);
+	if (r < 0)
+		return r;
+	if (memchr(data, '\0', len)) {
+		free(data);
+		return -EILSEQ;
+	}
+	*text = (char *)data;
 	return 0;
 }

@@ -207,30 +207,21 @@ static int add_config(struct ctl *ctl, const struct cmd_args *args, struct json_
 {
 	const char *path = arg_get(args, "--config");
 	struct json_object *config = NULL, *crypto = NULL;
-	uint8_t *text = NULL;
-	size_t len = 0;
-	int fd, r;
+	char *text = NULL;
+	int r;
 
 	if (!path) {
 		if (arg_get(args, "--dek") || arg_get(args, "--keytag"))
 			return ctl_usage_error("%s: --dek and --keytag go with --config", args->path);
 		return 0;
 	}
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return ctl_fail("%s: --config %s: %s", args->path, path, strerror(errno));
-	r = ctl_read_fd(fd, 1 << 20, &text, &len);
-	close(fd);
+	r = ctl_read_text_file(path, 1 << 20, &text);
+	if (r < 0 && r != -EILSEQ)
+		return ctl_fail("%s: --config %s: %s", args->path, path, strerror(-r));
 	if (r == 0) {
-		uint8_t *t = realloc(text, len + 1);
-
-		if (t) {
-			text = t;
-			text[len] = 0;
-			config = memchr(text, 0, len) ? NULL : json_tokener_parse((const char *)text);
-		}
+		config = json_tokener_parse(text);
+		free(text);
 	}
-	free(text);
 	if (!config || !json_object_is_type(config, json_type_object)) {
 		json_object_put(config);
 		return ctl_fail("%s: --config %s: not a JSON object", args->path, path);

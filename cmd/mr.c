@@ -157,55 +157,25 @@ static struct json_object *call_params(const struct transfer *t, uint64_t offset
 	return p;
 }
 
-/* All of stdin, but never more than max + 1 bytes: enough to tell it is too long. */
-static int read_input(uint8_t **out, size_t *len, uint64_t max)
-{
-	size_t cap = 0, n = 0;
-	uint8_t *buf = NULL;
-
-	for (;;) {
-		ssize_t got;
-
-		if (n == cap) {
-			uint8_t *grown;
-
-			cap = cap ? cap * 2 : 65536;
-			grown = realloc(buf, cap);
-			if (!grown) {
-				free(buf);
-				return -ENOMEM;
-			}
-			buf = grown;
-		}
-		got = read(STDIN_FILENO, buf + n, cap - n);
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got < 0) {
-			free(buf);
-			return -errno;
-		}
-		if (got == 0 || (n += (size_t)got) > max)
-			break;
-	}
-	*out = buf;
-	*len = n;
-	return 0;
-}
-
 static int mr_write(struct ctl *ctl, const struct cmd_args *args)
 {
 	struct transfer t;
 	uint8_t *data = NULL;
 	size_t len = 0, pos = 0;
+	uint64_t max;
 	char *text;
 	int r;
 
 	r = transfer_init(ctl, args, &t);
 	if (r != EXIT_OK)
 		return r;
-	r = read_input(&data, &len, t.dma || t.offset > t.mrlen ? CHUNK : t.mrlen - t.offset);
+	max = t.dma || t.offset > t.mrlen ? CHUNK : t.mrlen - t.offset;
+	r = ctl_read_fd(STDIN_FILENO, max, &data, &len);
 	if (r < 0) {
 		json_object_put(t.params);
+		/* Too long: say so as for any length past the end of the MR. */
+		if (r == -EFBIG && !transfer_fits(args, &t, len))
+			return EXIT_FAIL;
 		return ctl_fail("%s: reading standard input: %s", args->path, strerror(-r));
 	}
 	text = malloc(base64_encoded_size(CHUNK) + 1);

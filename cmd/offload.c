@@ -21,50 +21,6 @@
 
 #define PROG "rdmactl: offload"
 
-/* Read a whole fd into a malloc'ed buffer (limit bytes at most). */
-static int read_all(int fd, size_t limit, uint8_t **out, size_t *len)
-{
-	size_t cap = 65536, n = 0;
-	uint8_t *b = malloc(cap);
-
-	if (!b)
-		return -ENOMEM;
-	for (;;) {
-		ssize_t r;
-
-		if (n == cap) {
-			uint8_t *nb;
-
-			if (cap >= limit) {
-				free(b);
-				return -EFBIG;
-			}
-			cap *= 2;
-			nb = realloc(b, cap);
-			if (!nb) {
-				free(b);
-				return -ENOMEM;
-			}
-			b = nb;
-		}
-		r = read(fd, b + n, cap - n);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			int e = errno;
-
-			free(b);
-			return -e;
-		}
-		if (r == 0)
-			break;
-		n += (size_t)r;
-	}
-	*out = b;
-	*len = n;
-	return 0;
-}
-
 static int write_all(int fd, const uint8_t *p, size_t n)
 {
 	while (n) {
@@ -151,39 +107,18 @@ static int offload_run(enum dp_dir dir, const char *config_path, const char *key
 	struct dp_transform *t = NULL;
 	struct dp_sig_err rec;
 	struct dp_error err;
-	uint8_t *cfg_text = NULL, *in = NULL, *out = NULL, *key = NULL;
-	size_t cfg_len, in_len = 0, out_len = 0, key_len = 0;
+	char *cfg_text = NULL;
+	uint8_t *in = NULL, *out = NULL, *key = NULL;
+	size_t in_len = 0, out_len = 0, key_len = 0;
 	int rc, status = 1;
 
-	{
-		int fd = open(config_path, O_RDONLY | O_CLOEXEC);
-
-		if (fd < 0) {
-			fprintf(stderr, PROG ": config %s: %s\n", config_path, strerror(errno));
-			return 1;
-		}
-		rc = read_all(fd, 1 << 20, &cfg_text, &cfg_len);
-		close(fd);
-		if (rc) {
-			fprintf(stderr, PROG ": config %s: %s\n", config_path, strerror(-rc));
-			return 1;
-		}
-		if (memchr(cfg_text, 0, cfg_len)) {
-			fprintf(stderr, PROG ": config %s: contains a NUL byte\n", config_path);
-			goto out;
-		}
-		{
-			uint8_t *nt = realloc(cfg_text, cfg_len + 1);
-
-			if (!nt) {
-				fprintf(stderr, PROG ": out of memory\n");
-				goto out;
-			}
-			cfg_text = nt;
-			cfg_text[cfg_len] = 0;
-		}
+	rc = ctl_read_text_file(config_path, 1 << 20, &cfg_text);
+	if (rc < 0) {
+		fprintf(stderr, PROG ": config %s: %s\n", config_path,
+			rc == -EILSEQ ? "contains a NUL byte" : strerror(-rc));
+		return 1;
 	}
-	rc = dp_transform_cfg_parse((const char *)cfg_text, &cfg, &err);
+	rc = dp_transform_cfg_parse(cfg_text, &cfg, &err);
 	if (rc) {
 		fprintf(stderr, PROG ": config %s: %s%s%s\n", config_path, err.field, *err.field ? ": " : "", err.message);
 		goto out;
@@ -205,7 +140,7 @@ static int offload_run(enum dp_dir dir, const char *config_path, const char *key
 			!strcmp(err.field, "key") || !*err.field ? "" : ": ", err.message);
 		goto out;
 	}
-	rc = read_all(STDIN_FILENO, (size_t)1 << 40, &in, &in_len);
+	rc = ctl_read_fd(STDIN_FILENO, (size_t)1 << 40, &in, &in_len);
 	if (rc) {
 		fprintf(stderr, PROG ": reading input: %s\n", strerror(-rc));
 		goto out;

@@ -131,8 +131,13 @@ int ctl_call_raw(struct ctl *ctl, const char *method, struct json_object *params
 int ctl_call_more(struct ctl *ctl, const char *path, const char *method, struct json_object *params,
 		  int (*fn)(struct json_object *reply, void *data), void *data);
 void ctl_disconnect(struct ctl *ctl);
-/* All of fd, at most max bytes (-EFBIG beyond); *out is malloc'ed. */
+/*
+ * All of fd, at most max bytes; *out is malloc'ed and NUL-terminated.  Past max:
+ * -EFBIG, with *len the bytes read so far (more than max).
+ */
 int ctl_read_fd(int fd, size_t max, uint8_t **out, size_t *len);
+/* A whole text file (at most max bytes; -EILSEQ if it holds a NUL), as a string. */
+int ctl_read_text_file(const char *path, size_t max, char **text);
 
 /* Prints "rdmactl: " + message to stderr and returns EXIT_USAGE / EXIT_FAIL. */
 int ctl_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
