@@ -332,3 +332,29 @@ refused() {
 	cp "$T/conf" "$BATS_FILE_TMPDIR/rdmad.conf"
 	"$RDMACTL" daemon reload
 }
+
+@test "a wrapped DEK encrypts as its plaintext key does (IEEE 1619 vector 2); an MKEY holds it" {
+	# key1 = 16 x 0x11, key2 = 16 x 0x22: reference mlx5_sig_crypto.md 4.4.
+	python3 -c 'import sys; sys.stdout.buffer.write(b"\x11" * 16 + b"\x22" * 16)' >"$T/k"
+	chmod 0600 "$T/k"
+	wrap "$K/kek-main" "$T/k" "$T/w"
+	"$RDMACTL" dek login --credential-file "$K/login-main" --kek main
+	dek=$("$RDMACTL" -j dek create vec2 --size 128 --key-file "$T/w" --import wrapped | jq -r '.[0].handle')
+	"$RDMACTL" dek logout
+	pd=$("$RDMACTL" -j pd create | jq -r '.[0].handle')
+	mr=$("$RDMACTL" -j mr create "$pd" --size 4096 --access local_write | jq -r '.[0].handle')
+	mkey=$("$RDMACTL" -j mkey create "$pd" --flags crypto --max-entries 4 | jq -r '.[0].handle')
+	echo '{"mem":null,"wire":null,"crypto":{"standard":"aes_xts","encrypt_on_tx":true,"signature_crypto_order":"signature_after_crypto_on_tx","data_unit_size":512,"initial_tweak":"33333333330000000000000000000000"}}' >"$T/cfg.json"
+	python3 -c 'import sys; sys.stdout.buffer.write(b"\x44" * 32)' | "$RDMACTL" mr write "$mr"
+	"$RDMACTL" mkey configure "$mkey" --layout "$mr:0:32" --config "$T/cfg.json" --dek "$dek" >/dev/null
+	assert_equal "$("$RDMACTL" mkey tx "$mkey" | xxd -p -c 64)" c454185e6a16936e39334038acef838bfb186fff7480adc4289382ecd6d394f0
+	run "$RDMACTL" -j dek show vec2
+	assert_output --partial '"mkeys":1}'
+	run --separate-stderr "$RDMACTL" -j dek destroy vec2
+	assert_failure 1
+	assert_output "{\"error\":\"io.rdmad.Dek.ObjectInUse\",\"parameters\":{\"kind\":\"dek\",\"handle\":$dek,\"user_kind\":\"mkey\",\"user_handle\":$mkey}}"
+	"$RDMACTL" mkey destroy "$mkey"
+	"$RDMACTL" dek destroy vec2
+	"$RDMACTL" mr destroy "$mr"
+	"$RDMACTL" pd destroy "$pd"
+}
