@@ -100,6 +100,23 @@ static int mr_dma(struct ctl *ctl, const struct cmd_args *args)
 	return mr_make(ctl, args, IFACE ".GetDma", false);
 }
 
+/* REG_USER_MR of a memfd this rdmactl inherited as --fd N. */
+static int mr_reg(struct ctl *ctl, const struct cmd_args *args)
+{
+	struct json_object *params = ctl_device_params(args);
+
+	if (ctl_add_number(ctl, args, "PD", params, "pd", UINT32_MAX) < 0 ||
+	    ctl_add_number(ctl, args, "--fd", params, "fd", INT32_MAX) < 0 ||
+	    ctl_add_number(ctl, args, "--length", params, "length", INT64_MAX) < 0 ||
+	    ctl_add_number(ctl, args, "--offset", params, "offset", INT64_MAX) < 0 ||
+	    ctl_add_number(ctl, args, "--iova", params, "iova", INT64_MAX) < 0 ||
+	    add_access(args, params) != 0) {
+		json_object_put(params);
+		return EXIT_USAGE;
+	}
+	return output_call_records(ctl, args, IFACE ".RegUser", params, "mr", "mr");
+}
+
 /* What a transfer needs to know of the MR: its handle (in params), type and size. */
 struct transfer {
 	struct json_object *params;   /* device, handle */
@@ -278,6 +295,18 @@ static const struct cmd_arg create_args[] = {
 	ARG_ACCESS, CMD_ARG_DEV, { NULL },
 };
 static const struct cmd_arg dma_args[] = { ARG_PD, ARG_ACCESS, CMD_ARG_DEV, { NULL } };
+static const struct cmd_arg reg_args[] = {
+	ARG_PD,
+	{ .name = "--fd", .kind = ARG_OPTION, .metavar = "N", .required = true,
+	  .help = "a memfd sealed with F_SEAL_SHRINK that rdmactl inherited as descriptor N" },
+	{ .name = "--length", .kind = ARG_OPTION, .metavar = "L", .required = true,
+	  .help = "bytes of the memfd to register" },
+	{ .name = "--offset", .kind = ARG_OPTION, .metavar = "O",
+	  .help = "where in the memfd they start (default 0)" },
+	{ .name = "--iova", .kind = ARG_OPTION, .metavar = "A",
+	  .help = "the address work requests use for the first byte (default 0)" },
+	ARG_ACCESS, CMD_ARG_DEV, { NULL },
+};
 static const struct cmd_arg write_args[] = {
 	ARG_MR(true, "the MR's handle; the bytes come from standard input"), ARG_OFFSET, CMD_ARG_DEV,
 	{ NULL },
@@ -297,6 +326,8 @@ const struct cmd cmd_mr[] = {
 	  .args = create_args, .run = mr_create },
 	{ .name = "dma", .summary = "Get a DMA MR: the daemon MRs of its PD, by iova (GET_DMA_MR)",
 	  .args = dma_args, .run = mr_dma },
+	{ .name = "reg", .summary = "Register an application's memfd as an MR (REG_USER_MR)",
+	  .args = reg_args, .run = mr_reg },
 	{ .name = "destroy", .summary = "Destroy (deregister) an MR nothing uses", .args = destroy_args,
 	  .run = mr_destroy },
 	{ .name = "write", .summary = "Write standard input into an MR's memory",

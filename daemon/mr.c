@@ -171,7 +171,7 @@ int rdma_mr_register_memfd(struct rdma_device *dev, uint32_t pd, int memfd, uint
 	if (iova > UINT64_MAX - length)
 		return rdma_error_invalid(err, "iova", "iova + length passes 2^64");
 	if (fstat(memfd, &st) < 0 || !S_ISREG(st.st_mode))
-		return rdma_error_invalid(err, "memfd", "not a memfd");
+		return rdma_error_invalid(err, "fd", "not a memfd");
 	if (offset > (uint64_t)st.st_size || length > (uint64_t)st.st_size - offset)
 		return rdma_error_invalid(err, "length", "offset %llu + length %llu pass the end of "
 					  "the memfd (%llu bytes)", (unsigned long long)offset,
@@ -179,7 +179,7 @@ int rdma_mr_register_memfd(struct rdma_device *dev, uint32_t pd, int memfd, uint
 	/* Pages that vanished under a mapping would fault in the daemon. */
 	seals = fcntl(memfd, F_GET_SEALS);
 	if (seals < 0 || !(seals & F_SEAL_SHRINK))
-		return rdma_error_invalid(err, "memfd", "must be sealed with F_SEAL_SHRINK");
+		return rdma_error_invalid(err, "fd", "must be a memfd sealed with F_SEAL_SHRINK");
 	r = mr_new(dev, pd, access, RDMA_MR_USER, &mr, err);
 	if (r < 0)
 		return r;

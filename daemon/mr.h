@@ -68,8 +68,8 @@ int rdma_mr_create(struct rdma_device *dev, uint32_t pd, uint64_t size, uint32_t
 		   uint64_t max_size, struct rdma_mr **out, struct rdma_error *err);
 /*
  * REG_USER_MR: length bytes of the memfd at offset, which the application sees
- * at iova.  The MR keeps its own duplicate of memfd.  Reached through the
- * client library (the fd travels with SCM_RIGHTS), not plain varlink.
+ * at iova.  The MR keeps its own duplicate of memfd.  io.rdmad.Mr.RegUser
+ * reaches it with the caller's descriptor reopened through /proc.
  */
 int rdma_mr_register_memfd(struct rdma_device *dev, uint32_t pd, int memfd, uint64_t offset,
 			   uint64_t length, uint64_t iova, uint32_t access, uint64_t max_size,

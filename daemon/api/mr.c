@@ -1,10 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /* io.rdmad.Mr */
 #include "daemon/api/api.h"
+#include "daemon/api/attr.h"
 #include "daemon/mr.h"
 #include "lib/base64.h"
 
 #include <errno.h>
+#include <inttypes.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -51,20 +56,9 @@ static int reply_failure(struct varlink_call *call, const struct rdma_error *err
 	return err->code != RDMA_ERR_NONE ? api_reply_error(call, IFACE, err) : r;
 }
 
-/* The access words (the IDL has checked each) as RFC flags. */
 static uint32_t access_flags(struct json_object *params)
 {
-	struct json_object *list = json_object_object_get(params, "access");
-	uint32_t access = 0;
-
-	for (size_t i = 0; i < json_object_array_length(list); i++) {
-		const char *word = json_object_get_string(json_object_array_get_idx(list, i));
-
-		for (uint32_t bit = 1; bit & RDMA_ACCESS_ALL; bit <<= 1)
-			if (strcmp(word, rdma_access_name(bit)) == 0)
-				access |= bit;
-	}
-	return access;
+	return api_access_from_json(json_object_object_get(params, "access"));
 }
 
 /* An optional non-negative integer parameter; InvalidParameter when negative. */
@@ -111,6 +105,50 @@ static int get_dma(struct varlink_call *call, struct json_object *params, void *
 	if (!dev || api_get_handle(call, params, "pd", &pd) < 0)
 		return 0;
 	r = rdma_mr_get_dma(dev, pd, access_flags(params), &mr, &err);
+	if (r < 0)
+		return reply_failure(call, &err, r);
+	return api_reply_record(call, "mr", mr_json(dev, &mr->obj));
+}
+
+/*
+ * The caller's file descriptor fd, opened again through /proc: the memfd's
+ * seals and pages are those of the file the caller holds.  The pid is the
+ * connection's, not something the caller says.
+ */
+static int open_caller_fd(struct varlink_call *call, uint64_t fd, struct rdma_error *err)
+{
+	char path[64];
+	int r;
+
+	snprintf(path, sizeof(path), "/proc/%d/fd/%" PRIu64, (int)varlink_call_peer(call)->pid, fd);
+	r = open(path, O_RDWR | O_CLOEXEC);
+	if (r < 0)
+		return rdma_error_invalid(err, "fd", "%" PRIu64 " is not a file descriptor the caller "
+					  "holds open for reading and writing (%s)", fd, strerror(errno));
+	return r;
+}
+
+static int reg_user(struct varlink_call *call, struct json_object *params, void *userdata)
+{
+	struct manager *m = userdata;
+	struct rdma_device *dev = api_device(call, m, params, IFACE);
+	uint64_t fd, offset, length, iova;
+	struct rdma_error err;
+	struct rdma_mr *mr;
+	uint32_t pd;
+	int memfd, r;
+
+	if (!dev || api_get_handle(call, params, "pd", &pd) < 0 ||
+	    get_u64(call, params, "fd", &fd) < 0 || get_u64(call, params, "offset", &offset) < 0 ||
+	    get_u64(call, params, "length", &length) < 0 || get_u64(call, params, "iova", &iova) < 0)
+		return 0;
+	memfd = open_caller_fd(call, fd, &err);
+	if (memfd < 0)
+		return api_reply_error(call, IFACE, &err);
+	r = rdma_mr_register_memfd(dev, pd, memfd, offset, length, iova, access_flags(params),
+				   m->config.max_mr_size, &mr, &err);
+	/* The MR keeps a duplicate of its own. */
+	close(memfd);
 	if (r < 0)
 		return reply_failure(call, &err, r);
 	return api_reply_record(call, "mr", mr_json(dev, &mr->obj));
@@ -214,6 +252,7 @@ static int read_bytes(struct varlink_call *call, struct json_object *params, voi
 const struct varlink_method api_mr_methods[] = {
 	{ "Create", create, VARLINK_METHOD_PRIVILEGED },
 	{ "GetDma", get_dma, VARLINK_METHOD_PRIVILEGED },
+	{ "RegUser", reg_user, VARLINK_METHOD_PRIVILEGED },
 	{ "List", list, 0 },
 	{ "Show", show, 0 },
 	{ "Destroy", destroy, VARLINK_METHOD_PRIVILEGED },

@@ -239,3 +239,58 @@ assert_refused() {
 	run varlink_raw '{"method":"io.rdmad.Mr.Destroy","parameters":{"handle":'"$h"'}}\0'
 	assert_output '{"parameters":{}}'
 }
+
+# reg_user ARGS...: a python3 application that makes a sealed 4 KiB memfd
+# holding "hello", registers it with rdmactl mr reg ARGS (the memfd is rdmactl's
+# descriptor 3), writes "world" after it, reads back what an mr write put at 10,
+# and prints rdmactl's output and what it sees.
+reg_user() {
+	python3 - "$RDMACTL" "$@" <<'PY'
+import fcntl, os, subprocess, sys
+fd = os.memfd_create("app", os.MFD_ALLOW_SEALING)
+os.write(fd, b"hello" + bytes(4091))
+fcntl.fcntl(fd, fcntl.F_ADD_SEALS, fcntl.F_SEAL_SHRINK)
+os.dup2(fd, 3)
+r = subprocess.run([sys.argv[1], "-j", "mr", "reg"] + sys.argv[2:], pass_fds=[3],
+                   capture_output=True, text=True)
+sys.stdout.write(r.stdout)
+sys.stderr.write(r.stderr)
+if r.returncode == 0:
+    import json
+    handle = str(json.loads(r.stdout)[0]["handle"])
+    os.pwrite(fd, b"world", 5)
+    subprocess.run([sys.argv[1], "mr", "write", handle, "--offset", "10"], input=b"!!", check=True)
+    print(os.pread(fd, 12, 0).decode())
+    print(handle)
+sys.exit(r.returncode)
+PY
+}
+
+@test "mr reg registers an application's memfd; both sides see the same bytes (REG_USER_MR)" {
+	pd=$("$RDMACTL" -j pd create | sed -n 's/.*"handle":\([0-9]*\).*/\1/p')
+	run reg_user "$pd" --fd 3 --length 4096 --iova 65536 --access local_write,remote_read
+	assert_success
+	assert_line --index 0 --regexp "^\[\{\"device\":\"soft0\",\"handle\":[0-9]+,\"mrn\":[0-9]+,\"pdn\":$pd,\"mr_type\":\"user\",\"access\":\[\"local_write\",\"remote_read\"\],\"lkey\":[0-9]+,\"rkey\":[0-9]+,\"iova\":65536,\"mrlen\":4096\}\]$"
+	assert_line --index 1 'helloworld!!'
+	handle=${lines[2]}
+	# What the application wrote is what the MR holds.
+	run "$RDMACTL" mr read "$handle" --length 12
+	assert_output 'helloworld!!'
+	run "$RDMACTL" mr destroy "$handle"
+	assert_success
+}
+
+@test "mr reg refuses what is not a sealed memfd of the caller, naming fd" {
+	pd=$("$RDMACTL" -j pd create | sed -n 's/.*"handle":\([0-9]*\).*/\1/p')
+	run -1 --separate-stderr "$RDMACTL" mr reg "$pd" --fd 77 --length 4096
+	assert_regex "$stderr" "^rdmactl: mr reg: io.rdmad.Mr.InvalidArgument: field 'fd', reason '77 is not a file descriptor the caller holds open"
+	head -c 4096 /dev/zero >"$BATS_TEST_TMPDIR/plain"
+	run -1 --separate-stderr bash -c "exec 3<>'$BATS_TEST_TMPDIR/plain'; '$RDMACTL' mr reg $pd --fd 3 --length 4096"
+	assert_regex "$stderr" "field 'fd', reason 'must be a memfd sealed with F_SEAL_SHRINK'"
+	run -1 --separate-stderr reg_user "$pd" --fd 3 --length 8192
+	assert_regex "$stderr" "field 'length'"
+	run -2 --separate-stderr "$RDMACTL" mr reg "$pd" --length 10
+	assert_equal "$stderr" "rdmactl: mr reg: missing option --fd N"
+	run "$RDMACTL" -j mr list
+	refute_output --partial '"mr_type":"user"'
+}

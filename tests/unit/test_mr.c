@@ -204,7 +204,7 @@ static void test_register_memfd(void **state)
 	/* Unsealed: the application could shrink it under the daemon. */
 	assert_int_equal(rdma_mr_register_memfd(f->dev, f->pd, fd, 0, 4096, 0x10000, LW, MAX, &mr,
 						&err), -EINVAL);
-	assert_string_equal(err.field, "memfd");
+	assert_string_equal(err.field, "fd");
 	assert_int_equal(fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK), 0);
 	assert_int_equal(rdma_mr_register_memfd(f->dev, f->pd, fd, 4096, 3 * 4096, 0x10000, LW, MAX,
 						&mr, &err), -EINVAL);
