@@ -48,6 +48,19 @@ static int cq_notify(struct ctl *ctl, const struct cmd_args *args)
 	return output_call_records(ctl, args, IFACE ".Notify", params, "cq", "cq");
 }
 
+static int cq_poll(struct ctl *ctl, const struct cmd_args *args)
+{
+	struct json_object *params = ctl_device_params(args);
+
+	if (ctl_add_number(ctl, args, "CQ", params, "handle", UINT32_MAX) < 0 ||
+	    ctl_add_number(ctl, args, "--max", params, "max", UINT32_MAX) < 0 ||
+	    ctl_add_number(ctl, args, "--wait", params, "wait", UINT32_MAX) < 0) {
+		json_object_put(params);
+		return EXIT_USAGE;
+	}
+	return output_call_records(ctl, args, IFACE ".Poll", params, "completions", NULL);
+}
+
 static const struct cmd_arg dev_only[] = { CMD_ARG_DEV, { NULL } };
 static const struct cmd_arg show_args[] = {
 	{ .name = "CQ", .kind = ARG_POSITIONAL, .help = "the CQ's number (default: all)" },
@@ -70,6 +83,15 @@ static const struct cmd_arg notify_args[] = {
 	CMD_ARG_DEV, { NULL },
 };
 
+static const struct cmd_arg poll_args[] = {
+	{ .name = "CQ", .kind = ARG_POSITIONAL, .help = "the CQ's number", .required = true },
+	{ .name = "--max", .kind = ARG_OPTION, .metavar = "N",
+	  .help = "completions to take at most, 1-1024 (default 16)" },
+	{ .name = "--wait", .kind = ARG_OPTION, .metavar = "MS",
+	  .help = "with none ready, wait this long for the first (default 0)" },
+	CMD_ARG_DEV, { NULL },
+};
+
 const struct cmd cmd_cq[] = {
 	{ .name = "show", .summary = "Show completion queues: size, notification, users",
 	  .args = show_args, .run = cq_show, .is_default = true },
@@ -80,5 +102,7 @@ const struct cmd cmd_cq[] = {
 	  .args = destroy_args, .run = cq_destroy },
 	{ .name = "notify", .summary = "Arm a CQ for one completion event (REQ_NOTIFY_CQ)",
 	  .args = notify_args, .run = cq_notify },
+	{ .name = "poll", .summary = "Take work completions: wr_id, status, opcode, byte_len, imm, qp",
+	  .args = poll_args, .run = cq_poll },
 	{ NULL },
 };

@@ -134,11 +134,138 @@ static int qp_destroy(struct ctl *ctl, const struct cmd_args *args)
 	return ctl_object_destroy(ctl, args, "QP", IFACE);
 }
 
+/* ---- posting ---- */
+
+/* "A:B[:C]" into n numbers; false unless there are exactly n, each a number. */
+static bool split_numbers(const char *text, uint64_t *out, unsigned n)
+{
+	const char *p = text;
+
+	for (unsigned i = 0; i < n; i++) {
+		char *end;
+
+		if (!*p || *p == '-')
+			return false;
+		out[i] = strtoull(p, &end, 0);
+		if (end == p || (i + 1 < n ? *end != ':' : *end != '\0'))
+			return false;
+		p = end + 1;
+	}
+	return true;
+}
+
+/* --sge KEY:OFFSET:LENGTH, as many as given, into "sges". */
+static int add_sges(const struct cmd_args *args, struct json_object *params)
+{
+	unsigned n = arg_count(args, "--sge");
+	struct json_object *list;
+
+	if (!n)
+		return 0;
+	list = json_object_new_array();
+	json_object_object_add(params, "sges", list);
+	for (unsigned i = 0; i < n; i++) {
+		const char *text = arg_get_nth(args, "--sge", i);
+		struct json_object *sge;
+		uint64_t v[3];
+
+		if (!split_numbers(text, v, 3))
+			return ctl_usage_error("%s: --sge %s: KEY:OFFSET:LENGTH, three numbers", args->path,
+					       text);
+		sge = json_object_new_object();
+		json_object_object_add(sge, "key", json_object_new_int64((int64_t)v[0]));
+		json_object_object_add(sge, "offset", json_object_new_int64((int64_t)v[1]));
+		json_object_object_add(sge, "length", json_object_new_int64((int64_t)v[2]));
+		json_object_array_add(list, sge);
+	}
+	return 0;
+}
+
+static int qp_post(struct ctl *ctl, const struct cmd_args *args)
+{
+	static const char *const flags[][2] = {
+		{ "--signaled", "signaled" }, { "--fence", "fence" }, { "--solicited", "solicited" },
+	};
+	struct json_object *params = ctl_device_params(args);
+	const char *remote = arg_get(args, "--remote");
+	uint64_t rv[2];
+	int r;
+
+	json_object_object_add(params, "opcode", json_object_new_string(arg_get(args, "OPCODE")));
+	if (remote && !split_numbers(remote, rv, 2)) {
+		json_object_put(params);
+		return ctl_usage_error("%s: --remote %s: KEY:OFFSET, two numbers", args->path, remote);
+	}
+	if (remote) {
+		struct json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "key", json_object_new_int64((int64_t)rv[0]));
+		json_object_object_add(o, "offset", json_object_new_int64((int64_t)rv[1]));
+		json_object_object_add(params, "remote", o);
+	}
+	r = add_sges(args, params);
+	if (r == 0 && (ctl_add_number(ctl, args, "QP", params, "handle", UINT32_MAX) < 0 ||
+		       ctl_add_number(ctl, args, "--wrid", params, "wr_id", INT64_MAX) < 0 ||
+		       ctl_add_number(ctl, args, "--imm", params, "imm", UINT32_MAX) < 0))
+		r = EXIT_USAGE;
+	if (r) {
+		json_object_put(params);
+		return EXIT_USAGE;
+	}
+	if (arg_get(args, "--inline"))
+		json_object_object_add(params, "inline", json_object_new_string(arg_get(args, "--inline")));
+	for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++)
+		if (arg_flag(args, flags[i][0]))
+			json_object_object_add(params, flags[i][1], json_object_new_boolean(true));
+	return ctl_call_quiet(ctl, args, IFACE ".PostSend", params);
+}
+
+static int qp_post_recv(struct ctl *ctl, const struct cmd_args *args)
+{
+	struct json_object *params = ctl_device_params(args);
+
+	if (add_sges(args, params) ||
+	    ctl_add_number(ctl, args, "QP", params, "handle", UINT32_MAX) < 0 ||
+	    ctl_add_number(ctl, args, "--wrid", params, "wr_id", INT64_MAX) < 0) {
+		json_object_put(params);
+		return EXIT_USAGE;
+	}
+	return ctl_call_quiet(ctl, args, IFACE ".PostRecv", params);
+}
+
 static const char *const states[] = { "reset", "init", "rtr", "rts", "sqd", "sqe", "err", NULL };
 static const char *const types[] = { "rc", "uc", "ud", NULL };
 static const char *const mtus[] = { "256", "512", "1024", "2048", "4096", NULL };
 
+static const char *const opcodes[] = { "send", "send_imm", "write", "write_imm", "read", NULL };
+
 static const struct cmd_arg dev_only[] = { CMD_ARG_DEV, { NULL } };
+#define ARG_SGE(what) { .name = "--sge", .kind = ARG_OPTION, .metavar = "KEY:OFFSET:LENGTH", \
+			.repeat = true, .help = what }
+static const struct cmd_arg post_args[] = {
+	{ .name = "QP", .kind = ARG_POSITIONAL, .help = "the QP number", .required = true },
+	{ .name = "OPCODE", .kind = ARG_POSITIONAL, .help = "the WR's opcode", .required = true,
+	  .values = opcodes },
+	ARG_SGE("memory to send, write or read into: LENGTH bytes at OFFSET of the MR of lkey KEY"),
+	{ .name = "--remote", .kind = ARG_OPTION, .metavar = "KEY:OFFSET",
+	  .help = "the peer's memory (write, write_imm, read): rkey and offset in its MR" },
+	{ .name = "--imm", .kind = ARG_OPTION, .metavar = "N",
+	  .help = "immediate data, 32 bits (send_imm, write_imm)" },
+	{ .name = "--inline", .kind = ARG_OPTION, .metavar = "HEX",
+	  .help = "the bytes to send or write, inline (up to max_inline_data), instead of --sge" },
+	{ .name = "--wrid", .kind = ARG_OPTION, .metavar = "N", .help = "the WR's id (default 0)" },
+	{ .name = "--signaled", .kind = ARG_FLAG, .help = "complete with a CQE when it succeeds" },
+	{ .name = "--fence", .kind = ARG_FLAG, .help = "wait for earlier RDMA READs to finish" },
+	{ .name = "--solicited", .kind = ARG_FLAG,
+	  .help = "ask for a solicited event at the receiver (send, send_imm, write_imm)" },
+	CMD_ARG_DEV, { NULL },
+};
+static const struct cmd_arg post_recv_args[] = {
+	{ .name = "QP", .kind = ARG_POSITIONAL, .help = "the QP number", .required = true },
+	ARG_SGE("where a message lands: LENGTH bytes at OFFSET of the MR of lkey KEY"),
+	{ .name = "--wrid", .kind = ARG_OPTION, .metavar = "N", .help = "the WR's id (default 0)" },
+	CMD_ARG_DEV, { NULL },
+};
 static const struct cmd_arg show_args[] = {
 	{ .name = "QP", .kind = ARG_POSITIONAL, .help = "the QP number (default: all)" },
 	CMD_ARG_DEV, { NULL },
@@ -224,5 +351,9 @@ const struct cmd cmd_qp[] = {
 	  .args = modify_args, .run = qp_modify },
 	{ .name = "destroy", .summary = "Destroy a queue pair", .args = destroy_args,
 	  .run = qp_destroy },
+	{ .name = "post", .summary = "Post a send WR (send, send_imm, write, write_imm, read)",
+	  .args = post_args, .run = qp_post },
+	{ .name = "post-recv", .summary = "Post a receive WR", .args = post_recv_args,
+	  .run = qp_post_recv },
 	{ NULL },
 };

@@ -1,10 +1,19 @@
 /* SPDX-License-Identifier: MIT */
 #include "daemon/cq.h"
+#include "daemon/datapath.h"
 
 #include <errno.h>
 
+static void cq_release(struct rdma_device *dev, struct rdma_object *obj)
+{
+	(void)dev;
+	/* QPs the workers still hold keep the entries until they let go. */
+	rdma_cq_ring_put(rdma_cq(obj)->ring);
+}
+
 const struct rdma_object_type rdma_cq_type = {
 	.size = sizeof(struct rdma_cq),
+	.release = cq_release,
 };
 
 uint32_t rdma_cq_size(uint32_t cqe)
@@ -30,6 +39,11 @@ int rdma_cq_create(struct rdma_device *dev, uint32_t cqe, struct rdma_cq **out,
 		return -ENOSPC;
 	cq = rdma_cq(obj);
 	cq->cqe = rdma_cq_size(cqe);
+	if (dev->datapath && !(cq->ring = rdma_cq_ring_new(dev, cq->cqe))) {
+		rdma_object_free(dev, obj);
+		err->code = RDMA_ERR_NONE;
+		return -ENOMEM;
+	}
 	*out = cq;
 	return 0;
 }

@@ -18,7 +18,7 @@
 #define RDMA_CQ_NOTIFY_SOLICITED (1u << 0)
 #define RDMA_CQ_NOTIFY_NEXT      (1u << 1)
 
-struct rdma_cq_ring;   /* the completion entries: data-path issue */
+struct rdma_cq_ring;   /* the completion entries (daemon/datapath.h); NULL without workers */
 
 struct rdma_cq {
 	struct rdma_object obj;   /* handle = cqn; users: QPs */

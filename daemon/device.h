@@ -87,6 +87,7 @@ struct rdma_offload_caps {
 
 struct rdma_device;
 struct rdma_gid_entry;
+struct rdma_datapath;
 
 struct rdma_device_ops {
 	const char *backend;
@@ -111,6 +112,8 @@ struct rdma_device {
 	uint64_t mr_iova_next;
 	/* The crypto login session, if any (daemon/crypto_login.c). */
 	struct rdma_crypto_login *crypto_login;
+	/* The QPs' and CQs' data path on the daemon's workers (daemon/datapath.h); NULL: none. */
+	struct rdma_datapath *datapath;
 	/* Where asynchronous events go (daemon/event.h). */
 	rdma_event_fn event_sink;
 	void *event_sink_data;

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "daemon/manager.h"
+#include "daemon/datapath.h"
 #include "daemon/secret.h"
 #include "daemon/state.h"
 #include "daemon/workers.h"
@@ -120,10 +121,17 @@ struct manager *manager_free(struct manager *m)
 	m->varlink = varlink_server_free(m->varlink);
 	api_monitor_free(m);
 	m->workers = worker_set_free(m->workers);
+	/* What the workers owned is the main thread's to free now. */
+	for (unsigned i = 0; i < m->n_devices; i++)
+		rdma_datapath_workers_stopped(m->devices[i]);
 	if (m->socket_bound)
 		unlink(m->socket_path);
-	for (unsigned i = 0; i < m->n_devices; i++)
+	for (unsigned i = 0; i < m->n_devices; i++) {
+		struct rdma_datapath *dp = m->devices[i]->datapath;
+
 		rdma_device_free(m->devices[i]);
+		rdma_datapath_free(dp);
+	}
 	if (m->state_lock_fd >= 0)
 		close(m->state_lock_fd);
 	if (m->ready_fd >= 0)
@@ -312,6 +320,11 @@ int manager_run(struct manager *m)
 	r = worker_set_start(&m->workers, m->event, m->cpus, m->n_cpus);
 	if (r < 0)
 		return log_error_errno(r, "cannot start the dataplane workers");
+	for (unsigned i = 0; i < m->n_devices; i++) {
+		r = rdma_datapath_start(m->devices[i], m->workers);
+		if (r < 0)
+			return log_error_errno(r, "cannot start the data path of %s", m->devices[i]->name);
+	}
 	r = varlink_server_new(&m->varlink, m->event, &info);
 	if (r < 0)
 		return log_error_errno(r, "cannot create the varlink server");

@@ -1,14 +1,21 @@
 /* SPDX-License-Identifier: MIT */
 #include "daemon/qp.h"
+#include "daemon/datapath.h"
 #include "daemon/mr.h"
 
 #include <errno.h>
 #include <stddef.h>
 #include <string.h>
 
+static void qp_release(struct rdma_device *dev, struct rdma_object *obj)
+{
+	rdma_dp_qp_destroy(dev, rdma_qp(obj));
+}
+
 const struct rdma_object_type rdma_qp_type = {
 	.size = sizeof(struct rdma_qp),
 	.first_handle = RDMA_QPN_FIRST,
+	.release = qp_release,
 };
 
 /* ---- attribute values ---- */
@@ -212,6 +219,11 @@ int rdma_qp_create(struct rdma_device *dev, const struct rdma_qp_init *init, str
 	qp->sig_pipelining = init->sig_pipelining;
 	qp->state = RDMA_QPS_RESET;
 	hold_references(qp);
+	if (rdma_dp_qp_create(dev, qp) < 0) {
+		rdma_object_free(dev, obj);
+		err->code = RDMA_ERR_NONE;
+		return -ENOMEM;
+	}
 	*out = qp;
 	return 0;
 }
@@ -297,6 +309,7 @@ int rdma_qp_modify(struct rdma_device *dev, struct rdma_qp *qp, const struct rdm
 		return r;
 	old = qp->state;
 	apply(qp, attr, mask, sgid);
+	rdma_dp_qp_modified(dev, qp, old);
 	if (old != qp->state) {
 		struct rdma_event ev = {
 			.type = RDMA_EVENT_QP_STATE, .kind = RDMA_OBJ_QP, .handle = qp->obj.handle,
@@ -306,4 +319,11 @@ int rdma_qp_modify(struct rdma_device *dev, struct rdma_qp *qp, const struct rdm
 		rdma_device_post_event(dev, &ev);
 	}
 	return 0;
+}
+
+int rdma_qp_enter_error(struct rdma_device *dev, struct rdma_qp *qp, struct rdma_error *err)
+{
+	struct rdma_qp_attr attr = { .state = RDMA_QPS_ERR };
+
+	return rdma_qp_modify(dev, qp, &attr, RDMA_QP_STATE, err);
 }

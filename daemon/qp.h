@@ -20,6 +20,7 @@
 #include "daemon/qp_state.h"
 
 struct dp_worker;
+struct rdma_dp_qp;
 
 #define RDMA_QPN_FIRST 2
 /* PSNs and QP numbers are 24-bit on the wire (BTH). */
@@ -112,6 +113,7 @@ struct rdma_qp {
 	 * worker's command ring, and learns what it must know from its events.
 	 */
 	struct dp_worker *worker;     /* NULL until the data path assigns one */
+	struct rdma_dp_qp *dp;        /* its queues (daemon/datapath.h); NULL without workers */
 	bool sq_draining;             /* in SQD with send WRs still in flight (an event) */
 };
 
@@ -131,6 +133,12 @@ int rdma_qp_create(struct rdma_device *dev, const struct rdma_qp_init *init, str
  */
 int rdma_qp_modify(struct rdma_device *dev, struct rdma_qp *qp, const struct rdma_qp_attr *attr,
 		   uint32_t mask, struct rdma_error *err);
+
+/*
+ * The data path found a fatal error (reference roce_virtio.md §4.2): the QP
+ * goes to ERR as a MODIFY_QP to ERR would take it, with its event.
+ */
+int rdma_qp_enter_error(struct rdma_device *dev, struct rdma_qp *qp, struct rdma_error *err);
 
 /* The MTU enum of the RFC (1..5) for a path MTU in bytes, 0 if there is none. */
 unsigned rdma_qp_mtu_enum(uint32_t bytes);

@@ -6,20 +6,32 @@
 #include <stdlib.h>
 #include <sys/epoll.h>
 
-static int on_events(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+static void dispatch(struct dp_worker *w)
 {
-	struct dp_worker *w = userdata;
 	struct worker_set *ws = w->owner;
 	struct dp_event ev;
 
-	dp_ring_ack(&w->events);
 	while (dp_ring_pop(&w->events, &ev)) {
 		if (ev.type < WORKER_EVENT_TYPES_MAX && ws->handlers[ev.type].fn)
 			ws->handlers[ev.type].fn(w, &ev, ws->handlers[ev.type].userdata);
 		else
 			log_warning("worker %u: event of unknown type %u", w->index, ev.type);
 	}
+}
+
+static int on_events(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+{
+	struct dp_worker *w = userdata;
+
+	dp_ring_ack(&w->events);
+	dispatch(w);
 	return 0;
+}
+
+void worker_set_dispatch(struct worker_set *ws)
+{
+	for (unsigned i = 0; i < ws->n; i++)
+		dispatch(&ws->workers[i]);
 }
 
 int worker_set_start(struct worker_set **out, sd_event *event, const int *cpus, unsigned n)

@@ -13,6 +13,12 @@
 
 #define WORKER_EVENT_TYPES_MAX 32
 
+/* The types of struct dp_event the daemon's workers report (0 is none). */
+enum worker_event_type {
+	WORKER_EVENT_QP_ERROR = 1,   /* QP object went to ERR; ptr its data path, cookie the device's */
+	WORKER_EVENT_CQ_ENTRY,       /* a completion in a CQ someone waits on; cookie the device's */
+};
+
 typedef void (*worker_event_fn)(struct dp_worker *w, const struct dp_event *ev, void *userdata);
 
 struct worker_set {
@@ -30,5 +36,7 @@ struct worker_set {
 int worker_set_start(struct worker_set **out, sd_event *event, const int *cpus, unsigned n);
 struct worker_set *worker_set_free(struct worker_set *ws);
 int worker_set_on_event(struct worker_set *ws, uint32_t type, worker_event_fn fn, void *userdata);
+/* Handles every event the workers have reported so far, now. */
+void worker_set_dispatch(struct worker_set *ws);
 /* The worker a new QP (or port) goes to: round robin. */
 struct dp_worker *worker_set_pick(struct worker_set *ws);

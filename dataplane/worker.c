@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 /* Empty turns before a worker sleeps: long enough to catch the next burst while polling. */
 #define IDLE_SPINS 2048
@@ -136,6 +137,14 @@ int dp_worker_submit(struct dp_worker *w, dp_worker_fn fn, void *arg)
 		return -EAGAIN;
 	dp_ring_kick(&w->commands);
 	return 0;
+}
+
+void dp_worker_wake(struct dp_worker *w)
+{
+	uint64_t one = 1;
+
+	/* At worst one needless wake-up: the doorbell's count is cleared when it wakes. */
+	(void)!write(w->commands.doorbell, &one, sizeof(one));
 }
 
 bool dp_worker_emit(struct dp_worker *w, const struct dp_event *ev)

@@ -73,6 +73,12 @@ void dp_worker_stop(struct dp_worker *w);
 /* Main thread: queue fn(arg) for the worker; -EAGAIN when its ring is full. */
 int dp_worker_submit(struct dp_worker *w, dp_worker_fn fn, void *arg);
 
+/*
+ * Main thread: wake the worker whether it sleeps or not, for work that reaches
+ * it outside its command ring (a WR posted to a queue it polls).
+ */
+void dp_worker_wake(struct dp_worker *w);
+
 /* Worker thread: report to the main thread (batched: the doorbell rings once per turn). */
 bool dp_worker_emit(struct dp_worker *w, const struct dp_event *ev);
 /* Worker thread: own or give up a poller. */

@@ -1,8 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /* io.rdmad.Cq */
 #include "daemon/api/api.h"
+#include "daemon/api/attr.h"
 #include "daemon/cq.h"
+#include "daemon/datapath.h"
 
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define IFACE "io.rdmad.Cq"
@@ -78,11 +83,204 @@ static int notify(struct varlink_call *call, struct json_object *params, void *u
 	return api_reply_record(call, "cq", cq_json(dev, &cq->obj));
 }
 
+/* ---- Poll ---- */
+
+#define POLL_MAX_DEFAULT 16
+#define POLL_MAX         1024
+#define POLL_WAIT_MAX_MS 3600000u
+
+/* A Poll call kept until a completion arrives or its wait has passed. */
+struct waiter {
+	struct waiter *prev, *next;
+	struct varlink_call *call;
+	struct rdma_device *dev;
+	struct rdma_cq_ring *ring;     /* held: the CQ may be destroyed meanwhile */
+	unsigned max;
+	sd_event_source *timer;
+};
+
+static struct waiter *waiters;
+
+static struct json_object *completion_json(const struct dp_cqe *e)
+{
+	struct json_object *o = json_object_new_object();
+	struct json_object *flags = json_object_new_array();
+
+	json_add_uint(o, "wr_id", e->wr_id);
+	json_add_string(o, "status", dp_wc_status_name(e->status));
+	json_add_string(o, "opcode", dp_wc_opcode_name(e->opcode));
+	json_add_uint(o, "byte_len", e->byte_len);
+	json_add_uint(o, "imm", ntohl(e->imm_data));
+	json_add_uint(o, "qp", e->qp_num);
+	json_add_uint(o, "src_qp", e->src_qp);
+	if (e->wc_flags & DP_WC_GRH)
+		json_object_array_add(flags, json_object_new_string("grh"));
+	if (e->wc_flags & DP_WC_WITH_IMM)
+		json_object_array_add(flags, json_object_new_string("with_imm"));
+	json_object_object_add(o, "flags", flags);
+	return o;
+}
+
+/* Polls up to max entries; NULL when there were none. */
+static struct json_object *take(struct rdma_cq_ring *ring, unsigned max)
+{
+	struct dp_cqe entries[64];
+	struct json_object *list = NULL;
+	unsigned n;
+
+	while (max && (n = rdma_cq_ring_poll(ring, entries, max < 64 ? max : 64))) {
+		if (!list)
+			list = json_object_new_array();
+		for (unsigned i = 0; i < n; i++)
+			json_object_array_add(list, completion_json(&entries[i]));
+		max -= n;
+	}
+	return list;
+}
+
+static int reply_completions(struct varlink_call *call, struct json_object *list)
+{
+	struct json_object *p = json_object_new_object();
+
+	json_object_object_add(p, "completions", list ? list : json_object_new_array());
+	return varlink_call_reply(call, p);
+}
+
+/* Whether any waiter is left on ring: the workers tell the main thread only then. */
+static void update_wanted(struct rdma_cq_ring *ring)
+{
+	bool wanted = false;
+
+	for (struct waiter *w = waiters; w && !wanted; w = w->next)
+		wanted = w->ring == ring;
+	atomic_store_explicit(&ring->wanted, wanted, memory_order_release);
+}
+
+static void waiter_free(struct waiter *w)
+{
+	struct rdma_cq_ring *ring = w->ring;
+
+	if (w->prev)
+		w->prev->next = w->next;
+	else
+		waiters = w->next;
+	if (w->next)
+		w->next->prev = w->prev;
+	sd_event_source_disable_unref(w->timer);
+	varlink_call_unref(w->call);
+	update_wanted(ring);
+	rdma_cq_ring_put(ring);
+	free(w);
+}
+
+static void on_cancel(struct varlink_call *call, void *userdata)
+{
+	waiter_free(userdata);
+}
+
+static int on_timeout(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	struct waiter *w = userdata;
+
+	reply_completions(w->call, take(w->ring, w->max));
+	waiter_free(w);
+	return 0;
+}
+
+/* Workers wrote completions into a CQ someone waits on. */
+static void on_cq_entries(struct rdma_device *dev, void *userdata)
+{
+	struct waiter *w = waiters, *next;
+
+	/*
+	 * A QP's state change was reported before the completion that caused
+	 * it, so it has been handled already: the event ring is in order.
+	 */
+	for (; w; w = next) {
+		struct json_object *list;
+
+		next = w->next;
+		if (w->dev != dev || !(list = take(w->ring, w->max)))
+			continue;
+		reply_completions(w->call, list);
+		waiter_free(w);
+	}
+}
+
+static int wait_for_entries(struct varlink_call *call, struct manager *m, struct rdma_device *dev,
+			    struct rdma_cq *cq, unsigned max, uint32_t wait_ms)
+{
+	struct waiter *w = calloc(1, sizeof(*w));
+	struct json_object *list;
+	int r;
+
+	if (!w)
+		return -ENOMEM;
+	r = sd_event_add_time_relative(m->event, &w->timer, CLOCK_MONOTONIC,
+				       (uint64_t)wait_ms * 1000u, 0, on_timeout, w);
+	if (r < 0) {
+		free(w);
+		return r;
+	}
+	w->call = varlink_call_ref(call);
+	w->dev = dev;
+	w->ring = rdma_cq_ring_get(cq->ring);
+	w->max = max;
+	w->next = waiters;
+	if (waiters)
+		waiters->prev = w;
+	waiters = w;
+	varlink_call_set_cancel(call, on_cancel, w);
+	rdma_datapath_set_cq_hook(dev, on_cq_entries, NULL);
+	/* Told from now on; and what came before the flag was seen is taken here. */
+	atomic_store_explicit(&w->ring->wanted, true, memory_order_seq_cst);
+	list = take(w->ring, max);
+	if (list) {
+		reply_completions(call, list);
+		waiter_free(w);
+	}
+	return 0;
+}
+
+static int poll_cq(struct varlink_call *call, struct json_object *params, void *userdata)
+{
+	struct rdma_device *dev;
+	struct rdma_cq *cq = lookup(call, params, &dev, userdata);
+	struct json_object *list;
+	struct rdma_error err;
+	uint32_t max, wait_ms;
+
+	if (!cq)
+		return 0;
+	if (api_get_u32(params, "max", "max", POLL_MAX_DEFAULT, &max, &err) < 0 ||
+	    api_get_u32(params, "wait", "wait", 0, &wait_ms, &err) < 0)
+		return api_reply_error(call, IFACE, &err);
+	if (max < 1 || max > POLL_MAX) {
+		rdma_error_invalid(&err, "max", "%u; 1 to %u completions", max, POLL_MAX);
+		return api_reply_error(call, IFACE, &err);
+	}
+	if (wait_ms > POLL_WAIT_MAX_MS) {
+		rdma_error_invalid(&err, "wait", "%u ms; at most %u", wait_ms, POLL_WAIT_MAX_MS);
+		return api_reply_error(call, IFACE, &err);
+	}
+	if (!cq->ring) {
+		rdma_error_unsupported(&err, "handle", "the device has no data path (no workers)");
+		return api_reply_error(call, IFACE, &err);
+	}
+	/* The QP states the workers reported before these completions. */
+	rdma_datapath_sync(dev);
+	list = take(cq->ring, max);
+	if (list || !wait_ms)
+		return reply_completions(call, list);
+	return wait_for_entries(call, userdata, dev, cq, max, wait_ms);
+}
+
 const struct varlink_method api_cq_methods[] = {
 	{ "Create", create, VARLINK_METHOD_PRIVILEGED },
 	{ "List", list, 0 },
 	{ "Show", show, 0 },
 	{ "Destroy", destroy, VARLINK_METHOD_PRIVILEGED },
 	{ "Notify", notify, VARLINK_METHOD_PRIVILEGED },
+	{ "Poll", poll_cq, VARLINK_METHOD_PRIVILEGED },
 	{ NULL, NULL, 0 },
 };

@@ -2,9 +2,14 @@
 /* io.rdmad.Qp */
 #include "daemon/api/api.h"
 #include "daemon/api/attr.h"
+#include "daemon/api/counters.h"
+#include "daemon/datapath.h"
 #include "daemon/qp.h"
+#include "lib/hex.h"
 
 #include <errno.h>
+#include <stdlib.h>
+#include <string.h>
 
 #define IFACE "io.rdmad.Qp"
 
@@ -44,6 +49,8 @@ static struct json_object *qp_json(struct rdma_device *dev, struct rdma_object *
 	for (const struct rdma_qp_number_attr *n = rdma_qp_number_attrs; n->bit; n++)
 		if (qp->attr_mask & n->bit)
 			json_add_uint(o, rdma_qp_attr_name(n->bit), rdma_qp_attr_get(&qp->attr, n));
+	if (qp->dp)
+		json_object_object_add(o, "counters", api_dp_counters_json(&qp->dp->counters));
 	return o;
 }
 
@@ -141,6 +148,9 @@ static int show(struct varlink_call *call, struct json_object *params, void *use
 	struct rdma_device *dev;
 	struct rdma_object *obj = api_lookup(call, userdata, params, IFACE, RDMA_OBJ_QP, &dev);
 
+	/* A QP the data path took to ERR is shown in ERR. */
+	if (obj)
+		rdma_datapath_sync(dev);
 	return obj ? api_reply_record(call, "qp", qp_json(dev, obj)) : 0;
 }
 
@@ -149,11 +159,174 @@ static int destroy(struct varlink_call *call, struct json_object *params, void *
 	return api_destroy(call, userdata, params, IFACE, RDMA_OBJ_QP);
 }
 
+/* ---- posting ---- */
+
+/* A u64 parameter given as a JSON integer (the IDL checked the type), 0..INT64_MAX. */
+static int get_u64(struct json_object *o, const char *key, const char *field, uint64_t *out,
+		   struct rdma_error *err)
+{
+	struct json_object *v;
+	int64_t value;
+
+	*out = 0;
+	if (!json_object_object_get_ex(o, key, &v) || !v)
+		return 0;
+	value = json_object_get_int64(v);
+	if (value < 0)
+		return rdma_error_invalid(err, field, "%lld; at least 0", (long long)value);
+	*out = (uint64_t)value;
+	return 0;
+}
+
+/* The "sges" list: *out is malloc'd (NULL when there are none). */
+static int parse_sges(struct json_object *params, struct rdma_dp_sge **out, uint32_t *n,
+		      struct rdma_error *err)
+{
+	struct json_object *list;
+	size_t len;
+
+	*out = NULL;
+	*n = 0;
+	if (!json_object_object_get_ex(params, "sges", &list) || !list)
+		return 0;
+	len = json_object_array_length(list);
+	if (!len)
+		return 0;
+	/* More than any QP takes is refused by the data path with the QP's limit. */
+	if (len > UINT16_MAX)
+		return rdma_error_invalid(err, "sges", "%zu SGEs; far more than any QP takes", len);
+	*out = calloc(len, sizeof(**out));
+	if (!*out) {
+		err->code = RDMA_ERR_NONE;
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < len; i++) {
+		struct json_object *sge = json_object_array_get_idx(list, i);
+		uint32_t length;
+		int r;
+
+		r = api_get_u32(sge, "key", "sges.key", 0, &(*out)[i].key, err);
+		if (r == 0)
+			r = get_u64(sge, "offset", "sges.offset", &(*out)[i].offset, err);
+		if (r == 0)
+			r = api_get_u32(sge, "length", "sges.length", 0, &length, err);
+		if (r < 0) {
+			free(*out);
+			*out = NULL;
+			return r;
+		}
+		(*out)[i].length = length;
+	}
+	*n = (uint32_t)len;
+	return 0;
+}
+
+static bool get_flag(struct json_object *params, const char *key)
+{
+	struct json_object *v;
+
+	return json_object_object_get_ex(params, key, &v) && v && json_object_get_boolean(v);
+}
+
+static int parse_send(struct json_object *params, struct rdma_dp_send_wr *wr, uint8_t *inline_buf,
+		      struct rdma_error *err)
+{
+	const char *hex = json_get_string(params, "inline");
+	struct json_object *remote;
+	int r;
+
+	wr->opcode = (enum dp_wr_opcode)dp_wr_opcode_from_name(json_get_string(params, "opcode"));
+	r = get_u64(params, "wr_id", "wr_id", &wr->wr_id, err);
+	if (r == 0)
+		r = api_get_u32(params, "imm", "imm", 0, &wr->imm, err);
+	if (r < 0)
+		return r;
+	if ((wr->opcode == DP_WR_SEND_WITH_IMM || wr->opcode == DP_WR_RDMA_WRITE_WITH_IMM) !=
+	    (json_object_object_get_ex(params, "imm", &remote) && remote != NULL))
+		return rdma_error_invalid(err, "imm", "send_imm and write_imm carry an immediate; "
+					  "the other opcodes do not");
+	if (json_object_object_get_ex(params, "remote", &remote) && remote) {
+		r = api_get_u32(remote, "key", "remote.key", 0, &wr->remote_key, err);
+		if (r == 0)
+			r = get_u64(remote, "offset", "remote.offset", &wr->remote_offset, err);
+		if (r < 0)
+			return r;
+	} else if (wr->opcode == DP_WR_RDMA_WRITE || wr->opcode == DP_WR_RDMA_WRITE_WITH_IMM ||
+		   wr->opcode == DP_WR_RDMA_READ) {
+		return rdma_error_invalid(err, "remote", "%s needs the peer's memory (key and offset)",
+					  dp_wr_opcode_name(wr->opcode));
+	}
+	if (hex) {
+		size_t len = strlen(hex) / 2;
+
+		if (len > DP_INLINE_MAX || hex_decode(hex, inline_buf, len) < 0)
+			return rdma_error_invalid(err, "inline", "an even number of hex digits, at most "
+						  "%u bytes", DP_INLINE_MAX);
+		wr->inline_data = inline_buf;
+		wr->inline_len = (uint32_t)len;
+		wr->send_flags |= DP_SEND_INLINE;
+	}
+	if (get_flag(params, "signaled"))
+		wr->send_flags |= DP_SEND_SIGNALED;
+	if (get_flag(params, "fence"))
+		wr->send_flags |= DP_SEND_FENCE;
+	if (get_flag(params, "solicited"))
+		wr->send_flags |= DP_SEND_SOLICITED;
+	return 0;
+}
+
+static int post_send(struct varlink_call *call, struct json_object *params, void *userdata)
+{
+	struct rdma_device *dev;
+	struct rdma_object *obj = api_lookup(call, userdata, params, IFACE, RDMA_OBJ_QP, &dev);
+	uint8_t inline_buf[DP_INLINE_MAX];
+	struct rdma_dp_send_wr wr = { 0 };
+	struct rdma_dp_sge *sges = NULL;
+	struct rdma_error err;
+	int r;
+
+	if (!obj)
+		return 0;
+	rdma_datapath_sync(dev);
+	r = parse_send(params, &wr, inline_buf, &err);
+	if (r == 0)
+		r = parse_sges(params, &sges, &wr.n_sges, &err);
+	wr.sges = sges;
+	if (r == 0)
+		r = rdma_dp_post_send(dev, rdma_qp(obj), &wr, &err);
+	free(sges);
+	return r < 0 ? api_reply_error(call, IFACE, &err) : varlink_call_reply(call, NULL);
+}
+
+static int post_recv(struct varlink_call *call, struct json_object *params, void *userdata)
+{
+	struct rdma_device *dev;
+	struct rdma_object *obj = api_lookup(call, userdata, params, IFACE, RDMA_OBJ_QP, &dev);
+	struct rdma_dp_sge *sges = NULL;
+	struct rdma_error err;
+	uint64_t wr_id;
+	uint32_t n;
+	int r;
+
+	if (!obj)
+		return 0;
+	rdma_datapath_sync(dev);
+	r = get_u64(params, "wr_id", "wr_id", &wr_id, &err);
+	if (r == 0)
+		r = parse_sges(params, &sges, &n, &err);
+	if (r == 0)
+		r = rdma_dp_post_recv(dev, rdma_qp(obj), wr_id, sges, n, &err);
+	free(sges);
+	return r < 0 ? api_reply_error(call, IFACE, &err) : varlink_call_reply(call, NULL);
+}
+
 const struct varlink_method api_qp_methods[] = {
 	{ "Create", create, VARLINK_METHOD_PRIVILEGED },
 	{ "Modify", modify, VARLINK_METHOD_PRIVILEGED },
 	{ "List", list, 0 },
 	{ "Show", show, 0 },
 	{ "Destroy", destroy, VARLINK_METHOD_PRIVILEGED },
+	{ "PostSend", post_send, VARLINK_METHOD_PRIVILEGED },
+	{ "PostRecv", post_recv, VARLINK_METHOD_PRIVILEGED },
 	{ NULL, NULL, 0 },
 };

@@ -1,0 +1,371 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The data path: device-wide setup, completion queue rings, QPs handed to
+ * workers, and the main thread's side of the workers' events.  Transfers
+ * themselves are in daemon/transfer.c; posting in daemon/post.c.
+ */
+#include "daemon/datapath.h"
+#include "daemon/datapath_int.h"
+#include "daemon/cq.h"
+#include "daemon/qp.h"
+#include "daemon/workers.h"
+#include "lib/log.h"
+
+#include <errno.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- completion queue rings ---- */
+
+struct rdma_cq_ring *rdma_cq_ring_new(struct rdma_device *dev, uint32_t capacity)
+{
+	unsigned n = dev->datapath ? dev->datapath->ws->n : 0;
+	struct rdma_cq_ring *ring;
+
+	if (!n)
+		return NULL;
+	ring = calloc(1, sizeof(*ring) + n * sizeof(ring->lanes[0]));
+	if (!ring)
+		return NULL;
+	atomic_init(&ring->refs, 1);
+	ring->capacity = capacity;
+	ring->n_lanes = n;
+	for (unsigned i = 0; i < n; i++)
+		if (dp_wq_init(&ring->lanes[i], capacity, sizeof(struct dp_cqe)) < 0) {
+			ring->n_lanes = i;
+			rdma_cq_ring_put(ring);
+			return NULL;
+		}
+	return ring;
+}
+
+struct rdma_cq_ring *rdma_cq_ring_get(struct rdma_cq_ring *ring)
+{
+	if (ring)
+		atomic_fetch_add_explicit(&ring->refs, 1, memory_order_relaxed);
+	return ring;
+}
+
+void rdma_cq_ring_put(struct rdma_cq_ring *ring)
+{
+	if (!ring || atomic_fetch_sub_explicit(&ring->refs, 1, memory_order_acq_rel) != 1)
+		return;
+	for (unsigned i = 0; i < ring->n_lanes; i++)
+		dp_wq_release(&ring->lanes[i]);
+	free(ring);
+}
+
+unsigned rdma_cq_ring_poll(struct rdma_cq_ring *ring, struct dp_cqe *out, unsigned max)
+{
+	unsigned n = 0;
+
+	/* Round robin over the lanes, so that no worker's completions wait behind another's. */
+	for (unsigned tried = 0; n < max && tried < ring->n_lanes; ) {
+		struct dp_wq *lane = &ring->lanes[ring->next_lane];
+		uint32_t index;
+		struct dp_cqe *e = dp_wq_head(lane, &index);
+
+		if (!e) {
+			ring->next_lane = (ring->next_lane + 1) % ring->n_lanes;
+			tried++;
+			continue;
+		}
+		out[n++] = *e;
+		dp_wq_consume(lane);
+		atomic_fetch_sub_explicit(&ring->used, 1, memory_order_release);
+		tried = 0;
+	}
+	return n;
+}
+
+/* ---- commands to the worker ---- */
+
+/* The worker always drains its commands, so a full ring is only a moment's wait. */
+static void submit(struct dp_worker *w, dp_worker_fn fn, void *arg)
+{
+	while (dp_worker_submit(w, fn, arg) == -EAGAIN)
+		sched_yield();
+}
+
+struct qp_update {
+	struct rdma_dp_qp *q;
+	enum rdma_qp_state state;
+	uint32_t access_flags, dest_qpn, rnr_retry, min_rnr_timer, max_dest_rd_atomic;
+};
+
+static struct rdma_dp_qp **bucket(struct rdma_datapath *dp, struct dp_worker *w, uint32_t qpn)
+{
+	return &dp->per_worker[w->index].qps[qpn % DP_QP_BUCKETS];
+}
+
+struct rdma_dp_qp *rdma_dp_worker_qp(struct rdma_datapath *dp, struct dp_worker *w, uint32_t qpn)
+{
+	for (struct rdma_dp_qp *q = *bucket(dp, w, qpn); q; q = q->hash_next)
+		if (q->qpn == qpn)
+			return q;
+	return NULL;
+}
+
+static void on_attach(struct dp_worker *w, void *arg)
+{
+	struct rdma_dp_qp *q = arg;
+	struct rdma_dp_qp **b = bucket(q->dp, w, q->qpn);
+
+	q->hash_next = *b;
+	*b = q;
+	if (dp_worker_add_poller(w, rdma_dp_qp_poll, q) < 0)
+		log_error("worker %u: no room for the poller of QP %u", w->index, q->qpn);
+}
+
+static void on_update(struct dp_worker *w, void *arg)
+{
+	struct qp_update *u = arg;
+	struct rdma_dp_qp *q = u->q;
+
+	(void)w;
+	if (u->state == RDMA_QPS_RESET) {
+		/* RESET discards every posted WR without a completion. */
+		atomic_store_explicit(&q->sq.cons, atomic_load(&q->sq.prod), memory_order_release);
+		atomic_store_explicit(&q->rq.cons, atomic_load(&q->rq.prod), memory_order_release);
+		q->rnr_active = false;
+		q->error_pending = false;
+	}
+	q->state = u->state;
+	q->access_flags = u->access_flags;
+	q->dest_qpn = u->dest_qpn;
+	q->rnr_retry = u->rnr_retry;
+	q->min_rnr_timer = u->min_rnr_timer;
+	q->max_dest_rd_atomic = u->max_dest_rd_atomic;
+	free(u);
+}
+
+static void qp_free(struct rdma_dp_qp *q)
+{
+	dp_wq_release(&q->sq);
+	dp_wq_release(&q->rq);
+	free(q->sq_ctx);
+	free(q->rq_ctx);
+	rdma_cq_ring_put(q->send_cq);
+	rdma_cq_ring_put(q->recv_cq);
+	free(q);
+}
+
+static void on_detach(struct dp_worker *w, void *arg)
+{
+	struct rdma_dp_qp *q = arg;
+
+	for (struct rdma_dp_qp **p = bucket(q->dp, w, q->qpn); *p; p = &(*p)->hash_next)
+		if (*p == q) {
+			*p = q->hash_next;
+			break;
+		}
+	dp_worker_remove_poller(w, rdma_dp_qp_poll, q);
+	qp_free(q);
+}
+
+/* ---- QPs (main thread) ---- */
+
+static size_t ctx_stride(uint32_t max_sge)
+{
+	/* Inline data counts as one segment. */
+	size_t s = sizeof(struct rdma_dp_wqe_ctx) + (max_sge ? max_sge : 1) * sizeof(struct rdma_dp_seg);
+
+	return (s + 7) & ~(size_t)7;
+}
+
+int rdma_dp_qp_create(struct rdma_device *dev, struct rdma_qp *qp)
+{
+	struct rdma_dp_qp *q;
+
+	if (!dev->datapath)
+		return 0;
+	q = calloc(1, sizeof(*q));
+	if (!q)
+		return -ENOMEM;
+	q->dp = dev->datapath;
+	q->qpn = qp->obj.handle;
+	q->type = qp->type;
+	q->max_send_wr = qp->cap.max_send_wr;
+	q->max_recv_wr = qp->cap.max_recv_wr;
+	q->sq_sig_all = qp->sq_sig_all;
+	q->sq_ctx_stride = ctx_stride(qp->cap.max_send_sge);
+	q->rq_ctx_stride = ctx_stride(qp->cap.max_recv_sge);
+	q->send_cq = rdma_cq_ring_get(rdma_cq(qp->send_cq)->ring);
+	q->recv_cq = rdma_cq_ring_get(rdma_cq(qp->recv_cq)->ring);
+	if (!q->send_cq || !q->recv_cq ||
+	    dp_wq_init(&q->sq, qp->cap.max_send_wr ? qp->cap.max_send_wr : 1,
+		       sizeof(struct dp_sq_req) + qp->cap.max_send_sge * sizeof(struct dp_sge)) < 0 ||
+	    dp_wq_init(&q->rq, qp->cap.max_recv_wr ? qp->cap.max_recv_wr : 1,
+		       sizeof(struct dp_rq_req) + qp->cap.max_recv_sge * sizeof(struct dp_sge)) < 0 ||
+	    !(q->sq_ctx = calloc(q->sq.mask + 1, q->sq_ctx_stride)) ||
+	    !(q->rq_ctx = calloc(q->rq.mask + 1, q->rq_ctx_stride))) {
+		qp_free(q);
+		return -ENOMEM;
+	}
+	qp->dp = q;
+	return 0;
+}
+
+/* A connected QP joins the worker of its peer, so that one thread plays both ends. */
+static struct dp_worker *choose_worker(struct rdma_device *dev, struct rdma_qp *qp)
+{
+	struct rdma_error err;
+	struct rdma_object *peer;
+
+	if (qp->type != RDMA_QPT_UD && (qp->attr_mask & RDMA_QP_DEST_QPN)) {
+		peer = rdma_object_lookup(dev, RDMA_OBJ_QP, qp->attr.dest_qp_num, &err);
+		if (peer && rdma_qp(peer)->dp && rdma_qp(peer)->dp->worker)
+			return rdma_qp(peer)->dp->worker;
+	}
+	return worker_set_pick(dev->datapath->ws);
+}
+
+void rdma_dp_qp_modified(struct rdma_device *dev, struct rdma_qp *qp, enum rdma_qp_state old)
+{
+	struct rdma_dp_qp *q = qp->dp;
+	struct qp_update *u;
+
+	(void)old;
+	if (!q || !dev->datapath->running)
+		return;
+	/* Receives may be posted in INIT; the worker takes the queues over when the QP leaves it. */
+	if (!q->worker) {
+		if (qp->state == RDMA_QPS_RESET || qp->state == RDMA_QPS_INIT)
+			return;
+		q->worker = choose_worker(dev, qp);
+		qp->worker = q->worker;
+		submit(q->worker, on_attach, q);
+	}
+	u = calloc(1, sizeof(*u));
+	if (!u) {
+		log_error("QP %u: out of memory telling its worker of state %s", q->qpn,
+			  rdma_qp_state_name(qp->state));
+		return;
+	}
+	u->q = q;
+	u->state = qp->state;
+	u->access_flags = qp->attr.access_flags;
+	u->dest_qpn = qp->attr.dest_qp_num;
+	u->rnr_retry = qp->attr.rnr_retry;
+	u->min_rnr_timer = qp->attr.min_rnr_timer;
+	u->max_dest_rd_atomic = qp->attr.max_dest_rd_atomic;
+	submit(q->worker, on_update, u);
+}
+
+void rdma_dp_qp_destroy(struct rdma_device *dev, struct rdma_qp *qp)
+{
+	struct rdma_dp_qp *q = qp->dp;
+
+	if (!q)
+		return;
+	qp->dp = NULL;
+	qp->worker = NULL;
+	if (q->worker && dev->datapath && dev->datapath->running)
+		submit(q->worker, on_detach, q);
+	else
+		qp_free(q);
+}
+
+/* ---- the main thread's side of worker events ---- */
+
+static void on_qp_error(struct dp_worker *w, const struct dp_event *ev, void *userdata)
+{
+	struct rdma_datapath *dp = (struct rdma_datapath *)(uintptr_t)ev->cookie;
+	struct rdma_device *dev = dp->dev;
+	struct rdma_error err;
+	struct rdma_object *obj = object_table_find(&dev->tables[RDMA_OBJ_QP], ev->object);
+	struct rdma_qp *qp = obj ? rdma_qp(obj) : NULL;
+
+	(void)w;
+	(void)userdata;
+	/* The QP may be gone, or taken to RESET or ERR by a user meanwhile. */
+	if (!qp || qp->dp != ev->ptr || qp->state == RDMA_QPS_RESET || qp->state == RDMA_QPS_ERR ||
+	    qp->state == RDMA_QPS_INIT)
+		return;
+	rdma_qp_enter_error(dev, qp, &err);
+}
+
+static void on_cq_entry(struct dp_worker *w, const struct dp_event *ev, void *userdata)
+{
+	struct rdma_datapath *dp = (struct rdma_datapath *)(uintptr_t)ev->cookie;
+
+	(void)w;
+	(void)userdata;
+	if (dp->cq_hook)
+		dp->cq_hook(dp->dev, dp->cq_hook_data);
+}
+
+int rdma_datapath_start(struct rdma_device *dev, struct worker_set *ws)
+{
+	struct rdma_datapath *dp;
+
+	if (!ws || !ws->n)
+		return 0;
+	dp = calloc(1, sizeof(*dp));
+	if (!dp)
+		return -ENOMEM;
+	dp->per_worker = calloc(ws->n, sizeof(*dp->per_worker));
+	if (!dp->per_worker) {
+		free(dp);
+		return -ENOMEM;
+	}
+	dp->dev = dev;
+	dp->ws = ws;
+	dp->running = true;
+	/*
+	 * One handler per event type for all devices (the event names its
+	 * device): the second device finds them registered already.
+	 */
+	(void)worker_set_on_event(ws, WORKER_EVENT_QP_ERROR, on_qp_error, NULL);
+	(void)worker_set_on_event(ws, WORKER_EVENT_CQ_ENTRY, on_cq_entry, NULL);
+	dev->datapath = dp;
+	return 0;
+}
+
+void rdma_datapath_workers_stopped(struct rdma_device *dev)
+{
+	if (dev->datapath)
+		dev->datapath->running = false;
+}
+
+void rdma_datapath_free(struct rdma_datapath *dp)
+{
+	if (!dp)
+		return;
+	free(dp->per_worker);
+	free(dp);
+}
+
+void rdma_datapath_sync(struct rdma_device *dev)
+{
+	if (dev->datapath && dev->datapath->running)
+		worker_set_dispatch(dev->datapath->ws);
+}
+
+void rdma_datapath_set_cq_hook(struct rdma_device *dev, void (*fn)(struct rdma_device *dev, void *ud),
+			       void *userdata)
+{
+	if (dev->datapath) {
+		dev->datapath->cq_hook = fn;
+		dev->datapath->cq_hook_data = userdata;
+	}
+}
+
+static void add_counters(struct rdma_dp_counters *to, struct rdma_dp_counters *from)
+{
+	_Atomic uint64_t *t = (_Atomic uint64_t *)to, *f = (_Atomic uint64_t *)from;
+
+	for (size_t i = 0; i < sizeof(*to) / sizeof(uint64_t); i++)
+		atomic_fetch_add_explicit(&t[i], atomic_load_explicit(&f[i], memory_order_relaxed),
+					  memory_order_relaxed);
+}
+
+void rdma_datapath_counters(struct rdma_device *dev, struct rdma_dp_counters *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (!dev->datapath)
+		return;
+	for (unsigned i = 0; i < dev->datapath->ws->n; i++)
+		add_counters(out, &dev->datapath->per_worker[i].counters);
+}

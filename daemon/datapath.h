@@ -1,0 +1,153 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The data path of a device: QPs' send and receive queues executed by the
+ * dataplane workers, completion queues they write into.
+ *
+ * Ownership (docs/decisions.md, "Data path"):
+ *  - A QP's send and receive queues are single-producer single-consumer
+ *    work queues in the RFC's entry formats (dataplane/wqe.h): the main
+ *    thread posts, the QP's worker consumes.  Keys are resolved when a WR
+ *    is posted, on the main thread, which alone owns the object tables; the
+ *    resolved memory travels beside the entry, in a slot of the same index.
+ *  - From the first state past INIT on, a QP belongs to one worker: its
+ *    state as the data path sees it, RNR retries and counters are written by
+ *    that worker only.  The main thread changes them by commands.
+ *  - Transfers run on the requester's worker, which also plays the
+ *    responder: a QP goes to the worker of the QP it is connected to, so both
+ *    ends of an RC or UC connection share one worker and one writer.
+ *  - A CQ has one lane per worker: a work queue of completion entries whose
+ *    producer is that worker and whose consumer is the main thread (poll).
+ *    An atomic count of the entries in all lanes enforces the CQ's size.
+ * Nothing here knows of JSON.
+ */
+#pragma once
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "dataplane/wq.h"
+#include "dataplane/wqe.h"
+#include "daemon/device.h"
+#include "daemon/qp_state.h"
+
+struct worker_set;
+struct dp_worker;
+struct rdma_qp;
+struct rdma_cq;
+
+/* What a QP, a worker (for the device) or the device counts. */
+struct rdma_dp_counters {
+	_Atomic uint64_t wrs[DP_WR_OPCODE_COUNT];      /* send WRs executed, by opcode */
+	_Atomic uint64_t recvs;                        /* receive WRs consumed by a transfer */
+	_Atomic uint64_t bytes_sent;                   /* by the requester: SEND and WRITE payload */
+	_Atomic uint64_t bytes_read;                   /* by the requester: RDMA READ payload */
+	_Atomic uint64_t completions[DP_WC_STATUS_COUNT];
+	_Atomic uint64_t rnr_naks;                     /* SEND or WRITE_IMM met an empty receive queue */
+	_Atomic uint64_t cq_overflows;                 /* a completion found its CQ full */
+};
+
+/* The completion entries of one CQ. */
+struct rdma_cq_ring {
+	_Atomic uint32_t refs;    /* the CQ, and each QP the data path holds that completes into it */
+	_Atomic uint32_t used;    /* entries in all lanes */
+	uint32_t capacity;        /* the CQ's cqe */
+	_Atomic bool wanted;      /* the main thread waits for the next entry: workers tell it */
+	uint32_t next_lane;       /* main thread: where the next poll starts */
+	unsigned n_lanes;
+	struct dp_wq lanes[];     /* lane i: written by worker i, read by the main thread */
+};
+
+struct rdma_datapath;
+
+/* Resolved memory of a posted WR: where each SGE's bytes are, or why they are not. */
+struct rdma_dp_seg {
+	uint8_t *addr;
+	uint32_t length;
+};
+
+struct rdma_dp_wqe_ctx {
+	uint8_t status;           /* DP_WC_SUCCESS or the local error a bad SGE causes */
+	uint8_t remote_status;    /* DP_WC_SUCCESS or REM_ACCESS_ERR (rkey, PD, access, range) */
+	bool peer_known;          /* the destination QP existed when the WR was posted */
+	uint32_t n_segs;
+	uint64_t length;          /* bytes of the SGEs or of the inline data */
+	uint8_t *remote;          /* RDMA WRITE / READ: the peer's memory */
+	struct rdma_dp_seg segs[];
+};
+
+/* One QP's data path.  Fields below "worker" are the worker's once attached. */
+struct rdma_dp_qp {
+	struct rdma_datapath *dp;
+	uint32_t qpn;
+	enum rdma_qp_type type;
+	struct dp_worker *worker;         /* set by the main thread when it attaches the QP */
+	struct dp_wq sq, rq;              /* entries: struct dp_sq_req / dp_rq_req + SGEs */
+	uint8_t *sq_ctx, *rq_ctx;         /* struct rdma_dp_wqe_ctx per slot */
+	size_t sq_ctx_stride, rq_ctx_stride;
+	uint32_t max_send_wr, max_recv_wr;
+	struct rdma_cq_ring *send_cq, *recv_cq;
+	bool sq_sig_all;
+	struct rdma_dp_counters counters;
+	/* Worker only. */
+	enum rdma_qp_state state;
+	uint32_t access_flags, dest_qpn, rnr_retry, min_rnr_timer, max_dest_rd_atomic;
+	bool error_pending;               /* went to ERR; the main thread has not been told yet */
+	uint32_t rnr_index;               /* the SQ index the RNR retries below are for */
+	bool rnr_active;
+	uint32_t rnr_left;
+	uint64_t rnr_until_ns;
+	struct rdma_dp_qp *hash_next;
+};
+
+/* The device's data path on a set of workers (rdmad's); NULL when it has none. */
+int rdma_datapath_start(struct rdma_device *dev, struct worker_set *ws);
+/* The workers have stopped: what they owned is freed by the main thread from now on. */
+void rdma_datapath_workers_stopped(struct rdma_device *dev);
+void rdma_datapath_free(struct rdma_datapath *dp);
+/* Runs the main-thread side of every event the workers have reported so far. */
+void rdma_datapath_sync(struct rdma_device *dev);
+/* Called when a CQ may have new entries for a waiter (after rdma_cq_ring.wanted was set). */
+void rdma_datapath_set_cq_hook(struct rdma_device *dev, void (*fn)(struct rdma_device *dev, void *ud),
+			       void *userdata);
+void rdma_datapath_counters(struct rdma_device *dev, struct rdma_dp_counters *out);
+
+/* ---- for the model (daemon/cq.c, daemon/qp.c) ---- */
+
+struct rdma_cq_ring *rdma_cq_ring_new(struct rdma_device *dev, uint32_t capacity);
+void rdma_cq_ring_put(struct rdma_cq_ring *ring);
+struct rdma_cq_ring *rdma_cq_ring_get(struct rdma_cq_ring *ring);
+/* Main thread: takes up to max entries, oldest first within each QP's queue. */
+unsigned rdma_cq_ring_poll(struct rdma_cq_ring *ring, struct dp_cqe *out, unsigned max);
+
+int rdma_dp_qp_create(struct rdma_device *dev, struct rdma_qp *qp);
+/* The QP went from old to its state: attach it to a worker, tell the worker. */
+void rdma_dp_qp_modified(struct rdma_device *dev, struct rdma_qp *qp, enum rdma_qp_state old);
+void rdma_dp_qp_destroy(struct rdma_device *dev, struct rdma_qp *qp);
+
+/* ---- posting (main thread) ---- */
+
+/* A WR as the API gives it: SGEs name memory by key and offset from the MR's first byte. */
+struct rdma_dp_sge {
+	uint32_t key;
+	uint64_t offset;
+	uint32_t length;
+};
+
+struct rdma_dp_send_wr {
+	uint64_t wr_id;
+	enum dp_wr_opcode opcode;
+	uint32_t send_flags;      /* DP_SEND_* */
+	uint32_t imm;             /* host order; goes on the wire in network order */
+	uint32_t remote_key;
+	uint64_t remote_offset;
+	const uint8_t *inline_data;
+	uint32_t inline_len;
+	const struct rdma_dp_sge *sges;
+	uint32_t n_sges;
+};
+
+int rdma_dp_post_send(struct rdma_device *dev, struct rdma_qp *qp, const struct rdma_dp_send_wr *wr,
+		      struct rdma_error *err);
+int rdma_dp_post_recv(struct rdma_device *dev, struct rdma_qp *qp, uint64_t wr_id,
+		      const struct rdma_dp_sge *sges, uint32_t n_sges, struct rdma_error *err);

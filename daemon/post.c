@@ -1,0 +1,209 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Posting WRs (main thread): the entry goes into the QP's queue in the RFC's
+ * format, and beside it the memory its keys name, resolved now because the
+ * object tables are the main thread's.  A key that does not resolve is not
+ * refused here: the WR completes with the error the device reports for it.
+ */
+#include "daemon/datapath_int.h"
+#include "daemon/mr.h"
+#include "daemon/qp.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <string.h>
+
+/* The iova of offset bytes into the MR of key; just offset for a key of no MR (it fails later). */
+static uint64_t key_iova(struct rdma_device *dev, uint32_t key, uint64_t offset)
+{
+	struct rdma_object *obj = object_table_find(&dev->tables[RDMA_OBJ_MR], key);
+
+	return obj ? rdma_mr(obj)->iova + offset : offset;
+}
+
+/*
+ * Fills the SGE list of an entry and the segments of its context; a bad SGE
+ * leaves fault as the context's status.
+ */
+static void resolve_sges(struct rdma_device *dev, uint32_t pd, uint32_t access, uint8_t fault,
+			 const struct rdma_dp_sge *sges, uint32_t n, struct dp_sge *out,
+			 struct rdma_dp_wqe_ctx *ctx)
+{
+	ctx->status = DP_WC_SUCCESS;
+	ctx->n_segs = n;
+	ctx->length = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		struct rdma_error err;
+
+		out[i] = (struct dp_sge){ .addr = key_iova(dev, sges[i].key, sges[i].offset),
+					  .length = sges[i].length, .lkey = sges[i].key };
+		ctx->segs[i] = (struct rdma_dp_seg){ .addr = NULL, .length = sges[i].length };
+		ctx->length += sges[i].length;
+		/* A zero-length SGE touches no memory: its key is not checked. */
+		if (sges[i].length && rdma_mr_resolve(dev, sges[i].key, false, pd, access, out[i].addr,
+						      sges[i].length, &ctx->segs[i].addr, &err) < 0)
+			ctx->status = fault;
+	}
+}
+
+static void wake(struct rdma_dp_qp *q)
+{
+	if (q->worker)
+		dp_worker_wake(q->worker);
+}
+
+/* The slot for the next WR, or NULL with the error when the queue holds max WRs not yet executed. */
+static void *next_slot(struct dp_wq *wq, uint32_t max, const char *which, uint32_t *index,
+		       struct rdma_error *err)
+{
+	void *slot = dp_wq_count(wq) < max ? dp_wq_next(wq, index) : NULL;
+
+	if (!slot)
+		rdma_error_state(err, which, "the queue holds %u WRs not yet executed (max_%s_wr)",
+				 max, which);
+	return slot;
+}
+
+static int check_sges(uint32_t n, uint32_t max, const char *cap, struct rdma_error *err)
+{
+	if (n > max)
+		return rdma_error_invalid(err, "sges", "%u SGEs; the QP takes at most %u (%s)", n, max, cap);
+	return 0;
+}
+
+/* Which opcodes a QP type carries (IBA: UC has no READ; UD only SEND). */
+static bool opcode_allowed(enum rdma_qp_type type, enum dp_wr_opcode op)
+{
+	switch (type) {
+	case RDMA_QPT_RC:
+		return true;
+	case RDMA_QPT_UC:
+		return op != DP_WR_RDMA_READ;
+	default:
+		return op == DP_WR_SEND || op == DP_WR_SEND_WITH_IMM;
+	}
+}
+
+static int check_send(struct rdma_qp *qp, const struct rdma_dp_send_wr *wr, struct rdma_error *err)
+{
+	bool is_inline = wr->send_flags & DP_SEND_INLINE;
+	bool rdma = wr->opcode != DP_WR_SEND && wr->opcode != DP_WR_SEND_WITH_IMM;
+
+	/* Posting before RTS is refused (as rxe does); in ERR the WR is flushed. */
+	if (qp->state != RDMA_QPS_RTS && qp->state != RDMA_QPS_SQD && qp->state != RDMA_QPS_ERR)
+		return rdma_error_state(err, "state", "the QP is in %s; send WRs are posted in RTS, "
+					"SQD or ERR", rdma_qp_state_name(qp->state));
+	if (qp->type == RDMA_QPT_UD)
+		return rdma_error_unsupported(err, "type", "UD QPs do not send yet");
+	if (!opcode_allowed(qp->type, wr->opcode))
+		return rdma_error_invalid(err, "opcode", "%s is not carried by %s QPs",
+					  dp_wr_opcode_name(wr->opcode), rdma_qp_type_name(qp->type));
+	if (is_inline && wr->n_sges)
+		return rdma_error_invalid(err, "sges", "inline data and SGEs exclude each other");
+	if (is_inline && wr->opcode == DP_WR_RDMA_READ)
+		return rdma_error_invalid(err, "inline", "an RDMA READ has nowhere to put inline data");
+	if (is_inline && wr->inline_len > qp->cap.max_inline_data)
+		return rdma_error_invalid(err, "inline", "%u bytes; the QP takes at most %u "
+					  "(max_inline_data)", wr->inline_len, qp->cap.max_inline_data);
+	if (!rdma && wr->remote_key)
+		return rdma_error_invalid(err, "remote", "only RDMA WRITE and READ name remote memory");
+	return check_sges(wr->n_sges, qp->cap.max_send_sge, "max_send_sge", err);
+}
+
+/* The peer's memory for RDMA WRITE / READ, resolved against the peer's PD and access. */
+static void resolve_remote(struct rdma_device *dev, struct rdma_qp *qp, const struct rdma_dp_send_wr *wr,
+			   struct dp_sq_req *req, struct rdma_dp_wqe_ctx *ctx)
+{
+	uint32_t access = wr->opcode == DP_WR_RDMA_READ ? RDMA_ACCESS_REMOTE_READ :
+			  RDMA_ACCESS_REMOTE_WRITE;
+	struct rdma_object *peer = NULL;
+	struct rdma_error err;
+
+	req->rdma.remote_addr = key_iova(dev, wr->remote_key, wr->remote_offset);
+	req->rdma.rkey = wr->remote_key;
+	ctx->remote = NULL;
+	ctx->remote_status = DP_WC_REM_ACCESS_ERR;
+	if (qp->attr_mask & RDMA_QP_DEST_QPN)
+		peer = object_table_find(&dev->tables[RDMA_OBJ_QP], qp->attr.dest_qp_num);
+	ctx->peer_known = peer != NULL;
+	if (peer && rdma_mr_resolve(dev, wr->remote_key, true, rdma_qp(peer)->pd->handle, access,
+				    req->rdma.remote_addr, ctx->length, &ctx->remote, &err) == 0)
+		ctx->remote_status = DP_WC_SUCCESS;
+}
+
+int rdma_dp_post_send(struct rdma_device *dev, struct rdma_qp *qp, const struct rdma_dp_send_wr *wr,
+		      struct rdma_error *err)
+{
+	struct rdma_dp_qp *q = qp->dp;
+	struct rdma_dp_wqe_ctx *ctx;
+	struct dp_sq_req *req;
+	uint32_t index;
+	int r;
+
+	if (!q)
+		return rdma_error_unsupported(err, "handle", "the device has no data path (no workers)");
+	r = check_send(qp, wr, err);
+	if (r < 0)
+		return r;
+	req = next_slot(&q->sq, q->max_send_wr, "send", &index, err);
+	if (!req)
+		return -ENOBUFS;
+	ctx = rdma_dp_sq_ctx(q, index);
+	memset(req, 0, sizeof(*req));
+	req->wr_id = wr->wr_id;
+	req->opcode = (uint8_t)wr->opcode;
+	req->send_flags = (uint8_t)wr->send_flags;
+	req->imm_data = htonl(wr->imm);
+	if (wr->send_flags & DP_SEND_INLINE) {
+		memcpy(req->inline_data, wr->inline_data, wr->inline_len);
+		req->inline_len = (uint16_t)wr->inline_len;
+		ctx->status = DP_WC_SUCCESS;
+		ctx->n_segs = 1;
+		ctx->length = wr->inline_len;
+		ctx->segs[0] = (struct rdma_dp_seg){ .addr = req->inline_data, .length = wr->inline_len };
+	} else {
+		req->num_sge = wr->n_sges;
+		/* An RDMA READ writes into its SGEs: they need local write (else LOC_PROT_ERR). */
+		resolve_sges(dev, qp->pd->handle,
+			     wr->opcode == DP_WR_RDMA_READ ? RDMA_ACCESS_LOCAL_WRITE : 0,
+			     DP_WC_LOC_PROT_ERR, wr->sges, wr->n_sges, req->sg_list, ctx);
+	}
+	if (wr->opcode != DP_WR_SEND && wr->opcode != DP_WR_SEND_WITH_IMM)
+		resolve_remote(dev, qp, wr, req, ctx);
+	dp_wq_publish(&q->sq);
+	wake(q);
+	return 0;
+}
+
+int rdma_dp_post_recv(struct rdma_device *dev, struct rdma_qp *qp, uint64_t wr_id,
+		      const struct rdma_dp_sge *sges, uint32_t n_sges, struct rdma_error *err)
+{
+	struct rdma_dp_qp *q = qp->dp;
+	struct dp_rq_req *req;
+	uint32_t index;
+	int r;
+
+	if (!q)
+		return rdma_error_unsupported(err, "handle", "the device has no data path (no workers)");
+	if (qp->state == RDMA_QPS_RESET)
+		return rdma_error_state(err, "state", "the QP is in RESET; receive WRs are posted "
+					"from INIT on");
+	r = check_sges(n_sges, qp->cap.max_recv_sge, "max_recv_sge", err);
+	if (r < 0)
+		return r;
+	req = next_slot(&q->rq, q->max_recv_wr, "recv", &index, err);
+	if (!req)
+		return -ENOBUFS;
+	memset(req, 0, sizeof(*req));
+	req->wr_id = wr_id;
+	req->num_sge = n_sges;
+	/*
+	 * IBA: a receive WQE whose SGEs are unusable fails when a message
+	 * arrives (the requester sees REM_OP_ERR, the receiver LOC_QP_OP_ERR).
+	 */
+	resolve_sges(dev, qp->pd->handle, RDMA_ACCESS_LOCAL_WRITE, DP_WC_LOC_QP_OP_ERR, sges, n_sges,
+		     req->sg_list, rdma_dp_rq_ctx(q, index));
+	dp_wq_publish(&q->rq);
+	wake(q);
+	return 0;
+}

@@ -1,0 +1,420 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Transfers between QPs of the device, on the worker that owns both ends:
+ * the requester's send queue is executed WQE by WQE, the responder's part
+ * (receive WQE, remote key, access) done in the same step, and the
+ * completions of both sides written.  Who sees what follows reference
+ * roce_virtio.md §4.1-4.2 (RC); UC loses a message the responder cannot take.
+ */
+#include "daemon/datapath_int.h"
+#include "daemon/mr.h"
+#include "daemon/workers.h"
+
+#include <string.h>
+#include <time.h>
+
+/* WRs one QP executes per turn of its worker, so that one busy QP does not starve the others. */
+#define SQ_BUDGET 64
+/* rnr_retry 7: retry for ever. */
+#define RNR_RETRY_INFINITE 7
+
+/* The RNR NAK timer code (5 bits) in microseconds (reference §3.4). */
+static const uint32_t rnr_timer_us[32] = {
+	655360, 10, 20, 30, 40, 60, 80, 120, 160, 240, 320, 480, 640, 960, 1280, 1920,
+	2560, 3840, 5120, 7680, 10240, 15360, 20480, 30720, 40960, 61440, 81920, 122880,
+	163840, 245760, 327680, 491520,
+};
+
+static const uint8_t wc_opcode_of[DP_WR_OPCODE_COUNT] = {
+	[DP_WR_RDMA_WRITE] = DP_WC_RDMA_WRITE,
+	[DP_WR_RDMA_WRITE_WITH_IMM] = DP_WC_RDMA_WRITE,
+	[DP_WR_SEND] = DP_WC_SEND,
+	[DP_WR_SEND_WITH_IMM] = DP_WC_SEND,
+	[DP_WR_RDMA_READ] = DP_WC_RDMA_READ,
+};
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* The QP's counter and its device's (the worker's share of it). */
+#define COUNT(w, q, field, n) do { \
+	atomic_fetch_add_explicit(&(q)->counters.field, (n), memory_order_relaxed); \
+	atomic_fetch_add_explicit(&(q)->dp->per_worker[(w)->index].counters.field, (n), \
+				  memory_order_relaxed); \
+} while (0)
+
+static void tell_error(struct dp_worker *w, struct rdma_dp_qp *q)
+{
+	struct dp_event ev = {
+		.type = WORKER_EVENT_QP_ERROR, .object = q->qpn,
+		.cookie = (uint64_t)(uintptr_t)q->dp, .ptr = q,
+	};
+
+	q->error_pending = !dp_worker_emit(w, &ev);
+}
+
+/*
+ * A fatal error: the QP goes to ERR.  The main thread is told before the
+ * completion that reports the error is written, so that whoever sees the
+ * completion and then asks finds the QP in ERR.  Its queues are flushed by
+ * its poller.
+ */
+static void enter_error(struct dp_worker *w, struct rdma_dp_qp *q)
+{
+	if (q->state == RDMA_QPS_ERR)
+		return;
+	q->state = RDMA_QPS_ERR;
+	q->rnr_active = false;
+	tell_error(w, q);
+}
+
+/* Writes e into cq; a full CQ is a fatal error of the QP that completes (IBA class G). */
+static void complete(struct dp_worker *w, struct rdma_dp_qp *q, struct rdma_cq_ring *cq,
+		     const struct dp_cqe *e)
+{
+	struct dp_wq *lane = &cq->lanes[w->index];
+	uint32_t index;
+	struct dp_cqe *slot;
+
+	if (atomic_fetch_add_explicit(&cq->used, 1, memory_order_acq_rel) >= cq->capacity) {
+		atomic_fetch_sub_explicit(&cq->used, 1, memory_order_relaxed);
+		COUNT(w, q, cq_overflows, 1);
+		enter_error(w, q);
+		return;
+	}
+	/* The lane holds the CQ's capacity, and used bounds all lanes together. */
+	slot = dp_wq_next(lane, &index);
+	*slot = *e;
+	dp_wq_publish(lane);
+	COUNT(w, q, completions[e->status], 1);
+	if (atomic_load_explicit(&cq->wanted, memory_order_acquire)) {
+		struct dp_event ev = {
+			.type = WORKER_EVENT_CQ_ENTRY, .object = q->qpn,
+			.cookie = (uint64_t)(uintptr_t)q->dp,
+		};
+
+		dp_worker_emit(w, &ev);
+	}
+}
+
+static void complete_recv(struct dp_worker *w, struct rdma_dp_qp *q, uint64_t wr_id, uint8_t status,
+			  uint8_t opcode, uint32_t byte_len, const struct dp_sq_req *req)
+{
+	struct dp_cqe e = { .wr_id = wr_id, .status = status, .opcode = opcode, .qp_num = q->qpn };
+
+	if (status == DP_WC_SUCCESS) {
+		e.byte_len = byte_len;
+		if (req && (req->opcode == DP_WR_SEND_WITH_IMM ||
+			    req->opcode == DP_WR_RDMA_WRITE_WITH_IMM)) {
+			e.imm_data = req->imm_data;
+			e.wc_flags = DP_WC_WITH_IMM;
+		}
+	}
+	complete(w, q, q->recv_cq, &e);
+}
+
+/* Copies length bytes from one list of segments to another (each long enough). */
+static void copy_segs(const struct rdma_dp_seg *dst, uint32_t n_dst, const struct rdma_dp_seg *src,
+		      uint32_t n_src, uint64_t length)
+{
+	uint32_t di = 0, si = 0;
+	uint64_t doff = 0, soff = 0;
+
+	while (length && di < n_dst && si < n_src) {
+		uint64_t n = length;
+
+		if (n > dst[di].length - doff)
+			n = dst[di].length - doff;
+		if (n > src[si].length - soff)
+			n = src[si].length - soff;
+		if (n) {
+			memcpy(dst[di].addr + doff, src[si].addr + soff, n);
+			length -= n;
+		}
+		doff += n;
+		soff += n;
+		if (doff == dst[di].length) {
+			di++;
+			doff = 0;
+		}
+		if (soff == src[si].length) {
+			si++;
+			soff = 0;
+		}
+	}
+}
+
+/* How a WR ended on the requester's side; WAIT: it stays at the head (RNR). */
+enum outcome { DONE, WAIT };
+
+struct exec {
+	struct dp_worker *w;
+	struct rdma_dp_qp *q, *peer;
+	const struct dp_sq_req *req;
+	struct rdma_dp_wqe_ctx *ctx;
+	uint32_t index;
+	uint8_t status;           /* of the requester's completion */
+};
+
+/*
+ * The responder could not take the request: on RC both ends fail (the peer's
+ * receive WQE, if it took one, completes with peer_status); UC drops the
+ * message and the requester never knows.
+ */
+static void responder_fault(struct exec *x, uint8_t requester_status, bool took_recv, uint8_t peer_status)
+{
+	struct rdma_dp_qp *peer = x->peer;
+
+	if (x->q->type == RDMA_QPT_UC)
+		return;
+	x->status = requester_status;
+	enter_error(x->w, peer);
+	if (took_recv) {
+		uint32_t ridx;
+		const struct dp_rq_req *rwqe = dp_wq_head(&peer->rq, &ridx);
+
+		complete_recv(x->w, peer, rwqe->wr_id, peer_status, DP_WC_RECV, 0, NULL);
+		dp_wq_consume(&peer->rq);
+	}
+}
+
+/* No receive WQE: an RNR NAK, retried after the responder's timer until rnr_retry runs out. */
+static enum outcome receiver_not_ready(struct exec *x)
+{
+	struct rdma_dp_qp *q = x->q;
+
+	if (q->type == RDMA_QPT_UC)
+		return DONE;
+	COUNT(x->w, q, rnr_naks, 1);
+	if (!q->rnr_active || q->rnr_index != x->index) {
+		q->rnr_active = true;
+		q->rnr_index = x->index;
+		q->rnr_left = q->rnr_retry;
+	}
+	if (q->rnr_retry != RNR_RETRY_INFINITE) {
+		if (!q->rnr_left) {
+			x->status = DP_WC_RNR_RETRY_EXC_ERR;
+			return DONE;
+		}
+		q->rnr_left--;
+	}
+	q->rnr_until_ns = now_ns() + (uint64_t)rnr_timer_us[x->peer->min_rnr_timer & 31] * 1000u;
+	return WAIT;
+}
+
+static struct rdma_dp_seg remote_seg(const struct exec *x)
+{
+	return (struct rdma_dp_seg){ .addr = x->ctx->remote, .length = (uint32_t)x->ctx->length };
+}
+
+/* The rkey was resolved at posting against the peer's PD; a zero-length transfer needs none. */
+static bool remote_ok(const struct exec *x)
+{
+	return x->ctx->length == 0 || (x->ctx->peer_known && x->ctx->remote_status == DP_WC_SUCCESS);
+}
+
+static enum outcome do_send(struct exec *x)
+{
+	struct rdma_dp_qp *peer = x->peer;
+	uint32_t ridx;
+	const struct dp_rq_req *rwqe = dp_wq_head(&peer->rq, &ridx);
+	struct rdma_dp_wqe_ctx *rctx;
+
+	if (!rwqe)
+		return receiver_not_ready(x);
+	rctx = rdma_dp_rq_ctx(peer, ridx);
+	if (rctx->status != DP_WC_SUCCESS) {
+		responder_fault(x, DP_WC_REM_OP_ERR, true, DP_WC_LOC_QP_OP_ERR);
+		return DONE;
+	}
+	if (x->ctx->length > rctx->length) {
+		responder_fault(x, DP_WC_REM_INV_REQ_ERR, true, DP_WC_LOC_LEN_ERR);
+		return DONE;
+	}
+	copy_segs(rctx->segs, rctx->n_segs, x->ctx->segs, x->ctx->n_segs, x->ctx->length);
+	COUNT(x->w, peer, recvs, 1);
+	complete_recv(x->w, peer, rwqe->wr_id, DP_WC_SUCCESS, DP_WC_RECV, (uint32_t)x->ctx->length, x->req);
+	dp_wq_consume(&peer->rq);
+	return DONE;
+}
+
+static enum outcome do_write(struct exec *x)
+{
+	struct rdma_dp_qp *peer = x->peer;
+	bool imm = x->req->opcode == DP_WR_RDMA_WRITE_WITH_IMM;
+	struct rdma_dp_seg dst;
+	uint32_t ridx;
+	const struct dp_rq_req *rwqe = NULL;
+
+	if (!(peer->access_flags & RDMA_ACCESS_REMOTE_WRITE)) {
+		responder_fault(x, DP_WC_REM_INV_REQ_ERR, false, 0);
+		return DONE;
+	}
+	if (imm && !(rwqe = dp_wq_head(&peer->rq, &ridx)))
+		return receiver_not_ready(x);
+	if (!remote_ok(x)) {
+		responder_fault(x, DP_WC_REM_ACCESS_ERR, imm, DP_WC_REM_ACCESS_ERR);
+		return DONE;
+	}
+	dst = remote_seg(x);
+	copy_segs(&dst, 1, x->ctx->segs, x->ctx->n_segs, x->ctx->length);
+	if (imm) {
+		/* Its SGEs are not used: the data is in the MR already. */
+		COUNT(x->w, peer, recvs, 1);
+		complete_recv(x->w, peer, rwqe->wr_id, DP_WC_SUCCESS, DP_WC_RECV_RDMA_WITH_IMM,
+			      (uint32_t)x->ctx->length, x->req);
+		dp_wq_consume(&peer->rq);
+	}
+	return DONE;
+}
+
+static enum outcome do_read(struct exec *x)
+{
+	struct rdma_dp_qp *peer = x->peer;
+	struct rdma_dp_seg src;
+
+	if (!(peer->access_flags & RDMA_ACCESS_REMOTE_READ) || !peer->max_dest_rd_atomic) {
+		responder_fault(x, DP_WC_REM_INV_REQ_ERR, false, 0);
+		return DONE;
+	}
+	if (!remote_ok(x)) {
+		responder_fault(x, DP_WC_REM_ACCESS_ERR, false, 0);
+		return DONE;
+	}
+	src = remote_seg(x);
+	copy_segs(x->ctx->segs, x->ctx->n_segs, &src, 1, x->ctx->length);
+	return DONE;
+}
+
+static bool accepts_requests(const struct rdma_dp_qp *peer)
+{
+	return peer && (peer->state == RDMA_QPS_RTR || peer->state == RDMA_QPS_RTS ||
+			peer->state == RDMA_QPS_SQD);
+}
+
+static enum outcome execute(struct exec *x)
+{
+	struct rdma_dp_qp *q = x->q;
+
+	if (x->ctx->status != DP_WC_SUCCESS) {
+		x->status = x->ctx->status;
+		return DONE;
+	}
+	x->peer = rdma_dp_worker_qp(q->dp, x->w, q->dest_qpn);
+	if (!accepts_requests(x->peer)) {
+		/*
+		 * Nobody answers (no such QP, not ready, or on another worker):
+		 * RC retries until retry_cnt runs out; UC's message is lost.
+		 */
+		if (q->type == RDMA_QPT_RC)
+			x->status = DP_WC_RETRY_EXC_ERR;
+		return DONE;
+	}
+	switch (x->req->opcode) {
+	case DP_WR_SEND:
+	case DP_WR_SEND_WITH_IMM:
+		return do_send(x);
+	case DP_WR_RDMA_WRITE:
+	case DP_WR_RDMA_WRITE_WITH_IMM:
+		return do_write(x);
+	case DP_WR_RDMA_READ:
+		return do_read(x);
+	}
+	x->status = DP_WC_LOC_QP_OP_ERR;
+	return DONE;
+}
+
+static void retire_send(struct exec *x)
+{
+	struct rdma_dp_qp *q = x->q;
+	const struct dp_sq_req *req = x->req;
+	bool ok = x->status == DP_WC_SUCCESS;
+
+	COUNT(x->w, q, wrs[req->opcode], 1);
+	if (ok && req->opcode == DP_WR_RDMA_READ)
+		COUNT(x->w, q, bytes_read, x->ctx->length);
+	else if (ok)
+		COUNT(x->w, q, bytes_sent, x->ctx->length);
+	if (!ok)
+		enter_error(x->w, q);
+	/* Errors complete even unsignaled WRs. */
+	if (!ok || q->sq_sig_all || (req->send_flags & DP_SEND_SIGNALED)) {
+		struct dp_cqe e = {
+			.wr_id = req->wr_id, .status = x->status, .opcode = wc_opcode_of[req->opcode],
+			.byte_len = ok ? (uint32_t)x->ctx->length : 0, .qp_num = q->qpn,
+		};
+
+		complete(x->w, q, q->send_cq, &e);
+	}
+	q->rnr_active = false;
+	dp_wq_consume(&q->sq);
+}
+
+static unsigned run_send_queue(struct dp_worker *w, struct rdma_dp_qp *q)
+{
+	unsigned done = 0;
+
+	while (done < SQ_BUDGET && q->state == RDMA_QPS_RTS) {
+		struct exec x = { .w = w, .q = q, .status = DP_WC_SUCCESS };
+
+		x.req = dp_wq_head(&q->sq, &x.index);
+		if (!x.req)
+			break;
+		if (q->rnr_active && q->rnr_index == x.index && now_ns() < q->rnr_until_ns)
+			break;
+		x.ctx = rdma_dp_sq_ctx(q, x.index);
+		if (execute(&x) == WAIT)
+			break;
+		retire_send(&x);
+		done++;
+	}
+	return done;
+}
+
+/* In ERR every WR, posted before or after, completes in order with WR_FLUSH_ERR. */
+static unsigned flush(struct dp_worker *w, struct rdma_dp_qp *q)
+{
+	unsigned done = 0;
+	uint32_t index;
+	const struct dp_sq_req *req;
+	const struct dp_rq_req *rreq;
+
+	while ((req = dp_wq_head(&q->sq, &index))) {
+		struct dp_cqe e = {
+			.wr_id = req->wr_id, .status = DP_WC_WR_FLUSH_ERR,
+			.opcode = req->opcode < DP_WR_OPCODE_COUNT ? wc_opcode_of[req->opcode] : 0,
+			.qp_num = q->qpn,
+		};
+
+		complete(w, q, q->send_cq, &e);
+		dp_wq_consume(&q->sq);
+		done++;
+	}
+	while ((rreq = dp_wq_head(&q->rq, &index))) {
+		complete_recv(w, q, rreq->wr_id, DP_WC_WR_FLUSH_ERR, DP_WC_RECV, 0, NULL);
+		dp_wq_consume(&q->rq);
+		done++;
+	}
+	return done;
+}
+
+unsigned rdma_dp_qp_poll(struct dp_worker *w, void *arg)
+{
+	struct rdma_dp_qp *q = arg;
+
+	if (q->error_pending)
+		tell_error(w, q);
+	switch (q->state) {
+	case RDMA_QPS_RTS:
+		return run_send_queue(w, q);
+	case RDMA_QPS_ERR:
+		return flush(w, q);
+	default:
+		return 0;
+	}
+}
