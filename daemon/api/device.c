@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* io.rdmad.Device */
 #include "daemon/api/api.h"
+#include "daemon/api/counters.h"
 
 static void add_names(struct json_object *obj, const char *key, unsigned mask,
 		      const char *const *names, unsigned count)
@@ -65,7 +66,7 @@ static struct json_object *crypto_json(const struct rdma_offload_caps *c)
 	return o;
 }
 
-static struct json_object *device_json(const struct rdma_device *d)
+static struct json_object *device_json(struct rdma_device *d)
 {
 	static const char *const cap_names[] = { "RC_RNR_NAK_GEN" };
 	const struct rdma_device_attr *a = &d->attr;
@@ -106,6 +107,12 @@ static struct json_object *device_json(const struct rdma_device *d)
 	json_object_object_add(o, "ports", ports);
 	json_object_object_add(o, "signature", signature_json(&d->caps));
 	json_object_object_add(o, "crypto", crypto_json(&d->caps));
+	if (d->datapath) {
+		struct rdma_dp_counters c;
+
+		rdma_datapath_counters(d, &c);
+		json_object_object_add(o, "datapath", api_dp_counters_json(&c));
+	}
 	return o;
 }
 
