@@ -1,0 +1,315 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The data path below the API, with workers that are never started: the test
+ * plays each worker's turn itself (its commands, then its pollers), so what
+ * runs where, and in which order, is seen step by step.  The work queue; the
+ * CQ's size shared by the lanes of two workers; a fatal error reported to the
+ * main thread before the completion that tells of it; RESET dropping WRs.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "daemon/cq.h"
+#include "daemon/datapath.h"
+#include "daemon/mr.h"
+#include "daemon/qp.h"
+#include "daemon/workers.h"
+
+#define N_WORKERS 2
+
+struct fixture {
+	struct rdma_device *dev;
+	struct worker_set ws;
+	struct dp_worker workers[N_WORKERS];
+	uint32_t pd;
+	struct rdma_mr *mr;
+};
+
+static int setup(void **state)
+{
+	static const uint8_t gid[RDMA_GID_LEN] = { 0xfe, 0x80, [15] = 1 };
+	struct fixture *f = calloc(1, sizeof(*f));
+	struct rdma_error err;
+	struct rdma_object *pd;
+
+	assert_int_equal(soft_device_create(&f->dev, "soft0", 0), 0);
+	for (unsigned i = 0; i < N_WORKERS; i++) {
+		assert_int_equal(dp_worker_init(&f->workers[i], i, -1), 0);
+		f->workers[i].owner = &f->ws;
+	}
+	f->ws.workers = f->workers;
+	f->ws.n = N_WORKERS;
+	assert_int_equal(rdma_datapath_start(f->dev, &f->ws), 0);
+	pd = rdma_object_create(f->dev, RDMA_OBJ_PD, &err);
+	assert_non_null(pd);
+	f->pd = pd->handle;
+	assert_int_equal(rdma_mr_create(f->dev, f->pd, 4096, RDMA_ACCESS_ALL, 1 << 20, &f->mr, &err), 0);
+	assert_int_equal(rdma_gid_add(f->dev, 1, 0, gid, &err), 0);
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *f = *state;
+	struct rdma_datapath *dp = f->dev->datapath;
+
+	rdma_datapath_workers_stopped(f->dev);
+	rdma_device_free(f->dev);
+	rdma_datapath_free(dp);
+	for (unsigned i = 0; i < N_WORKERS; i++)
+		dp_worker_stop(&f->workers[i]);
+	free(f);
+	return 0;
+}
+
+/* One turn of worker i: its commands, then its pollers once. */
+static unsigned turn(struct fixture *f, unsigned i)
+{
+	struct dp_worker *w = &f->workers[i];
+	struct dp_cmd cmd;
+	unsigned work = 0;
+
+	while (dp_ring_pop(&w->commands, &cmd))
+		cmd.fn(w, cmd.arg);
+	for (unsigned p = 0; p < w->n_pollers; p++)
+		work += w->pollers[p].fn(w, w->pollers[p].arg);
+	return work;
+}
+
+static struct rdma_cq *cq_new(struct fixture *f, uint32_t cqe)
+{
+	struct rdma_error err;
+	struct rdma_cq *cq;
+
+	assert_int_equal(rdma_cq_create(f->dev, cqe, &cq, &err), 0);
+	assert_non_null(cq->ring);
+	return cq;
+}
+
+static struct rdma_qp *qp_new(struct fixture *f, struct rdma_cq *cq)
+{
+	struct rdma_qp_init init = {
+		.type = RDMA_QPT_RC, .pd = f->pd, .send_cq = cq->obj.handle, .recv_cq = cq->obj.handle,
+		.cap = { .max_send_wr = 4, .max_recv_wr = 4, .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	struct rdma_error err;
+	struct rdma_qp *qp;
+
+	assert_int_equal(rdma_qp_create(f->dev, &init, &qp, &err), 0);
+	assert_non_null(qp->dp);
+	return qp;
+}
+
+static void modify(struct fixture *f, struct rdma_qp *qp, enum rdma_qp_state state, uint32_t mask,
+		   const struct rdma_qp_attr *values)
+{
+	struct rdma_qp_attr attr = values ? *values : (struct rdma_qp_attr){ 0 };
+	struct rdma_error err;
+
+	attr.state = state;
+	assert_int_equal(rdma_qp_modify(f->dev, qp, &attr, mask | RDMA_QP_STATE, &err), 0);
+}
+
+/* RESET -> INIT -> RTR -> RTS towards the QP numbered dest. */
+static void connect_to(struct fixture *f, struct rdma_qp *qp, uint32_t dest)
+{
+	struct rdma_qp_attr a = {
+		.access_flags = RDMA_ACCESS_ALL, .path_mtu = 1024, .dest_qp_num = dest,
+		.max_dest_rd_atomic = 1, .min_rnr_timer = 1, .timeout = 14, .retry_cnt = 7,
+		.rnr_retry = 7, .max_rd_atomic = 1,
+		.av = { .dgid = { 0xfe, 0x80, [15] = 1 } },
+	};
+
+	modify(f, qp, RDMA_QPS_INIT, RDMA_QP_ACCESS_FLAGS, &a);
+	modify(f, qp, RDMA_QPS_RTR, RDMA_QP_AV | RDMA_QP_PATH_MTU | RDMA_QP_DEST_QPN | RDMA_QP_RQ_PSN |
+	       RDMA_QP_MAX_DEST_RD_ATOMIC | RDMA_QP_MIN_RNR_TIMER, &a);
+	modify(f, qp, RDMA_QPS_RTS, RDMA_QP_TIMEOUT | RDMA_QP_RETRY_CNT | RDMA_QP_RNR_RETRY |
+	       RDMA_QP_SQ_PSN | RDMA_QP_MAX_QP_RD_ATOMIC, &a);
+}
+
+static void post_write(struct fixture *f, struct rdma_qp *qp, uint64_t wr_id, uint32_t rkey)
+{
+	struct rdma_dp_sge sge = { .key = f->mr->obj.handle, .offset = 0, .length = 8 };
+	struct rdma_dp_send_wr wr = {
+		.wr_id = wr_id, .opcode = DP_WR_RDMA_WRITE, .send_flags = DP_SEND_SIGNALED,
+		.remote_key = rkey, .remote_offset = 64, .sges = &sge, .n_sges = 1,
+	};
+	struct rdma_error err;
+
+	assert_int_equal(rdma_dp_post_send(f->dev, qp, &wr, &err), 0);
+}
+
+static void test_work_queue(void **state)
+{
+	struct dp_wq q;
+	uint32_t index;
+	uint64_t *slot;
+
+	(void)state;
+	assert_int_equal(dp_wq_init(&q, 3, sizeof(uint64_t)), 0);
+	assert_int_equal(q.mask, 3);
+	assert_null(dp_wq_head(&q, &index));
+	for (uint64_t i = 0; i < 4; i++) {
+		slot = dp_wq_next(&q, &index);
+		assert_non_null(slot);
+		assert_int_equal(index, i);
+		*slot = 100 + i;
+		dp_wq_publish(&q);
+	}
+	assert_null(dp_wq_next(&q, &index));
+	assert_int_equal(dp_wq_count(&q), 4);
+	/* The head stays until it is consumed (a WQE waiting through RNR). */
+	slot = dp_wq_head(&q, &index);
+	assert_int_equal(*slot, 100);
+	slot = dp_wq_head(&q, &index);
+	assert_int_equal(*slot, 100);
+	dp_wq_consume(&q);
+	slot = dp_wq_head(&q, &index);
+	assert_int_equal(*slot, 101);
+	assert_int_equal(index, 1);
+	/* A slot given back is reused: index 4 lands in slot 0. */
+	slot = dp_wq_next(&q, &index);
+	assert_non_null(slot);
+	assert_int_equal(index, 4);
+	assert_ptr_equal(slot, dp_wq_slot(&q, 0));
+	dp_wq_release(&q);
+}
+
+static void test_connected_qps_share_a_worker(void **state)
+{
+	struct fixture *f = *state;
+	struct rdma_cq *cq = cq_new(f, 8);
+	struct rdma_qp *a = qp_new(f, cq), *b = qp_new(f, cq), *c = qp_new(f, cq);
+
+	/* Nothing runs before RTR: no worker yet. */
+	modify(f, a, RDMA_QPS_INIT, RDMA_QP_ACCESS_FLAGS, &(struct rdma_qp_attr){ 0 });
+	assert_null(a->worker);
+	modify(f, a, RDMA_QPS_RESET, 0, NULL);
+	connect_to(f, a, b->obj.handle);
+	connect_to(f, b, a->obj.handle);
+	assert_non_null(a->worker);
+	assert_ptr_equal(a->worker, b->worker);
+	/* A QP connected to nobody it knows takes the next worker. */
+	connect_to(f, c, 999);
+	assert_ptr_not_equal(c->worker, a->worker);
+}
+
+static void test_cq_size_is_shared_by_the_lanes(void **state)
+{
+	struct fixture *f = *state;
+	struct rdma_cq *cq = cq_new(f, 1);   /* 1 entry */
+	struct rdma_cq *other = cq_new(f, 8);
+	struct rdma_qp *a = qp_new(f, cq), *b = qp_new(f, other), *c = qp_new(f, cq), *d = qp_new(f, other);
+	struct dp_cqe e[4];
+	uint32_t rkey = f->mr->rkey;
+
+	connect_to(f, a, b->obj.handle);
+	connect_to(f, b, a->obj.handle);
+	connect_to(f, c, d->obj.handle);
+	connect_to(f, d, c->obj.handle);
+	assert_ptr_not_equal(a->worker, c->worker);
+	post_write(f, a, 1, rkey);
+	post_write(f, c, 2, rkey);
+	turn(f, a->worker->index);
+	turn(f, c->worker->index);
+	/* The first completion filled the CQ; the second, on the other lane, overflowed. */
+	assert_int_equal(atomic_load(&a->dp->counters.cq_overflows), 0);
+	assert_int_equal(atomic_load(&c->dp->counters.cq_overflows), 1);
+	assert_int_equal(rdma_cq_ring_poll(cq->ring, e, 4), 1);
+	assert_int_equal(e[0].wr_id, 1);
+	assert_int_equal(e[0].status, DP_WC_SUCCESS);
+	assert_int_equal(e[0].opcode, DP_WC_RDMA_WRITE);
+	assert_int_equal(e[0].byte_len, 8);
+	/* Polled: room again. */
+	post_write(f, a, 3, rkey);
+	turn(f, a->worker->index);
+	assert_int_equal(rdma_cq_ring_poll(cq->ring, e, 4), 1);
+	assert_int_equal(e[0].wr_id, 3);
+}
+
+static void test_error_reported_before_its_completion(void **state)
+{
+	struct fixture *f = *state;
+	struct rdma_cq *cq = cq_new(f, 8);
+	struct rdma_qp *a = qp_new(f, cq), *b = qp_new(f, cq);
+	struct dp_event ev;
+	struct dp_cqe e[4];
+
+	connect_to(f, a, b->obj.handle);
+	connect_to(f, b, a->obj.handle);
+	post_write(f, a, 7, 0xdead00);   /* no such rkey */
+	post_write(f, a, 8, f->mr->rkey);
+	turn(f, a->worker->index);
+	/* Both QPs went to ERR (remote access error, class C): two events, in order. */
+	assert_true(dp_ring_pop(&a->worker->events, &ev));
+	assert_int_equal(ev.type, WORKER_EVENT_QP_ERROR);
+	assert_int_equal(ev.object, b->obj.handle);
+	assert_true(dp_ring_pop(&a->worker->events, &ev));
+	assert_int_equal(ev.object, a->obj.handle);
+	assert_false(dp_ring_pop(&a->worker->events, &ev));
+	/* The model learns of it only when the main thread handles the event. */
+	assert_int_equal(a->state, RDMA_QPS_RTS);
+	post_write(f, a, 9, f->mr->rkey);   /* posted in ERR (as the worker sees it) */
+	turn(f, a->worker->index);
+	assert_int_equal(rdma_cq_ring_poll(cq->ring, e, 4), 3);
+	assert_int_equal(e[0].wr_id, 7);
+	assert_int_equal(e[0].status, DP_WC_REM_ACCESS_ERR);
+	assert_int_equal(e[1].wr_id, 8);
+	assert_int_equal(e[1].status, DP_WC_WR_FLUSH_ERR);
+	assert_int_equal(e[2].wr_id, 9);
+	assert_int_equal(e[2].status, DP_WC_WR_FLUSH_ERR);
+}
+
+static void test_events_take_the_model_to_err(void **state)
+{
+	struct fixture *f = *state;
+	struct rdma_cq *cq = cq_new(f, 8);
+	struct rdma_qp *a = qp_new(f, cq), *b = qp_new(f, cq);
+
+	connect_to(f, a, b->obj.handle);
+	connect_to(f, b, a->obj.handle);
+	post_write(f, a, 1, 0xdead00);
+	turn(f, a->worker->index);
+	worker_set_dispatch(&f->ws);
+	assert_int_equal(a->state, RDMA_QPS_ERR);
+	assert_int_equal(b->state, RDMA_QPS_ERR);
+}
+
+static void test_reset_drops_without_completions(void **state)
+{
+	struct fixture *f = *state;
+	struct rdma_cq *cq = cq_new(f, 8);
+	struct rdma_qp *a = qp_new(f, cq), *b = qp_new(f, cq);
+	struct rdma_dp_sge sge = { .key = f->mr->obj.handle, .length = 8 };
+	struct rdma_error err;
+	struct dp_cqe e[4];
+
+	connect_to(f, a, b->obj.handle);
+	connect_to(f, b, a->obj.handle);
+	assert_int_equal(rdma_dp_post_recv(f->dev, b, 1, &sge, 1, &err), 0);
+	assert_int_equal(rdma_dp_post_recv(f->dev, b, 2, &sge, 1, &err), 0);
+	modify(f, b, RDMA_QPS_RESET, 0, NULL);
+	while (turn(f, b->worker->index))
+		;
+	assert_int_equal(rdma_cq_ring_poll(cq->ring, e, 4), 0);
+	assert_int_equal(dp_wq_count(&b->dp->rq), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_work_queue),
+		cmocka_unit_test_setup_teardown(test_connected_qps_share_a_worker, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cq_size_is_shared_by_the_lanes, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_error_reported_before_its_completion, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_events_take_the_model_to_err, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_reset_drops_without_completions, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
