@@ -125,6 +125,8 @@ void dp_worker_stop(struct dp_worker *w)
 		pthread_join(w->thread, NULL);
 		w->started = false;
 	}
+	/* What was handed over and not run yet runs now, here: it may own memory (a QP to free). */
+	run_commands(w);
 	dp_ring_release(&w->commands);
 	dp_ring_release(&w->events);
 }

@@ -67,7 +67,7 @@ struct dp_worker {
 /* Sets up the rings; cpu < 0 leaves the thread unpinned. */
 int dp_worker_init(struct dp_worker *w, unsigned index, int cpu);
 int dp_worker_start(struct dp_worker *w);
-/* Asks the worker to stop, waits for it, releases the rings. */
+/* Asks the worker to stop, waits for it, runs the commands it left, releases the rings. */
 void dp_worker_stop(struct dp_worker *w);
 
 /* Main thread: queue fn(arg) for the worker; -EAGAIN when its ring is full. */

@@ -58,11 +58,12 @@ static int teardown(void **state)
 	struct fixture *f = *state;
 	struct rdma_datapath *dp = f->dev->datapath;
 
+	/* As rdmad stops: the workers first (their commands left run), then the device. */
+	for (unsigned i = 0; i < N_WORKERS; i++)
+		dp_worker_stop(&f->workers[i]);
 	rdma_datapath_workers_stopped(f->dev);
 	rdma_device_free(f->dev);
 	rdma_datapath_free(dp);
-	for (unsigned i = 0; i < N_WORKERS; i++)
-		dp_worker_stop(&f->workers[i]);
 	free(f);
 	return 0;
 }
