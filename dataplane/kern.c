@@ -403,6 +403,7 @@ static inline void c32c_3_t(bool copy, uint32_t seed, uint64_t *g, uint8_t *d0, 
 	size_t p = 0;
 
 	for (; p + 64 <= len; p += 64) {
+#pragma GCC unroll 8
 		for (unsigned o = 0; o < 64; o += 8) {
 			c0 = _mm_crc32_u64(c0, ld64(s0 + p + o));
 			c1 = _mm_crc32_u64(c1, ld64(s1 + p + o));
@@ -462,6 +463,7 @@ static inline uint64_t c32c_split_t(bool copy, const uint64_t k[2], uint32_t see
 	size_t p = 0;
 
 	for (; p < seg; p += 64) {
+#pragma GCC unroll 8
 		for (unsigned o = 0; o < 64; o += 8) {
 			c0 = _mm_crc32_u64(c0, ld64(s + p + o));
 			c1 = _mm_crc32_u64(c1, ld64(s1 + p + o));
