@@ -39,7 +39,7 @@ int rdma_cq_create(struct rdma_device *dev, uint32_t cqe, struct rdma_cq **out,
 		return -ENOSPC;
 	cq = rdma_cq(obj);
 	cq->cqe = rdma_cq_size(cqe);
-	if (dev->datapath && !(cq->ring = rdma_cq_ring_new(dev, cq->cqe))) {
+	if (dev->datapath && !(cq->ring = rdma_cq_ring_new(dev, cq->obj.handle, cq->cqe))) {
 		rdma_object_free(dev, obj);
 		err->code = RDMA_ERR_NONE;
 		return -ENOMEM;
@@ -54,6 +54,9 @@ int rdma_cq_req_notify(struct rdma_cq *cq, uint32_t flags, struct rdma_error *er
 		return rdma_error_invalid(err, "flags", "0x%x; one of solicited (1) or next (2)", flags);
 	cq->armed |= flags;
 	cq->notify_requests++;
+	/* The workers tell of every completion from now on, until the event fires. */
+	if (cq->ring)
+		atomic_store_explicit(&cq->ring->armed, true, memory_order_release);
 	return 0;
 }
 

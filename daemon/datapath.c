@@ -18,7 +18,7 @@
 
 /* ---- completion queue rings ---- */
 
-struct rdma_cq_ring *rdma_cq_ring_new(struct rdma_device *dev, uint32_t capacity)
+struct rdma_cq_ring *rdma_cq_ring_new(struct rdma_device *dev, uint32_t cqn, uint32_t capacity)
 {
 	unsigned n = dev->datapath ? dev->datapath->ws->n : 0;
 	struct rdma_cq_ring *ring;
@@ -30,6 +30,7 @@ struct rdma_cq_ring *rdma_cq_ring_new(struct rdma_device *dev, uint32_t capacity
 		return NULL;
 	atomic_init(&ring->refs, 1);
 	ring->capacity = capacity;
+	ring->cqn = cqn;
 	ring->n_lanes = n;
 	for (unsigned i = 0; i < n; i++)
 		if (dp_wq_init(&ring->lanes[i], capacity, sizeof(struct dp_cqe)) < 0) {
@@ -267,6 +268,51 @@ void rdma_dp_qp_destroy(struct rdma_device *dev, struct rdma_qp *qp)
 		qp_free(q);
 }
 
+/* ---- memory in use ---- */
+
+static bool inside(const uint8_t *p, const uint8_t *addr, uint64_t length)
+{
+	return p && p >= addr && (uint64_t)(p - addr) < length;
+}
+
+static bool ctx_uses(const struct rdma_dp_wqe_ctx *ctx, const uint8_t *addr, uint64_t length)
+{
+	if (inside(ctx->remote, addr, length))
+		return true;
+	for (uint32_t i = 0; i < ctx->n_segs; i++)
+		if (inside(ctx->segs[i].addr, addr, length))
+			return true;
+	return false;
+}
+
+/* The slots between the consumer and the producer: what the worker has not retired yet. */
+static bool queue_uses(struct dp_wq *wq, uint8_t *ctxs, size_t stride, const uint8_t *addr,
+		       uint64_t length)
+{
+	uint32_t end = atomic_load_explicit(&wq->prod, memory_order_acquire);
+
+	for (uint32_t i = atomic_load_explicit(&wq->cons, memory_order_acquire); i != end; i++)
+		if (ctx_uses((const struct rdma_dp_wqe_ctx *)(ctxs + (size_t)(i & wq->mask) * stride),
+			     addr, length))
+			return true;
+	return false;
+}
+
+struct rdma_object *rdma_datapath_memory_user(struct rdma_device *dev, const uint8_t *addr,
+					      uint64_t length)
+{
+	struct rdma_object *obj;
+
+	for (uint32_t pos = 0; (obj = object_table_next(&dev->tables[RDMA_OBJ_QP], &pos)); ) {
+		struct rdma_dp_qp *q = rdma_qp(obj)->dp;
+
+		if (q && (queue_uses(&q->sq, q->sq_ctx, q->sq_ctx_stride, addr, length) ||
+			  queue_uses(&q->rq, q->rq_ctx, q->rq_ctx_stride, addr, length)))
+			return obj;
+	}
+	return NULL;
+}
+
 /* ---- the main thread's side of worker events ---- */
 
 static void on_qp_error(struct dp_worker *w, const struct dp_event *ev, void *userdata)
@@ -289,9 +335,16 @@ static void on_qp_error(struct dp_worker *w, const struct dp_event *ev, void *us
 static void on_cq_entry(struct dp_worker *w, const struct dp_event *ev, void *userdata)
 {
 	struct rdma_datapath *dp = (struct rdma_datapath *)(uintptr_t)ev->cookie;
+	struct rdma_object *obj = object_table_find(&dp->dev->tables[RDMA_OBJ_CQ], ev->object);
+	struct rdma_cq *cq = obj ? rdma_cq(obj) : NULL;
 
 	(void)w;
 	(void)userdata;
+	/* The CQ may be gone; its ring is only compared, never reached, from here. */
+	if (cq && cq->ring == ev->ptr && cq->armed) {
+		rdma_cq_completion_event(cq, ev->value != 0);
+		atomic_store_explicit(&cq->ring->armed, cq->armed != 0, memory_order_release);
+	}
 	if (dp->cq_hook)
 		dp->cq_hook(dp->dev, dp->cq_hook_data);
 }

@@ -52,7 +52,9 @@ struct rdma_cq_ring {
 	_Atomic uint32_t refs;    /* the CQ, and each QP the data path holds that completes into it */
 	_Atomic uint32_t used;    /* entries in all lanes */
 	uint32_t capacity;        /* the CQ's cqe */
+	uint32_t cqn;
 	_Atomic bool wanted;      /* the main thread waits for the next entry: workers tell it */
+	_Atomic bool armed;       /* REQ_NOTIFY_CQ: workers tell the main thread of each entry */
 	uint32_t next_lane;       /* main thread: where the next poll starts */
 	unsigned n_lanes;
 	struct dp_wq lanes[];     /* lane i: written by worker i, read by the main thread */
@@ -112,9 +114,16 @@ void rdma_datapath_set_cq_hook(struct rdma_device *dev, void (*fn)(struct rdma_d
 			       void *userdata);
 void rdma_datapath_counters(struct rdma_device *dev, struct rdma_dp_counters *out);
 
-/* ---- for the model (daemon/cq.c, daemon/qp.c) ---- */
+/* ---- for the model (daemon/cq.c, daemon/qp.c, daemon/mr.c) ---- */
 
-struct rdma_cq_ring *rdma_cq_ring_new(struct rdma_device *dev, uint32_t capacity);
+/*
+ * Main thread: a QP with a posted WR not yet retired whose memory lies in
+ * [addr, addr + length), or NULL.  A WR being executed is not retired yet.
+ */
+struct rdma_object *rdma_datapath_memory_user(struct rdma_device *dev, const uint8_t *addr,
+					      uint64_t length);
+
+struct rdma_cq_ring *rdma_cq_ring_new(struct rdma_device *dev, uint32_t cqn, uint32_t capacity);
 void rdma_cq_ring_put(struct rdma_cq_ring *ring);
 struct rdma_cq_ring *rdma_cq_ring_get(struct rdma_cq_ring *ring);
 /* Main thread: takes up to max entries, oldest first within each QP's queue. */

@@ -193,6 +193,8 @@ int rdma_object_destroy(struct rdma_device *dev, enum rdma_object_kind kind, uin
 	if (!obj)
 		return -ENOENT;
 	user = rdma_object_find_user(dev, obj);
+	if (!user && object_types[kind]->busy_user)
+		user = object_types[kind]->busy_user(dev, obj);
 	if (user)
 		return rdma_error_in_use(err, obj, user);
 	rdma_object_free(dev, obj);

@@ -126,6 +126,11 @@ struct rdma_object_type {
 	uint32_t first_handle;
 	/* Gives back what the object holds besides its memory and references; may be NULL. */
 	void (*release)(struct rdma_device *dev, struct rdma_object *obj);
+	/*
+	 * A user that holds the object without a reference (a WR in a queue
+	 * names its memory), so that destroying it is refused; may be NULL.
+	 */
+	struct rdma_object *(*busy_user)(struct rdma_device *dev, const struct rdma_object *obj);
 };
 
 unsigned rdma_block_size_bytes(enum rdma_block_size size);

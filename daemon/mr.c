@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "daemon/mr.h"
+#include "daemon/datapath.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -18,9 +19,18 @@ static void mr_release(struct rdma_device *dev, struct rdma_object *obj)
 		close(mr->memfd);
 }
 
+/* A QP whose posted, not yet retired WRs reach the MR's memory: the worker would read it unmapped. */
+static struct rdma_object *mr_busy_user(struct rdma_device *dev, const struct rdma_object *obj)
+{
+	const struct rdma_mr *mr = (const struct rdma_mr *)obj;
+
+	return mr->addr ? rdma_datapath_memory_user(dev, mr->addr, mr->length) : NULL;
+}
+
 const struct rdma_object_type rdma_mr_type = {
 	.size = sizeof(struct rdma_mr),
 	.release = mr_release,
+	.busy_user = mr_busy_user,
 };
 
 const char *rdma_access_name(uint32_t bit)

@@ -75,7 +75,7 @@ static void enter_error(struct dp_worker *w, struct rdma_dp_qp *q)
 
 /* Writes e into cq; a full CQ is a fatal error of the QP that completes (IBA class G). */
 static void complete(struct dp_worker *w, struct rdma_dp_qp *q, struct rdma_cq_ring *cq,
-		     const struct dp_cqe *e)
+		     const struct dp_cqe *e, bool solicited)
 {
 	struct dp_wq *lane = &cq->lanes[w->index];
 	uint32_t index;
@@ -92,10 +92,11 @@ static void complete(struct dp_worker *w, struct rdma_dp_qp *q, struct rdma_cq_r
 	*slot = *e;
 	dp_wq_publish(lane);
 	COUNT(w, q, completions[e->status], 1);
-	if (atomic_load_explicit(&cq->wanted, memory_order_acquire)) {
+	if (atomic_load_explicit(&cq->wanted, memory_order_acquire) ||
+	    atomic_load_explicit(&cq->armed, memory_order_acquire)) {
 		struct dp_event ev = {
-			.type = WORKER_EVENT_CQ_ENTRY, .object = q->qpn,
-			.cookie = (uint64_t)(uintptr_t)q->dp,
+			.type = WORKER_EVENT_CQ_ENTRY, .object = cq->cqn, .ptr = cq,
+			.value = solicited, .cookie = (uint64_t)(uintptr_t)q->dp,
 		};
 
 		dp_worker_emit(w, &ev);
@@ -115,7 +116,8 @@ static void complete_recv(struct dp_worker *w, struct rdma_dp_qp *q, uint64_t wr
 			e.wc_flags = DP_WC_WITH_IMM;
 		}
 	}
-	complete(w, q, q->recv_cq, &e);
+	/* Solicited: the sender asked for it (the BTH SE bit); flushes are not (as rxe). */
+	complete(w, q, q->recv_cq, &e, req && (req->send_flags & DP_SEND_SOLICITED));
 }
 
 /* Copies length bytes from one list of segments to another (each long enough). */
@@ -349,7 +351,7 @@ static void retire_send(struct exec *x)
 			.byte_len = ok ? (uint32_t)x->ctx->length : 0, .qp_num = q->qpn,
 		};
 
-		complete(x->w, q, q->send_cq, &e);
+		complete(x->w, q, q->send_cq, &e, false);
 	}
 	q->rnr_active = false;
 	dp_wq_consume(&q->sq);
@@ -391,7 +393,7 @@ static unsigned flush(struct dp_worker *w, struct rdma_dp_qp *q)
 			.qp_num = q->qpn,
 		};
 
-		complete(w, q, q->send_cq, &e);
+		complete(w, q, q->send_cq, &e, false);
 		dp_wq_consume(&q->sq);
 		done++;
 	}

@@ -16,7 +16,8 @@
 /* The types of struct dp_event the daemon's workers report (0 is none). */
 enum worker_event_type {
 	WORKER_EVENT_QP_ERROR = 1,   /* QP object went to ERR; ptr its data path, cookie the device's */
-	WORKER_EVENT_CQ_ENTRY,       /* a completion in a CQ someone waits on; cookie the device's */
+	/* A completion in a CQ waited on or armed: object its cqn, ptr its ring, value solicited. */
+	WORKER_EVENT_CQ_ENTRY,
 };
 
 typedef void (*worker_event_fn)(struct dp_worker *w, const struct dp_event *ev, void *userdata);

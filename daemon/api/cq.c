@@ -60,6 +60,9 @@ static int show(struct varlink_call *call, struct json_object *params, void *use
 	struct rdma_device *dev;
 	struct rdma_cq *cq = lookup(call, params, &dev, userdata);
 
+	/* The completion events the workers reported are counted before the CQ is shown. */
+	if (cq)
+		rdma_datapath_sync(dev);
 	return cq ? api_reply_record(call, "cq", cq_json(dev, &cq->obj)) : 0;
 }
 

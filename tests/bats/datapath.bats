@@ -587,3 +587,48 @@ expect_remote_error() {
 	run get "$MB" 3000 4
 	assert_output 99887766
 }
+
+@test "an MR named by a WR not yet executed is not destroyed; once the WR is done it is" {
+	pair
+	M=$(new_mr 1 4096 local_write,remote_write,remote_read)
+	# RNR (rnr_retry 7): the send waits at the head of A's send queue.
+	"$RDMACTL" qp post "$A" send --sge "$M:0:4" --wrid 1
+	run "$RDMACTL" mr destroy "$M"
+	assert_failure 1
+	assert_output --partial "io.rdmad.Mr.ObjectInUse: kind 'mr', handle '$M', user_kind 'qp', user_handle '$A'"
+	"$RDMACTL" mr show "$M" >/dev/null
+	"$RDMACTL" qp modify "$A" --state err
+	poll_n "$CA" 1 >/dev/null
+	"$RDMACTL" mr destroy "$M"
+	# A receive WR naming it holds it the same way.
+	M=$(new_mr 1 4096 local_write)
+	"$RDMACTL" qp post-recv "$B" --sge "$M:0:4" --wrid 2
+	run "$RDMACTL" mr destroy "$M"
+	assert_failure 1
+	assert_output --partial "user_kind 'qp', user_handle '$B'"
+}
+
+@test "cq notify: an armed CQ counts one event on the next completion, solicited ones when armed so" {
+	pair
+	"$RDMACTL" cq notify "$CB" --solicited
+	"$RDMACTL" qp post-recv "$B" --sge "$MB:0:8" --wrid 1
+	"$RDMACTL" qp post-recv "$B" --sge "$MB:0:8" --wrid 2
+	"$RDMACTL" qp post "$A" send --sge "$MA:0:4" --wrid 1
+	poll_n "$CB" 1 >/dev/null
+	# Not solicited: still armed, no event.
+	run "$RDMACTL" -j cq show "$CB"
+	[ "$(jq -r '.[0] | "\(.armed) \(.events)"' <<<"$output")" = "solicited 0" ]
+	"$RDMACTL" qp post "$A" send --sge "$MA:0:4" --wrid 2 --solicited
+	poll_n "$CB" 1 >/dev/null
+	run "$RDMACTL" -j cq show "$CB"
+	[ "$(jq -r '.[0] | "\(.armed) \(.events)"' <<<"$output")" = "none 1" ]
+	# Disarmed: the next completion raises nothing; armed for next, any completion does.
+	"$RDMACTL" qp post "$A" write --sge "$MA:0:4" --remote "$MB:0" --wrid 3 --signaled
+	poll_n "$CA" 1 >/dev/null
+	"$RDMACTL" cq notify "$CA" --next
+	[ "$("$RDMACTL" -j cq show "$CA" | jq -r '.[0].events')" = 0 ]
+	"$RDMACTL" qp post "$A" write --sge "$MA:0:4" --remote "$MB:0" --wrid 4 --signaled
+	poll_n "$CA" 1 >/dev/null
+	run "$RDMACTL" -j cq show "$CA"
+	[ "$(jq -r '.[0] | "\(.armed) \(.events)"' <<<"$output")" = "none 1" ]
+}
