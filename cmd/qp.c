@@ -181,6 +181,26 @@ static int add_sges(const struct cmd_args *args, struct json_object *params)
 	return 0;
 }
 
+/* --ah, --dest-qp, --qkey: where a UD send goes, all three or none. */
+static int add_ud(struct ctl *ctl, const struct cmd_args *args, struct json_object *params)
+{
+	static const struct number_opt numbers[] = {
+		{ "--ah", "ah" }, { "--dest-qp", "remote_qpn" }, { "--qkey", "remote_qkey" },
+	};
+	size_t n = sizeof(numbers) / sizeof(numbers[0]), given = 0;
+	struct json_object *ud;
+
+	for (size_t i = 0; i < n; i++)
+		given += arg_get(args, numbers[i].arg) != NULL;
+	if (!given)
+		return 0;
+	if (given != n)
+		return ctl_usage_error("%s: a UD send needs --ah, --dest-qp and --qkey", args->path), -1;
+	ud = json_object_new_object();
+	json_object_object_add(params, "ud", ud);
+	return add_numbers(ctl, args, numbers, n, ud);
+}
+
 static int qp_post(struct ctl *ctl, const struct cmd_args *args)
 {
 	static const char *const flags[][2] = {
@@ -214,6 +234,10 @@ static int qp_post(struct ctl *ctl, const struct cmd_args *args)
 	}
 	if (arg_get(args, "--inline"))
 		json_object_object_add(params, "inline", json_object_new_string(arg_get(args, "--inline")));
+	if (add_ud(ctl, args, params) < 0) {
+		json_object_put(params);
+		return EXIT_USAGE;
+	}
 	for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++)
 		if (arg_flag(args, flags[i][0]))
 			json_object_object_add(params, flags[i][1], json_object_new_boolean(true));
@@ -253,6 +277,11 @@ static const struct cmd_arg post_args[] = {
 	  .help = "immediate data, 32 bits (send_imm, write_imm)" },
 	{ .name = "--inline", .kind = ARG_OPTION, .metavar = "HEX",
 	  .help = "the bytes to send or write, inline (up to max_inline_data), instead of --sge" },
+	{ .name = "--ah", .kind = ARG_OPTION, .metavar = "AH",
+	  .help = "UD: the address handle the message goes to" },
+	{ .name = "--dest-qp", .kind = ARG_OPTION, .metavar = "QPN", .help = "UD: the destination QP" },
+	{ .name = "--qkey", .kind = ARG_OPTION, .metavar = "QKEY",
+	  .help = "UD: the Q_Key (bit 31 set: the QP's own)" },
 	{ .name = "--wrid", .kind = ARG_OPTION, .metavar = "N", .help = "the WR's id (default 0)" },
 	{ .name = "--signaled", .kind = ARG_FLAG, .help = "complete with a CQE when it succeeds" },
 	{ .name = "--fence", .kind = ARG_FLAG, .help = "wait for earlier RDMA READs to finish" },

@@ -92,7 +92,7 @@ static void submit(struct dp_worker *w, dp_worker_fn fn, void *arg)
 struct qp_update {
 	struct rdma_dp_qp *q;
 	enum rdma_qp_state state;
-	uint32_t access_flags, dest_qpn, rnr_retry, min_rnr_timer, max_dest_rd_atomic;
+	uint32_t access_flags, dest_qpn, rnr_retry, min_rnr_timer, max_dest_rd_atomic, qkey;
 };
 
 static struct rdma_dp_qp **bucket(struct rdma_datapath *dp, struct dp_worker *w, uint32_t qpn)
@@ -138,6 +138,7 @@ static void on_update(struct dp_worker *w, void *arg)
 	q->rnr_retry = u->rnr_retry;
 	q->min_rnr_timer = u->min_rnr_timer;
 	q->max_dest_rd_atomic = u->max_dest_rd_atomic;
+	q->qkey = u->qkey;
 	free(u);
 }
 
@@ -208,12 +209,21 @@ int rdma_dp_qp_create(struct rdma_device *dev, struct rdma_qp *qp)
 	return 0;
 }
 
-/* A connected QP joins the worker of its peer, so that one thread plays both ends. */
+/*
+ * A connected QP joins the worker of its peer, so that one thread plays both
+ * ends; UD QPs, which any of them may send to, all share one worker.
+ */
 static struct dp_worker *choose_worker(struct rdma_device *dev, struct rdma_qp *qp)
 {
+	struct rdma_datapath *dp = dev->datapath;
 	struct rdma_error err;
 	struct rdma_object *peer;
 
+	if (qp->type == RDMA_QPT_UD) {
+		if (!dp->ud_worker)
+			dp->ud_worker = worker_set_pick(dp->ws);
+		return dp->ud_worker;
+	}
 	if (qp->type != RDMA_QPT_UD && (qp->attr_mask & RDMA_QP_DEST_QPN)) {
 		peer = rdma_object_lookup(dev, RDMA_OBJ_QP, qp->attr.dest_qp_num, &err);
 		if (peer && rdma_qp(peer)->dp && rdma_qp(peer)->dp->worker)
@@ -251,6 +261,7 @@ void rdma_dp_qp_modified(struct rdma_device *dev, struct rdma_qp *qp, enum rdma_
 	u->rnr_retry = qp->attr.rnr_retry;
 	u->min_rnr_timer = qp->attr.min_rnr_timer;
 	u->max_dest_rd_atomic = qp->attr.max_dest_rd_atomic;
+	u->qkey = qp->attr.qkey;
 	submit(q->worker, on_update, u);
 }
 

@@ -45,6 +45,7 @@ struct rdma_dp_counters {
 	_Atomic uint64_t completions[DP_WC_STATUS_COUNT];
 	_Atomic uint64_t rnr_naks;                     /* SEND or WRITE_IMM met an empty receive queue */
 	_Atomic uint64_t cq_overflows;                 /* a completion found its CQ full */
+	_Atomic uint64_t lost;                         /* UC/UD messages sent that no receiver took */
 };
 
 /* The completion entries of one CQ. */
@@ -71,10 +72,14 @@ struct rdma_dp_seg {
 struct rdma_dp_wqe_ctx {
 	uint8_t status;           /* DP_WC_SUCCESS or the local error a bad SGE causes */
 	uint8_t remote_status;    /* DP_WC_SUCCESS or REM_ACCESS_ERR (rkey, PD, access, range) */
-	bool peer_known;          /* the destination QP existed when the WR was posted */
+	/* RC/UC: the destination QP existed when the WR was posted; UD: the
+	 * destination GID is the device's and the message fits the port's MTU. */
+	bool peer_known;
 	uint32_t n_segs;
 	uint64_t length;          /* bytes of the SGEs or of the inline data */
 	uint8_t *remote;          /* RDMA WRITE / READ: the peer's memory */
+	uint32_t ud_qkey;         /* UD: the Q_Key the message carries */
+	uint8_t grh[DP_GRH_LEN];  /* UD: what the receive gets before the payload */
 	struct rdma_dp_seg segs[];
 };
 
@@ -93,7 +98,7 @@ struct rdma_dp_qp {
 	struct rdma_dp_counters counters;
 	/* Worker only. */
 	enum rdma_qp_state state;
-	uint32_t access_flags, dest_qpn, rnr_retry, min_rnr_timer, max_dest_rd_atomic;
+	uint32_t access_flags, dest_qpn, rnr_retry, min_rnr_timer, max_dest_rd_atomic, qkey;
 	bool error_pending;               /* went to ERR; the main thread has not been told yet */
 	uint32_t rnr_index;               /* the SQ index the RNR retries below are for */
 	bool rnr_active;
@@ -154,6 +159,8 @@ struct rdma_dp_send_wr {
 	uint32_t inline_len;
 	const struct rdma_dp_sge *sges;
 	uint32_t n_sges;
+	bool ud;                  /* UD: the three below are given */
+	uint32_t ah, remote_qpn, remote_qkey;
 };
 
 int rdma_dp_post_send(struct rdma_device *dev, struct rdma_qp *qp, const struct rdma_dp_send_wr *wr,

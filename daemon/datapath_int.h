@@ -19,6 +19,7 @@ struct rdma_datapath {
 	struct rdma_device *dev;
 	struct worker_set *ws;
 	bool running;             /* false once the workers have stopped */
+	struct dp_worker *ud_worker;   /* where every UD QP of the device goes */
 	struct rdma_dp_worker_ctx *per_worker;   /* one per worker of ws, by index */
 	void (*cq_hook)(struct rdma_device *dev, void *userdata);
 	void *cq_hook_data;

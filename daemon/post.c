@@ -6,6 +6,8 @@
  * refused here: the WR completes with the error the device reports for it.
  */
 #include "daemon/datapath_int.h"
+#include "daemon/ah.h"
+#include "daemon/gid.h"
 #include "daemon/mr.h"
 #include "daemon/qp.h"
 
@@ -93,8 +95,10 @@ static int check_send(struct rdma_qp *qp, const struct rdma_dp_send_wr *wr, stru
 	if (qp->state != RDMA_QPS_RTS && qp->state != RDMA_QPS_SQD && qp->state != RDMA_QPS_ERR)
 		return rdma_error_state(err, "state", "the QP is in %s; send WRs are posted in RTS, "
 					"SQD or ERR", rdma_qp_state_name(qp->state));
-	if (qp->type == RDMA_QPT_UD)
-		return rdma_error_unsupported(err, "type", "UD QPs do not send yet");
+	if ((qp->type == RDMA_QPT_UD) != wr->ud)
+		return rdma_error_invalid(err, "ud", qp->type == RDMA_QPT_UD ?
+					  "a UD send needs an AH, a remote QP number and a Q_Key" :
+					  "only UD QPs send through an AH");
 	if (!opcode_allowed(qp->type, wr->opcode))
 		return rdma_error_invalid(err, "opcode", "%s is not carried by %s QPs",
 					  dp_wr_opcode_name(wr->opcode), rdma_qp_type_name(qp->type));
@@ -129,6 +133,48 @@ static void resolve_remote(struct rdma_device *dev, struct rdma_qp *qp, const st
 	if (peer && rdma_mr_resolve(dev, wr->remote_key, true, rdma_qp(peer)->pd->handle, access,
 				    req->rdma.remote_addr, ctx->length, &ctx->remote, &err) == 0)
 		ctx->remote_status = DP_WC_SUCCESS;
+}
+
+/* Loopback only: a UD message reaches a QP of this device when it is sent to one of its GIDs. */
+static bool gid_is_ours(struct rdma_device *dev, const uint8_t gid[RDMA_GID_LEN])
+{
+	for (unsigned p = 0; p < dev->num_ports; p++)
+		for (uint32_t i = 0; i < dev->ports[p].gid_tbl_len; i++)
+			if (dev->gid_tables[p][i].valid &&
+			    memcmp(dev->gid_tables[p][i].gid, gid, RDMA_GID_LEN) == 0)
+				return true;
+	return false;
+}
+
+/* The AH of a UD send (refused here: the RFC has the device validate it) and what it makes. */
+static int resolve_ud(struct rdma_device *dev, struct rdma_qp *qp, const struct rdma_dp_send_wr *wr,
+		      struct dp_sq_req *req, struct rdma_dp_wqe_ctx *ctx, struct rdma_error *err)
+{
+	struct rdma_object *obj = object_table_find(&dev->tables[RDMA_OBJ_AH], wr->ah);
+	struct rdma_gid_entry *sgid;
+	struct rdma_ah *ah;
+
+	if (!obj)
+		return rdma_error_invalid(err, "ud.ah", "%u is no address handle", wr->ah);
+	ah = rdma_ah(obj);
+	if (ah->pd != qp->pd)
+		return rdma_error_invalid(err, "ud.ah", "AH %u is in PD %u, the QP in PD %u", wr->ah,
+					  ah->pd->handle, qp->pd->handle);
+	sgid = rdma_gid_get(dev, ah->attr.port, ah->attr.sgid_index, "ud.ah", err);
+	if (!sgid)
+		return -ENOENT;
+	req->ud.remote_qpn = wr->remote_qpn;
+	req->ud.remote_qkey = wr->remote_qkey;
+	req->ud.ah = wr->ah;
+	/* IBA: a Q_Key with the high bit set means the QP's own. */
+	ctx->ud_qkey = (wr->remote_qkey & 0x80000000u) ? qp->attr.qkey : wr->remote_qkey;
+	/* IBA C10-93.1.1: longer than the MTU, a UD message "succeeds" and goes nowhere. */
+	ctx->peer_known = gid_is_ours(dev, ah->attr.dgid) &&
+			  ctx->length <= dev->ports[ah->attr.port - 1].active_mtu;
+	dp_grh_build(ctx->grh, sgid->gid, ah->attr.dgid, (uint8_t)ah->attr.traffic_class,
+		     ah->attr.flow_label, (uint8_t)ah->attr.hop_limit, (uint32_t)ctx->length,
+		     wr->opcode == DP_WR_SEND_WITH_IMM);
+	return 0;
 }
 
 int rdma_dp_post_send(struct rdma_device *dev, struct rdma_qp *qp, const struct rdma_dp_send_wr *wr,
@@ -170,6 +216,9 @@ int rdma_dp_post_send(struct rdma_device *dev, struct rdma_qp *qp, const struct 
 	}
 	if (wr->opcode != DP_WR_SEND && wr->opcode != DP_WR_SEND_WITH_IMM)
 		resolve_remote(dev, qp, wr, req, ctx);
+	/* Not published: the slot is taken again by the next WR. */
+	if (wr->ud && (r = resolve_ud(dev, qp, wr, req, ctx, err)) < 0)
+		return r;
 	dp_wq_publish(&q->sq);
 	wake(q);
 	return 0;

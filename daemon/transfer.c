@@ -15,6 +15,8 @@
 
 /* WRs one QP executes per turn of its worker, so that one busy QP does not starve the others. */
 #define SQ_BUDGET 64
+/* SGEs of a UD send (the device's max_send_sge), after the GRH area. */
+#define DP_UD_SEGS_MAX 32
 /* rnr_retry 7: retry for ever. */
 #define RNR_RETRY_INFINITE 7
 
@@ -103,21 +105,33 @@ static void complete(struct dp_worker *w, struct rdma_dp_qp *q, struct rdma_cq_r
 	}
 }
 
-static void complete_recv(struct dp_worker *w, struct rdma_dp_qp *q, uint64_t wr_id, uint8_t status,
-			  uint8_t opcode, uint32_t byte_len, const struct dp_sq_req *req)
+/* A receive completion; from is the sending QP of a UD message (NULL otherwise). */
+static void complete_recv_from(struct dp_worker *w, struct rdma_dp_qp *q, uint64_t wr_id,
+			       uint8_t status, uint8_t opcode, uint32_t byte_len,
+			       const struct dp_sq_req *req, const struct rdma_dp_qp *from)
 {
 	struct dp_cqe e = { .wr_id = wr_id, .status = status, .opcode = opcode, .qp_num = q->qpn };
 
+	if (status == DP_WC_SUCCESS && from) {
+		e.src_qp = from->qpn;
+		e.wc_flags = DP_WC_GRH;
+	}
 	if (status == DP_WC_SUCCESS) {
 		e.byte_len = byte_len;
 		if (req && (req->opcode == DP_WR_SEND_WITH_IMM ||
 			    req->opcode == DP_WR_RDMA_WRITE_WITH_IMM)) {
 			e.imm_data = req->imm_data;
-			e.wc_flags = DP_WC_WITH_IMM;
+			e.wc_flags |= DP_WC_WITH_IMM;
 		}
 	}
 	/* Solicited: the sender asked for it (the BTH SE bit); flushes are not (as rxe). */
 	complete(w, q, q->recv_cq, &e, req && (req->send_flags & DP_SEND_SOLICITED));
+}
+
+static void complete_recv(struct dp_worker *w, struct rdma_dp_qp *q, uint64_t wr_id, uint8_t status,
+			  uint8_t opcode, uint32_t byte_len, const struct dp_sq_req *req)
+{
+	complete_recv_from(w, q, wr_id, status, opcode, byte_len, req, NULL);
 }
 
 /* Copies length bytes from one list of segments to another (each long enough). */
@@ -172,8 +186,10 @@ static void responder_fault(struct exec *x, uint8_t requester_status, bool took_
 {
 	struct rdma_dp_qp *peer = x->peer;
 
-	if (x->q->type == RDMA_QPT_UC)
+	if (x->q->type == RDMA_QPT_UC) {
+		COUNT(x->w, x->q, lost, 1);
 		return;
+	}
 	x->status = requester_status;
 	enter_error(x->w, peer);
 	if (took_recv) {
@@ -190,8 +206,10 @@ static enum outcome receiver_not_ready(struct exec *x)
 {
 	struct rdma_dp_qp *q = x->q;
 
-	if (q->type == RDMA_QPT_UC)
+	if (q->type == RDMA_QPT_UC) {
+		COUNT(x->w, q, lost, 1);
 		return DONE;
+	}
 	COUNT(x->w, q, rnr_naks, 1);
 	if (!q->rnr_active || q->rnr_index != x->index) {
 		q->rnr_active = true;
@@ -299,6 +317,47 @@ static bool accepts_requests(const struct rdma_dp_qp *peer)
 			peer->state == RDMA_QPS_SQD);
 }
 
+/*
+ * A UD message: it reaches a UD QP of the device in RTR or later whose Q_Key
+ * it carries, lands after the 40-byte GRH area of the next receive WR, and
+ * completes there with src_qp.  Whatever goes wrong on the way, the message
+ * is dropped and the sender never knows (reference §4.2); only a receive WR
+ * whose memory is unusable fails the receiver.
+ */
+static enum outcome do_ud_send(struct exec *x)
+{
+	struct rdma_dp_qp *q = x->q, *peer = NULL;
+	struct rdma_dp_seg src[1 + DP_UD_SEGS_MAX];
+	const struct dp_rq_req *rwqe = NULL;
+	struct rdma_dp_wqe_ctx *rctx = NULL;
+	uint32_t ridx;
+
+	if (x->ctx->peer_known)
+		peer = rdma_dp_worker_qp(q->dp, x->w, x->req->ud.remote_qpn);
+	if (peer && peer->type == RDMA_QPT_UD && accepts_requests(peer) && peer->qkey == x->ctx->ud_qkey)
+		rwqe = dp_wq_head(&peer->rq, &ridx);
+	if (rwqe)
+		rctx = rdma_dp_rq_ctx(peer, ridx);
+	if (rctx && rctx->status != DP_WC_SUCCESS) {
+		enter_error(x->w, peer);
+		complete_recv(x->w, peer, rwqe->wr_id, rctx->status, DP_WC_RECV, 0, NULL);
+		dp_wq_consume(&peer->rq);
+		rctx = NULL;
+	}
+	if (!rctx || DP_GRH_LEN + x->ctx->length > rctx->length || x->ctx->n_segs > DP_UD_SEGS_MAX) {
+		COUNT(x->w, q, lost, 1);
+		return DONE;
+	}
+	src[0] = (struct rdma_dp_seg){ .addr = x->ctx->grh, .length = DP_GRH_LEN };
+	memcpy(src + 1, x->ctx->segs, x->ctx->n_segs * sizeof(src[0]));
+	copy_segs(rctx->segs, rctx->n_segs, src, 1 + x->ctx->n_segs, DP_GRH_LEN + x->ctx->length);
+	COUNT(x->w, peer, recvs, 1);
+	complete_recv_from(x->w, peer, rwqe->wr_id, DP_WC_SUCCESS, DP_WC_RECV,
+			   (uint32_t)(DP_GRH_LEN + x->ctx->length), x->req, q);
+	dp_wq_consume(&peer->rq);
+	return DONE;
+}
+
 static enum outcome execute(struct exec *x)
 {
 	struct rdma_dp_qp *q = x->q;
@@ -307,6 +366,8 @@ static enum outcome execute(struct exec *x)
 		x->status = x->ctx->status;
 		return DONE;
 	}
+	if (q->type == RDMA_QPT_UD)
+		return do_ud_send(x);
 	x->peer = rdma_dp_worker_qp(q->dp, x->w, q->dest_qpn);
 	if (!accepts_requests(x->peer)) {
 		/*
@@ -315,6 +376,8 @@ static enum outcome execute(struct exec *x)
 		 */
 		if (q->type == RDMA_QPT_RC)
 			x->status = DP_WC_RETRY_EXC_ERR;
+		else
+			COUNT(x->w, q, lost, 1);
 		return DONE;
 	}
 	switch (x->req->opcode) {

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "dataplane/wqe.h"
 
+#include <arpa/inet.h>
 #include <string.h>
 
 /* rdmactl's words: the seed's names in lower case, the short forms for the WR opcodes. */
@@ -60,4 +61,67 @@ int dp_wr_opcode_from_name(const char *name)
 		if (strcmp(wr_opcodes[i], name) == 0)
 			return i;
 	return -1;
+}
+
+/* RoCEv2 headers after IP (UDP 8, BTH 12, DETH 8), and the ICRC after the payload. */
+#define UDP_LEN   8
+#define BTH_LEN   12
+#define DETH_LEN  8
+#define IMMDT_LEN 4
+#define ICRC_LEN  4
+#define IPV4_LEN  20
+#define PROTO_UDP 17
+
+static bool ipv4_mapped(const uint8_t gid[16])
+{
+	static const uint8_t prefix[12] = { [10] = 0xff, [11] = 0xff };
+
+	return memcmp(gid, prefix, sizeof(prefix)) == 0;
+}
+
+static uint16_t ipv4_checksum(const uint8_t *h)
+{
+	uint32_t sum = 0;
+
+	for (int i = 0; i < IPV4_LEN; i += 2)
+		sum += (uint32_t)(h[i] << 8 | h[i + 1]);
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return (uint16_t)~sum;
+}
+
+void dp_grh_build(uint8_t out[DP_GRH_LEN], const uint8_t sgid[16], const uint8_t dgid[16],
+		  uint8_t traffic_class, uint32_t flow_label, uint8_t hop_limit, uint32_t payload_len,
+		  bool imm)
+{
+	uint32_t pad = (4 - payload_len % 4) % 4;
+	uint32_t udp_len = UDP_LEN + BTH_LEN + DETH_LEN + (imm ? IMMDT_LEN : 0) + payload_len + pad +
+			   ICRC_LEN;
+
+	memset(out, 0, DP_GRH_LEN);
+	if (ipv4_mapped(sgid) && ipv4_mapped(dgid)) {
+		uint8_t *h = out + DP_GRH_LEN - IPV4_LEN;
+		uint16_t total = htons((uint16_t)(IPV4_LEN + udp_len)), df = htons(0x4000), sum;
+
+		h[0] = 0x45;
+		h[1] = traffic_class;
+		memcpy(h + 2, &total, 2);
+		memcpy(h + 6, &df, 2);
+		h[8] = hop_limit;
+		h[9] = PROTO_UDP;
+		memcpy(h + 12, sgid + 12, 4);
+		memcpy(h + 16, dgid + 12, 4);
+		sum = htons(ipv4_checksum(h));
+		memcpy(h + 10, &sum, 2);
+	} else {
+		uint32_t first = htonl(6u << 28 | (uint32_t)traffic_class << 20 | (flow_label & 0xfffff));
+		uint16_t len = htons((uint16_t)udp_len);
+
+		memcpy(out, &first, 4);
+		memcpy(out + 4, &len, 2);
+		out[6] = PROTO_UDP;
+		out[7] = hop_limit;
+		memcpy(out + 8, sgid, 16);
+		memcpy(out + 24, dgid, 16);
+	}
 }

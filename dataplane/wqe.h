@@ -7,6 +7,7 @@
  */
 #pragma once
 
+#include <stdbool.h>
 #include <stdint.h>
 
 /* enum virtio_ib_wr_opcode */
@@ -119,6 +120,18 @@ struct dp_cqe {
 _Static_assert(sizeof(struct dp_sq_req) == 576, "virtio_rdma_sq_req is 576 bytes + SGEs");
 _Static_assert(sizeof(struct dp_rq_req) == 24, "virtio_rdma_rq_req is 24 bytes + SGEs");
 _Static_assert(sizeof(struct dp_cqe) == 48, "virtio_rdma_cq_req is 48 bytes");
+
+/* The area before a UD receive's payload (IBA: the GRH; RoCEv2: the IP header). */
+#define DP_GRH_LEN 40
+
+/*
+ * The 40 bytes a UD receive starts with, as rxe places them: the IPv6 header
+ * of the RoCEv2 packet, or for IPv4-mapped GIDs 20 zero bytes and the IPv4
+ * header.  payload_len: the message; imm: whether it carries ImmDt.
+ */
+void dp_grh_build(uint8_t out[DP_GRH_LEN], const uint8_t sgid[16], const uint8_t dgid[16],
+		  uint8_t traffic_class, uint32_t flow_label, uint8_t hop_limit, uint32_t payload_len,
+		  bool imm);
 
 /* Lower-case names as ibv_wc_status_str and rdma tool print them ("loc_len_err"), or NULL. */
 const char *dp_wr_opcode_name(unsigned opcode);

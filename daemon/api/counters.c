@@ -24,5 +24,6 @@ struct json_object *api_dp_counters_json(struct rdma_dp_counters *c)
 	json_object_object_add(o, "completions", wcs);
 	json_add_uint(o, "rnr_naks", get(&c->rnr_naks));
 	json_add_uint(o, "cq_overflows", get(&c->cq_overflows));
+	json_add_uint(o, "lost", get(&c->lost));
 	return o;
 }

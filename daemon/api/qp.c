@@ -256,6 +256,19 @@ static int parse_send(struct json_object *params, struct rdma_dp_send_wr *wr, ui
 		return rdma_error_invalid(err, "remote", "%s needs the peer's memory (key and offset)",
 					  dp_wr_opcode_name(wr->opcode));
 	}
+	if (json_object_object_get_ex(params, "ud", &remote) && remote) {
+		wr->ud = true;
+		r = api_get_u32(remote, "ah", "ud.ah", 0, &wr->ah, err);
+		if (r == 0)
+			r = api_get_u32(remote, "remote_qpn", "ud.remote_qpn", 0, &wr->remote_qpn, err);
+		if (r == 0)
+			r = api_get_u32(remote, "remote_qkey", "ud.remote_qkey", 0, &wr->remote_qkey, err);
+		if (r < 0)
+			return r;
+		if (wr->remote_qpn > 0xffffff)
+			return rdma_error_invalid(err, "ud.remote_qpn", "%u; QP numbers are 24 bits",
+						  wr->remote_qpn);
+	}
 	if (hex) {
 		size_t len = strlen(hex) / 2;
 

@@ -632,3 +632,115 @@ expect_remote_error() {
 	run "$RDMACTL" -j cq show "$CA"
 	[ "$(jq -r '.[0] | "\(.armed) \(.events)"' <<<"$output")" = "none 1" ]
 }
+
+# ---- UD (§4.1 UD SEND, §4.2 UD drops) ----
+
+# ud_qp CQ QKEY: a UD QP of PD 1 in RTS with that Q_Key; prints its number.
+ud_qp() {
+	local qp
+	qp=$("$RDMACTL" -j qp create --pd 1 --send-cq "$1" --recv-cq "$1" --type ud | jq -r '.[0].handle')
+	"$RDMACTL" qp modify "$qp" --state init --qkey "$2"
+	"$RDMACTL" qp modify "$qp" --state rtr
+	"$RDMACTL" qp modify "$qp" --state rts --sq-psn 0
+	echo "$qp"
+}
+
+# ipv4_header HEX: checks version, lengths, TTL, protocol and the header checksum
+# (RFC 791: the one's complement sum over the header is 0xffff).
+ipv4_header_ok() {
+	python3 - "$1" "$2" <<'PY'
+import sys
+h = bytes.fromhex(sys.argv[1]); total = int(sys.argv[2])
+s = sum(h[i] << 8 | h[i + 1] for i in range(0, 20, 2))
+while s >> 16: s = (s & 0xffff) + (s >> 16)
+assert h[0] == 0x45 and int.from_bytes(h[2:4], "big") == total and h[8] == 64 and h[9] == 17, h.hex()
+assert s == 0xffff, hex(s)
+assert h[12:16] == bytes([192, 0, 2, 1]) and h[16:20] == bytes([192, 0, 2, 1])
+PY
+}
+
+@test "UD send: the receiver gets the GRH area, then the payload; src_qp and grh" {
+	"$RDMACTL" gid add 1 192.0.2.1 >/dev/null
+	AH6=$("$RDMACTL" -j ah create 1 --dgid fe80::1 --sgid-index 0 --flow-label 5 --hop-limit 9 \
+		--traffic-class 3 | jq -r '.[0].handle')
+	AH4=$("$RDMACTL" -j ah create 1 --dgid 192.0.2.1 --sgid-index 1 | jq -r '.[0].handle')
+	CA=$(new_cq)
+	CB=$(new_cq)
+	A=$(ud_qp "$CA" 0x1111)
+	B=$(ud_qp "$CB" 0x1111)
+	put "$MA" 3100 616263646566
+	"$RDMACTL" qp post-recv "$B" --sge "$MB:3200:100" --wrid 1
+	"$RDMACTL" qp post "$A" send_imm --sge "$MA:3100:6" --ah "$AH6" --dest-qp "$B" --qkey 0x1111 \
+		--imm 9 --wrid 2 --signaled
+	run wc_fields "$(poll_n "$CB" 1)"
+	assert_output "1 success recv 46 9 $B $A grh,with_imm"
+	run wc_fields "$(poll_n "$CA" 1)"
+	assert_output "2 success send 6 0 $A 0 "
+	# IPv6 header: version 6, traffic class 3, flow label 5; payload length
+	# UDP 8 + BTH 12 + DETH 8 + ImmDt 4 + 6 bytes + 2 pad + ICRC 4 = 44; UDP; hop limit 9.
+	run get "$MB" 3200 46
+	assert_output "60300005002c1109fe800000000000000000000000000001fe800000000000000000000000000001616263646566"
+	# IPv4-mapped GIDs: 20 zero bytes, then an IPv4 header (total 20 + 40), and the
+	# sending QP's own Q_Key when bit 31 is set.
+	"$RDMACTL" qp post-recv "$B" --sge "$MB:3300:100" --wrid 3
+	"$RDMACTL" qp post "$A" send --sge "$MA:3100:6" --ah "$AH4" --dest-qp "$B" --qkey 0x80000000 --wrid 4
+	run wc_fields "$(poll_n "$CB" 1)"
+	assert_output "3 success recv 46 0 $B $A grh"
+	run get "$MB" 3300 20
+	assert_output 0000000000000000000000000000000000000000
+	ipv4_header_ok "$(get "$MB" 3320 20)" 60
+	run get "$MB" 3340 6
+	assert_output 616263646566
+	[ "$(qp_field "$B" counters.recvs)" = 2 ]
+}
+
+@test "UD drops what it cannot deliver; the sender succeeds and counts it lost" {
+	AH6=$("$RDMACTL" -j ah create 1 --dgid fe80::1 --sgid-index 0 | jq -r '.[0].handle')
+	AHX=$("$RDMACTL" -j ah create 1 --dgid fe80::99 --sgid-index 0 | jq -r '.[0].handle')
+	CA=$(new_cq)
+	CB=$(new_cq)
+	A=$(ud_qp "$CA" 0x1111)
+	B=$(ud_qp "$CB" 0x1111)
+	# No receive WR; then a wrong Q_Key, another GID, no such QP, too long for
+	# the receive WR (40 + 6 > 40), longer than the port MTU (1024).
+	"$RDMACTL" qp post "$A" send --sge "$MA:0:6" --ah "$AH6" --dest-qp "$B" --qkey 0x1111 --wrid 1 --signaled
+	"$RDMACTL" qp post-recv "$B" --sge "$MB:0:40" --wrid 9
+	"$RDMACTL" qp post "$A" send --sge "$MA:0:6" --ah "$AH6" --dest-qp "$B" --qkey 0x2222 --wrid 2 --signaled
+	"$RDMACTL" qp post "$A" send --sge "$MA:0:6" --ah "$AHX" --dest-qp "$B" --qkey 0x1111 --wrid 3 --signaled
+	"$RDMACTL" qp post "$A" send --sge "$MA:0:6" --ah "$AH6" --dest-qp 4000 --qkey 0x1111 --wrid 4 --signaled
+	"$RDMACTL" qp post "$A" send --sge "$MA:0:6" --ah "$AH6" --dest-qp "$B" --qkey 0x1111 --wrid 5 --signaled
+	"$RDMACTL" qp post "$A" send --sge "$MA:0:1025" --ah "$AH6" --dest-qp "$B" --qkey 0x1111 --wrid 6 --signaled
+	run wc_fields "$(poll_n "$CA" 6)"
+	assert_output "1 success send 6 0 $A 0 
+2 success send 6 0 $A 0 
+3 success send 6 0 $A 0 
+4 success send 6 0 $A 0 
+5 success send 6 0 $A 0 
+6 success send 1025 0 $A 0 "
+	[ "$(qp_field "$A" counters.lost)" = 6 ]
+	[ "$(qp_field "$A" state)" = RTS ]
+	[ "$(qp_field "$B" state)" = RTS ]
+	run "$RDMACTL" -j cq poll "$CB"
+	assert_output '[]'
+}
+
+@test "UD post refused: no AH, an AH of another PD, write, a connected QP given --ah" {
+	AH2=$("$RDMACTL" -j ah create 2 --dgid fe80::1 --sgid-index 0 | jq -r '.[0].handle')
+	CA=$(new_cq)
+	A=$(ud_qp "$CA" 1)
+	run "$RDMACTL" qp post "$A" send --sge "$MA:0:4"
+	assert_refused Qp InvalidArgument ud
+	run "$RDMACTL" qp post "$A" send --sge "$MA:0:4" --ah 999 --dest-qp 2 --qkey 1
+	assert_refused Qp InvalidArgument ud.ah
+	run "$RDMACTL" qp post "$A" send --sge "$MA:0:4" --ah "$AH2" --dest-qp 2 --qkey 1
+	assert_refused Qp InvalidArgument ud.ah
+	run "$RDMACTL" qp post "$A" write --sge "$MA:0:4" --remote "$MB:0" --ah "$AH2" --dest-qp 2 --qkey 1
+	assert_refused Qp InvalidArgument opcode
+	run "$RDMACTL" qp post "$A" send --sge "$MA:0:4" --ah "$AH2" --dest-qp 2
+	assert_failure 2
+	pair
+	run "$RDMACTL" qp post "$A" send --sge "$MA:0:4" --ah "$AH2" --dest-qp 2 --qkey 1
+	assert_refused Qp InvalidArgument ud
+	run "$RDMACTL" -j cq poll "$CA"
+	assert_output '[]'
+}
