@@ -140,6 +140,11 @@ static int modify(struct varlink_call *call, struct json_object *params, void *u
 
 static int list(struct varlink_call *call, struct json_object *params, void *userdata)
 {
+	struct manager *m = userdata;
+
+	/* QPs the data path took to ERR are listed in ERR. */
+	for (unsigned i = 0; i < m->n_devices; i++)
+		rdma_datapath_sync(m->devices[i]);
 	return api_list(call, userdata, params, IFACE, RDMA_OBJ_QP, "qps", qp_json);
 }
 
