@@ -744,3 +744,25 @@ PY
 	run "$RDMACTL" -j cq poll "$CA"
 	assert_output '[]'
 }
+
+@test "the monitor sees both QPs of a remote access error go from RTS to ERR" {
+	pair
+	out=$BATS_TEST_TMPDIR/events
+	"$RDMACTL" -j monitor --type qp_state >"$out" 2>&1 3>&- &
+	monitor=$!
+	for i in $(seq 1 100); do
+		grep -q subscribed "$out" && break
+		sleep 0.05
+	done
+	"$RDMACTL" qp post "$A" write --sge "$MA:0:4" --remote "999999:0" --wrid 1
+	poll_n "$CA" 1 >/dev/null
+	for i in $(seq 1 100); do
+		[ "$(wc -l <"$out")" -ge 3 ] && break
+		sleep 0.05
+	done
+	kill "$monitor"
+	run cat "$out"
+	# The responder first, then the requester: the order the worker found them.
+	assert_line --index 1 --regexp "\"handle\":$B,\"old_state\":\"RTS\",\"new_state\":\"ERR\"\}$"
+	assert_line --index 2 --regexp "\"handle\":$A,\"old_state\":\"RTS\",\"new_state\":\"ERR\"\}$"
+}
