@@ -202,12 +202,14 @@ FOLD_TARGET static inline __m128i tree8(const struct kfold *kf, __m128i x0, __m1
 	return _mm_xor_si128(_mm_xor_si128(x0, x2), _mm_xor_si128(x4, x6));
 }
 
-/* Software prefetch of the source and destination lines PF_DIST bytes ahead of the walk
- * (either direction), CRC64 with copy on blocks of PF_MIN bytes or more only.  The CRC64 loop
- * issues only its loads, stores and PCLMULQDQ/XOR, and copying it waits on the L2 for both
- * streams: measured +9 % (backward) and +5-18 % (forward) on 4096-byte blocks.  T10-DIF (PSHUFB
- * on the PCLMULQDQ port) and 512-byte blocks lost 2-15 % with it, so they go without. */
-#define PF_DIST 768
+/* Software prefetch of the source and destination lines PF_DIST bytes ahead, CRC64 with copy
+ * on blocks of PF_MIN bytes or more only.  The CRC64 loop issues only its loads, stores and
+ * PCLMULQDQ/XOR, and copying it waits on the L2 for both streams: measured +9 % walking
+ * backward and +5-18 % forward on 4096-byte blocks; forward with it beats backward with it by
+ * 4 % even where the output sits above the input modulo 4 KiB, so these blocks always go
+ * forward; 512 bytes ahead beat 768 by 4-8 % (384 and 256: no clear difference).  T10-DIF
+ * (PSHUFB on the PCLMULQDQ port) and 512-byte blocks lost 2-15 % with it. */
+#define PF_DIST 512
 #define PF_MIN  2048
 
 /* Forward: fold len >= 128 bytes of src (copying them to dst if copy) down to one 128-bit lane
@@ -253,7 +255,7 @@ static inline __m128i fold_fwd(const struct kfold *kf, bool refl, bool copy, boo
  * Loads and stores move down: used when dst is a little above src modulo 4 KiB, where a
  * forward walk would have each load wait on a store to the same 4 KiB offset (4K aliasing). */
 FOLD_TARGET __attribute__((always_inline))
-static inline __m128i fold_bwd(const struct kfold *kf, bool refl, bool pf, __m128i init,
+static inline __m128i fold_bwd(const struct kfold *kf, bool refl, __m128i init,
 			       uint8_t *dst, const uint8_t *src, size_t groups)
 {
 	const __m128i bsw = _mm_set_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
@@ -266,12 +268,6 @@ static inline __m128i fold_bwd(const struct kfold *kf, bool refl, bool pf, __m12
 		__m128i y0, y1, y2, y3, y4, y5, y6, y7;
 
 		p -= 128;
-		if (pf) {
-			_mm_prefetch((const char *)((uintptr_t)src + p - PF_DIST), _MM_HINT_T0);
-			_mm_prefetch((const char *)((uintptr_t)src + p - PF_DIST + 64), _MM_HINT_T0);
-			_mm_prefetch((const char *)((uintptr_t)dst + p - PF_DIST), _MM_HINT_T0);
-			_mm_prefetch((const char *)((uintptr_t)dst + p - PF_DIST + 64), _MM_HINT_T0);
-		}
 		GROUP(y, src, dst, p, true, refl, bsw);
 		FOLD8(kb);
 	}
@@ -345,14 +341,11 @@ static inline void fold_blocks_t(enum kind kd, bool copy, uint64_t seed, uint64_
 		size_t done;
 		uint64_t reg;
 
-		if (copy && groups >= BWD_MIN && groups <= NORM_MAX && ALIAS_4K(dst, src)) {
+		if (copy && !pf && groups >= BWD_MIN && groups <= NORM_MAX && ALIAS_4K(dst, src)) {
 			done = 128 * groups;
 			if (done < len)
 				memcpy(dst + done, src + done, len - done);
-			if (pf)
-				reg = fold_reduce(kd, fold_bwd(kf, refl, true, init, dst, src, groups));
-			else
-				reg = fold_reduce(kd, fold_bwd(kf, refl, false, init, dst, src, groups));
+			reg = fold_reduce(kd, fold_bwd(kf, refl, init, dst, src, groups));
 		} else {
 			if (pf)
 				reg = fold_reduce(kd, fold_fwd(kf, refl, copy, true, init, dst, src, len, &done));

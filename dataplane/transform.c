@@ -467,7 +467,17 @@ static int crypt_out_progress(struct run *r, bool final, struct dp_error *err)
 	uint32_t dus = r->t->cfg.crypto.data_unit_size;
 	int rc;
 
-	while (r->opos - r->ocrypted >= dus || (final && r->opos > r->ocrypted)) {
+	if (r->opos - r->ocrypted >= dus) {
+		size_t nu = (r->opos - r->ocrypted) / dus;
+		uint8_t *u = r->out + r->ocrypted;
+
+		rc = dp_xts_crypt_units(r->t->xts, r->p->encrypt, r->otweak, u, dus, u, dus, dus, nu, err);
+		if (rc)
+			return rc;
+		r->ocrypted += nu * dus;
+		r->ounit += nu;
+	}
+	while (final && r->opos > r->ocrypted) {
 		size_t n = r->opos - r->ocrypted;
 		uint8_t *u = r->out + r->ocrypted;
 
@@ -560,7 +570,7 @@ static int steps_check_crypt(struct run *r, const uint8_t *in, size_t in_len, st
 	if (max < 3)
 		max = 3;
 	/* a batch of blocks: guards by one kernel call (no copy: the cipher writes the output),
-	 * then per block the check and the unit crypted from the input block, all in L1 */
+	 * the checks, then the units crypted from the input blocks by one call, all in L1 */
 	for (size_t b = 0; b < nblk;) {
 		const uint8_t *base = in + b * step;
 		size_t nb = nblk - b < max ? nblk - b : max;
@@ -569,17 +579,17 @@ static int steps_check_crypt(struct run *r, const uint8_t *in, size_t in_len, st
 		if (need)
 			dp_sig_guard_blocks(p->in, g, NULL, 0, base, step, p->bin, nb);
 		for (size_t i = 0; i < nb; i++) {
-			const uint8_t *d = base + i * step, *f = d + p->bin;
+			const uint8_t *f = base + i * step + p->bin;
 
 			if (r->cmask && r->e.type == DP_SIG_ERR_NONE && !(r->in_escapes && dp_sig_escaped(p->in, f)))
 				check_block(r, f, need ? g[i] : 0);
-			rc = dp_xts_crypt_unit(r->t->xts, p->encrypt, r->otweak, r->out + r->opos, d, p->bin, err);
-			if (rc)
-				return rc;
-			dp_tweak_add(r->otweak, 1);
-			r->opos += p->bin;
 			r->k_in++;
 		}
+		rc = dp_xts_crypt_units(r->t->xts, p->encrypt, r->otweak, r->out + r->opos, p->bin, base, step,
+					p->bin, nb, err);
+		if (rc)
+			return rc;
+		r->opos += nb * p->bin;
 		b += nb;
 	}
 	return 0;

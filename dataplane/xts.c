@@ -167,3 +167,50 @@ int dp_xts_crypt_unit(struct dp_xts *x, bool encrypt, const uint8_t tweak[16], v
 		return dp_error_set(err, EIO, "crypto", "libgcrypt AES-XTS failed: %s", gcry_strerror(ge));
 	return 0;
 }
+
+static inline uint64_t le64_get(const uint8_t *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, 8);
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	v = __builtin_bswap64(v);
+#endif
+	return v;
+}
+
+static inline void le64_put(uint8_t *p, uint64_t v)
+{
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	v = __builtin_bswap64(v);
+#endif
+	memcpy(p, &v, 8);
+}
+
+int dp_xts_crypt_units(struct dp_xts *x, bool encrypt, uint8_t tweak[16], uint8_t *out, size_t ostride,
+		       const uint8_t *in, size_t istride, size_t len, size_t n, struct dp_error *err)
+{
+	uint64_t lo = le64_get(tweak), hi = le64_get(tweak + 8);
+	bool inplace = out == in && ostride == istride;
+	uint8_t tw[16];
+
+	for (size_t i = 0; i < n; i++, out += ostride, in += istride) {
+		gcry_error_t ge;
+
+		le64_put(tw, lo);
+		le64_put(tw + 8, hi);
+		ge = gcry_cipher_setiv(x->hd, tw, 16);
+		if (!ge)
+			ge = encrypt ? gcry_cipher_encrypt(x->hd, out, len, inplace ? NULL : in, inplace ? 0 : len)
+				     : gcry_cipher_decrypt(x->hd, out, len, inplace ? NULL : in, inplace ? 0 : len);
+		if (ge) {
+			le64_put(tweak, lo);
+			le64_put(tweak + 8, hi);
+			return dp_error_set(err, EIO, "crypto", "libgcrypt AES-XTS failed: %s", gcry_strerror(ge));
+		}
+		hi += ++lo == 0;
+	}
+	le64_put(tweak, lo);
+	le64_put(tweak + 8, hi);
+	return 0;
+}

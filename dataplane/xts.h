@@ -41,6 +41,13 @@ int dp_xts_crypt(struct dp_xts *x, bool encrypt, const uint8_t initial_tweak[16]
 int dp_xts_crypt_unit(struct dp_xts *x, bool encrypt, const uint8_t tweak[16], void *out, const void *in,
 		      size_t len, struct dp_error *err);
 
+/* n data units of len bytes each (16 <= len, not checked): unit i from in + i * istride to
+ * out + i * ostride (in place when in == out and the strides are equal), tweaks tweak,
+ * tweak + 1, ...; tweak is left at tweak + n.  The engine's batched per-unit loop: one call
+ * per batch, the tweak kept as two integers. */
+int dp_xts_crypt_units(struct dp_xts *x, bool encrypt, uint8_t tweak[16], uint8_t *out, size_t ostride,
+		       const uint8_t *in, size_t istride, size_t len, size_t n, struct dp_error *err);
+
 /* tweak += n, as a 128-bit little-endian integer. */
 void dp_tweak_add(uint8_t tweak[16], uint64_t n);
 
