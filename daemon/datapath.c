@@ -119,6 +119,13 @@ static void on_attach(struct dp_worker *w, void *arg)
 		log_error("worker %u: no room for the poller of QP %u", w->index, q->qpn);
 }
 
+/* RESET discards every posted WR without a completion: by the consumer of the queues. */
+static void drop_posted(struct rdma_dp_qp *q)
+{
+	atomic_store_explicit(&q->sq.cons, atomic_load(&q->sq.prod), memory_order_release);
+	atomic_store_explicit(&q->rq.cons, atomic_load(&q->rq.prod), memory_order_release);
+}
+
 static void on_update(struct dp_worker *w, void *arg)
 {
 	struct qp_update *u = arg;
@@ -126,9 +133,7 @@ static void on_update(struct dp_worker *w, void *arg)
 
 	(void)w;
 	if (u->state == RDMA_QPS_RESET) {
-		/* RESET discards every posted WR without a completion. */
-		atomic_store_explicit(&q->sq.cons, atomic_load(&q->sq.prod), memory_order_release);
-		atomic_store_explicit(&q->rq.cons, atomic_load(&q->rq.prod), memory_order_release);
+		drop_posted(q);
 		q->rnr_active = false;
 		q->error_pending = false;
 	}
@@ -242,6 +247,9 @@ void rdma_dp_qp_modified(struct rdma_device *dev, struct rdma_qp *qp, enum rdma_
 		return;
 	/* Receives may be posted in INIT; the worker takes the queues over when the QP leaves it. */
 	if (!q->worker) {
+		/* No consumer yet: RESET drops what INIT had posted here. */
+		if (qp->state == RDMA_QPS_RESET)
+			drop_posted(q);
 		if (qp->state == RDMA_QPS_RESET || qp->state == RDMA_QPS_INIT)
 			return;
 		q->worker = choose_worker(dev, qp);

@@ -789,3 +789,21 @@ PY
 	"$RDMACTL" qp post "$A" send --sge "$MA:0:4" --wrid 4
 	"$RDMACTL" -j cq poll "$CA" --wait 60000 >/dev/null 2>&1 3>&- &
 }
+
+@test "RESET from INIT drops the receive WRs posted there too" {
+	CA=$(new_cq)
+	CB=$(new_cq)
+	A=$(new_qp "$CA")
+	B=$(new_qp "$CB")
+	"$RDMACTL" qp modify "$B" --state init --access local_write,remote_write,remote_read
+	"$RDMACTL" qp post-recv "$B" --sge "$MB:0:8" --wrid 1
+	"$RDMACTL" qp modify "$B" --state reset
+	connect "$A" "$B" local_write,remote_write,remote_read 0
+	connect "$B" "$A"
+	# B's receive queue is empty: the send meets an RNR NAK and, with rnr_retry 0, fails.
+	"$RDMACTL" qp post "$A" send --sge "$MA:0:4" --wrid 2
+	run wc_fields "$(poll_n "$CA" 1)"
+	assert_output "2 rnr_retry_exc_err send 0 0 $A 0 "
+	run "$RDMACTL" -j cq poll "$CB"
+	assert_output '[]'
+}
