@@ -12,26 +12,27 @@ failed=0
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 
-# count FILE: adds its "ok"/"not ok" TAP lines to the totals.
-count() {
-	p=$(grep -c '^ok ' "$1")
-	f=$(grep -c '^not ok ' "$1")
-	passed=$((passed + p))
-	failed=$((failed + f))
+# run_tap NAME COMMAND...: runs a TAP producer and adds its "ok"/"not ok"
+# lines to the totals; one that fails before any "not ok" counts as one failure.
+run_tap() {
+	name=$1
+	shift
+	"$@" >"$log" 2>&1
+	rc=$?
+	cat "$log"
+	passed=$((passed + $(grep -c '^ok ' "$log")))
+	failed=$((failed + $(grep -c '^not ok ' "$log")))
+	if [ $rc -ne 0 ] && ! grep -q '^not ok ' "$log"; then
+		echo "not ok - $name exited with status $rc"
+		failed=$((failed + 1))
+	fi
 }
 
+export CMOCKA_MESSAGE_OUTPUT=TAP
 for t in "$BUILD"/tests/test_*; do
 	[ -x "$t" ] || continue
 	echo "# unit: ${t##*/}"
-	CMOCKA_MESSAGE_OUTPUT=TAP "$t" >"$log" 2>&1
-	rc=$?
-	cat "$log"
-	count "$log"
-	# A crash before any "not ok" still is a failure.
-	if [ $rc -ne 0 ] && ! grep -q '^not ok ' "$log"; then
-		echo "not ok - ${t##*/} exited with status $rc"
-		failed=$((failed + 1))
-	fi
+	run_tap "${t##*/}" "$t"
 done
 
 # Every input the fuzzers kept must still go through cleanly (under ASan too).
@@ -51,14 +52,7 @@ for f in "$BUILD"/fuzz/fuzz_*; do
 done
 
 echo "# bats: tests/bats"
-bats -F tap --timing tests/bats >"$log" 2>&1
-rc=$?
-cat "$log"
-count "$log"
-if [ $rc -ne 0 ] && ! grep -q '^not ok ' "$log"; then
-	echo "not ok - bats exited with status $rc"
-	failed=$((failed + 1))
-fi
+run_tap bats bats -F tap --timing tests/bats
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]
