@@ -119,7 +119,7 @@ static void on_attach(struct dp_worker *w, void *arg)
 		log_error("worker %u: no room for the poller of QP %u", w->index, q->qpn);
 }
 
-/* RESET discards every posted WR without a completion: by the consumer of the queues. */
+/* RESET discards every posted WR without a completion (by the queues' consumer, or once there is none). */
 static void drop_posted(struct rdma_dp_qp *q)
 {
 	atomic_store_explicit(&q->sq.cons, atomic_load(&q->sq.prod), memory_order_release);
@@ -132,11 +132,6 @@ static void on_update(struct dp_worker *w, void *arg)
 	struct rdma_dp_qp *q = u->q;
 
 	(void)w;
-	if (u->state == RDMA_QPS_RESET) {
-		drop_posted(q);
-		q->rnr_active = false;
-		q->error_pending = false;
-	}
 	q->state = u->state;
 	q->access_flags = u->access_flags;
 	q->dest_qpn = u->dest_qpn;
@@ -145,6 +140,38 @@ static void on_update(struct dp_worker *w, void *arg)
 	q->max_dest_rd_atomic = u->max_dest_rd_atomic;
 	q->qkey = u->qkey;
 	free(u);
+}
+
+/* A QP in RESET leaves its worker: what it had posted goes, its state is RESET's. */
+static void on_release(struct dp_worker *w, void *arg)
+{
+	struct rdma_dp_qp *q = arg;
+
+	for (struct rdma_dp_qp **p = bucket(q->dp, w, q->qpn); *p; p = &(*p)->hash_next)
+		if (*p == q) {
+			*p = q->hash_next;
+			break;
+		}
+	dp_worker_remove_poller(w, rdma_dp_qp_poll, q);
+	q->state = RDMA_QPS_RESET;
+	q->rnr_active = false;
+	q->error_pending = false;
+	/* From here on the main thread may hand the QP to any worker. */
+	atomic_store_explicit(&q->released, true, memory_order_release);
+}
+
+/*
+ * Main thread: takes the QP back from its worker, waiting until it has let go
+ * (a moment: workers run their commands every turn, and submitting woke it).
+ */
+static void release(struct rdma_dp_qp *q)
+{
+	atomic_store_explicit(&q->released, false, memory_order_relaxed);
+	submit(q->worker, on_release, q);
+	dp_worker_run_commands(q->worker);
+	while (!atomic_load_explicit(&q->released, memory_order_acquire))
+		sched_yield();
+	q->worker = NULL;
 }
 
 static void qp_free(struct rdma_dp_qp *q)
@@ -245,13 +272,22 @@ void rdma_dp_qp_modified(struct rdma_device *dev, struct rdma_qp *qp, enum rdma_
 	(void)old;
 	if (!q || !dev->datapath->running)
 		return;
-	/* Receives may be posted in INIT; the worker takes the queues over when the QP leaves it. */
+	if (qp->state == RDMA_QPS_RESET) {
+		/*
+		 * The worker lets the QP go, so that its next connection may be to
+		 * a QP of another worker; with no consumer left, RESET drops what
+		 * was posted, here.
+		 */
+		if (q->worker)
+			release(q);
+		qp->worker = NULL;
+		drop_posted(q);
+		return;
+	}
+	/* Receives may be posted in INIT; a worker takes the queues over when the QP leaves it. */
+	if (qp->state == RDMA_QPS_INIT)
+		return;
 	if (!q->worker) {
-		/* No consumer yet: RESET drops what INIT had posted here. */
-		if (qp->state == RDMA_QPS_RESET)
-			drop_posted(q);
-		if (qp->state == RDMA_QPS_RESET || qp->state == RDMA_QPS_INIT)
-			return;
 		q->worker = choose_worker(dev, qp);
 		qp->worker = q->worker;
 		submit(q->worker, on_attach, q);

@@ -89,6 +89,7 @@ struct rdma_dp_qp {
 	uint32_t qpn;
 	enum rdma_qp_type type;
 	struct dp_worker *worker;         /* set by the main thread when it attaches the QP */
+	_Atomic bool released;            /* set by the worker when RESET took the QP back */
 	struct dp_wq sq, rq;              /* entries: struct dp_sq_req / dp_rq_req + SGEs */
 	uint8_t *sq_ctx, *rq_ctx;         /* struct rdma_dp_wqe_ctx per slot */
 	size_t sq_ctx_stride, rq_ctx_stride;

@@ -131,6 +131,12 @@ void dp_worker_stop(struct dp_worker *w)
 	dp_ring_release(&w->events);
 }
 
+void dp_worker_run_commands(struct dp_worker *w)
+{
+	if (!w->started)
+		run_commands(w);
+}
+
 int dp_worker_submit(struct dp_worker *w, dp_worker_fn fn, void *arg)
 {
 	struct dp_cmd cmd = { .fn = fn, .arg = arg };

@@ -70,6 +70,12 @@ int dp_worker_start(struct dp_worker *w);
 /* Asks the worker to stop, waits for it, runs the commands it left, releases the rings. */
 void dp_worker_stop(struct dp_worker *w);
 
+/*
+ * Runs the commands queued for a worker whose thread does not run (never
+ * started: a test drives it; or stopped), on the calling thread.
+ */
+void dp_worker_run_commands(struct dp_worker *w);
+
 /* Main thread: queue fn(arg) for the worker; -EAGAIN when its ring is full. */
 int dp_worker_submit(struct dp_worker *w, dp_worker_fn fn, void *arg);
 

@@ -807,3 +807,24 @@ PY
 	run "$RDMACTL" -j cq poll "$CB"
 	assert_output '[]'
 }
+
+@test "QPs that started on different workers, reset and connected to each other, talk" {
+	CA=$(new_cq)
+	CB=$(new_cq)
+	A=$(new_qp "$CA")
+	B=$(new_qp "$CB")
+	# Each connected to nobody first: round robin puts them on different workers (with two or more).
+	connect "$A" 5000
+	connect "$B" 5001
+	"$RDMACTL" qp modify "$A" --state reset
+	"$RDMACTL" qp modify "$B" --state reset
+	connect "$A" "$B"
+	connect "$B" "$A"
+	put "$MA" 3500 c0ffee
+	"$RDMACTL" qp post-recv "$B" --sge "$MB:3500:8" --wrid 1
+	"$RDMACTL" qp post "$A" send --sge "$MA:3500:3" --wrid 2 --signaled
+	run wc_fields "$(poll_n "$CA" 1)"
+	assert_output "2 success send 3 0 $A 0 "
+	run get "$MB" 3500 3
+	assert_output c0ffee
+}

@@ -116,21 +116,29 @@ static void modify(struct fixture *f, struct rdma_qp *qp, enum rdma_qp_state sta
 	assert_int_equal(rdma_qp_modify(f->dev, qp, &attr, mask | RDMA_QP_STATE, &err), 0);
 }
 
-/* RESET -> INIT -> RTR -> RTS towards the QP numbered dest. */
-static void connect_to(struct fixture *f, struct rdma_qp *qp, uint32_t dest)
-{
-	struct rdma_qp_attr a = {
-		.access_flags = RDMA_ACCESS_ALL, .path_mtu = 1024, .dest_qp_num = dest,
-		.max_dest_rd_atomic = 1, .min_rnr_timer = 1, .timeout = 14, .retry_cnt = 7,
-		.rnr_retry = 7, .max_rd_atomic = 1,
-		.av = { .dgid = { 0xfe, 0x80, [15] = 1 } },
-	};
+static const struct rdma_qp_attr connected = {
+	.access_flags = RDMA_ACCESS_ALL, .path_mtu = 1024, .max_dest_rd_atomic = 1,
+	.min_rnr_timer = 1, .timeout = 14, .retry_cnt = 7, .rnr_retry = 7, .max_rd_atomic = 1,
+	.av = { .dgid = { 0xfe, 0x80, [15] = 1 } },
+};
 
-	modify(f, qp, RDMA_QPS_INIT, RDMA_QP_ACCESS_FLAGS, &a);
+/* INIT -> RTR -> RTS towards the QP numbered dest. */
+static void connect_rest(struct fixture *f, struct rdma_qp *qp, uint32_t dest)
+{
+	struct rdma_qp_attr a = connected;
+
+	a.dest_qp_num = dest;
 	modify(f, qp, RDMA_QPS_RTR, RDMA_QP_AV | RDMA_QP_PATH_MTU | RDMA_QP_DEST_QPN | RDMA_QP_RQ_PSN |
 	       RDMA_QP_MAX_DEST_RD_ATOMIC | RDMA_QP_MIN_RNR_TIMER, &a);
 	modify(f, qp, RDMA_QPS_RTS, RDMA_QP_TIMEOUT | RDMA_QP_RETRY_CNT | RDMA_QP_RNR_RETRY |
 	       RDMA_QP_SQ_PSN | RDMA_QP_MAX_QP_RD_ATOMIC, &a);
+}
+
+/* RESET -> INIT -> RTR -> RTS towards the QP numbered dest. */
+static void connect_to(struct fixture *f, struct rdma_qp *qp, uint32_t dest)
+{
+	modify(f, qp, RDMA_QPS_INIT, RDMA_QP_ACCESS_FLAGS, &connected);
+	connect_rest(f, qp, dest);
 }
 
 static void post_write(struct fixture *f, struct rdma_qp *qp, uint64_t wr_id, uint32_t rkey)
@@ -289,16 +297,30 @@ static void test_reset_drops_without_completions(void **state)
 	struct rdma_dp_sge sge = { .key = f->mr->obj.handle, .length = 8 };
 	struct rdma_error err;
 	struct dp_cqe e[4];
+	unsigned index;
 
 	connect_to(f, a, b->obj.handle);
 	connect_to(f, b, a->obj.handle);
 	assert_int_equal(rdma_dp_post_recv(f->dev, b, 1, &sge, 1, &err), 0);
 	assert_int_equal(rdma_dp_post_recv(f->dev, b, 2, &sge, 1, &err), 0);
+	index = b->worker->index;
 	modify(f, b, RDMA_QPS_RESET, 0, NULL);
-	while (turn(f, b->worker->index))
+	/* The worker let it go: the next connection may put it on another one. */
+	assert_null(b->worker);
+	while (turn(f, index))
 		;
 	assert_int_equal(rdma_cq_ring_poll(cq->ring, e, 4), 0);
 	assert_int_equal(dp_wq_count(&b->dp->rq), 0);
+	/* Receives posted in INIT after the RESET stay, and are the worker's again from RTR on. */
+	modify(f, b, RDMA_QPS_INIT, RDMA_QP_ACCESS_FLAGS, &(struct rdma_qp_attr){ 0 });
+	assert_int_equal(rdma_dp_post_recv(f->dev, b, 3, &sge, 1, &err), 0);
+	modify(f, b, RDMA_QPS_RESET, 0, NULL);
+	assert_int_equal(dp_wq_count(&b->dp->rq), 0);
+	modify(f, b, RDMA_QPS_INIT, RDMA_QP_ACCESS_FLAGS, &(struct rdma_qp_attr){ 0 });
+	assert_int_equal(rdma_dp_post_recv(f->dev, b, 4, &sge, 1, &err), 0);
+	connect_rest(f, b, a->obj.handle);
+	assert_int_equal(dp_wq_count(&b->dp->rq), 1);
+	assert_ptr_equal(b->worker, a->worker);
 }
 
 int main(void)
