@@ -4,6 +4,7 @@
 #include "cmd/output.h"
 
 #include <ctype.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -64,6 +65,8 @@ static int qp_create(struct ctl *ctl, const struct cmd_args *args)
 		json_object_object_add(params, "sq_sig_all", json_object_new_boolean(true));
 	if (arg_flag(args, "--sig-pipelining"))
 		json_object_object_add(params, "sig_pipelining", json_object_new_boolean(true));
+	if (arg_get(args, "--recovery"))
+		json_object_object_add(params, "recovery", json_object_new_string(arg_get(args, "--recovery")));
 	return output_call_records(ctl, args, IFACE ".Create", params, "qp", "qp");
 }
 
@@ -257,11 +260,46 @@ static int qp_post_recv(struct ctl *ctl, const struct cmd_args *args)
 	return ctl_call_quiet(ctl, args, IFACE ".PostRecv", params);
 }
 
+/* Prints the count of WRs canceled: alone (text, for scripts) or as {"count": N}. */
+static int qp_cancel(struct ctl *ctl, const struct cmd_args *args)
+{
+	struct json_object *params = ctl_device_params(args), *reply;
+	int r;
+
+	if (ctl_add_number(ctl, args, "QP", params, "handle", UINT32_MAX) < 0 ||
+	    ctl_add_number(ctl, args, "--wrid", params, "wr_id", INT64_MAX) < 0) {
+		json_object_put(params);
+		return EXIT_USAGE;
+	}
+	r = ctl_call(ctl, args->path, IFACE ".Cancel", params, &reply);
+	json_object_put(params);
+	if (r < 0)
+		return EXIT_FAIL;
+	if (ctl->json)
+		output_print_json(ctl, reply);
+	else
+		printf("%s\n", json_object_get_string(json_object_object_get(reply, "count")));
+	json_object_put(reply);
+	return EXIT_OK;
+}
+
+static int qp_recover(struct ctl *ctl, const struct cmd_args *args)
+{
+	struct json_object *params = ctl_device_params(args);
+
+	if (ctl_add_number(ctl, args, "QP", params, "handle", UINT32_MAX) < 0) {
+		json_object_put(params);
+		return EXIT_USAGE;
+	}
+	return output_call_records(ctl, args, IFACE ".Recover", params, "recovery", "recovery");
+}
+
 static const char *const states[] = { "reset", "init", "rtr", "rts", "sqd", "sqe", "err", NULL };
 static const char *const types[] = { "rc", "uc", "ud", NULL };
 static const char *const mtus[] = { "256", "512", "1024", "2048", "4096", NULL };
 
 static const char *const opcodes[] = { "send", "send_imm", "write", "write_imm", "read", NULL };
+static const char *const policies[] = { "manual", "auto", NULL };
 
 static const struct cmd_arg dev_only[] = { CMD_ARG_DEV, { NULL } };
 #define ARG_SGE(what) { .name = "--sge", .kind = ARG_OPTION, .metavar = "KEY:OFFSET:LENGTH", \
@@ -325,7 +363,16 @@ static const struct cmd_arg create_args[] = {
 	{ .name = "--sq-sig-all", .kind = ARG_FLAG,
 	  .help = "every send WR completes with a CQE, signaled or not" },
 	{ .name = "--sig-pipelining", .kind = ARG_FLAG,
-	  .help = "stop in SQD on a signature error (needs sqd2rts)" },
+	  .help = "stop in SQD after a WR whose transfer fails a signature check (needs sqd2rts)" },
+	{ .name = "--recovery", .kind = ARG_OPTION, .metavar = "POLICY", .values = policies,
+	  .help = "who takes a stopped QP back to RTS: manual (qp recover) or auto (rdmad, at once); "
+		  "default: rdmad.conf's recovery" },
+	CMD_ARG_DEV, { NULL },
+};
+static const struct cmd_arg cancel_args[] = {
+	{ .name = "QP", .kind = ARG_POSITIONAL, .help = "the QP number (in SQD)", .required = true },
+	{ .name = "--wrid", .kind = ARG_OPTION, .metavar = "N", .required = true,
+	  .help = "the wr_id of the posted send WRs to turn into NOPs" },
 	CMD_ARG_DEV, { NULL },
 };
 static const struct cmd_arg modify_args[] = {
@@ -384,5 +431,9 @@ const struct cmd cmd_qp[] = {
 	  .args = post_args, .run = qp_post },
 	{ .name = "post-recv", .summary = "Post a receive WR", .args = post_recv_args,
 	  .run = qp_post_recv },
+	{ .name = "cancel", .summary = "Turn posted send WRs with a wr_id into NOPs (QP in SQD); "
+	  "prints how many", .args = cancel_args, .run = qp_cancel },
+	{ .name = "recover", .summary = "Recover a QP a signature error stopped in SQD: check, "
+	  "cancel, back to RTS", .args = destroy_args, .run = qp_recover },
 	{ NULL },
 };

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "daemon/config.h"
+#include "daemon/recovery.h"
 #include "lib/log.h"
 #include "lib/varlink/varlink.h"
 
@@ -147,13 +148,20 @@ static int apply(struct rdmad_config *c, const char *key, const char *value, cha
 				 RDMAD_MAX_MR_SIZE_MAX);
 			return -EINVAL;
 		}
+	} else if (strcmp(key, "recovery") == 0) {
+		c->recovery = rdma_recovery_policy_from_name(value);
+		if (c->recovery < 0) {
+			snprintf(msg, size, "recovery: '%s' is not one of manual, auto", value);
+			return -EINVAL;
+		}
 	} else if (strcmp(key, "crypto_credential") == 0) {
 		return set_path(c->crypto_credential, key, value, msg, size);
 	} else if (strncmp(key, "import_kek.", strlen("import_kek.")) == 0) {
 		return add_import_kek(c, key + strlen("import_kek."), value, msg, size);
 	} else {
 		snprintf(msg, size, "unknown setting '%s' (known: log_level, max_connections, "
-			 "max_connections_per_uid, max_mr_size, crypto_credential, import_kek.NAME)", key);
+			 "max_connections_per_uid, max_mr_size, recovery, crypto_credential, import_kek.NAME)",
+			 key);
 		return -EINVAL;
 	}
 	return 0;

@@ -15,6 +15,7 @@ struct rdmad_config {
 	unsigned max_connections;
 	unsigned max_connections_per_uid;
 	uint64_t max_mr_size;     /* bytes of one daemon-allocated MR */
+	int recovery;             /* enum rdma_recovery_policy of QPs created without one */
 	/* Crypto officer's provisioning: the device's login credential and import KEKs. */
 	char crypto_credential[CONFIG_PATH_MAX];
 	struct config_import_kek {

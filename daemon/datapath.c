@@ -8,6 +8,7 @@
 #include "daemon/datapath_int.h"
 #include "daemon/cq.h"
 #include "daemon/qp.h"
+#include "daemon/recovery.h"
 #include "daemon/workers.h"
 #include "lib/log.h"
 
@@ -20,7 +21,7 @@
 
 struct rdma_cq_ring *rdma_cq_ring_new(struct rdma_device *dev, uint32_t cqn, uint32_t capacity)
 {
-	unsigned n = dev->datapath ? dev->datapath->ws->n : 0;
+	unsigned n = dev->datapath ? dev->datapath->n_workers : 0;
 	struct rdma_cq_ring *ring;
 
 	if (!n)
@@ -93,7 +94,29 @@ struct qp_update {
 	struct rdma_dp_qp *q;
 	enum rdma_qp_state state;
 	uint32_t access_flags, dest_qpn, rnr_retry, min_rnr_timer, max_dest_rd_atomic, qkey;
+	uint32_t stops_seen;      /* the signature stops the main thread has been told of */
 };
+
+static void on_barrier(struct dp_worker *w, void *arg)
+{
+	(void)w;
+	atomic_store_explicit((_Atomic bool *)arg, true, memory_order_release);
+}
+
+/*
+ * Main thread: returns once the worker has run every command submitted
+ * before (a moment: workers run their commands every turn, and submitting
+ * woke it; a worker without a thread runs them here).
+ */
+static void barrier(struct dp_worker *w)
+{
+	_Atomic bool done = false;
+
+	submit(w, on_barrier, &done);
+	dp_worker_run_commands(w);
+	while (!atomic_load_explicit(&done, memory_order_acquire))
+		sched_yield();
+}
 
 static struct rdma_dp_qp **bucket(struct rdma_datapath *dp, struct dp_worker *w, uint32_t qpn)
 {
@@ -132,6 +155,15 @@ static void on_update(struct dp_worker *w, void *arg)
 	struct rdma_dp_qp *q = u->q;
 
 	(void)w;
+	/*
+	 * A state the worker went to on its own (ERR; SQD after a signature
+	 * error) stands until the main thread, told of it, moves the QP on.
+	 */
+	if (q->state == RDMA_QPS_ERR && u->state != RDMA_QPS_ERR)
+		u->state = RDMA_QPS_ERR;
+	if (q->state == RDMA_QPS_SQD && u->state == RDMA_QPS_RTS &&
+	    u->stops_seen != atomic_load_explicit(&q->stops, memory_order_relaxed))
+		u->state = RDMA_QPS_SQD;
 	q->state = u->state;
 	q->access_flags = u->access_flags;
 	q->dest_qpn = u->dest_qpn;
@@ -142,7 +174,7 @@ static void on_update(struct dp_worker *w, void *arg)
 	free(u);
 }
 
-/* A QP in RESET leaves its worker: what it had posted goes, its state is RESET's. */
+/* A QP in RESET (or destroyed) leaves its worker: what it had posted goes, its state is RESET's. */
 static void on_release(struct dp_worker *w, void *arg)
 {
 	struct rdma_dp_qp *q = arg;
@@ -156,21 +188,14 @@ static void on_release(struct dp_worker *w, void *arg)
 	q->state = RDMA_QPS_RESET;
 	q->rnr_active = false;
 	q->error_pending = false;
-	/* From here on the main thread may hand the QP to any worker. */
-	atomic_store_explicit(&q->released, true, memory_order_release);
+	q->stop_pending = false;
 }
 
-/*
- * Main thread: takes the QP back from its worker, waiting until it has let go
- * (a moment: workers run their commands every turn, and submitting woke it).
- */
+/* Main thread: takes the QP back from its worker; from here on it may go to any worker, or be freed. */
 static void release(struct rdma_dp_qp *q)
 {
-	atomic_store_explicit(&q->released, false, memory_order_relaxed);
 	submit(q->worker, on_release, q);
-	dp_worker_run_commands(q->worker);
-	while (!atomic_load_explicit(&q->released, memory_order_acquire))
-		sched_yield();
+	barrier(q->worker);
 	q->worker = NULL;
 }
 
@@ -183,19 +208,6 @@ static void qp_free(struct rdma_dp_qp *q)
 	rdma_cq_ring_put(q->send_cq);
 	rdma_cq_ring_put(q->recv_cq);
 	free(q);
-}
-
-static void on_detach(struct dp_worker *w, void *arg)
-{
-	struct rdma_dp_qp *q = arg;
-
-	for (struct rdma_dp_qp **p = bucket(q->dp, w, q->qpn); *p; p = &(*p)->hash_next)
-		if (*p == q) {
-			*p = q->hash_next;
-			break;
-		}
-	dp_worker_remove_poller(w, rdma_dp_qp_poll, q);
-	qp_free(q);
 }
 
 /* ---- QPs (main thread) ---- */
@@ -223,6 +235,7 @@ int rdma_dp_qp_create(struct rdma_device *dev, struct rdma_qp *qp)
 	q->max_send_wr = qp->cap.max_send_wr;
 	q->max_recv_wr = qp->cap.max_recv_wr;
 	q->sq_sig_all = qp->sq_sig_all;
+	q->sig_pipelining = qp->sig_pipelining;
 	q->sq_ctx_stride = ctx_stride(qp->cap.max_send_sge);
 	q->rq_ctx_stride = ctx_stride(qp->cap.max_recv_sge);
 	q->send_cq = rdma_cq_ring_get(rdma_cq(qp->send_cq)->ring);
@@ -306,7 +319,11 @@ void rdma_dp_qp_modified(struct rdma_device *dev, struct rdma_qp *qp, enum rdma_
 	u->min_rnr_timer = qp->attr.min_rnr_timer;
 	u->max_dest_rd_atomic = qp->attr.max_dest_rd_atomic;
 	u->qkey = qp->attr.qkey;
+	u->stops_seen = qp->sig_stops_seen;
 	submit(q->worker, on_update, u);
+	/* SQD: the worker starts no WQE once it has the update, and none is ever half done. */
+	if (qp->state == RDMA_QPS_SQD)
+		barrier(q->worker);
 }
 
 void rdma_dp_qp_destroy(struct rdma_device *dev, struct rdma_qp *qp)
@@ -317,10 +334,10 @@ void rdma_dp_qp_destroy(struct rdma_device *dev, struct rdma_qp *qp)
 		return;
 	qp->dp = NULL;
 	qp->worker = NULL;
+	/* Synchronously: once the QP is gone, no worker reaches the memory its WRs named. */
 	if (q->worker && dev->datapath && dev->datapath->running)
-		submit(q->worker, on_detach, q);
-	else
-		qp_free(q);
+		release(q);
+	qp_free(q);
 }
 
 /* ---- memory in use ---- */
@@ -368,21 +385,112 @@ struct rdma_object *rdma_datapath_memory_user(struct rdma_device *dev, const uin
 	return NULL;
 }
 
+static bool ctx_uses_mkey(const struct rdma_dp_wqe_ctx *ctx, const struct rdma_mkey *mkey)
+{
+	return ctx->local_mkey.mkey == mkey || ctx->remote_mkey.mkey == mkey;
+}
+
+static bool queue_uses_mkey(struct dp_wq *wq, uint8_t *ctxs, size_t stride, const struct rdma_mkey *mkey)
+{
+	uint32_t end = atomic_load_explicit(&wq->prod, memory_order_acquire);
+
+	for (uint32_t i = atomic_load_explicit(&wq->cons, memory_order_acquire); i != end; i++)
+		if (ctx_uses_mkey((const struct rdma_dp_wqe_ctx *)(ctxs + (size_t)(i & wq->mask) * stride),
+				  mkey))
+			return true;
+	return false;
+}
+
+struct rdma_object *rdma_datapath_mkey_user(struct rdma_device *dev, const struct rdma_mkey *mkey)
+{
+	struct rdma_object *obj;
+
+	for (uint32_t pos = 0; (obj = object_table_next(&dev->tables[RDMA_OBJ_QP], &pos)); ) {
+		struct rdma_dp_qp *q = rdma_qp(obj)->dp;
+
+		if (q && (queue_uses_mkey(&q->sq, q->sq_ctx, q->sq_ctx_stride, mkey) ||
+			  queue_uses_mkey(&q->rq, q->rq_ctx, q->rq_ctx_stride, mkey)))
+			return obj;
+	}
+	/* Retired WRs may have left reports on the MKEY: they are applied before it changes. */
+	rdma_datapath_reports(dev);
+	return NULL;
+}
+
 /* ---- the main thread's side of worker events ---- */
+
+/* The QP of an event about ev->ptr, unless it is gone or was taken to RESET (and maybe on) since. */
+static struct rdma_qp *event_qp(struct rdma_device *dev, const struct dp_event *ev)
+{
+	struct rdma_object *obj = object_table_find(&dev->tables[RDMA_OBJ_QP], ev->object);
+	struct rdma_qp *qp = obj ? rdma_qp(obj) : NULL;
+
+	return qp && qp->dp == ev->ptr ? qp : NULL;
+}
+
+void rdma_datapath_reports(struct rdma_device *dev)
+{
+	struct rdma_datapath *dp = dev->datapath;
+
+	for (unsigned i = 0; dp && i < dp->n_workers; i++) {
+		struct rdma_dp_report *r = atomic_exchange_explicit(&dp->per_worker[i].reports, NULL,
+								     memory_order_acquire);
+		struct rdma_dp_report *fifo = NULL;
+
+		while (r) {
+			struct rdma_dp_report *next = r->next;
+
+			r->next = fifo;
+			fifo = r;
+			r = next;
+		}
+		while (fifo) {
+			struct rdma_dp_report *next = fifo->next;
+			struct dp_event ev = { .object = fifo->qpn, .ptr = (void *)fifo->q };
+
+			rdma_recovery_sig_error(dev, event_qp(dev, &ev), fifo->qpn, fifo->wr_id, fifo->mkey,
+						fifo->dir, &fifo->err);
+			free(fifo);
+			fifo = next;
+		}
+	}
+}
+
+static void on_reports(struct dp_worker *w, const struct dp_event *ev, void *userdata)
+{
+	struct rdma_datapath *dp = (struct rdma_datapath *)(uintptr_t)ev->cookie;
+
+	(void)w;
+	(void)userdata;
+	rdma_datapath_reports(dp->dev);
+}
+
+static void on_qp_stopped(struct dp_worker *w, const struct dp_event *ev, void *userdata)
+{
+	struct rdma_datapath *dp = (struct rdma_datapath *)(uintptr_t)ev->cookie;
+	struct rdma_qp *qp;
+
+	(void)w;
+	(void)userdata;
+	/* The errors that stopped it first, so that a recovery finds them. */
+	rdma_datapath_reports(dp->dev);
+	qp = event_qp(dp->dev, ev);
+	if (qp && qp->state == RDMA_QPS_RTS)
+		rdma_qp_sig_stopped(dp->dev, qp, atomic_load_explicit(&qp->dp->stops, memory_order_relaxed),
+				    (uint64_t)ev->value);
+}
 
 static void on_qp_error(struct dp_worker *w, const struct dp_event *ev, void *userdata)
 {
 	struct rdma_datapath *dp = (struct rdma_datapath *)(uintptr_t)ev->cookie;
 	struct rdma_device *dev = dp->dev;
 	struct rdma_error err;
-	struct rdma_object *obj = object_table_find(&dev->tables[RDMA_OBJ_QP], ev->object);
-	struct rdma_qp *qp = obj ? rdma_qp(obj) : NULL;
+	struct rdma_qp *qp = event_qp(dev, ev);
 
 	(void)w;
 	(void)userdata;
 	/* The QP may be gone, or taken to RESET or ERR by a user meanwhile. */
-	if (!qp || qp->dp != ev->ptr || qp->state == RDMA_QPS_RESET || qp->state == RDMA_QPS_ERR ||
-	    qp->state == RDMA_QPS_INIT)
+	if (!qp || qp->state == RDMA_QPS_RESET || qp->state == RDMA_QPS_ERR || qp->state == RDMA_QPS_INIT)
 		return;
 	rdma_qp_enter_error(dev, qp, &err);
 }
@@ -420,6 +528,7 @@ int rdma_datapath_start(struct rdma_device *dev, struct worker_set *ws)
 	}
 	dp->dev = dev;
 	dp->ws = ws;
+	dp->n_workers = ws->n;
 	dp->running = true;
 	/*
 	 * One handler per event type for all devices (the event names its
@@ -427,6 +536,8 @@ int rdma_datapath_start(struct rdma_device *dev, struct worker_set *ws)
 	 */
 	(void)worker_set_on_event(ws, WORKER_EVENT_QP_ERROR, on_qp_error, NULL);
 	(void)worker_set_on_event(ws, WORKER_EVENT_CQ_ENTRY, on_cq_entry, NULL);
+	(void)worker_set_on_event(ws, WORKER_EVENT_REPORTS, on_reports, NULL);
+	(void)worker_set_on_event(ws, WORKER_EVENT_QP_STOPPED, on_qp_stopped, NULL);
 	dev->datapath = dp;
 	return 0;
 }
@@ -441,6 +552,19 @@ void rdma_datapath_free(struct rdma_datapath *dp)
 {
 	if (!dp)
 		return;
+	for (unsigned i = 0; i < dp->n_workers; i++) {
+		struct rdma_dp_worker_ctx *wc = &dp->per_worker[i];
+		struct rdma_dp_report *r = atomic_load(&wc->reports);
+
+		while (r) {
+			struct rdma_dp_report *next = r->next;
+
+			free(r);
+			r = next;
+		}
+		free(wc->scratch[0]);
+		free(wc->scratch[1]);
+	}
 	free(dp->per_worker);
 	free(dp);
 }
@@ -449,6 +573,7 @@ void rdma_datapath_sync(struct rdma_device *dev)
 {
 	if (dev->datapath && dev->datapath->running)
 		worker_set_dispatch(dev->datapath->ws);
+	rdma_datapath_reports(dev);
 }
 
 void rdma_datapath_set_cq_hook(struct rdma_device *dev, void (*fn)(struct rdma_device *dev, void *ud),
@@ -474,6 +599,6 @@ void rdma_datapath_counters(struct rdma_device *dev, struct rdma_dp_counters *ou
 	memset(out, 0, sizeof(*out));
 	if (!dev->datapath)
 		return;
-	for (unsigned i = 0; i < dev->datapath->ws->n; i++)
+	for (unsigned i = 0; i < dev->datapath->n_workers; i++)
 		add_counters(out, &dev->datapath->per_worker[i].counters);
 }

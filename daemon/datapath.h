@@ -26,6 +26,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "dataplane/sig.h"
+#include "dataplane/transform.h"
 #include "dataplane/wq.h"
 #include "dataplane/wqe.h"
 #include "daemon/device.h"
@@ -35,6 +37,7 @@ struct worker_set;
 struct dp_worker;
 struct rdma_qp;
 struct rdma_cq;
+struct rdma_mkey;
 
 /* What a QP, a worker (for the device) or the device counts. */
 struct rdma_dp_counters {
@@ -46,6 +49,9 @@ struct rdma_dp_counters {
 	_Atomic uint64_t rnr_naks;                     /* SEND or WRITE_IMM met an empty receive queue */
 	_Atomic uint64_t cq_overflows;                 /* a completion found its CQ full */
 	_Atomic uint64_t lost;                         /* UC/UD messages sent that no receiver took */
+	_Atomic uint64_t sig_errors[DP_SIG_ERR_APPTAG + 1];  /* by enum dp_sig_err_type (0 unused) */
+	_Atomic uint64_t sig_stops;                    /* sig_pipelining: the SQ stopped in SQD */
+	_Atomic uint64_t nops;                         /* canceled WRs executed as NOPs */
 };
 
 /* The completion entries of one CQ. */
@@ -69,8 +75,20 @@ struct rdma_dp_seg {
 	uint32_t length;
 };
 
+/*
+ * Memory through an MKEY: its transform runs between the wire bytes the WR
+ * counts (its length) and the memory-domain bytes of the layout from
+ * mem_offset on.  mkey NULL: plain memory.
+ */
+struct rdma_dp_mkey_span {
+	struct rdma_mkey *mkey;
+	uint64_t mem_offset;
+	uint64_t mem_length;
+};
+
 struct rdma_dp_wqe_ctx {
 	uint8_t status;           /* DP_WC_SUCCESS or the local error a bad SGE causes */
+	bool canceled;            /* made a NOP by rdma_dp_cancel */
 	uint8_t remote_status;    /* DP_WC_SUCCESS or REM_ACCESS_ERR (rkey, PD, access, range) */
 	/* RC/UC: the destination QP existed when the WR was posted; UD: the
 	 * destination GID is the device's and the message fits the port's MTU. */
@@ -80,6 +98,8 @@ struct rdma_dp_wqe_ctx {
 	uint8_t *remote;          /* RDMA WRITE / READ: the peer's memory */
 	uint32_t ud_qkey;         /* UD: the Q_Key the message carries */
 	uint8_t grh[DP_GRH_LEN];  /* UD: what the receive gets before the payload */
+	/* The SGE list is one SGE naming an MKEY; the peer's memory is an MKEY's. */
+	struct rdma_dp_mkey_span local_mkey, remote_mkey;
 	struct rdma_dp_seg segs[];
 };
 
@@ -89,18 +109,21 @@ struct rdma_dp_qp {
 	uint32_t qpn;
 	enum rdma_qp_type type;
 	struct dp_worker *worker;         /* set by the main thread when it attaches the QP */
-	_Atomic bool released;            /* set by the worker when RESET took the QP back */
 	struct dp_wq sq, rq;              /* entries: struct dp_sq_req / dp_rq_req + SGEs */
 	uint8_t *sq_ctx, *rq_ctx;         /* struct rdma_dp_wqe_ctx per slot */
 	size_t sq_ctx_stride, rq_ctx_stride;
 	uint32_t max_send_wr, max_recv_wr;
 	struct rdma_cq_ring *send_cq, *recv_cq;
 	bool sq_sig_all;
+	bool sig_pipelining;              /* a signature error stops the send queue in SQD */
 	struct rdma_dp_counters counters;
 	/* Worker only. */
 	enum rdma_qp_state state;
 	uint32_t access_flags, dest_qpn, rnr_retry, min_rnr_timer, max_dest_rd_atomic, qkey;
 	bool error_pending;               /* went to ERR; the main thread has not been told yet */
+	bool stop_pending;                /* stopped in SQD; the main thread has not been told yet */
+	uint64_t stopped_at_ns;           /* when the signature error that stopped it was found */
+	_Atomic uint32_t stops;           /* times a signature error stopped the SQ in SQD */
 	uint32_t rnr_index;               /* the SQ index the RNR retries below are for */
 	bool rnr_active;
 	uint32_t rnr_left;
@@ -115,6 +138,8 @@ void rdma_datapath_workers_stopped(struct rdma_device *dev);
 void rdma_datapath_free(struct rdma_datapath *dp);
 /* Runs the main-thread side of every event the workers have reported so far. */
 void rdma_datapath_sync(struct rdma_device *dev);
+/* Applies the signature errors the workers have reported so far (part of the sync). */
+void rdma_datapath_reports(struct rdma_device *dev);
 /* Called when a CQ may have new entries for a waiter (after rdma_cq_ring.wanted was set). */
 void rdma_datapath_set_cq_hook(struct rdma_device *dev, void (*fn)(struct rdma_device *dev, void *ud),
 			       void *userdata);
@@ -128,6 +153,9 @@ void rdma_datapath_counters(struct rdma_device *dev, struct rdma_dp_counters *ou
  */
 struct rdma_object *rdma_datapath_memory_user(struct rdma_device *dev, const uint8_t *addr,
 					      uint64_t length);
+
+/* Main thread: a QP with a posted WR not yet retired that goes through mkey, or NULL. */
+struct rdma_object *rdma_datapath_mkey_user(struct rdma_device *dev, const struct rdma_mkey *mkey);
 
 struct rdma_cq_ring *rdma_cq_ring_new(struct rdma_device *dev, uint32_t cqn, uint32_t capacity);
 void rdma_cq_ring_put(struct rdma_cq_ring *ring);
@@ -166,5 +194,11 @@ struct rdma_dp_send_wr {
 
 int rdma_dp_post_send(struct rdma_device *dev, struct rdma_qp *qp, const struct rdma_dp_send_wr *wr,
 		      struct rdma_error *err);
+/* In SQD: posted send WRs with wr_id not yet executed become NOPs (daemon/recovery.h). */
+int rdma_dp_cancel(struct rdma_device *dev, struct rdma_qp *qp, uint64_t wr_id, uint32_t *count,
+		   struct rdma_error *err);
+/* fn(MKEY key, wr_id) for each MKEY of a posted send WR not yet executed, oldest first. */
+void rdma_dp_posted_mkeys(struct rdma_qp *qp, void (*fn)(uint32_t mkey, uint64_t wr_id, void *data),
+			  void *data);
 int rdma_dp_post_recv(struct rdma_device *dev, struct rdma_qp *qp, uint64_t wr_id,
 		      const struct rdma_dp_sge *sges, uint32_t n_sges, struct rdma_error *err);

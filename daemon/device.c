@@ -2,6 +2,7 @@
 #include "daemon/device.h"
 #include "daemon/crypto_login.h"
 #include "daemon/gid.h"
+#include "daemon/mkey.h"
 
 #include <errno.h>
 #include <stddef.h>
@@ -78,6 +79,9 @@ int rdma_device_init_tables(struct rdma_device *dev)
 	for (int k = 0; k < RDMA_OBJ_KIND_COUNT; k++)
 		object_table_init(&dev->tables[k], rdma_device_limit(dev, k),
 				  k == RDMA_OBJ_MR || k == RDMA_OBJ_MKEY);
+	/* MR keys have indexes below 2^23, MKEY keys from 2^23 on: one key names one object. */
+	object_table_set_key_base(&dev->tables[RDMA_OBJ_MR], 0, RDMA_MKEY_KEY_BASE);
+	object_table_set_key_base(&dev->tables[RDMA_OBJ_MKEY], RDMA_MKEY_KEY_BASE, RDMA_MKEY_KEY_BASE);
 	for (int k = 0; k < RDMA_OBJ_KIND_COUNT; k++)
 		if (object_types[k])
 			object_table_reserve_below(&dev->tables[k], object_types[k]->first_handle);

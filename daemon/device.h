@@ -94,6 +94,13 @@ struct rdma_device_ops {
 	void (*destroy)(struct rdma_device *dev);
 };
 
+/* Counted by the main thread, for one QP or the device. */
+struct rdma_sqd_stats {
+	uint64_t sqd_entries;     /* the QP went to SQD: modified there, or stopped by a signature error */
+	uint64_t recoveries;
+	uint64_t wrs_canceled;
+};
+
 struct rdma_device {
 	char name[RDMA_DEVICE_NAME_MAX];
 	unsigned index;
@@ -112,6 +119,9 @@ struct rdma_device {
 	uint64_t mr_iova_next;
 	/* The crypto login session, if any (daemon/crypto_login.c). */
 	struct rdma_crypto_login *crypto_login;
+	/* What the QPs' signature-pipelining stops led to (daemon/recovery.h), all QPs ever. */
+	struct rdma_sqd_stats sqd_stats;
+	int default_recovery;     /* enum rdma_recovery_policy of QPs created without one */
 	/* The QPs' and CQs' data path on the daemon's workers (daemon/datapath.h); NULL: none. */
 	struct rdma_datapath *datapath;
 	/* Where asynchronous events go (daemon/event.h). */

@@ -29,6 +29,10 @@ struct rdma_event {
 	uint64_t wr_id;
 	uint64_t count;
 	uint64_t sig[4];
+	uint32_t qpn;             /* SIG_ERROR: the QP whose WR wr_id found it */
+	uint32_t mkey;            /* RECOVERY: the first MKEY that had an error (0: none) */
+	uint64_t duration_ns;     /* RECOVERY: from the error to RTS (or the steps alone) */
+	bool automatic;           /* RECOVERY: started by the auto policy */
 };
 
 struct rdma_device;

@@ -36,6 +36,9 @@ static void apply_config(struct manager *m)
 	if (m->varlink)
 		varlink_server_set_limits(m->varlink, m->config.max_connections,
 					  m->config.max_connections_per_uid);
+	/* For QPs created from now on. */
+	for (unsigned i = 0; i < m->n_devices; i++)
+		m->devices[i]->default_recovery = m->config.recovery;
 }
 
 /* The workers' CPUs: those of --cpus, each one this process may run on; else all of those. */

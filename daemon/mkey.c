@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Indirect MKEYs: creation, configure rules (reference §1.2, §3.1-3.2), transfers, mkey check. */
 #include "daemon/mkey.h"
+#include "daemon/datapath.h"
 #include "daemon/dek.h"
 #include "daemon/mr.h"
 #include "daemon/pool.h"
@@ -35,10 +36,29 @@ static void mkey_release(struct rdma_device *dev, struct rdma_object *obj)
 	layout_free(&mkey->layout);
 }
 
+static struct rdma_object *mkey_busy_user(struct rdma_device *dev, const struct rdma_object *obj)
+{
+	return rdma_datapath_mkey_user(dev, rdma_mkey((struct rdma_object *)obj));
+}
+
 const struct rdma_object_type rdma_mkey_type = {
 	.size = sizeof(struct rdma_mkey),
 	.release = mkey_release,
+	.busy_user = mkey_busy_user,
 };
+
+/* Posted WRs go through the MKEY: a worker will read it, so it cannot change now. */
+static int idle(struct rdma_device *dev, struct rdma_mkey *mkey, struct rdma_error *err)
+{
+	struct rdma_object *user = rdma_datapath_mkey_user(dev, mkey);
+
+	return user ? rdma_error_in_use(err, &mkey->obj, user) : 0;
+}
+
+bool rdma_mkey_idle(struct rdma_device *dev, struct rdma_mkey *mkey)
+{
+	return !rdma_datapath_mkey_user(dev, mkey);
+}
 
 const char *rdma_mkey_access_name(uint32_t bit)
 {
@@ -397,6 +417,9 @@ int rdma_mkey_configure(struct rdma_device *dev, struct rdma_mkey *mkey,
 	if (mkey->pool && !mkey->borrower)
 		return rdma_error_state(err, "handle", "the MKEY is in pool %s: borrow it first",
 					rdma_pool_name(mkey->pool));
+	r = idle(dev, mkey, err);
+	if (r < 0)
+		return r;
 	r = setters_check(dev, mkey, conf, err);
 	if (r < 0)
 		return r;
@@ -464,21 +487,28 @@ void rdma_mkey_invalidate(struct rdma_mkey *mkey)
 /* ---- transfers ---- */
 
 /*
- * Visits the layout's memory in MKEY order, limit bytes at most:
+ * Visits length bytes of the layout's memory from offset on, in MKEY order:
  * fn(memory, n, data) for each piece.
  */
-static void layout_walk(const struct rdma_mkey_layout *l, uint64_t limit,
+static void layout_walk(const struct rdma_mkey_layout *l, uint64_t offset, uint64_t length,
 			void (*fn)(uint8_t *mem, size_t n, void *data), void *data)
 {
 	uint32_t rounds = l->type == RDMA_LAYOUT_INTERLEAVED ? l->repeat_count : 1;
 
-	for (uint32_t r = 0; r < rounds && limit; r++)
-		for (unsigned i = 0; i < l->n && limit; i++) {
+	for (uint32_t r = 0; r < rounds && length; r++)
+		for (unsigned i = 0; i < l->n && length; i++) {
 			const struct rdma_mkey_entry *e = &l->entries[i];
-			uint64_t n = e->length < limit ? e->length : limit;
+			uint64_t n;
 
-			fn(e->mr_obj->addr + e->offset + (uint64_t)r * (e->length + e->skip), n, data);
-			limit -= n;
+			if (offset >= e->length) {
+				offset -= e->length;
+				continue;
+			}
+			n = e->length - offset < length ? e->length - offset : length;
+			fn(e->mr_obj->addr + e->offset + (uint64_t)r * (e->length + e->skip) + offset, n,
+			   data);
+			offset = 0;
+			length -= n;
 		}
 }
 
@@ -528,19 +558,30 @@ static int too_big(struct rdma_error *err, const char *field, size_t n)
 				      n, RDMA_MKEY_TRANSFER_MAX);
 }
 
-/* Counts the transfer and keeps its first error if detection is armed (§3.5). */
-static void record(struct rdma_mkey *mkey, enum dp_dir dir, const struct dp_sig_err *xfer)
+/* Keeps the first error after a configure, as the PSV does until SET_PSV (§3.5). */
+void rdma_mkey_record_sig_error(struct rdma_mkey *mkey, enum dp_dir dir, const struct dp_sig_err *e)
 {
-	mkey->transfers++;
-	if (xfer->type == DP_SIG_ERR_NONE)
-		return;
-	mkey->sig_errors++;
 	if (!mkey->sig_armed)
 		return;
 	mkey->sig_armed = false;
 	mkey->err_pending = true;
-	mkey->err = *xfer;
+	mkey->err = *e;
 	mkey->err_dir = dir;
+}
+
+/* Counts the transfer and its error; a worker counts the same way, and reports the error. */
+static void count_transfer(struct rdma_mkey *mkey, const struct dp_sig_err *xfer)
+{
+	atomic_fetch_add_explicit(&mkey->transfers, 1, memory_order_relaxed);
+	if (xfer->type != DP_SIG_ERR_NONE)
+		atomic_fetch_add_explicit(&mkey->sig_errors, 1, memory_order_relaxed);
+}
+
+static void record(struct rdma_mkey *mkey, enum dp_dir dir, const struct dp_sig_err *xfer)
+{
+	count_transfer(mkey, xfer);
+	if (xfer->type != DP_SIG_ERR_NONE)
+		rdma_mkey_record_sig_error(mkey, dir, xfer);
 }
 
 /* Runs the transform, or copies when the MKEY has neither signature nor crypto. */
@@ -579,6 +620,8 @@ int rdma_mkey_tx_length(struct rdma_device *dev, struct rdma_mkey *mkey, size_t 
 	int r;
 
 	r = usable(dev, mkey, err);
+	if (r == 0)
+		r = idle(dev, mkey, err);
 	if (r < 0)
 		return r;
 	if (len > RDMA_MKEY_TRANSFER_MAX)
@@ -610,7 +653,7 @@ int rdma_mkey_tx(struct rdma_device *dev, struct rdma_mkey *mkey, uint8_t **out,
 		return rdma_error_unsupported(err, "layout", "out of memory");
 	}
 	c.p = in;
-	layout_walk(&mkey->layout, len, gather_piece, &c);
+	layout_walk(&mkey->layout, 0, len, gather_piece, &c);
 	r = run(mkey, DP_TX, in, len, o, *out_len, xfer_err, err);
 	free(in);
 	if (r < 0) {
@@ -630,6 +673,8 @@ int rdma_mkey_rx(struct rdma_device *dev, struct rdma_mkey *mkey, const uint8_t 
 	int r;
 
 	r = usable(dev, mkey, err);
+	if (r == 0)
+		r = idle(dev, mkey, err);
 	if (r < 0)
 		return r;
 	if (in_len > RDMA_MKEY_TRANSFER_MAX)
@@ -646,7 +691,7 @@ int rdma_mkey_rx(struct rdma_device *dev, struct rdma_mkey *mkey, const uint8_t 
 	r = run(mkey, DP_RX, in, in_len, o, *out_len, xfer_err, err);
 	if (r == 0) {
 		c.p = o;
-		layout_walk(&mkey->layout, *out_len, scatter_piece, &c);
+		layout_walk(&mkey->layout, 0, *out_len, scatter_piece, &c);
 	}
 	free(o);
 	return r;
@@ -670,4 +715,112 @@ int rdma_mkey_check(struct rdma_mkey *mkey, struct dp_sig_err *rec, struct rdma_
 	*rec = mkey->err;
 	mkey->err_pending = false;
 	return 0;
+}
+
+/* ---- the data path ---- */
+
+int rdma_mkey_mem_length(const struct rdma_mkey *mkey, uint64_t wire_length, uint64_t *mem_length)
+{
+	struct dp_error de;
+	size_t mem, wire;
+
+	*mem_length = wire_length;
+	if (!mkey->transform || !wire_length)
+		return 0;
+	/* Both ways: wire bytes that a memory length does not give back are not whole blocks. */
+	if (dp_transform_out_len(mkey->transform, DP_RX, wire_length, &mem, &de) < 0 ||
+	    dp_transform_out_len(mkey->transform, DP_TX, mem, &wire, &de) < 0 || wire != wire_length)
+		return -EINVAL;
+	*mem_length = mem;
+	return 0;
+}
+
+int rdma_mkey_span(struct rdma_device *dev, struct rdma_mkey *mkey, uint32_t pd, uint32_t access,
+		   uint64_t wire_offset, uint64_t wire_length, struct rdma_dp_mkey_span *out,
+		   struct rdma_error *err)
+{
+	uint64_t length = rdma_mkey_length(mkey), missing;
+	int r = usable(dev, mkey, err);
+
+	if (r < 0)
+		return r;
+	if (mkey->pd->handle != pd)
+		return rdma_error_invalid(err, "pd", "MKEY 0x%x is in PD %u, not %u", mkey->obj.handle,
+					  mkey->pd->handle, pd);
+	missing = access & ~mkey->access;
+	if (missing)
+		return rdma_error_invalid(err, "access", "MKEY 0x%x does not grant %s", mkey->obj.handle,
+					  rdma_mkey_access_name((uint32_t)(missing & -missing)));
+	if (wire_length > RDMA_MKEY_TRANSFER_MAX)
+		return too_big(err, "length", wire_length);
+	if (rdma_mkey_mem_length(mkey, wire_offset, &out->mem_offset) < 0)
+		return rdma_error_invalid(err, "offset", "%llu wire bytes into MKEY 0x%x are not whole "
+					  "blocks of its transform", (unsigned long long)wire_offset,
+					  mkey->obj.handle);
+	if (rdma_mkey_mem_length(mkey, wire_length, &out->mem_length) < 0)
+		return rdma_error_invalid(err, "length", "%llu wire bytes are not whole blocks of the "
+					  "transform of MKEY 0x%x", (unsigned long long)wire_length,
+					  mkey->obj.handle);
+	if (out->mem_offset > length || out->mem_length > length - out->mem_offset)
+		return rdma_error_invalid(err, "length", "%llu memory bytes at %llu pass the end of "
+					  "MKEY 0x%x's layout (%llu bytes)",
+					  (unsigned long long)out->mem_length,
+					  (unsigned long long)out->mem_offset, mkey->obj.handle,
+					  (unsigned long long)length);
+	out->mkey = mkey;
+	return 0;
+}
+
+struct one_piece {
+	uint8_t *addr;
+	unsigned pieces;
+};
+
+static void note_piece(uint8_t *mem, size_t n, void *data)
+{
+	struct one_piece *o = data;
+
+	(void)n;
+	if (!o->pieces++)
+		o->addr = mem;
+}
+
+uint8_t *rdma_mkey_span_addr(const struct rdma_mkey *mkey, const struct rdma_dp_mkey_span *span)
+{
+	struct one_piece o = { 0 };
+
+	layout_walk(&mkey->layout, span->mem_offset, span->mem_length, note_piece, &o);
+	return o.pieces == 1 ? o.addr : NULL;
+}
+
+void rdma_mkey_gather(const struct rdma_mkey *mkey, const struct rdma_dp_mkey_span *span, uint8_t *out)
+{
+	struct cursor c = { out };
+
+	layout_walk(&mkey->layout, span->mem_offset, span->mem_length, gather_piece, &c);
+}
+
+void rdma_mkey_scatter(const struct rdma_mkey *mkey, const struct rdma_dp_mkey_span *span,
+		       const uint8_t *in)
+{
+	struct cursor c = { (uint8_t *)in };
+
+	layout_walk(&mkey->layout, span->mem_offset, span->mem_length, scatter_piece, &c);
+}
+
+int rdma_mkey_run(struct rdma_mkey *mkey, enum dp_dir dir, const uint8_t *in, size_t in_len,
+		  uint8_t *out, size_t out_len, struct dp_sig_err *xfer)
+{
+	struct dp_error de;
+	size_t n;
+	int r = 0;
+
+	memset(xfer, 0, sizeof(*xfer));
+	if (!mkey->transform)
+		memcpy(out, in, in_len);
+	else
+		r = dp_transform_run(mkey->transform, dir, in, in_len, out, out_len, &n, xfer, &de);
+	if (r == 0)
+		count_transfer(mkey, xfer);
+	return r;
 }

@@ -20,6 +20,7 @@
  */
 #pragma once
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -45,6 +46,9 @@
  * leave unread.
  */
 #define RDMA_MKEY_TRANSFER_MAX (32u << 20)
+
+/* The first index of MKEY keys: MR keys are below it, so a key names one object of either. */
+#define RDMA_MKEY_KEY_BASE (1u << 23)
 
 struct rdma_mr;
 struct rdma_pool;
@@ -112,8 +116,9 @@ struct rdma_mkey {
 	bool err_pending;
 	enum dp_dir err_dir;       /* the transfer that found it: its input domain checked */
 	struct dp_sig_err err;
-	/* counters */
-	uint64_t configures, transfers, sig_errors;
+	/* counters (transfers and sig_errors are also counted by dataplane workers) */
+	uint64_t configures;
+	_Atomic uint64_t transfers, sig_errors;
 	/* pools (daemon/pool.h) */
 	struct rdma_pool *pool;
 	const void *borrower;      /* the connection holding it, NULL while in the pool */
@@ -163,6 +168,41 @@ int rdma_mkey_tx(struct rdma_device *dev, struct rdma_mkey *mkey, uint8_t **out,
 		 struct dp_sig_err *xfer_err, struct rdma_error *err);
 int rdma_mkey_rx(struct rdma_device *dev, struct rdma_mkey *mkey, const uint8_t *in, size_t in_len,
 		 size_t *out_len, struct dp_sig_err *xfer_err, struct rdma_error *err);
+
+/* ---- the data path (daemon/datapath.h) ---- */
+
+struct rdma_dp_mkey_span;
+
+/*
+ * Main thread, when a WR is posted: the memory-domain bytes that wire_length
+ * bytes from wire_offset stand for, through an MKEY on PD pd granting access
+ * (RDMA_MKEY_ACCESS_*).  Refused (InvalidArgument / InvalidState naming the
+ * field) when the MKEY cannot carry them: the WR then completes with an error.
+ */
+int rdma_mkey_span(struct rdma_device *dev, struct rdma_mkey *mkey, uint32_t pd, uint32_t access,
+		   uint64_t wire_offset, uint64_t wire_length, struct rdma_dp_mkey_span *out,
+		   struct rdma_error *err);
+/* Memory-domain bytes of wire_length wire bytes of the MKEY's transform, or -EINVAL. */
+int rdma_mkey_mem_length(const struct rdma_mkey *mkey, uint64_t wire_length, uint64_t *mem_length);
+
+/*
+ * Worker, while a WR through the MKEY is posted (the MKEY cannot change then):
+ * a pointer to the span's memory when it is one piece, else NULL; copying the
+ * span's memory out of and into the layout; running the transform (tx: the
+ * span's memory -> len wire bytes in wire; rx: the reverse) with the
+ * signature error of this transfer in *xfer.
+ */
+uint8_t *rdma_mkey_span_addr(const struct rdma_mkey *mkey, const struct rdma_dp_mkey_span *span);
+void rdma_mkey_gather(const struct rdma_mkey *mkey, const struct rdma_dp_mkey_span *span, uint8_t *out);
+void rdma_mkey_scatter(const struct rdma_mkey *mkey, const struct rdma_dp_mkey_span *span,
+		       const uint8_t *in);
+int rdma_mkey_run(struct rdma_mkey *mkey, enum dp_dir dir, const uint8_t *in, size_t in_len,
+		  uint8_t *out, size_t out_len, struct dp_sig_err *xfer);
+
+/* No posted WR goes through the MKEY (it may change). */
+bool rdma_mkey_idle(struct rdma_device *dev, struct rdma_mkey *mkey);
+/* Main thread: a signature error a data-path transfer found (recorded if detection is armed). */
+void rdma_mkey_record_sig_error(struct rdma_mkey *mkey, enum dp_dir dir, const struct dp_sig_err *e);
 
 /* mlx5dv_mkey_check: the recorded error (type NONE if none), then cleared. */
 int rdma_mkey_check(struct rdma_mkey *mkey, struct dp_sig_err *rec, struct rdma_error *err);

@@ -18,6 +18,13 @@ int object_table_init(struct object_table *t, uint32_t limit, bool keyed)
 	return 0;
 }
 
+void object_table_set_key_base(struct object_table *t, uint32_t key_base, uint32_t span)
+{
+	t->key_base = key_base;
+	if (t->limit >= span)
+		t->limit = span - 1;
+}
+
 void object_table_reserve_below(struct object_table *t, uint32_t first)
 {
 	if (first > t->first)
@@ -83,7 +90,7 @@ int object_table_add(struct object_table *t, struct rdma_object *obj)
 	t->count++;
 	if (t->keyed) {
 		t->tags[slot]++;
-		obj->handle = slot << 8 | t->tags[slot];
+		obj->handle = (t->key_base + slot) << 8 | t->tags[slot];
 	} else {
 		obj->handle = slot;
 	}
@@ -92,7 +99,8 @@ int object_table_add(struct object_table *t, struct rdma_object *obj)
 
 static uint32_t slot_of(const struct object_table *t, uint32_t handle)
 {
-	return t->keyed ? handle >> 8 : handle;
+	/* A key below the base wraps to a slot no table has. */
+	return t->keyed ? (handle >> 8) - t->key_base : handle;
 }
 
 int object_table_add_at(struct object_table *t, struct rdma_object *obj, uint32_t handle)

@@ -52,10 +52,17 @@ struct object_table {
 	uint32_t cursor;
 	uint32_t first;           /* lowest slot handed out (0 always means "none") */
 	bool keyed;
+	uint32_t key_base;        /* keyed: added to the slot to make the key's index */
 };
 
 int object_table_init(struct object_table *t, uint32_t limit, bool keyed);
 void object_table_release(struct object_table *t);
+/*
+ * Keyed tables whose keys share one space (MRs and MKEYs are both mkeys on
+ * hardware): the index of a key is key_base + slot, and slots stop below
+ * the next table's base.
+ */
+void object_table_set_key_base(struct object_table *t, uint32_t key_base, uint32_t span);
 /* Slots below first are never handed out (QP numbers 0 and 1 are the special QPs). */
 void object_table_reserve_below(struct object_table *t, uint32_t first);
 /* -ENOSPC at the limit. */

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* MKEY pools (reference §6.1). */
 #include "daemon/pool.h"
+#include "daemon/datapath.h"
 #include "lib/log.h"
 
 #include <errno.h>
@@ -114,6 +115,19 @@ static int grow_to(struct rdma_device *dev, struct rdma_pool *pool, uint32_t siz
 	return 0;
 }
 
+static void give_back(struct rdma_mkey *mkey);
+
+/* The borrower of MKEYs whose owner went away while posted WRs still went through them. */
+#define DRAINING(pool) ((const void *)(pool))
+
+/* Gives back the MKEYs left draining whose WRs are retired. */
+static void reap(struct rdma_pool *pool)
+{
+	for (uint32_t i = 0; i < pool->size; i++)
+		if (pool->mkeys[i]->borrower == DRAINING(pool) && rdma_mkey_idle(pool->dev, pool->mkeys[i]))
+			give_back(pool->mkeys[i]);
+}
+
 static int size_check(struct rdma_device *dev, uint32_t size, struct rdma_error *err)
 {
 	if (size == 0 || size > dev->caps.max_mkeys)
@@ -155,6 +169,7 @@ int rdma_pool_create(struct rdma_device *dev, const char *name, uint32_t mkey_fl
 		return -ENOSPC;
 	}
 	pool = rdma_pool(obj);
+	pool->dev = dev;
 	snprintf(pool->name, sizeof(pool->name), "%s", name);
 	pool->mkey_flags = mkey_flags;
 	pool->max_entries = rdma_mkey_round_entries(dev, max_entries);
@@ -178,6 +193,7 @@ int rdma_pool_resize(struct rdma_device *dev, struct rdma_pool *pool, uint32_t s
 
 	if (r < 0)
 		return r;
+	reap(pool);
 	if (size < pool->borrowed)
 		return rdma_error_state(err, "size", "%u MKEYs of pool %s are borrowed", pool->borrowed,
 					pool->name);
@@ -201,10 +217,13 @@ int rdma_pool_destroy(struct rdma_device *dev, struct rdma_pool *pool, bool forc
 	struct rdma_object *pd = pool->pd;
 	bool own_pd = pool->own_pd;
 
+	reap(pool);
 	for (uint32_t i = 0; i < pool->size; i++) {
 		struct rdma_mkey *mkey = pool->mkeys[i];
 		struct rdma_object *user = rdma_object_find_user(dev, &mkey->obj);
 
+		if (!user)
+			user = rdma_datapath_mkey_user(dev, mkey);
 		if (user)
 			return rdma_error_in_use(err, &mkey->obj, user);
 		if (mkey->borrower && !force)
@@ -221,6 +240,7 @@ int rdma_pool_destroy(struct rdma_device *dev, struct rdma_pool *pool, bool forc
 int rdma_pool_borrow(struct rdma_pool *pool, const void *owner, struct rdma_mkey **out,
 		     struct rdma_error *err)
 {
+	reap(pool);
 	for (uint32_t i = 0; i < pool->size; i++) {
 		struct rdma_mkey *mkey = pool->mkeys[i];
 
@@ -249,6 +269,8 @@ static void give_back(struct rdma_mkey *mkey)
 
 int rdma_pool_return(struct rdma_mkey *mkey, const void *owner, struct rdma_error *err)
 {
+	struct rdma_object *user;
+
 	if (!mkey->pool)
 		return rdma_error_invalid(err, "handle", "the MKEY is not from a pool");
 	if (!mkey->borrower)
@@ -256,6 +278,9 @@ int rdma_pool_return(struct rdma_mkey *mkey, const void *owner, struct rdma_erro
 					mkey->pool->name);
 	if (mkey->borrower != owner)
 		return rdma_error_state(err, "handle", "the MKEY was borrowed by another client");
+	user = rdma_datapath_mkey_user(mkey->pool->dev, mkey);
+	if (user)
+		return rdma_error_in_use(err, &mkey->obj, user);
 	give_back(mkey);
 	return 0;
 }
@@ -270,7 +295,10 @@ unsigned rdma_pool_return_all(struct rdma_device *dev, const void *owner)
 
 		for (uint32_t i = 0; i < pool->size; i++)
 			if (pool->mkeys[i]->borrower == owner) {
-				give_back(pool->mkeys[i]);
+				if (rdma_mkey_idle(dev, pool->mkeys[i]))
+					give_back(pool->mkeys[i]);
+				else
+					pool->mkeys[i]->borrower = DRAINING(pool);
 				n++;
 			}
 	}

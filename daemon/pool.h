@@ -22,6 +22,7 @@
 
 struct rdma_pool {
 	struct rdma_object obj;   /* handle = pool number; refs: its PD */
+	struct rdma_device *dev;
 	char name[RDMA_POOL_NAME_MAX];
 	uint32_t mkey_flags;      /* RDMA_MKEY_BLOCK_SIGNATURE and/or RDMA_MKEY_CRYPTO */
 	uint16_t max_entries;     /* of each MKEY, rounded as rdma_mkey_create does */
@@ -63,7 +64,11 @@ int rdma_pool_destroy(struct rdma_device *dev, struct rdma_pool *pool, bool forc
 /* One available MKEY for owner; InvalidState (counted in borrow_failures) when none is. */
 int rdma_pool_borrow(struct rdma_pool *pool, const void *owner, struct rdma_mkey **out,
 		     struct rdma_error *err);
-/* Gives back an MKEY owner borrowed. */
+/*
+ * Gives back an MKEY owner borrowed; refused (ObjectInUse) while posted WRs
+ * go through it.  One whose owner goes away with WRs posted through it is
+ * given back once they are retired.
+ */
 int rdma_pool_return(struct rdma_mkey *mkey, const void *owner, struct rdma_error *err);
 /* Gives back every MKEY owner holds on dev; how many. */
 unsigned rdma_pool_return_all(struct rdma_device *dev, const void *owner);

@@ -8,6 +8,7 @@
 #include "daemon/datapath_int.h"
 #include "daemon/ah.h"
 #include "daemon/gid.h"
+#include "daemon/mkey.h"
 #include "daemon/mr.h"
 #include "daemon/qp.h"
 
@@ -15,7 +16,22 @@
 #include <errno.h>
 #include <string.h>
 
-/* The iova of offset bytes into the MR of key; just offset for a key of no MR (it fails later). */
+static struct rdma_mkey *mkey_of(struct rdma_device *dev, uint32_t key)
+{
+	struct rdma_object *obj = object_table_find(&dev->tables[RDMA_OBJ_MKEY], key);
+
+	return obj ? rdma_mkey(obj) : NULL;
+}
+
+/* MR access bits and MKEY access bits are the same IBV_ACCESS_* numbers. */
+_Static_assert(RDMA_ACCESS_LOCAL_WRITE == RDMA_MKEY_ACCESS_LOCAL_WRITE &&
+	       RDMA_ACCESS_REMOTE_WRITE == RDMA_MKEY_ACCESS_REMOTE_WRITE &&
+	       RDMA_ACCESS_REMOTE_READ == RDMA_MKEY_ACCESS_REMOTE_READ, "one numbering of access flags");
+
+/*
+ * The iova of offset bytes into the MR of key; an MKEY's addresses start at
+ * 0 (mlx5dv MKEYs); just offset for a key of nothing (it fails later).
+ */
 static uint64_t key_iova(struct rdma_device *dev, uint32_t key, uint64_t offset)
 {
 	struct rdma_object *obj = object_table_find(&dev->tables[RDMA_OBJ_MR], key);
@@ -34,6 +50,22 @@ static void resolve_sges(struct rdma_device *dev, uint32_t pd, uint32_t access, 
 	ctx->status = DP_WC_SUCCESS;
 	ctx->n_segs = n;
 	ctx->length = 0;
+	ctx->local_mkey.mkey = NULL;
+	ctx->remote_mkey.mkey = NULL;
+	ctx->canceled = false;
+	/* An MKEY is the only SGE of its list (checked when posted): its transform sees all bytes. */
+	if (n == 1 && sges[0].length && mkey_of(dev, sges[0].key)) {
+		struct rdma_error err;
+
+		out[0] = (struct dp_sge){ .addr = sges[0].offset, .length = sges[0].length,
+					  .lkey = sges[0].key };
+		ctx->segs[0] = (struct rdma_dp_seg){ .addr = NULL, .length = sges[0].length };
+		ctx->length = sges[0].length;
+		if (rdma_mkey_span(dev, mkey_of(dev, sges[0].key), pd, access, sges[0].offset,
+				   sges[0].length, &ctx->local_mkey, &err) < 0)
+			ctx->status = fault;
+		return;
+	}
 	for (uint32_t i = 0; i < n; i++) {
 		struct rdma_error err;
 
@@ -66,10 +98,21 @@ static void *next_slot(struct dp_wq *wq, uint32_t max, const char *which, uint32
 	return slot;
 }
 
-static int check_sges(uint32_t n, uint32_t max, const char *cap, struct rdma_error *err)
+static int check_sges(struct rdma_device *dev, const struct rdma_qp *qp, const struct rdma_dp_sge *sges,
+		      uint32_t n, uint32_t max, const char *cap, struct rdma_error *err)
 {
 	if (n > max)
 		return rdma_error_invalid(err, "sges", "%u SGEs; the QP takes at most %u (%s)", n, max, cap);
+	for (uint32_t i = 0; i < n; i++) {
+		if (!mkey_of(dev, sges[i].key))
+			continue;
+		if (qp->type == RDMA_QPT_UD)
+			return rdma_error_unsupported(err, "sges", "UD QPs do not carry MKEYs "
+						      "(0x%x is one)", sges[i].key);
+		if (n > 1)
+			return rdma_error_unsupported(err, "sges", "an SGE through an MKEY (0x%x) must "
+						      "be the only one of its WR", sges[i].key);
+	}
 	return 0;
 }
 
@@ -86,7 +129,8 @@ static bool opcode_allowed(enum rdma_qp_type type, enum dp_wr_opcode op)
 	}
 }
 
-static int check_send(struct rdma_qp *qp, const struct rdma_dp_send_wr *wr, struct rdma_error *err)
+static int check_send(struct rdma_device *dev, struct rdma_qp *qp, const struct rdma_dp_send_wr *wr,
+		      struct rdma_error *err)
 {
 	bool is_inline = wr->send_flags & DP_SEND_INLINE;
 	bool rdma = wr->opcode != DP_WR_SEND && wr->opcode != DP_WR_SEND_WITH_IMM;
@@ -111,7 +155,7 @@ static int check_send(struct rdma_qp *qp, const struct rdma_dp_send_wr *wr, stru
 					  "(max_inline_data)", wr->inline_len, qp->cap.max_inline_data);
 	if (!rdma && wr->remote_key)
 		return rdma_error_invalid(err, "remote", "only RDMA WRITE and READ name remote memory");
-	return check_sges(wr->n_sges, qp->cap.max_send_sge, "max_send_sge", err);
+	return check_sges(dev, qp, wr->sges, wr->n_sges, qp->cap.max_send_sge, "max_send_sge", err);
 }
 
 /* The peer's memory for RDMA WRITE / READ, resolved against the peer's PD and access. */
@@ -130,9 +174,16 @@ static void resolve_remote(struct rdma_device *dev, struct rdma_qp *qp, const st
 	if (qp->attr_mask & RDMA_QP_DEST_QPN)
 		peer = object_table_find(&dev->tables[RDMA_OBJ_QP], qp->attr.dest_qp_num);
 	ctx->peer_known = peer != NULL;
-	if (peer && rdma_mr_resolve(dev, wr->remote_key, true, rdma_qp(peer)->pd->handle, access,
-				    req->rdma.remote_addr, ctx->length, &ctx->remote, &err) == 0)
+	if (!peer)
+		return;
+	if (mkey_of(dev, wr->remote_key)) {
+		if (rdma_mkey_span(dev, mkey_of(dev, wr->remote_key), rdma_qp(peer)->pd->handle, access,
+				   wr->remote_offset, ctx->length, &ctx->remote_mkey, &err) == 0)
+			ctx->remote_status = DP_WC_SUCCESS;
+	} else if (rdma_mr_resolve(dev, wr->remote_key, true, rdma_qp(peer)->pd->handle, access,
+				   req->rdma.remote_addr, ctx->length, &ctx->remote, &err) == 0) {
 		ctx->remote_status = DP_WC_SUCCESS;
+	}
 }
 
 /* Loopback only: a UD message reaches a QP of this device when it is sent to one of its GIDs. */
@@ -188,7 +239,7 @@ int rdma_dp_post_send(struct rdma_device *dev, struct rdma_qp *qp, const struct 
 
 	if (!q)
 		return rdma_error_unsupported(err, "handle", "the device has no data path (no workers)");
-	r = check_send(qp, wr, err);
+	r = check_send(dev, qp, wr, err);
 	if (r < 0)
 		return r;
 	req = next_slot(&q->sq, q->max_send_wr, "send", &index, err);
@@ -204,6 +255,8 @@ int rdma_dp_post_send(struct rdma_device *dev, struct rdma_qp *qp, const struct 
 		memcpy(req->inline_data, wr->inline_data, wr->inline_len);
 		req->inline_len = (uint16_t)wr->inline_len;
 		ctx->status = DP_WC_SUCCESS;
+		ctx->canceled = false;
+		ctx->local_mkey.mkey = ctx->remote_mkey.mkey = NULL;
 		ctx->n_segs = 1;
 		ctx->length = wr->inline_len;
 		ctx->segs[0] = (struct rdma_dp_seg){ .addr = req->inline_data, .length = wr->inline_len };
@@ -237,7 +290,7 @@ int rdma_dp_post_recv(struct rdma_device *dev, struct rdma_qp *qp, uint64_t wr_i
 	if (qp->state == RDMA_QPS_RESET)
 		return rdma_error_state(err, "state", "the QP is in RESET; receive WRs are posted "
 					"from INIT on");
-	r = check_sges(n_sges, qp->cap.max_recv_sge, "max_recv_sge", err);
+	r = check_sges(dev, qp, sges, n_sges, qp->cap.max_recv_sge, "max_recv_sge", err);
 	if (r < 0)
 		return r;
 	req = next_slot(&q->rq, q->max_recv_wr, "recv", &index, err);
@@ -255,4 +308,97 @@ int rdma_dp_post_recv(struct rdma_device *dev, struct rdma_qp *qp, uint64_t wr_i
 	dp_wq_publish(&q->rq);
 	wake(q);
 	return 0;
+}
+
+/* ---- cancel (main thread, the QP in SQD: its worker starts no WQE) ---- */
+
+/* fn(slot's ctx, entry) for each posted send WR not yet executed, oldest first. */
+static void each_posted_send(struct rdma_dp_qp *q,
+			     bool (*fn)(struct rdma_dp_wqe_ctx *ctx, const struct dp_sq_req *req, void *data),
+			     void *data)
+{
+	uint32_t end = atomic_load_explicit(&q->sq.prod, memory_order_relaxed);
+
+	for (uint32_t i = atomic_load_explicit(&q->sq.cons, memory_order_acquire); i != end; i++)
+		if (!fn(rdma_dp_sq_ctx(q, i), dp_wq_slot(&q->sq, i), data))
+			return;
+}
+
+struct cancel {
+	uint64_t wr_id;
+	uint32_t count;
+	bool nop_found;
+};
+
+static bool find_nop(struct rdma_dp_wqe_ctx *ctx, const struct dp_sq_req *req, void *data)
+{
+	struct cancel *c = data;
+
+	c->nop_found = req->wr_id == c->wr_id && ctx->canceled;
+	return !c->nop_found;
+}
+
+static bool make_nop(struct rdma_dp_wqe_ctx *ctx, const struct dp_sq_req *req, void *data)
+{
+	struct cancel *c = data;
+
+	if (req->wr_id != c->wr_id)
+		return true;
+	/* It keeps its slot, wr_id, opcode and signaling; it no longer names memory. */
+	ctx->canceled = true;
+	ctx->n_segs = 0;
+	ctx->remote = NULL;
+	ctx->local_mkey.mkey = ctx->remote_mkey.mkey = NULL;
+	c->count++;
+	return true;
+}
+
+int rdma_dp_cancel(struct rdma_device *dev, struct rdma_qp *qp, uint64_t wr_id, uint32_t *count,
+		   struct rdma_error *err)
+{
+	struct cancel c = { .wr_id = wr_id };
+
+	(void)dev;
+	if (!qp->dp)
+		return rdma_error_unsupported(err, "handle", "the device has no data path (no workers)");
+	if (qp->state != RDMA_QPS_SQD)
+		return rdma_error_state(err, "state", "the QP is in %s; WRs are canceled in SQD",
+					rdma_qp_state_name(qp->state));
+	/*
+	 * libmlx5 fails on a matching WR that is a NOP already, after canceling
+	 * the ones before it; here nothing changes then.
+	 */
+	each_posted_send(qp->dp, find_nop, &c);
+	if (c.nop_found)
+		return rdma_error_state(err, "wr_id", "a posted WR with wr_id %llu is a NOP already "
+					"(canceled before); nothing was canceled",
+					(unsigned long long)wr_id);
+	each_posted_send(qp->dp, make_nop, &c);
+	*count = c.count;
+	return 0;
+}
+
+struct posted_mkeys {
+	void (*fn)(uint32_t mkey, uint64_t wr_id, void *data);
+	void *data;
+};
+
+static bool note_mkeys(struct rdma_dp_wqe_ctx *ctx, const struct dp_sq_req *req, void *data)
+{
+	struct posted_mkeys *p = data;
+
+	if (ctx->local_mkey.mkey)
+		p->fn(ctx->local_mkey.mkey->obj.handle, req->wr_id, p->data);
+	if (ctx->remote_mkey.mkey)
+		p->fn(ctx->remote_mkey.mkey->obj.handle, req->wr_id, p->data);
+	return true;
+}
+
+void rdma_dp_posted_mkeys(struct rdma_qp *qp, void (*fn)(uint32_t mkey, uint64_t wr_id, void *data),
+			  void *data)
+{
+	struct posted_mkeys p = { fn, data };
+
+	if (qp->dp)
+		each_posted_send(qp->dp, note_mkeys, &p);
 }

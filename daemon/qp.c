@@ -2,6 +2,7 @@
 #include "daemon/qp.h"
 #include "daemon/datapath.h"
 #include "daemon/mr.h"
+#include "lib/log.h"
 
 #include <errno.h>
 #include <stddef.h>
@@ -217,6 +218,8 @@ int rdma_qp_create(struct rdma_device *dev, const struct rdma_qp_init *init, str
 	qp->cap = init->cap;
 	qp->sq_sig_all = init->sq_sig_all;
 	qp->sig_pipelining = init->sig_pipelining;
+	qp->recovery.policy = init->has_recovery ? init->recovery :
+			      (enum rdma_recovery_policy)dev->default_recovery;
 	qp->state = RDMA_QPS_RESET;
 	hold_references(qp);
 	if (rdma_dp_qp_create(dev, qp) < 0) {
@@ -294,6 +297,25 @@ static void apply(struct rdma_qp *qp, const struct rdma_qp_attr *attr, uint32_t 
 	hold_references(qp);
 }
 
+/* Tells of a state change; entering SQD, the send queue is drained already (SQ_DRAINED). */
+static void state_changed(struct rdma_device *dev, struct rdma_qp *qp, enum rdma_qp_state old)
+{
+	struct rdma_event ev = {
+		.type = RDMA_EVENT_QP_STATE, .kind = RDMA_OBJ_QP, .handle = qp->obj.handle,
+		.old_state = (int)old, .new_state = (int)qp->state,
+	};
+
+	if (old == qp->state)
+		return;
+	rdma_device_post_event(dev, &ev);
+	if (qp->state != RDMA_QPS_SQD)
+		return;
+	qp->sqd_stats.sqd_entries++;
+	dev->sqd_stats.sqd_entries++;
+	ev.type = RDMA_EVENT_SQ_DRAINED;
+	rdma_device_post_event(dev, &ev);
+}
+
 int rdma_qp_modify(struct rdma_device *dev, struct rdma_qp *qp, const struct rdma_qp_attr *attr,
 		   uint32_t mask, struct rdma_error *err)
 {
@@ -310,15 +332,23 @@ int rdma_qp_modify(struct rdma_device *dev, struct rdma_qp *qp, const struct rdm
 	old = qp->state;
 	apply(qp, attr, mask, sgid);
 	rdma_dp_qp_modified(dev, qp, old);
-	if (old != qp->state) {
-		struct rdma_event ev = {
-			.type = RDMA_EVENT_QP_STATE, .kind = RDMA_OBJ_QP, .handle = qp->obj.handle,
-			.old_state = (int)old, .new_state = (int)qp->state,
-		};
-
-		rdma_device_post_event(dev, &ev);
-	}
+	state_changed(dev, qp, old);
 	return 0;
+}
+
+void rdma_qp_sig_stopped(struct rdma_device *dev, struct rdma_qp *qp, uint32_t stops, uint64_t found_ns)
+{
+	enum rdma_qp_state old = qp->state;
+	struct rdma_error err;
+
+	/* The worker is in SQD already: only the model follows. */
+	qp->sig_stops_seen = stops;
+	qp->recovery.stopped_at_ns = found_ns;
+	qp->state = RDMA_QPS_SQD;
+	state_changed(dev, qp, old);
+	if (qp->recovery.policy == RDMA_RECOVERY_AUTO && rdma_qp_recover(dev, qp, true, NULL, &err) < 0)
+		log_warning("QP %u: automatic recovery failed: %s (%s)", qp->obj.handle,
+			    err.reason, err.field);
 }
 
 int rdma_qp_enter_error(struct rdma_device *dev, struct rdma_qp *qp, struct rdma_error *err)

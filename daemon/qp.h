@@ -18,6 +18,7 @@
 #include "daemon/ah.h"
 #include "daemon/device.h"
 #include "daemon/qp_state.h"
+#include "daemon/recovery.h"
 
 struct dp_worker;
 struct rdma_dp_qp;
@@ -43,6 +44,8 @@ struct rdma_qp_init {
 	struct rdma_qp_cap cap;
 	bool sq_sig_all;          /* every send WR completes with a CQE */
 	bool sig_pipelining;      /* MLX5DV_QP_CREATE_SIG_PIPELINING: stop in SQD on a signature error */
+	bool has_recovery;        /* false: the device's default_recovery */
+	enum rdma_recovery_policy recovery;
 };
 
 /*
@@ -115,6 +118,9 @@ struct rdma_qp {
 	struct dp_worker *worker;     /* NULL until the data path assigns one */
 	struct rdma_dp_qp *dp;        /* its queues (daemon/datapath.h); NULL without workers */
 	bool sq_draining;             /* in SQD with send WRs still in flight (an event) */
+	uint32_t sig_stops_seen;      /* the data path's signature stops this thread has been told of */
+	struct rdma_qp_recovery recovery;
+	struct rdma_sqd_stats sqd_stats;
 };
 
 static inline struct rdma_qp *rdma_qp(struct rdma_object *obj)
@@ -139,6 +145,13 @@ int rdma_qp_modify(struct rdma_device *dev, struct rdma_qp *qp, const struct rdm
  * goes to ERR as a MODIFY_QP to ERR would take it, with its event.
  */
 int rdma_qp_enter_error(struct rdma_device *dev, struct rdma_qp *qp, struct rdma_error *err);
+
+/*
+ * The data path stopped the QP's send queue in SQD after a signature error
+ * found at found_ns (its stops-th stop): the QP is in SQD, SQ_DRAINED is
+ * raised, and the auto policy recovers it.
+ */
+void rdma_qp_sig_stopped(struct rdma_device *dev, struct rdma_qp *qp, uint32_t stops, uint64_t found_ns);
 
 /* The MTU enum of the RFC (1..5) for a path MTU in bytes, 0 if there is none. */
 unsigned rdma_qp_mtu_enum(uint32_t bytes);

@@ -7,9 +7,12 @@
  * roce_virtio.md §4.1-4.2 (RC); UC loses a message the responder cannot take.
  */
 #include "daemon/datapath_int.h"
+#include "daemon/mkey.h"
 #include "daemon/mr.h"
 #include "daemon/workers.h"
 
+#include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -58,6 +61,44 @@ static void tell_error(struct dp_worker *w, struct rdma_dp_qp *q)
 	};
 
 	q->error_pending = !dp_worker_emit(w, &ev);
+}
+
+static void tell_stopped(struct dp_worker *w, struct rdma_dp_qp *q)
+{
+	struct dp_event ev = {
+		.type = WORKER_EVENT_QP_STOPPED, .object = q->qpn, .value = (int64_t)q->stopped_at_ns,
+		.cookie = (uint64_t)(uintptr_t)q->dp, .ptr = q,
+	};
+
+	q->stop_pending = !dp_worker_emit(w, &ev);
+}
+
+/*
+ * sig_pipelining: the send queue stops in SQD right after the WQE whose
+ * transfer failed a signature check (reference §5: anywhere before the next
+ * fenced WQE is allowed; the tests expect here).  As for ERR, the main thread
+ * is told before the WQE's completion is written.
+ */
+static void stop_in_sqd(struct dp_worker *w, struct rdma_dp_qp *q, uint64_t found_at_ns)
+{
+	q->state = RDMA_QPS_SQD;
+	q->stopped_at_ns = found_at_ns;
+	atomic_fetch_add_explicit(&q->stops, 1, memory_order_relaxed);
+	COUNT(w, q, sig_stops, 1);
+	tell_stopped(w, q);
+}
+
+void rdma_dp_report_push(struct dp_worker *w, struct rdma_dp_qp *q, struct rdma_dp_report *r)
+{
+	struct rdma_dp_worker_ctx *wc = &q->dp->per_worker[w->index];
+	struct dp_event ev = { .type = WORKER_EVENT_REPORTS, .cookie = (uint64_t)(uintptr_t)q->dp };
+
+	r->next = atomic_load_explicit(&wc->reports, memory_order_relaxed);
+	while (!atomic_compare_exchange_weak_explicit(&wc->reports, &r->next, r, memory_order_release,
+						      memory_order_relaxed))
+		;
+	/* A full event ring is no loss: the main thread takes the list with every event it handles. */
+	dp_worker_emit(w, &ev);
 }
 
 /*
@@ -175,7 +216,153 @@ struct exec {
 	struct rdma_dp_wqe_ctx *ctx;
 	uint32_t index;
 	uint8_t status;           /* of the requester's completion */
+	bool nop;                 /* canceled: executed as a NOP */
+	bool sig_failed;          /* a signature check through an MKEY failed (the transfer went on) */
+	uint64_t sig_found_ns;
 };
+
+/* ---- bytes through MKEYs ---- */
+
+/* Worker-owned staging memory i (0: memory-domain bytes, 1: wire bytes), at least n bytes. */
+static uint8_t *scratch(struct exec *x, unsigned i, size_t n)
+{
+	struct rdma_dp_worker_ctx *wc = &x->q->dp->per_worker[x->w->index];
+
+	if (wc->scratch_size[i] < n) {
+		uint8_t *p = realloc(wc->scratch[i], n);
+
+		if (!p)
+			return NULL;
+		wc->scratch[i] = p;
+		wc->scratch_size[i] = n;
+	}
+	return wc->scratch[i];
+}
+
+/*
+ * A signature error never fails the transfer (reference §2.1, §3.4): it is
+ * counted, reported for the MKEY's record, and stops a sig_pipelining QP
+ * after this WQE.
+ */
+static void sig_error(struct exec *x, const struct rdma_mkey *mkey, enum dp_dir dir,
+		      const struct dp_sig_err *e)
+{
+	struct rdma_dp_report *r;
+
+	COUNT(x->w, x->q, sig_errors[e->type], 1);
+	if (!x->sig_failed)
+		x->sig_found_ns = now_ns();
+	x->sig_failed = true;
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return;   /* counted; the MKEY's record misses it, as a lost SIG_ERR CQE would */
+	*r = (struct rdma_dp_report){
+		.q = x->q, .qpn = x->q->qpn, .wr_id = x->req->wr_id, .mkey = mkey->obj.handle,
+		.dir = dir, .err = *e, .at_ns = x->sig_found_ns,
+	};
+	rdma_dp_report_push(x->w, x->q, r);
+}
+
+/* TX: the span's memory-domain bytes become len wire bytes in wire. */
+static int mkey_tx(struct exec *x, const struct rdma_dp_mkey_span *span, uint8_t *wire, uint64_t len)
+{
+	struct rdma_mkey *mkey = span->mkey;
+	uint8_t *mem = rdma_mkey_span_addr(mkey, span);
+	struct dp_sig_err e;
+
+	if (!mem) {
+		mem = scratch(x, 0, span->mem_length);
+		if (!mem)
+			return -ENOMEM;
+		rdma_mkey_gather(mkey, span, mem);
+	}
+	if (rdma_mkey_run(mkey, DP_TX, mem, span->mem_length, wire, len, &e) < 0)
+		return -EINVAL;
+	if (e.type != DP_SIG_ERR_NONE)
+		sig_error(x, mkey, DP_TX, &e);
+	return 0;
+}
+
+/* RX: len wire bytes become the span's memory-domain bytes. */
+static int mkey_rx(struct exec *x, const struct rdma_dp_mkey_span *span, const uint8_t *wire,
+		   uint64_t len)
+{
+	struct rdma_mkey *mkey = span->mkey;
+	uint8_t *direct = rdma_mkey_span_addr(mkey, span);
+	uint8_t *mem = direct ? direct : scratch(x, 0, span->mem_length);
+	struct dp_sig_err e;
+
+	if (!mem)
+		return -ENOMEM;
+	if (rdma_mkey_run(mkey, DP_RX, wire, len, mem, span->mem_length, &e) < 0)
+		return -EINVAL;
+	if (!direct)
+		rdma_mkey_scatter(mkey, span, mem);
+	if (e.type != DP_SIG_ERR_NONE)
+		sig_error(x, mkey, DP_RX, &e);
+	return 0;
+}
+
+/* One side of a transfer: plain segments, or memory through an MKEY (span set). */
+struct end {
+	const struct rdma_dp_seg *segs;
+	uint32_t n_segs;
+	const struct rdma_dp_mkey_span *span;
+};
+
+static struct end local_end(const struct rdma_dp_wqe_ctx *ctx)
+{
+	return (struct end){ ctx->segs, ctx->n_segs, ctx->local_mkey.mkey ? &ctx->local_mkey : NULL };
+}
+
+/*
+ * Moves len wire bytes from src to dst, each MKEY on the way running its
+ * transform: TX on the side that reads memory, RX on the side that writes
+ * it.  Bytes in one piece are transformed in place, not staged.
+ */
+static int move(struct exec *x, const struct end *dst, const struct end *src, uint64_t len)
+{
+	struct rdma_dp_seg staged;
+	uint8_t *wire;
+
+	if (!src->span && !dst->span) {
+		copy_segs(dst->segs, dst->n_segs, src->segs, src->n_segs, len);
+		return 0;
+	}
+	if (!len)
+		return 0;
+	if (src->span) {
+		bool direct = !dst->span && dst->n_segs == 1 && dst->segs[0].length >= len;
+
+		wire = direct ? dst->segs[0].addr : scratch(x, 1, len);
+		if (!wire || mkey_tx(x, src->span, wire, len) < 0)
+			return -ENOMEM;
+		if (direct)
+			return 0;
+	} else if (src->n_segs == 1) {
+		wire = src->segs[0].addr;
+	} else {
+		wire = scratch(x, 1, len);
+		if (!wire)
+			return -ENOMEM;
+		staged = (struct rdma_dp_seg){ wire, (uint32_t)len };
+		copy_segs(&staged, 1, src->segs, src->n_segs, len);
+	}
+	if (!dst->span) {
+		staged = (struct rdma_dp_seg){ wire, (uint32_t)len };
+		copy_segs(dst->segs, dst->n_segs, &staged, 1, len);
+		return 0;
+	}
+	return mkey_rx(x, dst->span, wire, len);
+}
+
+/* A move that could not stage its bytes fails the WR (the QP goes to ERR). */
+static enum outcome moved(struct exec *x, int r)
+{
+	if (r < 0)
+		x->status = DP_WC_GENERAL_ERR;
+	return DONE;
+}
 
 /*
  * The responder could not take the request: on RC both ends fail (the peer's
@@ -238,12 +425,20 @@ static bool remote_ok(const struct exec *x)
 	return x->ctx->length == 0 || (x->ctx->peer_known && x->ctx->remote_status == DP_WC_SUCCESS);
 }
 
+static struct end remote_end(const struct exec *x, struct rdma_dp_seg *seg)
+{
+	*seg = remote_seg(x);
+	return (struct end){ seg, 1, x->ctx->remote_mkey.mkey ? &x->ctx->remote_mkey : NULL };
+}
+
 static enum outcome do_send(struct exec *x)
 {
 	struct rdma_dp_qp *peer = x->peer;
 	uint32_t ridx;
 	const struct dp_rq_req *rwqe = dp_wq_head(&peer->rq, &ridx);
+	struct rdma_dp_mkey_span span;
 	struct rdma_dp_wqe_ctx *rctx;
+	struct end dst, src = local_end(x->ctx);
 
 	if (!rwqe)
 		return receiver_not_ready(x);
@@ -252,11 +447,22 @@ static enum outcome do_send(struct exec *x)
 		responder_fault(x, DP_WC_REM_OP_ERR, true, DP_WC_LOC_QP_OP_ERR);
 		return DONE;
 	}
+	dst = local_end(rctx);
+	if (dst.span) {
+		/* The receive was sized for its whole SGE; the message may be shorter. */
+		span = rctx->local_mkey;
+		dst.span = &span;
+		if (rdma_mkey_mem_length(span.mkey, x->ctx->length, &span.mem_length) < 0) {
+			responder_fault(x, DP_WC_REM_INV_REQ_ERR, true, DP_WC_LOC_LEN_ERR);
+			return DONE;
+		}
+	}
 	if (x->ctx->length > rctx->length) {
 		responder_fault(x, DP_WC_REM_INV_REQ_ERR, true, DP_WC_LOC_LEN_ERR);
 		return DONE;
 	}
-	copy_segs(rctx->segs, rctx->n_segs, x->ctx->segs, x->ctx->n_segs, x->ctx->length);
+	if (move(x, &dst, &src, x->ctx->length) < 0)
+		return moved(x, -ENOMEM);
 	COUNT(x->w, peer, recvs, 1);
 	complete_recv(x->w, peer, rwqe->wr_id, DP_WC_SUCCESS, DP_WC_RECV, (uint32_t)x->ctx->length, x->req);
 	dp_wq_consume(&peer->rq);
@@ -267,7 +473,8 @@ static enum outcome do_write(struct exec *x)
 {
 	struct rdma_dp_qp *peer = x->peer;
 	bool imm = x->req->opcode == DP_WR_RDMA_WRITE_WITH_IMM;
-	struct rdma_dp_seg dst;
+	struct rdma_dp_seg seg;
+	struct end dst, src = local_end(x->ctx);
 	uint32_t ridx;
 	const struct dp_rq_req *rwqe = NULL;
 
@@ -281,8 +488,9 @@ static enum outcome do_write(struct exec *x)
 		responder_fault(x, DP_WC_REM_ACCESS_ERR, imm, DP_WC_REM_ACCESS_ERR);
 		return DONE;
 	}
-	dst = remote_seg(x);
-	copy_segs(&dst, 1, x->ctx->segs, x->ctx->n_segs, x->ctx->length);
+	dst = remote_end(x, &seg);
+	if (move(x, &dst, &src, x->ctx->length) < 0)
+		return moved(x, -ENOMEM);
 	if (imm) {
 		/* Its SGEs are not used: the data is in the MR already. */
 		COUNT(x->w, peer, recvs, 1);
@@ -296,7 +504,8 @@ static enum outcome do_write(struct exec *x)
 static enum outcome do_read(struct exec *x)
 {
 	struct rdma_dp_qp *peer = x->peer;
-	struct rdma_dp_seg src;
+	struct rdma_dp_seg seg;
+	struct end src, dst = local_end(x->ctx);
 
 	if (!(peer->access_flags & RDMA_ACCESS_REMOTE_READ) || !peer->max_dest_rd_atomic) {
 		responder_fault(x, DP_WC_REM_INV_REQ_ERR, false, 0);
@@ -306,9 +515,8 @@ static enum outcome do_read(struct exec *x)
 		responder_fault(x, DP_WC_REM_ACCESS_ERR, false, 0);
 		return DONE;
 	}
-	src = remote_seg(x);
-	copy_segs(x->ctx->segs, x->ctx->n_segs, &src, 1, x->ctx->length);
-	return DONE;
+	src = remote_end(x, &seg);
+	return moved(x, move(x, &dst, &src, x->ctx->length));
 }
 
 static bool accepts_requests(const struct rdma_dp_qp *peer)
@@ -362,6 +570,10 @@ static enum outcome execute(struct exec *x)
 {
 	struct rdma_dp_qp *q = x->q;
 
+	if (x->ctx->canceled) {
+		x->nop = true;
+		return DONE;
+	}
 	if (x->ctx->status != DP_WC_SUCCESS) {
 		x->status = x->ctx->status;
 		return DONE;
@@ -400,18 +612,23 @@ static void retire_send(struct exec *x)
 	const struct dp_sq_req *req = x->req;
 	bool ok = x->status == DP_WC_SUCCESS;
 
-	COUNT(x->w, q, wrs[req->opcode], 1);
-	if (ok && req->opcode == DP_WR_RDMA_READ)
+	if (x->nop)
+		COUNT(x->w, q, nops, 1);
+	else
+		COUNT(x->w, q, wrs[req->opcode], 1);
+	if (ok && !x->nop && req->opcode == DP_WR_RDMA_READ)
 		COUNT(x->w, q, bytes_read, x->ctx->length);
-	else if (ok)
+	else if (ok && !x->nop)
 		COUNT(x->w, q, bytes_sent, x->ctx->length);
 	if (!ok)
 		enter_error(x->w, q);
-	/* Errors complete even unsignaled WRs. */
+	else if (x->sig_failed && q->sig_pipelining)
+		stop_in_sqd(x->w, q, x->sig_found_ns);
+	/* Errors complete even unsignaled WRs; a NOP completes as the WR it was (reference §5). */
 	if (!ok || q->sq_sig_all || (req->send_flags & DP_SEND_SIGNALED)) {
 		struct dp_cqe e = {
 			.wr_id = req->wr_id, .status = x->status, .opcode = wc_opcode_of[req->opcode],
-			.byte_len = ok ? (uint32_t)x->ctx->length : 0, .qp_num = q->qpn,
+			.byte_len = ok && !x->nop ? (uint32_t)x->ctx->length : 0, .qp_num = q->qpn,
 		};
 
 		complete(x->w, q, q->send_cq, &e, false);
@@ -474,6 +691,8 @@ unsigned rdma_dp_qp_poll(struct dp_worker *w, void *arg)
 
 	if (q->error_pending)
 		tell_error(w, q);
+	if (q->stop_pending)
+		tell_stopped(w, q);
 	switch (q->state) {
 	case RDMA_QPS_RTS:
 		return run_send_queue(w, q);

@@ -18,6 +18,10 @@ enum worker_event_type {
 	WORKER_EVENT_QP_ERROR = 1,   /* QP object went to ERR; ptr its data path, cookie the device's */
 	/* A completion in a CQ waited on or armed: object its cqn, ptr its ring, value solicited. */
 	WORKER_EVENT_CQ_ENTRY,
+	/* Signature-error reports wait on the device's lists: cookie the device's data path. */
+	WORKER_EVENT_REPORTS,
+	/* sig_pipelining stopped a QP's send queue in SQD: as QP_ERROR, value when (CLOCK_MONOTONIC ns). */
+	WORKER_EVENT_QP_STOPPED,
 };
 
 typedef void (*worker_event_fn)(struct dp_worker *w, const struct dp_event *ev, void *userdata);

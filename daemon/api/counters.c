@@ -7,8 +7,9 @@ static uint64_t get(_Atomic uint64_t *v)
 	return atomic_load_explicit(v, memory_order_relaxed);
 }
 
-struct json_object *api_dp_counters_json(struct rdma_dp_counters *c)
+struct json_object *api_dp_counters_json(struct rdma_dp_counters *c, const struct rdma_sqd_stats *sqd)
 {
+	struct json_object *sig = json_object_new_object();
 	struct json_object *o = json_object_new_object();
 	struct json_object *wrs = json_object_new_object();
 	struct json_object *wcs = json_object_new_object();
@@ -25,5 +26,13 @@ struct json_object *api_dp_counters_json(struct rdma_dp_counters *c)
 	json_add_uint(o, "rnr_naks", get(&c->rnr_naks));
 	json_add_uint(o, "cq_overflows", get(&c->cq_overflows));
 	json_add_uint(o, "lost", get(&c->lost));
+	for (unsigned t = DP_SIG_ERR_GUARD; t <= DP_SIG_ERR_APPTAG; t++)
+		json_add_uint(sig, dp_sig_err_type_name(t), get(&c->sig_errors[t]));
+	json_object_object_add(o, "sig_errors", sig);
+	json_add_uint(o, "sig_stops", get(&c->sig_stops));
+	json_add_uint(o, "sqd_entries", sqd->sqd_entries);
+	json_add_uint(o, "recoveries", sqd->recoveries);
+	json_add_uint(o, "wrs_canceled", sqd->wrs_canceled);
+	json_add_uint(o, "nops", get(&c->nops));
 	return o;
 }

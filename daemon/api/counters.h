@@ -6,4 +6,5 @@
 
 #include "daemon/datapath.h"
 
-struct json_object *api_dp_counters_json(struct rdma_dp_counters *c);
+/* What the workers counted, and what the main thread counted of SQD stops. */
+struct json_object *api_dp_counters_json(struct rdma_dp_counters *c, const struct rdma_sqd_stats *sqd);

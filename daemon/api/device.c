@@ -111,7 +111,7 @@ static struct json_object *device_json(struct rdma_device *d)
 		struct rdma_dp_counters c;
 
 		rdma_datapath_counters(d, &c);
-		json_object_object_add(o, "datapath", api_dp_counters_json(&c));
+		json_object_object_add(o, "datapath", api_dp_counters_json(&c, &d->sqd_stats));
 	}
 	return o;
 }

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* io.rdmad.Mkey */
 #include "daemon/api/api.h"
+#include "daemon/datapath.h"
 #include "daemon/mkey.h"
 #include "daemon/pool.h"
 #include "dataplane/transform_json.h"
@@ -411,6 +412,8 @@ static int check(struct varlink_call *call, struct json_object *params, void *us
 
 	if (!mkey)
 		return 0;
+	/* As polling the CQ first: the errors the workers found are on the MKEY before it is read. */
+	rdma_datapath_sync(dev);
 	r = rdma_mkey_check(mkey, &rec, &err);
 	if (r < 0)
 		return reply_failure(call, &err, r);

@@ -56,7 +56,16 @@ static struct json_object *device_event_json(const struct rdma_device *dev, cons
 		json_add_uint(o, "wr_id", ev->wr_id);
 		json_add_uint(o, "count", ev->count);
 		break;
+	case RDMA_EVENT_RECOVERY:
+		json_add_uint(o, "wr_id", ev->wr_id);
+		json_add_uint(o, "count", ev->count);
+		json_add_uint(o, "mkey", ev->mkey);
+		json_add_string(o, "trigger", ev->automatic ? "auto" : "manual");
+		json_add_uint(o, "duration_ns", ev->duration_ns);
+		break;
 	case RDMA_EVENT_SIG_ERROR:
+		json_add_uint(o, "qp", ev->qpn);
+		json_add_uint(o, "wr_id", ev->wr_id);
 		json_add_string(o, "err_type", dp_sig_err_type_name(ev->sig[0]));
 		json_add_uint(o, "expected_value", ev->sig[1]);
 		json_add_uint(o, "actual_value", ev->sig[2]);

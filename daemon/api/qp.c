@@ -5,6 +5,7 @@
 #include "daemon/api/counters.h"
 #include "daemon/datapath.h"
 #include "daemon/qp.h"
+#include "dataplane/transform_json.h"
 #include "lib/hex.h"
 
 #include <errno.h>
@@ -16,6 +17,43 @@
 /* CREATE_QP capabilities a caller leaves out (docs/decisions.md, "Queue pairs"). */
 #define QP_DEFAULT_WR  64
 #define QP_DEFAULT_SGE 1
+
+static struct json_object *recovery_json(const struct rdma_recovery_record *rec)
+{
+	struct json_object *o = json_object_new_object();
+	struct json_object *failed = json_object_new_array();
+
+	json_add_uint(o, "seq", rec->seq);
+	json_add_string(o, "trigger", rec->automatic ? "auto" : "manual");
+	json_add_uint(o, "time_usec", rec->at_usec);
+	if (rec->since_error_ns)
+		json_add_uint(o, "since_error_ns", rec->since_error_ns);
+	json_add_uint(o, "took_ns", rec->took_ns);
+	json_add_uint(o, "checked", rec->checked);
+	json_add_uint(o, "canceled", rec->canceled);
+	for (unsigned i = 0; i < rec->n_failed; i++) {
+		struct json_object *f = json_object_new_object();
+
+		json_add_uint(f, "mkey", rec->failed[i].mkey);
+		json_add_uint(f, "wr_id", rec->failed[i].wr_id);
+		json_object_object_add(f, "record", dp_sig_err_to_json(&rec->failed[i].err));
+		json_add_uint(f, "canceled", rec->failed[i].canceled);
+		json_object_array_add(failed, f);
+	}
+	json_object_object_add(o, "failed", failed);
+	return o;
+}
+
+/* Newest first. */
+static struct json_object *recoveries_json(const struct rdma_qp *qp)
+{
+	struct json_object *a = json_object_new_array();
+	const struct rdma_recovery_record *rec;
+
+	for (unsigned i = 0; (rec = rdma_qp_recovery_record(qp, i)); i++)
+		json_object_array_add(a, recovery_json(rec));
+	return a;
+}
 
 static struct json_object *qp_json(struct rdma_device *dev, struct rdma_object *obj)
 {
@@ -50,7 +88,9 @@ static struct json_object *qp_json(struct rdma_device *dev, struct rdma_object *
 		if (qp->attr_mask & n->bit)
 			json_add_uint(o, rdma_qp_attr_name(n->bit), rdma_qp_attr_get(&qp->attr, n));
 	if (qp->dp)
-		json_object_object_add(o, "counters", api_dp_counters_json(&qp->dp->counters));
+		json_object_object_add(o, "counters", api_dp_counters_json(&qp->dp->counters, &qp->sqd_stats));
+	json_add_string(o, "recovery", rdma_recovery_policy_name(qp->recovery.policy));
+	json_object_object_add(o, "recoveries", recoveries_json(qp));
 	return o;
 }
 
@@ -82,6 +122,11 @@ static int create(struct varlink_call *call, struct json_object *params, void *u
 		init.sq_sig_all = json_object_get_boolean(flag);
 	if (json_object_object_get_ex(params, "sig_pipelining", &flag))
 		init.sig_pipelining = json_object_get_boolean(flag);
+	if (json_get_string(params, "recovery")) {
+		init.has_recovery = true;
+		init.recovery = (enum rdma_recovery_policy)rdma_recovery_policy_from_name(
+			json_get_string(params, "recovery"));
+	}
 	if (rdma_qp_create(dev, &init, &qp, &err) < 0)
 		return api_reply_error(call, IFACE, &err);
 	return api_reply_record(call, "qp", qp_json(dev, &qp->obj));
@@ -132,6 +177,8 @@ static int modify(struct varlink_call *call, struct json_object *params, void *u
 
 	if (!obj)
 		return 0;
+	/* A QP the data path stopped in SQD or took to ERR is modified from there. */
+	rdma_datapath_sync(dev);
 	if (parse_attrs(params, &attr, &mask, &err) < 0 ||
 	    rdma_qp_modify(dev, rdma_qp(obj), &attr, mask, &err) < 0)
 		return api_reply_error(call, IFACE, &err);
@@ -338,7 +385,46 @@ static int post_recv(struct varlink_call *call, struct json_object *params, void
 	return r < 0 ? api_reply_error(call, IFACE, &err) : varlink_call_reply(call, NULL);
 }
 
+/* ---- signature pipelining ---- */
+
+static int cancel(struct varlink_call *call, struct json_object *params, void *userdata)
+{
+	struct rdma_device *dev;
+	struct rdma_object *obj = api_lookup(call, userdata, params, IFACE, RDMA_OBJ_QP, &dev);
+	struct json_object *reply;
+	struct rdma_error err;
+	uint32_t count;
+	uint64_t wr_id;
+
+	if (!obj)
+		return 0;
+	rdma_datapath_sync(dev);
+	if (get_u64(params, "wr_id", "wr_id", &wr_id, &err) < 0 ||
+	    rdma_qp_cancel(dev, rdma_qp(obj), wr_id, &count, &err) < 0)
+		return api_reply_error(call, IFACE, &err);
+	reply = json_object_new_object();
+	json_add_uint(reply, "count", count);
+	return varlink_call_reply(call, reply);
+}
+
+static int recover(struct varlink_call *call, struct json_object *params, void *userdata)
+{
+	struct rdma_device *dev;
+	struct rdma_object *obj = api_lookup(call, userdata, params, IFACE, RDMA_OBJ_QP, &dev);
+	const struct rdma_recovery_record *rec;
+	struct rdma_error err;
+
+	if (!obj)
+		return 0;
+	rdma_datapath_sync(dev);
+	if (rdma_qp_recover(dev, rdma_qp(obj), false, &rec, &err) < 0)
+		return api_reply_error(call, IFACE, &err);
+	return api_reply_record(call, "recovery", recovery_json(rec));
+}
+
 const struct varlink_method api_qp_methods[] = {
+	{ "Cancel", cancel, VARLINK_METHOD_PRIVILEGED },
+	{ "Recover", recover, VARLINK_METHOD_PRIVILEGED },
 	{ "Create", create, VARLINK_METHOD_PRIVILEGED },
 	{ "Modify", modify, VARLINK_METHOD_PRIVILEGED },
 	{ "List", list, 0 },
