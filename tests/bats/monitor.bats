@@ -7,32 +7,6 @@ setup_file() { rdmad_start; }
 teardown_file() { rdmad_stop; }
 setup() { load_libs; }
 
-# monitor_start FILE [ARGS...]: rdmactl monitor in the background, once subscribed.
-monitor_start() {
-	local out=$1
-	shift
-	"$RDMACTL" "$@" >"$out" 2>&1 3>&- &
-	echo $! >"$out.pid"
-	for i in $(seq 1 100); do
-		grep -q subscribed "$out" && return 0
-		sleep 0.05
-	done
-	cat "$out" >&2
-	return 1
-}
-
-monitor_stop() {
-	kill "$(cat "$1.pid")" 2>/dev/null || true
-}
-
-wait_for_lines() { # FILE N
-	for i in $(seq 1 100); do
-		[ "$(wc -l <"$1")" -ge "$2" ] && return 0
-		sleep 0.05
-	done
-	cat "$1" >&2
-	return 1
-}
 
 @test "monitor -j streams object and QP state events as JSON lines" {
 	out=$BATS_TEST_TMPDIR/events

@@ -1,0 +1,75 @@
+# Shared by the suites that move data between QPs (datapath, pipelining): objects,
+# connecting RC QPs, polling completions, MR bytes.  Needs helper.bash.
+
+# new_mr PD SIZE [ACCESS]: an MR of the daemon's memory; prints its lkey.
+new_mr() {
+	"$RDMACTL" -j mr create "$1" --size "$2" ${3:+--access "$3"} | jq -r '.[0].lkey'
+}
+
+new_cq() {
+	"$RDMACTL" -j cq create --cqe "${1:-16}" | jq -r '.[0].handle'
+}
+
+# new_qp CQ [CREATE OPTIONS...]: an RC QP of PD 1 completing into CQ; prints its number.
+new_qp() {
+	local cq=$1
+	shift
+	"$RDMACTL" -j qp create --pd 1 --send-cq "$cq" --recv-cq "$cq" --type rc "$@" |
+		jq -r '.[0].handle'
+}
+
+# connect QP PEER [ACCESS [RNR_RETRY [MIN_RNR_TIMER]]]: RESET -> INIT -> RTR -> RTS towards PEER.
+connect() {
+	local qp=$1 peer=$2 access=${3-local_write,remote_write,remote_read}
+	"$RDMACTL" qp modify "$qp" --state init --access "$access"
+	"$RDMACTL" qp modify "$qp" --state rtr --dgid fe80::1 --sgid-index 0 --path-mtu 1024 \
+		--dest-qp "$peer" --rq-psn 0 --max-dest-rd-atomic 4 --min-rnr-timer "${5:-1}"
+	"$RDMACTL" qp modify "$qp" --state rts --timeout 14 --retry-cnt 7 --rnr-retry "${4:-7}" \
+		--sq-psn 0 --max-rd-atomic 4
+}
+
+# pair [CREATE OPTIONS...]: QPs A and B connected to each other, completing into CA and CB.
+pair() {
+	CA=$(new_cq)
+	CB=$(new_cq)
+	A=$(new_qp "$CA" "$@")
+	B=$(new_qp "$CB" "$@")
+	connect "$A" "$B"
+	connect "$B" "$A"
+}
+
+# poll_n CQ N: the completions of CQ as a JSON array, once N have come (or 5 s passed).
+poll_n() {
+	local cq=$1 n=$2 all='[]' got i
+	for i in $(seq 1 25); do
+		got=$("$RDMACTL" -j cq poll "$cq" --max 1024 --wait 200)
+		all=$(jq -c --argjson a "$all" '$a + .' <<<"$got")
+		[ "$(jq length <<<"$all")" -ge "$n" ] && break
+	done
+	echo "$all"
+}
+
+# wc_fields JSON: each completion as "wr_id status opcode byte_len imm qp src_qp flags".
+wc_fields() {
+	jq -r '.[] | "\(.wr_id) \(.status) \(.opcode) \(.byte_len) \(.imm) \(.qp) \(.src_qp) \(.flags | join(","))"' <<<"$1"
+}
+
+qp_field() {
+	"$RDMACTL" -j qp show "$1" | jq -r ".[0].$2"
+}
+
+# put KEY OFFSET HEX: writes the bytes into the MR.
+put() {
+	xxd -r -p <<<"$3" | "$RDMACTL" mr write "$1" --offset "$2"
+}
+
+# get KEY OFFSET LENGTH: the bytes of the MR, as hex.
+get() {
+	"$RDMACTL" mr read "$1" --offset "$2" --length "$3" | xxd -p | tr -d '\n'
+}
+
+# assert_refused IFACE ERROR FIELD: the last run failed with exit 1 naming the error and the field.
+assert_refused() {
+	assert_failure 1
+	assert_output --partial "io.rdmad.$1.$2: field '$3'"
+}
