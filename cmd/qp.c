@@ -4,6 +4,7 @@
 #include "cmd/output.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -260,6 +261,35 @@ static int qp_post_recv(struct ctl *ctl, const struct cmd_args *args)
 	return ctl_call_quiet(ctl, args, IFACE ".PostRecv", params);
 }
 
+/* --file FILE ("-": stdin): a JSON array of send WRs, each as PostSend's parameters. */
+static int qp_post_list(struct ctl *ctl, const struct cmd_args *args)
+{
+	const char *path = arg_get(args, "--file");
+	struct json_object *params = ctl_device_params(args), *wrs = NULL;
+	char *text = NULL;
+	int r;
+
+	if (ctl_add_number(ctl, args, "QP", params, "handle", UINT32_MAX) < 0) {
+		json_object_put(params);
+		return EXIT_USAGE;
+	}
+	r = ctl_read_text_file(strcmp(path, "-") == 0 ? "/dev/stdin" : path, 16 << 20, &text);
+	if (r == 0)
+		wrs = json_tokener_parse(text);
+	free(text);
+	if (r < 0 && r != -EILSEQ) {
+		json_object_put(params);
+		return ctl_fail("%s: --file %s: %s", args->path, path, strerror(-r));
+	}
+	if (!wrs || !json_object_is_type(wrs, json_type_array)) {
+		json_object_put(wrs);
+		json_object_put(params);
+		return ctl_fail("%s: --file %s: not a JSON array of WRs", args->path, path);
+	}
+	json_object_object_add(params, "wrs", wrs);
+	return ctl_call_quiet(ctl, args, IFACE ".PostSendList", params);
+}
+
 /* Prints the count of WRs canceled: alone (text, for scripts) or as {"count": N}. */
 static int qp_cancel(struct ctl *ctl, const struct cmd_args *args)
 {
@@ -369,6 +399,13 @@ static const struct cmd_arg create_args[] = {
 		  "default: rdmad.conf's recovery" },
 	CMD_ARG_DEV, { NULL },
 };
+static const struct cmd_arg post_list_args[] = {
+	{ .name = "QP", .kind = ARG_POSITIONAL, .help = "the QP number", .required = true },
+	{ .name = "--file", .kind = ARG_OPTION, .metavar = "FILE", .required = true,
+	  .help = "a JSON array of send WRs, each with the keys of io.rdmad.Qp.PostSend "
+		  "(opcode, wr_id, sges, remote, ...); - reads stdin" },
+	CMD_ARG_DEV, { NULL },
+};
 static const struct cmd_arg cancel_args[] = {
 	{ .name = "QP", .kind = ARG_POSITIONAL, .help = "the QP number (in SQD)", .required = true },
 	{ .name = "--wrid", .kind = ARG_OPTION, .metavar = "N", .required = true,
@@ -431,6 +468,8 @@ const struct cmd cmd_qp[] = {
 	  .args = post_args, .run = qp_post },
 	{ .name = "post-recv", .summary = "Post a receive WR", .args = post_recv_args,
 	  .run = qp_post_recv },
+	{ .name = "post-list", .summary = "Post several send WRs under one doorbell (all or none)",
+	  .args = post_list_args, .run = qp_post_list },
 	{ .name = "cancel", .summary = "Turn posted send WRs with a wr_id into NOPs (QP in SQD); "
 	  "prints how many", .args = cancel_args, .run = qp_cancel },
 	{ .name = "recover", .summary = "Recover a QP a signature error stopped in SQD: check, "

@@ -194,6 +194,12 @@ struct rdma_dp_send_wr {
 
 int rdma_dp_post_send(struct rdma_device *dev, struct rdma_qp *qp, const struct rdma_dp_send_wr *wr,
 		      struct rdma_error *err);
+/*
+ * n WRs under one doorbell, all or none: the worker sees none of them before
+ * all are in the queue.  On an error *bad is the WR it is about.
+ */
+int rdma_dp_post_sends(struct rdma_device *dev, struct rdma_qp *qp, const struct rdma_dp_send_wr *wrs,
+		       uint32_t n, uint32_t *bad, struct rdma_error *err);
 /* In SQD: posted send WRs with wr_id not yet executed become NOPs (daemon/recovery.h). */
 int rdma_dp_cancel(struct rdma_device *dev, struct rdma_qp *qp, uint64_t wr_id, uint32_t *count,
 		   struct rdma_error *err);

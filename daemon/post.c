@@ -228,24 +228,14 @@ static int resolve_ud(struct rdma_device *dev, struct rdma_qp *qp, const struct 
 	return 0;
 }
 
-int rdma_dp_post_send(struct rdma_device *dev, struct rdma_qp *qp, const struct rdma_dp_send_wr *wr,
-		      struct rdma_error *err)
+/* Writes wr into the slot at index, resolving its keys; not published. */
+static int fill_send(struct rdma_device *dev, struct rdma_qp *qp, const struct rdma_dp_send_wr *wr,
+		     uint32_t index, struct rdma_error *err)
 {
 	struct rdma_dp_qp *q = qp->dp;
-	struct rdma_dp_wqe_ctx *ctx;
-	struct dp_sq_req *req;
-	uint32_t index;
-	int r;
+	struct dp_sq_req *req = dp_wq_slot(&q->sq, index);
+	struct rdma_dp_wqe_ctx *ctx = rdma_dp_sq_ctx(q, index);
 
-	if (!q)
-		return rdma_error_unsupported(err, "handle", "the device has no data path (no workers)");
-	r = check_send(dev, qp, wr, err);
-	if (r < 0)
-		return r;
-	req = next_slot(&q->sq, q->max_send_wr, "send", &index, err);
-	if (!req)
-		return -ENOBUFS;
-	ctx = rdma_dp_sq_ctx(q, index);
 	memset(req, 0, sizeof(*req));
 	req->wr_id = wr->wr_id;
 	req->opcode = (uint8_t)wr->opcode;
@@ -269,12 +259,47 @@ int rdma_dp_post_send(struct rdma_device *dev, struct rdma_qp *qp, const struct 
 	}
 	if (wr->opcode != DP_WR_SEND && wr->opcode != DP_WR_SEND_WITH_IMM)
 		resolve_remote(dev, qp, wr, req, ctx);
-	/* Not published: the slot is taken again by the next WR. */
-	if (wr->ud && (r = resolve_ud(dev, qp, wr, req, ctx, err)) < 0)
-		return r;
-	dp_wq_publish(&q->sq);
+	return wr->ud ? resolve_ud(dev, qp, wr, req, ctx, err) : 0;
+}
+
+int rdma_dp_post_sends(struct rdma_device *dev, struct rdma_qp *qp, const struct rdma_dp_send_wr *wrs,
+		       uint32_t n, uint32_t *bad, struct rdma_error *err)
+{
+	struct rdma_dp_qp *q = qp->dp;
+	uint32_t prod;
+	int r;
+
+	*bad = 0;
+	if (!q)
+		return rdma_error_unsupported(err, "handle", "the device has no data path (no workers)");
+	for (*bad = 0; *bad < n; ++*bad) {
+		r = check_send(dev, qp, &wrs[*bad], err);
+		if (r < 0)
+			return r;
+	}
+	*bad = 0;
+	if (n > q->max_send_wr - dp_wq_count(&q->sq))
+		return rdma_error_state(err, "send", "the queue holds %u WRs not yet executed and takes "
+					"%u (max_send_wr)", dp_wq_count(&q->sq), q->max_send_wr);
+	prod = atomic_load_explicit(&q->sq.prod, memory_order_relaxed);
+	for (*bad = 0; *bad < n; ++*bad) {
+		r = fill_send(dev, qp, &wrs[*bad], prod + *bad, err);
+		/* Nothing is published: the slots are taken again by the next WRs. */
+		if (r < 0)
+			return r;
+	}
+	/* One doorbell: the worker sees all of them or none (a data WR and its fenced response). */
+	atomic_store_explicit(&q->sq.prod, prod + n, memory_order_release);
 	wake(q);
 	return 0;
+}
+
+int rdma_dp_post_send(struct rdma_device *dev, struct rdma_qp *qp, const struct rdma_dp_send_wr *wr,
+		      struct rdma_error *err)
+{
+	uint32_t bad;
+
+	return rdma_dp_post_sends(dev, qp, wr, 1, &bad, err);
 }
 
 int rdma_dp_post_recv(struct rdma_device *dev, struct rdma_qp *qp, uint64_t wr_id,

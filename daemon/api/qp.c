@@ -9,6 +9,7 @@
 #include "lib/hex.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -363,6 +364,62 @@ static int post_send(struct varlink_call *call, struct json_object *params, void
 	return r < 0 ? api_reply_error(call, IFACE, &err) : varlink_call_reply(call, NULL);
 }
 
+/* Names the WR a refusal is about: "sges" of the third becomes "wrs[2].sges". */
+static void name_wr(struct rdma_error *err, uint32_t i)
+{
+	char field[sizeof(err->field) + 16];
+
+	snprintf(field, sizeof(field), "wrs[%u].%s", i, err->field);
+	snprintf(err->field, sizeof(err->field), "%.*s", (int)sizeof(err->field) - 1, field);
+}
+
+static int post_send_list(struct varlink_call *call, struct json_object *params, void *userdata)
+{
+	struct rdma_device *dev;
+	struct rdma_object *obj = api_lookup(call, userdata, params, IFACE, RDMA_OBJ_QP, &dev);
+	struct json_object *list = json_object_object_get(params, "wrs");
+	size_t n = list ? json_object_array_length(list) : 0;
+	struct rdma_dp_send_wr *wrs;
+	uint8_t (*inline_bufs)[DP_INLINE_MAX];
+	struct rdma_error err = { 0 };
+	uint32_t i = 0, bad;
+	int r = 0;
+
+	if (!obj)
+		return 0;
+	if (n == 0 || n > UINT16_MAX) {
+		rdma_error_invalid(&err, "wrs", "1 to %u WRs", UINT16_MAX);
+		return api_reply_error(call, IFACE, &err);
+	}
+	rdma_datapath_sync(dev);
+	wrs = calloc(n, sizeof(*wrs));
+	inline_bufs = calloc(n, sizeof(*inline_bufs));
+	if (!wrs || !inline_bufs) {
+		free(wrs);
+		free(inline_bufs);
+		return varlink_call_error_errno(call, -ENOMEM);
+	}
+	for (i = 0; i < n && r == 0; i++) {
+		struct json_object *wr = json_object_array_get_idx(list, i);
+		struct rdma_dp_sge *sges = NULL;
+
+		r = parse_send(wr, &wrs[i], inline_bufs[i], &err);
+		if (r == 0)
+			r = parse_sges(wr, &sges, &wrs[i].n_sges, &err);
+		wrs[i].sges = sges;
+		if (r < 0)
+			name_wr(&err, i);
+	}
+	if (r == 0 && (r = rdma_dp_post_sends(dev, rdma_qp(obj), wrs, (uint32_t)n, &bad, &err)) < 0 &&
+	    strcmp(err.field, "send") != 0)
+		name_wr(&err, bad);
+	for (i = 0; i < n; i++)
+		free((void *)wrs[i].sges);
+	free(wrs);
+	free(inline_bufs);
+	return r < 0 ? api_reply_error(call, IFACE, &err) : varlink_call_reply(call, NULL);
+}
+
 static int post_recv(struct varlink_call *call, struct json_object *params, void *userdata)
 {
 	struct rdma_device *dev;
@@ -431,6 +488,7 @@ const struct varlink_method api_qp_methods[] = {
 	{ "Show", show, 0 },
 	{ "Destroy", destroy, VARLINK_METHOD_PRIVILEGED },
 	{ "PostSend", post_send, VARLINK_METHOD_PRIVILEGED },
+	{ "PostSendList", post_send_list, VARLINK_METHOD_PRIVILEGED },
 	{ "PostRecv", post_recv, VARLINK_METHOD_PRIVILEGED },
 	{ NULL, NULL, 0 },
 };

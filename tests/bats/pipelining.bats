@@ -54,10 +54,14 @@ server() {
 	connect "$C" "$S" >/dev/null
 }
 
-# transaction WRID MKEY: the seed's pair: the data WRITE from MKEY (unsignaled), the fenced signaled response.
+# transaction WRID MKEY: the seed's pair, under one doorbell: the data WRITE from MKEY
+# (unsignaled), then the fenced signaled response.
 transaction() {
-	"$RDMACTL" qp post "$S" write --sge "$2:0:512" --remote "$PEER:$(( $1 * 512 ))" --wrid "$1"
-	"$RDMACTL" qp post "$S" send --sge "$MEM:4096:16" --wrid "$1" --signaled --fence
+	cat >wrs.json <<-EOF
+	[{"opcode":"write","wr_id":$1,"sges":[{"key":$2,"offset":0,"length":512}],"remote":{"key":$PEER,"offset":$(( $1 * 512 ))}},
+	 {"opcode":"send","wr_id":$1,"sges":[{"key":$MEM,"offset":4096,"length":16}],"signaled":true,"fence":true}]
+	EOF
+	"$RDMACTL" qp post-list "$S" --file wrs.json
 }
 
 counters() {
@@ -142,6 +146,23 @@ wait_state() { # QP STATE
 		'{"write":0,"write_imm":0,"send":0,"send_imm":0,"read":0}'
 }
 
+@test "post-list: all or none; a refusal names the WR; not a JSON array is an error" {
+	server manual
+	echo '[{"opcode":"send","wr_id":1,"inline":"00"},{"opcode":"write","wr_id":2,"sges":[{"key":1,"offset":0,"length":1}]}]' >bad.json
+	run "$RDMACTL" qp post-list "$S" --file bad.json
+	assert_refused Qp InvalidArgument 'wrs[1].remote'
+	echo '{"opcode":"send"}' >obj.json
+	run "$RDMACTL" qp post-list "$S" --file obj.json
+	assert_failure 1
+	assert_output --partial "not a JSON array of WRs"
+	"$RDMACTL" qp post-recv "$C" --sge "$PEER:0:64" --wrid 50
+	printf '[{"opcode":"send","wr_id":3,"sges":[{"key":%s,"offset":0,"length":8}],"signaled":true}]' "$MEM" |
+		"$RDMACTL" qp post-list "$S" --file -
+	# The first completion is WR 3's: nothing of the refused list was posted.
+	assert_equal "$(wc_fields "$(poll_n "$CS" 1)")" "3 success send 8 0 $S 0 "
+	assert_equal "$(wc_fields "$(poll_n "$CC" 1)")" "50 success recv 8 0 $C 0 "
+}
+
 # ---- signature errors and pipelining ----
 
 @test "a signature error never fails the transfer: recorded once on the MKEY; without pipelining the QP goes on" {
@@ -207,10 +228,7 @@ wait_state() { # QP STATE
 	server auto
 	k=$(t10_mkey 0 "$BAD_PI")
 	"$RDMACTL" qp post-recv "$C" --sge "$PEER:4096:64" --wrid 100
-	# Posted while in SQD, so that both WRs are there when the WRITE fails.
-	"$RDMACTL" qp modify "$S" --state sqd >/dev/null
 	transaction 1 "$k"
-	"$RDMACTL" qp modify "$S" --state rts >/dev/null
 	assert_equal "$(wc_fields "$(poll_n "$CS" 1)")" "1 success send 0 0 $S 0 "
 	wait_state "$S" RTS
 	rec=$("$RDMACTL" -j qp show "$S" | jq -c '.[0].recoveries[0]')
@@ -221,7 +239,7 @@ wait_state() { # QP STATE
 	# The response was withdrawn: the client got nothing; the MKEY's record was read.
 	assert_equal "$("$RDMACTL" -j cq poll "$CC" --wait 100)" '[]'
 	assert_equal "$("$RDMACTL" mkey check "$k" | jq -r .err_type)" none
-	assert_equal "$(counters "$S")" "[1,1,2,1,1,1]"
+	assert_equal "$(counters "$S")" "[1,1,1,1,1,1]"
 	assert_equal "$("$RDMACTL" -j dev show | jq -c '.[0].datapath | [.recoveries >= 1, .wrs_canceled >= 1, .sig_stops >= 1]')" '[true,true,true]'
 }
 
@@ -231,6 +249,7 @@ wait_state() { # QP STATE
 	k2=$(t10_mkey 1024 "$BAD_PI")
 	k3=$(t10_mkey 2048 "$GOOD_PI")
 	for i in 1 2 3; do "$RDMACTL" qp post-recv "$C" --sge "$PEER:$((4096 + i * 64)):64" --wrid $((100 + i)); done
+	# Posted while in SQD (allowed: they wait), so that all three are in flight when one fails.
 	"$RDMACTL" qp modify "$S" --state sqd >/dev/null
 	transaction 1 "$k1"
 	transaction 2 "$k2"
