@@ -13,8 +13,10 @@
 #include <string.h>
 #include <cmocka.h>
 
+
 #include "daemon/cq.h"
 #include "daemon/datapath.h"
+#include "daemon/mkey.h"
 #include "daemon/mr.h"
 #include "daemon/qp.h"
 #include "daemon/workers.h"
@@ -151,6 +153,66 @@ static void post_write(struct fixture *f, struct rdma_qp *qp, uint64_t wr_id, ui
 	struct rdma_error err;
 
 	assert_int_equal(rdma_dp_post_send(f->dev, qp, &wr, &err), 0);
+}
+
+/* An MKEY over 512 bytes of data + 8 of T10-DIF in memory at offset of the MR; the PI as given. */
+static struct rdma_mkey *t10_mkey(struct fixture *f, uint64_t offset, const uint8_t pi[8])
+{
+	struct rdma_mkey_entry e = { .mr = f->mr->obj.handle, .offset = offset, .length = 520 };
+	struct rdma_mkey_conf c;
+	struct rdma_error err;
+	struct rdma_mkey *m;
+
+	memset(f->mr->addr + offset, 0xa5, 512);
+	memcpy(f->mr->addr + offset + 512, pi, 8);
+	assert_int_equal(rdma_mkey_create(f->dev, f->pd, RDMA_MKEY_BLOCK_SIGNATURE, 4, &m, &err), 0);
+	rdma_mkey_conf_init(&c);
+	c.set_layout = true;
+	c.layout = (struct rdma_mkey_layout){ .type = RDMA_LAYOUT_LIST, .n = 1, .entries = &e };
+	c.set_access = true;
+	c.access = RDMA_MKEY_ACCESS_ALL;
+	c.set_sig = true;
+	c.cfg.mem.sig_type = DP_SIG_T10DIF;
+	c.cfg.mem.block_size = 512;
+	c.cfg.mem.t10dif.bg = 0xffff;
+	c.cfg.mem.t10dif.app_tag = 0x5678;
+	c.cfg.mem.t10dif.ref_tag = 0xf0debc9a;
+	assert_int_equal(rdma_mkey_configure(f->dev, m, &c, &err), 0);
+	return m;
+}
+
+static const uint8_t good_pi[8] = { 0xec, 0x7d, 0x56, 0x78, 0xf0, 0xde, 0xbc, 0x9a };
+static const uint8_t bad_pi[8] = { 0x00, 0x00, 0x56, 0x78, 0xf0, 0xde, 0xbc, 0x9a };
+
+/* The seed's transaction: WRITE of 512 wire bytes from the MKEY, then a fenced signaled SEND. */
+static void post_transaction(struct fixture *f, struct rdma_qp *qp, uint64_t wr_id, struct rdma_mkey *m)
+{
+	struct rdma_dp_sge data = { .key = m->obj.handle, .length = 512 };
+	struct rdma_dp_sge resp = { .key = f->mr->obj.handle, .offset = 3584, .length = 8 };
+	struct rdma_dp_send_wr wrs[2] = {
+		{ .wr_id = wr_id, .opcode = DP_WR_RDMA_WRITE, .remote_key = f->mr->rkey,
+		  .remote_offset = 2048, .sges = &data, .n_sges = 1 },
+		{ .wr_id = wr_id, .opcode = DP_WR_SEND, .send_flags = DP_SEND_SIGNALED | DP_SEND_FENCE,
+		  .sges = &resp, .n_sges = 1 },
+	};
+	struct rdma_error err;
+	uint32_t bad;
+
+	assert_int_equal(rdma_dp_post_sends(f->dev, qp, wrs, 2, &bad, &err), 0);
+}
+
+static struct rdma_qp *pipelining_qp(struct fixture *f, struct rdma_cq *cq, enum rdma_recovery_policy p)
+{
+	struct rdma_qp_init init = {
+		.type = RDMA_QPT_RC, .pd = f->pd, .send_cq = cq->obj.handle, .recv_cq = cq->obj.handle,
+		.cap = { .max_send_wr = 8, .max_recv_wr = 4, .max_send_sge = 1, .max_recv_sge = 1 },
+		.sig_pipelining = true, .has_recovery = true, .recovery = p,
+	};
+	struct rdma_error err;
+	struct rdma_qp *qp;
+
+	assert_int_equal(rdma_qp_create(f->dev, &init, &qp, &err), 0);
+	return qp;
 }
 
 static void test_work_queue(void **state)
@@ -323,6 +385,148 @@ static void test_reset_drops_without_completions(void **state)
 	assert_ptr_equal(b->worker, a->worker);
 }
 
+static void test_mkey_transfer_and_its_error_report(void **state)
+{
+	struct fixture *f = *state;
+	struct rdma_cq *cq = cq_new(f, 8);
+	struct rdma_qp *a = qp_new(f, cq), *b = qp_new(f, cq);
+	struct rdma_mkey *good = t10_mkey(f, 0, good_pi), *bad = t10_mkey(f, 1024, bad_pi);
+	struct rdma_dp_sge sge = { .key = good->obj.handle, .length = 512 };
+	struct rdma_dp_send_wr wr = {
+		.wr_id = 1, .opcode = DP_WR_RDMA_WRITE, .send_flags = DP_SEND_SIGNALED,
+		.remote_key = f->mr->rkey, .remote_offset = 2048, .sges = &sge, .n_sges = 1,
+	};
+	struct rdma_object *user;
+	struct dp_sig_err rec;
+	struct rdma_error err;
+	struct dp_cqe e[4];
+
+	connect_to(f, a, b->obj.handle);
+	connect_to(f, b, a->obj.handle);
+	memset(f->mr->addr + 2048, 0, 520);
+	assert_int_equal(rdma_dp_post_send(f->dev, a, &wr, &err), 0);
+	/* Posted, not executed: the MKEY is in use by the QP. */
+	user = rdma_datapath_mkey_user(f->dev, good);
+	assert_ptr_equal(user, &a->obj);
+	turn(f, a->worker->index);
+	assert_null(rdma_datapath_mkey_user(f->dev, good));
+	/* The wire carried the 512 data bytes: the PI was checked and stripped. */
+	assert_int_equal(f->mr->addr[2048 + 511], 0xa5);
+	assert_int_equal(f->mr->addr[2048 + 512], 0);
+	assert_int_equal(rdma_cq_ring_poll(cq->ring, e, 4), 1);
+	assert_int_equal(e[0].status, DP_WC_SUCCESS);
+	assert_int_equal(e[0].byte_len, 512);
+	/* A bad guard: the transfer succeeds; the MKEY learns of it when the main thread syncs. */
+	sge.key = bad->obj.handle;
+	wr.wr_id = 2;
+	assert_int_equal(rdma_dp_post_send(f->dev, a, &wr, &err), 0);
+	turn(f, a->worker->index);
+	assert_int_equal(rdma_cq_ring_poll(cq->ring, e, 4), 1);
+	assert_int_equal(e[0].status, DP_WC_SUCCESS);
+	assert_false(bad->err_pending);
+	rdma_datapath_sync(f->dev);
+	assert_int_equal(rdma_mkey_check(bad, &rec, &err), 0);
+	assert_int_equal(rec.type, DP_SIG_ERR_GUARD);
+	assert_int_equal(rec.expected, 0);
+	assert_int_equal(rec.actual, 0xec7d);
+	assert_int_equal(atomic_load(&a->dp->counters.sig_errors[DP_SIG_ERR_GUARD]), 1);
+	/* Without sig_pipelining the QP goes on. */
+	assert_int_equal(a->state, RDMA_QPS_RTS);
+}
+
+static void test_sig_stop_stands_until_the_main_thread_knows(void **state)
+{
+	struct fixture *f = *state;
+	struct rdma_cq *cq = cq_new(f, 8);
+	struct rdma_qp *s = pipelining_qp(f, cq, RDMA_RECOVERY_MANUAL), *c = qp_new(f, cq);
+	struct rdma_mkey *bad = t10_mkey(f, 0, bad_pi);
+	struct rdma_qp_attr attr = { 0 };
+	struct rdma_error err;
+	struct dp_cqe e[4];
+	uint32_t count;
+
+	connect_to(f, s, c->obj.handle);
+	connect_to(f, c, s->obj.handle);
+	post_transaction(f, s, 1, bad);
+	turn(f, s->worker->index);
+	/* Stopped right after the WRITE: the fenced SEND is still posted; nothing completed. */
+	assert_int_equal(s->dp->state, RDMA_QPS_SQD);
+	assert_int_equal(dp_wq_count(&s->dp->sq), 1);
+	assert_int_equal(rdma_cq_ring_poll(cq->ring, e, 4), 0);
+	/* An RTS -> RTS modify sent before the main thread heard of the stop does not resume it. */
+	assert_int_equal(s->state, RDMA_QPS_RTS);
+	attr.state = RDMA_QPS_RTS;
+	assert_int_equal(rdma_qp_modify(f->dev, s, &attr, RDMA_QP_STATE, &err), 0);
+	turn(f, s->worker->index);
+	assert_int_equal(s->dp->state, RDMA_QPS_SQD);
+	/* Told: the model is in SQD, cancel finds the SEND, RTS resumes with a NOP. */
+	worker_set_dispatch(&f->ws);
+	assert_int_equal(s->state, RDMA_QPS_SQD);
+	assert_int_equal(s->recovery.n_suspects, 1);
+	assert_int_equal(rdma_qp_cancel(f->dev, s, 1, &count, &err), 0);
+	assert_int_equal(count, 1);
+	assert_true(rdma_qp_cancel(f->dev, s, 1, &count, &err) < 0);
+	assert_int_equal(err.code, RDMA_ERR_INVALID_STATE);
+	assert_string_equal(err.field, "wr_id");
+	attr.state = RDMA_QPS_RTS;
+	assert_int_equal(rdma_qp_modify(f->dev, s, &attr, RDMA_QP_STATE, &err), 0);
+	turn(f, s->worker->index);
+	assert_int_equal(rdma_cq_ring_poll(cq->ring, e, 4), 1);
+	assert_int_equal(e[0].wr_id, 1);
+	assert_int_equal(e[0].status, DP_WC_SUCCESS);
+	assert_int_equal(e[0].opcode, DP_WC_SEND);
+	assert_int_equal(e[0].byte_len, 0);
+	assert_int_equal(atomic_load(&s->dp->counters.nops), 1);
+}
+
+static void test_auto_recovery(void **state)
+{
+	struct fixture *f = *state;
+	struct rdma_cq *cq = cq_new(f, 8);
+	struct rdma_qp *s = pipelining_qp(f, cq, RDMA_RECOVERY_AUTO), *c = qp_new(f, cq);
+	struct rdma_mkey *good = t10_mkey(f, 0, good_pi), *bad = t10_mkey(f, 1024, bad_pi);
+	const struct rdma_recovery_record *rec;
+	struct rdma_dp_sge sge = { .key = f->mr->obj.handle, .offset = 3072, .length = 64 };
+	struct rdma_error err;
+	struct dp_cqe e[8];
+
+	connect_to(f, s, c->obj.handle);
+	connect_to(f, c, s->obj.handle);
+	assert_int_equal(rdma_dp_post_recv(f->dev, c, 100, &sge, 1, &err), 0);
+	post_transaction(f, s, 1, bad);
+	post_transaction(f, s, 2, good);
+	turn(f, s->worker->index);
+	assert_int_equal(s->dp->state, RDMA_QPS_SQD);
+	/* The main thread hears of the stop: check, cancel, RTS at once. */
+	worker_set_dispatch(&f->ws);
+	assert_int_equal(s->state, RDMA_QPS_RTS);
+	rec = rdma_qp_recovery_record(s, 0);
+	assert_non_null(rec);
+	assert_true(rec->automatic);
+	assert_int_equal(rec->checked, 2);      /* the bad one, and the good one still posted */
+	assert_int_equal(rec->canceled, 1);
+	assert_int_equal(rec->n_failed, 1);
+	assert_int_equal(rec->failed[0].mkey, bad->obj.handle);
+	assert_int_equal(rec->failed[0].wr_id, 1);
+	assert_true(rec->since_error_ns >= rec->took_ns);
+	assert_null(rdma_qp_recovery_record(s, 1));
+	while (turn(f, s->worker->index))
+		;
+	/*
+	 * The NOP, then transaction 2's WRITE (unsignaled) and SEND: the client's
+	 * receive completes while the SEND executes, before the SEND's own completion.
+	 */
+	assert_int_equal(rdma_cq_ring_poll(cq->ring, e, 8), 3);
+	assert_int_equal(e[0].wr_id, 1);
+	assert_int_equal(e[0].byte_len, 0);
+	assert_int_equal(e[1].wr_id, 100);
+	assert_int_equal(e[1].opcode, DP_WC_RECV);
+	assert_int_equal(e[2].wr_id, 2);
+	assert_int_equal(e[2].byte_len, 8);
+	assert_int_equal(s->sqd_stats.recoveries, 1);
+	assert_int_equal(f->dev->sqd_stats.wrs_canceled, 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -332,6 +536,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_error_reported_before_its_completion, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_events_take_the_model_to_err, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reset_drops_without_completions, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_mkey_transfer_and_its_error_report, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sig_stop_stands_until_the_main_thread_knows, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_auto_recovery, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
