@@ -1,0 +1,807 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bench_datapath: the data path of the software device through real, started
+ * dataplane workers (worker_set_start, rdma_datapath_start, as rdmad starts
+ * them), in-process: the main thread posts with rdma_dp_post_send /
+ * rdma_dp_post_recv and reaps with rdma_cq_ring_poll, the workers execute.
+ *
+ *   - RDMA WRITE 4 KiB, RC: GB/s of payload, beside memcpy of 4 KiB in the same run;
+ *   - SEND 64 B, RC, with a receive posted for each: messages/s;
+ * each with 1 worker (1 QP pair) and with 2 workers (2 QP pairs, one on each
+ * worker, throughput summed).  Samples of all rows interleaved (A, B, C, A, B,
+ * C, ...; each round starting one row later), median of NSAMPLE.
+ *
+ * Posting (run_wr_loop): per QP pair a window of WINDOW send WRs known not to
+ * be complete (= max_send_wr), every SIGNAL_EVERY-th WR signaled (a CQE covers
+ * the unsignaled ones before it, RC completing in order), as perftest's
+ * ib_write_bw posts (tx-depth, cq-mod).  Why not every WR signaled: an
+ * application after throughput does not, and a CQE per WR measures the CQ
+ * path as much as the transfer (BENCH_SIGNAL=1 shows that figure).  The
+ * responder's receive queue is kept full (RQ_DEPTH); receives complete one
+ * CQE each whatever the sender signals.
+ *
+ * CPUs: those this process may run on (sched_getaffinity).  The main thread
+ * takes the first; with 3 or more, the workers take the next ones; with 2,
+ * the 1-worker rows put the worker on the second CPU and the 2-worker rows
+ * share the first CPU between the main thread and a worker (printed); with 1,
+ * everything runs on it (printed).
+ *
+ * BENCH_MS (default 100): ms per sample; BENCH_SIGNAL (default 16): signal
+ * every Nth send WR; BENCH_ONLY: rows whose name contains it.  ~10 s in all.
+ *
+ * Printed beside the table: a check of how much of the CPUs the process
+ * really gets (threads spinning on them at once), since a busy or
+ * oversubscribed host shows up as spread in every row.
+ *
+ * To add a row: an entry in all[] in main() naming a struct bench_dev (a
+ * device with its workers and connected pairs, bench_dev_start +
+ * bench_dev_add_pairs) and a struct wr_op (what each WR is, fill_send and,
+ * for operations that consume receives, fill_recv).
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+#include <time.h>
+#include <systemd/sd-event.h>
+
+#include "daemon/cq.h"
+#include "daemon/datapath.h"
+#include "daemon/gid.h"
+#include "daemon/mr.h"
+#include "daemon/qp.h"
+#include "daemon/workers.h"
+#include "lib/cpulist.h"
+#include "lib/log.h"
+
+#define NSAMPLE      21
+#define MAX_WORKERS  8
+#define MAX_PAIRS    8
+#define WINDOW       256u     /* send WRs outstanding per QP pair = max_send_wr */
+#define RQ_DEPTH     512u     /* receives kept posted per responder = max_recv_wr */
+#define POLL_BATCH   64u
+#define N_SLOTS      16u      /* WRs rotate over this many buffers of their size (64 KiB for 4 KiB) */
+#define AREA         (N_SLOTS * 4096u)
+/* Each MR: the RDMA area (WRITE sources and targets) then the receive area (receive buffers). */
+#define RECV_AREA    AREA
+#define MR_SIZE      (2 * AREA)
+#define DRAIN_SECONDS 5.0     /* a run that does not drain in this long is broken */
+
+static double sample_ms = 100;
+static unsigned signal_every = 16;
+static volatile uint64_t sink;
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static int cmp_d(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void die(const char *what, const struct rdma_error *err)
+{
+	if (err)
+		fprintf(stderr, "bench_datapath: %s: %s: %s\n", what, err->field, err->reason);
+	else
+		fprintf(stderr, "bench_datapath: %s\n", what);
+	exit(1);
+}
+
+static void pin_self(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set) < 0)
+		die("cannot pin the main thread", NULL);
+}
+
+/*
+ * How much of the CPUs this process gets while it keeps them all busy: one
+ * thread spinning on each CPU at once, the time lost in gaps of more than
+ * 20 us between two readings of the clock (the guest's scheduler or the
+ * hypervisor running something else).  Printed, so that the rows' spread
+ * can be judged.
+ */
+struct probe {
+	pthread_t thread;
+	int cpu;
+	double seconds, lost, longest;
+};
+
+static void *probe_run(void *arg)
+{
+	struct probe *pr = arg;
+	cpu_set_t set;
+	double t0, prev, t;
+
+	CPU_ZERO(&set);
+	CPU_SET(pr->cpu, &set);
+	pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+	t0 = prev = now();
+	do {
+		t = now();
+		if (t - prev > 20e-6)
+			pr->lost += t - prev;
+		if (t - prev > pr->longest)
+			pr->longest = t - prev;
+		prev = t;
+	} while (t - t0 < pr->seconds);
+	return NULL;
+}
+
+static void cpu_probe(const int *cpus, unsigned n, double seconds)
+{
+	struct probe pr[MAX_WORKERS + 1];
+	double longest = 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		pr[i] = (struct probe){ .cpu = cpus[i], .seconds = seconds };
+		if (pthread_create(&pr[i].thread, NULL, probe_run, &pr[i]) != 0)
+			die("cannot start a probe thread", NULL);
+	}
+	printf("# CPU check: %u thread(s) spinning at once on CPU", n);
+	for (unsigned i = 0; i < n; i++) {
+		pthread_join(pr[i].thread, NULL);
+		if (pr[i].longest > longest)
+			longest = pr[i].longest;
+	}
+	for (unsigned i = 0; i < n; i++)
+		printf("%s %d", i ? "," : "", pr[i].cpu);
+	printf(" lost");
+	for (unsigned i = 0; i < n; i++)
+		printf("%s %.1f%%", i ? "," : "", 100.0 * pr[i].lost / seconds);
+	printf(" of the time in gaps > 20 us (longest %.1f ms)", longest * 1e3);
+	for (unsigned i = 0; i < n; i++)
+		if (pr[i].lost / seconds > 0.05) {
+			printf(": the CPUs are not all ours (other load, or the hypervisor); expect spread");
+			break;
+		}
+	printf("\n");
+}
+
+/* ---------------------------------------------------------------- devices, workers, pairs */
+
+/*
+ * A connected RC pair: req sends (its SGEs in src), resp receives into dst and
+ * is the target of RDMA (dst grants remote access).  One send CQ and one
+ * receive CQ per pair, both QPs using them, so that each CQ is written by the
+ * pair's worker only.
+ */
+struct bench_pair {
+	struct rdma_qp *req, *resp;
+	struct rdma_cq *scq, *rcq;
+	struct rdma_mr *src, *dst;
+	/* run_wr_loop's: send WRs of this run posted and known complete; receives ever posted and completed. */
+	uint64_t posted, done;
+	uint64_t recv_posted, recv_done;
+	uint64_t sq_busy, rq_busy;   /* posts refused as full although the window allowed them */
+};
+
+struct pair_cfg {
+	uint32_t max_send_wr, max_recv_wr, max_inline_data;
+	bool sq_sig_all;
+};
+
+static const struct pair_cfg default_pair = {
+	.max_send_wr = WINDOW, .max_recv_wr = RQ_DEPTH, .max_inline_data = 0,
+};
+
+/* A software device with its own started worker set (as rdmad: worker_set_start, rdma_datapath_start). */
+struct bench_dev {
+	char name[16];
+	sd_event *event;
+	struct worker_set *ws;
+	struct rdma_device *dev;
+	int cpus[MAX_WORKERS];
+	unsigned n_workers;
+	uint32_t pd;
+	struct bench_pair pairs[MAX_PAIRS];
+	unsigned n_pairs;
+};
+
+static const uint8_t bench_gid[RDMA_GID_LEN] = { 0xfe, 0x80, [15] = 1 };
+
+static void bench_dev_start(struct bench_dev *bd, unsigned index, const int *cpus, unsigned n)
+{
+	struct rdma_error err;
+	struct rdma_object *pd;
+	int r;
+
+	memset(bd, 0, sizeof(*bd));
+	snprintf(bd->name, sizeof(bd->name), "soft%u", index);
+	memcpy(bd->cpus, cpus, n * sizeof(int));
+	bd->n_workers = n;
+	if (sd_event_new(&bd->event) < 0)
+		die("sd_event_new", NULL);
+	r = worker_set_start(&bd->ws, bd->event, cpus, n);
+	if (r < 0)
+		die("worker_set_start failed", NULL);
+	if (soft_device_create(&bd->dev, bd->name, index) < 0)
+		die("soft_device_create failed", NULL);
+	if (rdma_datapath_start(bd->dev, bd->ws) < 0)
+		die("rdma_datapath_start failed", NULL);
+	pd = rdma_object_create(bd->dev, RDMA_OBJ_PD, &err);
+	if (!pd)
+		die("PD", &err);
+	bd->pd = pd->handle;
+	/* The address vector's source GID (index 0 of port 1); loopback: the destination is the same. */
+	if (rdma_gid_add(bd->dev, RDMA_QP_PORT, 0, bench_gid, &err) < 0)
+		die("GID", &err);
+}
+
+/* As rdmad tears down (manager_free): workers stopped first, then the device and its data path. */
+static void bench_dev_stop(struct bench_dev *bd)
+{
+	struct rdma_datapath *dp = bd->dev->datapath;
+
+	bd->ws = worker_set_free(bd->ws);
+	rdma_datapath_workers_stopped(bd->dev);
+	rdma_device_free(bd->dev);
+	rdma_datapath_free(dp);
+	sd_event_unref(bd->event);
+}
+
+static void modify(struct bench_dev *bd, struct rdma_qp *qp, const struct rdma_qp_attr *values,
+		   enum rdma_qp_state state, uint32_t mask)
+{
+	struct rdma_qp_attr attr = *values;
+	struct rdma_error err;
+
+	attr.state = state;
+	if (rdma_qp_modify(bd->dev, qp, &attr, mask | RDMA_QP_STATE, &err) < 0)
+		die("modify QP", &err);
+}
+
+/* RESET -> INIT -> RTR -> RTS towards the QP numbered dest, with what daemon/qp_state.c requires of RC. */
+static void connect_qp(struct bench_dev *bd, struct rdma_qp *qp, uint32_t dest)
+{
+	struct rdma_qp_attr a = {
+		.access_flags = RDMA_ACCESS_ALL, .path_mtu = 4096, .max_dest_rd_atomic = 1,
+		.min_rnr_timer = 1, .timeout = 14, .retry_cnt = 7, .rnr_retry = 7, .max_rd_atomic = 1,
+		.dest_qp_num = dest,
+	};
+
+	memcpy(a.av.dgid, bench_gid, RDMA_GID_LEN);
+	modify(bd, qp, &a, RDMA_QPS_INIT, RDMA_QP_ACCESS_FLAGS);
+	modify(bd, qp, &a, RDMA_QPS_RTR, RDMA_QP_AV | RDMA_QP_PATH_MTU | RDMA_QP_DEST_QPN |
+	       RDMA_QP_RQ_PSN | RDMA_QP_MAX_DEST_RD_ATOMIC | RDMA_QP_MIN_RNR_TIMER);
+	modify(bd, qp, &a, RDMA_QPS_RTS, RDMA_QP_TIMEOUT | RDMA_QP_RETRY_CNT | RDMA_QP_RNR_RETRY |
+	       RDMA_QP_SQ_PSN | RDMA_QP_MAX_QP_RD_ATOMIC);
+}
+
+static struct rdma_qp *qp_new(struct bench_dev *bd, struct bench_pair *p, const struct pair_cfg *cfg)
+{
+	struct rdma_qp_init init = {
+		.type = RDMA_QPT_RC, .pd = bd->pd, .send_cq = p->scq->obj.handle,
+		.recv_cq = p->rcq->obj.handle, .sq_sig_all = cfg->sq_sig_all,
+		.cap = { .max_send_wr = cfg->max_send_wr, .max_recv_wr = cfg->max_recv_wr,
+			 .max_send_sge = 1, .max_recv_sge = 1, .max_inline_data = cfg->max_inline_data },
+	};
+	struct rdma_error err;
+	struct rdma_qp *qp;
+
+	if (rdma_qp_create(bd->dev, &init, &qp, &err) < 0)
+		die("QP", &err);
+	if (!qp->dp)
+		die("the QP has no data path", NULL);
+	return qp;
+}
+
+static struct rdma_mr *mr_new(struct bench_dev *bd, uint8_t seed)
+{
+	struct rdma_error err;
+	struct rdma_mr *mr;
+
+	if (rdma_mr_create(bd->dev, bd->pd, MR_SIZE, RDMA_ACCESS_ALL, MR_SIZE, &mr, &err) < 0)
+		die("MR", &err);
+	for (uint32_t i = 0; i < MR_SIZE; i++)
+		mr->addr[i] = (uint8_t)(i * 131 + seed);
+	return mr;
+}
+
+/*
+ * n connected RC pairs.  The requester of each goes to RTR first and takes
+ * the next worker (worker_set_pick, round robin); its responder joins it
+ * (choose_worker in daemon/datapath.c).  Checked: pair i on worker i % workers.
+ */
+static void bench_dev_add_pairs(struct bench_dev *bd, unsigned n, const struct pair_cfg *cfg)
+{
+	for (unsigned i = 0; i < n; i++) {
+		struct bench_pair *p = &bd->pairs[bd->n_pairs];
+		struct rdma_error err;
+		uint32_t scqe = cfg->max_send_wr, rcqe = cfg->max_recv_wr;
+
+		if (bd->n_pairs == MAX_PAIRS)
+			die("too many pairs", NULL);
+		memset(p, 0, sizeof(*p));
+		/* Each CQ holds all its QPs could complete into it at once (both QPs' queues). */
+		if (rdma_cq_create(bd->dev, 2 * scqe, &p->scq, &err) < 0 ||
+		    rdma_cq_create(bd->dev, 2 * rcqe, &p->rcq, &err) < 0)
+			die("CQ", &err);
+		p->req = qp_new(bd, p, cfg);
+		p->resp = qp_new(bd, p, cfg);
+		p->src = mr_new(bd, 7);
+		p->dst = mr_new(bd, 99);
+		connect_qp(bd, p->req, p->resp->obj.handle);
+		connect_qp(bd, p->resp, p->req->obj.handle);
+		if (!p->req->worker || p->req->worker != p->resp->worker)
+			die("the two QPs of a pair are not on one worker", NULL);
+		if (p->req->worker != &bd->ws->workers[bd->n_pairs % bd->n_workers])
+			die("pair not on the worker expected (round robin)", NULL);
+		bd->n_pairs++;
+	}
+}
+
+/* ---------------------------------------------------------------- the WR loop */
+
+/*
+ * What each WR of a run is.  fill_send fills the seq-th send WR of a run on
+ * pair p (all but wr_id and DP_SEND_SIGNALED, which the loop sets), its one
+ * SGE in *sge.  fill_recv (NULL when the operation consumes no receive)
+ * fills the SGE of the seq-th receive ever posted on the pair's responder.
+ */
+struct wr_op {
+	void (*fill_send)(const struct wr_op *op, struct bench_pair *p, uint64_t seq,
+			  struct rdma_dp_send_wr *wr, struct rdma_dp_sge *sge);
+	void (*fill_recv)(const struct wr_op *op, struct bench_pair *p, uint64_t seq,
+			  struct rdma_dp_sge *sge);
+	uint32_t bytes;           /* payload of one send WR */
+};
+
+struct loop_result {
+	uint64_t wrs;             /* send WRs completed in the timed part, all pairs */
+	double seconds;
+	double waited;            /* of seconds: in turns of the loop that could post nothing */
+	uint64_t sq_busy, rq_busy;
+	uint64_t worker_sleeps;   /* times the pairs' workers went to sleep meanwhile */
+	uint64_t rnr_naks;        /* SENDs that found no receive posted (the device's counter) */
+};
+
+/*
+ * A post refused because the queue holds max WRs not yet executed (-ENOBUFS
+ * from a single post, InvalidState on the queue's field from a list post):
+ * the window allowed it, but the worker has not given the slot back yet.
+ */
+static bool queue_full(int r, const struct rdma_error *err, const char *which)
+{
+	return r == -ENOBUFS || (err->code == RDMA_ERR_INVALID_STATE && strcmp(err->field, which) == 0);
+}
+
+static void post_recvs(struct bench_dev *bd, struct bench_pair *p, const struct wr_op *op)
+{
+	while (p->recv_posted - p->recv_done < RQ_DEPTH) {
+		struct rdma_dp_sge sge;
+		struct rdma_error err;
+		int r;
+
+		op->fill_recv(op, p, p->recv_posted, &sge);
+		r = rdma_dp_post_recv(bd->dev, p->resp, p->recv_posted, &sge, 1, &err);
+		if (r < 0 && queue_full(r, &err, "recv")) {
+			/* Its completion was seen, its slot not given back yet: next turn. */
+			p->rq_busy++;
+			return;
+		}
+		if (r < 0)
+			die("post recv", &err);
+		p->recv_posted++;
+	}
+}
+
+/* Posts the next send WR; false when the send queue refused it for lack of room. */
+static bool post_one(struct bench_dev *bd, struct bench_pair *p, const struct wr_op *op, bool force_signal)
+{
+	struct rdma_dp_send_wr wr;
+	struct rdma_dp_sge sge;
+	struct rdma_error err;
+	uint64_t seq = p->posted;
+	int r;
+
+	memset(&wr, 0, sizeof(wr));
+	op->fill_send(op, p, seq, &wr, &sge);
+	wr.wr_id = seq;
+	if (force_signal || seq % signal_every == signal_every - 1)
+		wr.send_flags |= DP_SEND_SIGNALED;
+	r = rdma_dp_post_send(bd->dev, p->req, &wr, &err);
+	if (r < 0 && queue_full(r, &err, "send")) {
+		p->sq_busy++;
+		return false;
+	}
+	if (r < 0)
+		die("post send", &err);
+	p->posted++;
+	return true;
+}
+
+static void check_cqe(const struct dp_cqe *e, const char *which)
+{
+	if (e->status != DP_WC_SUCCESS) {
+		fprintf(stderr, "bench_datapath: %s completion of QP %u wr_id %llu: status %u\n", which,
+			e->qp_num, (unsigned long long)e->wr_id, e->status);
+		exit(1);
+	}
+}
+
+/* Takes the pair's completions: send CQEs move done on, receive CQEs are replaced by new receives. */
+static void reap(struct bench_dev *bd, struct bench_pair *p, const struct wr_op *op)
+{
+	struct dp_cqe e[POLL_BATCH];
+	unsigned n;
+
+	do {
+		n = rdma_cq_ring_poll(p->scq->ring, e, POLL_BATCH);
+		for (unsigned i = 0; i < n; i++) {
+			check_cqe(&e[i], "send");
+			/* RC completes in order: a signaled WR's CQE says every WR before it is done. */
+			if (e[i].wr_id + 1 <= p->done || e[i].wr_id >= p->posted)
+				die("send completion out of order", NULL);
+			p->done = e[i].wr_id + 1;
+		}
+	} while (n == POLL_BATCH);
+	if (!op->fill_recv)
+		return;
+	/* Every receive taken is replaced at once: the receive queue stays full (no RNR NAKs). */
+	do {
+		n = rdma_cq_ring_poll(p->rcq->ring, e, POLL_BATCH);
+		for (unsigned i = 0; i < n; i++) {
+			check_cqe(&e[i], "receive");
+			if (e[i].byte_len != op->bytes)
+				die("a receive completed with the wrong length", NULL);
+		}
+		p->recv_done += n;
+		post_recvs(bd, p, op);
+	} while (n == POLL_BATCH);
+}
+
+static uint64_t worker_sleeps(struct bench_dev *bd)
+{
+	uint64_t n = 0;
+
+	for (unsigned i = 0; i < bd->n_workers; i++)
+		n += atomic_load_explicit(&bd->ws->workers[i].stats.sleeps, memory_order_relaxed);
+	return n;
+}
+
+/*
+ * Runs op on every pair of bd for seconds: per pair, keep WINDOW send WRs
+ * outstanding, reap, repeat.  Counted: the send WRs known complete when the
+ * time is up.  Then the queues are drained (untimed): a last signaled WR if
+ * the last one posted was not, and every completion taken.
+ */
+static void run_wr_loop(struct bench_dev *bd, const struct wr_op *op, double seconds,
+			struct loop_result *res)
+{
+	uint64_t sleeps0 = worker_sleeps(bd);
+	struct rdma_dp_counters c0, c1;
+	double t0, t, end, drain_end;
+
+	memset(res, 0, sizeof(*res));
+	for (unsigned i = 0; i < bd->n_pairs; i++) {
+		struct bench_pair *p = &bd->pairs[i];
+
+		p->posted = p->done = 0;
+		p->sq_busy = p->rq_busy = 0;
+		if (op->fill_recv)
+			post_recvs(bd, p, op);
+	}
+	rdma_datapath_counters(bd->dev, &c0);
+	t = t0 = now();
+	end = t0 + seconds;
+	do {
+		double turn_start = t;
+		uint64_t posted = 0;
+
+		for (unsigned i = 0; i < bd->n_pairs; i++) {
+			struct bench_pair *p = &bd->pairs[i];
+			uint64_t before = p->posted;
+
+			reap(bd, p, op);
+			while (p->posted - p->done < WINDOW && post_one(bd, p, op, false))
+				;
+			posted += p->posted - before;
+		}
+		t = now();
+		/* Every window full: the main thread waits for the workers. */
+		if (!posted)
+			res->waited += t - turn_start;
+	} while (t < end);
+	for (unsigned i = 0; i < bd->n_pairs; i++)
+		res->wrs += bd->pairs[i].done;
+	res->seconds = t - t0;
+	res->worker_sleeps = worker_sleeps(bd) - sleeps0;
+	rdma_datapath_counters(bd->dev, &c1);
+	res->rnr_naks = atomic_load(&c1.rnr_naks) - atomic_load(&c0.rnr_naks);
+
+	drain_end = now() + DRAIN_SECONDS;
+	for (unsigned i = 0; i < bd->n_pairs; i++) {
+		struct bench_pair *p = &bd->pairs[i];
+
+		if (p->posted && (p->posted - 1) % signal_every != signal_every - 1)
+			for (;;) {
+				reap(bd, p, op);
+				if (p->posted - p->done < WINDOW && post_one(bd, p, op, true))
+					break;
+				if (now() > drain_end)
+					die("the send queue does not drain", NULL);
+			}
+		while (p->done < p->posted) {
+			reap(bd, p, op);
+			if (now() > drain_end)
+				die("the send queue does not drain", NULL);
+		}
+		res->sq_busy += p->sq_busy;
+		res->rq_busy += p->rq_busy;
+	}
+	/* What the workers reported (errors, none expected), as the event loop would. */
+	rdma_datapath_sync(bd->dev);
+}
+
+/* ---------------------------------------------------------------- operations */
+
+static void fill_write(const struct wr_op *op, struct bench_pair *p, uint64_t seq,
+		       struct rdma_dp_send_wr *wr, struct rdma_dp_sge *sge)
+{
+	uint64_t off = (seq % N_SLOTS) * op->bytes;
+
+	*sge = (struct rdma_dp_sge){ .key = p->src->obj.handle, .offset = off, .length = op->bytes };
+	wr->opcode = DP_WR_RDMA_WRITE;
+	wr->remote_key = p->dst->rkey;
+	wr->remote_offset = off;
+	wr->sges = sge;
+	wr->n_sges = 1;
+}
+
+static void fill_send(const struct wr_op *op, struct bench_pair *p, uint64_t seq,
+		      struct rdma_dp_send_wr *wr, struct rdma_dp_sge *sge)
+{
+	*sge = (struct rdma_dp_sge){ .key = p->src->obj.handle, .offset = (seq % N_SLOTS) * op->bytes,
+				     .length = op->bytes };
+	wr->opcode = DP_WR_SEND;
+	wr->sges = sge;
+	wr->n_sges = 1;
+}
+
+static void fill_recv(const struct wr_op *op, struct bench_pair *p, uint64_t seq, struct rdma_dp_sge *sge)
+{
+	*sge = (struct rdma_dp_sge){ .key = p->dst->obj.handle,
+				     .offset = RECV_AREA + (seq % N_SLOTS) * op->bytes,
+				     .length = op->bytes };
+}
+
+static const struct wr_op op_write_4k = { .fill_send = fill_write, .bytes = 4096 };
+static const struct wr_op op_send_64 = { .fill_send = fill_send, .fill_recv = fill_recv, .bytes = 64 };
+
+/* ---------------------------------------------------------------- rows */
+
+enum unit { UNIT_GBPS, UNIT_MMSGS };
+
+struct row {
+	const char *name;
+	struct bench_dev *bd;     /* NULL: the memcpy reference, on the main thread */
+	const struct wr_op *op;
+	enum unit unit;
+	double s[NSAMPLE];
+	double median, min, max;
+	struct loop_result sum;   /* all samples */
+};
+
+/* The reference: 4 KiB copies over the same 16 slots of 64 KiB buffers the WRITE rows use. */
+static uint8_t *ref_src, *ref_dst;
+
+static double sample_memcpy(double seconds)
+{
+	double t0 = now(), t;
+	uint64_t n = 0;
+
+	do {
+		for (unsigned i = 0; i < 256; i++, n++) {
+			size_t off = (n % N_SLOTS) * 4096;
+
+			memcpy(ref_dst + off, ref_src + off, 4096);
+			/* Keep the copies: the compiler may not drop or merge them. */
+			__asm__ volatile("" : : "r"(ref_dst) : "memory");
+		}
+		t = now();
+	} while (t - t0 < seconds);
+	sink += ref_dst[n % AREA];
+	return (double)n * 4096 / (t - t0) / 1e9;
+}
+
+static double sample_row(struct row *r, double seconds)
+{
+	struct loop_result res;
+	double per_s;
+
+	if (!r->bd)
+		return sample_memcpy(seconds);
+	run_wr_loop(r->bd, r->op, seconds, &res);
+	r->sum.wrs += res.wrs;
+	r->sum.waited += res.waited;
+	r->sum.seconds += res.seconds;
+	r->sum.sq_busy += res.sq_busy;
+	r->sum.rq_busy += res.rq_busy;
+	r->sum.worker_sleeps += res.worker_sleeps;
+	r->sum.rnr_naks += res.rnr_naks;
+	per_s = (double)res.wrs / res.seconds;
+	return r->unit == UNIT_GBPS ? per_s * r->op->bytes / 1e9 : per_s / 1e6;
+}
+
+static void measure_rows(struct row *rows, unsigned n)
+{
+	/* Warm-up: a short run of each (first touches, the workers' first turns). */
+	for (unsigned i = 0; i < n; i++)
+		(void)sample_row(&rows[i], sample_ms / 1000.0 / 4);
+	for (unsigned i = 0; i < n; i++)
+		memset(&rows[i].sum, 0, sizeof(rows[i].sum));
+	for (unsigned k = 0; k < NSAMPLE; k++)
+		for (unsigned j = 0; j < n; j++) {
+			unsigned i = (j + k) % n;
+
+			rows[i].s[k] = sample_row(&rows[i], sample_ms / 1000.0);
+		}
+	for (unsigned i = 0; i < n; i++) {
+		qsort(rows[i].s, NSAMPLE, sizeof(double), cmp_d);
+		rows[i].median = rows[i].s[NSAMPLE / 2];
+		rows[i].min = rows[i].s[0];
+		rows[i].max = rows[i].s[NSAMPLE - 1];
+	}
+}
+
+/* A WRITE landed where it was sent: the responder's MR holds the requester's bytes. */
+static void check_written(struct bench_dev *bd)
+{
+	for (unsigned i = 0; i < bd->n_pairs; i++)
+		if (memcmp(bd->pairs[i].dst->addr, bd->pairs[i].src->addr, AREA) != 0)
+			die("RDMA WRITE: the responder's memory is not what was written", NULL);
+}
+
+static void cpus_text(const int *cpus, unsigned n, char *buf, size_t size)
+{
+	size_t len = 0;
+
+	buf[0] = 0;
+	for (unsigned i = 0; i < n && len < size; i++)
+		len += (size_t)snprintf(buf + len, size - len, "%s%d", i ? "," : "", cpus[i]);
+}
+
+int main(void)
+{
+	const char *e, *only = getenv("BENCH_ONLY");
+	int allowed[CPULIST_MAX], n_allowed, main_cpu, cpus1[1], cpus2[2];
+	struct bench_dev *one = calloc(1, sizeof(*one)), *two = calloc(1, sizeof(*two));
+	char text[128], c1[32], c2[32];
+	double t_start = now(), memcpy_gbs = 0;
+	struct row all[] = {
+		{ .name = "memcpy 4 KiB (main thread)", .unit = UNIT_GBPS },
+		{ .name = "RC RDMA WRITE 4 KiB, 1 worker", .bd = one, .op = &op_write_4k, .unit = UNIT_GBPS },
+		{ .name = "RC RDMA WRITE 4 KiB, 2 workers", .bd = two, .op = &op_write_4k, .unit = UNIT_GBPS },
+		{ .name = "RC SEND 64 B, 1 worker", .bd = one, .op = &op_send_64, .unit = UNIT_MMSGS },
+		{ .name = "RC SEND 64 B, 2 workers", .bd = two, .op = &op_send_64, .unit = UNIT_MMSGS },
+	};
+	struct row rows[sizeof(all) / sizeof(all[0])];
+	unsigned n_rows = 0;
+
+	if ((e = getenv("BENCH_MS")) && atof(e) > 0)
+		sample_ms = atof(e);
+	if ((e = getenv("BENCH_SIGNAL")) && atoi(e) > 0)
+		signal_every = (unsigned)atoi(e);
+	if (signal_every > WINDOW)
+		signal_every = WINDOW;
+	if (!one || !two)
+		die("out of memory", NULL);
+	log_set_max_level(LOG_WARNING);
+
+	/* CPUs: the main thread on the first allowed; the workers as the comment at the top says. */
+	n_allowed = cpulist_allowed(allowed, CPULIST_MAX);
+	if (n_allowed <= 0)
+		die("cannot read the CPUs this process may run on", NULL);
+	main_cpu = allowed[0];
+	pin_self(main_cpu);
+	if (n_allowed >= 3) {
+		cpus1[0] = allowed[1];
+		cpus2[0] = allowed[1];
+		cpus2[1] = allowed[2];
+	} else if (n_allowed == 2) {
+		cpus1[0] = allowed[1];
+		cpus2[0] = allowed[1];
+		cpus2[1] = allowed[0];
+	} else {
+		cpus1[0] = cpus2[0] = cpus2[1] = allowed[0];
+	}
+	bench_dev_start(one, 0, cpus1, 1);
+	bench_dev_add_pairs(one, 1, &default_pair);
+	bench_dev_start(two, 1, cpus2, 2);
+	bench_dev_add_pairs(two, 2, &default_pair);
+
+	ref_src = aligned_alloc(4096, AREA);
+	ref_dst = aligned_alloc(4096, AREA);
+	if (!ref_src || !ref_dst)
+		die("out of memory", NULL);
+	memcpy(ref_src, one->pairs[0].src->addr, AREA);
+	memset(ref_dst, 0, AREA);
+
+	for (unsigned i = 0; i < sizeof(all) / sizeof(all[0]); i++)
+		if (!only || strstr(all[i].name, only))
+			rows[n_rows++] = all[i];
+
+	cpulist_format(allowed, (size_t)n_allowed, text, sizeof(text));
+	cpus_text(cpus1, 1, c1, sizeof(c1));
+	cpus_text(cpus2, 2, c2, sizeof(c2));
+	printf("# bench_datapath: soft device, started workers, in-process; per QP pair %u send WRs "
+	       "outstanding, every %u%s signaled, %u receives posted; median of %d interleaved samples "
+	       "of %.0f ms\n", WINDOW, signal_every, signal_every == 1 ? "st" : "th", RQ_DEPTH, NSAMPLE,
+	       sample_ms);
+	printf("# CPUs allowed: %s; main thread (posts, polls, memcpy) on CPU %d; 1 worker on CPU %s; "
+	       "2 workers on CPUs %s (pair i on worker i)\n", text, main_cpu, c1, c2);
+	if (n_allowed == 1)
+		printf("# NOTE: only CPU %d is allowed: the main thread and every worker share it; "
+		       "the 2-worker rows run 2 workers on that one CPU\n", main_cpu);
+	else if (n_allowed == 2)
+		printf("# NOTE: 2 CPUs allowed: in the 2-worker rows worker 1 shares CPU %d with the "
+		       "main thread\n", main_cpu);
+	{
+		int used[MAX_WORKERS + 1];
+		unsigned n_used = 0;
+
+		for (int i = 0; i < n_allowed && n_used < 3; i++)
+			used[n_used++] = allowed[i];
+		cpu_probe(used, n_used, 0.3);
+	}
+	fflush(stdout);
+
+	measure_rows(rows, n_rows);
+	for (unsigned i = 0; i < n_rows; i++)
+		if (rows[i].op == &op_write_4k)
+			check_written(rows[i].bd);
+
+	printf("%-32s %9s %9s %9s %-6s %9s %7s %7s %7s %8s\n", "row", "median", "min", "max", "unit",
+	       "vs memcpy", "m-wait", "RNR", "q-full", "w-sleeps");
+	for (unsigned i = 0; i < n_rows; i++)
+		if (!rows[i].bd)
+			memcpy_gbs = rows[i].median;
+	for (unsigned i = 0; i < n_rows; i++) {
+		struct row *r = &rows[i];
+		char ratio[16] = "", full[16] = "", rnr[24] = "", busy[24] = "", sleeps[24] = "";
+
+		if (r->unit == UNIT_GBPS && r->bd && memcpy_gbs > 0)
+			snprintf(ratio, sizeof(ratio), "x%.3f", r->median / memcpy_gbs);
+		if (r->bd) {
+			snprintf(full, sizeof(full), "%.0f%%", r->sum.seconds > 0 ?
+				 100.0 * r->sum.waited / r->sum.seconds : 0.0);
+			snprintf(rnr, sizeof(rnr), "%llu", (unsigned long long)r->sum.rnr_naks);
+			snprintf(busy, sizeof(busy), "%llu", (unsigned long long)(r->sum.sq_busy + r->sum.rq_busy));
+			snprintf(sleeps, sizeof(sleeps), "%llu", (unsigned long long)r->sum.worker_sleeps);
+		}
+		printf("%-32s %9.3f %9.3f %9.3f %-6s %9s %7s %7s %7s %8s\n", r->name, r->median, r->min,
+		       r->max, r->unit == UNIT_GBPS ? "GB/s" : "Mmsg/s", ratio, full, rnr, busy, sleeps);
+	}
+	printf("# m-wait: time the main thread found every window full and could post nothing (high: "
+	       "the workers are the limit, low: the main thread is); RNR: SENDs that found no receive; "
+	       "q-full: posts refused as full although the window allowed them (a completion seen before its "
+	       "queue slot was given back); w-sleeps: times the workers went to sleep; all summed "
+	       "over the samples\n");
+	printf("# %.1f s\n", now() - t_start);
+	fflush(stdout);
+
+	bench_dev_stop(one);
+	bench_dev_stop(two);
+	free(one);
+	free(two);
+	free(ref_src);
+	free(ref_dst);
+	return 0;
+}
