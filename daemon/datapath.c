@@ -475,9 +475,16 @@ static void on_qp_stopped(struct dp_worker *w, const struct dp_event *ev, void *
 	/* The errors that stopped it first, so that a recovery finds them. */
 	rdma_datapath_reports(dp->dev);
 	qp = event_qp(dp->dev, ev);
-	if (qp && qp->state == RDMA_QPS_RTS)
-		rdma_qp_sig_stopped(dp->dev, qp, atomic_load_explicit(&qp->dp->stops, memory_order_relaxed),
-				    (uint64_t)ev->value);
+	if (!qp)
+		return;
+	/*
+	 * Known from now on, whatever the state: a later RTS update must carry
+	 * it, or the worker keeps the stop (a user took the QP to SQD or ERR
+	 * meanwhile, and will move it on).
+	 */
+	qp->sig_stops_seen = atomic_load_explicit(&qp->dp->stops, memory_order_relaxed);
+	if (qp->state == RDMA_QPS_RTS)
+		rdma_qp_sig_stopped(dp->dev, qp, qp->sig_stops_seen, (uint64_t)ev->value);
 }
 
 static void on_qp_error(struct dp_worker *w, const struct dp_event *ev, void *userdata)

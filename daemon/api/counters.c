@@ -26,8 +26,11 @@ struct json_object *api_dp_counters_json(struct rdma_dp_counters *c, const struc
 	json_add_uint(o, "rnr_naks", get(&c->rnr_naks));
 	json_add_uint(o, "cq_overflows", get(&c->cq_overflows));
 	json_add_uint(o, "lost", get(&c->lost));
-	for (unsigned t = DP_SIG_ERR_GUARD; t <= DP_SIG_ERR_APPTAG; t++)
-		json_add_uint(sig, dp_sig_err_type_name(t), get(&c->sig_errors[t]));
+	/* In the order of the Mkey interface's SigError. */
+	static const enum dp_sig_err_type types[] = { DP_SIG_ERR_GUARD, DP_SIG_ERR_APPTAG, DP_SIG_ERR_REFTAG };
+
+	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++)
+		json_add_uint(sig, dp_sig_err_type_name(types[i]), get(&c->sig_errors[types[i]]));
 	json_object_object_add(o, "sig_errors", sig);
 	json_add_uint(o, "sig_stops", get(&c->sig_stops));
 	json_add_uint(o, "sqd_entries", sqd->sqd_entries);

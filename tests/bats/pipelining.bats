@@ -163,6 +163,24 @@ wait_state() { # QP STATE
 	assert_equal "$(wc_fields "$(poll_n "$CC" 1)")" "50 success recv 8 0 $C 0 "
 }
 
+@test "raw varlink: Cancel, Recover, PostSendList" {
+	server manual
+	run varlink_raw '{"method":"io.rdmad.Qp.Cancel","parameters":{"handle":'"$S"'}}\0'
+	assert_output '{"error":"org.varlink.service.InvalidParameter","parameters":{"parameter":"wr_id"}}'
+	run varlink_raw '{"method":"io.rdmad.Qp.Cancel","parameters":{"handle":'"$S"',"wr_id":1}}\0'
+	assert_output --partial '"error":"io.rdmad.Qp.InvalidState","parameters":{"field":"state"'
+	run varlink_raw '{"method":"io.rdmad.Qp.Recover","parameters":{"handle":'"$S"'}}\0'
+	assert_output --partial '"error":"io.rdmad.Qp.InvalidState","parameters":{"field":"state"'
+	run varlink_raw '{"method":"io.rdmad.Qp.PostSendList","parameters":{"handle":'"$S"',"wrs":[]}}\0'
+	assert_output --partial '"error":"io.rdmad.Qp.InvalidArgument","parameters":{"field":"wrs"'
+	run varlink_raw '{"method":"io.rdmad.Qp.PostSendList","parameters":{"handle":'"$S"',"wrs":[{"opcode":"nop"}]}}\0'
+	assert_output '{"error":"org.varlink.service.InvalidParameter","parameters":{"parameter":"wrs[0].opcode"}}'
+	run varlink_raw '{"method":"io.rdmad.Qp.Create","parameters":{"pd":1,"send_cq":'"$CS"',"recv_cq":'"$CS"',"type":"RC","recovery":"later"}}\0'
+	assert_output '{"error":"org.varlink.service.InvalidParameter","parameters":{"parameter":"recovery"}}'
+	run varlink_raw '{"method":"io.rdmad.Qp.PostSendList","parameters":{"handle":'"$S"',"wrs":[{"opcode":"send","wr_id":4,"inline":"","signaled":true}]}}\0'
+	assert_output '{"parameters":{}}'
+}
+
 # ---- signature errors and pipelining ----
 
 @test "a signature error never fails the transfer: recorded once on the MKEY; without pipelining the QP goes on" {
