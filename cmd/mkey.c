@@ -264,22 +264,11 @@ static int mkey_configure(struct ctl *ctl, const struct cmd_args *args)
 /* The record exactly as `offload --report` writes it. */
 static int mkey_check(struct ctl *ctl, const struct cmd_args *args)
 {
-	struct json_object *params = mkey_params(ctl, args), *reply;
-	int r;
+	struct json_object *params = mkey_params(ctl, args);
 
 	if (!params)
 		return EXIT_USAGE;
-	r = ctl_call(ctl, args->path, IFACE ".Check", params, &reply);
-	json_object_put(params);
-	if (r < 0)
-		return EXIT_FAIL;
-	if (ctl->json)
-		output_print_json(ctl, json_object_object_get(reply, "record"));
-	else
-		printf("%s\n", json_object_to_json_string_ext(json_object_object_get(reply, "record"),
-							      JSON_C_TO_STRING_PLAIN));
-	json_object_put(reply);
-	return EXIT_OK;
+	return output_call_value(ctl, args, IFACE ".Check", params, "record");
 }
 
 /* ---- transfers ---- */

@@ -201,6 +201,26 @@ int output_call_records(struct ctl *ctl, const struct cmd_args *args, const char
 	return EXIT_OK;
 }
 
+int output_call_value(struct ctl *ctl, const struct cmd_args *args, const char *method,
+		      struct json_object *params, const char *key)
+{
+	struct json_object *reply, *v;
+	int r;
+
+	r = ctl_call(ctl, args->path, method, params, &reply);
+	json_object_put(params);
+	if (r < 0)
+		return EXIT_FAIL;
+	v = json_object_object_get(reply, key);
+	if (ctl->json)
+		output_print_json(ctl, v);
+	else
+		printf("%s\n", json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN |
+								 JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(reply);
+	return EXIT_OK;
+}
+
 /* ---- JSON ---- */
 
 void output_print_json(struct ctl *ctl, struct json_object *obj)

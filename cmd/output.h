@@ -31,5 +31,13 @@ extern const struct output output_json;
 int output_call_records(struct ctl *ctl, const struct cmd_args *args, const char *method,
 			struct json_object *params, const char *key, const char *label);
 
+/*
+ * Calls method with params (consumed) and prints reply[key] alone, for
+ * scripts: a number as a number, an object as one line of JSON (text), or
+ * as -j/-p want it.  Returns an exit code.
+ */
+int output_call_value(struct ctl *ctl, const struct cmd_args *args, const char *method,
+		      struct json_object *params, const char *key);
+
 /* Prints a JSON value as -j/-p want it. */
 void output_print_json(struct ctl *ctl, struct json_object *obj);

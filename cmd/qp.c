@@ -5,7 +5,6 @@
 
 #include <ctype.h>
 #include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -290,27 +289,17 @@ static int qp_post_list(struct ctl *ctl, const struct cmd_args *args)
 	return ctl_call_quiet(ctl, args, IFACE ".PostSendList", params);
 }
 
-/* Prints the count of WRs canceled: alone (text, for scripts) or as {"count": N}. */
+/* Prints the count of WRs canceled, alone. */
 static int qp_cancel(struct ctl *ctl, const struct cmd_args *args)
 {
-	struct json_object *params = ctl_device_params(args), *reply;
-	int r;
+	struct json_object *params = ctl_device_params(args);
 
 	if (ctl_add_number(ctl, args, "QP", params, "handle", UINT32_MAX) < 0 ||
 	    ctl_add_number(ctl, args, "--wrid", params, "wr_id", INT64_MAX) < 0) {
 		json_object_put(params);
 		return EXIT_USAGE;
 	}
-	r = ctl_call(ctl, args->path, IFACE ".Cancel", params, &reply);
-	json_object_put(params);
-	if (r < 0)
-		return EXIT_FAIL;
-	if (ctl->json)
-		output_print_json(ctl, reply);
-	else
-		printf("%s\n", json_object_get_string(json_object_object_get(reply, "count")));
-	json_object_put(reply);
-	return EXIT_OK;
+	return output_call_value(ctl, args, IFACE ".Cancel", params, "count");
 }
 
 static int qp_recover(struct ctl *ctl, const struct cmd_args *args)
