@@ -120,8 +120,7 @@ static void give_back(struct rdma_mkey *mkey);
 /* The borrower of MKEYs whose owner went away while posted WRs still went through them. */
 #define DRAINING(pool) ((const void *)(pool))
 
-/* Gives back the MKEYs left draining whose WRs are retired. */
-static void reap(struct rdma_pool *pool)
+void rdma_pool_reap(struct rdma_pool *pool)
 {
 	for (uint32_t i = 0; i < pool->size; i++)
 		if (pool->mkeys[i]->borrower == DRAINING(pool) && rdma_mkey_idle(pool->dev, pool->mkeys[i]))
@@ -193,7 +192,7 @@ int rdma_pool_resize(struct rdma_device *dev, struct rdma_pool *pool, uint32_t s
 
 	if (r < 0)
 		return r;
-	reap(pool);
+	rdma_pool_reap(pool);
 	if (size < pool->borrowed)
 		return rdma_error_state(err, "size", "%u MKEYs of pool %s are borrowed", pool->borrowed,
 					pool->name);
@@ -217,7 +216,7 @@ int rdma_pool_destroy(struct rdma_device *dev, struct rdma_pool *pool, bool forc
 	struct rdma_object *pd = pool->pd;
 	bool own_pd = pool->own_pd;
 
-	reap(pool);
+	rdma_pool_reap(pool);
 	for (uint32_t i = 0; i < pool->size; i++) {
 		struct rdma_mkey *mkey = pool->mkeys[i];
 		struct rdma_object *user = rdma_object_find_user(dev, &mkey->obj);
@@ -240,7 +239,7 @@ int rdma_pool_destroy(struct rdma_device *dev, struct rdma_pool *pool, bool forc
 int rdma_pool_borrow(struct rdma_pool *pool, const void *owner, struct rdma_mkey **out,
 		     struct rdma_error *err)
 {
-	reap(pool);
+	rdma_pool_reap(pool);
 	for (uint32_t i = 0; i < pool->size; i++) {
 		struct rdma_mkey *mkey = pool->mkeys[i];
 

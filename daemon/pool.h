@@ -70,5 +70,7 @@ int rdma_pool_borrow(struct rdma_pool *pool, const void *owner, struct rdma_mkey
  * given back once they are retired.
  */
 int rdma_pool_return(struct rdma_mkey *mkey, const void *owner, struct rdma_error *err);
+/* Gives back the MKEYs whose owner went away, now that no posted WR goes through them. */
+void rdma_pool_reap(struct rdma_pool *pool);
 /* Gives back every MKEY owner holds on dev; how many. */
 unsigned rdma_pool_return_all(struct rdma_device *dev, const void *owner);

@@ -307,6 +307,8 @@ static void state_changed(struct rdma_device *dev, struct rdma_qp *qp, enum rdma
 
 	if (old == qp->state)
 		return;
+	if (old == RDMA_QPS_SQD)
+		rdma_recovery_left_sqd(qp);
 	rdma_device_post_event(dev, &ev);
 	if (qp->state != RDMA_QPS_SQD)
 		return;

@@ -32,12 +32,17 @@ int rdma_recovery_policy_from_name(const char *name)
 	return -1;
 }
 
-/* Remembers (mkey, wr_id) once; what does not fit is still on the MKEY for whoever checks it. */
+/*
+ * Remembers (mkey, wr_id), the newest failure of an MKEY replacing an older
+ * one; what does not fit is still on the MKEY for whoever checks it.
+ */
 static void suspect(struct rdma_qp_recovery *rec, uint32_t mkey, uint64_t wr_id)
 {
 	for (unsigned i = 0; i < rec->n_suspects; i++)
-		if (rec->suspects[i].mkey == mkey)
+		if (rec->suspects[i].mkey == mkey) {
+			rec->suspects[i].wr_id = wr_id;
 			return;
+		}
 	if (rec->n_suspects == RDMA_RECOVERY_SUSPECTS_MAX)
 		return;
 	rec->suspects[rec->n_suspects].mkey = mkey;
@@ -57,7 +62,8 @@ void rdma_recovery_sig_error(struct rdma_device *dev, struct rdma_qp *qp, uint32
 
 	if (obj)
 		rdma_mkey_record_sig_error(rdma_mkey(obj), dir, e);
-	if (qp)
+	/* Only a pipelining QP stops, and so has a recovery that needs them. */
+	if (qp && qp->sig_pipelining)
 		suspect(&qp->recovery, mkey_key, wr_id);
 	rdma_device_post_event(dev, &ev);
 }
@@ -139,7 +145,7 @@ static int check_and_cancel(struct rdma_device *dev, struct rdma_qp *qp, uint32_
 int rdma_qp_recover(struct rdma_device *dev, struct rdma_qp *qp, bool automatic,
 		    const struct rdma_recovery_record **out, struct rdma_error *err)
 {
-	uint64_t start = clock_ns(CLOCK_MONOTONIC);
+	uint64_t start = clock_ns(CLOCK_MONOTONIC), end, stopped_at_ns;
 	struct rdma_qp_attr attr = { .state = RDMA_QPS_RTS, .cur_state = RDMA_QPS_SQD };
 	struct rdma_recovery_record rec = { .automatic = automatic };
 	struct rdma_qp_recovery *state = &qp->recovery;
@@ -164,18 +170,18 @@ int rdma_qp_recover(struct rdma_device *dev, struct rdma_qp *qp, bool automatic,
 		if (r < 0)
 			return r;
 	}
-	/* 4. */
+	/* 4. (Leaving SQD forgets the stop: its time is taken first.) */
+	stopped_at_ns = state->stopped_at_ns;
 	r = rdma_qp_modify(dev, qp, &attr, RDMA_QP_STATE | RDMA_QP_CUR_STATE, err);
 	if (r < 0)
 		return r;
-	rec.took_ns = clock_ns(CLOCK_MONOTONIC) - start;
-	if (state->stopped_at_ns)
-		rec.since_error_ns = clock_ns(CLOCK_MONOTONIC) - state->stopped_at_ns;
+	end = clock_ns(CLOCK_MONOTONIC);
+	rec.took_ns = end - start;
+	if (stopped_at_ns)
+		rec.since_error_ns = end - stopped_at_ns;
 	rec.at_usec = clock_ns(CLOCK_REALTIME) / 1000u;
 	rec.seq = ++state->runs;
 	state->records[(rec.seq - 1) % RDMA_RECOVERY_RECORDS] = rec;
-	state->n_suspects = 0;
-	state->stopped_at_ns = 0;
 	qp->sqd_stats.recoveries++;
 	dev->sqd_stats.recoveries++;
 	ev = (struct rdma_event){
@@ -189,6 +195,12 @@ int rdma_qp_recover(struct rdma_device *dev, struct rdma_qp *qp, bool automatic,
 	if (out)
 		*out = rdma_qp_recovery_record(qp, 0);
 	return 0;
+}
+
+void rdma_recovery_left_sqd(struct rdma_qp *qp)
+{
+	qp->recovery.n_suspects = 0;
+	qp->recovery.stopped_at_ns = 0;
 }
 
 const struct rdma_recovery_record *rdma_qp_recovery_record(const struct rdma_qp *qp, unsigned i)

@@ -89,5 +89,11 @@ int rdma_qp_cancel(struct rdma_device *dev, struct rdma_qp *qp, uint64_t wr_id, 
 int rdma_qp_recover(struct rdma_device *dev, struct rdma_qp *qp, bool automatic,
 		    const struct rdma_recovery_record **out, struct rdma_error *err);
 
+/*
+ * The QP left SQD (recovered, by rdmad or by hand, or taken to ERR or RESET):
+ * the failures it stopped for are dealt with.
+ */
+void rdma_recovery_left_sqd(struct rdma_qp *qp);
+
 /* The QP's records, newest first: i = 0, 1, ... until NULL. */
 const struct rdma_recovery_record *rdma_qp_recovery_record(const struct rdma_qp *qp, unsigned i);

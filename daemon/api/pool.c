@@ -14,6 +14,8 @@ static struct json_object *pool_json(struct rdma_device *dev, struct rdma_pool *
 	struct json_object *o = json_object_new_object();
 	struct json_object *mkeys = json_object_new_array();
 
+	/* MKEYs whose borrower left while WRs went through them count as borrowed until those retire. */
+	rdma_pool_reap(pool);
 	for (uint32_t i = 0; i < pool->size; i++)
 		json_object_array_add(mkeys, json_object_new_int64(pool->mkeys[i]->obj.handle));
 	json_add_string(o, "device", dev->name);

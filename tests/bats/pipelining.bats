@@ -283,6 +283,24 @@ wait_state() { # QP STATE
 	assert_equal "$(get "$PEER" 1024 512)" "$(a5 512)"
 }
 
+@test "a recovery by hand forgets the stop: the next failure's transaction is the one withdrawn" {
+	server manual
+	k=$(t10_mkey 0 "$BAD_PI")
+	transaction 1 "$k"
+	wait_state "$S" SQD
+	"$RDMACTL" mkey check "$k" >/dev/null
+	assert_equal "$("$RDMACTL" qp cancel "$S" --wrid 1)" 1
+	"$RDMACTL" qp modify "$S" --state rts >/dev/null
+	poll_n "$CS" 1 >/dev/null
+	# Configured again (re-armed), the same MKEY fails in transaction 7.
+	"$RDMACTL" mkey configure "$k" --config t10.json >/dev/null
+	transaction 7 "$k"
+	wait_state "$S" SQD
+	run "$RDMACTL" -j qp recover "$S"
+	assert_success
+	assert_equal "$(jq -c '.[0] | [.canceled, [.failed[] | .wr_id, .canceled]]' <<<"$output")" '[1,[7,1]]'
+}
+
 @test "the QP goes to ERR while stopped: the posted response and a canceled NOP flush in order" {
 	server manual
 	k=$(t10_mkey 0 "$BAD_PI")
