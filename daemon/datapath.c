@@ -76,6 +76,8 @@ unsigned rdma_cq_ring_poll(struct rdma_cq_ring *ring, struct dp_cqe *out, unsign
 		out[n++] = *e;
 		dp_wq_consume(lane);
 		atomic_fetch_sub_explicit(&ring->used, 1, memory_order_release);
+		/* One entry per lane in turn: each QP's entries stay in order, as each QP has one lane. */
+		ring->next_lane = (ring->next_lane + 1) % ring->n_lanes;
 		tried = 0;
 	}
 	return n;

@@ -169,6 +169,19 @@ static void complete_recv_from(struct dp_worker *w, struct rdma_dp_qp *q, uint64
 	complete(w, q, q->recv_cq, &e, req && (req->send_flags & DP_SEND_SOLICITED));
 }
 
+/*
+ * Gives the receive WQE at the head of q back to its queue, before its
+ * completion is written: whoever sees the completion may post into its slot.
+ */
+static uint64_t retire_recv(struct rdma_dp_qp *q)
+{
+	uint32_t index;
+	uint64_t wr_id = ((const struct dp_rq_req *)dp_wq_head(&q->rq, &index))->wr_id;
+
+	dp_wq_consume(&q->rq);
+	return wr_id;
+}
+
 static void complete_recv(struct dp_worker *w, struct rdma_dp_qp *q, uint64_t wr_id, uint8_t status,
 			  uint8_t opcode, uint32_t byte_len, const struct dp_sq_req *req)
 {
@@ -379,13 +392,8 @@ static void responder_fault(struct exec *x, uint8_t requester_status, bool took_
 	}
 	x->status = requester_status;
 	enter_error(x->w, peer);
-	if (took_recv) {
-		uint32_t ridx;
-		const struct dp_rq_req *rwqe = dp_wq_head(&peer->rq, &ridx);
-
-		complete_recv(x->w, peer, rwqe->wr_id, peer_status, DP_WC_RECV, 0, NULL);
-		dp_wq_consume(&peer->rq);
-	}
+	if (took_recv)
+		complete_recv(x->w, peer, retire_recv(peer), peer_status, DP_WC_RECV, 0, NULL);
 }
 
 /* No receive WQE: an RNR NAK, retried after the responder's timer until rnr_retry runs out. */
@@ -464,8 +472,8 @@ static enum outcome do_send(struct exec *x)
 	if (move(x, &dst, &src, x->ctx->length) < 0)
 		return moved(x, -ENOMEM);
 	COUNT(x->w, peer, recvs, 1);
-	complete_recv(x->w, peer, rwqe->wr_id, DP_WC_SUCCESS, DP_WC_RECV, (uint32_t)x->ctx->length, x->req);
-	dp_wq_consume(&peer->rq);
+	complete_recv(x->w, peer, retire_recv(peer), DP_WC_SUCCESS, DP_WC_RECV, (uint32_t)x->ctx->length,
+		      x->req);
 	return DONE;
 }
 
@@ -494,9 +502,8 @@ static enum outcome do_write(struct exec *x)
 	if (imm) {
 		/* Its SGEs are not used: the data is in the MR already. */
 		COUNT(x->w, peer, recvs, 1);
-		complete_recv(x->w, peer, rwqe->wr_id, DP_WC_SUCCESS, DP_WC_RECV_RDMA_WITH_IMM,
+		complete_recv(x->w, peer, retire_recv(peer), DP_WC_SUCCESS, DP_WC_RECV_RDMA_WITH_IMM,
 			      (uint32_t)x->ctx->length, x->req);
-		dp_wq_consume(&peer->rq);
 	}
 	return DONE;
 }
@@ -547,9 +554,10 @@ static enum outcome do_ud_send(struct exec *x)
 	if (rwqe)
 		rctx = rdma_dp_rq_ctx(peer, ridx);
 	if (rctx && rctx->status != DP_WC_SUCCESS) {
+		uint8_t status = rctx->status;
+
 		enter_error(x->w, peer);
-		complete_recv(x->w, peer, rwqe->wr_id, rctx->status, DP_WC_RECV, 0, NULL);
-		dp_wq_consume(&peer->rq);
+		complete_recv(x->w, peer, retire_recv(peer), status, DP_WC_RECV, 0, NULL);
 		rctx = NULL;
 	}
 	if (!rctx || DP_GRH_LEN + x->ctx->length > rctx->length || x->ctx->n_segs > DP_UD_SEGS_MAX) {
@@ -560,9 +568,8 @@ static enum outcome do_ud_send(struct exec *x)
 	memcpy(src + 1, x->ctx->segs, x->ctx->n_segs * sizeof(src[0]));
 	copy_segs(rctx->segs, rctx->n_segs, src, 1 + x->ctx->n_segs, DP_GRH_LEN + x->ctx->length);
 	COUNT(x->w, peer, recvs, 1);
-	complete_recv_from(x->w, peer, rwqe->wr_id, DP_WC_SUCCESS, DP_WC_RECV,
+	complete_recv_from(x->w, peer, retire_recv(peer), DP_WC_SUCCESS, DP_WC_RECV,
 			   (uint32_t)(DP_GRH_LEN + x->ctx->length), x->req, q);
-	dp_wq_consume(&peer->rq);
 	return DONE;
 }
 
@@ -610,7 +617,8 @@ static void retire_send(struct exec *x)
 {
 	struct rdma_dp_qp *q = x->q;
 	const struct dp_sq_req *req = x->req;
-	bool ok = x->status == DP_WC_SUCCESS;
+	bool ok = x->status == DP_WC_SUCCESS, signaled;
+	struct dp_cqe e;
 
 	if (x->nop)
 		COUNT(x->w, q, nops, 1);
@@ -625,16 +633,16 @@ static void retire_send(struct exec *x)
 	else if (x->sig_failed && q->sig_pipelining)
 		stop_in_sqd(x->w, q, x->sig_found_ns);
 	/* Errors complete even unsignaled WRs; a NOP completes as the WR it was (reference §5). */
-	if (!ok || q->sq_sig_all || (req->send_flags & DP_SEND_SIGNALED)) {
-		struct dp_cqe e = {
-			.wr_id = req->wr_id, .status = x->status, .opcode = wc_opcode_of[req->opcode],
-			.byte_len = ok && !x->nop ? (uint32_t)x->ctx->length : 0, .qp_num = q->qpn,
-		};
-
-		complete(x->w, q, q->send_cq, &e, false);
-	}
+	signaled = !ok || q->sq_sig_all || (req->send_flags & DP_SEND_SIGNALED);
+	e = (struct dp_cqe){
+		.wr_id = req->wr_id, .status = x->status, .opcode = wc_opcode_of[req->opcode],
+		.byte_len = ok && !x->nop ? (uint32_t)x->ctx->length : 0, .qp_num = q->qpn,
+	};
 	q->rnr_active = false;
+	/* The slot first: whoever sees the completion may post into it. */
 	dp_wq_consume(&q->sq);
+	if (signaled)
+		complete(x->w, q, q->send_cq, &e, false);
 }
 
 static unsigned run_send_queue(struct dp_worker *w, struct rdma_dp_qp *q)
@@ -664,7 +672,6 @@ static unsigned flush(struct dp_worker *w, struct rdma_dp_qp *q)
 	unsigned done = 0;
 	uint32_t index;
 	const struct dp_sq_req *req;
-	const struct dp_rq_req *rreq;
 
 	while ((req = dp_wq_head(&q->sq, &index))) {
 		struct dp_cqe e = {
@@ -673,13 +680,12 @@ static unsigned flush(struct dp_worker *w, struct rdma_dp_qp *q)
 			.qp_num = q->qpn,
 		};
 
-		complete(w, q, q->send_cq, &e, false);
 		dp_wq_consume(&q->sq);
+		complete(w, q, q->send_cq, &e, false);
 		done++;
 	}
-	while ((rreq = dp_wq_head(&q->rq, &index))) {
-		complete_recv(w, q, rreq->wr_id, DP_WC_WR_FLUSH_ERR, DP_WC_RECV, 0, NULL);
-		dp_wq_consume(&q->rq);
+	while (dp_wq_head(&q->rq, &index)) {
+		complete_recv(w, q, retire_recv(q), DP_WC_WR_FLUSH_ERR, DP_WC_RECV, 0, NULL);
 		done++;
 	}
 	return done;

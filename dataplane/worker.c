@@ -57,6 +57,34 @@ static unsigned run_pollers(struct dp_worker *w)
 	return work;
 }
 
+static void kick_events(struct dp_worker *w)
+{
+	if (w->events_pending) {
+		w->events_pending = false;
+		dp_ring_kick(&w->events);
+	}
+}
+
+/*
+ * Sleeps until woken.  The sleep is announced first, then everything is
+ * looked at once more: work published before the announcement is found now,
+ * work published after it rings the doorbell (dp_worker_wake sees the
+ * announcement), so a poster needs no system call while the worker is awake.
+ */
+static void sleep_until_woken(struct dp_worker *w)
+{
+	atomic_store_explicit(&w->commands.sleeping, true, memory_order_relaxed);
+	atomic_thread_fence(memory_order_seq_cst);
+	if (run_commands(w) + run_pollers(w)) {
+		atomic_store_explicit(&w->commands.sleeping, false, memory_order_relaxed);
+		kick_events(w);
+		return;
+	}
+	kick_events(w);
+	atomic_fetch_add_explicit(&w->stats.sleeps, 1, memory_order_relaxed);
+	dp_ring_wait(&w->commands, SLEEP_MS);
+}
+
 static void *worker_main(void *arg)
 {
 	struct dp_worker *w = arg;
@@ -66,15 +94,11 @@ static void *worker_main(void *arg)
 		unsigned done = run_commands(w) + run_pollers(w);
 
 		atomic_fetch_add_explicit(&w->stats.loops, 1, memory_order_relaxed);
-		if (w->events_pending) {
-			w->events_pending = false;
-			dp_ring_kick(&w->events);
-		}
+		kick_events(w);
 		if (done) {
 			idle = 0;
 		} else if (++idle >= IDLE_SPINS) {
-			atomic_fetch_add_explicit(&w->stats.sleeps, 1, memory_order_relaxed);
-			dp_ring_wait(&w->commands, SLEEP_MS);
+			sleep_until_woken(w);
 			idle = 0;
 		}
 	}
@@ -149,10 +173,8 @@ int dp_worker_submit(struct dp_worker *w, dp_worker_fn fn, void *arg)
 
 void dp_worker_wake(struct dp_worker *w)
 {
-	uint64_t one = 1;
-
-	/* At worst one needless wake-up: the doorbell's count is cleared when it wakes. */
-	(void)!write(w->commands.doorbell, &one, sizeof(one));
+	/* Rings only a worker that announced its sleep (see sleep_until_woken). */
+	dp_ring_kick(&w->commands);
 }
 
 bool dp_worker_emit(struct dp_worker *w, const struct dp_event *ev)

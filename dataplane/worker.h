@@ -80,8 +80,9 @@ void dp_worker_run_commands(struct dp_worker *w);
 int dp_worker_submit(struct dp_worker *w, dp_worker_fn fn, void *arg);
 
 /*
- * Main thread: wake the worker whether it sleeps or not, for work that reaches
- * it outside its command ring (a WR posted to a queue it polls).
+ * Main thread: wake the worker if it sleeps, for work that reaches it outside
+ * its command ring (a WR posted to a queue it polls), once that work is
+ * published.  No system call while the worker is awake.
  */
 void dp_worker_wake(struct dp_worker *w);
 
