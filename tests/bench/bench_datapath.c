@@ -7,8 +7,21 @@
  *
  *   - RDMA WRITE 4 KiB, RC: GB/s of payload, beside memcpy of 4 KiB in the same run;
  *   - SEND 64 B, RC, with a receive posted for each: messages/s;
+ *   - RDMA WRITE 4 KiB from a T10-DIF MKEY (8 blocks of 512 + 8 bytes of PI in
+ *     memory, none on the wire: checked and stripped) and from an AES-XTS
+ *     MKEY (AES-256, data unit 4096, encrypted on the wire), GB/s of wire
+ *     bytes, beside the offload engine's own figure for the same transform
+ *     on the main thread (dp_transform_run, no copy before or after);
  * each with 1 worker (1 QP pair) and with 2 workers (2 QP pairs, one on each
- * worker, throughput summed).  Samples of all rows interleaved (A, B, C, A, B,
+ * worker, throughput summed).  64 B SENDs through those MKEYs are not
+ * measured: 64 bytes are not a whole block of either transform.
+ *
+ * Then the auto recovery of signature pipelining: a QP with sig_pipelining
+ * and the auto policy posts the seed's transaction (RDMA WRITE from a T10-DIF
+ * MKEY with a bad guard, then a fenced signaled SEND) as one list, the
+ * main thread runs the event loop as rdmad does, and the recovery's record
+ * gives the time from the worker finding the error to the QP back in RTS;
+ * median and p99 over BENCH_RECOVERIES (default 1000).  Samples of all rows interleaved (A, B, C, A, B,
  * C, ...; each round starting one row later), median of NSAMPLE.
  *
  * Posting (run_wr_loop): per QP pair a window of WINDOW send WRs known not to
@@ -27,7 +40,8 @@
  * everything runs on it (printed).
  *
  * BENCH_MS (default 100): ms per sample; BENCH_SIGNAL (default 16): signal
- * every Nth send WR; BENCH_ONLY: rows whose name contains it.  ~10 s in all.
+ * every Nth send WR; BENCH_ONLY: rows whose name contains it; BENCH_RECOVERIES
+ * (default 1000).  ~25 s in all.
  *
  * Printed beside the table: a check of how much of the CPUs the process
  * really gets (threads spinning on them at once), since a busy or
@@ -52,7 +66,9 @@
 
 #include "daemon/cq.h"
 #include "daemon/datapath.h"
+#include "daemon/dek.h"
 #include "daemon/gid.h"
+#include "daemon/mkey.h"
 #include "daemon/mr.h"
 #include "daemon/qp.h"
 #include "daemon/workers.h"
@@ -67,7 +83,10 @@
 #define POLL_BATCH   64u
 #define N_SLOTS      16u      /* WRs rotate over this many buffers of their size (64 KiB for 4 KiB) */
 #define AREA         (N_SLOTS * 4096u)
-/* Each MR: the RDMA area (WRITE sources and targets) then the receive area (receive buffers). */
+/*
+ * Each MR: the RDMA area (WRITE sources and targets) then the receive area
+ * (receive buffers); a requester's receive area holds what its MKEYs lay out.
+ */
 #define RECV_AREA    AREA
 #define MR_SIZE      (2 * AREA)
 #define DRAIN_SECONDS 5.0     /* a run that does not drain in this long is broken */
@@ -186,6 +205,7 @@ struct bench_pair {
 	struct rdma_qp *req, *resp;
 	struct rdma_cq *scq, *rcq;
 	struct rdma_mr *src, *dst;
+	struct rdma_mkey *t10, *xts;   /* over the receive area of src: see pair_add_mkeys */
 	/* run_wr_loop's: send WRs of this run posted and known complete; receives ever posted and completed. */
 	uint64_t posted, done;
 	uint64_t recv_posted, recv_done;
@@ -195,6 +215,7 @@ struct bench_pair {
 struct pair_cfg {
 	uint32_t max_send_wr, max_recv_wr, max_inline_data;
 	bool sq_sig_all;
+	bool sig_pipelining;      /* the requester's, with the auto recovery policy */
 };
 
 static const struct pair_cfg default_pair = {
@@ -289,6 +310,8 @@ static struct rdma_qp *qp_new(struct bench_dev *bd, struct bench_pair *p, const 
 	struct rdma_qp_init init = {
 		.type = RDMA_QPT_RC, .pd = bd->pd, .send_cq = p->scq->obj.handle,
 		.recv_cq = p->rcq->obj.handle, .sq_sig_all = cfg->sq_sig_all,
+		.sig_pipelining = cfg->sig_pipelining, .has_recovery = true,
+		.recovery = RDMA_RECOVERY_AUTO,
 		.cap = { .max_send_wr = cfg->max_send_wr, .max_recv_wr = cfg->max_recv_wr,
 			 .max_send_sge = 1, .max_recv_sge = 1, .max_inline_data = cfg->max_inline_data },
 	};
@@ -347,6 +370,130 @@ static void bench_dev_add_pairs(struct bench_dev *bd, unsigned n, const struct p
 	}
 }
 
+/* ---------------------------------------------------------------- MKEYs */
+
+#define BLOCKS      8u
+#define T10_MEM     (BLOCKS * 520u)   /* memory bytes of 4 KiB on the wire */
+#define XTS_UNIT    4096u
+
+static struct dp_transform_cfg t10_cfg(void)
+{
+	struct dp_transform_cfg c;
+
+	dp_transform_cfg_init(&c);
+	c.mem.sig_type = DP_SIG_T10DIF;
+	c.mem.block_size = 512;
+	c.mem.t10dif.bg = 0xffff;
+	c.mem.t10dif.app_tag = 0x5678;
+	c.mem.t10dif.ref_tag = 0xf0debc9a;
+	return c;
+}
+
+static struct dp_transform_cfg xts_cfg(void)
+{
+	struct dp_transform_cfg c;
+
+	dp_transform_cfg_init(&c);
+	c.crypto.enabled = true;
+	c.crypto.standard = DP_CRYPTO_AES_XTS;
+	c.crypto.encrypt_on_tx = true;
+	c.crypto.order = DP_SIG_AFTER_CRYPTO_ON_TX;
+	c.crypto.data_unit_size = XTS_UNIT;
+	return c;
+}
+
+/* A public, fixed AES-256-XTS key (key1 || key2): the bench needs no secret. */
+static const uint8_t xts_key[64] = {
+	0x27, 0x18, 0x28, 0x18, 0x28, 0x45, 0x90, 0x45, 0x23, 0x53, 0x60, 0x28, 0x74, 0x71, 0x35, 0x26,
+	0x62, 0x49, 0x77, 0x57, 0x24, 0x70, 0x93, 0x69, 0x99, 0x59, 0x57, 0x49, 0x66, 0x96, 0x76, 0x27,
+	0x31, 0x41, 0x59, 0x26, 0x53, 0x58, 0x97, 0x93, 0x23, 0x84, 0x62, 0x64, 0x33, 0x83, 0x27, 0x95,
+	0x02, 0x88, 0x41, 0x97, 0x16, 0x93, 0x99, 0x37, 0x51, 0x05, 0x82, 0x09, 0x74, 0x94, 0x45, 0x92,
+};
+
+static struct dp_transform *transform_new(const struct dp_transform_cfg *cfg)
+{
+	struct dp_transform *t;
+	struct dp_error de;
+
+	if (dp_transform_create(cfg, cfg->crypto.enabled ? xts_key : NULL,
+				cfg->crypto.enabled ? sizeof(xts_key) : 0, &t, &de) < 0) {
+		fprintf(stderr, "bench_datapath: transform: %s: %s\n", de.field, de.message);
+		exit(1);
+	}
+	return t;
+}
+
+/* An MKEY of the pair's PD laying out length bytes of mr from offset, with cfg. */
+static struct rdma_mkey *mkey_new(struct bench_dev *bd, struct rdma_mr *mr, uint64_t offset,
+				  uint64_t length, const struct dp_transform_cfg *cfg, uint32_t dek)
+{
+	struct rdma_mkey_entry e = { .mr = mr->obj.handle, .offset = offset, .length = length };
+	uint32_t flags = cfg->crypto.enabled ? RDMA_MKEY_CRYPTO : RDMA_MKEY_BLOCK_SIGNATURE;
+	struct rdma_mkey_conf c;
+	struct rdma_error err;
+	struct rdma_mkey *m;
+
+	if (rdma_mkey_create(bd->dev, bd->pd, flags, 4, &m, &err) < 0)
+		die("MKEY", &err);
+	rdma_mkey_conf_init(&c);
+	c.set_layout = true;
+	c.layout = (struct rdma_mkey_layout){ .type = RDMA_LAYOUT_LIST, .n = 1, .entries = &e };
+	c.set_access = true;
+	c.access = RDMA_MKEY_ACCESS_ALL;
+	c.cfg = *cfg;
+	c.set_sig = !cfg->crypto.enabled;
+	c.set_crypto = cfg->crypto.enabled;
+	c.crypto.dek = dek;
+	if (rdma_mkey_configure(bd->dev, m, &c, &err) < 0)
+		die("MKEY configure", &err);
+	return m;
+}
+
+/*
+ * Per pair: a T10-DIF MKEY over 8 blocks of the src MR's data with their PI
+ * (computed here: an RX of the wire bytes generates it) and an AES-XTS MKEY
+ * over 4 KiB, both in src's receive area (the requester receives nothing).
+ */
+static void pair_add_mkeys(struct bench_dev *bd, struct bench_pair *p, uint32_t dek)
+{
+	struct dp_transform_cfg t10 = t10_cfg(), xts = xts_cfg();
+	struct dp_transform *t = transform_new(&t10);
+	struct dp_sig_err x;
+	struct dp_error de;
+	size_t n;
+
+	if (dp_transform_run(t, DP_RX, p->src->addr, 4096, p->src->addr + RECV_AREA, T10_MEM, &n, &x,
+			     &de) < 0 || n != T10_MEM)
+		die("T10-DIF memory", NULL);
+	dp_transform_destroy(t);
+	p->t10 = mkey_new(bd, p->src, RECV_AREA, T10_MEM, &t10, 0);
+	p->xts = mkey_new(bd, p->src, RECV_AREA + 2 * 4096, 4096, &xts, dek);
+}
+
+static uint32_t dek_new(struct bench_dev *bd)
+{
+	struct rdma_dek_params prm = {
+		.name = "bench", .key_bits = 256, .import = RDMA_DEK_PLAINTEXT,
+		.key = xts_key, .key_len = sizeof(xts_key),
+	};
+	struct rdmad_config config;
+	struct rdma_error err;
+	struct rdma_dek *dek;
+
+	config_defaults(&config);
+	if (rdma_dek_create(bd->dev, &config, &prm, &dek, &err) < 0)
+		die("DEK", &err);
+	return dek->obj.handle;
+}
+
+static void bench_dev_add_mkeys(struct bench_dev *bd)
+{
+	uint32_t dek = dek_new(bd);
+
+	for (unsigned i = 0; i < bd->n_pairs; i++)
+		pair_add_mkeys(bd, &bd->pairs[i], dek);
+}
+
 /* ---------------------------------------------------------------- the WR loop */
 
 /*
@@ -361,6 +508,7 @@ struct wr_op {
 	void (*fill_recv)(const struct wr_op *op, struct bench_pair *p, uint64_t seq,
 			  struct rdma_dp_sge *sge);
 	uint32_t bytes;           /* payload of one send WR */
+	unsigned mkey;            /* 0: none; 1: the pair's T10-DIF MKEY, 2: its AES-XTS MKEY */
 };
 
 struct loop_result {
@@ -582,8 +730,95 @@ static void fill_recv(const struct wr_op *op, struct bench_pair *p, uint64_t seq
 				     .length = op->bytes };
 }
 
+/* 4 KiB of wire bytes from an MKEY (struct wr_op.mkey says which of the pair's) into the peer's slot. */
+static void fill_write_mkey(const struct wr_op *op, struct bench_pair *p, uint64_t seq,
+			    struct rdma_dp_send_wr *wr, struct rdma_dp_sge *sge)
+{
+	fill_write(op, p, seq, wr, sge);
+	*sge = (struct rdma_dp_sge){ .key = (op->mkey == 1 ? p->t10 : p->xts)->obj.handle,
+				     .offset = 0, .length = op->bytes };
+}
+
 static const struct wr_op op_write_4k = { .fill_send = fill_write, .bytes = 4096 };
+static const struct wr_op op_write_t10 = { .fill_send = fill_write_mkey, .bytes = 4096, .mkey = 1 };
+static const struct wr_op op_write_xts = { .fill_send = fill_write_mkey, .bytes = 4096, .mkey = 2 };
 static const struct wr_op op_send_64 = { .fill_send = fill_send, .fill_recv = fill_recv, .bytes = 64 };
+
+/* ---------------------------------------------------------------- auto recovery */
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The seed's transaction as one list: WRITE from the bad MKEY, then the fenced signaled response. */
+static void post_bad_transaction(struct bench_dev *bd, struct bench_pair *p, uint64_t wr_id)
+{
+	struct rdma_dp_sge data = { .key = p->t10->obj.handle, .length = 4096 };
+	struct rdma_dp_sge resp = { .key = p->src->obj.handle, .length = 64 };
+	struct rdma_dp_send_wr wrs[2] = {
+		{ .wr_id = wr_id, .opcode = DP_WR_RDMA_WRITE, .remote_key = p->dst->rkey,
+		  .sges = &data, .n_sges = 1 },
+		{ .wr_id = wr_id, .opcode = DP_WR_SEND, .send_flags = DP_SEND_SIGNALED | DP_SEND_FENCE,
+		  .sges = &resp, .n_sges = 1 },
+	};
+	struct rdma_error err;
+	uint32_t bad;
+
+	if (rdma_dp_post_sends(bd->dev, p->req, wrs, 2, &bad, &err) < 0)
+		die("post the transaction", &err);
+}
+
+/*
+ * n recoveries of pair 0 of bd (sig_pipelining, auto): each transaction's
+ * WRITE fails its guard check, the worker stops the QP, the main thread (in
+ * the event loop, as rdmad) recovers it.  since[i], took[i]: the record's
+ * error -> RTS and the steps alone, in ns.
+ */
+static void measure_recoveries(struct bench_dev *bd, unsigned n, uint64_t *since, uint64_t *took)
+{
+	struct bench_pair *p = &bd->pairs[0];
+	struct dp_transform_cfg t10 = t10_cfg();
+
+	/* A bad guard in the first block of the MKEY's memory. */
+	p->src->addr[RECV_AREA + 512] ^= 0xff;
+	for (unsigned i = 0; i < n; i++) {
+		const struct rdma_recovery_record *rec;
+		uint64_t runs = p->req->recovery.runs;
+		struct rdma_mkey_conf c;
+		struct rdma_error err;
+		struct dp_cqe e;
+		double give_up;
+
+		/* Configured again for each transaction, as a user does: detection re-armed. */
+		rdma_mkey_conf_init(&c);
+		c.set_sig = true;
+		c.cfg = t10;
+		if (rdma_mkey_configure(bd->dev, p->t10, &c, &err) < 0)
+			die("MKEY configure", &err);
+		post_bad_transaction(bd, p, i);
+		give_up = now() + DRAIN_SECONDS;
+		while (p->req->recovery.runs == runs) {
+			sd_event_run(bd->event, 100000);
+			if (now() > give_up)
+				die("no recovery", NULL);
+		}
+		rec = rdma_qp_recovery_record(p->req, 0);
+		if (rec->canceled != 1 || !rec->since_error_ns)
+			die("the recovery did not cancel the response", NULL);
+		since[i] = rec->since_error_ns;
+		took[i] = rec->took_ns;
+		/* The response, now a NOP, completes. */
+		while (rdma_cq_ring_poll(p->scq->ring, &e, 1) == 0)
+			if (now() > give_up)
+				die("no completion of the NOP", NULL);
+		check_cqe(&e, "NOP");
+	}
+	qsort(since, n, sizeof(*since), cmp_u64);
+	qsort(took, n, sizeof(*took), cmp_u64);
+}
 
 /* ---------------------------------------------------------------- rows */
 
@@ -591,16 +826,20 @@ enum unit { UNIT_GBPS, UNIT_MMSGS };
 
 struct row {
 	const char *name;
-	struct bench_dev *bd;     /* NULL: the memcpy reference, on the main thread */
+	struct bench_dev *bd;     /* NULL: a reference on the main thread (memcpy, or engine) */
 	const struct wr_op *op;
+	struct dp_transform *engine;   /* the offload engine's reference: TX of 4 KiB of wire bytes */
 	enum unit unit;
 	double s[NSAMPLE];
 	double median, min, max;
 	struct loop_result sum;   /* all samples */
+	const char *ref;          /* the row the ratio is against (NULL: memcpy's, for GB/s rows) */
 };
 
 /* The reference: 4 KiB copies over the same 16 slots of 64 KiB buffers the WRITE rows use. */
 static uint8_t *ref_src, *ref_dst;
+/* The engine's input: memory bytes of two transfers (T10-DIF with their PI). */
+static uint8_t *ref_mem;
 
 static double sample_memcpy(double seconds)
 {
@@ -621,11 +860,38 @@ static double sample_memcpy(double seconds)
 	return (double)n * 4096 / (t - t0) / 1e9;
 }
 
+/* The offload engine alone: TX of the memory bytes of 4 KiB on the wire, in place, no copy. */
+static double sample_engine(struct dp_transform *t, double seconds)
+{
+	size_t in_len, out_len;
+	double t0 = now(), t1;
+	struct dp_sig_err x;
+	struct dp_error de;
+	uint64_t n = 0;
+
+	if (dp_transform_out_len(t, DP_RX, 4096, &in_len, &de) < 0)
+		die("engine length", NULL);
+	do {
+		for (unsigned i = 0; i < 64; i++, n++) {
+			size_t off = (n % N_SLOTS) * 4096;
+
+			if (dp_transform_run(t, DP_TX, ref_mem + (n % 2) * in_len, in_len, ref_dst + off,
+					     4096, &out_len, &x, &de) < 0)
+				die("engine run", NULL);
+		}
+		t1 = now();
+	} while (t1 - t0 < seconds);
+	sink += ref_dst[n % AREA];
+	return (double)n * 4096 / (t1 - t0) / 1e9;
+}
+
 static double sample_row(struct row *r, double seconds)
 {
 	struct loop_result res;
 	double per_s;
 
+	if (r->engine)
+		return sample_engine(r->engine, seconds);
 	if (!r->bd)
 		return sample_memcpy(seconds);
 	run_wr_loop(r->bd, r->op, seconds, &res);
@@ -669,6 +935,17 @@ static void check_written(struct bench_dev *bd)
 			die("RDMA WRITE: the responder's memory is not what was written", NULL);
 }
 
+/* A WRITE through the T10-DIF MKEY lands as the data without its PI: src's first 4 KiB. */
+static void check_written_through_t10(struct bench_dev *bd)
+{
+	struct loop_result res;
+
+	memset(bd->pairs[0].dst->addr, 0, 4096);
+	run_wr_loop(bd, &op_write_t10, 0.005, &res);
+	if (memcmp(bd->pairs[0].dst->addr, bd->pairs[0].src->addr, 4096) != 0)
+		die("RDMA WRITE through the T10-DIF MKEY: not the data without its PI", NULL);
+}
+
 static void cpus_text(const int *cpus, unsigned n, char *buf, size_t size)
 {
 	size_t len = 0;
@@ -683,6 +960,12 @@ int main(void)
 	const char *e, *only = getenv("BENCH_ONLY");
 	int allowed[CPULIST_MAX], n_allowed, main_cpu, cpus1[1], cpus2[2];
 	struct bench_dev *one = calloc(1, sizeof(*one)), *two = calloc(1, sizeof(*two));
+	struct bench_dev *rec = calloc(1, sizeof(*rec));
+	struct dp_transform_cfg t10 = t10_cfg(), xts = xts_cfg();
+	struct dp_transform *t10_engine = transform_new(&t10), *xts_engine = transform_new(&xts);
+	struct pair_cfg rec_pair = default_pair;
+	unsigned n_recoveries = 1000;
+	uint64_t *since, *took;
 	char text[128], c1[32], c2[32];
 	double t_start = now(), memcpy_gbs = 0;
 	struct row all[] = {
@@ -691,6 +974,16 @@ int main(void)
 		{ .name = "RC RDMA WRITE 4 KiB, 2 workers", .bd = two, .op = &op_write_4k, .unit = UNIT_GBPS },
 		{ .name = "RC SEND 64 B, 1 worker", .bd = one, .op = &op_send_64, .unit = UNIT_MMSGS },
 		{ .name = "RC SEND 64 B, 2 workers", .bd = two, .op = &op_send_64, .unit = UNIT_MMSGS },
+		{ .name = "engine T10-DIF check+strip 4 KiB", .engine = t10_engine, .unit = UNIT_GBPS },
+		{ .name = "RC WRITE 4 KiB T10-DIF MKEY, 1 worker", .bd = one, .op = &op_write_t10,
+		  .unit = UNIT_GBPS, .ref = "engine T10-DIF check+strip 4 KiB" },
+		{ .name = "RC WRITE 4 KiB T10-DIF MKEY, 2 workers", .bd = two, .op = &op_write_t10,
+		  .unit = UNIT_GBPS, .ref = "engine T10-DIF check+strip 4 KiB" },
+		{ .name = "engine AES-256-XTS encrypt 4 KiB", .engine = xts_engine, .unit = UNIT_GBPS },
+		{ .name = "RC WRITE 4 KiB AES-XTS MKEY, 1 worker", .bd = one, .op = &op_write_xts,
+		  .unit = UNIT_GBPS, .ref = "engine AES-256-XTS encrypt 4 KiB" },
+		{ .name = "RC WRITE 4 KiB AES-XTS MKEY, 2 workers", .bd = two, .op = &op_write_xts,
+		  .unit = UNIT_GBPS, .ref = "engine AES-256-XTS encrypt 4 KiB" },
 	};
 	struct row rows[sizeof(all) / sizeof(all[0])];
 	unsigned n_rows = 0;
@@ -701,7 +994,11 @@ int main(void)
 		signal_every = (unsigned)atoi(e);
 	if (signal_every > WINDOW)
 		signal_every = WINDOW;
-	if (!one || !two)
+	if ((e = getenv("BENCH_RECOVERIES")) && atoi(e) > 0)
+		n_recoveries = (unsigned)atoi(e);
+	since = calloc(n_recoveries, sizeof(*since));
+	took = calloc(n_recoveries, sizeof(*took));
+	if (!one || !two || !rec || !since || !took)
 		die("out of memory", NULL);
 	log_set_max_level(LOG_WARNING);
 
@@ -724,8 +1021,14 @@ int main(void)
 	}
 	bench_dev_start(one, 0, cpus1, 1);
 	bench_dev_add_pairs(one, 1, &default_pair);
+	bench_dev_add_mkeys(one);
 	bench_dev_start(two, 1, cpus2, 2);
 	bench_dev_add_pairs(two, 2, &default_pair);
+	bench_dev_add_mkeys(two);
+	rec_pair.sig_pipelining = true;
+	bench_dev_start(rec, 2, cpus1, 1);
+	bench_dev_add_pairs(rec, 1, &rec_pair);
+	bench_dev_add_mkeys(rec);
 
 	ref_src = aligned_alloc(4096, AREA);
 	ref_dst = aligned_alloc(4096, AREA);
@@ -733,6 +1036,12 @@ int main(void)
 		die("out of memory", NULL);
 	memcpy(ref_src, one->pairs[0].src->addr, AREA);
 	memset(ref_dst, 0, AREA);
+	/* The engine's input: the memory the T10-DIF MKEYs lay out, twice. */
+	ref_mem = malloc(2 * T10_MEM);
+	if (!ref_mem)
+		die("out of memory", NULL);
+	memcpy(ref_mem, one->pairs[0].src->addr + RECV_AREA, T10_MEM);
+	memcpy(ref_mem + T10_MEM, one->pairs[0].src->addr + RECV_AREA, T10_MEM);
 
 	for (unsigned i = 0; i < sizeof(all) / sizeof(all[0]); i++)
 		if (!only || strstr(all[i].name, only))
@@ -767,18 +1076,25 @@ int main(void)
 	for (unsigned i = 0; i < n_rows; i++)
 		if (rows[i].op == &op_write_4k)
 			check_written(rows[i].bd);
+	check_written_through_t10(one);
+	measure_recoveries(rec, n_recoveries, since, took);
 
-	printf("%-32s %9s %9s %9s %-6s %9s %7s %7s %7s %8s\n", "row", "median", "min", "max", "unit",
-	       "vs memcpy", "m-wait", "RNR", "q-full", "w-sleeps");
+	printf("%-40s %9s %9s %9s %-6s %11s %7s %7s %7s %8s\n", "row", "median", "min", "max", "unit",
+	       "vs ref", "m-wait", "RNR", "q-full", "w-sleeps");
 	for (unsigned i = 0; i < n_rows; i++)
-		if (!rows[i].bd)
+		if (!rows[i].bd && !rows[i].engine)
 			memcpy_gbs = rows[i].median;
 	for (unsigned i = 0; i < n_rows; i++) {
 		struct row *r = &rows[i];
 		char ratio[16] = "", full[16] = "", rnr[24] = "", busy[24] = "", sleeps[24] = "";
 
-		if (r->unit == UNIT_GBPS && r->bd && memcpy_gbs > 0)
+		if (r->ref) {
+			for (unsigned j = 0; j < n_rows; j++)
+				if (strcmp(rows[j].name, r->ref) == 0 && rows[j].median > 0)
+					snprintf(ratio, sizeof(ratio), "x%.3f eng", r->median / rows[j].median);
+		} else if (r->unit == UNIT_GBPS && r->bd && memcpy_gbs > 0) {
 			snprintf(ratio, sizeof(ratio), "x%.3f", r->median / memcpy_gbs);
+		}
 		if (r->bd) {
 			snprintf(full, sizeof(full), "%.0f%%", r->sum.seconds > 0 ?
 				 100.0 * r->sum.waited / r->sum.seconds : 0.0);
@@ -786,21 +1102,35 @@ int main(void)
 			snprintf(busy, sizeof(busy), "%llu", (unsigned long long)(r->sum.sq_busy + r->sum.rq_busy));
 			snprintf(sleeps, sizeof(sleeps), "%llu", (unsigned long long)r->sum.worker_sleeps);
 		}
-		printf("%-32s %9.3f %9.3f %9.3f %-6s %9s %7s %7s %7s %8s\n", r->name, r->median, r->min,
+		printf("%-40s %9.3f %9.3f %9.3f %-6s %11s %7s %7s %7s %8s\n", r->name, r->median, r->min,
 		       r->max, r->unit == UNIT_GBPS ? "GB/s" : "Mmsg/s", ratio, full, rnr, busy, sleeps);
 	}
+	printf("# vs ref: GB/s rows against memcpy, MKEY rows against the engine's row (\"eng\")\n");
 	printf("# m-wait: time the main thread found every window full and could post nothing (high: "
 	       "the workers are the limit, low: the main thread is); RNR: SENDs that found no receive; "
 	       "q-full: posts refused as full although the window allowed them (a completion seen before its "
 	       "queue slot was given back); w-sleeps: times the workers went to sleep; all summed "
 	       "over the samples\n");
+	printf("# engine: the offload engine alone on the main thread (dp_transform_run, TX of the memory "
+	       "bytes of 4 KiB of wire bytes, no copy around it); \"eng\": the MKEY row against it\n");
+	printf("%-40s %9.1f %9.1f us (median, p99 of %u; %.1f / %.1f us of it the recovery's own steps)\n",
+	       "auto recovery: sig error -> RTS", since[n_recoveries / 2] / 1e3,
+	       since[(size_t)((n_recoveries - 1) * 0.99)] / 1e3, n_recoveries, took[n_recoveries / 2] / 1e3,
+	       took[(size_t)((n_recoveries - 1) * 0.99)] / 1e3);
 	printf("# %.1f s\n", now() - t_start);
 	fflush(stdout);
 
 	bench_dev_stop(one);
 	bench_dev_stop(two);
+	bench_dev_stop(rec);
+	dp_transform_destroy(t10_engine);
+	dp_transform_destroy(xts_engine);
 	free(one);
 	free(two);
+	free(rec);
+	free(since);
+	free(took);
+	free(ref_mem);
 	free(ref_src);
 	free(ref_dst);
 	return 0;
