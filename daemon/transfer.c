@@ -53,24 +53,28 @@ static uint64_t now_ns(void)
 				  memory_order_relaxed); \
 } while (0)
 
-static void tell_error(struct dp_worker *w, struct rdma_dp_qp *q)
+/*
+ * Tells the main thread of a state the QP went to on its own; false when the
+ * event ring is full (the poller tries again on its next turn).
+ */
+static bool tell(struct dp_worker *w, struct rdma_dp_qp *q, uint32_t type, uint64_t value)
 {
 	struct dp_event ev = {
-		.type = WORKER_EVENT_QP_ERROR, .object = q->qpn,
+		.type = type, .object = q->qpn, .value = (int64_t)value,
 		.cookie = (uint64_t)(uintptr_t)q->dp, .ptr = q,
 	};
 
-	q->error_pending = !dp_worker_emit(w, &ev);
+	return dp_worker_emit(w, &ev);
+}
+
+static void tell_error(struct dp_worker *w, struct rdma_dp_qp *q)
+{
+	q->error_pending = !tell(w, q, WORKER_EVENT_QP_ERROR, 0);
 }
 
 static void tell_stopped(struct dp_worker *w, struct rdma_dp_qp *q)
 {
-	struct dp_event ev = {
-		.type = WORKER_EVENT_QP_STOPPED, .object = q->qpn, .value = (int64_t)q->stopped_at_ns,
-		.cookie = (uint64_t)(uintptr_t)q->dp, .ptr = q,
-	};
-
-	q->stop_pending = !dp_worker_emit(w, &ev);
+	q->stop_pending = !tell(w, q, WORKER_EVENT_QP_STOPPED, q->stopped_at_ns);
 }
 
 /*
