@@ -179,17 +179,27 @@ const struct output output_text = {
 	.error = text_error,
 };
 
+/* Calls method with params (consumed); the reply's value of key in *v, the reply in *reply. */
+static int call_for(struct ctl *ctl, const struct cmd_args *args, const char *method,
+		    struct json_object *params, const char *key, struct json_object **reply,
+		    struct json_object **v)
+{
+	int r = ctl_call(ctl, args->path, method, params, reply);
+
+	json_object_put(params);
+	if (r < 0)
+		return r;
+	*v = json_object_object_get(*reply, key);
+	return 0;
+}
+
 int output_call_records(struct ctl *ctl, const struct cmd_args *args, const char *method,
 			struct json_object *params, const char *key, const char *label)
 {
 	struct json_object *reply, *v;
-	int r;
 
-	r = ctl_call(ctl, args->path, method, params, &reply);
-	json_object_put(params);
-	if (r < 0)
+	if (call_for(ctl, args, method, params, key, &reply, &v) < 0)
 		return EXIT_FAIL;
-	v = json_object_object_get(reply, key);
 	ctl->out->begin_list(ctl);
 	if (json_object_is_type(v, json_type_array))
 		for (size_t i = 0; i < json_object_array_length(v); i++)
@@ -205,13 +215,9 @@ int output_call_value(struct ctl *ctl, const struct cmd_args *args, const char *
 		      struct json_object *params, const char *key)
 {
 	struct json_object *reply, *v;
-	int r;
 
-	r = ctl_call(ctl, args->path, method, params, &reply);
-	json_object_put(params);
-	if (r < 0)
+	if (call_for(ctl, args, method, params, key, &reply, &v) < 0)
 		return EXIT_FAIL;
-	v = json_object_object_get(reply, key);
 	if (ctl->json)
 		output_print_json(ctl, v);
 	else

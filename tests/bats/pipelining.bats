@@ -102,7 +102,7 @@ wait_state() { # QP STATE
 	assert_equal "$(get "$MEM" 1024 520)" "$(a5 512)$GOOD_PI"
 }
 
-@test "read through an MKEY on both sides; an MKEY range past its layout fails the WR" {
+@test "read from an MKEY (rkey): the responder's TX checks and strips; an MKEY range past its layout fails the WR" {
 	server manual
 	k=$(t10_mkey 0 "$GOOD_PI")
 	"$RDMACTL" qp post "$C" read --sge "$PEER:2048:512" --remote "$k:0" --wrid 3 --signaled
