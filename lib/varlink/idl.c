@@ -419,7 +419,25 @@ static void path_push(char *path, size_t size, size_t base, const char *name, lo
 		snprintf(path + base, size - base, ".%s", name);
 }
 
-static int check(const struct idl_interface *iface, const struct idl_type *t,
+/* Where a value goes: a call's parameters are held to int64, as varlink's int is. */
+struct check_ctx {
+	const struct idl_interface *iface;
+	bool call;
+};
+
+/*
+ * json-c reads an integer past int64 as uint64 and one past uint64 as
+ * UINT64_MAX, silently: in a call, anything past INT64_MAX is refused rather
+ * than taken as some other number.  Replies may carry unsigned 64-bit values
+ * (CRC-64 fields).
+ */
+static bool int_ok(const struct check_ctx *ctx, struct json_object *v)
+{
+	return !ctx->call || json_object_get_int64(v) < INT64_MAX ||
+	       json_object_get_uint64(v) <= (uint64_t)INT64_MAX;
+}
+
+static int check(const struct check_ctx *ctx, const struct idl_type *t,
 		 struct json_object *v, char *path, size_t size, int depth)
 {
 	size_t base = strnlen(path, size);
@@ -433,7 +451,7 @@ static int check(const struct idl_interface *iface, const struct idl_type *t,
 	case IDL_BOOL:
 		return json_object_is_type(v, json_type_boolean) ? 0 : -EINVAL;
 	case IDL_INT:
-		return json_object_is_type(v, json_type_int) ? 0 : -EINVAL;
+		return json_object_is_type(v, json_type_int) && int_ok(ctx, v) ? 0 : -EINVAL;
 	case IDL_FLOAT:
 		if (json_object_is_type(v, json_type_int))
 			return 0;
@@ -454,9 +472,9 @@ static int check(const struct idl_interface *iface, const struct idl_type *t,
 				return 0;
 		return -EINVAL;
 	case IDL_REF: {
-		const struct idl_member *m = idl_find(iface, IDL_MEMBER_TYPE, t->ref);
+		const struct idl_member *m = idl_find(ctx->iface, IDL_MEMBER_TYPE, t->ref);
 
-		return m ? check(iface, m->in, v, path, size, depth + 1) : -EINVAL;
+		return m ? check(ctx, m->in, v, path, size, depth + 1) : -EINVAL;
 	}
 	case IDL_ARRAY: {
 		size_t n;
@@ -466,7 +484,7 @@ static int check(const struct idl_interface *iface, const struct idl_type *t,
 		n = json_object_array_length(v);
 		for (size_t i = 0; i < n; i++) {
 			path_push(path, size, base, "", (long)i);
-			if (check(iface, t->elem, json_object_array_get_idx(v, i), path, size, depth + 1))
+			if (check(ctx, t->elem, json_object_array_get_idx(v, i), path, size, depth + 1))
 				return -EINVAL;
 			path[base] = '\0';
 		}
@@ -477,7 +495,7 @@ static int check(const struct idl_interface *iface, const struct idl_type *t,
 			return -EINVAL;
 		json_object_object_foreach(v, key, val) {
 			path_push(path, size, base, key, -1);
-			if (check(iface, t->elem, val, path, size, depth + 1))
+			if (check(ctx, t->elem, val, path, size, depth + 1))
 				return -EINVAL;
 			path[base] = '\0';
 		}
@@ -502,7 +520,7 @@ static int check(const struct idl_interface *iface, const struct idl_type *t,
 
 			json_object_object_get_ex(v, t->names[i], &field);
 			path_push(path, size, base, t->names[i], -1);
-			if (check(iface, t->types[i], field, path, size, depth + 1))
+			if (check(ctx, t->types[i], field, path, size, depth + 1))
 				return -EINVAL;
 			path[base] = '\0';
 		}
@@ -512,8 +530,8 @@ static int check(const struct idl_interface *iface, const struct idl_type *t,
 	return -EINVAL;
 }
 
-int idl_validate(const struct idl_interface *iface, const struct idl_type *type,
-		 struct json_object *value, char *path, size_t path_size)
+static int validate(const struct check_ctx *ctx, const struct idl_type *type,
+		    struct json_object *value, char *path, size_t path_size)
 {
 	struct json_object *empty = NULL;
 	int r;
@@ -523,7 +541,23 @@ int idl_validate(const struct idl_interface *iface, const struct idl_type *type,
 	/* Absent, null and {} parameters are the same thing. */
 	if (type->kind == IDL_STRUCT && (!value || json_object_is_type(value, json_type_null)))
 		value = empty = json_object_new_object();
-	r = check(iface, type, value, path, path_size, 0);
+	r = check(ctx, type, value, path, path_size, 0);
 	json_object_put(empty);
 	return r;
+}
+
+int idl_validate(const struct idl_interface *iface, const struct idl_type *type,
+		 struct json_object *value, char *path, size_t path_size)
+{
+	struct check_ctx ctx = { .iface = iface };
+
+	return validate(&ctx, type, value, path, path_size);
+}
+
+int idl_validate_call(const struct idl_interface *iface, const struct idl_type *type,
+		      struct json_object *value, char *path, size_t path_size)
+{
+	struct check_ctx ctx = { .iface = iface, .call = true };
+
+	return validate(&ctx, type, value, path, path_size);
 }

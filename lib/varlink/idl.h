@@ -53,3 +53,6 @@ const struct idl_member *idl_find(const struct idl_interface *iface, enum idl_me
  */
 int idl_validate(const struct idl_interface *iface, const struct idl_type *type,
 		 struct json_object *value, char *path, size_t path_size);
+/* The same for a call's parameters, whose ints must also fit int64. */
+int idl_validate_call(const struct idl_interface *iface, const struct idl_type *type,
+		      struct json_object *value, char *path, size_t path_size);

@@ -167,6 +167,9 @@ wait_state() { # QP STATE
 	server manual
 	run varlink_raw '{"method":"io.rdmad.Qp.Cancel","parameters":{"handle":'"$S"'}}\0'
 	assert_output '{"error":"org.varlink.service.InvalidParameter","parameters":{"parameter":"wr_id"}}'
+	# Past int64: refused, not read as some other number.
+	run varlink_raw '{"method":"io.rdmad.Qp.Cancel","parameters":{"handle":'"$S"',"wr_id":18446744073709551616}}\0'
+	assert_output '{"error":"org.varlink.service.InvalidParameter","parameters":{"parameter":"wr_id"}}'
 	run varlink_raw '{"method":"io.rdmad.Qp.Cancel","parameters":{"handle":'"$S"',"wr_id":1}}\0'
 	assert_output --partial '"error":"io.rdmad.Qp.InvalidState","parameters":{"field":"state"'
 	run varlink_raw '{"method":"io.rdmad.Qp.Recover","parameters":{"handle":'"$S"'}}\0'

@@ -513,6 +513,36 @@ static void test_validate_top_level(void **state)
 	json_object_put(v);
 }
 
+/* json-c takes 2^63 as uint64 and anything past 2^64 - 1 as 2^64 - 1, silently. */
+static void test_validate_call_ints_fit_int64(void **state)
+{
+	const struct idl_member *m = idl_find(check_iface, IDL_MEMBER_TYPE, "Inner");
+	static const char *const refused[] = {
+		"{\"b\":9223372036854775808}", "{\"b\":18446744073709551615}",
+		"{\"b\":18446744073709551616}", "{\"b\":99999999999999999999999}",
+	};
+
+	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+		struct json_object *v = json_tokener_parse(refused[i]);
+
+		assert_non_null(v);
+		assert_int_equal(idl_validate_call(check_iface, m->in, v, path_buf, sizeof(path_buf)), -EINVAL);
+		assert_string_equal(path_buf, "b");
+		/* A reply may carry an unsigned 64-bit value (a CRC-64). */
+		assert_int_equal(idl_validate(check_iface, m->in, v, path_buf, sizeof(path_buf)), 0);
+		json_object_put(v);
+	}
+	{
+		struct json_object *v = json_tokener_parse("{\"b\":9223372036854775807}");
+
+		assert_int_equal(idl_validate_call(check_iface, m->in, v, path_buf, sizeof(path_buf)), 0);
+		json_object_put(v);
+		v = json_tokener_parse("{\"b\":-9223372036854775808}");
+		assert_int_equal(idl_validate_call(check_iface, m->in, v, path_buf, sizeof(path_buf)), 0);
+		json_object_put(v);
+	}
+}
+
 static void test_validate_small_path_buffer(void **state)
 {
 	const struct idl_member *m = idl_find(check_iface, IDL_MEMBER_METHOD, "All");
@@ -564,6 +594,7 @@ int main(void)
 		cmocka_unit_test(test_validate_unknown_and_missing),
 		cmocka_unit_test(test_validate_absent_vs_null),
 		cmocka_unit_test(test_validate_top_level),
+		cmocka_unit_test(test_validate_call_ints_fit_int64),
 		cmocka_unit_test(test_validate_small_path_buffer),
 		cmocka_unit_test(test_validate_deep_nesting),
 	};
