@@ -7,7 +7,6 @@
  */
 #include "cmd/rdmactl.h"
 #include "cmd/output.h"
-#include "lib/base64.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -62,19 +61,18 @@ static int add_path(const struct cmd_args *args, const char *arg, struct json_ob
 }
 
 /*
- * "--key-file -": the key bytes from stdin, sent base64 as "key".  Both copies
- * live in locked memory and are wiped; json-c's copy of the text is wiped by
- * the caller after the call.
+ * "--key-file -": the key bytes from stdin, copied into a memfd whose number
+ * goes as "key_fd"; the daemon reads it through /proc.  The key travels in no
+ * message, so neither side's varlink or JSON buffers ever hold it; the one
+ * copy here is in locked memory and wiped.  *fd stays open for the call.
  */
-static int add_stdin_key(const struct cmd_args *args, struct json_object *params)
+static int add_stdin_key(const struct cmd_args *args, struct json_object *params, int *fd)
 {
 	static uint8_t key[STDIN_KEY_MAX + 1];
-	static char text[((STDIN_KEY_MAX + 1 + 2) / 3) * 4 + 1];
 	size_t n = 0;
 	int r = 0;
 
 	mlock(key, sizeof(key));
-	mlock(text, sizeof(text));
 	while (n < sizeof(key)) {
 		ssize_t got = read(STDIN_FILENO, key + n, sizeof(key) - n);
 
@@ -92,21 +90,15 @@ static int add_stdin_key(const struct cmd_args *args, struct json_object *params
 		r = ctl_usage_error("%s: --key-file: stdin holds more than %d bytes, more than any key",
 				    args->path, STDIN_KEY_MAX);
 	if (r == 0) {
-		base64_encode(key, n, text);
-		json_object_object_add(params, "key", json_object_new_string(text));
+		*fd = memfd_create("rdmactl-key", MFD_CLOEXEC);
+		if (*fd < 0 || write(*fd, key, n) != (ssize_t)n)
+			r = ctl_fail("%s: --key-file: cannot hand the key over: %s", args->path,
+				     strerror(errno));
+		else
+			json_object_object_add(params, "key_fd", json_object_new_int(*fd));
 	}
 	explicit_bzero(key, sizeof(key));
-	explicit_bzero(text, sizeof(text));
 	return r;
-}
-
-/* Wipes the "key" text of params, if any, before json-c frees it. */
-static void wipe_key(struct json_object *params)
-{
-	struct json_object *v;
-
-	if (json_object_object_get_ex(params, "key", &v))
-		explicit_bzero((char *)json_object_get_string(v), json_object_get_string_len(v));
 }
 
 static void add_string(const struct cmd_args *args, const char *arg, struct json_object *params,
@@ -120,7 +112,7 @@ static int dek_create(struct ctl *ctl, const struct cmd_args *args)
 {
 	struct json_object *params = ctl_device_params(args);
 	const char *key_file = arg_get(args, "--key-file");
-	int r;
+	int r, fd = -1;
 
 	json_object_object_add(params, "name", json_object_new_string(arg_get(args, "NAME")));
 	json_object_object_add(params, "size", json_object_new_int(atoi(arg_get(args, "--size"))));
@@ -130,18 +122,15 @@ static int dek_create(struct ctl *ctl, const struct cmd_args *args)
 	if (arg_get(args, "--pd") && ctl_add_number(ctl, args, "--pd", params, "pd", UINT32_MAX) < 0)
 		r = EXIT_USAGE;
 	else if (strcmp(key_file, "-") == 0)
-		r = add_stdin_key(args, params);
+		r = add_stdin_key(args, params, &fd);
 	else
 		r = add_path(args, "--key-file", params, "key_file");
-	if (r != 0) {
+	if (r == 0)
+		r = output_call_records(ctl, args, IFACE ".Create", params, "dek", "dek");
+	else
 		json_object_put(params);
-		return r;
-	}
-	/* output_call_records consumes params: keep a reference to wipe the key afterwards. */
-	json_object_get(params);
-	r = output_call_records(ctl, args, IFACE ".Create", params, "dek", "dek");
-	wipe_key(params);
-	json_object_put(params);
+	if (fd >= 0)
+		close(fd);
 	return r;
 }
 

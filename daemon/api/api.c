@@ -5,8 +5,11 @@
 #include "daemon/api/idl-table.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
 #include <grp.h>
 #include <stdio.h>
+#include <string.h>
 
 static const struct {
 	const char *name;
@@ -213,4 +216,18 @@ int api_register(struct manager *m)
 			return r;
 	}
 	return api_monitor_start(m);
+}
+
+int api_open_caller_fd(struct varlink_call *call, uint64_t fd, int flags, const char *field,
+		       const char *how, struct rdma_error *err)
+{
+	char path[64];
+	int r;
+
+	snprintf(path, sizeof(path), "/proc/%d/fd/%" PRIu64, (int)varlink_call_peer(call)->pid, fd);
+	r = open(path, flags | O_CLOEXEC);
+	if (r < 0)
+		return rdma_error_invalid(err, field, "%" PRIu64 " is not a file descriptor the caller "
+					  "holds open for %s (%s)", fd, how, strerror(errno));
+	return r;
 }

@@ -9,7 +9,10 @@
 #include "lib/hex.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #define IFACE "io.rdmad.Dek"
 
@@ -70,34 +73,81 @@ static int get_hex8(struct json_object *params, const char *key, uint8_t out[8],
 #define KEY_BUF      (KEY_TEXT_MAX / 4 * 3)
 
 /*
- * The "key" parameter, base64, into *key (secure memory of KEY_BUF bytes, for
- * secret_free).  The parameter's text is wiped in every case: it is key
- * material too, and json-c would free it as it is.
+ * The "key" parameter, base64, into key (KEY_BUF bytes).  The parameter's
+ * text is wiped in every case: it is key material too, and json-c would free
+ * it as it is.
  */
-static int get_key(struct json_object *params, uint8_t **key, size_t *len, struct rdma_error *err)
+static int key_from_text(struct json_object *v, uint8_t *key, size_t *len, struct rdma_error *err)
 {
-	struct json_object *v;
-	char *text;
-	size_t n;
-	int r;
+	char *text = (char *)json_object_get_string(v);
+	size_t n = strlen(text);
+	int r = 0;
+
+	if (n > KEY_TEXT_MAX)
+		r = rdma_error_invalid(err, "key", "has more bytes than any key");
+	else if (base64_decode(text, n, key, len) < 0)
+		r = rdma_error_invalid(err, "key", "is not base64 (RFC 4648, with padding)");
+	explicit_bzero(text, n);
+	return r;
+}
+
+/*
+ * The "key_fd" parameter: a regular file or memfd the caller holds, read from
+ * its start straight into key (KEY_BUF bytes), so that the key never travels
+ * in a message nor lies in a buffer that is freed as it is.  Not a pipe or a
+ * terminal: the event loop must not wait for a writer.
+ */
+static int key_from_fd(struct varlink_call *call, struct json_object *v, uint8_t *key, size_t *len,
+		       struct rdma_error *err)
+{
+	int64_t fd = json_object_get_int64(v);
+	struct stat st;
+	ssize_t n;
+	int f, r = 0;
+
+	if (fd < 0 || fd > INT32_MAX)
+		return rdma_error_invalid(err, "key_fd", "%lld is not a file descriptor", (long long)fd);
+	f = api_open_caller_fd(call, (uint64_t)fd, O_RDONLY, "key_fd", "reading", err);
+	if (f < 0)
+		return f;
+	if (fstat(f, &st) < 0 || !S_ISREG(st.st_mode))
+		r = rdma_error_invalid(err, "key_fd", "not a regular file or memfd (a pipe or a terminal "
+				       "would have the daemon wait)");
+	else if ((size_t)st.st_size >= KEY_BUF)
+		r = rdma_error_invalid(err, "key_fd", "has more bytes than any key");
+	else if ((n = pread(f, key, KEY_BUF, 0)) < 0)
+		r = rdma_error_invalid(err, "key_fd", "cannot be read (%s)", strerror(errno));
+	else if ((size_t)n >= KEY_BUF)
+		r = rdma_error_invalid(err, "key_fd", "has more bytes than any key");
+	else
+		*len = (size_t)n;
+	close(f);
+	return r;
+}
+
+/* The key given by value (key, or key_fd) into *key: secure memory of KEY_BUF bytes, for secret_free. */
+static int get_key(struct varlink_call *call, struct json_object *params, uint8_t **key, size_t *len,
+		   struct rdma_error *err)
+{
+	struct json_object *text = NULL, *fd = NULL;
 
 	*key = NULL;
 	*len = 0;
-	if (!json_object_object_get_ex(params, "key", &v) || !json_object_is_type(v, json_type_string))
+	json_object_object_get_ex(params, "key", &text);
+	json_object_object_get_ex(params, "key_fd", &fd);
+	if (!json_object_is_type(text, json_type_string) && !json_object_is_type(fd, json_type_int))
 		return 0;
-	text = (char *)json_object_get_string(v);
-	n = strlen(text);
 	*key = secret_alloc(KEY_BUF);
-	if (!*key)
-		r = rdma_error_unsupported(err, "key", "out of secure memory");
-	else if (n > KEY_TEXT_MAX)
-		r = rdma_error_invalid(err, "key", "has more bytes than any key");
-	else if (base64_decode(text, n, *key, len) < 0)
-		r = rdma_error_invalid(err, "key", "is not base64 (RFC 4648, with padding)");
-	else
-		r = 0;
-	explicit_bzero(text, n);
-	return r;
+	if (!*key) {
+		if (json_object_is_type(text, json_type_string))
+			explicit_bzero((char *)json_object_get_string(text), json_object_get_string_len(text));
+		return rdma_error_unsupported(err, "key", "out of secure memory");
+	}
+	if (json_object_is_type(text, json_type_string) && json_object_is_type(fd, json_type_int)) {
+		explicit_bzero((char *)json_object_get_string(text), json_object_get_string_len(text));
+		return rdma_error_invalid(err, "key_fd", "give key or key_fd, not both");
+	}
+	return text ? key_from_text(text, *key, len, err) : key_from_fd(call, fd, *key, len, err);
 }
 
 static int get_params(struct json_object *params, const uint8_t *key, size_t key_len,
@@ -139,7 +189,7 @@ static int create(struct varlink_call *call, struct json_object *params, void *u
 	int r;
 
 	/* First, so that the key's text is wiped whatever happens next. */
-	r = get_key(params, &key, &key_len, &err);
+	r = get_key(call, params, &key, &key_len, &err);
 	dev = api_device(call, m, params, IFACE);
 	if (!dev) {
 		secret_free(key, KEY_BUF);

@@ -110,24 +110,6 @@ static int get_dma(struct varlink_call *call, struct json_object *params, void *
 	return api_reply_record(call, "mr", mr_json(dev, &mr->obj));
 }
 
-/*
- * The caller's file descriptor fd, opened again through /proc: the memfd's
- * seals and pages are those of the file the caller holds.  The pid is the
- * connection's, not something the caller says.
- */
-static int open_caller_fd(struct varlink_call *call, uint64_t fd, struct rdma_error *err)
-{
-	char path[64];
-	int r;
-
-	snprintf(path, sizeof(path), "/proc/%d/fd/%" PRIu64, (int)varlink_call_peer(call)->pid, fd);
-	r = open(path, O_RDWR | O_CLOEXEC);
-	if (r < 0)
-		return rdma_error_invalid(err, "fd", "%" PRIu64 " is not a file descriptor the caller "
-					  "holds open for reading and writing (%s)", fd, strerror(errno));
-	return r;
-}
-
 static int reg_user(struct varlink_call *call, struct json_object *params, void *userdata)
 {
 	struct manager *m = userdata;
@@ -142,7 +124,7 @@ static int reg_user(struct varlink_call *call, struct json_object *params, void 
 	    get_u64(call, params, "fd", &fd) < 0 || get_u64(call, params, "offset", &offset) < 0 ||
 	    get_u64(call, params, "length", &length) < 0 || get_u64(call, params, "iova", &iova) < 0)
 		return 0;
-	memfd = open_caller_fd(call, fd, &err);
+	memfd = api_open_caller_fd(call, fd, O_RDWR, "fd", "reading and writing", &err);
 	if (memfd < 0)
 		return api_reply_error(call, IFACE, &err);
 	r = rdma_mr_register_memfd(dev, pd, memfd, offset, length, iova, access_flags(params),

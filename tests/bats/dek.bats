@@ -109,6 +109,40 @@ refused() {
 	refused key dek create short --size 128 --key-file - <"$T/short"
 }
 
+@test "key_fd: the key from the caller's memfd, never in the message; pipes and both forms refused" {
+	# The caller holds the descriptors while it calls: the daemon opens them through /proc.
+	run python3 - "$RDMACTL_SOCKET" <<-'EOF'
+	import json, os, socket, sys
+	def call(params):
+	    s = socket.socket(socket.AF_UNIX)
+	    s.connect(sys.argv[1])
+	    s.sendall(json.dumps({"method": "io.rdmad.Dek.Create", "parameters": params}).encode() + b"\0")
+	    reply = b""
+	    while not reply.endswith(b"\0"):
+	        reply += s.recv(65536)
+	    s.close()
+	    return json.loads(reply[:-1])
+	key = bytes(range(1, 33))
+	fd = os.memfd_create("key")
+	os.write(fd, key)
+	r = call({"name": "viafd", "size": 128, "key_fd": fd})
+	print(r["parameters"]["dek"]["state"], r["parameters"]["dek"]["persistent"])
+	rd, wr = os.pipe()
+	os.write(wr, key)
+	print(call({"name": "viapipe", "size": 128, "key_fd": rd}))
+	print(call({"name": "both", "size": 128, "key_fd": fd, "key": "AAAA"}))
+	print(call({"name": "nofd", "size": 128, "key_fd": 999}).get("error"))
+	EOF
+	assert_success
+	assert_line --index 0 "ready False"
+	assert_line --index 1 --partial "'error': 'io.rdmad.Dek.InvalidArgument', 'parameters': {'field': 'key_fd', 'reason': 'not a regular file or memfd"
+	assert_line --index 2 --partial "'field': 'key_fd', 'reason': 'give key or key_fd, not both'"
+	assert_line --index 3 "io.rdmad.Dek.InvalidArgument"
+	run "$RDMACTL" -j dek list
+	refute_output --partial viapipe
+	"$RDMACTL" dek destroy viafd
+}
+
 @test "a relative key file is the daemon's absolute path" {
 	key "$T/rel" 32
 	cd "$T"
