@@ -302,6 +302,7 @@ int manager_run(struct manager *m)
 		.version = RDMAD_VERSION,
 		.url = "man:rdmad(8)",
 	};
+	bool locked;
 	int r;
 
 	m->start_usec = now_usec(CLOCK_MONOTONIC);
@@ -310,9 +311,12 @@ int manager_run(struct manager *m)
 	r = open_state_dir(m);
 	if (r < 0)
 		return r;
-	r = secret_init();
+	r = secret_init(&locked);
 	if (r < 0)
 		return log_error_errno(r, "libgcrypt %s or newer is needed", GCRYPT_VERSION);
+	if (!locked)
+		log_warning("secure memory cannot be locked (no CAP_IPC_LOCK and RLIMIT_MEMLOCK below "
+			    "256 KiB): DEK key material may be swapped out");
 	r = add_devices(m);
 	if (r < 0)
 		return r;

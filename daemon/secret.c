@@ -3,21 +3,45 @@
 
 #include <errno.h>
 #include <gcrypt.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 /* Enough for a few hundred DEKs and their ciphers at once; more is added in chunks. */
 #define SECMEM_POOL  (256 * 1024)
 #define SECMEM_CHUNK (256 * 1024)
 
-int secret_init(void)
+/*
+ * Whether the pool can be locked, tried on memory of its size before
+ * libgcrypt takes it: without CAP_IPC_LOCK and with a small RLIMIT_MEMLOCK,
+ * libgcrypt falls back to memory that may be swapped out, and says nothing
+ * once its warnings are off.
+ */
+static bool pool_lockable(void)
 {
+	void *probe = aligned_alloc(4096, SECMEM_POOL);
+	bool ok;
+
+	if (!probe)
+		return false;
+	ok = mlock(probe, SECMEM_POOL) == 0;
+	if (ok)
+		munlock(probe, SECMEM_POOL);
+	free(probe);
+	return ok;
+}
+
+int secret_init(bool *locked)
+{
+	*locked = true;
 	if (gcry_control(GCRYCTL_INITIALIZATION_FINISHED_P))
 		return 0;
+	*locked = pool_lockable();
 	if (!gcry_check_version(GCRYPT_VERSION))
 		return -ENOTSUP;
 	gcry_control(GCRYCTL_AUTO_EXPAND_SECMEM, SECMEM_CHUNK);
 	gcry_control(GCRYCTL_INIT_SECMEM, SECMEM_POOL, 0);
-	/* Without CAP_IPC_LOCK the pool cannot be locked: still ours, just swappable; no warning per use. */
+	/* Unlocked, the pool is still ours, just swappable: said once by the caller, not per use. */
 	gcry_control(GCRYCTL_DISABLE_SECMEM_WARN);
 	gcry_control(GCRYCTL_INITIALIZATION_FINISHED, 0);
 	return 0;

@@ -13,8 +13,10 @@
  * Once per process, before any secret: libgcrypt with a secure-memory pool
  * that grows as DEKs are added (the dataplane's own initialisation then sees
  * libgcrypt ready and leaves it).  -ENOTSUP for a too old libgcrypt.
+ * *locked: false when the pool cannot be locked in memory (no CAP_IPC_LOCK
+ * and RLIMIT_MEMLOCK too small), so key material may reach swap.
  */
-int secret_init(void);
+int secret_init(bool *locked);
 /* n zeroed bytes of secure memory, or NULL. */
 uint8_t *secret_alloc(size_t n);
 /* Wipes the n bytes at p and frees them; NULL is fine. */

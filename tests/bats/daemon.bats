@@ -127,6 +127,22 @@ wait_for_line() { # FILE REGEX
 	assert_file_contains "$D/io.rdmad" keep
 }
 
+@test "secure memory that cannot be locked is said once at start, not silently swappable" {
+	# Without CAP_IPC_LOCK and with no lockable memory, libgcrypt would fall back quietly.
+	cat >"$D/unlockable" <<-EOF
+	#!/bin/sh
+	exec setpriv --bounding-set -ipc_lock prlimit --memlock=0:0 "$RDMAD" "\$@"
+	EOF
+	chmod +x "$D/unlockable"
+	RDMAD="$D/unlockable" rdmad_start "$D"
+	assert_daemon_serves
+	assert_file_contains "$D/rdmad.log" '^<4>secure memory cannot be locked .*may be swapped out$'
+	rdmad_stop "$D"
+	rdmad_start "$D"
+	run grep -c 'cannot be locked' "$D/rdmad.log"
+	assert_output 0
+}
+
 @test "one daemon per state directory" {
 	rdmad_start "$D"
 	run --separate-stderr "$RDMAD" -f -s "$D/other" -d "$D/state" -c /dev/null
