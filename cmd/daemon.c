@@ -30,11 +30,12 @@ static int daemon_log_level(struct ctl *ctl, const struct cmd_args *args)
 }
 
 static const char *const log_levels[] = {
-	"emerg", "alert", "crit", "err", "warning", "notice", "info", "debug", NULL,
+	"emerg", "alert", "crit", "err", "warning", "notice", "info", "debug", "reset", NULL,
 };
 
 static const struct cmd_arg log_level_args[] = {
-	{ .name = "LEVEL", .kind = ARG_POSITIONAL, .help = "the most verbose level logged",
+	{ .name = "LEVEL", .kind = ARG_POSITIONAL,
+	  .help = "the most verbose level logged; reset: back to --log-level's or rdmad.conf's",
 	  .required = true, .values = log_levels },
 	{ NULL },
 };
@@ -42,7 +43,8 @@ static const struct cmd_arg log_level_args[] = {
 const struct cmd cmd_daemon[] = {
 	{ .name = "reload", .summary = "Re-read the configuration file (as SIGHUP does)",
 	  .run = daemon_reload },
-	{ .name = "log-level", .summary = "Set the log level until the next reload",
+	{ .name = "log-level", .summary = "Set the log level, kept across reloads and restarts "
+	  "(reset forgets it)",
 	  .args = log_level_args, .run = daemon_log_level },
 	{ NULL },
 };

@@ -30,9 +30,14 @@ static uint64_t now_usec(clockid_t clock)
 	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
 }
 
-static void apply_config(struct manager *m)
+void manager_apply_log_level(struct manager *m)
 {
 	log_set_max_level(m->log_level_override >= 0 ? m->log_level_override : m->config.log_level);
+}
+
+static void apply_config(struct manager *m)
+{
+	manager_apply_log_level(m);
 	if (m->varlink)
 		varlink_server_set_limits(m->varlink, m->config.max_connections,
 					  m->config.max_connections_per_uid);
@@ -87,6 +92,7 @@ int manager_new(struct manager **out, const struct manager_options *opts)
 	m->state_lock_fd = -1;
 	m->ready_fd = -1;
 	m->log_level_override = opts->log_level;
+	m->log_level_cmdline = opts->log_level;
 	m->log_level_set = -1;
 	m->socket_path = strdup(opts->socket_path ? opts->socket_path : RDMAD_SOCKET_PATH);
 	m->state_dir = strdup(opts->state_dir ? opts->state_dir : RDMAD_STATE_DIR);

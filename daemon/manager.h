@@ -33,7 +33,8 @@ struct manager {
 	char *socket_path;
 	char *state_dir;
 	char *config_path;
-	int log_level_override;
+	int log_level_override;   /* what wins over rdmad.conf: --log-level, else the saved level */
+	int log_level_cmdline;    /* rdmad --log-level; -1: not given */
 	int log_level_set;        /* by SetLogLevel, kept in the state directory; -1: never */
 	int state_lock_fd;
 	int ready_fd;             /* told once serving, when rdmad detached */
@@ -50,6 +51,8 @@ struct manager {
 };
 
 int manager_new(struct manager **out, const struct manager_options *opts);
+/* The log level in force again: the override if any, else rdmad.conf's. */
+void manager_apply_log_level(struct manager *m);
 struct manager *manager_free(struct manager *m);
 void manager_set_ready_fd(struct manager *m, int fd);
 /* Devices, state directory, socket; then READY=1.  Returns when the loop ends. */

@@ -5,6 +5,7 @@
 #include "daemon/workers.h"
 #include "lib/log.h"
 
+#include <string.h>
 #include <unistd.h>
 
 static struct json_object *workers_json(const struct worker_set *ws)
@@ -60,22 +61,22 @@ static int reload(struct varlink_call *call, struct json_object *params, void *u
 static int set_log_level(struct varlink_call *call, struct json_object *params, void *userdata)
 {
 	struct manager *m = userdata;
-	int level = log_level_from_string(json_get_string(params, "level"));
+	const char *name = json_get_string(params, "level");
+	/* The IDL's enum already limits the names; "reset" forgets the saved level. */
+	int level = strcmp(name, "reset") == 0 ? -1 : log_level_from_string(name);
 	int old = m->log_level_set, r;
 
-	/*
-	 * The IDL's enum already limits the names.  Saved first: a setting that
-	 * would not survive a restart is refused.
-	 */
+	/* Saved first: a setting that would not survive a restart is refused. */
 	m->log_level_set = level;
 	r = state_save(m, &state_settings);
 	if (r < 0) {
 		m->log_level_set = old;
 		return r;
 	}
-	m->log_level_override = level;
-	log_set_max_level(level);
-	log_notice("log level set to %s", log_level_to_string(level));
+	m->log_level_override = level >= 0 ? level : m->log_level_cmdline;
+	manager_apply_log_level(m);
+	log_notice("log level %s%s", level >= 0 ? "set to " : "reset: now ",
+		   log_level_to_string(log_get_max_level()));
 	return varlink_call_reply(call, NULL);
 }
 

@@ -131,7 +131,7 @@ table_words() {
 }
 
 @test "log levels" {
-	assert_completes "emerg alert crit err warning notice info debug" daemon log-level ""
+	assert_completes "emerg alert crit err warning notice info debug reset" daemon log-level ""
 	assert_completes "warning" daemon log-level w
 	assert_completes "err emerg" daemon log-level e
 	assert_completes "warning" dae log w

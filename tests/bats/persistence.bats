@@ -90,6 +90,25 @@ populate() {
 	assert_output --partial '"log_level":"notice"'
 }
 
+@test "log-level reset forgets the saved level: rdmad.conf's applies, now and after a restart" {
+	echo 'log_level = warning' >"$D/rdmad.conf"
+	rdmad_start "$D"
+	"$RDMACTL" daemon log-level debug
+	"$RDMACTL" daemon log-level reset
+	run "$RDMACTL" -j status
+	assert_output --partial '"log_level":"warning"'
+	restart
+	run "$RDMACTL" -j status
+	assert_output --partial '"log_level":"warning"'
+	# With --log-level, reset goes back to that level for the run.
+	rdmad_stop "$D"
+	rdmad_start "$D" --log-level notice
+	"$RDMACTL" daemon log-level debug
+	"$RDMACTL" daemon log-level reset
+	run "$RDMACTL" -j status
+	assert_output --partial '"log_level":"notice"'
+}
+
 @test "a DEK whose key file vanished comes back in state error, and ready once the file is back" {
 	rdmad_start "$D"
 	key "$K/a" 32
