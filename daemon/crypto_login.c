@@ -130,7 +130,7 @@ int rdma_crypto_login(struct rdma_device *dev, const struct rdmad_config *config
 	login = calloc(1, sizeof(*login));
 	if (!login || !(login->kek = secret_alloc(CRYPTO_KEK_MAX))) {
 		free(login);
-		return rdma_error_unsupported(err, "login", "out of memory");
+		return rdma_error_system(err, -ENOMEM);
 	}
 	r = crypto_import_kek_read(config, kek, "kek", login->kek, &login->kek_len, err);
 	if (r == 0)

@@ -232,7 +232,7 @@ static struct rdma_dek *dek_new(struct rdma_device *dev, uint32_t handle,
 	dek->pd = p->pd;
 	if (p->key_file && !(dek->key_file = strdup(p->key_file))) {
 		rdma_object_free(dev, obj);
-		rdma_error_unsupported(err, "key_file", "out of memory");
+		rdma_error_system(err, -ENOMEM);
 		return NULL;
 	}
 	return dek;

@@ -107,7 +107,7 @@ static struct rdma_object *object_create(struct rdma_device *dev, enum rdma_obje
 
 	obj = calloc(1, type ? type->size : sizeof(*obj));
 	if (!obj) {
-		rdma_error_unsupported(err, rdma_object_kind_name(kind), "out of memory");
+		rdma_error_system(err, -ENOMEM);
 		return NULL;
 	}
 	obj->kind = kind;

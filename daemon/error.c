@@ -20,6 +20,14 @@ const char *rdma_error_name(enum rdma_error_code code)
 	return NULL;
 }
 
+int rdma_error_system(struct rdma_error *e, int negative_errno)
+{
+	memset(e, 0, sizeof(*e));
+	e->code = RDMA_ERR_NONE;
+	e->sys_errno = negative_errno;
+	return negative_errno;
+}
+
 int rdma_error_no_such(struct rdma_error *e, enum rdma_object_kind kind, uint32_t handle)
 {
 	memset(e, 0, sizeof(*e));

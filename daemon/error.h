@@ -11,7 +11,7 @@
 #include "daemon/object.h"
 
 enum rdma_error_code {
-	RDMA_ERR_NONE,
+	RDMA_ERR_NONE,              /* a system error: io.rdmad.Daemon.System(errno) */
 	RDMA_ERR_NO_SUCH_OBJECT,    /* NoSuchObject(kind, handle) */
 	RDMA_ERR_OBJECT_IN_USE,     /* ObjectInUse(kind, handle, user_kind, user_handle) */
 	RDMA_ERR_LIMIT_REACHED,     /* LimitReached(kind, limit) */
@@ -27,10 +27,13 @@ struct rdma_error {
 	uint64_t limit;
 	char field[64];
 	char reason[256];
+	int sys_errno;              /* RDMA_ERR_NONE: the negative errno (0: EIO) */
 };
 
 const char *rdma_error_name(enum rdma_error_code code);
 
+/* A system failure (out of memory...), not the request's fault; negative_errno is returned. */
+int rdma_error_system(struct rdma_error *e, int negative_errno);
 int rdma_error_no_such(struct rdma_error *e, enum rdma_object_kind kind, uint32_t handle);
 /* Names one object still using target. */
 int rdma_error_in_use(struct rdma_error *e, const struct rdma_object *target,

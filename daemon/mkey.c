@@ -114,7 +114,7 @@ int rdma_mkey_create(struct rdma_device *dev, uint32_t pd, uint32_t flags, uint3
 	mkey = rdma_mkey(obj);
 	if (rdma_object_use(obj, pd_obj) < 0) {
 		rdma_object_free(dev, obj);
-		return rdma_error_unsupported(err, "pd", "out of memory");
+		return rdma_error_system(err, -ENOMEM);
 	}
 	mkey->pd = pd_obj;
 	mkey->flags = flags;
@@ -426,12 +426,12 @@ int rdma_mkey_configure(struct rdma_device *dev, struct rdma_mkey *mkey,
 	if (conf->set_layout) {
 		r = layout_copy(&layout, &conf->layout);
 		if (r < 0)
-			return rdma_error_unsupported(err, "layout", "out of memory");
+			return rdma_error_system(err, -ENOMEM);
 		r = layout_check(dev, mkey, &layout, err);
 	} else {
 		r = layout_copy(&layout, &mkey->layout);
 		if (r < 0)
-			rdma_error_unsupported(err, "layout", "out of memory");
+			rdma_error_system(err, -ENOMEM);
 	}
 	if (r < 0)
 		goto fail;
@@ -650,7 +650,7 @@ int rdma_mkey_tx(struct rdma_device *dev, struct rdma_mkey *mkey, uint8_t **out,
 	if (!in || !o) {
 		free(in);
 		free(o);
-		return rdma_error_unsupported(err, "layout", "out of memory");
+		return rdma_error_system(err, -ENOMEM);
 	}
 	c.p = in;
 	layout_walk(&mkey->layout, 0, len, gather_piece, &c);
@@ -687,7 +687,7 @@ int rdma_mkey_rx(struct rdma_device *dev, struct rdma_mkey *mkey, const uint8_t 
 					  "holds %llu", in_len, *out_len, (unsigned long long)len);
 	o = malloc(*out_len ? *out_len : 1);
 	if (!o)
-		return rdma_error_unsupported(err, "data", "out of memory");
+		return rdma_error_system(err, -ENOMEM);
 	r = run(mkey, DP_RX, in, in_len, o, *out_len, xfer_err, err);
 	if (r == 0) {
 		c.p = o;

@@ -98,7 +98,7 @@ static int grow_to(struct rdma_device *dev, struct rdma_pool *pool, uint32_t siz
 	struct rdma_mkey **mkeys = realloc(pool->mkeys, size * sizeof(*mkeys));
 
 	if (!mkeys)
-		return rdma_error_unsupported(err, "size", "out of memory");
+		return rdma_error_system(err, -ENOMEM);
 	pool->mkeys = mkeys;
 	while (pool->size < size) {
 		struct rdma_mkey *mkey;
@@ -161,7 +161,7 @@ int rdma_pool_create(struct rdma_device *dev, const char *name, uint32_t mkey_fl
 	if (!obj || rdma_object_use(obj, pd_obj) < 0) {
 		if (obj) {
 			rdma_object_free(dev, obj);
-			rdma_error_unsupported(err, "name", "out of memory");
+			rdma_error_system(err, -ENOMEM);
 		}
 		if (!pd)
 			rdma_object_free(dev, pd_obj);

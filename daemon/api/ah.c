@@ -25,7 +25,7 @@ static int create(struct varlink_call *call, struct json_object *params, void *u
 {
 	struct rdma_device *dev = api_device(call, userdata, params, IFACE);
 	struct rdma_ah_attr attr = { 0 };
-	struct rdma_error err;
+	struct rdma_error err = { 0 };
 	struct rdma_ah *ah;
 	uint32_t pd, port;
 	int r;
@@ -38,7 +38,7 @@ static int create(struct varlink_call *call, struct json_object *params, void *u
 	attr.port = port;
 	r = rdma_ah_create(dev, pd, &attr, &ah, &err);
 	if (r < 0)
-		return err.code != RDMA_ERR_NONE ? api_reply_error(call, IFACE, &err) : r;
+		return api_reply_failure(call, IFACE, &err, r);
 	return api_reply_record(call, "ah", ah_json(dev, &ah->obj));
 }
 

@@ -193,9 +193,16 @@ int api_reply_error(struct varlink_call *call, const char *iface, const struct r
 		break;
 	case RDMA_ERR_NONE:
 		json_object_put(p);
-		return varlink_call_error_errno(call, -EIO);
+		return varlink_call_error_errno(call, err->sys_errno < 0 ? err->sys_errno : -EIO);
 	}
 	return varlink_call_error(call, name, p);
+}
+
+int api_reply_failure(struct varlink_call *call, const char *iface, const struct rdma_error *err, int r)
+{
+	if (err->code != RDMA_ERR_NONE)
+		return api_reply_error(call, iface, err);
+	return varlink_call_error_errno(call, err->sys_errno < 0 ? err->sys_errno : r);
 }
 
 int api_register(struct manager *m)

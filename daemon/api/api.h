@@ -49,6 +49,11 @@ struct rdma_device *api_device(struct varlink_call *call, struct manager *m,
 			       struct json_object *params, const char *iface);
 /* Replies IFACE.<error name> with the error's parameters. */
 int api_reply_error(struct varlink_call *call, const char *iface, const struct rdma_error *err);
+/*
+ * A failure r of the model: a refused request as its error, a system failure
+ * (no error code) as io.rdmad.Daemon.System with its errno.
+ */
+int api_reply_failure(struct varlink_call *call, const char *iface, const struct rdma_error *err, int r);
 /* The parameter "handle" (the IDL makes it an int; range-checked here). */
 int api_get_handle(struct varlink_call *call, struct json_object *params, const char *key,
 		   uint32_t *out);

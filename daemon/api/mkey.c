@@ -115,17 +115,11 @@ static int api_reply_mkey(struct varlink_call *call, struct rdma_device *dev, st
 	return varlink_call_reply(call, reply);
 }
 
-/* A refused request as its error; a system failure (no error filled) as errno. */
-static int reply_failure(struct varlink_call *call, const struct rdma_error *err, int r)
-{
-	return err->code != RDMA_ERR_NONE ? api_reply_error(call, IFACE, err) : r;
-}
-
 /* The device and the MKEY named by "handle"; NULL when the call was answered. */
 static struct rdma_mkey *call_mkey(struct varlink_call *call, struct json_object *params,
 				   void *userdata, struct rdma_device **dev)
 {
-	struct rdma_error err;
+	struct rdma_error err = { 0 };
 	struct rdma_mkey *mkey;
 	uint32_t handle;
 
@@ -155,7 +149,7 @@ static int create(struct varlink_call *call, struct json_object *params, void *u
 			   rdma_mkey_flag_name);
 	r = rdma_mkey_create(dev, pd, flags, (uint32_t)entries, &mkey, &err);
 	if (r < 0)
-		return reply_failure(call, &err, r);
+		return api_reply_failure(call, IFACE, &err, r);
 	return api_reply_mkey(call, dev, mkey);
 }
 
@@ -194,7 +188,7 @@ static int destroy(struct varlink_call *call, struct json_object *params, void *
 		return 0;
 	r = rdma_mkey_destroy(dev, handle, &err);
 	if (r < 0)
-		return reply_failure(call, &err, r);
+		return api_reply_failure(call, IFACE, &err, r);
 	return varlink_call_reply(call, NULL);
 }
 
@@ -227,7 +221,7 @@ static int layout_from_json(struct json_object *list, bool interleaved, struct r
 	l->n = (uint16_t)n;
 	l->entries = calloc(n ? n : 1, sizeof(*l->entries));
 	if (!l->entries)
-		return rdma_error_unsupported(err, prefix, "out of memory");
+		return rdma_error_system(err, -ENOMEM);
 	for (size_t i = 0; i < n; i++) {
 		struct json_object *e = json_object_array_get_idx(list, i);
 		struct rdma_mkey_entry *d = &l->entries[i];
@@ -328,7 +322,7 @@ static int config_from_json(struct json_object *config, struct rdma_mkey_conf *c
 	if (!conf->set_crypto && !has_non_null(config, "mem") && !has_non_null(config, "wire"))
 		return 0;
 	if (json_object_deep_copy(config, &copy, NULL) < 0)
-		return rdma_error_unsupported(err, "config", "out of memory");
+		return rdma_error_system(err, -ENOMEM);
 	if (conf->set_crypto && json_object_object_get_ex(copy, "crypto", &crypto) &&
 	    json_object_is_type(crypto, json_type_object))
 		r = crypto_extras(crypto, &conf->crypto, err);
@@ -397,7 +391,7 @@ static int configure(struct varlink_call *call, struct json_object *params, void
 	free(conf.layout.entries);
 	explicit_bzero(&conf.crypto, sizeof(conf.crypto));
 	if (r < 0)
-		return reply_failure(call, &err, r);
+		return api_reply_failure(call, IFACE, &err, r);
 	return api_reply_mkey(call, dev, mkey);
 }
 
@@ -416,7 +410,7 @@ static int check(struct varlink_call *call, struct json_object *params, void *us
 	rdma_datapath_sync(dev);
 	r = rdma_mkey_check(mkey, &rec, &err);
 	if (r < 0)
-		return reply_failure(call, &err, r);
+		return api_reply_failure(call, IFACE, &err, r);
 	reply = json_object_new_object();
 	json_object_object_add(reply, "record", dp_sig_err_to_json(&rec));
 	return varlink_call_reply(call, reply);
@@ -460,7 +454,7 @@ static int tx(struct varlink_call *call, struct json_object *params, void *userd
 	if (r == 0)
 		r = rdma_mkey_tx(dev, mkey, &out, &len, &xfer, &err);
 	if (r < 0)
-		return reply_failure(call, &err, r);
+		return api_reply_failure(call, IFACE, &err, r);
 	do {
 		size_t n = len - pos < CHUNK_MAX ? len - pos : CHUNK_MAX;
 		struct json_object *o = chunk_json(out + pos, n, pos, len);
@@ -525,7 +519,7 @@ static int upload_add(struct varlink_call *call, struct rdma_device *dev, uint32
 		upload_drop(slot);
 		u = calloc(1, sizeof(*u));
 		if (!u)
-			return rdma_error_unsupported(err, "data", "out of memory");
+			return rdma_error_system(err, -ENOMEM);
 		u->conn = varlink_call_connection(call);
 		u->dev = dev;
 		u->handle = handle;
@@ -545,7 +539,7 @@ static int upload_add(struct varlink_call *call, struct rdma_device *dev, uint32
 		uint8_t *buf = realloc(u->buf, cap ? cap : 1);
 
 		if (!buf)
-			return rdma_error_unsupported(err, "data", "out of memory");
+			return rdma_error_system(err, -ENOMEM);
 		u->buf = buf;
 		u->cap = cap;
 	}
@@ -580,7 +574,7 @@ static int rx(struct varlink_call *call, struct json_object *params, void *userd
 	if (r < 0) {
 		/* A broken upload is not continued. */
 		upload_drop(upload_find(varlink_call_connection(call)));
-		return reply_failure(call, &err, r);
+		return api_reply_failure(call, IFACE, &err, r);
 	}
 	reply = json_object_new_object();
 	json_add_uint(reply, "received", u->len);
@@ -592,7 +586,7 @@ static int rx(struct varlink_call *call, struct json_object *params, void *userd
 	upload_drop(upload_find(varlink_call_connection(call)));
 	if (r < 0) {
 		json_object_put(reply);
-		return reply_failure(call, &err, r);
+		return api_reply_failure(call, IFACE, &err, r);
 	}
 	json_add_uint(reply, "length", out_len);
 	json_object_object_add(reply, "sig_error", dp_sig_err_to_json(&xfer));

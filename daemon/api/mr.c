@@ -50,12 +50,6 @@ static struct json_object *mr_json(struct rdma_device *dev, struct rdma_object *
 	return o;
 }
 
-/* A refused request as its error; a system failure (no error filled) as errno. */
-static int reply_failure(struct varlink_call *call, const struct rdma_error *err, int r)
-{
-	return err->code != RDMA_ERR_NONE ? api_reply_error(call, IFACE, err) : r;
-}
-
 static uint32_t access_flags(struct json_object *params)
 {
 	return api_access_from_json(json_object_object_get(params, "access"));
@@ -79,7 +73,7 @@ static int create(struct varlink_call *call, struct json_object *params, void *u
 {
 	struct manager *m = userdata;
 	struct rdma_device *dev = api_device(call, m, params, IFACE);
-	struct rdma_error err;
+	struct rdma_error err = { 0 };
 	struct rdma_mr *mr;
 	uint64_t size;
 	uint32_t pd;
@@ -90,14 +84,14 @@ static int create(struct varlink_call *call, struct json_object *params, void *u
 		return 0;
 	r = rdma_mr_create(dev, pd, size, access_flags(params), m->config.max_mr_size, &mr, &err);
 	if (r < 0)
-		return reply_failure(call, &err, r);
+		return api_reply_failure(call, IFACE, &err, r);
 	return api_reply_record(call, "mr", mr_json(dev, &mr->obj));
 }
 
 static int get_dma(struct varlink_call *call, struct json_object *params, void *userdata)
 {
 	struct rdma_device *dev = api_device(call, userdata, params, IFACE);
-	struct rdma_error err;
+	struct rdma_error err = { 0 };
 	struct rdma_mr *mr;
 	uint32_t pd;
 	int r;
@@ -106,7 +100,7 @@ static int get_dma(struct varlink_call *call, struct json_object *params, void *
 		return 0;
 	r = rdma_mr_get_dma(dev, pd, access_flags(params), &mr, &err);
 	if (r < 0)
-		return reply_failure(call, &err, r);
+		return api_reply_failure(call, IFACE, &err, r);
 	return api_reply_record(call, "mr", mr_json(dev, &mr->obj));
 }
 
@@ -115,7 +109,7 @@ static int reg_user(struct varlink_call *call, struct json_object *params, void 
 	struct manager *m = userdata;
 	struct rdma_device *dev = api_device(call, m, params, IFACE);
 	uint64_t fd, offset, length, iova;
-	struct rdma_error err;
+	struct rdma_error err = { 0 };
 	struct rdma_mr *mr;
 	uint32_t pd;
 	int memfd, r;
@@ -132,7 +126,7 @@ static int reg_user(struct varlink_call *call, struct json_object *params, void 
 	/* The MR keeps a duplicate of its own. */
 	close(memfd);
 	if (r < 0)
-		return reply_failure(call, &err, r);
+		return api_reply_failure(call, IFACE, &err, r);
 	return api_reply_record(call, "mr", mr_json(dev, &mr->obj));
 }
 
@@ -170,7 +164,7 @@ static int write_bytes(struct varlink_call *call, struct json_object *params, vo
 	const char *text = json_get_string(params, "data");
 	size_t text_len = text ? strlen(text) : 0, len;
 	struct json_object *reply;
-	struct rdma_error err;
+	struct rdma_error err = { 0 };
 	uint64_t offset;
 	uint8_t *buf, *dst;
 
@@ -206,7 +200,7 @@ static int read_bytes(struct varlink_call *call, struct json_object *params, voi
 	struct rdma_device *dev;
 	struct rdma_mr *mr = lookup(call, params, &dev, userdata);
 	struct json_object *reply;
-	struct rdma_error err;
+	struct rdma_error err = { 0 };
 	uint64_t offset, length;
 	uint8_t *src;
 	char *text;

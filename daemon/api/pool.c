@@ -44,17 +44,12 @@ static int reply_pool(struct varlink_call *call, struct rdma_device *dev, struct
 	return varlink_call_reply(call, reply);
 }
 
-static int reply_failure(struct varlink_call *call, const struct rdma_error *err, int r)
-{
-	return err->code != RDMA_ERR_NONE ? api_reply_error(call, IFACE, err) : r;
-}
-
 /* The device and the pool named by "name"; NULL when the call was answered. */
 static struct rdma_pool *call_pool(struct varlink_call *call, struct json_object *params,
 				   void *userdata, struct rdma_device **dev)
 {
 	const char *name = json_get_string(params, "name");
-	struct rdma_error err;
+	struct rdma_error err = { 0 };
 	struct rdma_pool *pool;
 
 	*dev = api_device(call, userdata, params, IFACE);
@@ -100,7 +95,7 @@ static int create(struct varlink_call *call, struct json_object *params, void *u
 	}
 	r = rdma_pool_create(dev, json_get_string(params, "name"), flags, size, pd, entries, &pool, &err);
 	if (r < 0)
-		return reply_failure(call, &err, r);
+		return api_reply_failure(call, IFACE, &err, r);
 	/* A pool that would not come back after a restart is not made. */
 	r = state_save(userdata, &state_pools);
 	if (r < 0) {
@@ -147,7 +142,7 @@ static int resize(struct varlink_call *call, struct json_object *params, void *u
 	old = pool->size;
 	r = rdma_pool_resize(dev, pool, size, &err);
 	if (r < 0)
-		return reply_failure(call, &err, r);
+		return api_reply_failure(call, IFACE, &err, r);
 	r = state_save(userdata, &state_pools);
 	if (r < 0) {
 		rdma_pool_resize(dev, pool, old, &err);
@@ -168,7 +163,7 @@ static int destroy(struct varlink_call *call, struct json_object *params, void *
 		return 0;
 	r = rdma_pool_destroy(dev, pool, force && json_object_get_boolean(force), &err);
 	if (r < 0)
-		return reply_failure(call, &err, r);
+		return api_reply_failure(call, IFACE, &err, r);
 	/* Gone already; if it cannot be saved, the caller learns that it would come back. */
 	r = state_save(userdata, &state_pools);
 	return r < 0 ? r : varlink_call_reply(call, NULL);
@@ -187,7 +182,7 @@ static int borrow(struct varlink_call *call, struct json_object *params, void *u
 		return 0;
 	r = rdma_pool_borrow(pool, varlink_call_connection(call), &mkey, &err);
 	if (r < 0)
-		return reply_failure(call, &err, r);
+		return api_reply_failure(call, IFACE, &err, r);
 	reply = json_object_new_object();
 	json_add_uint(reply, "handle", mkey->obj.handle);
 	return varlink_call_reply(call, reply);
@@ -208,7 +203,7 @@ static int give_back(struct varlink_call *call, struct json_object *params, void
 		return api_reply_error(call, IFACE, &err);
 	r = rdma_pool_return(mkey, varlink_call_connection(call), &err);
 	if (r < 0)
-		return reply_failure(call, &err, r);
+		return api_reply_failure(call, IFACE, &err, r);
 	return varlink_call_reply(call, NULL);
 }
 

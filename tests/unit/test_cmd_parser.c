@@ -63,7 +63,7 @@ static void test_complete_commands_and_values(void **state)
 	const char *w5[] = { "nope", "" };
 
 	assert_string_equal(complete(2, w1), "show list help");
-	assert_string_equal(complete(3, w2), "emerg alert crit err warning notice info debug");
+	assert_string_equal(complete(3, w2), "emerg alert crit err warning notice info debug reset");
 	assert_string_equal(complete(3, w3), "emerg err");
 	/* LEVEL is given: nothing more to complete. */
 	assert_string_equal(complete(4, w4), "");
