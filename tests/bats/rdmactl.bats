@@ -129,7 +129,7 @@ setup() { load_libs; }
 @test "a value outside the allowed words names them" {
 	run --separate-stderr "$RDMACTL" daemon log-level loud
 	assert_failure 2
-	assert_equal "$stderr" "rdmactl: daemon log-level: LEVEL: 'loud' is not one of: emerg, alert, crit, err, warning, notice, info, debug"
+	assert_equal "$stderr" "rdmactl: daemon log-level: LEVEL: 'loud' is not one of: emerg, alert, crit, err, warning, notice, info, debug, reset"
 	run --separate-stderr "$RDMACTL" daemon log-level
 	assert_failure 2
 	assert_equal "$stderr" "rdmactl: daemon log-level: missing argument LEVEL"
@@ -153,7 +153,7 @@ setup() { load_libs; }
 	run "$RDMACTL" daemon log-level --help
 	assert_success
 	assert_line --index 0 'Usage: rdmactl daemon log-level LEVEL'
-	assert_output --partial '(emerg|alert|crit|err|warning|notice|info|debug)'
+	assert_output --partial '(emerg|alert|crit|err|warning|notice|info|debug|reset)'
 }
 
 @test "-V prints the version" {
