@@ -46,11 +46,20 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/*
+ * Adds to a counter only this worker writes (the QP's, while it owns the QP;
+ * its own share of the device's): a plain add, no locked instruction.  The
+ * atomic type keeps readers on other threads from seeing a torn value.
+ */
+static inline void count_add(_Atomic uint64_t *c, uint64_t n)
+{
+	atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + n, memory_order_relaxed);
+}
+
 /* The QP's counter and its device's (the worker's share of it). */
 #define COUNT(w, q, field, n) do { \
-	atomic_fetch_add_explicit(&(q)->counters.field, (n), memory_order_relaxed); \
-	atomic_fetch_add_explicit(&(q)->dp->per_worker[(w)->index].counters.field, (n), \
-				  memory_order_relaxed); \
+	count_add(&(q)->counters.field, (n)); \
+	count_add(&(q)->dp->per_worker[(w)->index].counters.field, (n)); \
 } while (0)
 
 /*
