@@ -2,7 +2,8 @@
 #
 #   make            build rdmad, rdmactl and the test tools into build/
 #   make run        build, then run rdmad in the foreground on the software device
-#   make check      build and run every test (unit, BATS, conformance); SANITIZE=1 for ASan+UBSan
+#   make check      build and run every test (unit, BATS, conformance); SANITIZE=1 for ASan+UBSan,
+#                   SANITIZE=thread for ThreadSanitizer
 #   make bench      run the benchmarks (tests/bench/)
 #   make fuzz       run each libFuzzer target for FUZZ_SECONDS (clang)
 #   make install    PREFIX=/usr/local DESTDIR=
@@ -19,6 +20,10 @@ CC         ?= cc
 ifeq ($(SANITIZE),1)
 BUILD      ?= build-san
 SANFLAGS   := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+else ifeq ($(SANITIZE),thread)
+# ThreadSanitizer for the workers' lock-free rings; it does not model fences (-Wno-tsan).
+BUILD      ?= build-tsan
+SANFLAGS   := -fsanitize=thread -Wno-tsan
 else
 BUILD      ?= build
 SANFLAGS   :=
@@ -152,6 +157,6 @@ install: build
 	build-aux/install-extras.sh "$(DESTDIR)" "$(PREFIX)" "$(SBINDIR)"
 
 clean:
-	rm -rf build build-san build-fuzz
+	rm -rf build build-san build-tsan build-fuzz
 
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

@@ -64,7 +64,7 @@ rdmad_stop() {
 		return 1
 	fi
 	# A reply its interface does not describe is a bug even when the client took it.
-	if grep -Eq 'AddressSanitizer|LeakSanitizer|runtime error:|does not match its description' \
+	if grep -Eq 'AddressSanitizer|LeakSanitizer|ThreadSanitizer|runtime error:|does not match its description' \
 		"$dir/rdmad.log"; then
 		cat "$dir/rdmad.log" >&2
 		return 1
