@@ -611,3 +611,8 @@ void rdma_datapath_counters(struct rdma_device *dev, struct rdma_dp_counters *ou
 	for (unsigned i = 0; i < dev->datapath->n_workers; i++)
 		add_counters(out, &dev->datapath->per_worker[i].counters);
 }
+
+unsigned rdma_datapath_n_workers(const struct rdma_device *dev)
+{
+	return dev->datapath ? dev->datapath->n_workers : 0;
+}

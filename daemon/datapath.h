@@ -144,6 +144,8 @@ void rdma_datapath_reports(struct rdma_device *dev);
 void rdma_datapath_set_cq_hook(struct rdma_device *dev, void (*fn)(struct rdma_device *dev, void *ud),
 			       void *userdata);
 void rdma_datapath_counters(struct rdma_device *dev, struct rdma_dp_counters *out);
+/* Workers the device's data path runs on (0: none). */
+unsigned rdma_datapath_n_workers(const struct rdma_device *dev);
 
 /* ---- for the model (daemon/cq.c, daemon/qp.c, daemon/mr.c) ---- */
 

@@ -18,11 +18,26 @@ static void layout_free(struct rdma_mkey_layout *l)
 	memset(l, 0, sizeof(*l));
 }
 
+static void transforms_free(struct dp_transform *main, struct dp_transform **workers, unsigned n)
+{
+	dp_transform_destroy(main);
+	for (unsigned i = 0; i < n; i++)
+		dp_transform_destroy(workers[i]);
+	free(workers);
+}
+
+static void drop_transforms(struct rdma_mkey *mkey)
+{
+	transforms_free(mkey->transform, mkey->worker_transforms, mkey->n_worker_transforms);
+	mkey->transform = NULL;
+	mkey->worker_transforms = NULL;
+	mkey->n_worker_transforms = 0;
+}
+
 /* Drops what the configures set up; the PD reference stays. */
 static void mkey_clear(struct rdma_mkey *mkey)
 {
-	dp_transform_destroy(mkey->transform);
-	mkey->transform = NULL;
+	drop_transforms(mkey);
 	layout_free(&mkey->layout);
 	rdma_object_unuse_all(&mkey->obj);
 	rdma_object_use(&mkey->obj, mkey->pd);   /* the first reference made: room is there */
@@ -32,7 +47,7 @@ static void mkey_release(struct rdma_device *dev, struct rdma_object *obj)
 {
 	struct rdma_mkey *mkey = rdma_mkey(obj);
 
-	dp_transform_destroy(mkey->transform);
+	drop_transforms(mkey);
 	layout_free(&mkey->layout);
 }
 
@@ -378,11 +393,16 @@ static int dek_get(struct rdma_device *dev, const struct rdma_mkey *mkey, uint32
 	return 0;
 }
 
-/* The new transform, or NULL when there is neither signature nor crypto. */
+/*
+ * The new transform and one per dataplane worker (*workers, n of them), or
+ * NULL when there is neither signature nor crypto.
+ */
 static int transform_build(struct rdma_device *dev, const struct rdma_mkey *mkey,
 			   const struct dp_transform_cfg *cfg, const struct rdma_mkey_crypto *crypto,
-			   struct rdma_object **dek_obj, struct dp_transform **out, struct rdma_error *err)
+			   struct rdma_object **dek_obj, struct dp_transform **out,
+			   struct dp_transform ***workers, unsigned *n, struct rdma_error *err)
 {
+	unsigned n_workers = rdma_datapath_n_workers(dev);
 	const uint8_t *key = NULL;
 	struct rdma_dek *dek;
 	struct dp_error de;
@@ -390,6 +410,8 @@ static int transform_build(struct rdma_device *dev, const struct rdma_mkey *mkey
 	int r;
 
 	*out = NULL;
+	*workers = NULL;
+	*n = 0;
 	*dek_obj = NULL;
 	if (!cfg_has_sig(cfg) && !cfg->crypto.enabled)
 		return 0;
@@ -399,9 +421,21 @@ static int transform_build(struct rdma_device *dev, const struct rdma_mkey *mkey
 			return r;
 		*dek_obj = &dek->obj;
 	}
-	/* The transform copies the key into its own secure memory. */
+	/* Each transform copies the key into its own secure memory. */
 	r = dp_transform_create(cfg, key, key_len, out, &de);
-	return r < 0 ? dp_refusal(err, &de) : 0;
+	if (r < 0)
+		return dp_refusal(err, &de);
+	if (n_workers && !(*workers = calloc(n_workers, sizeof(**workers))))
+		r = -ENOMEM;
+	for (; r == 0 && *n < n_workers; ++*n)
+		r = dp_transform_create(cfg, key, key_len, &(*workers)[*n], &de);
+	if (r < 0) {
+		transforms_free(*out, *workers, *n);
+		*out = NULL;
+		*workers = NULL;
+		return r == -ENOMEM ? rdma_error_system(err, r) : dp_refusal(err, &de);
+	}
+	return 0;
 }
 
 int rdma_mkey_configure(struct rdma_device *dev, struct rdma_mkey *mkey,
@@ -410,8 +444,9 @@ int rdma_mkey_configure(struct rdma_device *dev, struct rdma_mkey *mkey,
 	struct rdma_mkey_layout layout = { 0 };
 	struct dp_transform_cfg cfg;
 	struct rdma_mkey_crypto crypto;
-	struct dp_transform *transform;
+	struct dp_transform *transform, **worker_transforms;
 	struct rdma_object *dek_obj;
+	unsigned n_worker_transforms;
 	int r;
 
 	if (mkey->pool && !mkey->borrower)
@@ -444,7 +479,8 @@ int rdma_mkey_configure(struct rdma_device *dev, struct rdma_mkey *mkey,
 	if (r < 0)
 		goto fail;
 	/* Rebuilt every time: the MKEY's reference keeps its DEK alive, and a new transform starts clean. */
-	r = transform_build(dev, mkey, &cfg, &crypto, &dek_obj, &transform, err);
+	r = transform_build(dev, mkey, &cfg, &crypto, &dek_obj, &transform, &worker_transforms,
+			    &n_worker_transforms, err);
 	if (r < 0)
 		goto fail;
 
@@ -455,6 +491,8 @@ int rdma_mkey_configure(struct rdma_device *dev, struct rdma_mkey *mkey,
 		rdma_object_use(&mkey->obj, &layout.entries[i].mr_obj->obj);
 	rdma_object_use(&mkey->obj, dek_obj);
 	mkey->transform = transform;
+	mkey->worker_transforms = worker_transforms;
+	mkey->n_worker_transforms = n_worker_transforms;
 	mkey->cfg = cfg;
 	mkey->crypto = crypto;
 	mkey->sig_set = cfg_has_sig(&cfg);
@@ -808,8 +846,8 @@ void rdma_mkey_scatter(const struct rdma_mkey *mkey, const struct rdma_dp_mkey_s
 	layout_walk(&mkey->layout, span->mem_offset, span->mem_length, scatter_piece, &c);
 }
 
-int rdma_mkey_run(struct rdma_mkey *mkey, enum dp_dir dir, const uint8_t *in, size_t in_len,
-		  uint8_t *out, size_t out_len, struct dp_sig_err *xfer)
+int rdma_mkey_run(struct rdma_mkey *mkey, unsigned worker, enum dp_dir dir, const uint8_t *in,
+		  size_t in_len, uint8_t *out, size_t out_len, struct dp_sig_err *xfer)
 {
 	struct dp_error de;
 	size_t n;
@@ -818,8 +856,11 @@ int rdma_mkey_run(struct rdma_mkey *mkey, enum dp_dir dir, const uint8_t *in, si
 	memset(xfer, 0, sizeof(*xfer));
 	if (!mkey->transform)
 		memcpy(out, in, in_len);
+	else if (worker >= mkey->n_worker_transforms)
+		r = -EINVAL;
 	else
-		r = dp_transform_run(mkey->transform, dir, in, in_len, out, out_len, &n, xfer, &de);
+		r = dp_transform_run(mkey->worker_transforms[worker], dir, in, in_len, out, out_len, &n,
+				     xfer, &de);
 	if (r == 0)
 		count_transfer(mkey, xfer);
 	return r;

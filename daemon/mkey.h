@@ -111,6 +111,13 @@ struct rdma_mkey {
 	struct dp_transform_cfg cfg;       /* the signature and crypto in effect */
 	struct rdma_mkey_crypto crypto;
 	struct dp_transform *transform;    /* NULL when neither is set: a plain copy */
+	/*
+	 * The same transform once per dataplane worker: a transform keeps state
+	 * while it runs (its cipher handle, its window), and WRs of QPs on
+	 * several workers may go through one MKEY at once.  NULL when transform is.
+	 */
+	struct dp_transform **worker_transforms;
+	unsigned n_worker_transforms;
 	/* mkey check (§3.4-3.5) */
 	bool sig_armed;
 	bool err_pending;
@@ -188,16 +195,16 @@ int rdma_mkey_mem_length(const struct rdma_mkey *mkey, uint64_t wire_length, uin
 /*
  * Worker, while a WR through the MKEY is posted (the MKEY cannot change then):
  * a pointer to the span's memory when it is one piece, else NULL; copying the
- * span's memory out of and into the layout; running the transform (tx: the
- * span's memory -> len wire bytes in wire; rx: the reverse) with the
+ * span's memory out of and into the layout; running worker's transform (tx:
+ * the span's memory -> len wire bytes in wire; rx: the reverse) with the
  * signature error of this transfer in *xfer.
  */
 uint8_t *rdma_mkey_span_addr(const struct rdma_mkey *mkey, const struct rdma_dp_mkey_span *span);
 void rdma_mkey_gather(const struct rdma_mkey *mkey, const struct rdma_dp_mkey_span *span, uint8_t *out);
 void rdma_mkey_scatter(const struct rdma_mkey *mkey, const struct rdma_dp_mkey_span *span,
 		       const uint8_t *in);
-int rdma_mkey_run(struct rdma_mkey *mkey, enum dp_dir dir, const uint8_t *in, size_t in_len,
-		  uint8_t *out, size_t out_len, struct dp_sig_err *xfer);
+int rdma_mkey_run(struct rdma_mkey *mkey, unsigned worker, enum dp_dir dir, const uint8_t *in,
+		  size_t in_len, uint8_t *out, size_t out_len, struct dp_sig_err *xfer);
 
 /* No posted WR goes through the MKEY (it may change). */
 bool rdma_mkey_idle(struct rdma_device *dev, struct rdma_mkey *mkey);

@@ -302,7 +302,7 @@ static int mkey_tx(struct exec *x, const struct rdma_dp_mkey_span *span, uint8_t
 			return -ENOMEM;
 		rdma_mkey_gather(mkey, span, mem);
 	}
-	if (rdma_mkey_run(mkey, DP_TX, mem, span->mem_length, wire, len, &e) < 0)
+	if (rdma_mkey_run(mkey, x->w->index, DP_TX, mem, span->mem_length, wire, len, &e) < 0)
 		return -EINVAL;
 	if (e.type != DP_SIG_ERR_NONE)
 		sig_error(x, mkey, DP_TX, &e);
@@ -320,7 +320,7 @@ static int mkey_rx(struct exec *x, const struct rdma_dp_mkey_span *span, const u
 
 	if (!mem)
 		return -ENOMEM;
-	if (rdma_mkey_run(mkey, DP_RX, wire, len, mem, span->mem_length, &e) < 0)
+	if (rdma_mkey_run(mkey, x->w->index, DP_RX, wire, len, mem, span->mem_length, &e) < 0)
 		return -EINVAL;
 	if (!direct)
 		rdma_mkey_scatter(mkey, span, mem);

@@ -132,6 +132,43 @@ wait_state() { # QP STATE
 	"$RDMACTL" dek destroy dpv2
 }
 
+@test "one AES-XTS MKEY used at once by QPs on both workers: every copy on the wire is vector 2" {
+	[ "$(nproc)" -ge 2 ] || skip "one CPU: one worker"
+	python3 -c "import sys; sys.stdout.buffer.write(bytes.fromhex('11'*16 + '22'*16))" >key
+	chmod 600 key
+	dek=$("$RDMACTL" -j dek create dpboth --size 128 --key-file "$PWD/key" | jq -r '.[0].handle')
+	put "$MEM" 64 "$(printf '44%.0s' $(seq 1 32))"
+	k=$("$RDMACTL" -j mkey create 1 --flags crypto --max-entries 4 | jq -r '.[0].handle')
+	echo '{"mem":null,"wire":null,"crypto":{"standard":"aes_xts","encrypt_on_tx":true,"signature_crypto_order":"signature_after_crypto_on_tx","data_unit_size":512,"initial_tweak":"33333333330000000000000000000000"}}' >x.json
+	"$RDMACTL" mkey configure "$k" --layout "$MEM:64:32" --access local_write,remote_write --config x.json --dek "$dek" >/dev/null
+	# Two pairs: round robin puts them on different workers.
+	server manual
+	S1=$S CS1=$CS
+	server manual
+	S2=$S CS2=$CS
+	# 32 signaled WRITEs of the MKEY's 32 bytes from each, into PEER's first and second KiB.
+	for q in 0 1; do
+		jq -n --argjson k "$k" --argjson peer "$PEER" --argjson base $((q * 1024)) \
+			'[range(32) | {opcode: "write", wr_id: ., signaled: true,
+			  sges: [{key: $k, offset: 0, length: 32}],
+			  remote: {key: $peer, offset: ($base + 32 * .)}}]' >"w$q.json"
+	done
+	for round in 1 2 3 4; do
+		"$RDMACTL" qp post-list "$S1" --file w0.json &
+		"$RDMACTL" qp post-list "$S2" --file w1.json
+		wait
+		[ "$(jq length <<<"$(poll_n "$CS1" 32)")" = 32 ]
+		[ "$(jq length <<<"$(poll_n "$CS2" 32)")" = 32 ]
+	done
+	expected=$(for i in $(seq 1 32); do printf c454185e6a16936e39334038acef838bfb186fff7480adc4289382ecd6d394f0; done)
+	assert_equal "$(get "$PEER" 0 1024)" "$expected"
+	assert_equal "$(get "$PEER" 1024 1024)" "$expected"
+	"$RDMACTL" qp destroy "$S1"
+	"$RDMACTL" qp destroy "$S2"
+	"$RDMACTL" mkey destroy "$k"
+	"$RDMACTL" dek destroy dpboth
+}
+
 @test "an MKEY must be the only SGE of its WR; UD QPs take none (refused, nothing posted)" {
 	server manual --max-send-sge 2
 	k=$(t10_mkey 0 "$GOOD_PI")
