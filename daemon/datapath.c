@@ -271,7 +271,7 @@ static struct dp_worker *choose_worker(struct rdma_device *dev, struct rdma_qp *
 			dp->ud_worker = worker_set_pick(dp->ws);
 		return dp->ud_worker;
 	}
-	if (qp->type != RDMA_QPT_UD && (qp->attr_mask & RDMA_QP_DEST_QPN)) {
+	if (qp->attr_mask & RDMA_QP_DEST_QPN) {
 		peer = rdma_object_lookup(dev, RDMA_OBJ_QP, qp->attr.dest_qp_num, &err);
 		if (peer && rdma_qp(peer)->dp && rdma_qp(peer)->dp->worker)
 			return rdma_qp(peer)->dp->worker;
@@ -421,13 +421,21 @@ struct rdma_object *rdma_datapath_mkey_user(struct rdma_device *dev, const struc
 
 /* ---- the main thread's side of worker events ---- */
 
-/* The QP of an event about ev->ptr, unless it is gone or was taken to RESET (and maybe on) since. */
-static struct rdma_qp *event_qp(struct rdma_device *dev, const struct dp_event *ev)
+/*
+ * QP qpn if its data path is still q, which a worker told of: not when it is
+ * gone, or was destroyed and its number handed out again.
+ */
+static struct rdma_qp *qp_of(struct rdma_device *dev, uint32_t qpn, const struct rdma_dp_qp *q)
 {
-	struct rdma_object *obj = object_table_find(&dev->tables[RDMA_OBJ_QP], ev->object);
+	struct rdma_object *obj = object_table_find(&dev->tables[RDMA_OBJ_QP], qpn);
 	struct rdma_qp *qp = obj ? rdma_qp(obj) : NULL;
 
-	return qp && qp->dp == ev->ptr ? qp : NULL;
+	return qp && qp->dp == q ? qp : NULL;
+}
+
+static struct rdma_qp *event_qp(struct rdma_device *dev, const struct dp_event *ev)
+{
+	return qp_of(dev, ev->object, ev->ptr);
 }
 
 void rdma_datapath_reports(struct rdma_device *dev)
@@ -448,10 +456,9 @@ void rdma_datapath_reports(struct rdma_device *dev)
 		}
 		while (fifo) {
 			struct rdma_dp_report *next = fifo->next;
-			struct dp_event ev = { .object = fifo->qpn, .ptr = (void *)fifo->q };
 
-			rdma_recovery_sig_error(dev, event_qp(dev, &ev), fifo->qpn, fifo->wr_id, fifo->mkey,
-						fifo->dir, &fifo->err);
+			rdma_recovery_sig_error(dev, qp_of(dev, fifo->qpn, fifo->q), fifo->qpn, fifo->wr_id,
+						fifo->mkey, fifo->dir, &fifo->err);
 			free(fifo);
 			fifo = next;
 		}

@@ -198,11 +198,16 @@ int rdma_dp_post_send(struct rdma_device *dev, struct rdma_qp *qp, const struct 
 		      struct rdma_error *err);
 /*
  * n WRs under one doorbell, all or none: the worker sees none of them before
- * all are in the queue.  On an error *bad is the WR it is about.
+ * all are in the queue.  On an error *bad is the WR it is about; -ENOBUFS
+ * (InvalidState on "send") when the queue has no room for them all.
  */
 int rdma_dp_post_sends(struct rdma_device *dev, struct rdma_qp *qp, const struct rdma_dp_send_wr *wrs,
 		       uint32_t n, uint32_t *bad, struct rdma_error *err);
-/* In SQD: posted send WRs with wr_id not yet executed become NOPs (daemon/recovery.h). */
+/*
+ * In SQD: posted send WRs with wr_id not yet executed become NOPs
+ * (daemon/recovery.h); -EALREADY (InvalidState on "wr_id", nothing changed)
+ * when one of them is a NOP already.
+ */
 int rdma_dp_cancel(struct rdma_device *dev, struct rdma_qp *qp, uint64_t wr_id, uint32_t *count,
 		   struct rdma_error *err);
 /* fn(MKEY key, wr_id) for each MKEY of a posted send WR not yet executed, oldest first. */

@@ -47,6 +47,8 @@ static void resolve_sges(struct rdma_device *dev, uint32_t pd, uint32_t access, 
 			 const struct rdma_dp_sge *sges, uint32_t n, struct dp_sge *out,
 			 struct rdma_dp_wqe_ctx *ctx)
 {
+	struct rdma_mkey *mkey;
+
 	ctx->status = DP_WC_SUCCESS;
 	ctx->n_segs = n;
 	ctx->length = 0;
@@ -54,15 +56,15 @@ static void resolve_sges(struct rdma_device *dev, uint32_t pd, uint32_t access, 
 	ctx->remote_mkey.mkey = NULL;
 	ctx->canceled = false;
 	/* An MKEY is the only SGE of its list (checked when posted): its transform sees all bytes. */
-	if (n == 1 && sges[0].length && mkey_of(dev, sges[0].key)) {
+	if (n == 1 && sges[0].length && (mkey = mkey_of(dev, sges[0].key))) {
 		struct rdma_error err;
 
 		out[0] = (struct dp_sge){ .addr = sges[0].offset, .length = sges[0].length,
 					  .lkey = sges[0].key };
 		ctx->segs[0] = (struct rdma_dp_seg){ .addr = NULL, .length = sges[0].length };
 		ctx->length = sges[0].length;
-		if (rdma_mkey_span(dev, mkey_of(dev, sges[0].key), pd, access, sges[0].offset,
-				   sges[0].length, &ctx->local_mkey, &err) < 0)
+		if (rdma_mkey_span(dev, mkey, pd, access, sges[0].offset, sges[0].length,
+				   &ctx->local_mkey, &err) < 0)
 			ctx->status = fault;
 		return;
 	}
@@ -165,6 +167,7 @@ static void resolve_remote(struct rdma_device *dev, struct rdma_qp *qp, const st
 	uint32_t access = wr->opcode == DP_WR_RDMA_READ ? RDMA_ACCESS_REMOTE_READ :
 			  RDMA_ACCESS_REMOTE_WRITE;
 	struct rdma_object *peer = NULL;
+	struct rdma_mkey *mkey;
 	struct rdma_error err;
 
 	req->rdma.remote_addr = key_iova(dev, wr->remote_key, wr->remote_offset);
@@ -176,9 +179,9 @@ static void resolve_remote(struct rdma_device *dev, struct rdma_qp *qp, const st
 	ctx->peer_known = peer != NULL;
 	if (!peer)
 		return;
-	if (mkey_of(dev, wr->remote_key)) {
-		if (rdma_mkey_span(dev, mkey_of(dev, wr->remote_key), rdma_qp(peer)->pd->handle, access,
-				   wr->remote_offset, ctx->length, &ctx->remote_mkey, &err) == 0)
+	if ((mkey = mkey_of(dev, wr->remote_key))) {
+		if (rdma_mkey_span(dev, mkey, rdma_qp(peer)->pd->handle, access, wr->remote_offset,
+				   ctx->length, &ctx->remote_mkey, &err) == 0)
 			ctx->remote_status = DP_WC_SUCCESS;
 	} else if (rdma_mr_resolve(dev, wr->remote_key, true, rdma_qp(peer)->pd->handle, access,
 				   req->rdma.remote_addr, ctx->length, &ctx->remote, &err) == 0) {
@@ -278,9 +281,11 @@ int rdma_dp_post_sends(struct rdma_device *dev, struct rdma_qp *qp, const struct
 			return r;
 	}
 	*bad = 0;
-	if (n > q->max_send_wr - dp_wq_count(&q->sq))
-		return rdma_error_state(err, "send", "the queue holds %u WRs not yet executed and takes "
-					"%u (max_send_wr)", dp_wq_count(&q->sq), q->max_send_wr);
+	if (n > q->max_send_wr - dp_wq_count(&q->sq)) {
+		rdma_error_state(err, "send", "the queue holds %u WRs not yet executed and takes %u "
+				 "(max_send_wr)", dp_wq_count(&q->sq), q->max_send_wr);
+		return -ENOBUFS;
+	}
 	prod = atomic_load_explicit(&q->sq.prod, memory_order_relaxed);
 	for (*bad = 0; *bad < n; ++*bad) {
 		r = fill_send(dev, qp, &wrs[*bad], prod + *bad, err);
@@ -394,10 +399,11 @@ int rdma_dp_cancel(struct rdma_device *dev, struct rdma_qp *qp, uint64_t wr_id, 
 	 * the ones before it; here nothing changes then.
 	 */
 	each_posted_send(qp->dp, find_nop, &c);
-	if (c.nop_found)
-		return rdma_error_state(err, "wr_id", "a posted WR with wr_id %llu is a NOP already "
-					"(canceled before); nothing was canceled",
-					(unsigned long long)wr_id);
+	if (c.nop_found) {
+		rdma_error_state(err, "wr_id", "a posted WR with wr_id %llu is a NOP already "
+				 "(canceled before); nothing was canceled", (unsigned long long)wr_id);
+		return -EALREADY;
+	}
 	each_posted_send(qp->dp, make_nop, &c);
 	*count = c.count;
 	return 0;

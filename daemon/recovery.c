@@ -129,7 +129,7 @@ static int check_and_cancel(struct rdma_device *dev, struct rdma_qp *qp, uint32_
 		return 0;
 	r = rdma_qp_cancel(dev, qp, wr_id, &n, err);
 	/* Canceled by an earlier failure of the same transaction: nothing left to do. */
-	if (r < 0 && strcmp(err->field, "wr_id") != 0)
+	if (r < 0 && r != -EALREADY)
 		return r;
 	rec->canceled += r < 0 ? 0 : n;
 	if (rec->n_failed == RDMA_RECOVERY_FAILED_MAX)

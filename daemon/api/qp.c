@@ -410,8 +410,9 @@ static int post_send_list(struct varlink_call *call, struct json_object *params,
 		if (r < 0)
 			name_wr(&err, i);
 	}
+	/* A full queue is about the list, not one of its WRs. */
 	if (r == 0 && (r = rdma_dp_post_sends(dev, rdma_qp(obj), wrs, (uint32_t)n, &bad, &err)) < 0 &&
-	    strcmp(err.field, "send") != 0)
+	    r != -ENOBUFS)
 		name_wr(&err, bad);
 	for (i = 0; i < n; i++)
 		free((void *)wrs[i].sges);

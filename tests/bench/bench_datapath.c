@@ -521,13 +521,12 @@ struct loop_result {
 };
 
 /*
- * A post refused because the queue holds max WRs not yet executed (-ENOBUFS
- * from a single post, InvalidState on the queue's field from a list post):
+ * A post refused because the queue holds max WRs not yet executed (-ENOBUFS):
  * the window allowed it, but the worker has not given the slot back yet.
  */
-static bool queue_full(int r, const struct rdma_error *err, const char *which)
+static bool queue_full(int r)
 {
-	return r == -ENOBUFS || (err->code == RDMA_ERR_INVALID_STATE && strcmp(err->field, which) == 0);
+	return r == -ENOBUFS;
 }
 
 static void post_recvs(struct bench_dev *bd, struct bench_pair *p, const struct wr_op *op)
@@ -539,7 +538,7 @@ static void post_recvs(struct bench_dev *bd, struct bench_pair *p, const struct 
 
 		op->fill_recv(op, p, p->recv_posted, &sge);
 		r = rdma_dp_post_recv(bd->dev, p->resp, p->recv_posted, &sge, 1, &err);
-		if (r < 0 && queue_full(r, &err, "recv")) {
+		if (r < 0 && queue_full(r)) {
 			/* Its completion was seen, its slot not given back yet: next turn. */
 			p->rq_busy++;
 			return;
@@ -565,7 +564,7 @@ static bool post_one(struct bench_dev *bd, struct bench_pair *p, const struct wr
 	if (force_signal || seq % signal_every == signal_every - 1)
 		wr.send_flags |= DP_SEND_SIGNALED;
 	r = rdma_dp_post_send(bd->dev, p->req, &wr, &err);
-	if (r < 0 && queue_full(r, &err, "send")) {
+	if (r < 0 && queue_full(r)) {
 		p->sq_busy++;
 		return false;
 	}
