@@ -15,9 +15,9 @@
 #include <json-c/json.h>
 
 #include "cmd/rdmactl.h"
-#include "dataplane/transform.h"
-#include "dataplane/transform_json.h"
-#include "dataplane/xts.h"
+#include "dataplane/offload/transform.h"
+#include "dataplane/offload/transform_json.h"
+#include "dataplane/offload/xts.h"
 
 #define PROG "rdmactl: offload"
 

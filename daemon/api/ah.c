@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* io.rdmad.Ah */
 #include "daemon/api/api.h"
-#include "daemon/ah.h"
+#include "daemon/verbs/ah.h"
 #include "daemon/api/attr.h"
 
 #include <stdio.h>

@@ -2,7 +2,7 @@
 /* Varlink method tables of the io.rdmad.* interfaces: one file per interface. */
 #pragma once
 
-#include "daemon/manager.h"
+#include "daemon/core/manager.h"
 #include "lib/json-util.h"
 #include "lib/varlink/varlink.h"
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "daemon/api/attr.h"
-#include "daemon/mr.h"
+#include "daemon/verbs/mr.h"
 #include "lib/json-util.h"
 
 #include <errno.h>

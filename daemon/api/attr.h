@@ -9,8 +9,8 @@
 #include <stdint.h>
 #include <json-c/json.h>
 
-#include "daemon/ah.h"
-#include "daemon/error.h"
+#include "daemon/verbs/ah.h"
+#include "daemon/verbs/error.h"
 
 /* RoCE v2 carries hop_limit as the IP TTL; 64 is Linux's default TTL. */
 #define API_AV_HOP_LIMIT_DEFAULT 64

@@ -4,7 +4,7 @@
 
 #include <json-c/json.h>
 
-#include "daemon/datapath.h"
+#include "daemon/soft/datapath.h"
 
 /* What the workers counted, and what the main thread counted of SQD stops. */
 struct json_object *api_dp_counters_json(struct rdma_dp_counters *c, const struct rdma_sqd_stats *sqd);

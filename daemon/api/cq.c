@@ -2,8 +2,8 @@
 /* io.rdmad.Cq */
 #include "daemon/api/api.h"
 #include "daemon/api/attr.h"
-#include "daemon/cq.h"
-#include "daemon/datapath.h"
+#include "daemon/verbs/cq.h"
+#include "daemon/soft/datapath.h"
 
 #include <arpa/inet.h>
 #include <errno.h>

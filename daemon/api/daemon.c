@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* io.rdmad.Daemon */
 #include "daemon/api/api.h"
-#include "daemon/state.h"
-#include "daemon/workers.h"
+#include "daemon/core/state.h"
+#include "daemon/soft/workers.h"
 #include "lib/log.h"
 
 #include <string.h>

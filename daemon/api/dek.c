@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* io.rdmad.Dek: DEKs and the crypto login.  Every method is API_METHOD_SECRET (root only). */
 #include "daemon/api/api.h"
-#include "daemon/crypto_login.h"
-#include "daemon/dek.h"
-#include "daemon/secret.h"
-#include "daemon/state.h"
+#include "daemon/verbs/crypto_login.h"
+#include "daemon/verbs/dek.h"
+#include "daemon/verbs/secret.h"
+#include "daemon/core/state.h"
 #include "lib/base64.h"
 #include "lib/hex.h"
 

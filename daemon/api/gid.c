@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* io.rdmad.Gid */
 #include "daemon/api/api.h"
-#include "daemon/gid.h"
+#include "daemon/verbs/gid.h"
 
 #define IFACE "io.rdmad.Gid"
 

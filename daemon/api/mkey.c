@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* io.rdmad.Mkey */
 #include "daemon/api/api.h"
-#include "daemon/datapath.h"
-#include "daemon/mkey.h"
-#include "daemon/pool.h"
-#include "dataplane/transform_json.h"
+#include "daemon/soft/datapath.h"
+#include "daemon/verbs/mkey.h"
+#include "daemon/verbs/pool.h"
+#include "dataplane/offload/transform_json.h"
 #include "lib/base64.h"
 
 #include <errno.h>

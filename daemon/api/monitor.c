@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* io.rdmad.Monitor: device events streamed to every subscribed caller. */
 #include "daemon/api/api.h"
-#include "daemon/qp_state.h"
-#include "dataplane/sig.h"
+#include "daemon/verbs/qp_state.h"
+#include "dataplane/offload/sig.h"
 
 #include <errno.h>
 #include <stdio.h>

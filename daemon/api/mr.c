@@ -2,7 +2,7 @@
 /* io.rdmad.Mr */
 #include "daemon/api/api.h"
 #include "daemon/api/attr.h"
-#include "daemon/mr.h"
+#include "daemon/verbs/mr.h"
 #include "lib/base64.h"
 
 #include <errno.h>

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* io.rdmad.Pool */
 #include "daemon/api/api.h"
-#include "daemon/pool.h"
-#include "daemon/state.h"
+#include "daemon/verbs/pool.h"
+#include "daemon/core/state.h"
 
 #include <errno.h>
 #include <string.h>

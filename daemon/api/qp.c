@@ -3,9 +3,9 @@
 #include "daemon/api/api.h"
 #include "daemon/api/attr.h"
 #include "daemon/api/counters.h"
-#include "daemon/datapath.h"
-#include "daemon/qp.h"
-#include "dataplane/transform_json.h"
+#include "daemon/soft/datapath.h"
+#include "daemon/verbs/qp.h"
+#include "dataplane/offload/transform_json.h"
 #include "lib/hex.h"
 
 #include <errno.h>

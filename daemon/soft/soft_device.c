@@ -5,7 +5,7 @@
  * virtio-net RoCE prototype reports (reference roce_virtio.md §1.6), so software
  * written against it meets the same limits on a device of that family.
  */
-#include "daemon/device.h"
+#include "daemon/verbs/device.h"
 
 #include <errno.h>
 #include <stdio.h>

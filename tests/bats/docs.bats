@@ -139,7 +139,7 @@ commands_of() {
 
 @test "rdmad.conf.5 documents every key config.c accepts, and nothing else" {
 	text=$(render "$MAN/rdmad.conf.5")
-	mapfile -t keys < <(sed -n 's/.*strcmp(key, "\([a-z_]*\)").*/\1/p' "$TOP/daemon/config.c")
+	mapfile -t keys < <(sed -n 's/.*strcmp(key, "\([a-z_]*\)").*/\1/p' "$TOP/daemon/core/config.c")
 	[ "${#keys[@]}" -ge 3 ]
 	for k in "${keys[@]}"; do
 		grep -qF ".BI \"$k = \"" "$MAN/rdmad.conf.5" || fail "rdmad.conf.5 lacks setting $k"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 # What users configured survives a restart and a kill -9 (rdmad(8) FILES,
-# daemon/state.h): settings and DEKs come back with their handles and names,
+# daemon/core/state.h): settings and DEKs come back with their handles and names,
 # a DEK whose key file is gone or changed comes back in state error, device
 # objects do not come back, and state files are replaced atomically.
 

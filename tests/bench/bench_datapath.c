@@ -64,14 +64,14 @@
 #include <time.h>
 #include <systemd/sd-event.h>
 
-#include "daemon/cq.h"
-#include "daemon/datapath.h"
-#include "daemon/dek.h"
-#include "daemon/gid.h"
-#include "daemon/mkey.h"
-#include "daemon/mr.h"
-#include "daemon/qp.h"
-#include "daemon/workers.h"
+#include "daemon/verbs/cq.h"
+#include "daemon/soft/datapath.h"
+#include "daemon/verbs/dek.h"
+#include "daemon/verbs/gid.h"
+#include "daemon/verbs/mkey.h"
+#include "daemon/verbs/mr.h"
+#include "daemon/verbs/qp.h"
+#include "daemon/soft/workers.h"
 #include "lib/cpulist.h"
 #include "lib/log.h"
 
@@ -288,7 +288,7 @@ static void modify(struct bench_dev *bd, struct rdma_qp *qp, const struct rdma_q
 		die("modify QP", &err);
 }
 
-/* RESET -> INIT -> RTR -> RTS towards the QP numbered dest, with what daemon/qp_state.c requires of RC. */
+/* RESET -> INIT -> RTR -> RTS towards the QP numbered dest, with what daemon/verbs/qp_state.c requires of RC. */
 static void connect_qp(struct bench_dev *bd, struct rdma_qp *qp, uint32_t dest)
 {
 	struct rdma_qp_attr a = {
@@ -340,7 +340,7 @@ static struct rdma_mr *mr_new(struct bench_dev *bd, uint8_t seed)
 /*
  * n connected RC pairs.  The requester of each goes to RTR first and takes
  * the next worker (worker_set_pick, round robin); its responder joins it
- * (choose_worker in daemon/datapath.c).  Checked: pair i on worker i % workers.
+ * (choose_worker in daemon/soft/datapath.c).  Checked: pair i on worker i % workers.
  */
 static void bench_dev_add_pairs(struct bench_dev *bd, unsigned n, const struct pair_cfg *cfg)
 {

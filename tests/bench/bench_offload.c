@@ -20,9 +20,9 @@
 #include <isa-l/crc64.h>
 #include <openssl/evp.h>
 
-#include "dataplane/crc.h"
-#include "dataplane/transform.h"
-#include "dataplane/xts.h"
+#include "dataplane/offload/crc.h"
+#include "dataplane/offload/transform.h"
+#include "dataplane/offload/xts.h"
 
 #define PAYLOAD (256u * 1024u)           /* data bytes per operation: stays in L2 */
 #define BIG     (8u * 1024u * 1024u)     /* rows C and J also beyond L2 */

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* MKEY configurations as users write them (rdmactl offload --config, Mkey.Configure). */
 #include "tests/fuzz/fuzz.h"
-#include "dataplane/transform.h"
-#include "dataplane/transform_json.h"
+#include "dataplane/offload/transform.h"
+#include "dataplane/offload/transform_json.h"
 
 #include <json-c/json.h>
 

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
-/* daemon/cq.c: the size a CQ gets, and REQ_NOTIFY_CQ arming (roce_virtio.md 4.3). */
+/* daemon/verbs/cq.c: the size a CQ gets, and REQ_NOTIFY_CQ arming (roce_virtio.md 4.3). */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <cmocka.h>
 
-#include "daemon/cq.h"
+#include "daemon/verbs/cq.h"
 
 #define SOL RDMA_CQ_NOTIFY_SOLICITED
 #define NEXT RDMA_CQ_NOTIFY_NEXT

@@ -14,12 +14,12 @@
 #include <cmocka.h>
 
 
-#include "daemon/cq.h"
-#include "daemon/datapath.h"
-#include "daemon/mkey.h"
-#include "daemon/mr.h"
-#include "daemon/qp.h"
-#include "daemon/workers.h"
+#include "daemon/verbs/cq.h"
+#include "daemon/soft/datapath.h"
+#include "daemon/verbs/mkey.h"
+#include "daemon/verbs/mr.h"
+#include "daemon/verbs/qp.h"
+#include "daemon/soft/workers.h"
 
 #define N_WORKERS 2
 

@@ -1,4 +1,4 @@
-/* AES Key Wrap unwrapping (daemon/keywrap.c): the six test vectors of RFC 3394 section 4,
+/* AES Key Wrap unwrapping (daemon/verbs/keywrap.c): the six test vectors of RFC 3394 section 4,
  * refusal of damaged data and of a wrong KEK (the integrity check), and of lengths KW
  * cannot have. */
 #include <errno.h>
@@ -10,7 +10,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "daemon/keywrap.h"
+#include "daemon/verbs/keywrap.h"
 
 static size_t unhex(const char *s, uint8_t *out)
 {

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "dataplane/crc.h"
+#include "dataplane/offload/crc.h"
 
 static const char check9[] = "123456789";
 

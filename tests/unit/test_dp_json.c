@@ -9,7 +9,7 @@
 #include <cmocka.h>
 #include <json-c/json.h>
 
-#include "dataplane/transform_json.h"
+#include "dataplane/offload/transform_json.h"
 
 static void test_full_config(void **state)
 {

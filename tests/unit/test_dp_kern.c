@@ -1,4 +1,4 @@
-/* The fused multi-block guard kernels (dataplane/kern.h) against the reference path
+/* The fused multi-block guard kernels (dataplane/offload/kern.h) against the reference path
  * (dp_sig_guard + memcpy, itself proven in test_dp_crc): every guard type and seed, random
  * block lengths, strides and alignments, runs of 1..11 blocks (the CRC32C kernel takes blocks in
  * threes), with and without the copy, at the best kernel level and the portable one. */
@@ -11,9 +11,9 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "dataplane/crc.h"
-#include "dataplane/kern.h"
-#include "dataplane/sig.h"
+#include "dataplane/offload/crc.h"
+#include "dataplane/offload/kern.h"
+#include "dataplane/offload/sig.h"
 
 static uint64_t rng = 0x9E3779B97F4A7C15ull;
 

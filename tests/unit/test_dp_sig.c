@@ -15,8 +15,8 @@
 #include <gcrypt.h>
 #include <isa-l/crc.h>
 
-#include "dataplane/transform.h"
-#include "dataplane/xts.h"
+#include "dataplane/offload/transform.h"
+#include "dataplane/offload/xts.h"
 
 /* ---------------------------------------------------------------- reference helpers */
 

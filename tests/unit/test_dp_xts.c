@@ -9,7 +9,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "dataplane/xts.h"
+#include "dataplane/offload/xts.h"
 
 static size_t unhex(const char *s, uint8_t *out)
 {

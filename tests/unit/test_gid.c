@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* daemon/gid.c and daemon/ah.c: GID text, the table's rules, and AHs that hold entries. */
+/* daemon/verbs/gid.c and daemon/verbs/ah.c: GID text, the table's rules, and AHs that hold entries. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -7,8 +7,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "daemon/ah.h"
-#include "daemon/gid.h"
+#include "daemon/verbs/ah.h"
+#include "daemon/verbs/gid.h"
 
 static void test_parse_and_format(void **state)
 {

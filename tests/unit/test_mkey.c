@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * daemon/mkey.c and daemon/pool.c below the API: the creation rule of
+ * daemon/verbs/mkey.c and daemon/verbs/pool.c below the API: the creation rule of
  * max_entries (reference §1.2), configure persistence and all-or-nothing
  * (§3.1-3.2), the signature-error record and its re-arming (§3.4-3.5), and the
  * pool counters (§6.1).
@@ -12,9 +12,9 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "daemon/mkey.h"
-#include "daemon/mr.h"
-#include "daemon/pool.h"
+#include "daemon/verbs/mkey.h"
+#include "daemon/verbs/mr.h"
+#include "daemon/verbs/pool.h"
 
 struct fixture {
 	struct rdma_device *dev;

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* daemon/mr.c: access rules, keys, the bytes of an MR, and key resolution as the data path does it. */
+/* daemon/verbs/mr.c: access rules, keys, the bytes of an MR, and key resolution as the data path does it. */
 #include <errno.h>
 #include <fcntl.h>
 #include <setjmp.h>
@@ -10,7 +10,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "daemon/mr.h"
+#include "daemon/verbs/mr.h"
 
 #define LW RDMA_ACCESS_LOCAL_WRITE
 #define RW RDMA_ACCESS_REMOTE_WRITE

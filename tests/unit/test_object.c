@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* daemon/object.c: handles, keys, limits, and the references that block a destroy. */
+/* daemon/verbs/object.c: handles, keys, limits, and the references that block a destroy. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <errno.h>
@@ -8,8 +8,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "daemon/device.h"
-#include "daemon/mr.h"
+#include "daemon/verbs/device.h"
+#include "daemon/verbs/mr.h"
 
 #define N 64
 

@@ -13,9 +13,9 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "daemon/cq.h"
-#include "daemon/mr.h"
-#include "daemon/qp.h"
+#include "daemon/verbs/cq.h"
+#include "daemon/verbs/mr.h"
+#include "daemon/verbs/qp.h"
 
 struct fixture {
 	struct rdma_device *dev;

@@ -15,7 +15,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "daemon/qp_state.h"
+#include "daemon/verbs/qp_state.h"
 
 /* enum virtio_ib_qp_state's numbers, as plain ints. */
 #define RESET 0

@@ -14,8 +14,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "daemon/object.h"
-#include "daemon/state.h"
+#include "daemon/verbs/object.h"
+#include "daemon/core/state.h"
 
 static char dir[] = "/tmp/test_state.XXXXXX";
 

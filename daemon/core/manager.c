@@ -1,0 +1,379 @@
+/* SPDX-License-Identifier: MIT */
+#include "daemon/core/manager.h"
+#include "daemon/soft/datapath.h"
+#include "daemon/verbs/secret.h"
+#include "daemon/core/state.h"
+#include "daemon/soft/workers.h"
+#include "daemon/api/api.h"
+#include "lib/log.h"
+#include "lib/varlink/varlink.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <gcrypt.h>
+#include <libgen.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <systemd/sd-daemon.h>
+#include <time.h>
+#include <unistd.h>
+
+static uint64_t now_usec(clockid_t clock)
+{
+	struct timespec ts;
+
+	clock_gettime(clock, &ts);
+	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
+void manager_apply_log_level(struct manager *m)
+{
+	log_set_max_level(m->log_level_override >= 0 ? m->log_level_override : m->config.log_level);
+}
+
+static void apply_config(struct manager *m)
+{
+	manager_apply_log_level(m);
+	if (m->varlink)
+		varlink_server_set_limits(m->varlink, m->config.max_connections,
+					  m->config.max_connections_per_uid);
+	/* For QPs created from now on. */
+	for (unsigned i = 0; i < m->n_devices; i++)
+		m->devices[i]->default_recovery = m->config.recovery;
+}
+
+/* The workers' CPUs: those of --cpus, each one this process may run on; else all of those. */
+static int choose_cpus(struct manager *m, const char *list)
+{
+	int allowed[CPULIST_MAX], n_allowed, n;
+	char err[128], text[128];
+
+	n_allowed = cpulist_allowed(allowed, CPULIST_MAX);
+	if (n_allowed < 0)
+		return log_error_errno(n_allowed, "cannot read the CPUs this process may use");
+	if (!list) {
+		memcpy(m->cpus, allowed, (size_t)n_allowed * sizeof(int));
+		m->n_cpus = (unsigned)n_allowed;
+		return 0;
+	}
+	n = cpulist_parse(list, m->cpus, CPULIST_MAX, err, sizeof(err));
+	if (n < 0) {
+		log_error("--cpus: %s", err);
+		return n;
+	}
+	for (int i = 0; i < n; i++) {
+		bool ok = false;
+
+		for (int j = 0; j < n_allowed && !ok; j++)
+			ok = allowed[j] == m->cpus[i];
+		if (!ok) {
+			cpulist_format(allowed, (size_t)n_allowed, text, sizeof(text));
+			log_error("--cpus: CPU %d is not one this process may run on (allowed: %s)",
+				  m->cpus[i], text);
+			return -EINVAL;
+		}
+	}
+	m->n_cpus = (unsigned)n;
+	return 0;
+}
+
+int manager_new(struct manager **out, const struct manager_options *opts)
+{
+	struct manager *m = calloc(1, sizeof(*m));
+	char err[512];
+	int r;
+
+	if (!m)
+		return -ENOMEM;
+	m->state_lock_fd = -1;
+	m->ready_fd = -1;
+	m->log_level_override = opts->log_level;
+	m->log_level_cmdline = opts->log_level;
+	m->log_level_set = -1;
+	m->socket_path = strdup(opts->socket_path ? opts->socket_path : RDMAD_SOCKET_PATH);
+	m->state_dir = strdup(opts->state_dir ? opts->state_dir : RDMAD_STATE_DIR);
+	m->config_path = strdup(opts->config_path ? opts->config_path : RDMAD_CONFIG_PATH);
+	if (!m->socket_path || !m->state_dir || !m->config_path) {
+		manager_free(m);
+		return -ENOMEM;
+	}
+	r = choose_cpus(m, opts->cpus);
+	if (r < 0) {
+		manager_free(m);
+		return r;
+	}
+	config_defaults(&m->config);
+	r = config_load(m->config_path, &m->config, err, sizeof(err));
+	if (r < 0) {
+		log_error("%s", err);
+		manager_free(m);
+		return r;
+	}
+	apply_config(m);
+	r = sd_event_default(&m->event);
+	if (r < 0) {
+		manager_free(m);
+		return r;
+	}
+	*out = m;
+	return 0;
+}
+
+struct manager *manager_free(struct manager *m)
+{
+	if (!m)
+		return NULL;
+	m->varlink = varlink_server_free(m->varlink);
+	api_monitor_free(m);
+	m->workers = worker_set_free(m->workers);
+	/* What the workers owned is the main thread's to free now. */
+	for (unsigned i = 0; i < m->n_devices; i++)
+		rdma_datapath_workers_stopped(m->devices[i]);
+	if (m->socket_bound)
+		unlink(m->socket_path);
+	for (unsigned i = 0; i < m->n_devices; i++) {
+		struct rdma_datapath *dp = m->devices[i]->datapath;
+
+		rdma_device_free(m->devices[i]);
+		rdma_datapath_free(dp);
+	}
+	if (m->state_lock_fd >= 0)
+		close(m->state_lock_fd);
+	if (m->ready_fd >= 0)
+		close(m->ready_fd);
+	sd_event_unref(m->event);
+	free(m->socket_path);
+	free(m->state_dir);
+	free(m->config_path);
+	free(m);
+	return NULL;
+}
+
+void manager_set_ready_fd(struct manager *m, int fd)
+{
+	m->ready_fd = fd;
+}
+
+struct rdma_device *manager_find_device(struct manager *m, const char *name)
+{
+	for (unsigned i = 0; i < m->n_devices; i++)
+		if (strcmp(m->devices[i]->name, name) == 0)
+			return m->devices[i];
+	return NULL;
+}
+
+uint64_t manager_uptime_usec(const struct manager *m)
+{
+	return now_usec(CLOCK_MONOTONIC) - m->start_usec;
+}
+
+int manager_reload(struct manager *m, char *err, size_t err_size)
+{
+	struct rdmad_config c;
+	int r;
+
+	config_defaults(&c);
+	r = config_load(m->config_path, &c, err, err_size);
+	if (r < 0)
+		return r;
+	m->config = c;
+	apply_config(m);
+	log_info("configuration reloaded from %s", m->config_path);
+	return 0;
+}
+
+/* One daemon per state directory: a second one would overwrite the first's state. */
+static int open_state_dir(struct manager *m)
+{
+	char path[4096];
+	int fd;
+
+	if (mkdir(m->state_dir, 0700) < 0 && errno != EEXIST)
+		return log_error_errno(-errno, "cannot create state directory %s", m->state_dir);
+	snprintf(path, sizeof(path), "%s/.lock", m->state_dir);
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return log_error_errno(-errno, "cannot open %s", path);
+	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		int r = -errno;
+
+		close(fd);
+		if (r == -EWOULDBLOCK)
+			log_error("state directory %s is in use by another rdmad", m->state_dir);
+		return r == -EWOULDBLOCK ? -EBUSY : r;
+	}
+	m->state_lock_fd = fd;
+	return 0;
+}
+
+static int listen_varlink(struct manager *m)
+{
+	char **names = NULL;
+	int n, r = 0, used = 0;
+
+	n = sd_listen_fds_with_names(1, &names);
+	if (n < 0)
+		return log_error_errno(n, "cannot read passed sockets");
+	for (int i = 0; i < n; i++) {
+		int fd = SD_LISTEN_FDS_START + i;
+
+		if (r == 0 && names && (strcmp(names[i], "varlink") == 0 ||
+					(n == 1 && strcmp(names[i], "unknown") == 0))) {
+			r = sd_is_socket_unix(fd, SOCK_STREAM, 1, NULL, 0);
+			if (r <= 0) {
+				log_error("passed fd %d (%s) is not a listening AF_UNIX stream socket",
+					  fd, names[i]);
+				r = -EBADF;
+			} else {
+				r = varlink_server_listen_fd(m->varlink, fd);
+				used++;
+			}
+		} else {
+			close(fd);
+		}
+		free(names ? names[i] : NULL);
+	}
+	free(names);
+	if (r < 0)
+		return r;
+	if (n > 0) {
+		if (!used)
+			return log_error_errno(-EBADF, "socket activation passed no socket named 'varlink'");
+		m->socket_activated = true;
+		log_info("listening on the socket passed by the service manager");
+		return 0;
+	}
+
+	/* Our own socket: its directory first (as /run/rdmad would be made by tmpfiles). */
+	{
+		char *dir = strdup(m->socket_path);
+
+		if (!dir)
+			return -ENOMEM;
+		if (mkdir(dirname(dir), 0755) < 0 && errno != EEXIST)
+			log_warning_errno(-errno, "cannot create %s", dir);
+		free(dir);
+	}
+	r = varlink_server_listen_path(m->varlink, m->socket_path, 0660);
+	if (r == -EADDRINUSE) {
+		log_error("%s: another daemon answers on this socket", m->socket_path);
+		return r;
+	}
+	if (r == -EEXIST) {
+		log_error("%s exists and is not a socket; not removing it", m->socket_path);
+		return r;
+	}
+	if (r < 0)
+		return log_error_errno(r, "cannot listen on %s", m->socket_path);
+	m->socket_bound = true;
+	log_info("listening on %s", m->socket_path);
+	return 0;
+}
+
+static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
+{
+	struct manager *m = userdata;
+	char err[512];
+
+	sd_notify(0, "RELOADING=1\nSTATUS=Reloading configuration");
+	if (manager_reload(m, err, sizeof(err)) < 0)
+		log_error("reload failed, keeping the old configuration: %s", err);
+	sd_notifyf(0, "READY=1\nSTATUS=Serving %u device(s)", m->n_devices);
+	return 0;
+}
+
+static int add_devices(struct manager *m)
+{
+	struct rdma_device *dev;
+	int r;
+
+	/* No RDMA hardware backend yet: the software device is the device. */
+	r = soft_device_create(&dev, "soft0", 0);
+	if (r < 0)
+		return log_error_errno(r, "cannot create the software device");
+	m->devices[m->n_devices++] = dev;
+	log_info("device %s (%s) ready", dev->name, dev->ops->backend);
+	return 0;
+}
+
+int manager_run(struct manager *m)
+{
+	static const struct varlink_server_info info = {
+		.vendor = "rdmad project",
+		.product = "rdmad",
+		.version = RDMAD_VERSION,
+		.url = "man:rdmad(8)",
+	};
+	bool locked;
+	int r;
+
+	m->start_usec = now_usec(CLOCK_MONOTONIC);
+	m->start_realtime_usec = now_usec(CLOCK_REALTIME);
+
+	r = open_state_dir(m);
+	if (r < 0)
+		return r;
+	r = secret_init(&locked);
+	if (r < 0)
+		return log_error_errno(r, "libgcrypt %s or newer is needed", GCRYPT_VERSION);
+	if (!locked)
+		log_warning("secure memory cannot be locked (no CAP_IPC_LOCK and RLIMIT_MEMLOCK below "
+			    "256 KiB): DEK key material may be swapped out");
+	r = add_devices(m);
+	if (r < 0)
+		return r;
+	/* What users configured comes back before anyone can ask for it. */
+	r = state_restore(m);
+	if (r < 0)
+		return r;
+	r = worker_set_start(&m->workers, m->event, m->cpus, m->n_cpus);
+	if (r < 0)
+		return log_error_errno(r, "cannot start the dataplane workers");
+	for (unsigned i = 0; i < m->n_devices; i++) {
+		r = rdma_datapath_start(m->devices[i], m->workers);
+		if (r < 0)
+			return log_error_errno(r, "cannot start the data path of %s", m->devices[i]->name);
+	}
+	r = varlink_server_new(&m->varlink, m->event, &info);
+	if (r < 0)
+		return log_error_errno(r, "cannot create the varlink server");
+	apply_config(m);
+	r = api_register(m);
+	if (r < 0)
+		return log_error_errno(r, "cannot register the varlink interfaces");
+
+	r = sd_event_add_signal(m->event, NULL, SIGTERM | SD_EVENT_SIGNAL_PROCMASK, NULL, NULL);
+	if (r >= 0)
+		r = sd_event_add_signal(m->event, NULL, SIGINT | SD_EVENT_SIGNAL_PROCMASK, NULL, NULL);
+	if (r >= 0)
+		r = sd_event_add_signal(m->event, NULL, SIGHUP | SD_EVENT_SIGNAL_PROCMASK, on_sighup, m);
+	if (r < 0)
+		return log_error_errno(r, "cannot watch signals");
+	signal(SIGPIPE, SIG_IGN);
+	r = sd_event_set_watchdog(m->event, 1);
+	if (r < 0)
+		return log_error_errno(r, "cannot enable the watchdog");
+
+	r = listen_varlink(m);
+	if (r < 0)
+		return r;
+
+	sd_notifyf(0, "READY=1\nSTATUS=Serving %u device(s)", m->n_devices);
+	log_info("rdmad %s ready", RDMAD_VERSION);
+	if (m->ready_fd >= 0) {
+		char ok = 0;
+
+		if (write(m->ready_fd, &ok, 1) != 1)
+			log_warning_errno(-errno, "cannot tell the starting process we are ready");
+		close(m->ready_fd);
+		m->ready_fd = -1;
+	}
+	r = sd_event_loop(m->event);
+	sd_notify(0, "STOPPING=1\nSTATUS=Shutting down");
+	log_info("rdmad stopping");
+	return r < 0 ? log_error_errno(r, "event loop failed") : 0;
+}

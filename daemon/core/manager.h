@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: MIT */
+/* The daemon's one object: event loop, varlink server, devices, settings. */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <systemd/sd-event.h>
+
+#include "daemon/core/config.h"
+#include "daemon/verbs/device.h"
+#include "lib/cpulist.h"
+
+#define RDMAD_SOCKET_PATH "/run/rdmad/io.rdmad"
+#define RDMAD_STATE_DIR   "/var/lib/rdmad"
+#define RDMAD_MAX_DEVICES 8
+
+struct varlink_server;
+struct worker_set;
+struct api_monitor;
+
+struct manager_options {
+	const char *socket_path;
+	const char *state_dir;
+	const char *config_path;
+	int log_level;            /* -1: from the configuration */
+	const char *cpus;         /* CPU list for the workers; NULL: every allowed CPU */
+};
+
+struct manager {
+	sd_event *event;
+	struct varlink_server *varlink;
+	struct rdmad_config config;
+	char *socket_path;
+	char *state_dir;
+	char *config_path;
+	int log_level_override;   /* what wins over rdmad.conf: --log-level, else the saved level */
+	int log_level_cmdline;    /* rdmad --log-level; -1: not given */
+	int log_level_set;        /* by SetLogLevel, kept in the state directory; -1: never */
+	int state_lock_fd;
+	int ready_fd;             /* told once serving, when rdmad detached */
+	bool socket_activated;
+	bool socket_bound;        /* we made the socket file, so we remove it */
+	uint64_t start_usec;      /* CLOCK_MONOTONIC */
+	uint64_t start_realtime_usec;
+	struct rdma_device *devices[RDMAD_MAX_DEVICES];
+	unsigned n_devices;
+	int cpus[CPULIST_MAX];    /* where the workers run */
+	unsigned n_cpus;
+	struct worker_set *workers;
+	struct api_monitor *monitor;
+};
+
+int manager_new(struct manager **out, const struct manager_options *opts);
+/* The log level in force again: the override if any, else rdmad.conf's. */
+void manager_apply_log_level(struct manager *m);
+struct manager *manager_free(struct manager *m);
+void manager_set_ready_fd(struct manager *m, int fd);
+/* Devices, state directory, socket; then READY=1.  Returns when the loop ends. */
+int manager_run(struct manager *m);
+/* Re-reads the configuration; on error the old one stays and err says why. */
+int manager_reload(struct manager *m, char *err, size_t err_size);
+struct rdma_device *manager_find_device(struct manager *m, const char *name);
+uint64_t manager_uptime_usec(const struct manager *m);
+
+/* Registers every io.rdmad.* interface (daemon/api/). */
+int api_register(struct manager *m);

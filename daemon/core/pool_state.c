@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * MKEY pools in the state directory (pools.json): per device, each pool's
+ * name, type, size and MKEY entries.  Not its PD: PDs are device objects and
+ * are not kept, so a restored pool gets a PD of its own (pd_owned), whether or
+ * not it was created on a PD the user gave.  Counters start again from zero,
+ * and nothing is borrowed after a restart (the borrowers' connections are gone).
+ */
+#include "daemon/core/manager.h"
+#include "daemon/verbs/pool.h"
+#include "daemon/core/state.h"
+#include "lib/json-util.h"
+#include "lib/log.h"
+
+#include <string.h>
+
+static struct json_object *pool_record(const struct rdma_pool *pool)
+{
+	struct json_object *o = json_object_new_object();
+
+	json_add_string(o, "name", pool->name);
+	json_add_string(o, "type", rdma_pool_type_name(pool->mkey_flags));
+	json_add_uint(o, "size", pool->size);
+	json_add_uint(o, "max_entries", pool->max_entries);
+	return o;
+}
+
+static struct json_object *pools_save(struct manager *m)
+{
+	struct json_object *all = json_object_new_object();
+
+	for (unsigned i = 0; i < m->n_devices; i++) {
+		struct rdma_device *dev = m->devices[i];
+		struct json_object *list = json_object_new_array();
+		struct rdma_object *obj;
+
+		for (uint32_t pos = 0; (obj = object_table_next(&dev->tables[RDMA_OBJ_POOL], &pos)); )
+			json_object_array_add(list, pool_record(rdma_pool(obj)));
+		json_object_object_add(all, dev->name, list);
+	}
+	return all;
+}
+
+static void restore_device(struct rdma_device *dev, struct json_object *list)
+{
+	for (size_t i = 0; i < json_object_array_length(list); i++) {
+		struct json_object *rec = json_object_array_get_idx(list, i);
+		const char *name = json_get_string(rec, "name");
+		const char *type = json_get_string(rec, "type");
+		int64_t size = json_get_int(rec, "size", 0), entries = json_get_int(rec, "max_entries", 0);
+		struct rdma_error err;
+		struct rdma_pool *pool;
+
+		if (!name || !type || size <= 0 || size > UINT32_MAX || entries <= 0 || entries > UINT16_MAX) {
+			log_error("%s: saved pool #%zu is not a pool record; not restored", dev->name, i);
+			continue;
+		}
+		if (rdma_pool_create(dev, name, rdma_pool_type_flags(type), (uint32_t)size, 0,
+				     (uint32_t)entries, &pool, &err) < 0)
+			log_error("%s: saved pool '%s' not restored: %s: %s", dev->name, name,
+				  *err.field ? err.field : rdma_error_name(err.code), err.reason);
+		else
+			log_info("%s: pool '%s' restored: %u MKEYs on PD %u", dev->name, name, pool->size,
+				 pool->pd->handle);
+	}
+}
+
+static int pools_restore(struct manager *m, struct json_object *saved)
+{
+	if (!saved)
+		return 0;
+	json_object_object_foreach(saved, name, list) {
+		struct rdma_device *dev = manager_find_device(m, name);
+
+		if (!dev)
+			log_error("saved pools of device %s: no such device now; not restored", name);
+		else if (!json_object_is_type(list, json_type_array))
+			log_error("saved pools of device %s are not a list; not restored", name);
+		else
+			restore_device(dev, list);
+	}
+	return 0;
+}
+
+const struct state_kind state_pools = {
+	.name = "pools",
+	.save = pools_save,
+	.restore = pools_restore,
+};

@@ -1,0 +1,166 @@
+/* SPDX-License-Identifier: MIT */
+#include "daemon/core/state.h"
+#include "daemon/core/manager.h"
+#include "lib/log.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define STATE_VERSION 1
+/* Temporary files are NAME.json.tmp-XXXXXX: in the same directory, so rename() is atomic. */
+#define TMP_INFIX ".json.tmp-"
+
+/* The restore order: settings first, so that the log level is right for what follows. */
+static const struct state_kind *const kinds[] = {
+	&state_settings,
+	&state_deks,
+	&state_pools,
+};
+
+static int write_all(int fd, const char *data, size_t len)
+{
+	while (len > 0) {
+		ssize_t n = write(fd, data, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		data += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+static int fsync_dir(const char *dir)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int r = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (fsync(fd) < 0)
+		r = -errno;
+	close(fd);
+	return r;
+}
+
+int state_write_file(const char *dir, const char *name, const char *data, size_t len)
+{
+	char tmp[PATH_MAX], path[PATH_MAX];
+	int fd, r;
+
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s.json", dir, name) >= sizeof(path) ||
+	    (size_t)snprintf(tmp, sizeof(tmp), "%s/%s" TMP_INFIX "XXXXXX", dir, name) >= sizeof(tmp))
+		return -ENAMETOOLONG;
+	/* mkostemp makes it 0600: state may name key files and settings, nobody else's business. */
+	fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	r = write_all(fd, data, len);
+	if (r == 0 && fsync(fd) < 0)
+		r = -errno;
+	if (close(fd) < 0 && r == 0)
+		r = -errno;
+	if (r == 0 && rename(tmp, path) < 0)
+		r = -errno;
+	if (r < 0) {
+		unlink(tmp);
+		return r;
+	}
+	/* The rename itself must reach the disk, or a crash could bring the old file back. */
+	return fsync_dir(dir);
+}
+
+int state_save(struct manager *m, const struct state_kind *kind)
+{
+	struct json_object *file, *data = kind->save(m);
+	const char *text;
+	int r;
+
+	if (!data)
+		return log_error_errno(-ENOMEM, "cannot save %s", kind->name);
+	file = json_object_new_object();
+	json_object_object_add(file, "version", json_object_new_int(STATE_VERSION));
+	json_object_object_add(file, kind->name, data);
+	text = json_object_to_json_string_ext(file, JSON_C_TO_STRING_PRETTY |
+						    JSON_C_TO_STRING_NOSLASHESCAPE);
+	r = state_write_file(m->state_dir, kind->name, text, strlen(text));
+	json_object_put(file);
+	if (r < 0)
+		return log_error_errno(r, "cannot save %s in %s", kind->name, m->state_dir);
+	return 0;
+}
+
+/* A crash between mkostemp() and rename() leaves a temporary file: nobody will finish it. */
+static void remove_temporaries(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+
+	if (!d)
+		return;
+	while ((e = readdir(d)))
+		if (strstr(e->d_name, TMP_INFIX) && unlinkat(dirfd(d), e->d_name, 0) == 0)
+			log_info("removed %s/%s, left by an interrupted save", dir, e->d_name);
+	closedir(d);
+}
+
+static void move_aside(const char *path, const char *why)
+{
+	char bad[PATH_MAX];
+
+	snprintf(bad, sizeof(bad), "%s.bad", path);
+	if (rename(path, bad) < 0)
+		log_error_errno(-errno, "%s %s, and it cannot be moved aside", path, why);
+	else
+		log_error("%s %s; moved to %s, starting without it", path, why, bad);
+}
+
+/* kind's saved state (a new reference), NULL when it has none. */
+static struct json_object *read_kind(struct manager *m, const struct state_kind *kind)
+{
+	struct json_object *file, *version, *data;
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/%s.json", m->state_dir, kind->name);
+	if (access(path, F_OK) < 0)
+		return NULL;
+	file = json_object_from_file(path);
+	if (!file || !json_object_is_type(file, json_type_object)) {
+		move_aside(path, "is not JSON");
+		json_object_put(file);
+		return NULL;
+	}
+	if (!json_object_object_get_ex(file, "version", &version) ||
+	    json_object_get_int(version) != STATE_VERSION ||
+	    !json_object_object_get_ex(file, kind->name, &data)) {
+		move_aside(path, "is not a state file of this rdmad (version 1)");
+		json_object_put(file);
+		return NULL;
+	}
+	json_object_get(data);
+	json_object_put(file);
+	return data;
+}
+
+int state_restore(struct manager *m)
+{
+	remove_temporaries(m->state_dir);
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+		struct json_object *data = read_kind(m, kinds[i]);
+		int r = kinds[i]->restore(m, data);
+
+		json_object_put(data);
+		if (r < 0)
+			return log_error_errno(r, "cannot restore %s from %s", kinds[i]->name,
+					       m->state_dir);
+	}
+	return 0;
+}

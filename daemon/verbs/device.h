@@ -1,0 +1,179 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The device interface: what rdmad knows of an RDMA device, whatever backs it.
+ * The software device (daemon/soft/) is one backend; a hardware backend over
+ * libibverbs + mlx5dv fits behind the same ops.  Nothing here knows of JSON.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "daemon/verbs/error.h"
+#include "daemon/verbs/event.h"
+#include "daemon/verbs/object.h"
+
+#define RDMA_DEVICE_NAME_MAX 64
+#define RDMA_PORTS_MAX       2
+
+/* Capability bits of QUERY_DEVICE (virtio-net RoCE). */
+#define RDMA_DEVICE_RC_RNR_NAK_GEN (1u << 0)
+
+/* The attributes of the virtio-net RoCE QUERY_DEVICE command, plus the limits it lacks. */
+struct rdma_device_attr {
+	uint64_t device_cap_flags;
+	uint64_t max_mr_size;
+	uint64_t page_size_cap;
+	uint32_t hw_ver;
+	uint32_t max_qp_wr;
+	uint32_t max_send_sge;
+	uint32_t max_recv_sge;
+	uint32_t max_sge_rd;
+	uint32_t max_cqe;
+	uint32_t max_mr;
+	uint32_t max_pd;
+	uint32_t max_qp_rd_atom;
+	uint32_t max_qp_init_rd_atom;
+	uint32_t max_ah;
+	uint8_t local_ca_ack_delay;
+	/* Not in QUERY_DEVICE; a device still has them. */
+	uint32_t max_qp;
+	uint32_t max_cq;
+	uint32_t max_inline_data;
+};
+
+enum rdma_port_state { RDMA_PORT_DOWN = 1, RDMA_PORT_INIT, RDMA_PORT_ARMED, RDMA_PORT_ACTIVE };
+enum rdma_port_phys_state { RDMA_PHYS_POLLING = 2, RDMA_PHYS_DISABLED = 3, RDMA_PHYS_LINK_UP = 5 };
+
+/* QUERY_PORT, plus the port state a user expects to see. */
+struct rdma_port_attr {
+	uint32_t gid_tbl_len;
+	uint32_t max_msg_sz;
+	enum rdma_port_state state;
+	enum rdma_port_phys_state phys_state;
+	uint32_t max_mtu;
+	uint32_t active_mtu;
+};
+
+/* Block sizes, as mlx5dv_block_size numbers them. */
+enum rdma_block_size {
+	RDMA_BLOCK_512, RDMA_BLOCK_520, RDMA_BLOCK_4048, RDMA_BLOCK_4096, RDMA_BLOCK_4160,
+	RDMA_BLOCK_SIZE_COUNT,
+};
+
+/* Bits of the signature and crypto capability masks (mlx5dv_query_device). */
+#define RDMA_SIG_PROT_T10DIF       (1u << 0)
+#define RDMA_SIG_PROT_CRC          (1u << 1)
+#define RDMA_SIG_T10DIF_BG_CRC     (1u << 0)
+#define RDMA_SIG_T10DIF_BG_CSUM    (1u << 1)
+#define RDMA_SIG_CRC32             (1u << 0)
+#define RDMA_SIG_CRC32C            (1u << 1)
+#define RDMA_SIG_CRC64_XP10        (1u << 2)
+#define RDMA_CRYPTO_AES_XTS_SINGLE_BLOCK (1u << 1)
+#define RDMA_CRYPTO_AES_XTS_MULTI_BLOCK  (1u << 2)
+
+struct rdma_offload_caps {
+	uint64_t block_sizes;        /* 1 << enum rdma_block_size */
+	uint32_t block_prot;
+	uint16_t t10dif_bg;
+	uint16_t crc_types;
+	uint8_t crypto_engines;
+	bool wrapped_import_only;    /* else plaintext DEKs are accepted */
+	uint8_t log_max_num_deks;
+	uint32_t max_mkeys;
+	uint16_t max_mkey_entries;
+	bool sqd2rts;                /* needed for signature pipelining */
+};
+
+struct rdma_device;
+struct rdma_gid_entry;
+struct rdma_datapath;
+
+struct rdma_device_ops {
+	const char *backend;
+	void (*destroy)(struct rdma_device *dev);
+};
+
+/* Counted by the main thread, for one QP or the device. */
+struct rdma_sqd_stats {
+	uint64_t sqd_entries;     /* the QP went to SQD: modified there, or stopped by a signature error */
+	uint64_t recoveries;
+	uint64_t wrs_canceled;
+};
+
+struct rdma_device {
+	char name[RDMA_DEVICE_NAME_MAX];
+	unsigned index;
+	const struct rdma_device_ops *ops;
+	char fw_ver[32];
+	uint64_t node_guid;
+	uint64_t sys_image_guid;
+	struct rdma_device_attr attr;
+	unsigned num_ports;
+	struct rdma_port_attr ports[RDMA_PORTS_MAX];
+	struct rdma_offload_caps caps;
+	struct object_table tables[RDMA_OBJ_KIND_COUNT];
+	/* Each port's gid_tbl_len entries (daemon/verbs/gid.c). */
+	struct rdma_gid_entry *gid_tables[RDMA_PORTS_MAX];
+	/* Where the next daemon MR goes in the iova space (daemon/verbs/mr.c); never reused. */
+	uint64_t mr_iova_next;
+	/* The crypto login session, if any (daemon/verbs/crypto_login.c). */
+	struct rdma_crypto_login *crypto_login;
+	/* What the QPs' signature-pipelining stops led to (daemon/verbs/recovery.h), all QPs ever. */
+	struct rdma_sqd_stats sqd_stats;
+	int default_recovery;     /* enum rdma_recovery_policy of QPs created without one */
+	/* The QPs' and CQs' data path on the daemon's workers (daemon/soft/datapath.h); NULL: none. */
+	struct rdma_datapath *datapath;
+	/* Where asynchronous events go (daemon/verbs/event.h). */
+	rdma_event_fn event_sink;
+	void *event_sink_data;
+};
+
+/* What the device model needs to know of each kind of object. */
+struct rdma_object_type {
+	size_t size;
+	/* Handles below it are never handed out (0: only handle 0 is, which means "none"). */
+	uint32_t first_handle;
+	/* Gives back what the object holds besides its memory and references; may be NULL. */
+	void (*release)(struct rdma_device *dev, struct rdma_object *obj);
+	/*
+	 * A user that holds the object without a reference (a WR in a queue
+	 * names its memory), so that destroying it is refused; may be NULL.
+	 */
+	struct rdma_object *(*busy_user)(struct rdma_device *dev, const struct rdma_object *obj);
+};
+
+unsigned rdma_block_size_bytes(enum rdma_block_size size);
+const char *rdma_port_state_name(enum rdma_port_state state);
+const char *rdma_port_phys_state_name(enum rdma_port_phys_state state);
+void rdma_device_free(struct rdma_device *dev);
+
+/* Sets up the object tables and GID tables with the device's limits; backends call it once. */
+int rdma_device_init_tables(struct rdma_device *dev);
+uint32_t rdma_device_limit(const struct rdma_device *dev, enum rdma_object_kind kind);
+
+/* A zeroed object of kind, added to its table, or NULL with err (LimitReached). */
+struct rdma_object *rdma_object_create(struct rdma_device *dev, enum rdma_object_kind kind,
+				       struct rdma_error *err);
+/*
+ * The same with a given handle, for objects put back from saved state; NULL
+ * with LimitReached, or InvalidArgument (field "handle") when it is taken.
+ */
+struct rdma_object *rdma_object_create_at(struct rdma_device *dev, enum rdma_object_kind kind,
+					  uint32_t handle, struct rdma_error *err);
+/* The object, or NULL with err (NoSuchObject). */
+struct rdma_object *rdma_object_lookup(struct rdma_device *dev, enum rdma_object_kind kind,
+				       uint32_t handle, struct rdma_error *err);
+/* Refused with ObjectInUse naming a user while others use it. */
+int rdma_object_destroy(struct rdma_device *dev, enum rdma_object_kind kind, uint32_t handle,
+			struct rdma_error *err);
+/* Releases obj whatever uses it (for objects that failed half-way through creation). */
+void rdma_object_free(struct rdma_device *dev, struct rdma_object *obj);
+/* One object whose references include target, or NULL. */
+struct rdma_object *rdma_object_find_user(struct rdma_device *dev, const struct rdma_object *target);
+/* How many objects of kind use target. */
+unsigned rdma_object_count_users(struct rdma_device *dev, const struct rdma_object *target,
+				 enum rdma_object_kind kind);
+
+/* The software device backend. */
+int soft_device_create(struct rdma_device **out, const char *name, unsigned index);

@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: MIT */
+#include "daemon/verbs/error.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+const char *rdma_error_name(enum rdma_error_code code)
+{
+	switch (code) {
+	case RDMA_ERR_NONE:             return NULL;
+	case RDMA_ERR_NO_SUCH_OBJECT:   return "NoSuchObject";
+	case RDMA_ERR_OBJECT_IN_USE:    return "ObjectInUse";
+	case RDMA_ERR_LIMIT_REACHED:    return "LimitReached";
+	case RDMA_ERR_INVALID_ARGUMENT: return "InvalidArgument";
+	case RDMA_ERR_INVALID_STATE:    return "InvalidState";
+	case RDMA_ERR_NOT_SUPPORTED:    return "NotSupported";
+	}
+	return NULL;
+}
+
+int rdma_error_system(struct rdma_error *e, int negative_errno)
+{
+	memset(e, 0, sizeof(*e));
+	e->code = RDMA_ERR_NONE;
+	e->sys_errno = negative_errno;
+	return negative_errno;
+}
+
+int rdma_error_no_such(struct rdma_error *e, enum rdma_object_kind kind, uint32_t handle)
+{
+	memset(e, 0, sizeof(*e));
+	e->code = RDMA_ERR_NO_SUCH_OBJECT;
+	e->kind = kind;
+	e->handle = handle;
+	return -ENOENT;
+}
+
+int rdma_error_in_use(struct rdma_error *e, const struct rdma_object *target,
+		      const struct rdma_object *user)
+{
+	memset(e, 0, sizeof(*e));
+	e->code = RDMA_ERR_OBJECT_IN_USE;
+	e->kind = target->kind;
+	e->handle = target->handle;
+	e->user_kind = user->kind;
+	e->user_handle = user->handle;
+	return -EBUSY;
+}
+
+int rdma_error_limit(struct rdma_error *e, enum rdma_object_kind kind, uint64_t limit)
+{
+	memset(e, 0, sizeof(*e));
+	e->code = RDMA_ERR_LIMIT_REACHED;
+	e->kind = kind;
+	e->limit = limit;
+	return -ENOSPC;
+}
+
+static int fill(struct rdma_error *e, enum rdma_error_code code, const char *field,
+		const char *fmt, va_list ap)
+{
+	memset(e, 0, sizeof(*e));
+	e->code = code;
+	snprintf(e->field, sizeof(e->field), "%s", field);
+	vsnprintf(e->reason, sizeof(e->reason), fmt, ap);
+	return 0;
+}
+
+#define DEFINE_FIELD_ERROR(fn, code, err)                                              \
+	int fn(struct rdma_error *e, const char *field, const char *fmt, ...)          \
+	{                                                                              \
+		va_list ap;                                                            \
+		va_start(ap, fmt);                                                     \
+		fill(e, code, field, fmt, ap);                                         \
+		va_end(ap);                                                            \
+		return err;                                                            \
+	}
+
+DEFINE_FIELD_ERROR(rdma_error_invalid, RDMA_ERR_INVALID_ARGUMENT, -EINVAL)
+DEFINE_FIELD_ERROR(rdma_error_state, RDMA_ERR_INVALID_STATE, -EPERM)
+DEFINE_FIELD_ERROR(rdma_error_unsupported, RDMA_ERR_NOT_SUPPORTED, -EOPNOTSUPP)

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Errors of the device model, as values: a short name that each varlink
+ * interface declares (io.rdmad.<Interface>.<name>) and what the user needs to
+ * fix the request.  Every function that fails fills one and returns -errno.
+ */
+#pragma once
+
+#include <stdint.h>
+
+#include "daemon/verbs/object.h"
+
+enum rdma_error_code {
+	RDMA_ERR_NONE,              /* a system error: io.rdmad.Daemon.System(errno) */
+	RDMA_ERR_NO_SUCH_OBJECT,    /* NoSuchObject(kind, handle) */
+	RDMA_ERR_OBJECT_IN_USE,     /* ObjectInUse(kind, handle, user_kind, user_handle) */
+	RDMA_ERR_LIMIT_REACHED,     /* LimitReached(kind, limit) */
+	RDMA_ERR_INVALID_ARGUMENT,  /* InvalidArgument(field, reason) */
+	RDMA_ERR_INVALID_STATE,     /* InvalidState(field, reason) */
+	RDMA_ERR_NOT_SUPPORTED,     /* NotSupported(field, reason) */
+};
+
+struct rdma_error {
+	enum rdma_error_code code;
+	enum rdma_object_kind kind, user_kind;
+	uint32_t handle, user_handle;
+	uint64_t limit;
+	char field[64];
+	char reason[256];
+	int sys_errno;              /* RDMA_ERR_NONE: the negative errno (0: EIO) */
+};
+
+const char *rdma_error_name(enum rdma_error_code code);
+
+/* A system failure (out of memory...), not the request's fault; negative_errno is returned. */
+int rdma_error_system(struct rdma_error *e, int negative_errno);
+int rdma_error_no_such(struct rdma_error *e, enum rdma_object_kind kind, uint32_t handle);
+/* Names one object still using target. */
+int rdma_error_in_use(struct rdma_error *e, const struct rdma_object *target,
+		      const struct rdma_object *user);
+int rdma_error_limit(struct rdma_error *e, enum rdma_object_kind kind, uint64_t limit);
+int rdma_error_invalid(struct rdma_error *e, const char *field, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+int rdma_error_state(struct rdma_error *e, const char *field, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+int rdma_error_unsupported(struct rdma_error *e, const char *field, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));

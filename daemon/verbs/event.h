@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Asynchronous events of a device (as ib_dispatch_event in the kernel): what
+ * happened to which object.  The device model posts them; the daemon's monitor
+ * turns them into io.rdmad.Monitor replies.  No JSON here.
+ */
+#pragma once
+
+#include <stdint.h>
+
+#include "daemon/verbs/object.h"
+
+enum rdma_event_type {
+	RDMA_EVENT_OBJECT_CREATED,
+	RDMA_EVENT_OBJECT_DESTROYED,
+	RDMA_EVENT_QP_STATE,          /* old_state → new_state (enum rdma_qp_state) */
+	RDMA_EVENT_SQ_DRAINED,        /* IBV_EVENT_SQ_DRAINED */
+	RDMA_EVENT_SIG_ERROR,         /* on an MKEY: sig[] = type, expected, actual, offset */
+	RDMA_EVENT_WR_CANCELED,       /* count WRs with wr_id became NOPs */
+	RDMA_EVENT_RECOVERY,          /* a QP was taken from SQD back to RTS */
+	RDMA_EVENT_TYPE_COUNT,
+};
+
+struct rdma_event {
+	enum rdma_event_type type;
+	enum rdma_object_kind kind;
+	uint32_t handle;
+	int old_state, new_state;
+	uint64_t wr_id;
+	uint64_t count;
+	uint64_t sig[4];
+	uint32_t qpn;             /* SIG_ERROR: the QP whose WR wr_id found it */
+	uint32_t mkey;            /* RECOVERY: the first MKEY that had an error (0: none) */
+	uint64_t duration_ns;     /* RECOVERY: from the error to RTS (or the steps alone) */
+	bool automatic;           /* RECOVERY: started by the auto policy */
+};
+
+struct rdma_device;
+
+typedef void (*rdma_event_fn)(struct rdma_device *dev, const struct rdma_event *ev, void *userdata);
+
+const char *rdma_event_type_name(enum rdma_event_type type);
+void rdma_device_set_event_sink(struct rdma_device *dev, rdma_event_fn fn, void *userdata);
+/* Hands ev to the device's sink, if it has one; main thread only. */
+void rdma_device_post_event(struct rdma_device *dev, const struct rdma_event *ev);

@@ -1,0 +1,132 @@
+/* SPDX-License-Identifier: MIT */
+#include "daemon/verbs/gid.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+int rdma_gid_tables_init(struct rdma_device *dev)
+{
+	for (unsigned p = 0; p < dev->num_ports && p < RDMA_PORTS_MAX; p++) {
+		uint32_t len = dev->ports[p].gid_tbl_len;
+
+		dev->gid_tables[p] = calloc(len ? len : 1, sizeof(struct rdma_gid_entry));
+		if (!dev->gid_tables[p])
+			return -ENOMEM;
+		for (uint32_t i = 0; i < len; i++) {
+			dev->gid_tables[p][i].obj.kind = RDMA_OBJ_GID;
+			dev->gid_tables[p][i].obj.handle = i;
+		}
+	}
+	return 0;
+}
+
+void rdma_gid_tables_free(struct rdma_device *dev)
+{
+	for (unsigned p = 0; p < RDMA_PORTS_MAX; p++) {
+		free(dev->gid_tables[p]);
+		dev->gid_tables[p] = NULL;
+	}
+}
+
+int rdma_gid_parse(const char *text, uint8_t gid[RDMA_GID_LEN])
+{
+	struct in_addr v4;
+
+	if (inet_pton(AF_INET6, text, gid) == 1)
+		return 0;
+	if (inet_pton(AF_INET, text, &v4) != 1)
+		return -EINVAL;
+	memset(gid, 0, 10);
+	gid[10] = gid[11] = 0xff;
+	memcpy(gid + 12, &v4, 4);
+	return 0;
+}
+
+void rdma_gid_format(const uint8_t gid[RDMA_GID_LEN], char out[RDMA_GID_TEXT_MAX])
+{
+	if (!inet_ntop(AF_INET6, gid, out, RDMA_GID_TEXT_MAX))
+		out[0] = '\0';
+}
+
+int rdma_gid_check_port(const struct rdma_device *dev, unsigned port, struct rdma_error *err)
+{
+	if (port < 1 || port > dev->num_ports)
+		return rdma_error_invalid(err, "port", "%u; the device's ports are 1 to %u", port,
+					  dev->num_ports);
+	return 0;
+}
+
+/* The entry at index of port, whether filled or not; NULL with the error when out of range. */
+static struct rdma_gid_entry *entry_at(struct rdma_device *dev, unsigned port, uint32_t index,
+				       const char *index_field, struct rdma_error *err)
+{
+	uint32_t len;
+
+	if (rdma_gid_check_port(dev, port, err) < 0)
+		return NULL;
+	len = dev->ports[port - 1].gid_tbl_len;
+	if (index >= len) {
+		rdma_error_invalid(err, index_field, "%u; port %u has GID indexes 0-%u (gid_tbl_len %u)",
+				   index, port, len - 1, len);
+		return NULL;
+	}
+	return &dev->gid_tables[port - 1][index];
+}
+
+int rdma_gid_add(struct rdma_device *dev, unsigned port, uint32_t index,
+		 const uint8_t gid[RDMA_GID_LEN], struct rdma_error *err)
+{
+	static const uint8_t zero[RDMA_GID_LEN];
+	struct rdma_gid_entry *e = entry_at(dev, port, index, "index", err);
+	char text[RDMA_GID_TEXT_MAX];
+
+	if (!e)
+		return -EINVAL;
+	if (e->valid) {
+		rdma_gid_format(e->gid, text);
+		return rdma_error_state(err, "index", "%u already holds %s; delete it first", index, text);
+	}
+	/* The zero GID is how an empty entry reads on devices (ibv_query_gid). */
+	if (memcmp(gid, zero, RDMA_GID_LEN) == 0)
+		return rdma_error_invalid(err, "gid", "the zero GID marks an empty entry");
+	for (uint32_t i = 0; i < dev->ports[port - 1].gid_tbl_len; i++) {
+		const struct rdma_gid_entry *o = &dev->gid_tables[port - 1][i];
+
+		if (o->valid && memcmp(o->gid, gid, RDMA_GID_LEN) == 0) {
+			rdma_gid_format(gid, text);
+			return rdma_error_invalid(err, "gid", "%s is already at index %u of port %u",
+						  text, i, port);
+		}
+	}
+	memcpy(e->gid, gid, RDMA_GID_LEN);
+	e->valid = true;
+	return 0;
+}
+
+struct rdma_gid_entry *rdma_gid_get(struct rdma_device *dev, unsigned port, uint32_t index,
+				    const char *index_field, struct rdma_error *err)
+{
+	struct rdma_gid_entry *e = entry_at(dev, port, index, index_field, err);
+
+	if (e && !e->valid) {
+		rdma_error_no_such(err, RDMA_OBJ_GID, index);
+		return NULL;
+	}
+	return e;
+}
+
+int rdma_gid_del(struct rdma_device *dev, unsigned port, uint32_t index, struct rdma_error *err)
+{
+	struct rdma_gid_entry *e = rdma_gid_get(dev, port, index, "index", err);
+	struct rdma_object *user;
+
+	if (!e)
+		return err->code == RDMA_ERR_NO_SUCH_OBJECT ? -ENOENT : -EINVAL;
+	user = rdma_object_find_user(dev, &e->obj);
+	if (user)
+		return rdma_error_in_use(err, &e->obj, user);
+	memset(e->gid, 0, RDMA_GID_LEN);
+	e->valid = false;
+	return 0;
+}

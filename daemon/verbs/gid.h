@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * GID tables (virtio-net RoCE ADD_GID / DEL_GID): gid_tbl_len entries per
+ * port, filled at the index the user chooses.  An entry is an object only so
+ * that AHs (and QPs) reference the source GID they send from: deleting an
+ * entry in use is refused naming the user, as for any object.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <arpa/inet.h>
+
+#include "daemon/verbs/device.h"
+
+#define RDMA_GID_LEN      16
+#define RDMA_GID_TEXT_MAX INET6_ADDRSTRLEN
+
+struct rdma_gid_entry {
+	struct rdma_object obj;   /* kind RDMA_OBJ_GID, handle = index; users: AHs, QPs */
+	bool valid;
+	uint8_t gid[RDMA_GID_LEN];
+};
+
+int rdma_gid_tables_init(struct rdma_device *dev);
+void rdma_gid_tables_free(struct rdma_device *dev);
+
+/*
+ * A GID in IPv6 text form; an IPv4 address (dotted quad) gives its
+ * IPv4-mapped GID ::ffff:a.b.c.d, as RoCE v2 uses for IPv4.
+ */
+int rdma_gid_parse(const char *text, uint8_t gid[RDMA_GID_LEN]);
+/* The usual IPv6 text ("fe80::1", "::ffff:192.0.2.1"). */
+void rdma_gid_format(const uint8_t gid[RDMA_GID_LEN], char out[RDMA_GID_TEXT_MAX]);
+
+/* Port 1..num_ports, else InvalidArgument on "port". */
+int rdma_gid_check_port(const struct rdma_device *dev, unsigned port, struct rdma_error *err);
+
+/* ADD_GID: an empty index, a GID not zero and not already on the port. */
+int rdma_gid_add(struct rdma_device *dev, unsigned port, uint32_t index,
+		 const uint8_t gid[RDMA_GID_LEN], struct rdma_error *err);
+/* DEL_GID: refused (ObjectInUse) while an AH or QP sends from it. */
+int rdma_gid_del(struct rdma_device *dev, unsigned port, uint32_t index, struct rdma_error *err);
+/*
+ * The filled entry at index, or NULL with the error: NoSuchObject when empty,
+ * InvalidArgument naming "port" or index_field when out of range.
+ */
+struct rdma_gid_entry *rdma_gid_get(struct rdma_device *dev, unsigned port, uint32_t index,
+				    const char *index_field, struct rdma_error *err);

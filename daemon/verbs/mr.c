@@ -1,0 +1,303 @@
+/* SPDX-License-Identifier: MIT */
+#include "daemon/verbs/mr.h"
+#include "daemon/soft/datapath.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static void mr_release(struct rdma_device *dev, struct rdma_object *obj)
+{
+	struct rdma_mr *mr = rdma_mr(obj);
+
+	if (mr->map)
+		munmap(mr->map, mr->map_size);
+	if (mr->memfd >= 0)
+		close(mr->memfd);
+}
+
+/* A QP whose posted, not yet retired WRs reach the MR's memory: the worker would read it unmapped. */
+static struct rdma_object *mr_busy_user(struct rdma_device *dev, const struct rdma_object *obj)
+{
+	const struct rdma_mr *mr = (const struct rdma_mr *)obj;
+
+	return mr->addr ? rdma_datapath_memory_user(dev, mr->addr, mr->length) : NULL;
+}
+
+const struct rdma_object_type rdma_mr_type = {
+	.size = sizeof(struct rdma_mr),
+	.release = mr_release,
+	.busy_user = mr_busy_user,
+};
+
+const char *rdma_access_name(uint32_t bit)
+{
+	switch (bit) {
+	case RDMA_ACCESS_LOCAL_WRITE:  return "local_write";
+	case RDMA_ACCESS_REMOTE_WRITE: return "remote_write";
+	case RDMA_ACCESS_REMOTE_READ:  return "remote_read";
+	}
+	return NULL;
+}
+
+int rdma_access_check(uint32_t access, struct rdma_error *err)
+{
+	if (access & ~RDMA_ACCESS_ALL)
+		return rdma_error_invalid(err, "access", "unknown flags 0x%x; the flags are "
+					  "local_write, remote_write and remote_read",
+					  access & ~RDMA_ACCESS_ALL);
+	/* As ibv_reg_mr: a peer may not write what the owner could not. */
+	if ((access & RDMA_ACCESS_REMOTE_WRITE) && !(access & RDMA_ACCESS_LOCAL_WRITE))
+		return rdma_error_invalid(err, "access", "remote_write needs local_write too");
+	return 0;
+}
+
+static int page_size(void)
+{
+	long p = sysconf(_SC_PAGESIZE);
+
+	return p > 0 ? (int)p : 4096;
+}
+
+/* The system failed us, not the request: no model error, the caller answers with errno. */
+static int system_error(struct rdma_error *err, int r)
+{
+	memset(err, 0, sizeof(*err));
+	return r;
+}
+
+/* A new MR of type on pd with access: the table entry, its keys and the PD reference. */
+static int mr_new(struct rdma_device *dev, uint32_t pd, uint32_t access, enum rdma_mr_type type,
+		  struct rdma_mr **out, struct rdma_error *err)
+{
+	struct rdma_object *pd_obj, *obj;
+	struct rdma_mr *mr;
+	int r;
+
+	r = rdma_access_check(access, err);
+	if (r < 0)
+		return r;
+	pd_obj = rdma_object_lookup(dev, RDMA_OBJ_PD, pd, err);
+	if (!pd_obj)
+		return -ENOENT;
+	obj = rdma_object_create(dev, RDMA_OBJ_MR, err);
+	if (!obj)
+		return -ENOSPC;
+	mr = rdma_mr(obj);
+	mr->type = type;
+	mr->access = access;
+	mr->memfd = -1;
+	mr->pd = pd_obj;
+	r = rdma_object_use(obj, pd_obj);
+	if (r < 0) {
+		rdma_object_free(dev, obj);
+		return system_error(err, r);
+	}
+	/* rxe and the prototype: one key for both when a peer may use the MR, else no rkey. */
+	mr->rkey = access & (RDMA_ACCESS_REMOTE_READ | RDMA_ACCESS_REMOTE_WRITE) ? obj->handle : 0;
+	*out = mr;
+	return 0;
+}
+
+static int check_size(struct rdma_device *dev, const char *field, uint64_t size, uint64_t max_size,
+		      struct rdma_error *err)
+{
+	if (max_size > dev->attr.max_mr_size)
+		max_size = dev->attr.max_mr_size;
+	if (size == 0 || size > max_size)
+		return rdma_error_invalid(err, field, "%llu bytes; an MR holds 1 to %llu bytes "
+					  "(max_mr_size)", (unsigned long long)size,
+					  (unsigned long long)max_size);
+	return 0;
+}
+
+
+int rdma_mr_create(struct rdma_device *dev, uint32_t pd, uint64_t size, uint32_t access,
+		   uint64_t max_size, struct rdma_mr **out, struct rdma_error *err)
+{
+	uint64_t align = RDMA_MR_IOVA_ALIGN;
+	struct rdma_mr *mr;
+	size_t map_size;
+	int r, fd;
+
+	r = check_size(dev, "size", size, max_size, err);
+	if (r < 0)
+		return r;
+	if (size > SIZE_MAX - (size_t)page_size())
+		return rdma_error_invalid(err, "size", "%llu bytes do not fit in this address space",
+					  (unsigned long long)size);
+	map_size = (size + page_size() - 1) & ~((size_t)page_size() - 1);
+	r = mr_new(dev, pd, access, RDMA_MR_DAEMON, &mr, err);
+	if (r < 0)
+		return r;
+	/* A sealed memfd: the client library may share it; nobody can shrink it under the device. */
+	fd = memfd_create("rdmad-mr", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (fd < 0) {
+		r = system_error(err, -errno);
+		goto fail;
+	}
+	mr->memfd = fd;
+	if (ftruncate(fd, (off_t)map_size) < 0 ||
+	    fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) < 0) {
+		r = system_error(err, -errno);
+		goto fail;
+	}
+	mr->map = mmap(NULL, map_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (mr->map == MAP_FAILED) {
+		mr->map = NULL;
+		r = system_error(err, -errno);
+		goto fail;
+	}
+	mr->map_size = map_size;
+	mr->addr = mr->map;
+	mr->length = size;
+	/* Disjoint, never reused iovas with a gap, so a range never runs from one MR into the next. */
+	if (!dev->mr_iova_next)
+		dev->mr_iova_next = RDMA_MR_IOVA_BASE;
+	mr->iova = dev->mr_iova_next;
+	dev->mr_iova_next += (map_size + align - 1) / align * align + align;
+	*out = mr;
+	return 0;
+fail:
+	rdma_object_free(dev, &mr->obj);
+	return r;
+}
+
+int rdma_mr_register_memfd(struct rdma_device *dev, uint32_t pd, int memfd, uint64_t offset,
+			   uint64_t length, uint64_t iova, uint32_t access, uint64_t max_size,
+			   struct rdma_mr **out, struct rdma_error *err)
+{
+	uint64_t page_off = offset & ~((uint64_t)page_size() - 1);
+	struct rdma_mr *mr;
+	struct stat st;
+	int seals, r;
+
+	r = check_size(dev, "length", length, max_size, err);
+	if (r < 0)
+		return r;
+	if (iova > UINT64_MAX - length)
+		return rdma_error_invalid(err, "iova", "iova + length passes 2^64");
+	if (fstat(memfd, &st) < 0 || !S_ISREG(st.st_mode))
+		return rdma_error_invalid(err, "fd", "not a memfd");
+	if (offset > (uint64_t)st.st_size || length > (uint64_t)st.st_size - offset)
+		return rdma_error_invalid(err, "length", "offset %llu + length %llu pass the end of "
+					  "the memfd (%llu bytes)", (unsigned long long)offset,
+					  (unsigned long long)length, (unsigned long long)st.st_size);
+	/* Pages that vanished under a mapping would fault in the daemon. */
+	seals = fcntl(memfd, F_GET_SEALS);
+	if (seals < 0 || !(seals & F_SEAL_SHRINK))
+		return rdma_error_invalid(err, "fd", "must be a memfd sealed with F_SEAL_SHRINK");
+	r = mr_new(dev, pd, access, RDMA_MR_USER, &mr, err);
+	if (r < 0)
+		return r;
+	mr->memfd = fcntl(memfd, F_DUPFD_CLOEXEC, 3);
+	if (mr->memfd < 0) {
+		r = system_error(err, -errno);
+		goto fail;
+	}
+	/* The offset need not be page aligned: map from the page it starts in (unlike §1.7's prototype). */
+	mr->map_size = (size_t)(offset - page_off + length);
+	mr->map = mmap(NULL, mr->map_size, PROT_READ | PROT_WRITE, MAP_SHARED, mr->memfd,
+		       (off_t)page_off);
+	if (mr->map == MAP_FAILED) {
+		mr->map = NULL;
+		r = system_error(err, -errno);
+		goto fail;
+	}
+	mr->addr = (uint8_t *)mr->map + (offset - page_off);
+	mr->length = length;
+	mr->iova = iova;
+	*out = mr;
+	return 0;
+fail:
+	rdma_object_free(dev, &mr->obj);
+	return r;
+}
+
+int rdma_mr_get_dma(struct rdma_device *dev, uint32_t pd, uint32_t access, struct rdma_mr **out,
+		    struct rdma_error *err)
+{
+	return mr_new(dev, pd, access, RDMA_MR_DMA, out, err);
+}
+
+/* [offset, offset + length) inside size bytes, the fields named as the caller knows them. */
+static int check_range(uint64_t offset, uint64_t length, uint64_t size, const char *offset_field,
+		       struct rdma_error *err)
+{
+	if (offset > size)
+		return rdma_error_invalid(err, offset_field, "%llu is past the end of the MR "
+					  "(%llu bytes)", (unsigned long long)offset,
+					  (unsigned long long)size);
+	if (length > size - offset)
+		return rdma_error_invalid(err, "length", "%llu bytes from %s %llu pass the end of "
+					  "the MR (%llu bytes)", (unsigned long long)length,
+					  offset_field, (unsigned long long)offset,
+					  (unsigned long long)size);
+	return 0;
+}
+
+int rdma_mr_bytes(struct rdma_mr *mr, uint64_t offset, uint64_t length, uint8_t **out,
+		  struct rdma_error *err)
+{
+	int r;
+
+	if (mr->type == RDMA_MR_DMA)
+		return rdma_error_unsupported(err, "handle", "a DMA MR has no memory of its own; "
+					      "use the MR that holds the iova");
+	r = check_range(offset, length, mr->length, "offset", err);
+	if (r < 0)
+		return r;
+	*out = mr->addr + offset;
+	return 0;
+}
+
+/* The daemon MR of pd whose iovas hold [addr, addr + length). */
+static struct rdma_mr *dma_target(struct rdma_device *dev, const struct rdma_object *pd,
+				  uint64_t addr, uint64_t length)
+{
+	struct rdma_object *obj;
+
+	for (uint32_t pos = 0; (obj = object_table_next(&dev->tables[RDMA_OBJ_MR], &pos)); ) {
+		struct rdma_mr *m = rdma_mr(obj);
+
+		if (m->type == RDMA_MR_DAEMON && m->pd == pd && addr >= m->iova &&
+		    addr - m->iova <= m->length && length <= m->length - (addr - m->iova))
+			return m;
+	}
+	return NULL;
+}
+
+int rdma_mr_resolve(struct rdma_device *dev, uint32_t key, bool remote, uint32_t pd,
+		    uint32_t access, uint64_t addr, uint64_t length, uint8_t **out,
+		    struct rdma_error *err)
+{
+	struct rdma_object *obj = object_table_find(&dev->tables[RDMA_OBJ_MR], key);
+	struct rdma_mr *mr = obj ? rdma_mr(obj) : NULL;
+	uint32_t missing;
+
+	/* The table finds by lkey; an rkey is the same number, but only when remote access was granted. */
+	if (!mr || (remote && mr->rkey != key))
+		return rdma_error_invalid(err, "key", "0x%x is no %s of a memory region", key,
+					  remote ? "rkey" : "lkey");
+	if (mr->pd->handle != pd)
+		return rdma_error_invalid(err, "pd", "the MR of key 0x%x is in PD %u, not %u", key,
+					  mr->pd->handle, pd);
+	missing = access & ~mr->access;
+	if (missing)
+		return rdma_error_invalid(err, "access", "the MR of key 0x%x does not grant %s", key,
+					  rdma_access_name(missing & -missing));
+	if (mr->type == RDMA_MR_DMA)
+		mr = dma_target(dev, mr->pd, addr, length);
+	else if (addr < mr->iova || addr - mr->iova > mr->length ||
+		 length > mr->length - (addr - mr->iova))
+		mr = NULL;
+	if (!mr)
+		return rdma_error_invalid(err, "addr", "no memory of key 0x%x holds the %llu bytes "
+					  "at iova 0x%llx", key, (unsigned long long)length,
+					  (unsigned long long)addr);
+	*out = mr->addr + (addr - mr->iova);
+	return 0;
+}

@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Memory regions (virtio-net RoCE GET_DMA_MR, REG_USER_MR, DEREG_MR).
+ *
+ * An MR is named by its lkey, the keyed handle of the MR table
+ * (index << 8 | tag): a key of a deregistered MR finds nothing even once its
+ * slot is reused.  rkey = lkey when any remote access is granted, else 0
+ * (reference roce_virtio.md §1.5).
+ *
+ * Three kinds:
+ *  - daemon: memory rdmad allocates (a memfd, mapped shared, so that the
+ *    client library can hand the same pages to an application later);
+ *  - user: an application's memfd, registered through the client library;
+ *  - dma: GET_DMA_MR.  No memory of its own: its addresses are the iovas of
+ *    the daemon MRs of its PD (docs/decisions.md, "Memory regions").
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "daemon/verbs/device.h"
+
+/* Access flags, as the RFC numbers them (enum virtio_ib_access_flags). */
+#define RDMA_ACCESS_LOCAL_WRITE  (1u << 0)
+#define RDMA_ACCESS_REMOTE_WRITE (1u << 1)
+#define RDMA_ACCESS_REMOTE_READ  (1u << 2)
+#define RDMA_ACCESS_ALL          (RDMA_ACCESS_LOCAL_WRITE | RDMA_ACCESS_REMOTE_WRITE | \
+				  RDMA_ACCESS_REMOTE_READ)
+
+/* Daemon MRs sit at iovas this far apart at least, so no range spans two of them. */
+#define RDMA_MR_IOVA_BASE  0x100000000ull
+#define RDMA_MR_IOVA_ALIGN 4096ull
+
+enum rdma_mr_type { RDMA_MR_DAEMON, RDMA_MR_USER, RDMA_MR_DMA };
+
+struct rdma_mr {
+	struct rdma_object obj;   /* handle = lkey; refs: its PD */
+	struct rdma_object *pd;
+	enum rdma_mr_type type;
+	uint32_t access;
+	uint32_t rkey;
+	uint64_t iova;            /* address of the first byte (0 for dma) */
+	uint64_t length;          /* bytes (0 for dma: it has none of its own) */
+	int memfd;                /* -1 for dma */
+	uint8_t *addr;            /* first byte, inside the mapping; NULL for dma */
+	void *map;                /* the mapping (page aligned) */
+	size_t map_size;
+};
+
+static inline struct rdma_mr *rdma_mr(struct rdma_object *obj)
+{
+	return (struct rdma_mr *)obj;
+}
+
+/* The word of each access bit ("local_write", ...), or NULL. */
+const char *rdma_access_name(uint32_t bit);
+/* Checks the access flags the RFC defines and the verbs rule that remote write needs local write. */
+int rdma_access_check(uint32_t access, struct rdma_error *err);
+
+/*
+ * The create functions return -errno with err filled for a refused request,
+ * or with err->code RDMA_ERR_NONE when the system failed (out of memory).
+ */
+
+/* A daemon MR of size bytes (1..max_size, zeroed) on pd. */
+int rdma_mr_create(struct rdma_device *dev, uint32_t pd, uint64_t size, uint32_t access,
+		   uint64_t max_size, struct rdma_mr **out, struct rdma_error *err);
+/*
+ * REG_USER_MR: length bytes of the memfd at offset, which the application sees
+ * at iova.  The MR keeps its own duplicate of memfd.  io.rdmad.Mr.RegUser
+ * reaches it with the caller's descriptor reopened through /proc.
+ */
+int rdma_mr_register_memfd(struct rdma_device *dev, uint32_t pd, int memfd, uint64_t offset,
+			   uint64_t length, uint64_t iova, uint32_t access, uint64_t max_size,
+			   struct rdma_mr **out, struct rdma_error *err);
+/* GET_DMA_MR on pd. */
+int rdma_mr_get_dma(struct rdma_device *dev, uint32_t pd, uint32_t access, struct rdma_mr **out,
+		    struct rdma_error *err);
+
+/*
+ * The bytes [offset, offset + length) of an MR as the CPU sees them (rdmactl
+ * mr read/write: the owner's view, so access flags do not apply).  Offsets
+ * count from the MR's first byte.  A dma MR has no bytes of its own: refused.
+ */
+int rdma_mr_bytes(struct rdma_mr *mr, uint64_t offset, uint64_t length, uint8_t **out,
+		  struct rdma_error *err);
+
+/*
+ * What the device does with an SGE or a RETH: the memory of [addr, addr +
+ * length) reached through key, checked as rxe checks it: the key must be
+ * the MR's lkey (local) or rkey (remote), the MR in pd, every bit of access
+ * granted, and the range inside the MR (for a dma MR: inside one daemon MR
+ * of its PD).  Errors name the field at fault: key, pd, access, addr or length.
+ */
+int rdma_mr_resolve(struct rdma_device *dev, uint32_t key, bool remote, uint32_t pd,
+		    uint32_t access, uint64_t addr, uint64_t length, uint8_t **out,
+		    struct rdma_error *err);

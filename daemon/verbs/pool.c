@@ -1,0 +1,305 @@
+/* SPDX-License-Identifier: MIT */
+/* MKEY pools (reference §6.1). */
+#include "daemon/verbs/pool.h"
+#include "daemon/soft/datapath.h"
+#include "lib/log.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void pool_release(struct rdma_device *dev, struct rdma_object *obj)
+{
+	struct rdma_pool *pool = rdma_pool(obj);
+
+	for (uint32_t i = 0; i < pool->size; i++)
+		rdma_object_free(dev, &pool->mkeys[i]->obj);
+	free(pool->mkeys);
+	pool->mkeys = NULL;
+	pool->size = 0;
+}
+
+const struct rdma_object_type rdma_pool_type = {
+	.size = sizeof(struct rdma_pool),
+	.release = pool_release,
+};
+
+const char *rdma_pool_name(const struct rdma_pool *pool)
+{
+	return pool->name;
+}
+
+static const struct {
+	const char *name;
+	uint32_t flags;
+} pool_types[] = {
+	{ "signature", RDMA_MKEY_BLOCK_SIGNATURE },
+	{ "crypto", RDMA_MKEY_CRYPTO },
+	{ "signature+crypto", RDMA_MKEY_BLOCK_SIGNATURE | RDMA_MKEY_CRYPTO },
+};
+
+const char *rdma_pool_type_name(uint32_t mkey_flags)
+{
+	for (size_t i = 0; i < sizeof(pool_types) / sizeof(pool_types[0]); i++)
+		if (pool_types[i].flags == mkey_flags)
+			return pool_types[i].name;
+	return "?";
+}
+
+uint32_t rdma_pool_type_flags(const char *name)
+{
+	for (size_t i = 0; i < sizeof(pool_types) / sizeof(pool_types[0]); i++)
+		if (strcmp(pool_types[i].name, name) == 0)
+			return pool_types[i].flags;
+	return 0;
+}
+
+uint32_t rdma_pool_available(const struct rdma_pool *pool)
+{
+	return pool->size - pool->borrowed;
+}
+
+static bool name_valid(const char *name)
+{
+	size_t n = strlen(name);
+
+	if (n == 0 || n >= RDMA_POOL_NAME_MAX)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-", name[i]))
+			return false;
+	return true;
+}
+
+struct rdma_pool *rdma_pool_find(struct rdma_device *dev, const char *name, struct rdma_error *err)
+{
+	struct rdma_object *obj;
+
+	for (uint32_t pos = 0; (obj = object_table_next(&dev->tables[RDMA_OBJ_POOL], &pos)); )
+		if (strcmp(rdma_pool(obj)->name, name) == 0)
+			return rdma_pool(obj);
+	rdma_error_no_such(err, RDMA_OBJ_POOL, 0);
+	return NULL;
+}
+
+/* Frees the last MKEYs until size are left (none of them borrowed). */
+static void shrink_to(struct rdma_device *dev, struct rdma_pool *pool, uint32_t size)
+{
+	while (pool->size > size)
+		rdma_object_free(dev, &pool->mkeys[--pool->size]->obj);
+}
+
+/* Creates MKEYs until size; all or none. */
+static int grow_to(struct rdma_device *dev, struct rdma_pool *pool, uint32_t size,
+		   struct rdma_error *err)
+{
+	uint32_t old = pool->size;
+	struct rdma_mkey **mkeys = realloc(pool->mkeys, size * sizeof(*mkeys));
+
+	if (!mkeys)
+		return rdma_error_system(err, -ENOMEM);
+	pool->mkeys = mkeys;
+	while (pool->size < size) {
+		struct rdma_mkey *mkey;
+		int r = rdma_mkey_create(dev, pool->pd->handle, pool->mkey_flags, pool->max_entries,
+					 &mkey, err);
+
+		if (r < 0) {
+			shrink_to(dev, pool, old);
+			return r;
+		}
+		mkey->pool = pool;
+		pool->mkeys[pool->size++] = mkey;
+	}
+	return 0;
+}
+
+static void give_back(struct rdma_mkey *mkey);
+
+/* The borrower of MKEYs whose owner went away while posted WRs still went through them. */
+#define DRAINING(pool) ((const void *)(pool))
+
+void rdma_pool_reap(struct rdma_pool *pool)
+{
+	for (uint32_t i = 0; i < pool->size; i++)
+		if (pool->mkeys[i]->borrower == DRAINING(pool) && rdma_mkey_idle(pool->dev, pool->mkeys[i]))
+			give_back(pool->mkeys[i]);
+}
+
+static int size_check(struct rdma_device *dev, uint32_t size, struct rdma_error *err)
+{
+	if (size == 0 || size > dev->caps.max_mkeys)
+		return rdma_error_invalid(err, "size", "1 to %u MKEYs", dev->caps.max_mkeys);
+	return 0;
+}
+
+int rdma_pool_create(struct rdma_device *dev, const char *name, uint32_t mkey_flags, uint32_t size,
+		     uint32_t pd, uint32_t max_entries, struct rdma_pool **out, struct rdma_error *err)
+{
+	struct rdma_error ignored;
+	struct rdma_object *obj, *pd_obj;
+	struct rdma_pool *pool;
+	int r;
+
+	if (!name_valid(name))
+		return rdma_error_invalid(err, "name", "1 to %d letters, digits, '_', '.' or '-'",
+					  RDMA_POOL_NAME_MAX - 1);
+	if (rdma_pool_find(dev, name, &ignored))
+		return rdma_error_invalid(err, "name", "a pool named %s exists", name);
+	if (!mkey_flags || (mkey_flags & ~RDMA_MKEY_FLAGS_ALL))
+		return rdma_error_invalid(err, "type", "signature, crypto or signature+crypto");
+	r = size_check(dev, size, err);
+	if (r < 0)
+		return r;
+	if (!rdma_mkey_round_entries(dev, max_entries))
+		return rdma_error_invalid(err, "max_entries", "1 to %u", dev->caps.max_mkey_entries);
+	pd_obj = pd ? rdma_object_lookup(dev, RDMA_OBJ_PD, pd, err) : rdma_object_create(dev, RDMA_OBJ_PD, err);
+	if (!pd_obj)
+		return pd ? -ENOENT : -ENOSPC;
+	obj = rdma_object_create(dev, RDMA_OBJ_POOL, err);
+	if (!obj || rdma_object_use(obj, pd_obj) < 0) {
+		if (obj) {
+			rdma_object_free(dev, obj);
+			rdma_error_system(err, -ENOMEM);
+		}
+		if (!pd)
+			rdma_object_free(dev, pd_obj);
+		return -ENOSPC;
+	}
+	pool = rdma_pool(obj);
+	pool->dev = dev;
+	snprintf(pool->name, sizeof(pool->name), "%s", name);
+	pool->mkey_flags = mkey_flags;
+	pool->max_entries = rdma_mkey_round_entries(dev, max_entries);
+	pool->pd = pd_obj;
+	pool->own_pd = !pd;
+	r = grow_to(dev, pool, size, err);
+	if (r < 0) {
+		rdma_object_free(dev, obj);
+		if (!pd)
+			rdma_object_free(dev, pd_obj);
+		return r;
+	}
+	*out = pool;
+	return 0;
+}
+
+int rdma_pool_resize(struct rdma_device *dev, struct rdma_pool *pool, uint32_t size,
+		     struct rdma_error *err)
+{
+	int r = size_check(dev, size, err);
+
+	if (r < 0)
+		return r;
+	rdma_pool_reap(pool);
+	if (size < pool->borrowed)
+		return rdma_error_state(err, "size", "%u MKEYs of pool %s are borrowed", pool->borrowed,
+					pool->name);
+	if (size > pool->size)
+		return grow_to(dev, pool, size, err);
+	/* Borrowed MKEYs move to the front so the ones freed are available ones. */
+	for (uint32_t i = 0, j = 0; i < pool->size; i++)
+		if (pool->mkeys[i]->borrower) {
+			struct rdma_mkey *t = pool->mkeys[j];
+
+			pool->mkeys[j++] = pool->mkeys[i];
+			pool->mkeys[i] = t;
+		}
+	shrink_to(dev, pool, size);
+	return 0;
+}
+
+int rdma_pool_destroy(struct rdma_device *dev, struct rdma_pool *pool, bool force,
+		      struct rdma_error *err)
+{
+	struct rdma_object *pd = pool->pd;
+	bool own_pd = pool->own_pd;
+
+	rdma_pool_reap(pool);
+	for (uint32_t i = 0; i < pool->size; i++) {
+		struct rdma_mkey *mkey = pool->mkeys[i];
+		struct rdma_object *user = rdma_object_find_user(dev, &mkey->obj);
+
+		if (!user)
+			user = rdma_datapath_mkey_user(dev, mkey);
+		if (user)
+			return rdma_error_in_use(err, &mkey->obj, user);
+		if (mkey->borrower && !force)
+			return rdma_error_in_use(err, &pool->obj, &mkey->obj);
+	}
+	rdma_object_free(dev, &pool->obj);
+	/* Its own PD goes too, unless the user put other objects on it. */
+	if (own_pd && rdma_object_destroy(dev, RDMA_OBJ_PD, pd->handle, err) < 0)
+		log_info("pool's PD %u stays: it is still in use", pd->handle);
+	memset(err, 0, sizeof(*err));
+	return 0;
+}
+
+int rdma_pool_borrow(struct rdma_pool *pool, const void *owner, struct rdma_mkey **out,
+		     struct rdma_error *err)
+{
+	rdma_pool_reap(pool);
+	for (uint32_t i = 0; i < pool->size; i++) {
+		struct rdma_mkey *mkey = pool->mkeys[i];
+
+		if (mkey->borrower)
+			continue;
+		mkey->borrower = owner;
+		pool->borrowed++;
+		pool->borrows++;
+		if (pool->borrowed > pool->high_water)
+			pool->high_water = pool->borrowed;
+		*out = mkey;
+		return 0;
+	}
+	pool->borrow_failures++;
+	return rdma_error_state(err, "name", "all %u MKEYs of pool %s are borrowed", pool->size,
+				pool->name);
+}
+
+static void give_back(struct rdma_mkey *mkey)
+{
+	rdma_mkey_invalidate(mkey);
+	mkey->borrower = NULL;
+	mkey->pool->borrowed--;
+	mkey->pool->returns++;
+}
+
+int rdma_pool_return(struct rdma_mkey *mkey, const void *owner, struct rdma_error *err)
+{
+	struct rdma_object *user;
+
+	if (!mkey->pool)
+		return rdma_error_invalid(err, "handle", "the MKEY is not from a pool");
+	if (!mkey->borrower)
+		return rdma_error_state(err, "handle", "the MKEY is in pool %s, not borrowed",
+					mkey->pool->name);
+	if (mkey->borrower != owner)
+		return rdma_error_state(err, "handle", "the MKEY was borrowed by another client");
+	user = rdma_datapath_mkey_user(mkey->pool->dev, mkey);
+	if (user)
+		return rdma_error_in_use(err, &mkey->obj, user);
+	give_back(mkey);
+	return 0;
+}
+
+unsigned rdma_pool_return_all(struct rdma_device *dev, const void *owner)
+{
+	struct rdma_object *obj;
+	unsigned n = 0;
+
+	for (uint32_t pos = 0; (obj = object_table_next(&dev->tables[RDMA_OBJ_POOL], &pos)); ) {
+		struct rdma_pool *pool = rdma_pool(obj);
+
+		for (uint32_t i = 0; i < pool->size; i++)
+			if (pool->mkeys[i]->borrower == owner) {
+				if (rdma_mkey_idle(dev, pool->mkeys[i]))
+					give_back(pool->mkeys[i]);
+				else
+					pool->mkeys[i]->borrower = DRAINING(pool);
+				n++;
+			}
+	}
+	return n;
+}

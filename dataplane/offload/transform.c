@@ -1,0 +1,727 @@
+/* dataplane/offload/transform.c - the MKEY transform engine (see transform.h, docs/offload.md).
+ *
+ * One pass over the input, one input-domain block at a time:
+ *   - input crypto (the crypted stream is the input one): data units are decrypted/encrypted
+ *     into a small scratch window (16 KiB of units) just before their blocks are processed;
+ *   - per block: the data is copied to the output while the guard is computed (ISA-L's stitched
+ *     CRC16+copy for T10-DIF CRC guards; one computation when both domains use the same guard),
+ *     the input field is checked, the output field generated / copied;
+ *   - output crypto (the crypted stream is the output one): every data unit completed by the
+ *     block just written is encrypted/decrypted in place while it is still in cache.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "dataplane/offload/crc.h"
+#include "dataplane/offload/kern.h"
+#include "dataplane/offload/transform.h"
+#include "dataplane/offload/xts.h"
+
+#define SCRATCH_TARGET 16384u
+
+struct dp_transform {
+	struct dp_transform_cfg cfg;
+	uint8_t copy;                   /* copy mask in effect */
+	struct dp_xts *xts;             /* NULL without crypto */
+	struct dp_sig_err rec;          /* mkey-check record, read-and-clear */
+	uint8_t *scratch;               /* input-crypto window */
+	size_t chunk;                   /* bytes of data units crypted per window fill */
+};
+
+struct plan {
+	const struct dp_sig_domain *in, *out;   /* NULL when absent */
+	uint32_t bin, bout;
+	unsigned fin, fout;
+	bool crypt_in, crypt_out, encrypt;
+};
+
+struct run {
+	struct dp_transform *t;
+	const struct plan *p;
+	uint8_t *out;
+	size_t opos;                    /* bytes of output written */
+	size_t ocrypted;                /* bytes of output already crypted (output crypto) */
+	uint64_t ounit;                 /* data units of output crypted */
+	uint8_t otweak[16];             /* tweak of data unit ounit */
+	uint64_t k_in, k_out;           /* block indexes */
+	size_t ofill;                   /* data bytes in the current output block (general path) */
+	uint64_t oacc;                  /* running guard of that block */
+	uint8_t cmask;                  /* check mask bits relevant to the input field */
+	bool chk_guard, gen_guard, shared, aligned, in_escapes;
+	uint64_t cmask64, copy64;       /* the masks as byte masks over the field loaded LE */
+	struct dp_sig_err e;            /* first error of this transfer */
+};
+
+/* ---------------------------------------------------------------- configuration */
+
+void dp_transform_cfg_init(struct dp_transform_cfg *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->check_mask = 0xff;
+}
+
+static bool block_size_ok(uint32_t b)
+{
+	return dp_block_size_valid(b);
+}
+
+int dp_transform_cfg_validate(const struct dp_transform_cfg *cfg, struct dp_error *err)
+{
+	const struct dp_sig_domain *mem = &cfg->mem, *wire = &cfg->wire;
+	int rc;
+
+	rc = dp_sig_domain_validate(mem, "mem", err);
+	if (rc)
+		return rc;
+	rc = dp_sig_domain_validate(wire, "wire", err);
+	if (rc)
+		return rc;
+	if (!dp_sig_present(mem) && !dp_sig_present(wire) && !cfg->crypto.enabled)
+		return dp_error_set(err, EINVAL, "mem",
+				    "nothing to do: neither a signature domain (mem, wire) nor crypto is configured");
+	if (cfg->copy_mask_set) {
+		if (!dp_sig_present(mem) || !dp_sig_present(wire))
+			return dp_error_set(err, EINVAL, "copy_mask",
+					    "copy_mask needs a signature in both domains (mem and wire)");
+		if (!dp_sig_same_structure(mem, wire))
+			return dp_error_set(err, EINVAL, "copy_mask",
+					    "copy_mask needs the same block structure in both domains "
+					    "(same sig_type, block_size and CRC type)");
+	}
+	if (cfg->crypto.enabled) {
+		const struct dp_crypto_cfg *c = &cfg->crypto;
+
+		if (c->standard != DP_CRYPTO_AES_XTS)
+			return dp_error_set(err, EINVAL, "crypto.standard",
+					    "unknown crypto standard %d; allowed: \"aes_xts\"", (int)c->standard);
+		if (c->order != DP_SIG_AFTER_CRYPTO_ON_TX && c->order != DP_SIG_BEFORE_CRYPTO_ON_TX)
+			return dp_error_set(err, EINVAL, "crypto.signature_crypto_order",
+					    "unknown order %d; allowed: \"signature_after_crypto_on_tx\", "
+					    "\"signature_before_crypto_on_tx\"", (int)c->order);
+		if (!block_size_ok(c->data_unit_size))
+			return dp_error_set(err, EINVAL, "crypto.data_unit_size",
+					    "data unit size %u not supported; allowed: 512, 520, 4048, 4096, 4160",
+					    c->data_unit_size);
+		/* rdma-core: RAW_WIRE (encrypt_on_tx, after) and RAW_MEMORY (!encrypt_on_tx, before)
+		 * with a signature in both domains are "not yet supported by the device". */
+		if (dp_sig_present(mem) && dp_sig_present(wire) &&
+		    c->encrypt_on_tx == (c->order == DP_SIG_AFTER_CRYPTO_ON_TX))
+			return dp_error_set(err, EINVAL, "crypto.signature_crypto_order",
+					    "with a signature in both domains, encrypt_on_tx %s requires "
+					    "\"signature_%s_crypto_on_tx\" (rows E and I)",
+					    c->encrypt_on_tx ? "true" : "false",
+					    c->encrypt_on_tx ? "before" : "after");
+	}
+	return 0;
+}
+
+int dp_transform_create(const struct dp_transform_cfg *cfg, const uint8_t *key, size_t key_len,
+			struct dp_transform **out, struct dp_error *err)
+{
+	struct dp_transform *t;
+	int rc;
+
+	*out = NULL;
+	rc = dp_transform_cfg_validate(cfg, err);
+	if (rc)
+		return rc;
+	if (cfg->crypto.enabled && !key)
+		return dp_error_set(err, EINVAL, "key", "crypto is configured but no AES-XTS key was given");
+	if (!cfg->crypto.enabled && key)
+		return dp_error_set(err, EINVAL, "key", "a key was given but the configuration has no crypto");
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return dp_error_set(err, ENOMEM, "", "out of memory");
+	t->cfg = *cfg;
+	if (cfg->copy_mask_set)
+		t->copy = cfg->copy_mask & dp_sig_field_bits(&cfg->mem);
+	else
+		t->copy = dp_sig_auto_copy_mask(&cfg->mem, &cfg->wire);
+	if (cfg->crypto.enabled) {
+		uint32_t dus = cfg->crypto.data_unit_size;
+
+		rc = dp_xts_create(key, key_len, &t->xts, err);
+		if (rc) {
+			free(t);
+			return rc;
+		}
+		if (dp_sig_present(&cfg->mem) || dp_sig_present(&cfg->wire)) {
+			t->chunk = (SCRATCH_TARGET / dus > 0 ? SCRATCH_TARGET / dus : 1) * dus;
+			/* a window fill plus what is left of a block: at most 4160 + 8 bytes */
+			t->scratch = malloc(t->chunk + 4160 + 8);
+			if (!t->scratch) {
+				dp_xts_destroy(t->xts);
+				free(t);
+				return dp_error_set(err, ENOMEM, "", "out of memory");
+			}
+		}
+	}
+	*out = t;
+	return 0;
+}
+
+void dp_transform_destroy(struct dp_transform *t)
+{
+	if (!t)
+		return;
+	dp_xts_destroy(t->xts);
+	if (t->scratch) {
+		/* decrypted user data may linger in the window */
+		explicit_bzero(t->scratch, t->chunk + 4160 + 8);
+		free(t->scratch);
+	}
+	free(t);
+}
+
+const struct dp_transform_cfg *dp_transform_get_cfg(const struct dp_transform *t)
+{
+	return &t->cfg;
+}
+
+uint8_t dp_transform_copy_mask(const struct dp_transform *t)
+{
+	return t->copy;
+}
+
+void dp_transform_check(struct dp_transform *t, struct dp_sig_err *rec)
+{
+	*rec = t->rec;
+	memset(&t->rec, 0, sizeof(t->rec));
+}
+
+/* ---------------------------------------------------------------- planning */
+
+static void make_plan(const struct dp_transform *t, enum dp_dir dir, struct plan *p)
+{
+	const struct dp_sig_domain *mem = &t->cfg.mem, *wire = &t->cfg.wire;
+	const struct dp_crypto_cfg *c = &t->cfg.crypto;
+	bool on_wire = c->order == DP_SIG_BEFORE_CRYPTO_ON_TX;
+
+	memset(p, 0, sizeof(*p));
+	p->in = dir == DP_TX ? mem : wire;
+	p->out = dir == DP_TX ? wire : mem;
+	if (!dp_sig_present(p->in))
+		p->in = NULL;
+	if (!dp_sig_present(p->out))
+		p->out = NULL;
+	p->bin = p->in ? p->in->block_size : 0;
+	p->bout = p->out ? p->out->block_size : 0;
+	p->fin = dp_sig_field_size(p->in);
+	p->fout = dp_sig_field_size(p->out);
+	if (c->enabled) {
+		/* the crypted stream: wire-domain stream with "before", memory-domain with "after" */
+		bool crypt_wire = on_wire;
+
+		p->crypt_in = dir == DP_TX ? !crypt_wire : crypt_wire;
+		p->crypt_out = !p->crypt_in;
+		p->encrypt = (dir == DP_TX) == c->encrypt_on_tx;
+	}
+}
+
+static int plan_lengths(const struct dp_transform *t, const struct plan *p, size_t in_len,
+			size_t *out_len, struct dp_error *err)
+{
+	size_t data, olen, job;
+
+	if (p->in) {
+		size_t step = (size_t)p->bin + p->fin;
+
+		if (in_len % step)
+			return dp_error_set(err, EINVAL, "input",
+					    "%zu bytes is not a whole number of %zu-byte blocks (%u data + %u field) "
+					    "of the input domain", in_len, step, p->bin, p->fin);
+		data = in_len / step * p->bin;
+	} else {
+		data = in_len;
+	}
+	if (p->out)
+		olen = data / p->bout * ((size_t)p->bout + p->fout) + data % p->bout;
+	else
+		olen = data;
+	if (t->cfg.crypto.enabled) {
+		uint32_t dus = t->cfg.crypto.data_unit_size;
+
+		job = p->crypt_in ? in_len : olen;
+		if (!dp_xts_job_size_ok(job, dus)) {
+			if (job % dus && job % dus < 16 && job % 16 == 0)
+				return dp_error_set(err, EINVAL, "input",
+						    "the encrypted stream is %zu bytes: its last data unit would be %zu bytes, "
+						    "AES-XTS needs at least 16", job, job % dus);
+			return dp_error_set(err, EINVAL, "input",
+					    "the encrypted stream is %zu bytes, not allowed with %u-byte data units "
+					    "(needs a multiple of %u, or a multiple of 16 whose remainder is at most %u)",
+					    job, dus, dus, dus - 16);
+		}
+	}
+	*out_len = olen;
+	return 0;
+}
+
+int dp_transform_out_len(const struct dp_transform *t, enum dp_dir dir, size_t in_len,
+			 size_t *out_len, struct dp_error *err)
+{
+	struct plan p;
+
+	make_plan(t, dir, &p);
+	return plan_lengths(t, &p, in_len, out_len, err);
+}
+
+/* ---------------------------------------------------------------- the block engine */
+
+/* Copy n bytes and return the guard of domain d over them: in one pass with ISA-L's stitched
+ * CRC16+copy and with the CRC64 folding loop that stores what it loads; otherwise the CRC
+ * (ISA-L) then memcpy while the block is in L1 (measured faster than a stitched CRC32C whose
+ * 16-byte stores land misaligned behind 4-byte fields). */
+static inline uint64_t guard_copy(const struct dp_sig_domain *d, uint8_t *dst, const uint8_t *src, size_t n)
+{
+	if (d->sig_type == DP_SIG_T10DIF) {
+		if (d->t10dif.bg_type == DP_T10DIF_BG_CRC)
+			return dp_crc16_t10dif_copy(d->t10dif.bg, dst, src, n);
+	} else if (d->crc.type == DP_CRC_CRC64_XP10) {
+		return dp_crc64_xp10_copy(d->crc.seed, dst, src, n);
+	}
+	memcpy(dst, src, n);
+	return dp_sig_guard(d, src, n);
+}
+
+/* The field of block k of domain d as stored, loaded as a little-endian integer (byte i of
+ * the field = bits 8i..8i+7), so that a whole field is checked or built with one operation. */
+static inline uint64_t field_u64(const struct dp_sig_domain *d, uint64_t guard, uint64_t k)
+{
+	if (d->sig_type == DP_SIG_T10DIF)
+		return (uint64_t)__builtin_bswap16((uint16_t)guard) |
+		       (uint64_t)__builtin_bswap16(d->t10dif.app_tag) << 16 |
+		       (uint64_t)__builtin_bswap32(dp_sig_ref_tag(d, k)) << 32;
+	if (d->crc.type == DP_CRC_CRC32)
+		return __builtin_bswap32((uint32_t)guard);      /* big-endian */
+	return guard;                                           /* CRC32C, CRC64: little-endian */
+}
+
+static inline uint64_t load_field(const uint8_t *f, unsigned n)
+{
+	uint64_t v;
+	uint32_t w;
+
+	if (n == 8) {
+		memcpy(&v, f, 8);       /* little-endian host (x86-64) */
+		return v;
+	}
+	memcpy(&w, f, 4);
+	return w;
+}
+
+static uint64_t byte_mask64(uint8_t bits)
+{
+	uint64_t m = 0;
+
+	for (unsigned i = 0; i < 8; i++)
+		if (bits & (0x80u >> i))
+			m |= 0xffull << (8 * i);
+	return m;
+}
+
+static inline void check_block(struct run *r, const uint8_t *f, uint64_t guard)
+{
+	const struct plan *p = r->p;
+	uint64_t exp = 0, act = 0;
+	enum dp_sig_err_type ty;
+
+	/* fast path: the masked bytes all match */
+	if (((load_field(f, p->fin) ^ field_u64(p->in, guard, r->k_in)) & r->cmask64) == 0)
+		return;
+	ty = dp_sig_field_check(p->in, r->cmask, f, guard, r->k_in, &exp, &act);
+	if (ty != DP_SIG_ERR_NONE) {
+		r->e.type = ty;
+		r->e.expected = exp;
+		r->e.actual = act;
+		r->e.offset = r->k_in * ((uint64_t)p->bin + p->fin);
+	}
+}
+
+static inline void emit_field(struct run *r, uint64_t guard, const uint8_t *fin)
+{
+	const struct plan *p = r->p;
+	uint64_t v = field_u64(p->out, guard, r->k_out);
+
+	if (r->copy64 && fin)
+		v = (v & ~r->copy64) | (load_field(fin, p->fout) & r->copy64);
+	if (p->fout == 8)
+		memcpy(r->out + r->opos, &v, 8);
+	else
+		memcpy(r->out + r->opos, &v, 4);
+	r->opos += p->fout;
+	r->k_out++;
+}
+
+/* One input step: a whole input block (data + field f), or when the input domain is absent a
+ * run of raw data (one output block, or what is left of the transfer). */
+static void do_step(struct run *r, const uint8_t *d, size_t dlen, const uint8_t *f)
+{
+	const struct plan *p = r->p;
+	bool chk = f && r->cmask && r->e.type == DP_SIG_ERR_NONE &&
+		   !(r->in_escapes && dp_sig_escaped(p->in, f));
+	bool need_in = chk && r->chk_guard;
+	uint64_t gin = 0, gout = 0;
+
+	if (r->aligned) {
+		uint8_t *od = r->out + r->opos;
+		bool full_out = p->out && dlen == p->bout;
+		bool need_out = full_out && r->gen_guard;
+
+		if (need_out) {
+			gout = guard_copy(p->out, od, d, dlen);
+			if (need_in)
+				gin = r->shared ? gout : dp_sig_guard(p->in, d, dlen);
+		} else if (need_in) {
+			gin = guard_copy(p->in, od, d, dlen);
+		} else {
+			memcpy(od, d, dlen);
+		}
+		if (chk)
+			check_block(r, f, gin);
+		r->opos += dlen;
+		if (full_out)
+			emit_field(r, gout, f);
+	} else {
+		/* both domains present, different block sizes: re-block the data stream */
+		if (need_in)
+			gin = dp_sig_guard(p->in, d, dlen);
+		if (chk)
+			check_block(r, f, gin);
+		while (dlen) {
+			size_t piece = p->bout - r->ofill;
+
+			if (piece > dlen)
+				piece = dlen;
+			memcpy(r->out + r->opos, d, piece);
+			r->oacc = dp_sig_guard_update(p->out, r->oacc, d, piece);
+			r->opos += piece;
+			r->ofill += piece;
+			d += piece;
+			dlen -= piece;
+			if (r->ofill == p->bout) {
+				emit_field(r, dp_sig_guard_end(p->out, r->oacc), NULL);
+				r->ofill = 0;
+				r->oacc = dp_sig_guard_begin(p->out);
+			}
+		}
+		/* an output block cut short by the end of the transfer keeps no field */
+	}
+	if (f)
+		r->k_in++;
+}
+
+/* A run of nb whole steps that all map block to block (input block -> output block of the same
+ * data size, or raw data -> full output block, or input block -> raw data): the data is copied
+ * and the guards computed by one kernel call for the whole run (kern.h), then the fields are
+ * checked and built.  The result is what do_step() gives step by step. */
+#define BATCH_MAX 48
+static void do_batch(struct run *r, const uint8_t *src, size_t nb)
+{
+	const struct plan *p = r->p;
+	size_t len = p->in ? p->bin : p->bout;
+	size_t ss = p->in ? (size_t)p->bin + p->fin : p->bout;
+	size_t ds = p->out ? (size_t)p->bout + p->fout : len;
+	uint8_t *od = r->out + r->opos;
+	bool need_out = p->out && r->gen_guard;
+	bool need_in = p->in && r->cmask && r->chk_guard && r->e.type == DP_SIG_ERR_NONE;
+	uint64_t gout[BATCH_MAX], gin_buf[BATCH_MAX], *gin = gin_buf;
+
+	if (need_out) {
+		dp_sig_guard_blocks(p->out, gout, od, ds, src, ss, len, nb);
+		if (need_in) {
+			if (r->shared)
+				gin = gout;
+			else
+				dp_sig_guard_blocks(p->in, gin, NULL, 0, src, ss, len, nb);
+		}
+	} else if (need_in) {
+		dp_sig_guard_blocks(p->in, gin, od, ds, src, ss, len, nb);
+	} else {
+		for (size_t i = 0; i < nb; i++)
+			memcpy(od + i * ds, src + i * ss, len);
+	}
+	for (size_t i = 0; i < nb; i++) {
+		const uint8_t *f = p->in ? src + i * ss + len : NULL;
+
+		if (f && r->cmask && r->e.type == DP_SIG_ERR_NONE &&
+		    !(r->in_escapes && dp_sig_escaped(p->in, f)))
+			check_block(r, f, need_in ? gin[i] : 0);
+		r->opos += len;
+		if (p->out)
+			emit_field(r, need_out ? gout[i] : 0, f);
+		if (f)
+			r->k_in++;
+	}
+}
+
+/* Run the whole steps of src[0..len) (steps of `step` bytes), in batches of at most max steps;
+ * with final, a short last step too (raw input only).  Output crypto keeps up after each batch,
+ * while the batch is in cache.  Returns the bytes consumed. */
+static int run_steps(struct run *r, const uint8_t *src, size_t len, size_t step, size_t max, bool final,
+		     size_t *used, struct dp_error *err);
+
+/* Crypt, in place, every data unit of the output completed so far (all that is left: final). */
+static int crypt_out_progress(struct run *r, bool final, struct dp_error *err)
+{
+	uint32_t dus = r->t->cfg.crypto.data_unit_size;
+	int rc;
+
+	if (r->opos - r->ocrypted >= dus) {
+		size_t nu = (r->opos - r->ocrypted) / dus;
+		uint8_t *u = r->out + r->ocrypted;
+
+		rc = dp_xts_crypt_units(r->t->xts, r->p->encrypt, r->otweak, u, dus, u, dus, dus, nu, err);
+		if (rc)
+			return rc;
+		r->ocrypted += nu * dus;
+		r->ounit += nu;
+	}
+	while (final && r->opos > r->ocrypted) {
+		size_t n = r->opos - r->ocrypted;
+		uint8_t *u = r->out + r->ocrypted;
+
+		if (n > dus)
+			n = dus;
+		if (n < 16)
+			return dp_error_set(err, EINVAL, "input",
+					    "last AES-XTS data unit is %zu bytes; XTS needs at least 16", n);
+		rc = dp_xts_crypt_unit(r->t->xts, r->p->encrypt, r->otweak, u, u, n, err);
+		if (rc)
+			return rc;
+		dp_tweak_add(r->otweak, 1);
+		r->ocrypted += n;
+		r->ounit++;
+	}
+	return 0;
+}
+
+static int run_steps(struct run *r, const uint8_t *src, size_t len, size_t step, size_t max, bool final,
+		     size_t *used, struct dp_error *err)
+{
+	const struct plan *p = r->p;
+	size_t off = 0;
+	int rc;
+
+	while (len - off >= step) {
+		size_t nb = (len - off) / step;
+
+		if (nb > max)
+			nb = max;
+		if (r->aligned) {
+			do_batch(r, src + off, nb);
+		} else {
+			for (size_t i = 0; i < nb; i++)
+				do_step(r, src + off + i * step, p->bin, src + off + i * step + p->bin);
+		}
+		off += nb * step;
+		if (p->crypt_out) {
+			rc = crypt_out_progress(r, false, err);
+			if (rc)
+				return rc;
+		}
+	}
+	if (final && off < len) {
+		do_step(r, src + off, len - off, NULL);     /* raw input: a short last output block */
+		off = len;
+	}
+	*used = off;
+	return 0;
+}
+
+/* Steps per batch: a run that stays in L1 when output crypto follows it; a multiple of 3 (the
+ * CRC32C kernel takes blocks in threes). */
+static size_t batch_steps(const struct plan *p, size_t step)
+{
+	size_t nb;
+
+	if (!p->crypt_out)
+		return BATCH_MAX;
+	nb = 12288 / step / 3 * 3;
+	return nb < 3 ? 3 : nb;
+}
+
+/* Run the signature steps over src[0..len), from a fresh input stream (no crypto on it). */
+static int steps_direct(struct run *r, const uint8_t *src, size_t len, size_t step, struct dp_error *err)
+{
+	size_t used;
+	int rc;
+
+	rc = run_steps(r, src, len, step, batch_steps(r->p, step), true, &used, err);
+	if (rc)
+		return rc;
+	if (r->p->crypt_out)
+		return crypt_out_progress(r, true, err);
+	return 0;
+}
+
+/* Rows D and J on TX (and their like): the input blocks carry a field, the output has none and
+ * each data unit of the output is exactly one block's data.  The guard is computed on the input
+ * and the unit is encrypted/decrypted straight from the input block into the output: the copy is
+ * the cipher's own output, no separate pass. */
+static int steps_check_crypt(struct run *r, const uint8_t *in, size_t in_len, struct dp_error *err)
+{
+	const struct plan *p = r->p;
+	size_t step = (size_t)p->bin + p->fin, nblk = in_len / step;
+	size_t max = 12288 / step / 3 * 3;
+	uint64_t g[BATCH_MAX];
+	int rc;
+
+	if (max < 3)
+		max = 3;
+	/* a batch of blocks: guards by one kernel call (no copy: the cipher writes the output),
+	 * the checks, then the units crypted from the input blocks by one call, all in L1 */
+	for (size_t b = 0; b < nblk;) {
+		const uint8_t *base = in + b * step;
+		size_t nb = nblk - b < max ? nblk - b : max;
+		bool need = r->cmask && r->chk_guard && r->e.type == DP_SIG_ERR_NONE;
+
+		if (need)
+			dp_sig_guard_blocks(p->in, g, NULL, 0, base, step, p->bin, nb);
+		for (size_t i = 0; i < nb; i++) {
+			const uint8_t *f = base + i * step + p->bin;
+
+			if (r->cmask && r->e.type == DP_SIG_ERR_NONE && !(r->in_escapes && dp_sig_escaped(p->in, f)))
+				check_block(r, f, need ? g[i] : 0);
+			r->k_in++;
+		}
+		rc = dp_xts_crypt_units(r->t->xts, p->encrypt, r->otweak, r->out + r->opos, p->bin, base, step,
+					p->bin, nb, err);
+		if (rc)
+			return rc;
+		r->opos += nb * p->bin;
+		b += nb;
+	}
+	return 0;
+}
+
+/* The mirror image (rows D and J on RX): raw input units are encrypted/decrypted straight into
+ * the output block's data, then the guard is computed there and the field appended.  A short
+ * last unit is a short last block: delivered without field. */
+static int steps_crypt_generate(struct run *r, const uint8_t *in, size_t in_len, struct dp_error *err)
+{
+	const struct dp_crypto_cfg *c = &r->t->cfg.crypto;
+	const struct plan *p = r->p;
+	uint64_t j = 0;
+	int rc;
+
+	for (size_t off = 0; off < in_len; off += p->bout, j++) {
+		size_t n = in_len - off < p->bout ? in_len - off : p->bout;
+		uint8_t *od = r->out + r->opos;
+
+		rc = dp_xts_crypt(r->t->xts, p->encrypt, c->initial_tweak, j, c->data_unit_size, od, in + off, n, err);
+		if (rc)
+			return rc;
+		r->opos += n;
+		if (n == p->bout)
+			emit_field(r, dp_sig_guard(p->out, od, n), NULL);
+	}
+	return 0;
+}
+
+/* Input crypto: crypt a window of data units, run the whole steps it holds, keep the rest. */
+static int steps_crypt_in(struct run *r, const uint8_t *in, size_t in_len, size_t step, struct dp_error *err)
+{
+	struct dp_transform *t = r->t;
+	const struct dp_crypto_cfg *c = &t->cfg.crypto;
+	const struct plan *p = r->p;
+	size_t have = 0, done = 0;
+	int rc;
+
+	while (done < in_len) {
+		size_t n = in_len - done < t->chunk ? in_len - done : t->chunk;
+		size_t used = 0;
+		bool last;
+
+		rc = dp_xts_crypt(t->xts, p->encrypt, c->initial_tweak, done / c->data_unit_size,
+				  c->data_unit_size, t->scratch + have, in + done, n, err);
+		if (rc)
+			return rc;
+		done += n;
+		have += n;
+		last = done == in_len;
+		rc = run_steps(r, t->scratch, have, step, BATCH_MAX, last, &used, err);
+		if (rc)
+			return rc;
+		if (used < have)
+			memmove(t->scratch, t->scratch + used, have - used);
+		have -= used;
+	}
+	return 0;
+}
+
+int dp_transform_run(struct dp_transform *t, enum dp_dir dir, const void *in, size_t in_len,
+		     void *out, size_t out_cap, size_t *out_len, struct dp_sig_err *xfer_err,
+		     struct dp_error *err)
+{
+	struct plan p;
+	struct run r;
+	size_t olen;
+	int rc;
+
+	if (xfer_err)
+		memset(xfer_err, 0, sizeof(*xfer_err));
+	if (out_len)
+		*out_len = 0;
+	if (dir != DP_TX && dir != DP_RX)
+		return dp_error_set(err, EINVAL, "direction", "direction must be tx or rx");
+	make_plan(t, dir, &p);
+	rc = plan_lengths(t, &p, in_len, &olen, err);
+	if (rc)
+		return rc;
+	if (olen > out_cap)
+		return dp_error_set(err, ENOSPC, "output", "output needs %zu bytes, buffer holds %zu", olen, out_cap);
+	if (!p.in && !p.out) {
+		/* crypto only (rows A and F) */
+		rc = dp_xts_crypt(t->xts, p.encrypt, t->cfg.crypto.initial_tweak, 0,
+				  t->cfg.crypto.data_unit_size, out, in, in_len, err);
+		if (rc)
+			return rc;
+		if (out_len)
+			*out_len = olen;
+		return 0;
+	}
+
+	memset(&r, 0, sizeof(r));
+	r.t = t;
+	r.p = &p;
+	r.out = out;
+	r.aligned = !p.in || !p.out || p.bin == p.bout;
+	r.cmask = p.in ? (uint8_t)(t->cfg.check_mask & dp_sig_field_bits(p.in)) : 0;
+	r.chk_guard = p.in && (r.cmask & dp_sig_guard_bits(p.in));
+	r.gen_guard = p.out && (t->copy & dp_sig_guard_bits(p.out)) != dp_sig_guard_bits(p.out);
+	r.shared = p.in && p.out && dp_sig_same_guard(p.in, p.out);
+	r.in_escapes = p.in && p.in->sig_type == DP_SIG_T10DIF &&
+		       (p.in->t10dif.flags & (DP_T10DIF_FLAG_APP_ESCAPE | DP_T10DIF_FLAG_APP_REF_ESCAPE));
+	r.cmask64 = byte_mask64(r.cmask);
+	r.copy64 = p.in && p.out ? byte_mask64(t->copy) & byte_mask64(dp_sig_field_bits(p.out)) : 0;
+	if (p.out)
+		r.oacc = dp_sig_guard_begin(p.out);
+	memcpy(r.otweak, t->cfg.crypto.initial_tweak, 16);
+
+	{
+		size_t step = p.in ? (size_t)p.bin + p.fin : p.bout;
+
+		uint32_t dus = t->cfg.crypto.data_unit_size;
+
+		if (p.crypt_out && p.in && !p.out && dus == p.bin)
+			rc = steps_check_crypt(&r, in, in_len, err);
+		else if (p.crypt_in && !p.in && p.out && dus == p.bout)
+			rc = steps_crypt_generate(&r, in, in_len, err);
+		else if (p.crypt_in)
+			rc = steps_crypt_in(&r, in, in_len, step, err);
+		else
+			rc = steps_direct(&r, in, in_len, step, err);
+	}
+	if (rc)
+		return rc;
+	if (r.e.type != DP_SIG_ERR_NONE) {
+		if (xfer_err)
+			*xfer_err = r.e;
+		if (t->rec.type == DP_SIG_ERR_NONE)
+			t->rec = r.e;
+	}
+	if (out_len)
+		*out_len = r.opos;
+	return 0;
+}
