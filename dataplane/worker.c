@@ -171,6 +171,23 @@ int dp_worker_submit(struct dp_worker *w, dp_worker_fn fn, void *arg)
 	return 0;
 }
 
+static void on_barrier(struct dp_worker *w, void *arg)
+{
+	(void)w;
+	atomic_store_explicit((_Atomic bool *)arg, true, memory_order_release);
+}
+
+void dp_worker_barrier(struct dp_worker *w)
+{
+	_Atomic bool done = false;
+
+	while (dp_worker_submit(w, on_barrier, &done) == -EAGAIN)
+		sched_yield();
+	dp_worker_run_commands(w);
+	while (!atomic_load_explicit(&done, memory_order_acquire))
+		sched_yield();
+}
+
 void dp_worker_wake(struct dp_worker *w)
 {
 	/* Rings only a worker that announced its sleep (see sleep_until_woken). */

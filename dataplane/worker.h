@@ -76,6 +76,14 @@ void dp_worker_stop(struct dp_worker *w);
  */
 void dp_worker_run_commands(struct dp_worker *w);
 
+/*
+ * Main thread: returns once the worker has run every command submitted
+ * before (a moment: a worker runs its commands every turn, and submitting
+ * wakes it; a worker without a thread runs them here).  Whatever the worker
+ * read during a turn that began before, it holds no more.
+ */
+void dp_worker_barrier(struct dp_worker *w);
+
 /* Main thread: queue fn(arg) for the worker; -EAGAIN when its ring is full. */
 int dp_worker_submit(struct dp_worker *w, dp_worker_fn fn, void *arg);
 

@@ -99,8 +99,8 @@ static struct json_object *mkey_json(struct rdma_device *dev, struct rdma_mkey *
 	json_add_bool(o, "sig_armed", mkey->sig_armed);
 	json_add_bool(o, "sig_error_pending", mkey->err_pending);
 	json_add_uint(o, "configures", mkey->configures);
-	json_add_uint(o, "transfers", mkey->transfers);
-	json_add_uint(o, "sig_errors", mkey->sig_errors);
+	json_add_uint(o, "transfers", mkey->counters.transfers);
+	json_add_uint(o, "sig_errors", mkey->counters.sig_errors);
 	json_object_object_add(o, "pool", mkey->pool ?
 			       json_object_new_string(rdma_pool_name(mkey->pool)) : NULL);
 	json_add_bool(o, "borrowed", mkey->borrower != NULL);

@@ -34,7 +34,7 @@ struct rdma_cq_ring *rdma_cq_ring_new(struct rdma_device *dev, uint32_t cqn, uin
 	ring->cqn = cqn;
 	ring->n_lanes = n;
 	for (unsigned i = 0; i < n; i++)
-		if (dp_wq_init(&ring->lanes[i], capacity, sizeof(struct dp_cqe)) < 0) {
+		if (dp_queue_init(&ring->lanes[i], capacity, sizeof(struct dp_cqe), 0) < 0) {
 			ring->n_lanes = i;
 			rdma_cq_ring_put(ring);
 			return NULL;
@@ -54,7 +54,7 @@ void rdma_cq_ring_put(struct rdma_cq_ring *ring)
 	if (!ring || atomic_fetch_sub_explicit(&ring->refs, 1, memory_order_acq_rel) != 1)
 		return;
 	for (unsigned i = 0; i < ring->n_lanes; i++)
-		dp_wq_release(&ring->lanes[i]);
+		dp_queue_release(&ring->lanes[i]);
 	free(ring);
 }
 
@@ -64,17 +64,12 @@ unsigned rdma_cq_ring_poll(struct rdma_cq_ring *ring, struct dp_cqe *out, unsign
 
 	/* Round robin over the lanes, so that no worker's completions wait behind another's. */
 	for (unsigned tried = 0; n < max && tried < ring->n_lanes; ) {
-		struct dp_wq *lane = &ring->lanes[ring->next_lane];
-		uint32_t index;
-		struct dp_cqe *e = dp_wq_head(lane, &index);
-
-		if (!e) {
+		if (!dp_queue_pop(&ring->lanes[ring->next_lane], &out[n])) {
 			ring->next_lane = (ring->next_lane + 1) % ring->n_lanes;
 			tried++;
 			continue;
 		}
-		out[n++] = *e;
-		dp_wq_consume(lane);
+		n++;
 		atomic_fetch_sub_explicit(&ring->used, 1, memory_order_release);
 		/* One entry per lane in turn: each QP's entries stay in order, as each QP has one lane. */
 		ring->next_lane = (ring->next_lane + 1) % ring->n_lanes;
@@ -92,33 +87,17 @@ static void submit(struct dp_worker *w, dp_worker_fn fn, void *arg)
 		sched_yield();
 }
 
+static void barrier(struct dp_worker *w)
+{
+	dp_worker_barrier(w);
+}
+
 struct qp_update {
 	struct rdma_dp_qp *q;
 	enum rdma_qp_state state;
 	uint32_t access_flags, dest_qpn, rnr_retry, min_rnr_timer, max_dest_rd_atomic, qkey;
 	uint32_t stops_seen;      /* the signature stops the main thread has been told of */
 };
-
-static void on_barrier(struct dp_worker *w, void *arg)
-{
-	(void)w;
-	atomic_store_explicit((_Atomic bool *)arg, true, memory_order_release);
-}
-
-/*
- * Main thread: returns once the worker has run every command submitted
- * before (a moment: workers run their commands every turn, and submitting
- * woke it; a worker without a thread runs them here).
- */
-static void barrier(struct dp_worker *w)
-{
-	_Atomic bool done = false;
-
-	submit(w, on_barrier, &done);
-	dp_worker_run_commands(w);
-	while (!atomic_load_explicit(&done, memory_order_acquire))
-		sched_yield();
-}
 
 static struct rdma_dp_qp **bucket(struct rdma_datapath *dp, struct dp_worker *w, uint32_t qpn)
 {
@@ -147,8 +126,8 @@ static void on_attach(struct dp_worker *w, void *arg)
 /* RESET discards every posted WR without a completion (by the queues' consumer, or once there is none). */
 static void drop_posted(struct rdma_dp_qp *q)
 {
-	atomic_store_explicit(&q->sq.cons, atomic_load(&q->sq.prod), memory_order_release);
-	atomic_store_explicit(&q->rq.cons, atomic_load(&q->rq.prod), memory_order_release);
+	dp_queue_consume(&q->sq, dp_queue_count(&q->sq));
+	dp_queue_consume(&q->rq, dp_queue_count(&q->rq));
 }
 
 static void on_update(struct dp_worker *w, void *arg)
@@ -203,24 +182,15 @@ static void release(struct rdma_dp_qp *q)
 
 static void qp_free(struct rdma_dp_qp *q)
 {
-	dp_wq_release(&q->sq);
-	dp_wq_release(&q->rq);
-	free(q->sq_ctx);
-	free(q->rq_ctx);
+	dp_queue_release(&q->sq);
+	dp_queue_release(&q->rq);
+	free(q->sq_slots);
 	rdma_cq_ring_put(q->send_cq);
 	rdma_cq_ring_put(q->recv_cq);
 	free(q);
 }
 
 /* ---- QPs (main thread) ---- */
-
-static size_t ctx_stride(uint32_t max_sge)
-{
-	/* Inline data counts as one segment. */
-	size_t s = sizeof(struct rdma_dp_wqe_ctx) + (max_sge ? max_sge : 1) * sizeof(struct rdma_dp_seg);
-
-	return (s + 7) & ~(size_t)7;
-}
 
 int rdma_dp_qp_create(struct rdma_device *dev, struct rdma_qp *qp)
 {
@@ -236,19 +206,20 @@ int rdma_dp_qp_create(struct rdma_device *dev, struct rdma_qp *qp)
 	q->type = qp->type;
 	q->max_send_wr = qp->cap.max_send_wr;
 	q->max_recv_wr = qp->cap.max_recv_wr;
+	q->pd = qp->pd->handle;
+	q->max_send_sge = qp->cap.max_send_sge;
+	q->max_recv_sge = qp->cap.max_recv_sge;
+	q->max_inline = qp->cap.max_inline_data;
 	q->sq_sig_all = qp->sq_sig_all;
 	q->sig_pipelining = qp->sig_pipelining;
-	q->sq_ctx_stride = ctx_stride(qp->cap.max_send_sge);
-	q->rq_ctx_stride = ctx_stride(qp->cap.max_recv_sge);
 	q->send_cq = rdma_cq_ring_get(rdma_cq(qp->send_cq)->ring);
 	q->recv_cq = rdma_cq_ring_get(rdma_cq(qp->recv_cq)->ring);
 	if (!q->send_cq || !q->recv_cq ||
-	    dp_wq_init(&q->sq, qp->cap.max_send_wr ? qp->cap.max_send_wr : 1,
-		       sizeof(struct dp_sq_req) + qp->cap.max_send_sge * sizeof(struct dp_sge)) < 0 ||
-	    dp_wq_init(&q->rq, qp->cap.max_recv_wr ? qp->cap.max_recv_wr : 1,
-		       sizeof(struct dp_rq_req) + qp->cap.max_recv_sge * sizeof(struct dp_sge)) < 0 ||
-	    !(q->sq_ctx = calloc(q->sq.mask + 1, q->sq_ctx_stride)) ||
-	    !(q->rq_ctx = calloc(q->rq.mask + 1, q->rq_ctx_stride))) {
+	    dp_queue_init(&q->sq, qp->cap.max_send_wr ? qp->cap.max_send_wr : 1,
+			  sizeof(struct dp_sq_req) + qp->cap.max_send_sge * sizeof(struct dp_sge), 0) < 0 ||
+	    dp_queue_init(&q->rq, qp->cap.max_recv_wr ? qp->cap.max_recv_wr : 1,
+			  sizeof(struct dp_rq_req) + qp->cap.max_recv_sge * sizeof(struct dp_sge), 0) < 0 ||
+	    !(q->sq_slots = calloc(dp_queue_capacity(&q->sq), sizeof(*q->sq_slots)))) {
 		qp_free(q);
 		return -ENOMEM;
 	}
@@ -342,81 +313,116 @@ void rdma_dp_qp_destroy(struct rdma_device *dev, struct rdma_qp *qp)
 	qp_free(q);
 }
 
-/* ---- memory in use ---- */
+/* ---- keys in use ---- */
 
-static bool inside(const uint8_t *p, const uint8_t *addr, uint64_t length)
+/* fn(key, iova, length, data) for each key a posted WR not yet retired names; true stops. */
+static bool each_posted_key(struct rdma_dp_qp *q,
+			    bool (*fn)(uint32_t key, uint64_t iova, uint64_t length, void *data), void *data)
 {
-	return p && p >= addr && (uint64_t)(p - addr) < length;
-}
+	for (uint32_t i = dp_queue_cons(&q->sq), end = i + dp_queue_count(&q->sq); i != end; i++) {
+		const struct dp_sq_req *req = dp_queue_slot(&q->sq, i);
+		uint64_t length = 0;
 
-static bool ctx_uses(const struct rdma_dp_wqe_ctx *ctx, const uint8_t *addr, uint64_t length)
-{
-	if (inside(ctx->remote, addr, length))
-		return true;
-	for (uint32_t i = 0; i < ctx->n_segs; i++)
-		if (inside(ctx->segs[i].addr, addr, length))
+		if (rdma_dp_sq_slot(q, i)->canceled)
+			continue;
+		for (uint32_t s = 0; !(req->send_flags & DP_SEND_INLINE) && s < req->num_sge; s++) {
+			length += req->sg_list[s].length;
+			if (fn(req->sg_list[s].lkey, req->sg_list[s].addr, req->sg_list[s].length, data))
+				return true;
+		}
+		if (req->opcode != DP_WR_SEND && req->opcode != DP_WR_SEND_WITH_IMM &&
+		    q->type != RDMA_QPT_UD && fn(req->rdma.rkey, req->rdma.remote_addr, length, data))
 			return true;
+	}
+	for (uint32_t i = dp_queue_cons(&q->rq), end = i + dp_queue_count(&q->rq); i != end; i++) {
+		const struct dp_rq_req *req = dp_queue_slot(&q->rq, i);
+
+		for (uint32_t s = 0; s < req->num_sge; s++)
+			if (fn(req->sg_list[s].lkey, req->sg_list[s].addr, req->sg_list[s].length, data))
+				return true;
+	}
 	return false;
 }
 
-/* The slots between the consumer and the producer: what the worker has not retired yet. */
-static bool queue_uses(struct dp_wq *wq, uint8_t *ctxs, size_t stride, const uint8_t *addr,
-		       uint64_t length)
+/* The first QP whose posted WRs name something fn finds, or NULL. */
+static struct rdma_object *posted_user(struct rdma_device *dev,
+				       bool (*fn)(uint32_t key, uint64_t iova, uint64_t length, void *data),
+				       void *data)
 {
-	uint32_t end = atomic_load_explicit(&wq->prod, memory_order_acquire);
+	struct rdma_object *obj;
 
-	for (uint32_t i = atomic_load_explicit(&wq->cons, memory_order_acquire); i != end; i++)
-		if (ctx_uses((const struct rdma_dp_wqe_ctx *)(ctxs + (size_t)(i & wq->mask) * stride),
-			     addr, length))
-			return true;
-	return false;
+	for (uint32_t pos = 0; (obj = object_table_next(&dev->tables[RDMA_OBJ_QP], &pos)); ) {
+		struct rdma_dp_qp *q = rdma_qp(obj)->dp;
+
+		if (q && each_posted_key(q, fn, data))
+			return obj;
+	}
+	return NULL;
+}
+
+struct memory_range {
+	const struct dp_keytab *keytab;
+	const uint8_t *addr;
+	uint64_t length;
+};
+
+static bool names_memory(uint32_t key, uint64_t iova, uint64_t length, void *data)
+{
+	struct memory_range *m = data;
+	const struct dp_key *k = dp_keytab_get(m->keytab, key);
+	const uint8_t *p;
+
+	if (!length || !k || k->kind == DP_KEY_MKEY)
+		return false;
+	p = dp_keytab_resolve(m->keytab, key, false, k->pd, 0, iova, length);
+	return p && p >= m->addr && (uint64_t)(p - m->addr) < m->length;
 }
 
 struct rdma_object *rdma_datapath_memory_user(struct rdma_device *dev, const uint8_t *addr,
 					      uint64_t length)
 {
-	struct rdma_object *obj;
+	struct memory_range m = { .addr = addr, .length = length };
 
-	for (uint32_t pos = 0; (obj = object_table_next(&dev->tables[RDMA_OBJ_QP], &pos)); ) {
-		struct rdma_dp_qp *q = rdma_qp(obj)->dp;
-
-		if (q && (queue_uses(&q->sq, q->sq_ctx, q->sq_ctx_stride, addr, length) ||
-			  queue_uses(&q->rq, q->rq_ctx, q->rq_ctx_stride, addr, length)))
-			return obj;
-	}
-	return NULL;
+	if (!dev->datapath)
+		return NULL;
+	m.keytab = &dev->datapath->keytab;
+	return posted_user(dev, names_memory, &m);
 }
 
-static bool ctx_uses_mkey(const struct rdma_dp_wqe_ctx *ctx, const struct rdma_mkey *mkey)
+static bool names_key(uint32_t key, uint64_t iova, uint64_t length, void *data)
 {
-	return ctx->local_mkey.mkey == mkey || ctx->remote_mkey.mkey == mkey;
+	(void)iova;
+	(void)length;
+	return key == *(const uint32_t *)data;
 }
 
-static bool queue_uses_mkey(struct dp_wq *wq, uint8_t *ctxs, size_t stride, const struct rdma_mkey *mkey)
+struct rdma_object *rdma_datapath_key_user(struct rdma_device *dev, uint32_t key)
 {
-	uint32_t end = atomic_load_explicit(&wq->prod, memory_order_acquire);
+	struct rdma_object *user = posted_user(dev, names_key, &key);
 
-	for (uint32_t i = atomic_load_explicit(&wq->cons, memory_order_acquire); i != end; i++)
-		if (ctx_uses_mkey((const struct rdma_dp_wqe_ctx *)(ctxs + (size_t)(i & wq->mask) * stride),
-				  mkey))
-			return true;
-	return false;
+	/* Retired WRs may have left reports on an MKEY: they are applied before it changes. */
+	if (!user)
+		rdma_datapath_reports(dev);
+	return user;
 }
 
-struct rdma_object *rdma_datapath_mkey_user(struct rdma_device *dev, const struct rdma_mkey *mkey)
+static void free_key_entry(struct dp_key *k)
 {
-	struct rdma_object *obj;
+	dp_mkey_free(k->mkey);
+}
 
-	for (uint32_t pos = 0; (obj = object_table_next(&dev->tables[RDMA_OBJ_QP], &pos)); ) {
-		struct rdma_dp_qp *q = rdma_qp(obj)->dp;
+void rdma_datapath_key_set(struct rdma_device *dev, struct dp_key *k)
+{
+	if (dev->datapath && dp_keytab_set(&dev->datapath->keytab, k) == 0)
+		return;
+	free_key_entry(k);
+	free(k);
+}
 
-		if (q && (queue_uses_mkey(&q->sq, q->sq_ctx, q->sq_ctx_stride, mkey) ||
-			  queue_uses_mkey(&q->rq, q->rq_ctx, q->rq_ctx_stride, mkey)))
-			return obj;
-	}
-	/* Retired WRs may have left reports on the MKEY: they are applied before it changes. */
-	rdma_datapath_reports(dev);
-	return NULL;
+void rdma_datapath_key_clear(struct rdma_device *dev, uint32_t key)
+{
+	if (dev->datapath)
+		dp_keytab_clear(&dev->datapath->keytab, key);
 }
 
 /* ---- the main thread's side of worker events ---- */
@@ -538,10 +544,20 @@ int rdma_datapath_start(struct rdma_device *dev, struct worker_set *ws)
 	if (!dp)
 		return -ENOMEM;
 	dp->per_worker = calloc(ws->n, sizeof(*dp->per_worker));
-	if (!dp->per_worker) {
+	dp->workers = calloc(ws->n, sizeof(*dp->workers));
+	if (!dp->per_worker || !dp->workers ||
+	    /* Slot 0 of an object table is never handed out: one more slot than the limit. */
+	    dp_keytab_init(&dp->keytab, rdma_device_limit(dev, RDMA_OBJ_MR) + 1,
+			   rdma_device_limit(dev, RDMA_OBJ_MKEY) + 1) < 0) {
+		free(dp->per_worker);
+		free(dp->workers);
 		free(dp);
 		return -ENOMEM;
 	}
+	for (unsigned i = 0; i < ws->n; i++)
+		dp->workers[i] = &ws->workers[i];
+	dp->keytab.free_entry = free_key_entry;
+	dp_keytab_set_workers(&dp->keytab, dp->workers, ws->n);
 	dp->dev = dev;
 	dp->ws = ws;
 	dp->n_workers = ws->n;
@@ -560,8 +576,11 @@ int rdma_datapath_start(struct rdma_device *dev, struct worker_set *ws)
 
 void rdma_datapath_workers_stopped(struct rdma_device *dev)
 {
-	if (dev->datapath)
+	if (dev->datapath) {
 		dev->datapath->running = false;
+		/* No worker reads the key table any more: entries go at once. */
+		dp_keytab_set_workers(&dev->datapath->keytab, NULL, 0);
+	}
 }
 
 void rdma_datapath_free(struct rdma_datapath *dp)
@@ -581,7 +600,9 @@ void rdma_datapath_free(struct rdma_datapath *dp)
 		free(wc->scratch[0]);
 		free(wc->scratch[1]);
 	}
+	dp_keytab_release(&dp->keytab);
 	free(dp->per_worker);
+	free(dp->workers);
 	free(dp);
 }
 

@@ -4,11 +4,11 @@
  * dataplane workers, completion queues they write into.
  *
  * Ownership (docs/decisions.md, "Data path"):
- *  - A QP's send and receive queues are single-producer single-consumer
- *    work queues in the RFC's entry formats (dataplane/wqe.h): the main
- *    thread posts, the QP's worker consumes.  Keys are resolved when a WR
- *    is posted, on the main thread, which alone owns the object tables; the
- *    resolved memory travels beside the entry, in a slot of the same index.
+ *  - A QP's send and receive queues are dataplane queues (dataplane/queue.h)
+ *    of entries in the RFC's formats (dataplane/wqe.h): the main thread
+ *    posts, the QP's worker copies each entry out, checks it and resolves
+ *    its keys (lkey, rkey, MKEY) in the device's key table
+ *    (dataplane/keytab.h) when it executes it, against its QP's PD.
  *  - From the first state past INIT on, a QP belongs to one worker: its
  *    state as the data path sees it, RNR retries and counters are written by
  *    that worker only.  The main thread changes them by commands.
@@ -26,9 +26,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "dataplane/keytab.h"
+#include "dataplane/mkey.h"
 #include "dataplane/offload/sig.h"
-#include "dataplane/offload/transform.h"
-#include "dataplane/wq.h"
+#include "dataplane/queue.h"
 #include "dataplane/wqe.h"
 #include "daemon/verbs/device.h"
 #include "daemon/verbs/qp_state.h"
@@ -64,43 +65,22 @@ struct rdma_cq_ring {
 	_Atomic bool armed;       /* REQ_NOTIFY_CQ: workers tell the main thread of each entry */
 	uint32_t next_lane;       /* main thread: where the next poll starts */
 	unsigned n_lanes;
-	struct dp_wq lanes[];     /* lane i: written by worker i, read by the main thread */
+	struct dp_queue lanes[];  /* lane i: written by worker i, read by the main thread */
 };
 
 struct rdma_datapath;
 
-/* Resolved memory of a posted WR: where each SGE's bytes are, or why they are not. */
-struct rdma_dp_seg {
-	uint8_t *addr;
-	uint32_t length;
-};
-
 /*
- * Memory through an MKEY: its transform runs between the wire bytes the WR
- * counts (its length) and the memory-domain bytes of the layout from
- * mem_offset on.  mkey NULL: plain memory.
+ * What the driver keeps beside a posted send WR, in a slot of the same
+ * index: what the entry's format has no room for.  Written when the WR is
+ * posted (and by a cancel, while the worker starts no WQE).
  */
-struct rdma_dp_mkey_span {
-	struct rdma_mkey *mkey;
-	uint64_t mem_offset;
-	uint64_t mem_length;
-};
-
-struct rdma_dp_wqe_ctx {
-	uint8_t status;           /* DP_WC_SUCCESS or the local error a bad SGE causes */
+struct rdma_dp_slot {
 	bool canceled;            /* made a NOP by rdma_dp_cancel */
-	uint8_t remote_status;    /* DP_WC_SUCCESS or REM_ACCESS_ERR (rkey, PD, access, range) */
-	/* RC/UC: the destination QP existed when the WR was posted; UD: the
-	 * destination GID is the device's and the message fits the port's MTU. */
-	bool peer_known;
-	uint32_t n_segs;
-	uint64_t length;          /* bytes of the SGEs or of the inline data */
-	uint8_t *remote;          /* RDMA WRITE / READ: the peer's memory */
-	uint32_t ud_qkey;         /* UD: the Q_Key the message carries */
-	uint8_t grh[DP_GRH_LEN];  /* UD: what the receive gets before the payload */
-	/* The SGE list is one SGE naming an MKEY; the peer's memory is an MKEY's. */
-	struct rdma_dp_mkey_span local_mkey, remote_mkey;
-	struct rdma_dp_seg segs[];
+	/* UD: the AH's address vector, as mlx5 puts it in the WQE. */
+	bool ud_local;            /* the destination GID is the device's and the message fits the MTU */
+	uint32_t ud_qkey;         /* the Q_Key the message carries */
+	uint8_t grh[DP_GRH_LEN];  /* what the receive gets before the payload */
 };
 
 /* One QP's data path.  Fields below "worker" are the worker's once attached. */
@@ -109,10 +89,11 @@ struct rdma_dp_qp {
 	uint32_t qpn;
 	enum rdma_qp_type type;
 	struct dp_worker *worker;         /* set by the main thread when it attaches the QP */
-	struct dp_wq sq, rq;              /* entries: struct dp_sq_req / dp_rq_req + SGEs */
-	uint8_t *sq_ctx, *rq_ctx;         /* struct rdma_dp_wqe_ctx per slot */
-	size_t sq_ctx_stride, rq_ctx_stride;
+	uint32_t pd;                      /* keys of its WRs resolve against it */
+	struct dp_queue sq, rq;           /* entries: struct dp_sq_req / dp_rq_req + SGEs */
+	struct rdma_dp_slot *sq_slots;
 	uint32_t max_send_wr, max_recv_wr;
+	uint32_t max_send_sge, max_recv_sge, max_inline;
 	struct rdma_cq_ring *send_cq, *recv_cq;
 	bool sq_sig_all;
 	bool sig_pipelining;              /* a signature error stops the send queue in SQD */
@@ -156,8 +137,17 @@ unsigned rdma_datapath_n_workers(const struct rdma_device *dev);
 struct rdma_object *rdma_datapath_memory_user(struct rdma_device *dev, const uint8_t *addr,
 					      uint64_t length);
 
-/* Main thread: a QP with a posted WR not yet retired that goes through mkey, or NULL. */
-struct rdma_object *rdma_datapath_mkey_user(struct rdma_device *dev, const struct rdma_mkey *mkey);
+/* Main thread: a QP with a posted WR not yet retired that names key (an MKEY's), or NULL. */
+struct rdma_object *rdma_datapath_key_user(struct rdma_device *dev, uint32_t key);
+
+/*
+ * Main thread: k (malloc'ed; the table owns it) becomes what its key names to
+ * the workers; what the key named before is freed once no worker can hold it.
+ * Without a data path k is freed at once.
+ */
+void rdma_datapath_key_set(struct rdma_device *dev, struct dp_key *k);
+/* Main thread: key names nothing any more (the same way). */
+void rdma_datapath_key_clear(struct rdma_device *dev, uint32_t key);
 
 struct rdma_cq_ring *rdma_cq_ring_new(struct rdma_device *dev, uint32_t cqn, uint32_t capacity);
 void rdma_cq_ring_put(struct rdma_cq_ring *ring);

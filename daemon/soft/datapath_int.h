@@ -44,6 +44,8 @@ struct rdma_datapath {
 	bool running;             /* false once the workers have stopped */
 	struct dp_worker *ud_worker;   /* where every UD QP of the device goes */
 	struct rdma_dp_worker_ctx *per_worker;   /* one per worker of ws, by index */
+	struct dp_keytab keytab;                 /* what the workers resolve keys in */
+	struct dp_worker **workers;              /* the workers, for the key table's barriers */
 	void (*cq_hook)(struct rdma_device *dev, void *userdata);
 	void *cq_hook_data;
 };
@@ -55,12 +57,7 @@ void rdma_dp_report_push(struct dp_worker *w, struct rdma_dp_qp *q, struct rdma_
 /* Worker: the poller of an attached QP (daemon/soft/transfer.c). */
 unsigned rdma_dp_qp_poll(struct dp_worker *w, void *arg);
 
-static inline struct rdma_dp_wqe_ctx *rdma_dp_sq_ctx(struct rdma_dp_qp *q, uint32_t index)
+static inline struct rdma_dp_slot *rdma_dp_sq_slot(struct rdma_dp_qp *q, uint32_t index)
 {
-	return (struct rdma_dp_wqe_ctx *)(q->sq_ctx + (size_t)(index & q->sq.mask) * q->sq_ctx_stride);
-}
-
-static inline struct rdma_dp_wqe_ctx *rdma_dp_rq_ctx(struct rdma_dp_qp *q, uint32_t index)
-{
-	return (struct rdma_dp_wqe_ctx *)(q->rq_ctx + (size_t)(index & q->rq.mask) * q->rq_ctx_stride);
+	return &q->sq_slots[index & q->sq.mask];
 }

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Posting WRs (main thread): the entry goes into the QP's queue in the RFC's
- * format, and beside it the memory its keys name, resolved now because the
- * object tables are the main thread's.  A key that does not resolve is not
- * refused here: the WR completes with the error the device reports for it.
+ * format, its SGEs and remote address as iovas with their keys.  The keys
+ * are resolved by the worker when it executes the WR (dataplane/keytab.h):
+ * a key that does not resolve then is not refused here, the WR completes
+ * with the error the device reports for it.
  */
 #include "daemon/soft/datapath_int.h"
 #include "daemon/verbs/ah.h"
@@ -39,47 +40,13 @@ static uint64_t key_iova(struct rdma_device *dev, uint32_t key, uint64_t offset)
 	return obj ? rdma_mr(obj)->iova + offset : offset;
 }
 
-/*
- * Fills the SGE list of an entry and the segments of its context; a bad SGE
- * leaves fault as the context's status.
- */
-static void resolve_sges(struct rdma_device *dev, uint32_t pd, uint32_t access, uint8_t fault,
-			 const struct rdma_dp_sge *sges, uint32_t n, struct dp_sge *out,
-			 struct rdma_dp_wqe_ctx *ctx)
+/* The SGE list of an entry: offsets from each MR's first byte become iovas. */
+static void fill_sges(struct rdma_device *dev, const struct rdma_dp_sge *sges, uint32_t n,
+		      struct dp_sge *out)
 {
-	struct rdma_mkey *mkey;
-
-	ctx->status = DP_WC_SUCCESS;
-	ctx->n_segs = n;
-	ctx->length = 0;
-	ctx->local_mkey.mkey = NULL;
-	ctx->remote_mkey.mkey = NULL;
-	ctx->canceled = false;
-	/* An MKEY is the only SGE of its list (checked when posted): its transform sees all bytes. */
-	if (n == 1 && sges[0].length && (mkey = mkey_of(dev, sges[0].key))) {
-		struct rdma_error err;
-
-		out[0] = (struct dp_sge){ .addr = sges[0].offset, .length = sges[0].length,
-					  .lkey = sges[0].key };
-		ctx->segs[0] = (struct rdma_dp_seg){ .addr = NULL, .length = sges[0].length };
-		ctx->length = sges[0].length;
-		if (rdma_mkey_span(dev, mkey, pd, access, sges[0].offset, sges[0].length,
-				   &ctx->local_mkey, &err) < 0)
-			ctx->status = fault;
-		return;
-	}
-	for (uint32_t i = 0; i < n; i++) {
-		struct rdma_error err;
-
+	for (uint32_t i = 0; i < n; i++)
 		out[i] = (struct dp_sge){ .addr = key_iova(dev, sges[i].key, sges[i].offset),
 					  .length = sges[i].length, .lkey = sges[i].key };
-		ctx->segs[i] = (struct rdma_dp_seg){ .addr = NULL, .length = sges[i].length };
-		ctx->length += sges[i].length;
-		/* A zero-length SGE touches no memory: its key is not checked. */
-		if (sges[i].length && rdma_mr_resolve(dev, sges[i].key, false, pd, access, out[i].addr,
-						      sges[i].length, &ctx->segs[i].addr, &err) < 0)
-			ctx->status = fault;
-	}
 }
 
 static void wake(struct rdma_dp_qp *q)
@@ -89,10 +56,10 @@ static void wake(struct rdma_dp_qp *q)
 }
 
 /* The slot for the next WR, or NULL with the error when the queue holds max WRs not yet executed. */
-static void *next_slot(struct dp_wq *wq, uint32_t max, const char *which, uint32_t *index,
+static void *next_slot(struct dp_queue *wq, uint32_t max, const char *which, uint32_t *index,
 		       struct rdma_error *err)
 {
-	void *slot = dp_wq_count(wq) < max ? dp_wq_next(wq, index) : NULL;
+	void *slot = dp_queue_count(wq) < max ? dp_queue_reserve(wq, index) : NULL;
 
 	if (!slot)
 		rdma_error_state(err, which, "the queue holds %u WRs not yet executed (max_%s_wr)",
@@ -160,35 +127,6 @@ static int check_send(struct rdma_device *dev, struct rdma_qp *qp, const struct 
 	return check_sges(dev, qp, wr->sges, wr->n_sges, qp->cap.max_send_sge, "max_send_sge", err);
 }
 
-/* The peer's memory for RDMA WRITE / READ, resolved against the peer's PD and access. */
-static void resolve_remote(struct rdma_device *dev, struct rdma_qp *qp, const struct rdma_dp_send_wr *wr,
-			   struct dp_sq_req *req, struct rdma_dp_wqe_ctx *ctx)
-{
-	uint32_t access = wr->opcode == DP_WR_RDMA_READ ? RDMA_ACCESS_REMOTE_READ :
-			  RDMA_ACCESS_REMOTE_WRITE;
-	struct rdma_object *peer = NULL;
-	struct rdma_mkey *mkey;
-	struct rdma_error err;
-
-	req->rdma.remote_addr = key_iova(dev, wr->remote_key, wr->remote_offset);
-	req->rdma.rkey = wr->remote_key;
-	ctx->remote = NULL;
-	ctx->remote_status = DP_WC_REM_ACCESS_ERR;
-	if (qp->attr_mask & RDMA_QP_DEST_QPN)
-		peer = object_table_find(&dev->tables[RDMA_OBJ_QP], qp->attr.dest_qp_num);
-	ctx->peer_known = peer != NULL;
-	if (!peer)
-		return;
-	if ((mkey = mkey_of(dev, wr->remote_key))) {
-		if (rdma_mkey_span(dev, mkey, rdma_qp(peer)->pd->handle, access, wr->remote_offset,
-				   ctx->length, &ctx->remote_mkey, &err) == 0)
-			ctx->remote_status = DP_WC_SUCCESS;
-	} else if (rdma_mr_resolve(dev, wr->remote_key, true, rdma_qp(peer)->pd->handle, access,
-				   req->rdma.remote_addr, ctx->length, &ctx->remote, &err) == 0) {
-		ctx->remote_status = DP_WC_SUCCESS;
-	}
-}
-
 /* Loopback only: a UD message reaches a QP of this device when it is sent to one of its GIDs. */
 static bool gid_is_ours(struct rdma_device *dev, const uint8_t gid[RDMA_GID_LEN])
 {
@@ -202,7 +140,8 @@ static bool gid_is_ours(struct rdma_device *dev, const uint8_t gid[RDMA_GID_LEN]
 
 /* The AH of a UD send (refused here: the RFC has the device validate it) and what it makes. */
 static int resolve_ud(struct rdma_device *dev, struct rdma_qp *qp, const struct rdma_dp_send_wr *wr,
-		      struct dp_sq_req *req, struct rdma_dp_wqe_ctx *ctx, struct rdma_error *err)
+		      uint64_t length, struct dp_sq_req *req, struct rdma_dp_slot *slot,
+		      struct rdma_error *err)
 {
 	struct rdma_object *obj = object_table_find(&dev->tables[RDMA_OBJ_AH], wr->ah);
 	struct rdma_gid_entry *sgid;
@@ -221,25 +160,27 @@ static int resolve_ud(struct rdma_device *dev, struct rdma_qp *qp, const struct 
 	req->ud.remote_qkey = wr->remote_qkey;
 	req->ud.ah = wr->ah;
 	/* IBA: a Q_Key with the high bit set means the QP's own. */
-	ctx->ud_qkey = (wr->remote_qkey & 0x80000000u) ? qp->attr.qkey : wr->remote_qkey;
+	slot->ud_qkey = (wr->remote_qkey & 0x80000000u) ? qp->attr.qkey : wr->remote_qkey;
 	/* IBA C10-93.1.1: longer than the MTU, a UD message "succeeds" and goes nowhere. */
-	ctx->peer_known = gid_is_ours(dev, ah->attr.dgid) &&
-			  ctx->length <= dev->ports[ah->attr.port - 1].active_mtu;
-	dp_grh_build(ctx->grh, sgid->gid, ah->attr.dgid, (uint8_t)ah->attr.traffic_class,
-		     ah->attr.flow_label, (uint8_t)ah->attr.hop_limit, (uint32_t)ctx->length,
+	slot->ud_local = gid_is_ours(dev, ah->attr.dgid) &&
+			 length <= dev->ports[ah->attr.port - 1].active_mtu;
+	dp_grh_build(slot->grh, sgid->gid, ah->attr.dgid, (uint8_t)ah->attr.traffic_class,
+		     ah->attr.flow_label, (uint8_t)ah->attr.hop_limit, (uint32_t)length,
 		     wr->opcode == DP_WR_SEND_WITH_IMM);
 	return 0;
 }
 
-/* Writes wr into the slot at index, resolving its keys; not published. */
+/* Writes wr into the slot at index; not published. */
 static int fill_send(struct rdma_device *dev, struct rdma_qp *qp, const struct rdma_dp_send_wr *wr,
 		     uint32_t index, struct rdma_error *err)
 {
 	struct rdma_dp_qp *q = qp->dp;
-	struct dp_sq_req *req = dp_wq_slot(&q->sq, index);
-	struct rdma_dp_wqe_ctx *ctx = rdma_dp_sq_ctx(q, index);
+	struct dp_sq_req *req = dp_queue_slot(&q->sq, index);
+	struct rdma_dp_slot *slot = rdma_dp_sq_slot(q, index);
+	uint64_t length = wr->inline_len;
 
 	memset(req, 0, sizeof(*req));
+	memset(slot, 0, sizeof(*slot));
 	req->wr_id = wr->wr_id;
 	req->opcode = (uint8_t)wr->opcode;
 	req->send_flags = (uint8_t)wr->send_flags;
@@ -247,22 +188,18 @@ static int fill_send(struct rdma_device *dev, struct rdma_qp *qp, const struct r
 	if (wr->send_flags & DP_SEND_INLINE) {
 		memcpy(req->inline_data, wr->inline_data, wr->inline_len);
 		req->inline_len = (uint16_t)wr->inline_len;
-		ctx->status = DP_WC_SUCCESS;
-		ctx->canceled = false;
-		ctx->local_mkey.mkey = ctx->remote_mkey.mkey = NULL;
-		ctx->n_segs = 1;
-		ctx->length = wr->inline_len;
-		ctx->segs[0] = (struct rdma_dp_seg){ .addr = req->inline_data, .length = wr->inline_len };
 	} else {
 		req->num_sge = wr->n_sges;
-		/* An RDMA READ writes into its SGEs: they need local write (else LOC_PROT_ERR). */
-		resolve_sges(dev, qp->pd->handle,
-			     wr->opcode == DP_WR_RDMA_READ ? RDMA_ACCESS_LOCAL_WRITE : 0,
-			     DP_WC_LOC_PROT_ERR, wr->sges, wr->n_sges, req->sg_list, ctx);
+		fill_sges(dev, wr->sges, wr->n_sges, req->sg_list);
+		length = 0;
+		for (uint32_t i = 0; i < wr->n_sges; i++)
+			length += wr->sges[i].length;
 	}
-	if (wr->opcode != DP_WR_SEND && wr->opcode != DP_WR_SEND_WITH_IMM)
-		resolve_remote(dev, qp, wr, req, ctx);
-	return wr->ud ? resolve_ud(dev, qp, wr, req, ctx, err) : 0;
+	if (wr->opcode != DP_WR_SEND && wr->opcode != DP_WR_SEND_WITH_IMM) {
+		req->rdma.remote_addr = key_iova(dev, wr->remote_key, wr->remote_offset);
+		req->rdma.rkey = wr->remote_key;
+	}
+	return wr->ud ? resolve_ud(dev, qp, wr, length, req, slot, err) : 0;
 }
 
 int rdma_dp_post_sends(struct rdma_device *dev, struct rdma_qp *qp, const struct rdma_dp_send_wr *wrs,
@@ -281,12 +218,12 @@ int rdma_dp_post_sends(struct rdma_device *dev, struct rdma_qp *qp, const struct
 			return r;
 	}
 	*bad = 0;
-	if (n > q->max_send_wr - dp_wq_count(&q->sq)) {
+	if (n > q->max_send_wr - dp_queue_count(&q->sq)) {
 		rdma_error_state(err, "send", "the queue holds %u WRs not yet executed and takes %u "
-				 "(max_send_wr)", dp_wq_count(&q->sq), q->max_send_wr);
+				 "(max_send_wr)", dp_queue_count(&q->sq), q->max_send_wr);
 		return -ENOBUFS;
 	}
-	prod = atomic_load_explicit(&q->sq.prod, memory_order_relaxed);
+	prod = dp_queue_prod(&q->sq);
 	for (*bad = 0; *bad < n; ++*bad) {
 		r = fill_send(dev, qp, &wrs[*bad], prod + *bad, err);
 		/* Nothing is published: the slots are taken again by the next WRs. */
@@ -294,7 +231,7 @@ int rdma_dp_post_sends(struct rdma_device *dev, struct rdma_qp *qp, const struct
 			return r;
 	}
 	/* One doorbell: the worker sees all of them or none (a data WR and its fenced response). */
-	atomic_store_explicit(&q->sq.prod, prod + n, memory_order_release);
+	dp_queue_publish(&q->sq, n);
 	wake(q);
 	return 0;
 }
@@ -329,28 +266,21 @@ int rdma_dp_post_recv(struct rdma_device *dev, struct rdma_qp *qp, uint64_t wr_i
 	memset(req, 0, sizeof(*req));
 	req->wr_id = wr_id;
 	req->num_sge = n_sges;
-	/*
-	 * IBA: a receive WQE whose SGEs are unusable fails when a message
-	 * arrives (the requester sees REM_OP_ERR, the receiver LOC_QP_OP_ERR).
-	 */
-	resolve_sges(dev, qp->pd->handle, RDMA_ACCESS_LOCAL_WRITE, DP_WC_LOC_QP_OP_ERR, sges, n_sges,
-		     req->sg_list, rdma_dp_rq_ctx(q, index));
-	dp_wq_publish(&q->rq);
+	fill_sges(dev, sges, n_sges, req->sg_list);
+	dp_queue_publish(&q->rq, 1);
 	wake(q);
 	return 0;
 }
 
 /* ---- cancel (main thread, the QP in SQD: its worker starts no WQE) ---- */
 
-/* fn(slot's ctx, entry) for each posted send WR not yet executed, oldest first. */
+/* fn(slot, entry) for each posted send WR not yet executed, oldest first. */
 static void each_posted_send(struct rdma_dp_qp *q,
-			     bool (*fn)(struct rdma_dp_wqe_ctx *ctx, const struct dp_sq_req *req, void *data),
+			     bool (*fn)(struct rdma_dp_slot *slot, const struct dp_sq_req *req, void *data),
 			     void *data)
 {
-	uint32_t end = atomic_load_explicit(&q->sq.prod, memory_order_relaxed);
-
-	for (uint32_t i = atomic_load_explicit(&q->sq.cons, memory_order_acquire); i != end; i++)
-		if (!fn(rdma_dp_sq_ctx(q, i), dp_wq_slot(&q->sq, i), data))
+	for (uint32_t i = dp_queue_cons(&q->sq), end = i + dp_queue_count(&q->sq); i != end; i++)
+		if (!fn(rdma_dp_sq_slot(q, i), dp_queue_slot(&q->sq, i), data))
 			return;
 }
 
@@ -360,25 +290,22 @@ struct cancel {
 	bool nop_found;
 };
 
-static bool find_nop(struct rdma_dp_wqe_ctx *ctx, const struct dp_sq_req *req, void *data)
+static bool find_nop(struct rdma_dp_slot *slot, const struct dp_sq_req *req, void *data)
 {
 	struct cancel *c = data;
 
-	c->nop_found = req->wr_id == c->wr_id && ctx->canceled;
+	c->nop_found = req->wr_id == c->wr_id && slot->canceled;
 	return !c->nop_found;
 }
 
-static bool make_nop(struct rdma_dp_wqe_ctx *ctx, const struct dp_sq_req *req, void *data)
+static bool make_nop(struct rdma_dp_slot *slot, const struct dp_sq_req *req, void *data)
 {
 	struct cancel *c = data;
 
 	if (req->wr_id != c->wr_id)
 		return true;
 	/* It keeps its slot, wr_id, opcode and signaling; it no longer names memory. */
-	ctx->canceled = true;
-	ctx->n_segs = 0;
-	ctx->remote = NULL;
-	ctx->local_mkey.mkey = ctx->remote_mkey.mkey = NULL;
+	slot->canceled = true;
 	c->count++;
 	return true;
 }
@@ -410,26 +337,40 @@ int rdma_dp_cancel(struct rdma_device *dev, struct rdma_qp *qp, uint64_t wr_id, 
 }
 
 struct posted_mkeys {
+	const struct dp_keytab *keytab;
 	void (*fn)(uint32_t mkey, uint64_t wr_id, void *data);
 	void *data;
 };
 
-static bool note_mkeys(struct rdma_dp_wqe_ctx *ctx, const struct dp_sq_req *req, void *data)
+static void note_mkey(struct posted_mkeys *p, uint32_t key, uint64_t wr_id)
+{
+	const struct dp_key *k = dp_keytab_get(p->keytab, key);
+
+	if (k && k->kind == DP_KEY_MKEY)
+		p->fn(key, wr_id, p->data);
+}
+
+static bool note_mkeys(struct rdma_dp_slot *slot, const struct dp_sq_req *req, void *data)
 {
 	struct posted_mkeys *p = data;
 
-	if (ctx->local_mkey.mkey)
-		p->fn(ctx->local_mkey.mkey->obj.handle, req->wr_id, p->data);
-	if (ctx->remote_mkey.mkey)
-		p->fn(ctx->remote_mkey.mkey->obj.handle, req->wr_id, p->data);
+	if (slot->canceled)
+		return true;
+	/* An MKEY is the only SGE of its WR. */
+	if (!(req->send_flags & DP_SEND_INLINE) && req->num_sge == 1 && req->sg_list[0].length)
+		note_mkey(p, req->sg_list[0].lkey, req->wr_id);
+	if (req->opcode != DP_WR_SEND && req->opcode != DP_WR_SEND_WITH_IMM)
+		note_mkey(p, req->rdma.rkey, req->wr_id);
 	return true;
 }
 
 void rdma_dp_posted_mkeys(struct rdma_qp *qp, void (*fn)(uint32_t mkey, uint64_t wr_id, void *data),
 			  void *data)
 {
-	struct posted_mkeys p = { fn, data };
+	struct posted_mkeys p = { .fn = fn, .data = data };
 
-	if (qp->dp)
-		each_posted_send(qp->dp, note_mkeys, &p);
+	if (!qp->dp)
+		return;
+	p.keytab = &qp->dp->dp->keytab;
+	each_posted_send(qp->dp, note_mkeys, &p);
 }

@@ -3,12 +3,12 @@
  * Transfers between QPs of the device, on the worker that owns both ends:
  * the requester's send queue is executed WQE by WQE, the responder's part
  * (receive WQE, remote key, access) done in the same step, and the
- * completions of both sides written.  Who sees what follows reference
+ * completions of both sides written.  Each entry is copied out of its queue
+ * and checked before use, and its keys resolved in the key table against
+ * the PD of the QP whose side reads them.  Who sees what follows reference
  * roce_virtio.md §4.1-4.2 (RC); UC loses a message the responder cannot take.
  */
 #include "daemon/soft/datapath_int.h"
-#include "daemon/verbs/mkey.h"
-#include "daemon/verbs/mr.h"
 #include "daemon/soft/workers.h"
 
 #include <errno.h>
@@ -18,10 +18,48 @@
 
 /* WRs one QP executes per turn of its worker, so that one busy QP does not starve the others. */
 #define SQ_BUDGET 64
-/* SGEs of a UD send (the device's max_send_sge), after the GRH area. */
-#define DP_UD_SEGS_MAX 32
+/* SGEs of one WQE at most (the device's max_send_sge and max_recv_sge). */
+#define DP_SEGS_MAX 32
+/* Bytes one transfer through an MKEY carries at most (as io.rdmad.Mkey's tx and rx). */
+#define MKEY_TRANSFER_MAX (32u << 20)
 /* rnr_retry 7: retry for ever. */
 #define RNR_RETRY_INFINITE 7
+
+/* Bytes in memory the worker may touch. */
+struct rdma_dp_seg {
+	uint8_t *addr;
+	uint32_t length;
+};
+
+/* Memory a WQE names, resolved: plain segments, or one MKEY span (mkey set). */
+struct wqe_mem {
+	uint8_t status;           /* DP_WC_SUCCESS, or the error its entry or keys cause */
+	uint64_t length;          /* bytes of the SGEs or of the inline data */
+	uint32_t n_segs;
+	struct rdma_dp_seg segs[DP_SEGS_MAX];
+	struct dp_mkey_span mkey;
+	uint32_t mkey_key;        /* the MKEY's key, for its signature-error reports */
+};
+
+/* A send WQE as the worker copied it out of its queue. */
+struct send_wqe {
+	uint64_t wr_id;
+	uint8_t opcode;
+	uint8_t send_flags;
+	uint32_t imm_data;
+	uint64_t remote_addr;
+	uint32_t rkey;
+	uint32_t remote_qpn;
+	struct rdma_dp_slot slot;
+	struct wqe_mem mem;
+	uint8_t inline_data[DP_INLINE_MAX];
+};
+
+/* A receive WQE likewise. */
+struct recv_wqe {
+	uint64_t wr_id;
+	struct wqe_mem mem;
+};
 
 /* The RNR NAK timer code (5 bits) in microseconds (reference §3.4). */
 static const uint32_t rnr_timer_us[32] = {
@@ -133,9 +171,7 @@ static void enter_error(struct dp_worker *w, struct rdma_dp_qp *q)
 static void complete(struct dp_worker *w, struct rdma_dp_qp *q, struct rdma_cq_ring *cq,
 		     const struct dp_cqe *e, bool solicited)
 {
-	struct dp_wq *lane = &cq->lanes[w->index];
-	uint32_t index;
-	struct dp_cqe *slot;
+	struct dp_queue *lane = &cq->lanes[w->index];
 
 	if (atomic_fetch_add_explicit(&cq->used, 1, memory_order_acq_rel) >= cq->capacity) {
 		atomic_fetch_sub_explicit(&cq->used, 1, memory_order_relaxed);
@@ -144,9 +180,7 @@ static void complete(struct dp_worker *w, struct rdma_dp_qp *q, struct rdma_cq_r
 		return;
 	}
 	/* The lane holds the CQ's capacity, and used bounds all lanes together. */
-	slot = dp_wq_next(lane, &index);
-	*slot = *e;
-	dp_wq_publish(lane);
+	dp_queue_push(lane, e);
 	COUNT(w, q, completions[e->status], 1);
 	if (atomic_load_explicit(&cq->wanted, memory_order_acquire) ||
 	    atomic_load_explicit(&cq->armed, memory_order_acquire)) {
@@ -162,7 +196,7 @@ static void complete(struct dp_worker *w, struct rdma_dp_qp *q, struct rdma_cq_r
 /* A receive completion; from is the sending QP of a UD message (NULL otherwise). */
 static void complete_recv_from(struct dp_worker *w, struct rdma_dp_qp *q, uint64_t wr_id,
 			       uint8_t status, uint8_t opcode, uint32_t byte_len,
-			       const struct dp_sq_req *req, const struct rdma_dp_qp *from)
+			       const struct send_wqe *req, const struct rdma_dp_qp *from)
 {
 	struct dp_cqe e = { .wr_id = wr_id, .status = status, .opcode = opcode, .qp_num = q->qpn };
 
@@ -186,17 +220,23 @@ static void complete_recv_from(struct dp_worker *w, struct rdma_dp_qp *q, uint64
  * Gives the receive WQE at the head of q back to its queue, before its
  * completion is written: whoever sees the completion may post into its slot.
  */
-static uint64_t retire_recv(struct rdma_dp_qp *q)
+static uint64_t retire_recv(struct rdma_dp_qp *q, uint64_t wr_id)
 {
-	uint32_t index;
-	uint64_t wr_id = ((const struct dp_rq_req *)dp_wq_head(&q->rq, &index))->wr_id;
+	dp_queue_consume(&q->rq, 1);
+	return wr_id;
+}
 
-	dp_wq_consume(&q->rq);
+/* The wr_id of the receive WQE at the head of q (one is there). */
+static uint64_t head_recv_id(struct rdma_dp_qp *q)
+{
+	uint64_t wr_id;
+
+	memcpy(&wr_id, dp_queue_slot(&q->rq, dp_queue_cons(&q->rq)), sizeof(wr_id));
 	return wr_id;
 }
 
 static void complete_recv(struct dp_worker *w, struct rdma_dp_qp *q, uint64_t wr_id, uint8_t status,
-			  uint8_t opcode, uint32_t byte_len, const struct dp_sq_req *req)
+			  uint8_t opcode, uint32_t byte_len, const struct send_wqe *req)
 {
 	complete_recv_from(w, q, wr_id, status, opcode, byte_len, req, NULL);
 }
@@ -238,14 +278,123 @@ enum outcome { DONE, WAIT };
 struct exec {
 	struct dp_worker *w;
 	struct rdma_dp_qp *q, *peer;
-	const struct dp_sq_req *req;
-	struct rdma_dp_wqe_ctx *ctx;
+	struct send_wqe *wqe;
 	uint32_t index;
 	uint8_t status;           /* of the requester's completion */
 	bool nop;                 /* canceled: executed as a NOP */
 	bool sig_failed;          /* a signature check through an MKEY failed (the transfer went on) */
 	uint64_t sig_found_ns;
 };
+
+/* ---- entries out of the queues, keys resolved ---- */
+
+/*
+ * The SGEs of an entry (already bounded by the QP's max) resolved against
+ * pd: an MKEY is only ever the one SGE of its list, so that its transform
+ * sees all bytes; a key of nothing, another PD, access missing or a range
+ * outside it leaves fault as the status.
+ */
+static void resolve_sges(const struct dp_keytab *kt, uint32_t pd, uint32_t access, uint8_t fault,
+			 const struct dp_sge *sges, uint32_t n, struct wqe_mem *m)
+{
+	const struct dp_key *k;
+
+	m->status = DP_WC_SUCCESS;
+	m->n_segs = n;
+	m->length = 0;
+	m->mkey.mkey = NULL;
+	for (uint32_t i = 0; i < n; i++) {
+		m->segs[i] = (struct rdma_dp_seg){ .addr = NULL, .length = sges[i].length };
+		m->length += sges[i].length;
+	}
+	if (m->length > UINT32_MAX) {
+		m->status = DP_WC_LOC_LEN_ERR;
+		return;
+	}
+	if (n == 1 && sges[0].length && (k = dp_keytab_get(kt, sges[0].lkey)) && k->kind == DP_KEY_MKEY) {
+		m->mkey_key = sges[0].lkey;
+		if (dp_mkey_span(k->mkey, pd, access, sges[0].addr, sges[0].length, MKEY_TRANSFER_MAX,
+				 &m->mkey) < 0) {
+			m->mkey.mkey = NULL;
+			m->status = fault;
+		}
+		return;
+	}
+	for (uint32_t i = 0; i < n; i++)
+		/* A zero-length SGE touches no memory: its key is not checked. */
+		if (sges[i].length &&
+		    !(m->segs[i].addr = dp_keytab_resolve(kt, sges[i].lkey, false, pd, access,
+							  sges[i].addr, sges[i].length)))
+			m->status = fault;
+}
+
+/* Copies the send WQE at index out of q's queue, checks it and resolves its local keys. */
+static void read_send(struct rdma_dp_qp *q, uint32_t index, struct send_wqe *out)
+{
+	const struct dp_sq_req *req = dp_queue_slot(&q->sq, index);
+	struct dp_sge sges[DP_SEGS_MAX];
+	uint32_t n;
+
+	out->wr_id = req->wr_id;
+	out->opcode = req->opcode;
+	out->send_flags = req->send_flags;
+	out->imm_data = req->imm_data;
+	out->remote_addr = req->rdma.remote_addr;
+	out->rkey = req->rdma.rkey;
+	out->remote_qpn = req->ud.remote_qpn;
+	out->slot = *rdma_dp_sq_slot(q, index);
+	out->mem.mkey.mkey = NULL;
+	if (out->opcode >= DP_WR_OPCODE_COUNT) {
+		out->mem = (struct wqe_mem){ .status = DP_WC_LOC_QP_OP_ERR };
+		return;
+	}
+	if (out->send_flags & DP_SEND_INLINE) {
+		n = req->inline_len;
+		if (n > q->max_inline || n > DP_INLINE_MAX) {
+			out->mem = (struct wqe_mem){ .status = DP_WC_LOC_LEN_ERR };
+			return;
+		}
+		memcpy(out->inline_data, req->inline_data, n);
+		out->mem = (struct wqe_mem){ .status = DP_WC_SUCCESS, .length = n, .n_segs = 1 };
+		out->mem.segs[0] = (struct rdma_dp_seg){ .addr = out->inline_data, .length = n };
+		return;
+	}
+	n = req->num_sge;
+	if (n > q->max_send_sge || n > DP_SEGS_MAX) {
+		out->mem = (struct wqe_mem){ .status = DP_WC_LOC_QP_OP_ERR };
+		return;
+	}
+	memcpy(sges, req->sg_list, n * sizeof(sges[0]));
+	/* An RDMA READ writes into its SGEs: they need local write (else LOC_PROT_ERR). */
+	resolve_sges(&q->dp->keytab, q->pd, out->opcode == DP_WR_RDMA_READ ? DP_ACCESS_LOCAL_WRITE : 0,
+		     DP_WC_LOC_PROT_ERR, sges, n, &out->mem);
+}
+
+/*
+ * The receive WQE at the head of q copied out and resolved, or false when
+ * there is none.  IBA: a receive WQE whose SGEs are unusable fails when a
+ * message arrives (the requester sees REM_OP_ERR, the receiver LOC_QP_OP_ERR).
+ */
+static bool read_recv(struct rdma_dp_qp *q, struct recv_wqe *out)
+{
+	uint32_t index = dp_queue_cons(&q->rq);
+	const struct dp_rq_req *req;
+	struct dp_sge sges[DP_SEGS_MAX];
+	uint32_t n;
+
+	if (!dp_queue_ready(&q->rq, index))
+		return false;
+	req = dp_queue_slot(&q->rq, index);
+	out->wr_id = req->wr_id;
+	n = req->num_sge;
+	if (n > q->max_recv_sge || n > DP_SEGS_MAX) {
+		out->mem = (struct wqe_mem){ .status = DP_WC_LOC_QP_OP_ERR };
+		return true;
+	}
+	memcpy(sges, req->sg_list, n * sizeof(sges[0]));
+	resolve_sges(&q->dp->keytab, q->pd, DP_ACCESS_LOCAL_WRITE, DP_WC_LOC_QP_OP_ERR, sges, n, &out->mem);
+	return true;
+}
 
 /* ---- bytes through MKEYs ---- */
 
@@ -270,8 +419,7 @@ static uint8_t *scratch(struct exec *x, unsigned i, size_t n)
  * counted, reported for the MKEY's record, and stops a sig_pipelining QP
  * after this WQE.
  */
-static void sig_error(struct exec *x, const struct rdma_mkey *mkey, enum dp_dir dir,
-		      const struct dp_sig_err *e)
+static void sig_error(struct exec *x, uint32_t mkey, enum dp_dir dir, const struct dp_sig_err *e)
 {
 	struct rdma_dp_report *r;
 
@@ -283,62 +431,62 @@ static void sig_error(struct exec *x, const struct rdma_mkey *mkey, enum dp_dir 
 	if (!r)
 		return;   /* counted; the MKEY's record misses it, as a lost SIG_ERR CQE would */
 	*r = (struct rdma_dp_report){
-		.q = x->q, .qpn = x->q->qpn, .wr_id = x->req->wr_id, .mkey = mkey->obj.handle,
+		.q = x->q, .qpn = x->q->qpn, .wr_id = x->wqe->wr_id, .mkey = mkey,
 		.dir = dir, .err = *e, .at_ns = x->sig_found_ns,
 	};
 	rdma_dp_report_push(x->w, x->q, r);
 }
 
+/* One side of a transfer: plain segments, or memory through an MKEY (span set), with its key. */
+struct end {
+	const struct rdma_dp_seg *segs;
+	uint32_t n_segs;
+	const struct dp_mkey_span *span;
+	uint32_t key;
+};
+
 /* TX: the span's memory-domain bytes become len wire bytes in wire. */
-static int mkey_tx(struct exec *x, const struct rdma_dp_mkey_span *span, uint8_t *wire, uint64_t len)
+static int mkey_tx(struct exec *x, const struct end *src, uint8_t *wire, uint64_t len)
 {
-	struct rdma_mkey *mkey = span->mkey;
-	uint8_t *mem = rdma_mkey_span_addr(mkey, span);
+	const struct dp_mkey_span *span = src->span;
+	uint8_t *mem = dp_mkey_span_addr(span);
 	struct dp_sig_err e;
 
 	if (!mem) {
 		mem = scratch(x, 0, span->mem_length);
 		if (!mem)
 			return -ENOMEM;
-		rdma_mkey_gather(mkey, span, mem);
+		dp_mkey_gather(span, mem);
 	}
-	if (rdma_mkey_run(mkey, x->w->index, DP_TX, mem, span->mem_length, wire, len, &e) < 0)
+	if (dp_mkey_run(span->mkey, x->w->index, DP_TX, mem, span->mem_length, wire, len, &e) < 0)
 		return -EINVAL;
 	if (e.type != DP_SIG_ERR_NONE)
-		sig_error(x, mkey, DP_TX, &e);
+		sig_error(x, src->key, DP_TX, &e);
 	return 0;
 }
 
 /* RX: len wire bytes become the span's memory-domain bytes. */
-static int mkey_rx(struct exec *x, const struct rdma_dp_mkey_span *span, const uint8_t *wire,
-		   uint64_t len)
+static int mkey_rx(struct exec *x, const struct end *dst, const uint8_t *wire, uint64_t len)
 {
-	struct rdma_mkey *mkey = span->mkey;
-	uint8_t *direct = rdma_mkey_span_addr(mkey, span);
+	const struct dp_mkey_span *span = dst->span;
+	uint8_t *direct = dp_mkey_span_addr(span);
 	uint8_t *mem = direct ? direct : scratch(x, 0, span->mem_length);
 	struct dp_sig_err e;
 
 	if (!mem)
 		return -ENOMEM;
-	if (rdma_mkey_run(mkey, x->w->index, DP_RX, wire, len, mem, span->mem_length, &e) < 0)
+	if (dp_mkey_run(span->mkey, x->w->index, DP_RX, wire, len, mem, span->mem_length, &e) < 0)
 		return -EINVAL;
 	if (!direct)
-		rdma_mkey_scatter(mkey, span, mem);
+		dp_mkey_scatter(span, mem);
 	if (e.type != DP_SIG_ERR_NONE)
-		sig_error(x, mkey, DP_RX, &e);
+		sig_error(x, dst->key, DP_RX, &e);
 	return 0;
 }
 
-/* One side of a transfer: plain segments, or memory through an MKEY (span set). */
-struct end {
-	const struct rdma_dp_seg *segs;
-	uint32_t n_segs;
-	const struct rdma_dp_mkey_span *span;
-};
-
-static struct end local_end(const struct rdma_dp_wqe_ctx *ctx)
+static struct end mem_end(const struct wqe_mem *m)
 {
-	return (struct end){ ctx->segs, ctx->n_segs, ctx->local_mkey.mkey ? &ctx->local_mkey : NULL };
+	return (struct end){ m->segs, m->n_segs, m->mkey.mkey ? &m->mkey : NULL, m->mkey_key };
 }
 
 /*
@@ -361,7 +509,7 @@ static int move(struct exec *x, const struct end *dst, const struct end *src, ui
 		bool direct = !dst->span && dst->n_segs == 1 && dst->segs[0].length >= len;
 
 		wire = direct ? dst->segs[0].addr : scratch(x, 1, len);
-		if (!wire || mkey_tx(x, src->span, wire, len) < 0)
+		if (!wire || mkey_tx(x, src, wire, len) < 0)
 			return -ENOMEM;
 		if (direct)
 			return 0;
@@ -379,7 +527,7 @@ static int move(struct exec *x, const struct end *dst, const struct end *src, ui
 		copy_segs(dst->segs, dst->n_segs, &staged, 1, len);
 		return 0;
 	}
-	return mkey_rx(x, dst->span, wire, len);
+	return mkey_rx(x, dst, wire, len);
 }
 
 /* A move that could not stage its bytes fails the WR (the QP goes to ERR). */
@@ -395,7 +543,8 @@ static enum outcome moved(struct exec *x, int r)
  * receive WQE, if it took one, completes with peer_status); UC drops the
  * message and the requester never knows.
  */
-static void responder_fault(struct exec *x, uint8_t requester_status, bool took_recv, uint8_t peer_status)
+static void responder_fault(struct exec *x, uint8_t requester_status, const struct recv_wqe *took,
+			    uint8_t peer_status)
 {
 	struct rdma_dp_qp *peer = x->peer;
 
@@ -405,8 +554,8 @@ static void responder_fault(struct exec *x, uint8_t requester_status, bool took_
 	}
 	x->status = requester_status;
 	enter_error(x->w, peer);
-	if (took_recv)
-		complete_recv(x->w, peer, retire_recv(peer), peer_status, DP_WC_RECV, 0, NULL);
+	if (took)
+		complete_recv(x->w, peer, retire_recv(peer, took->wr_id), peer_status, DP_WC_RECV, 0, NULL);
 }
 
 /* No receive WQE: an RNR NAK, retried after the responder's timer until rnr_retry runs out. */
@@ -435,88 +584,88 @@ static enum outcome receiver_not_ready(struct exec *x)
 	return WAIT;
 }
 
-static struct rdma_dp_seg remote_seg(const struct exec *x)
+/*
+ * The peer's memory for RDMA WRITE / READ: the rkey resolved against the
+ * peer's PD and the access the operation needs; false when it does not
+ * resolve.  A zero-length transfer needs none.
+ */
+static bool resolve_remote(struct exec *x, uint32_t access, struct wqe_mem *m)
 {
-	return (struct rdma_dp_seg){ .addr = x->ctx->remote, .length = (uint32_t)x->ctx->length };
-}
+	const struct dp_keytab *kt = &x->q->dp->keytab;
+	const struct send_wqe *wqe = x->wqe;
+	const struct dp_key *k = dp_keytab_get(kt, wqe->rkey);
+	uint64_t len = wqe->mem.length;
 
-/* The rkey was resolved at posting against the peer's PD; a zero-length transfer needs none. */
-static bool remote_ok(const struct exec *x)
-{
-	return x->ctx->length == 0 || (x->ctx->peer_known && x->ctx->remote_status == DP_WC_SUCCESS);
-}
-
-static struct end remote_end(const struct exec *x, struct rdma_dp_seg *seg)
-{
-	*seg = remote_seg(x);
-	return (struct end){ seg, 1, x->ctx->remote_mkey.mkey ? &x->ctx->remote_mkey : NULL };
+	*m = (struct wqe_mem){ .status = DP_WC_SUCCESS, .length = len, .n_segs = 1 };
+	m->segs[0].length = (uint32_t)len;
+	if (!len)
+		return true;
+	m->mkey_key = wqe->rkey;
+	if (k && k->kind == DP_KEY_MKEY)
+		return dp_mkey_span(k->mkey, x->peer->pd, access, wqe->remote_addr, len, MKEY_TRANSFER_MAX,
+				    &m->mkey) == 0;
+	m->segs[0].addr = dp_keytab_resolve(kt, wqe->rkey, true, x->peer->pd, access, wqe->remote_addr,
+					    len);
+	return m->segs[0].addr != NULL;
 }
 
 static enum outcome do_send(struct exec *x)
 {
 	struct rdma_dp_qp *peer = x->peer;
-	uint32_t ridx;
-	const struct dp_rq_req *rwqe = dp_wq_head(&peer->rq, &ridx);
-	struct rdma_dp_mkey_span span;
-	struct rdma_dp_wqe_ctx *rctx;
-	struct end dst, src = local_end(x->ctx);
+	uint64_t len = x->wqe->mem.length;
+	struct recv_wqe rwqe;
+	struct end dst, src = mem_end(&x->wqe->mem);
 
-	if (!rwqe)
+	if (!read_recv(peer, &rwqe))
 		return receiver_not_ready(x);
-	rctx = rdma_dp_rq_ctx(peer, ridx);
-	if (rctx->status != DP_WC_SUCCESS) {
-		responder_fault(x, DP_WC_REM_OP_ERR, true, DP_WC_LOC_QP_OP_ERR);
+	if (rwqe.mem.status != DP_WC_SUCCESS) {
+		responder_fault(x, DP_WC_REM_OP_ERR, &rwqe, DP_WC_LOC_QP_OP_ERR);
 		return DONE;
 	}
-	dst = local_end(rctx);
-	if (dst.span) {
-		/* The receive was sized for its whole SGE; the message may be shorter. */
-		span = rctx->local_mkey;
-		dst.span = &span;
-		if (rdma_mkey_mem_length(span.mkey, x->ctx->length, &span.mem_length) < 0) {
-			responder_fault(x, DP_WC_REM_INV_REQ_ERR, true, DP_WC_LOC_LEN_ERR);
-			return DONE;
-		}
-	}
-	if (x->ctx->length > rctx->length) {
-		responder_fault(x, DP_WC_REM_INV_REQ_ERR, true, DP_WC_LOC_LEN_ERR);
+	/* The receive was sized for its whole SGE; the message may be shorter. */
+	if (rwqe.mem.mkey.mkey && dp_mkey_mem_length(rwqe.mem.mkey.mkey, len, &rwqe.mem.mkey.mem_length) < 0) {
+		responder_fault(x, DP_WC_REM_INV_REQ_ERR, &rwqe, DP_WC_LOC_LEN_ERR);
 		return DONE;
 	}
-	if (move(x, &dst, &src, x->ctx->length) < 0)
+	if (len > rwqe.mem.length) {
+		responder_fault(x, DP_WC_REM_INV_REQ_ERR, &rwqe, DP_WC_LOC_LEN_ERR);
+		return DONE;
+	}
+	dst = mem_end(&rwqe.mem);
+	if (move(x, &dst, &src, len) < 0)
 		return moved(x, -ENOMEM);
 	COUNT(x->w, peer, recvs, 1);
-	complete_recv(x->w, peer, retire_recv(peer), DP_WC_SUCCESS, DP_WC_RECV, (uint32_t)x->ctx->length,
-		      x->req);
+	complete_recv(x->w, peer, retire_recv(peer, rwqe.wr_id), DP_WC_SUCCESS, DP_WC_RECV, (uint32_t)len,
+		      x->wqe);
 	return DONE;
 }
 
 static enum outcome do_write(struct exec *x)
 {
 	struct rdma_dp_qp *peer = x->peer;
-	bool imm = x->req->opcode == DP_WR_RDMA_WRITE_WITH_IMM;
-	struct rdma_dp_seg seg;
-	struct end dst, src = local_end(x->ctx);
-	uint32_t ridx;
-	const struct dp_rq_req *rwqe = NULL;
+	bool imm = x->wqe->opcode == DP_WR_RDMA_WRITE_WITH_IMM;
+	struct wqe_mem remote;
+	struct recv_wqe rwqe;
+	struct end dst, src = mem_end(&x->wqe->mem);
 
-	if (!(peer->access_flags & RDMA_ACCESS_REMOTE_WRITE)) {
-		responder_fault(x, DP_WC_REM_INV_REQ_ERR, false, 0);
+	if (!(peer->access_flags & DP_ACCESS_REMOTE_WRITE)) {
+		responder_fault(x, DP_WC_REM_INV_REQ_ERR, NULL, 0);
 		return DONE;
 	}
-	if (imm && !(rwqe = dp_wq_head(&peer->rq, &ridx)))
+	if (imm && !read_recv(peer, &rwqe))
 		return receiver_not_ready(x);
-	if (!remote_ok(x)) {
-		responder_fault(x, DP_WC_REM_ACCESS_ERR, imm, DP_WC_REM_ACCESS_ERR);
+	if (!resolve_remote(x, DP_ACCESS_REMOTE_WRITE, &remote)) {
+		responder_fault(x, DP_WC_REM_ACCESS_ERR, imm ? &rwqe : NULL, DP_WC_REM_ACCESS_ERR);
 		return DONE;
 	}
-	dst = remote_end(x, &seg);
-	if (move(x, &dst, &src, x->ctx->length) < 0)
+	dst = mem_end(&remote);
+	if (move(x, &dst, &src, x->wqe->mem.length) < 0)
 		return moved(x, -ENOMEM);
 	if (imm) {
 		/* Its SGEs are not used: the data is in the MR already. */
 		COUNT(x->w, peer, recvs, 1);
-		complete_recv(x->w, peer, retire_recv(peer), DP_WC_SUCCESS, DP_WC_RECV_RDMA_WITH_IMM,
-			      (uint32_t)x->ctx->length, x->req);
+		complete_recv(x->w, peer, retire_recv(peer, rwqe.wr_id), DP_WC_SUCCESS,
+			      DP_WC_RECV_RDMA_WITH_IMM, (uint32_t)x->wqe->mem.length, x->wqe);
 	}
 	return DONE;
 }
@@ -524,19 +673,19 @@ static enum outcome do_write(struct exec *x)
 static enum outcome do_read(struct exec *x)
 {
 	struct rdma_dp_qp *peer = x->peer;
-	struct rdma_dp_seg seg;
-	struct end src, dst = local_end(x->ctx);
+	struct wqe_mem remote;
+	struct end src, dst = mem_end(&x->wqe->mem);
 
-	if (!(peer->access_flags & RDMA_ACCESS_REMOTE_READ) || !peer->max_dest_rd_atomic) {
-		responder_fault(x, DP_WC_REM_INV_REQ_ERR, false, 0);
+	if (!(peer->access_flags & DP_ACCESS_REMOTE_READ) || !peer->max_dest_rd_atomic) {
+		responder_fault(x, DP_WC_REM_INV_REQ_ERR, NULL, 0);
 		return DONE;
 	}
-	if (!remote_ok(x)) {
-		responder_fault(x, DP_WC_REM_ACCESS_ERR, false, 0);
+	if (!resolve_remote(x, DP_ACCESS_REMOTE_READ, &remote)) {
+		responder_fault(x, DP_WC_REM_ACCESS_ERR, NULL, 0);
 		return DONE;
 	}
-	src = remote_end(x, &seg);
-	return moved(x, move(x, &dst, &src, x->ctx->length));
+	src = mem_end(&remote);
+	return moved(x, move(x, &dst, &src, x->wqe->mem.length));
 }
 
 static bool accepts_requests(const struct rdma_dp_qp *peer)
@@ -555,34 +704,33 @@ static bool accepts_requests(const struct rdma_dp_qp *peer)
 static enum outcome do_ud_send(struct exec *x)
 {
 	struct rdma_dp_qp *q = x->q, *peer = NULL;
-	struct rdma_dp_seg src[1 + DP_UD_SEGS_MAX];
-	const struct dp_rq_req *rwqe = NULL;
-	struct rdma_dp_wqe_ctx *rctx = NULL;
-	uint32_t ridx;
+	const struct send_wqe *wqe = x->wqe;
+	struct rdma_dp_seg src[1 + DP_SEGS_MAX];
+	struct recv_wqe rwqe;
+	bool got = false;
 
-	if (x->ctx->peer_known)
-		peer = rdma_dp_worker_qp(q->dp, x->w, x->req->ud.remote_qpn);
-	if (peer && peer->type == RDMA_QPT_UD && accepts_requests(peer) && peer->qkey == x->ctx->ud_qkey)
-		rwqe = dp_wq_head(&peer->rq, &ridx);
-	if (rwqe)
-		rctx = rdma_dp_rq_ctx(peer, ridx);
-	if (rctx && rctx->status != DP_WC_SUCCESS) {
-		uint8_t status = rctx->status;
-
+	if (wqe->slot.ud_local)
+		peer = rdma_dp_worker_qp(q->dp, x->w, wqe->remote_qpn);
+	if (peer && peer->type == RDMA_QPT_UD && accepts_requests(peer) && peer->qkey == wqe->slot.ud_qkey)
+		got = read_recv(peer, &rwqe);
+	if (got && rwqe.mem.status != DP_WC_SUCCESS) {
 		enter_error(x->w, peer);
-		complete_recv(x->w, peer, retire_recv(peer), status, DP_WC_RECV, 0, NULL);
-		rctx = NULL;
+		complete_recv(x->w, peer, retire_recv(peer, rwqe.wr_id), rwqe.mem.status, DP_WC_RECV, 0,
+			      NULL);
+		got = false;
 	}
-	if (!rctx || DP_GRH_LEN + x->ctx->length > rctx->length || x->ctx->n_segs > DP_UD_SEGS_MAX) {
+	/* An MKEY carries no UD message (refused when posted). */
+	if (!got || rwqe.mem.mkey.mkey || wqe->mem.mkey.mkey ||
+	    DP_GRH_LEN + wqe->mem.length > rwqe.mem.length) {
 		COUNT(x->w, q, lost, 1);
 		return DONE;
 	}
-	src[0] = (struct rdma_dp_seg){ .addr = x->ctx->grh, .length = DP_GRH_LEN };
-	memcpy(src + 1, x->ctx->segs, x->ctx->n_segs * sizeof(src[0]));
-	copy_segs(rctx->segs, rctx->n_segs, src, 1 + x->ctx->n_segs, DP_GRH_LEN + x->ctx->length);
+	src[0] = (struct rdma_dp_seg){ .addr = (uint8_t *)wqe->slot.grh, .length = DP_GRH_LEN };
+	memcpy(src + 1, wqe->mem.segs, wqe->mem.n_segs * sizeof(src[0]));
+	copy_segs(rwqe.mem.segs, rwqe.mem.n_segs, src, 1 + wqe->mem.n_segs, DP_GRH_LEN + wqe->mem.length);
 	COUNT(x->w, peer, recvs, 1);
-	complete_recv_from(x->w, peer, retire_recv(peer), DP_WC_SUCCESS, DP_WC_RECV,
-			   (uint32_t)(DP_GRH_LEN + x->ctx->length), x->req, q);
+	complete_recv_from(x->w, peer, retire_recv(peer, rwqe.wr_id), DP_WC_SUCCESS, DP_WC_RECV,
+			   (uint32_t)(DP_GRH_LEN + wqe->mem.length), wqe, q);
 	return DONE;
 }
 
@@ -590,12 +738,12 @@ static enum outcome execute(struct exec *x)
 {
 	struct rdma_dp_qp *q = x->q;
 
-	if (x->ctx->canceled) {
+	if (x->wqe->slot.canceled) {
 		x->nop = true;
 		return DONE;
 	}
-	if (x->ctx->status != DP_WC_SUCCESS) {
-		x->status = x->ctx->status;
+	if (x->wqe->mem.status != DP_WC_SUCCESS) {
+		x->status = x->wqe->mem.status;
 		return DONE;
 	}
 	if (q->type == RDMA_QPT_UD)
@@ -612,7 +760,7 @@ static enum outcome execute(struct exec *x)
 			COUNT(x->w, q, lost, 1);
 		return DONE;
 	}
-	switch (x->req->opcode) {
+	switch (x->wqe->opcode) {
 	case DP_WR_SEND:
 	case DP_WR_SEND_WITH_IMM:
 		return do_send(x);
@@ -626,51 +774,57 @@ static enum outcome execute(struct exec *x)
 	return DONE;
 }
 
+static uint8_t wc_opcode(uint8_t wr_opcode)
+{
+	return wr_opcode < DP_WR_OPCODE_COUNT ? wc_opcode_of[wr_opcode] : 0;
+}
+
 static void retire_send(struct exec *x)
 {
 	struct rdma_dp_qp *q = x->q;
-	const struct dp_sq_req *req = x->req;
+	const struct send_wqe *wqe = x->wqe;
 	bool ok = x->status == DP_WC_SUCCESS, signaled;
 	struct dp_cqe e;
 
 	if (x->nop)
 		COUNT(x->w, q, nops, 1);
-	else
-		COUNT(x->w, q, wrs[req->opcode], 1);
-	if (ok && !x->nop && req->opcode == DP_WR_RDMA_READ)
-		COUNT(x->w, q, bytes_read, x->ctx->length);
+	else if (wqe->opcode < DP_WR_OPCODE_COUNT)
+		COUNT(x->w, q, wrs[wqe->opcode], 1);
+	if (ok && !x->nop && wqe->opcode == DP_WR_RDMA_READ)
+		COUNT(x->w, q, bytes_read, wqe->mem.length);
 	else if (ok && !x->nop)
-		COUNT(x->w, q, bytes_sent, x->ctx->length);
+		COUNT(x->w, q, bytes_sent, wqe->mem.length);
 	if (!ok)
 		enter_error(x->w, q);
 	else if (x->sig_failed && q->sig_pipelining)
 		stop_in_sqd(x->w, q, x->sig_found_ns);
 	/* Errors complete even unsignaled WRs; a NOP completes as the WR it was (reference §5). */
-	signaled = !ok || q->sq_sig_all || (req->send_flags & DP_SEND_SIGNALED);
+	signaled = !ok || q->sq_sig_all || (wqe->send_flags & DP_SEND_SIGNALED);
 	e = (struct dp_cqe){
-		.wr_id = req->wr_id, .status = x->status, .opcode = wc_opcode_of[req->opcode],
-		.byte_len = ok && !x->nop ? (uint32_t)x->ctx->length : 0, .qp_num = q->qpn,
+		.wr_id = wqe->wr_id, .status = x->status, .opcode = wc_opcode(wqe->opcode),
+		.byte_len = ok && !x->nop ? (uint32_t)wqe->mem.length : 0, .qp_num = q->qpn,
 	};
 	q->rnr_active = false;
 	/* The slot first: whoever sees the completion may post into it. */
-	dp_wq_consume(&q->sq);
+	dp_queue_consume(&q->sq, 1);
 	if (signaled)
 		complete(x->w, q, q->send_cq, &e, false);
 }
 
 static unsigned run_send_queue(struct dp_worker *w, struct rdma_dp_qp *q)
 {
+	struct send_wqe wqe;
 	unsigned done = 0;
 
 	while (done < SQ_BUDGET && q->state == RDMA_QPS_RTS) {
-		struct exec x = { .w = w, .q = q, .status = DP_WC_SUCCESS };
+		struct exec x = { .w = w, .q = q, .status = DP_WC_SUCCESS, .wqe = &wqe };
 
-		x.req = dp_wq_head(&q->sq, &x.index);
-		if (!x.req)
+		x.index = dp_queue_cons(&q->sq);
+		if (!dp_queue_ready(&q->sq, x.index))
 			break;
 		if (q->rnr_active && q->rnr_index == x.index && now_ns() < q->rnr_until_ns)
 			break;
-		x.ctx = rdma_dp_sq_ctx(q, x.index);
+		read_send(q, x.index, &wqe);
 		if (execute(&x) == WAIT)
 			break;
 		retire_send(&x);
@@ -683,22 +837,20 @@ static unsigned run_send_queue(struct dp_worker *w, struct rdma_dp_qp *q)
 static unsigned flush(struct dp_worker *w, struct rdma_dp_qp *q)
 {
 	unsigned done = 0;
-	uint32_t index;
-	const struct dp_sq_req *req;
 
-	while ((req = dp_wq_head(&q->sq, &index))) {
+	while (dp_queue_count(&q->sq)) {
+		const struct dp_sq_req *req = dp_queue_slot(&q->sq, dp_queue_cons(&q->sq));
 		struct dp_cqe e = {
-			.wr_id = req->wr_id, .status = DP_WC_WR_FLUSH_ERR,
-			.opcode = req->opcode < DP_WR_OPCODE_COUNT ? wc_opcode_of[req->opcode] : 0,
+			.wr_id = req->wr_id, .status = DP_WC_WR_FLUSH_ERR, .opcode = wc_opcode(req->opcode),
 			.qp_num = q->qpn,
 		};
 
-		dp_wq_consume(&q->sq);
+		dp_queue_consume(&q->sq, 1);
 		complete(w, q, q->send_cq, &e, false);
 		done++;
 	}
-	while (dp_wq_head(&q->rq, &index)) {
-		complete_recv(w, q, retire_recv(q), DP_WC_WR_FLUSH_ERR, DP_WC_RECV, 0, NULL);
+	while (dp_queue_count(&q->rq)) {
+		complete_recv(w, q, retire_recv(q, head_recv_id(q)), DP_WC_WR_FLUSH_ERR, DP_WC_RECV, 0, NULL);
 		done++;
 	}
 	return done;

@@ -2,15 +2,20 @@
 /* Indirect MKEYs: creation, configure rules (reference §1.2, §3.1-3.2), transfers, mkey check. */
 #include "daemon/verbs/mkey.h"
 #include "daemon/soft/datapath.h"
+#include "dataplane/mkey.h"
 #include "daemon/verbs/dek.h"
 #include "daemon/verbs/mr.h"
 #include "daemon/verbs/pool.h"
+#include "lib/log.h"
 
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+static void publish(struct rdma_device *dev, struct rdma_mkey *mkey);
+static int usable(struct rdma_device *dev, const struct rdma_mkey *mkey, struct rdma_error *err);
 
 static void layout_free(struct rdma_mkey_layout *l)
 {
@@ -28,6 +33,7 @@ static void transforms_free(struct dp_transform *main, struct dp_transform **wor
 
 static void drop_transforms(struct rdma_mkey *mkey)
 {
+	/* The workers' copies normally went to the NIC's context (publish); these were not handed over. */
 	transforms_free(mkey->transform, mkey->worker_transforms, mkey->n_worker_transforms);
 	mkey->transform = NULL;
 	mkey->worker_transforms = NULL;
@@ -47,13 +53,15 @@ static void mkey_release(struct rdma_device *dev, struct rdma_object *obj)
 {
 	struct rdma_mkey *mkey = rdma_mkey(obj);
 
+	/* First: no worker counts into the MKEY once it is freed. */
+	rdma_datapath_key_clear(dev, obj->handle);
 	drop_transforms(mkey);
 	layout_free(&mkey->layout);
 }
 
 static struct rdma_object *mkey_busy_user(struct rdma_device *dev, const struct rdma_object *obj)
 {
-	return rdma_datapath_mkey_user(dev, rdma_mkey((struct rdma_object *)obj));
+	return rdma_datapath_key_user(dev, obj->handle);
 }
 
 const struct rdma_object_type rdma_mkey_type = {
@@ -65,14 +73,14 @@ const struct rdma_object_type rdma_mkey_type = {
 /* Posted WRs go through the MKEY: a worker will read it, so it cannot change now. */
 static int idle(struct rdma_device *dev, struct rdma_mkey *mkey, struct rdma_error *err)
 {
-	struct rdma_object *user = rdma_datapath_mkey_user(dev, mkey);
+	struct rdma_object *user = rdma_datapath_key_user(dev, mkey->obj.handle);
 
 	return user ? rdma_error_in_use(err, &mkey->obj, user) : 0;
 }
 
 bool rdma_mkey_idle(struct rdma_device *dev, struct rdma_mkey *mkey)
 {
-	return !rdma_datapath_mkey_user(dev, mkey);
+	return !rdma_datapath_key_user(dev, mkey->obj.handle);
 }
 
 const char *rdma_mkey_access_name(uint32_t bit)
@@ -503,14 +511,16 @@ int rdma_mkey_configure(struct rdma_device *dev, struct rdma_mkey *mkey,
 	/* Re-arms signature-error detection (SET_PSV on the next configure, §3.5). */
 	mkey->sig_armed = true;
 	mkey->configures++;
+	publish(dev, mkey);
 	return 0;
 fail:
 	layout_free(&layout);
 	return r;
 }
 
-void rdma_mkey_invalidate(struct rdma_mkey *mkey)
+void rdma_mkey_invalidate(struct rdma_device *dev, struct rdma_mkey *mkey)
 {
+	rdma_datapath_key_clear(dev, mkey->obj.handle);
 	mkey_clear(mkey);
 	dp_transform_cfg_init(&mkey->cfg);
 	memset(&mkey->crypto, 0, sizeof(mkey->crypto));
@@ -524,50 +534,39 @@ void rdma_mkey_invalidate(struct rdma_mkey *mkey)
 
 /* ---- transfers ---- */
 
-/*
- * Visits length bytes of the layout's memory from offset on, in MKEY order:
- * fn(memory, n, data) for each piece.
- */
-static void layout_walk(const struct rdma_mkey_layout *l, uint64_t offset, uint64_t length,
-			void (*fn)(uint8_t *mem, size_t n, void *data), void *data)
+/* The layout as the NIC walks it: entries by address (*entries malloc'ed). */
+static int layout_context(const struct rdma_mkey *mkey, struct dp_mkey *ctx)
 {
-	uint32_t rounds = l->type == RDMA_LAYOUT_INTERLEAVED ? l->repeat_count : 1;
+	const struct rdma_mkey_layout *l = &mkey->layout;
 
-	for (uint32_t r = 0; r < rounds && length; r++)
-		for (unsigned i = 0; i < l->n && length; i++) {
-			const struct rdma_mkey_entry *e = &l->entries[i];
-			uint64_t n;
-
-			if (offset >= e->length) {
-				offset -= e->length;
-				continue;
-			}
-			n = e->length - offset < length ? e->length - offset : length;
-			fn(e->mr_obj->addr + e->offset + (uint64_t)r * (e->length + e->skip) + offset, n,
-			   data);
-			offset = 0;
-			length -= n;
-		}
+	ctx->rounds = l->type == RDMA_LAYOUT_INTERLEAVED ? l->repeat_count : 1;
+	ctx->n_entries = l->n;
+	ctx->length = rdma_mkey_length(mkey);
+	ctx->entries = calloc(l->n ? l->n : 1, sizeof(*ctx->entries));
+	if (!ctx->entries)
+		return -ENOMEM;
+	for (unsigned i = 0; i < l->n; i++)
+		ctx->entries[i] = (struct dp_mkey_entry){
+			.addr = l->entries[i].mr_obj->addr + l->entries[i].offset,
+			.length = l->entries[i].length, .skip = l->entries[i].skip,
+		};
+	return 0;
 }
 
-struct cursor {
-	uint8_t *p;
-};
-
-static void gather_piece(uint8_t *mem, size_t n, void *data)
+/* Copies the first length bytes of the layout's memory out (gather) or in (scatter). */
+static int layout_copy_bytes(const struct rdma_mkey *mkey, uint8_t *buf, uint64_t length, bool in)
 {
-	struct cursor *c = data;
+	struct dp_mkey ctx = { 0 };
+	struct dp_mkey_span span = { .mkey = &ctx, .mem_length = length };
 
-	memcpy(c->p, mem, n);
-	c->p += n;
-}
-
-static void scatter_piece(uint8_t *mem, size_t n, void *data)
-{
-	struct cursor *c = data;
-
-	memcpy(mem, c->p, n);
-	c->p += n;
+	if (layout_context(mkey, &ctx) < 0)
+		return -ENOMEM;
+	if (in)
+		dp_mkey_scatter(&span, buf);
+	else
+		dp_mkey_gather(&span, buf);
+	free(ctx.entries);
+	return 0;
 }
 
 /* The MKEY can carry traffic (else the device would fail the operation). */
@@ -610,9 +609,9 @@ void rdma_mkey_record_sig_error(struct rdma_mkey *mkey, enum dp_dir dir, const s
 /* Counts the transfer and its error; a worker counts the same way, and reports the error. */
 static void count_transfer(struct rdma_mkey *mkey, const struct dp_sig_err *xfer)
 {
-	atomic_fetch_add_explicit(&mkey->transfers, 1, memory_order_relaxed);
+	atomic_fetch_add_explicit(&mkey->counters.transfers, 1, memory_order_relaxed);
 	if (xfer->type != DP_SIG_ERR_NONE)
-		atomic_fetch_add_explicit(&mkey->sig_errors, 1, memory_order_relaxed);
+		atomic_fetch_add_explicit(&mkey->counters.sig_errors, 1, memory_order_relaxed);
 }
 
 static void record(struct rdma_mkey *mkey, enum dp_dir dir, const struct dp_sig_err *xfer)
@@ -677,7 +676,6 @@ int rdma_mkey_tx(struct rdma_device *dev, struct rdma_mkey *mkey, uint8_t **out,
 {
 	uint64_t len = rdma_mkey_length(mkey);
 	uint8_t *in, *o;
-	struct cursor c;
 	int r;
 
 	r = rdma_mkey_tx_length(dev, mkey, out_len, err);
@@ -685,13 +683,11 @@ int rdma_mkey_tx(struct rdma_device *dev, struct rdma_mkey *mkey, uint8_t **out,
 		return r;
 	in = malloc(len ? len : 1);
 	o = malloc(*out_len ? *out_len : 1);
-	if (!in || !o) {
+	if (!in || !o || layout_copy_bytes(mkey, in, len, false) < 0) {
 		free(in);
 		free(o);
 		return rdma_error_system(err, -ENOMEM);
 	}
-	c.p = in;
-	layout_walk(&mkey->layout, 0, len, gather_piece, &c);
 	r = run(mkey, DP_TX, in, len, o, *out_len, xfer_err, err);
 	free(in);
 	if (r < 0) {
@@ -706,7 +702,6 @@ int rdma_mkey_rx(struct rdma_device *dev, struct rdma_mkey *mkey, const uint8_t 
 		 size_t *out_len, struct dp_sig_err *xfer_err, struct rdma_error *err)
 {
 	uint64_t len = rdma_mkey_length(mkey);
-	struct cursor c;
 	uint8_t *o;
 	int r;
 
@@ -727,10 +722,8 @@ int rdma_mkey_rx(struct rdma_device *dev, struct rdma_mkey *mkey, const uint8_t 
 	if (!o)
 		return rdma_error_system(err, -ENOMEM);
 	r = run(mkey, DP_RX, in, in_len, o, *out_len, xfer_err, err);
-	if (r == 0) {
-		c.p = o;
-		layout_walk(&mkey->layout, 0, *out_len, scatter_piece, &c);
-	}
+	if (r == 0 && layout_copy_bytes(mkey, o, *out_len, true) < 0)
+		r = rdma_error_system(err, -ENOMEM);
 	free(o);
 	return r;
 }
@@ -755,113 +748,36 @@ int rdma_mkey_check(struct rdma_mkey *mkey, struct dp_sig_err *rec, struct rdma_
 	return 0;
 }
 
-/* ---- the data path ---- */
+/* ---- the NIC's context ---- */
 
-int rdma_mkey_mem_length(const struct rdma_mkey *mkey, uint64_t wire_length, uint64_t *mem_length)
+/*
+ * What the workers see of the MKEY from now on: its context, rebuilt at
+ * each configure (the workers' transforms move into it), published in the
+ * key table.  An MKEY that cannot carry traffic is published unusable, so a
+ * WR through it completes with an error, as on the device.
+ */
+static void publish(struct rdma_device *dev, struct rdma_mkey *mkey)
 {
-	struct dp_error de;
-	size_t mem, wire;
+	struct dp_key *k = calloc(1, sizeof(*k));
+	struct dp_mkey *ctx = calloc(1, sizeof(*ctx));
+	struct rdma_error err;
 
-	*mem_length = wire_length;
-	if (!mkey->transform || !wire_length)
-		return 0;
-	/* Both ways: wire bytes that a memory length does not give back are not whole blocks. */
-	if (dp_transform_out_len(mkey->transform, DP_RX, wire_length, &mem, &de) < 0 ||
-	    dp_transform_out_len(mkey->transform, DP_TX, mem, &wire, &de) < 0 || wire != wire_length)
-		return -EINVAL;
-	*mem_length = mem;
-	return 0;
-}
-
-int rdma_mkey_span(struct rdma_device *dev, struct rdma_mkey *mkey, uint32_t pd, uint32_t access,
-		   uint64_t wire_offset, uint64_t wire_length, struct rdma_dp_mkey_span *out,
-		   struct rdma_error *err)
-{
-	uint64_t length = rdma_mkey_length(mkey), missing;
-	int r = usable(dev, mkey, err);
-
-	if (r < 0)
-		return r;
-	if (mkey->pd->handle != pd)
-		return rdma_error_invalid(err, "pd", "MKEY 0x%x is in PD %u, not %u", mkey->obj.handle,
-					  mkey->pd->handle, pd);
-	missing = access & ~mkey->access;
-	if (missing)
-		return rdma_error_invalid(err, "access", "MKEY 0x%x does not grant %s", mkey->obj.handle,
-					  rdma_mkey_access_name((uint32_t)(missing & -missing)));
-	if (wire_length > RDMA_MKEY_TRANSFER_MAX)
-		return too_big(err, "length", wire_length);
-	if (rdma_mkey_mem_length(mkey, wire_offset, &out->mem_offset) < 0)
-		return rdma_error_invalid(err, "offset", "%llu wire bytes into MKEY 0x%x are not whole "
-					  "blocks of its transform", (unsigned long long)wire_offset,
-					  mkey->obj.handle);
-	if (rdma_mkey_mem_length(mkey, wire_length, &out->mem_length) < 0)
-		return rdma_error_invalid(err, "length", "%llu wire bytes are not whole blocks of the "
-					  "transform of MKEY 0x%x", (unsigned long long)wire_length,
-					  mkey->obj.handle);
-	if (out->mem_offset > length || out->mem_length > length - out->mem_offset)
-		return rdma_error_invalid(err, "length", "%llu memory bytes at %llu pass the end of "
-					  "MKEY 0x%x's layout (%llu bytes)",
-					  (unsigned long long)out->mem_length,
-					  (unsigned long long)out->mem_offset, mkey->obj.handle,
-					  (unsigned long long)length);
-	out->mkey = mkey;
-	return 0;
-}
-
-struct one_piece {
-	uint8_t *addr;
-	unsigned pieces;
-};
-
-static void note_piece(uint8_t *mem, size_t n, void *data)
-{
-	struct one_piece *o = data;
-
-	(void)n;
-	if (!o->pieces++)
-		o->addr = mem;
-}
-
-uint8_t *rdma_mkey_span_addr(const struct rdma_mkey *mkey, const struct rdma_dp_mkey_span *span)
-{
-	struct one_piece o = { 0 };
-
-	layout_walk(&mkey->layout, span->mem_offset, span->mem_length, note_piece, &o);
-	return o.pieces == 1 ? o.addr : NULL;
-}
-
-void rdma_mkey_gather(const struct rdma_mkey *mkey, const struct rdma_dp_mkey_span *span, uint8_t *out)
-{
-	struct cursor c = { out };
-
-	layout_walk(&mkey->layout, span->mem_offset, span->mem_length, gather_piece, &c);
-}
-
-void rdma_mkey_scatter(const struct rdma_mkey *mkey, const struct rdma_dp_mkey_span *span,
-		       const uint8_t *in)
-{
-	struct cursor c = { (uint8_t *)in };
-
-	layout_walk(&mkey->layout, span->mem_offset, span->mem_length, scatter_piece, &c);
-}
-
-int rdma_mkey_run(struct rdma_mkey *mkey, unsigned worker, enum dp_dir dir, const uint8_t *in,
-		  size_t in_len, uint8_t *out, size_t out_len, struct dp_sig_err *xfer)
-{
-	struct dp_error de;
-	size_t n;
-	int r = 0;
-
-	memset(xfer, 0, sizeof(*xfer));
-	if (!mkey->transform)
-		memcpy(out, in, in_len);
-	else if (worker >= mkey->n_worker_transforms)
-		r = -EINVAL;
-	else
-		r = dp_transform_run(mkey->worker_transforms[worker], dir, in, in_len, out, out_len, &n,
-				     xfer, &de);
-	if (r == 0)
-		count_transfer(mkey, xfer);
-	return r;
+	if (!k || !ctx || layout_context(mkey, ctx) < 0) {
+		log_error("MKEY 0x%x: out of memory; the workers will not use it", mkey->obj.handle);
+		free(k);
+		free(ctx);
+		rdma_datapath_key_clear(dev, mkey->obj.handle);
+		return;
+	}
+	ctx->pd = mkey->pd->handle;
+	ctx->access = mkey->access;
+	ctx->usable = usable(dev, mkey, &err) == 0;
+	ctx->counters = &mkey->counters;
+	ctx->transforms = mkey->worker_transforms;
+	ctx->n_transforms = mkey->n_worker_transforms;
+	mkey->worker_transforms = NULL;
+	mkey->n_worker_transforms = 0;
+	*k = (struct dp_key){ .key = mkey->obj.handle, .kind = DP_KEY_MKEY, .pd = ctx->pd,
+			      .access = ctx->access, .rkey = true, .mkey = ctx };
+	rdma_datapath_key_set(dev, k);
 }

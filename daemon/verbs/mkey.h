@@ -26,6 +26,7 @@
 #include <stdint.h>
 
 #include "daemon/verbs/device.h"
+#include "dataplane/mkey.h"
 #include "dataplane/offload/transform.h"
 
 /* mlx5dv_mkey_init_attr_flags (INDIRECT is implied: every MKEY here is indirect). */
@@ -125,7 +126,7 @@ struct rdma_mkey {
 	struct dp_sig_err err;
 	/* counters (transfers and sig_errors are also counted by dataplane workers) */
 	uint64_t configures;
-	_Atomic uint64_t transfers, sig_errors;
+	struct dp_mkey_counters counters;
 	/* pools (daemon/verbs/pool.h) */
 	struct rdma_pool *pool;
 	const void *borrower;      /* the connection holding it, NULL while in the pool */
@@ -156,7 +157,7 @@ void rdma_mkey_conf_init(struct rdma_mkey_conf *conf);
 int rdma_mkey_configure(struct rdma_device *dev, struct rdma_mkey *mkey,
 			const struct rdma_mkey_conf *conf, struct rdma_error *err);
 /* Back to free: layout, signature, crypto, access and record gone (IBV_WR_LOCAL_INV). */
-void rdma_mkey_invalidate(struct rdma_mkey *mkey);
+void rdma_mkey_invalidate(struct rdma_device *dev, struct rdma_mkey *mkey);
 
 /* Bytes the layout covers (the MKEY's length). */
 uint64_t rdma_mkey_length(const struct rdma_mkey *mkey);
@@ -175,36 +176,6 @@ int rdma_mkey_tx(struct rdma_device *dev, struct rdma_mkey *mkey, uint8_t **out,
 		 struct dp_sig_err *xfer_err, struct rdma_error *err);
 int rdma_mkey_rx(struct rdma_device *dev, struct rdma_mkey *mkey, const uint8_t *in, size_t in_len,
 		 size_t *out_len, struct dp_sig_err *xfer_err, struct rdma_error *err);
-
-/* ---- the data path (daemon/soft/datapath.h) ---- */
-
-struct rdma_dp_mkey_span;
-
-/*
- * Main thread, when a WR is posted: the memory-domain bytes that wire_length
- * bytes from wire_offset stand for, through an MKEY on PD pd granting access
- * (RDMA_MKEY_ACCESS_*).  Refused (InvalidArgument / InvalidState naming the
- * field) when the MKEY cannot carry them: the WR then completes with an error.
- */
-int rdma_mkey_span(struct rdma_device *dev, struct rdma_mkey *mkey, uint32_t pd, uint32_t access,
-		   uint64_t wire_offset, uint64_t wire_length, struct rdma_dp_mkey_span *out,
-		   struct rdma_error *err);
-/* Memory-domain bytes of wire_length wire bytes of the MKEY's transform, or -EINVAL. */
-int rdma_mkey_mem_length(const struct rdma_mkey *mkey, uint64_t wire_length, uint64_t *mem_length);
-
-/*
- * Worker, while a WR through the MKEY is posted (the MKEY cannot change then):
- * a pointer to the span's memory when it is one piece, else NULL; copying the
- * span's memory out of and into the layout; running worker's transform (tx:
- * the span's memory -> len wire bytes in wire; rx: the reverse) with the
- * signature error of this transfer in *xfer.
- */
-uint8_t *rdma_mkey_span_addr(const struct rdma_mkey *mkey, const struct rdma_dp_mkey_span *span);
-void rdma_mkey_gather(const struct rdma_mkey *mkey, const struct rdma_dp_mkey_span *span, uint8_t *out);
-void rdma_mkey_scatter(const struct rdma_mkey *mkey, const struct rdma_dp_mkey_span *span,
-		       const uint8_t *in);
-int rdma_mkey_run(struct rdma_mkey *mkey, unsigned worker, enum dp_dir dir, const uint8_t *in,
-		  size_t in_len, uint8_t *out, size_t out_len, struct dp_sig_err *xfer);
 
 /* No posted WR goes through the MKEY (it may change). */
 bool rdma_mkey_idle(struct rdma_device *dev, struct rdma_mkey *mkey);

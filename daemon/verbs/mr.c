@@ -3,6 +3,7 @@
 #include "daemon/soft/datapath.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <fcntl.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -13,6 +14,8 @@ static void mr_release(struct rdma_device *dev, struct rdma_object *obj)
 {
 	struct rdma_mr *mr = rdma_mr(obj);
 
+	/* No worker reaches the memory once it is unmapped. */
+	rdma_datapath_key_clear(dev, obj->handle);
 	if (mr->map)
 		munmap(mr->map, mr->map_size);
 	if (mr->memfd >= 0)
@@ -67,6 +70,26 @@ static int system_error(struct rdma_error *err, int r)
 {
 	memset(err, 0, sizeof(*err));
 	return r;
+}
+
+/* What the workers see of the MR from now on (dataplane/keytab.h). */
+static int publish(struct rdma_device *dev, struct rdma_mr *mr, struct rdma_mr **out)
+{
+	struct dp_key *k = calloc(1, sizeof(*k));
+
+	if (!k) {
+		rdma_object_free(dev, &mr->obj);
+		return -ENOMEM;
+	}
+	*k = (struct dp_key){
+		.key = mr->obj.handle, .kind = mr->type == RDMA_MR_DMA ? DP_KEY_DMA : DP_KEY_MR,
+		.pd = mr->pd->handle, .access = mr->access, .rkey = mr->rkey != 0,
+		.dma_target = mr->type == RDMA_MR_DAEMON, .iova = mr->iova, .length = mr->length,
+		.addr = mr->addr,
+	};
+	rdma_datapath_key_set(dev, k);
+	*out = mr;
+	return 0;
 }
 
 /* A new MR of type on pd with access: the table entry, its keys and the PD reference. */
@@ -159,8 +182,7 @@ int rdma_mr_create(struct rdma_device *dev, uint32_t pd, uint64_t size, uint32_t
 		dev->mr_iova_next = RDMA_MR_IOVA_BASE;
 	mr->iova = dev->mr_iova_next;
 	dev->mr_iova_next += (map_size + align - 1) / align * align + align;
-	*out = mr;
-	return 0;
+	return publish(dev, mr, out);
 fail:
 	rdma_object_free(dev, &mr->obj);
 	return r;
@@ -210,8 +232,7 @@ int rdma_mr_register_memfd(struct rdma_device *dev, uint32_t pd, int memfd, uint
 	mr->addr = (uint8_t *)mr->map + (offset - page_off);
 	mr->length = length;
 	mr->iova = iova;
-	*out = mr;
-	return 0;
+	return publish(dev, mr, out);
 fail:
 	rdma_object_free(dev, &mr->obj);
 	return r;
@@ -220,7 +241,10 @@ fail:
 int rdma_mr_get_dma(struct rdma_device *dev, uint32_t pd, uint32_t access, struct rdma_mr **out,
 		    struct rdma_error *err)
 {
-	return mr_new(dev, pd, access, RDMA_MR_DMA, out, err);
+	struct rdma_mr *mr;
+	int r = mr_new(dev, pd, access, RDMA_MR_DMA, &mr, err);
+
+	return r < 0 ? r : publish(dev, mr, out);
 }
 
 /* [offset, offset + length) inside size bytes, the fields named as the caller knows them. */

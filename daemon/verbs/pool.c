@@ -222,7 +222,7 @@ int rdma_pool_destroy(struct rdma_device *dev, struct rdma_pool *pool, bool forc
 		struct rdma_object *user = rdma_object_find_user(dev, &mkey->obj);
 
 		if (!user)
-			user = rdma_datapath_mkey_user(dev, mkey);
+			user = rdma_datapath_key_user(dev, mkey->obj.handle);
 		if (user)
 			return rdma_error_in_use(err, &mkey->obj, user);
 		if (mkey->borrower && !force)
@@ -260,7 +260,7 @@ int rdma_pool_borrow(struct rdma_pool *pool, const void *owner, struct rdma_mkey
 
 static void give_back(struct rdma_mkey *mkey)
 {
-	rdma_mkey_invalidate(mkey);
+	rdma_mkey_invalidate(mkey->pool->dev, mkey);
 	mkey->borrower = NULL;
 	mkey->pool->borrowed--;
 	mkey->pool->returns++;
@@ -277,7 +277,7 @@ int rdma_pool_return(struct rdma_mkey *mkey, const void *owner, struct rdma_erro
 					mkey->pool->name);
 	if (mkey->borrower != owner)
 		return rdma_error_state(err, "handle", "the MKEY was borrowed by another client");
-	user = rdma_datapath_mkey_user(mkey->pool->dev, mkey);
+	user = rdma_datapath_key_user(mkey->pool->dev, mkey->obj.handle);
 	if (user)
 		return rdma_error_in_use(err, &mkey->obj, user);
 	give_back(mkey);

@@ -217,38 +217,38 @@ static struct rdma_qp *pipelining_qp(struct fixture *f, struct rdma_cq *cq, enum
 
 static void test_work_queue(void **state)
 {
-	struct dp_wq q;
+	struct dp_queue q;
 	uint32_t index;
-	uint64_t *slot;
+	uint64_t *slot, v;
 
 	(void)state;
-	assert_int_equal(dp_wq_init(&q, 3, sizeof(uint64_t)), 0);
+	assert_int_equal(dp_queue_init(&q, 3, sizeof(uint64_t), 0), 0);
 	assert_int_equal(q.mask, 3);
-	assert_null(dp_wq_head(&q, &index));
+	assert_int_equal(dp_queue_ready(&q, dp_queue_cons(&q)), 0);
 	for (uint64_t i = 0; i < 4; i++) {
-		slot = dp_wq_next(&q, &index);
+		slot = dp_queue_reserve(&q, &index);
 		assert_non_null(slot);
 		assert_int_equal(index, i);
 		*slot = 100 + i;
-		dp_wq_publish(&q);
+		dp_queue_publish(&q, 1);
 	}
-	assert_null(dp_wq_next(&q, &index));
-	assert_int_equal(dp_wq_count(&q), 4);
+	assert_null(dp_queue_reserve(&q, &index));
+	assert_int_equal(dp_queue_count(&q), 4);
 	/* The head stays until it is consumed (a WQE waiting through RNR). */
-	slot = dp_wq_head(&q, &index);
-	assert_int_equal(*slot, 100);
-	slot = dp_wq_head(&q, &index);
-	assert_int_equal(*slot, 100);
-	dp_wq_consume(&q);
-	slot = dp_wq_head(&q, &index);
-	assert_int_equal(*slot, 101);
-	assert_int_equal(index, 1);
+	dp_queue_copy(&q, dp_queue_cons(&q), &v);
+	assert_int_equal(v, 100);
+	dp_queue_copy(&q, dp_queue_cons(&q), &v);
+	assert_int_equal(v, 100);
+	dp_queue_consume(&q, 1);
+	dp_queue_copy(&q, dp_queue_cons(&q), &v);
+	assert_int_equal(v, 101);
+	assert_int_equal(dp_queue_cons(&q), 1);
 	/* A slot given back is reused: index 4 lands in slot 0. */
-	slot = dp_wq_next(&q, &index);
+	slot = dp_queue_reserve(&q, &index);
 	assert_non_null(slot);
 	assert_int_equal(index, 4);
-	assert_ptr_equal(slot, dp_wq_slot(&q, 0));
-	dp_wq_release(&q);
+	assert_ptr_equal(slot, dp_queue_slot(&q, 0));
+	dp_queue_release(&q);
 }
 
 static void test_connected_qps_share_a_worker(void **state)
@@ -372,16 +372,16 @@ static void test_reset_drops_without_completions(void **state)
 	while (turn(f, index))
 		;
 	assert_int_equal(rdma_cq_ring_poll(cq->ring, e, 4), 0);
-	assert_int_equal(dp_wq_count(&b->dp->rq), 0);
+	assert_int_equal(dp_queue_count(&b->dp->rq), 0);
 	/* Receives posted in INIT after the RESET stay, and are the worker's again from RTR on. */
 	modify(f, b, RDMA_QPS_INIT, RDMA_QP_ACCESS_FLAGS, &(struct rdma_qp_attr){ 0 });
 	assert_int_equal(rdma_dp_post_recv(f->dev, b, 3, &sge, 1, &err), 0);
 	modify(f, b, RDMA_QPS_RESET, 0, NULL);
-	assert_int_equal(dp_wq_count(&b->dp->rq), 0);
+	assert_int_equal(dp_queue_count(&b->dp->rq), 0);
 	modify(f, b, RDMA_QPS_INIT, RDMA_QP_ACCESS_FLAGS, &(struct rdma_qp_attr){ 0 });
 	assert_int_equal(rdma_dp_post_recv(f->dev, b, 4, &sge, 1, &err), 0);
 	connect_rest(f, b, a->obj.handle);
-	assert_int_equal(dp_wq_count(&b->dp->rq), 1);
+	assert_int_equal(dp_queue_count(&b->dp->rq), 1);
 	assert_ptr_equal(b->worker, a->worker);
 }
 
@@ -406,10 +406,10 @@ static void test_mkey_transfer_and_its_error_report(void **state)
 	memset(f->mr->addr + 2048, 0, 520);
 	assert_int_equal(rdma_dp_post_send(f->dev, a, &wr, &err), 0);
 	/* Posted, not executed: the MKEY is in use by the QP. */
-	user = rdma_datapath_mkey_user(f->dev, good);
+	user = rdma_datapath_key_user(f->dev, good->obj.handle);
 	assert_ptr_equal(user, &a->obj);
 	turn(f, a->worker->index);
-	assert_null(rdma_datapath_mkey_user(f->dev, good));
+	assert_null(rdma_datapath_key_user(f->dev, good->obj.handle));
 	/* The wire carried the 512 data bytes: the PI was checked and stripped. */
 	assert_int_equal(f->mr->addr[2048 + 511], 0xa5);
 	assert_int_equal(f->mr->addr[2048 + 512], 0);
@@ -451,7 +451,7 @@ static void test_sig_stop_stands_until_the_main_thread_knows(void **state)
 	turn(f, s->worker->index);
 	/* Stopped right after the WRITE: the fenced SEND is still posted; nothing completed. */
 	assert_int_equal(s->dp->state, RDMA_QPS_SQD);
-	assert_int_equal(dp_wq_count(&s->dp->sq), 1);
+	assert_int_equal(dp_queue_count(&s->dp->sq), 1);
 	assert_int_equal(rdma_cq_ring_poll(cq->ring, e, 4), 0);
 	/* An RTS -> RTS modify sent before the main thread heard of the stop does not resume it. */
 	assert_int_equal(s->state, RDMA_QPS_RTS);

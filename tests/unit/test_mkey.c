@@ -252,8 +252,8 @@ static void test_error_record_and_rearming(void **state)
 	assert_int_equal(rdma_mkey_rx(f->dev, m, w, sizeof(w), &n, &x, &err), 0);
 	assert_int_equal(rdma_mkey_check(m, &rec, &err), 0);
 	assert_int_equal(rec.actual, 0x4444);
-	assert_int_equal(m->transfers, 6);
-	assert_int_equal(m->sig_errors, 6);
+	assert_int_equal(m->counters.transfers, 6);
+	assert_int_equal(m->counters.sig_errors, 6);
 }
 
 static void test_pool_counters(void **state)
