@@ -1,4 +1,6 @@
-/* dataplane/offload/transform.c - the MKEY transform engine (see transform.h, docs/offload.md).
+/* SPDX-License-Identifier: MIT */
+/*
+ * The MKEY transform engine (see transform.h, docs/offload.md).
  *
  * One pass over the input, one input-domain block at a time:
  *   - input crypto (the crypted stream is the input one): data units are decrypted/encrypted

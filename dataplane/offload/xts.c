@@ -1,4 +1,5 @@
-/* dataplane/offload/xts.c - AES-XTS per data unit through libgcrypt (see xts.h) */
+/* SPDX-License-Identifier: MIT */
+/* AES-XTS per data unit through libgcrypt (see xts.h) */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,4 +1,6 @@
-/* dataplane/offload/xts.h - AES-XTS-128/256 per data unit through libgcrypt (IEEE 1619).
+/* SPDX-License-Identifier: MIT */
+/*
+ * AES-XTS-128/256 per data unit through libgcrypt (IEEE 1619).
  *
  * A job (a byte stream) is cut into data units of data_unit_size bytes; unit j is one XTS
  * data unit whose tweak is initial_tweak + j, the tweak being a 128-bit little-endian integer
@@ -6,8 +8,7 @@
  * of 16 bytes goes through ciphertext stealing.  Units shorter than 16 bytes do not exist in
  * XTS and are refused.
  */
-#ifndef DATAPLANE_XTS_H
-#define DATAPLANE_XTS_H
+#pragma once
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -54,5 +55,3 @@ void dp_tweak_add(uint8_t tweak[16], uint64_t n);
 /* The mlx5dv job-size rule (seed 001): job % dus == 0, or job % 16 == 0 and
  * job % dus <= dus - 16; additionally a short last unit must be >= 16 bytes. */
 bool dp_xts_job_size_ok(size_t job, uint32_t dus);
-
-#endif
