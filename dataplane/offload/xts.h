@@ -37,15 +37,10 @@ unsigned dp_xts_key_bits(const struct dp_xts *x);
 int dp_xts_crypt(struct dp_xts *x, bool encrypt, const uint8_t initial_tweak[16], uint64_t first_unit,
 		 uint32_t dus, void *out, const void *in, size_t len, struct dp_error *err);
 
-/* One data unit (16 <= len <= the unit size, not checked) with the given tweak: the per-unit
- * call of the engine's fused loops, which keep the tweak themselves (dp_tweak_add(tw, 1)). */
-int dp_xts_crypt_unit(struct dp_xts *x, bool encrypt, const uint8_t tweak[16], void *out, const void *in,
-		      size_t len, struct dp_error *err);
-
 /* n data units of len bytes each (16 <= len, not checked): unit i from in + i * istride to
  * out + i * ostride (in place when in == out and the strides are equal), tweaks tweak,
- * tweak + 1, ...; tweak is left at tweak + n.  The engine's batched per-unit loop: one call
- * per batch, the tweak kept as two integers. */
+ * tweak + 1, ...; tweak is left at tweak + n (at the failing unit on an error).  The one
+ * loop over units: dp_xts_crypt and the engine's batches (one call per batch) go through it. */
 int dp_xts_crypt_units(struct dp_xts *x, bool encrypt, uint8_t tweak[16], uint8_t *out, size_t ostride,
 		       const uint8_t *in, size_t istride, size_t len, size_t n, struct dp_error *err);
 
