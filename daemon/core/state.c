@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "daemon/core/state.h"
 #include "daemon/core/manager.h"
+#include "lib/io.h"
 #include "lib/log.h"
 
 #include <dirent.h>
@@ -22,21 +23,6 @@ static const struct state_kind *const kinds[] = {
 	&state_deks,
 	&state_pools,
 };
-
-static int write_all(int fd, const char *data, size_t len)
-{
-	while (len > 0) {
-		ssize_t n = write(fd, data, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		data += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
 
 static int fsync_dir(const char *dir)
 {
