@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Whole text files: the JSON some commands take from a file (MKEY configurations, work requests). */
+/* Whole text files: the JSON some commands take from a file (MKEY configurations, WRs). */
 #include "cmd/rdmactl.h"
 #include "lib/io.h"
 
