@@ -100,7 +100,7 @@ static void deks_restore_device(struct manager *m, struct rdma_device *dev, stru
 			log_error("%s: saved DEK #%zu has no valid '%s'; not restored", dev->name, i, bad);
 			continue;
 		}
-		if (rdma_dek_restore(dev, &m->config, handle, &p, kek, check, &dek, &err) < 0)
+		if (rdma_dek_restore(dev, &m->config.crypto, handle, &p, kek, check, &dek, &err) < 0)
 			log_error("%s: saved DEK %u '%s' not restored: %s: %s", dev->name, handle, p.name,
 				  err.field, err.reason);
 		else if (dek->state == RDMA_DEK_READY)
