@@ -7,6 +7,7 @@
  */
 #include "cmd/rdmactl.h"
 #include "cmd/output.h"
+#include "lib/io.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -68,32 +69,23 @@ static int add_path(const struct cmd_args *args, const char *arg, struct json_ob
  */
 static int add_stdin_key(const struct cmd_args *args, struct json_object *params, int *fd)
 {
-	static uint8_t key[STDIN_KEY_MAX + 1];
+	static uint8_t key[STDIN_KEY_MAX];
 	size_t n = 0;
-	int r = 0;
+	int r;
 
 	mlock(key, sizeof(key));
-	while (n < sizeof(key)) {
-		ssize_t got = read(STDIN_FILENO, key + n, sizeof(key) - n);
-
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got < 0) {
-			r = ctl_fail("%s: --key-file: cannot read stdin: %s", args->path, strerror(errno));
-			break;
-		}
-		if (got == 0)
-			break;
-		n += (size_t)got;
-	}
-	if (r == 0 && n > STDIN_KEY_MAX)
+	r = read_all(STDIN_FILENO, key, sizeof(key), &n);
+	if (r == -EFBIG)
 		r = ctl_usage_error("%s: --key-file: stdin holds more than %d bytes, more than any key",
 				    args->path, STDIN_KEY_MAX);
+	else if (r < 0)
+		r = ctl_fail("%s: --key-file: cannot read stdin: %s", args->path, strerror(-r));
 	if (r == 0) {
 		*fd = memfd_create("rdmactl-key", MFD_CLOEXEC);
-		if (*fd < 0 || write(*fd, key, n) != (ssize_t)n)
+		r = *fd < 0 ? -errno : write_all(*fd, key, n);
+		if (r < 0)
 			r = ctl_fail("%s: --key-file: cannot hand the key over: %s", args->path,
-				     strerror(errno));
+				     strerror(-r));
 		else
 			json_object_object_add(params, "key_fd", json_object_new_int(*fd));
 	}

@@ -8,6 +8,7 @@
 #include "cmd/rdmactl.h"
 #include "cmd/output.h"
 #include "lib/base64.h"
+#include "lib/io.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -322,7 +323,7 @@ static int mkey_rx(struct ctl *ctl, const struct cmd_args *args)
 
 	if (!params)
 		return EXIT_USAGE;
-	r = ctl_read_fd(STDIN_FILENO, TRANSFER_MAX, &data, &len);
+	r = read_all_alloc(STDIN_FILENO, TRANSFER_MAX, &data, &len);
 	if (r < 0) {
 		json_object_put(params);
 		return ctl_fail("%s: standard input: %s", args->path,

@@ -3,6 +3,7 @@
 #include "cmd/rdmactl.h"
 #include "cmd/output.h"
 #include "lib/base64.h"
+#include "lib/io.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -187,7 +188,7 @@ static int mr_write(struct ctl *ctl, const struct cmd_args *args)
 	if (r != EXIT_OK)
 		return r;
 	max = t.dma || t.offset > t.mrlen ? CHUNK : t.mrlen - t.offset;
-	r = ctl_read_fd(STDIN_FILENO, max, &data, &len);
+	r = read_all_alloc(STDIN_FILENO, max, &data, &len);
 	if (r < 0) {
 		json_object_put(t.params);
 		/* Too long: say so as for any length past the end of the MR. */

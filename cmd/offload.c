@@ -18,23 +18,11 @@
 #include "dataplane/offload/transform.h"
 #include "dataplane/offload/transform_json.h"
 #include "dataplane/offload/xts.h"
+#include "lib/io.h"
 
 #define PROG "rdmactl: offload"
-
-static int write_all(int fd, const uint8_t *p, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, p, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0)
-			return -errno;
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
+/* key1 || key2 of AES-256-XTS, the longest key */
+#define KEY_MAX 64
 
 /* The key goes straight into libgcrypt secure memory and is wiped after use. */
 static int read_key(const char *path, uint8_t **key, size_t *len)
@@ -42,44 +30,33 @@ static int read_key(const char *path, uint8_t **key, size_t *len)
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	uint8_t *k;
 	size_t n = 0;
+	int r;
 
 	if (fd < 0) {
 		fprintf(stderr, PROG ": key-file %s: %s\n", path, strerror(errno));
 		return -1;
 	}
-	k = gcry_malloc_secure(65);
+	k = gcry_malloc_secure(KEY_MAX);
 	if (!k) {
 		close(fd);
 		fprintf(stderr, PROG ": key-file: out of secure memory\n");
 		return -1;
 	}
-	while (n < 65) {
-		ssize_t r = read(fd, k + n, 65 - n);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			fprintf(stderr, PROG ": key-file %s: %s\n", path, strerror(errno));
-			close(fd);
-			explicit_bzero(k, 65);
-			gcry_free(k);           /* secure memory is wiped on free */
-			return -1;
-		}
-		if (r == 0)
-			break;
-		n += (size_t)r;
-	}
+	r = read_all(fd, k, KEY_MAX, &n);
 	close(fd);
-	if (n != 32 && n != 64) {
+	if (r < 0 && r != -EFBIG)
+		fprintf(stderr, PROG ": key-file %s: %s\n", path, strerror(-r));
+	else if (r == -EFBIG || (n != 32 && n != 64))
 		fprintf(stderr, PROG ": key-file %s: must hold the raw key key1||key2, 32 bytes (AES-128-XTS) "
-			"or 64 bytes (AES-256-XTS); it has %s%zu bytes\n", path, n > 64 ? "more than " : "", n > 64 ? 64 : n);
-		explicit_bzero(k, 65);
-		gcry_free(k);
-		return -1;
+			"or 64 bytes (AES-256-XTS); it has %s%zu bytes\n", path, r ? "more than " : "", n);
+	else {
+		*key = k;
+		*len = n;
+		return 0;
 	}
-	*key = k;
-	*len = n;
-	return 0;
+	explicit_bzero(k, KEY_MAX);
+	gcry_free(k);
+	return -1;
 }
 
 static int write_report(const char *path, const struct dp_sig_err *rec)
@@ -140,7 +117,7 @@ static int offload_run(enum dp_dir dir, const char *config_path, const char *key
 			!strcmp(err.field, "key") || !*err.field ? "" : ": ", err.message);
 		goto out;
 	}
-	rc = ctl_read_fd(STDIN_FILENO, (size_t)1 << 40, &in, &in_len);
+	rc = read_all_alloc(STDIN_FILENO, (size_t)1 << 40, &in, &in_len);
 	if (rc) {
 		fprintf(stderr, PROG ": reading input: %s\n", strerror(-rc));
 		goto out;
@@ -172,7 +149,7 @@ static int offload_run(enum dp_dir dir, const char *config_path, const char *key
 out:
 	dp_transform_destroy(t);
 	if (key) {
-		explicit_bzero(key, 65);
+		explicit_bzero(key, KEY_MAX);
 		gcry_free(key);
 	}
 	free(cfg_text);

@@ -131,11 +131,6 @@ int ctl_call_raw(struct ctl *ctl, const char *method, struct json_object *params
 int ctl_call_more(struct ctl *ctl, const char *path, const char *method, struct json_object *params,
 		  int (*fn)(struct json_object *reply, void *data), void *data);
 void ctl_disconnect(struct ctl *ctl);
-/*
- * All of fd, at most max bytes; *out is malloc'ed and NUL-terminated.  Past max:
- * -EFBIG, with *len the bytes read so far (more than max).
- */
-int ctl_read_fd(int fd, size_t max, uint8_t **out, size_t *len);
 /* A whole text file (at most max bytes; -EILSEQ if it holds a NUL), as a string. */
 int ctl_read_text_file(const char *path, size_t max, char **text);
 

@@ -47,7 +47,7 @@ static int reply_login(struct varlink_call *call, struct manager *m, struct rdma
 {
 	struct json_object *o = json_object_new_object();
 	const char *kek;
-	enum rdma_crypto_login_state state = rdma_crypto_login_state(dev, &m->config, &kek);
+	enum rdma_crypto_login_state state = rdma_crypto_login_state(dev, &m->config.crypto, &kek);
 
 	json_add_string(o, "device", dev->name);
 	json_add_string(o, "state", rdma_crypto_login_state_name(state));
@@ -198,7 +198,7 @@ static int create(struct varlink_call *call, struct json_object *params, void *u
 	if (r == 0)
 		r = get_params(params, key, key_len, &p, &err);
 	if (r == 0)
-		r = rdma_dek_create(dev, &m->config, &p, &dek, &err);
+		r = rdma_dek_create(dev, &m->config.crypto, &p, &dek, &err);
 	secret_free(key, KEY_BUF);
 	if (r < 0)
 		return api_reply_error(call, IFACE, &err);
@@ -275,7 +275,7 @@ static int login(struct varlink_call *call, struct json_object *params, void *us
 
 	if (!dev)
 		return 0;
-	if (rdma_crypto_login(dev, &m->config, json_get_string(params, "credential_file"),
+	if (rdma_crypto_login(dev, &m->config.crypto, json_get_string(params, "credential_file"),
 			      json_get_string(params, "kek"), &err) < 0)
 		return api_reply_error(call, IFACE, &err);
 	return reply_login(call, m, dev);

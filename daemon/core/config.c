@@ -60,9 +60,9 @@ static char *strip(char *s)
 /* Paths of key material: absolute, as the daemon's working directory is no one's business. */
 static int set_path(char *dst, const char *key, const char *value, char *msg, size_t size)
 {
-	if (value[0] != '/' || strlen(value) >= CONFIG_PATH_MAX) {
+	if (value[0] != '/' || strlen(value) >= RDMA_CRYPTO_PATH_MAX) {
 		snprintf(msg, size, "%s: '%s' is not an absolute path of less than %d bytes", key, value,
-			 CONFIG_PATH_MAX);
+			 RDMA_CRYPTO_PATH_MAX);
 		return -EINVAL;
 	}
 	strcpy(dst, value);
@@ -73,7 +73,7 @@ static bool valid_name(const char *name)
 {
 	size_t n = strlen(name);
 
-	if (n == 0 || n >= CONFIG_NAME_MAX)
+	if (n == 0 || n >= RDMA_KEK_NAME_MAX)
 		return false;
 	for (size_t i = 0; i < n; i++)
 		if (!isalnum((unsigned char)name[i]) && name[i] != '_' && name[i] != '-')
@@ -82,24 +82,24 @@ static bool valid_name(const char *name)
 }
 
 /* import_kek.NAME = PATH: an import KEK the crypto login can name (rdmad.conf(5)). */
-static int add_import_kek(struct rdmad_config *c, const char *name, const char *value, char *msg,
-			  size_t size)
+static int add_import_kek(struct rdma_crypto_config *c, const char *name, const char *value,
+			  char *msg, size_t size)
 {
-	struct config_import_kek *kek;
-	char key[16 + CONFIG_NAME_MAX];
+	struct rdma_import_kek *kek;
+	char key[16 + RDMA_KEK_NAME_MAX];
 
 	if (!valid_name(name)) {
 		snprintf(msg, size, "import_kek.%s: the name must be 1-%d letters, digits, '_' or '-'",
-			 name, CONFIG_NAME_MAX - 1);
+			 name, RDMA_KEK_NAME_MAX - 1);
 		return -EINVAL;
 	}
-	if (config_find_import_kek(c, name)) {
+	if (rdma_crypto_config_kek(c, name)) {
 		snprintf(msg, size, "import_kek.%s: set twice", name);
 		return -EINVAL;
 	}
-	if (c->n_import_keks >= CONFIG_IMPORT_KEKS_MAX) {
+	if (c->n_import_keks >= RDMA_IMPORT_KEKS_MAX) {
 		snprintf(msg, size, "import_kek.%s: no more than %d import KEKs", name,
-			 CONFIG_IMPORT_KEKS_MAX);
+			 RDMA_IMPORT_KEKS_MAX);
 		return -EINVAL;
 	}
 	kek = &c->import_keks[c->n_import_keks];
@@ -109,15 +109,6 @@ static int add_import_kek(struct rdmad_config *c, const char *name, const char *
 	strcpy(kek->name, name);
 	c->n_import_keks++;
 	return 0;
-}
-
-const struct config_import_kek *config_find_import_kek(const struct rdmad_config *config,
-							const char *name)
-{
-	for (unsigned i = 0; i < config->n_import_keks; i++)
-		if (strcmp(config->import_keks[i].name, name) == 0)
-			return &config->import_keks[i];
-	return NULL;
 }
 
 /* One "key = value" line; a message naming the key and its allowed values on error. */
@@ -155,9 +146,9 @@ static int apply(struct rdmad_config *c, const char *key, const char *value, cha
 			return -EINVAL;
 		}
 	} else if (strcmp(key, "crypto_credential") == 0) {
-		return set_path(c->crypto_credential, key, value, msg, size);
+		return set_path(c->crypto.credential, key, value, msg, size);
 	} else if (strncmp(key, "import_kek.", strlen("import_kek.")) == 0) {
-		return add_import_kek(c, key + strlen("import_kek."), value, msg, size);
+		return add_import_kek(&c->crypto, key + strlen("import_kek."), value, msg, size);
 	} else {
 		snprintf(msg, size, "unknown setting '%s' (known: log_level, max_connections, "
 			 "max_connections_per_uid, max_mr_size, recovery, crypto_credential, import_kek.NAME)",

@@ -22,8 +22,9 @@ static void add_hex(struct json_object *o, const char *key, const uint8_t *bytes
 	json_add_string(o, key, text);
 }
 
-static struct json_object *dek_record(const struct rdma_dek *dek)
+static struct json_object *dek_record(struct rdma_object *obj)
 {
+	const struct rdma_dek *dek = rdma_dek(obj);
 	struct json_object *o = json_object_new_object();
 
 	json_add_uint(o, "handle", dek->obj.handle);
@@ -42,20 +43,9 @@ static struct json_object *dek_record(const struct rdma_dek *dek)
 	return o;
 }
 
-static struct json_object *deks_save(struct manager *m)
+static struct json_object *deks_save_device(struct manager *m, struct rdma_device *dev)
 {
-	struct json_object *all = json_object_new_object();
-
-	for (unsigned i = 0; i < m->n_devices; i++) {
-		struct rdma_device *dev = m->devices[i];
-		struct json_object *list = json_object_new_array();
-		struct rdma_object *obj;
-
-		for (uint32_t pos = 0; (obj = object_table_next(&dev->tables[RDMA_OBJ_DEK], &pos)); )
-			json_object_array_add(list, dek_record(rdma_dek(obj)));
-		json_object_object_add(all, dev->name, list);
-	}
-	return all;
+	return state_save_table(dev, RDMA_OBJ_DEK, dek_record);
 }
 
 /* What a record says, as creation parameters; NULL or a field name that is wrong. */
@@ -94,7 +84,7 @@ static const char *parse_record(struct json_object *rec, struct rdma_dek_params 
 	return NULL;
 }
 
-static void restore_device(struct manager *m, struct rdma_device *dev, struct json_object *list)
+static void deks_restore_device(struct manager *m, struct rdma_device *dev, struct json_object *list)
 {
 	for (size_t i = 0; i < json_object_array_length(list); i++) {
 		struct json_object *rec = json_object_array_get_idx(list, i);
@@ -110,7 +100,7 @@ static void restore_device(struct manager *m, struct rdma_device *dev, struct js
 			log_error("%s: saved DEK #%zu has no valid '%s'; not restored", dev->name, i, bad);
 			continue;
 		}
-		if (rdma_dek_restore(dev, &m->config, handle, &p, kek, check, &dek, &err) < 0)
+		if (rdma_dek_restore(dev, &m->config.crypto, handle, &p, kek, check, &dek, &err) < 0)
 			log_error("%s: saved DEK %u '%s' not restored: %s: %s", dev->name, handle, p.name,
 				  err.field, err.reason);
 		else if (dek->state == RDMA_DEK_READY)
@@ -118,25 +108,9 @@ static void restore_device(struct manager *m, struct rdma_device *dev, struct js
 	}
 }
 
-static int deks_restore(struct manager *m, struct json_object *saved)
-{
-	if (!saved)
-		return 0;
-	json_object_object_foreach(saved, name, list) {
-		struct rdma_device *dev = manager_find_device(m, name);
-
-		if (!dev)
-			log_error("saved DEKs of device %s: no such device now; not restored", name);
-		else if (!json_object_is_type(list, json_type_array))
-			log_error("saved DEKs of device %s are not a list; not restored", name);
-		else
-			restore_device(m, dev, list);
-	}
-	return 0;
-}
-
 const struct state_kind state_deks = {
 	.name = "deks",
-	.save = deks_save,
-	.restore = deks_restore,
+	.items = "DEKs",
+	.save_device = deks_save_device,
+	.restore_device = deks_restore_device,
 };

@@ -14,8 +14,9 @@
 
 #include <string.h>
 
-static struct json_object *pool_record(const struct rdma_pool *pool)
+static struct json_object *pool_record(struct rdma_object *obj)
 {
+	const struct rdma_pool *pool = rdma_pool(obj);
 	struct json_object *o = json_object_new_object();
 
 	json_add_string(o, "name", pool->name);
@@ -25,23 +26,13 @@ static struct json_object *pool_record(const struct rdma_pool *pool)
 	return o;
 }
 
-static struct json_object *pools_save(struct manager *m)
+static struct json_object *pools_save_device(struct manager *m, struct rdma_device *dev)
 {
-	struct json_object *all = json_object_new_object();
-
-	for (unsigned i = 0; i < m->n_devices; i++) {
-		struct rdma_device *dev = m->devices[i];
-		struct json_object *list = json_object_new_array();
-		struct rdma_object *obj;
-
-		for (uint32_t pos = 0; (obj = object_table_next(&dev->tables[RDMA_OBJ_POOL], &pos)); )
-			json_object_array_add(list, pool_record(rdma_pool(obj)));
-		json_object_object_add(all, dev->name, list);
-	}
-	return all;
+	return state_save_table(dev, RDMA_OBJ_POOL, pool_record);
 }
 
-static void restore_device(struct rdma_device *dev, struct json_object *list)
+static void pools_restore_device(struct manager *m, struct rdma_device *dev,
+				 struct json_object *list)
 {
 	for (size_t i = 0; i < json_object_array_length(list); i++) {
 		struct json_object *rec = json_object_array_get_idx(list, i);
@@ -65,25 +56,9 @@ static void restore_device(struct rdma_device *dev, struct json_object *list)
 	}
 }
 
-static int pools_restore(struct manager *m, struct json_object *saved)
-{
-	if (!saved)
-		return 0;
-	json_object_object_foreach(saved, name, list) {
-		struct rdma_device *dev = manager_find_device(m, name);
-
-		if (!dev)
-			log_error("saved pools of device %s: no such device now; not restored", name);
-		else if (!json_object_is_type(list, json_type_array))
-			log_error("saved pools of device %s are not a list; not restored", name);
-		else
-			restore_device(dev, list);
-	}
-	return 0;
-}
-
 const struct state_kind state_pools = {
 	.name = "pools",
-	.save = pools_save,
-	.restore = pools_restore,
+	.items = "pools",
+	.save_device = pools_save_device,
+	.restore_device = pools_restore_device,
 };

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "daemon/core/state.h"
 #include "daemon/core/manager.h"
+#include "lib/io.h"
 #include "lib/log.h"
 
 #include <dirent.h>
@@ -22,21 +23,6 @@ static const struct state_kind *const kinds[] = {
 	&state_deks,
 	&state_pools,
 };
-
-static int write_all(int fd, const char *data, size_t len)
-{
-	while (len > 0) {
-		ssize_t n = write(fd, data, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		data += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
 
 static int fsync_dir(const char *dir)
 {
@@ -78,9 +64,65 @@ int state_write_file(const char *dir, const char *name, const char *data, size_t
 	return fsync_dir(dir);
 }
 
+struct json_object *state_save_table(struct rdma_device *dev, enum rdma_object_kind table,
+				     struct json_object *(*record)(struct rdma_object *obj))
+{
+	struct json_object *list = json_object_new_array();
+	struct rdma_object *obj;
+
+	for (uint32_t pos = 0; list && (obj = object_table_next(&dev->tables[table], &pos)); )
+		json_object_array_add(list, record(obj));
+	return list;
+}
+
+static struct json_object *save_per_device(struct manager *m, const struct state_kind *kind)
+{
+	struct json_object *all = json_object_new_object();
+
+	for (unsigned i = 0; all && i < m->n_devices; i++) {
+		struct json_object *list = kind->save_device(m, m->devices[i]);
+
+		if (!list) {
+			json_object_put(all);
+			return NULL;
+		}
+		json_object_object_add(all, m->devices[i]->name, list);
+	}
+	return all;
+}
+
+static void restore_per_device(struct manager *m, const struct state_kind *kind,
+			       struct json_object *saved)
+{
+	if (!json_object_is_type(saved, json_type_object)) {
+		log_error("saved %s are not listed by device; not restored", kind->items);
+		return;
+	}
+	json_object_object_foreach(saved, name, list) {
+		struct rdma_device *dev = manager_find_device(m, name);
+
+		if (!dev)
+			log_error("saved %s of device %s: no such device now; not restored", kind->items,
+				  name);
+		else if (!json_object_is_type(list, json_type_array))
+			log_error("saved %s of device %s are not a list; not restored", kind->items, name);
+		else
+			kind->restore_device(m, dev, list);
+	}
+}
+
+static int restore_kind(struct manager *m, const struct state_kind *kind, struct json_object *saved)
+{
+	if (kind->restore)
+		return kind->restore(m, saved);
+	if (saved)
+		restore_per_device(m, kind, saved);
+	return 0;
+}
+
 int state_save(struct manager *m, const struct state_kind *kind)
 {
-	struct json_object *file, *data = kind->save(m);
+	struct json_object *file, *data = kind->save ? kind->save(m) : save_per_device(m, kind);
 	const char *text;
 	int r;
 
@@ -155,7 +197,7 @@ int state_restore(struct manager *m)
 	remove_temporaries(m->state_dir);
 	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
 		struct json_object *data = read_kind(m, kinds[i]);
-		int r = kinds[i]->restore(m, data);
+		int r = restore_kind(m, kinds[i], data);
 
 		json_object_put(data);
 		if (r < 0)

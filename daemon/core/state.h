@@ -13,28 +13,37 @@
  *
  * Device objects (QPs, MRs, MKEYs, PDs) are not kept, as on a real device.
  *
- * Adding a kind (e.g. MKEY pools):
+ * Adding a kind: a kind kept per device (DEKs, pools) is a list of records
+ * per device, the file holding {"DEVICE": [record, ...], ...}; it says how to
+ * save and restore one device's list and state.c does the rest:
  *
- *     static struct json_object *pools_save(struct manager *m) { ... }
- *     static int pools_restore(struct manager *m, struct json_object *saved) { ... }
- *     const struct state_kind state_pools = {
- *         .name = "pools", .save = pools_save, .restore = pools_restore,
+ *     static struct json_object *ports_save_device(struct manager *m,
+ *                                                  struct rdma_device *dev) { ... }
+ *     static void ports_restore_device(struct manager *m, struct rdma_device *dev,
+ *                                      struct json_object *list) { ... }
+ *     const struct state_kind state_ports = {
+ *         .name = "ports", .items = "ports",
+ *         .save_device = ports_save_device, .restore_device = ports_restore_device,
  *     };
  *
- * declare it below, add it to the kinds[] table in state.c (its place there is
- * the restore order), and call state_save(m, &state_pools) after every change
- * a client makes (see daemon/api/dek.c: a change that cannot be saved is
- * undone and the call fails).
+ * (a kind that is not per device, as the settings, gives save and restore
+ * instead), declare it below, add it to the kinds[] table in state.c (its
+ * place there is the restore order), and call state_save(m, &state_ports)
+ * after every change a client makes (see daemon/api/dek.c: a change that
+ * cannot be saved is undone and the call fails).
  */
 #pragma once
 
 #include <json-c/json.h>
 
+#include "daemon/verbs/object.h"
+
 struct manager;
+struct rdma_device;
 
 struct state_kind {
 	const char *name;
-	/* The kind's whole state as JSON (a new reference), or NULL when out of memory. */
+	/* A kind saved whole: all of it as JSON (a new reference), or NULL when out of memory. */
 	struct json_object *(*save)(struct manager *m);
 	/*
 	 * Puts back what save gave, once at start, after the devices exist and
@@ -43,6 +52,18 @@ struct state_kind {
 	 * and do not fail the start; a negative errno does.
 	 */
 	int (*restore)(struct manager *m, struct json_object *saved);
+
+	/* A kind kept per device gives these three instead. */
+	/* What its records are, plural, for the log: "saved DEKs of device mlx5_0: ...". */
+	const char *items;
+	/* The device's records as a JSON array (a new reference), or NULL when out of memory. */
+	struct json_object *(*save_device)(struct manager *m, struct rdma_device *dev);
+	/*
+	 * Puts back what save_device gave for dev, at the same moment as restore.
+	 * A saved device that is gone, or a list that is not a list, is reported
+	 * by state.c; problems with one record are the kind's to report.
+	 */
+	void (*restore_device)(struct manager *m, struct rdma_device *dev, struct json_object *list);
 };
 
 extern const struct state_kind state_settings;   /* daemon/core/settings.c */
@@ -57,6 +78,13 @@ extern const struct state_kind state_pools;      /* daemon/core/pool_state.c */
 int state_restore(struct manager *m);
 /* Writes kind's file from the running state; -errno (logged) on failure. */
 int state_save(struct manager *m, const struct state_kind *kind);
+
+/*
+ * A save_device for a kind whose records are the objects of one of the
+ * device's tables: record(obj) for each, in handle order.
+ */
+struct json_object *state_save_table(struct rdma_device *dev, enum rdma_object_kind table,
+				     struct json_object *(*record)(struct rdma_object *obj));
 
 /* Replaces dir/name with len bytes of data, atomically and durably (see above). */
 int state_write_file(const char *dir, const char *name, const char *data, size_t len);

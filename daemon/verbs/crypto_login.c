@@ -11,8 +11,8 @@
 #include <string.h>
 
 struct rdma_crypto_login {
-	char kek_name[CONFIG_NAME_MAX];
-	char kek_path[CONFIG_PATH_MAX];   /* as configured at login, to notice a change */
+	char kek_name[RDMA_KEK_NAME_MAX];
+	char kek_path[RDMA_CRYPTO_PATH_MAX];   /* as configured at login, to notice a change */
 	uint8_t *kek;                     /* secure memory, CRYPTO_KEK_MAX bytes */
 	size_t kek_len;
 };
@@ -28,7 +28,7 @@ const char *rdma_crypto_login_state_name(enum rdma_crypto_login_state state)
 }
 
 /* "a, b, c" of the configured KEK names, for messages. */
-static void kek_names(const struct rdmad_config *config, char *buf, size_t size)
+static void kek_names(const struct rdma_crypto_config *config, char *buf, size_t size)
 {
 	size_t used = 0;
 
@@ -38,10 +38,10 @@ static void kek_names(const struct rdmad_config *config, char *buf, size_t size)
 				 config->import_keks[i].name);
 }
 
-int crypto_import_kek_read(const struct rdmad_config *config, const char *name, const char *field,
+int crypto_import_kek_read(const struct rdma_crypto_config *config, const char *name, const char *field,
 			   uint8_t *kek, size_t *len, struct rdma_error *err)
 {
-	const struct config_import_kek *k = config_find_import_kek(config, name);
+	const struct rdma_import_kek *k = rdma_crypto_config_kek(config, name);
 	struct rdma_error file_err;
 	char names[256];
 
@@ -62,7 +62,7 @@ int crypto_import_kek_read(const struct rdmad_config *config, const char *name, 
 }
 
 /* The KEK a login without --kek means: the only one configured. */
-static int default_kek(const struct rdmad_config *config, const char **name, struct rdma_error *err)
+static int default_kek(const struct rdma_crypto_config *config, const char **name, struct rdma_error *err)
 {
 	char names[256];
 
@@ -79,7 +79,7 @@ static int default_kek(const struct rdmad_config *config, const char **name, str
 }
 
 /* Does the credential file unwrap under kek to the device's credential? */
-static int check_credential(const struct rdmad_config *config, const char *credential_file,
+static int check_credential(const struct rdma_crypto_config *config, const char *credential_file,
 			    const char *kek_name, const uint8_t *kek, size_t kek_len,
 			    struct rdma_error *err)
 {
@@ -92,13 +92,13 @@ static int check_credential(const struct rdmad_config *config, const char *crede
 
 	if (!wrapped)
 		return rdma_error_unsupported(err, "credential_file", "out of secure memory");
-	r = keyfile_read(config->crypto_credential, "crypto_credential", stored,
+	r = keyfile_read(config->credential, "crypto_credential", stored,
 			 CRYPTO_CREDENTIAL_LEN, &len, &file_err);
 	if (r < 0)
 		r = rdma_error_state(err, "login", "the device's credential: %s", file_err.reason);
 	else if (len != CRYPTO_CREDENTIAL_LEN)
 		r = rdma_error_state(err, "login", "the device's credential %s holds %zu bytes, not %d",
-				     config->crypto_credential, len, CRYPTO_CREDENTIAL_LEN);
+				     config->credential, len, CRYPTO_CREDENTIAL_LEN);
 	if (r == 0)
 		r = keyfile_read(credential_file, "credential_file", wrapped, wrapped_len, &len, err);
 	if (r == 0 && len != wrapped_len)
@@ -113,7 +113,7 @@ static int check_credential(const struct rdmad_config *config, const char *crede
 	return r;
 }
 
-int rdma_crypto_login(struct rdma_device *dev, const struct rdmad_config *config,
+int rdma_crypto_login(struct rdma_device *dev, const struct rdma_crypto_config *config,
 		      const char *credential_file, const char *kek, struct rdma_error *err)
 {
 	struct rdma_crypto_login *login;
@@ -122,7 +122,7 @@ int rdma_crypto_login(struct rdma_device *dev, const struct rdmad_config *config
 	if (dev->crypto_login)
 		return rdma_error_state(err, "login", "a crypto login is open already (import KEK "
 					"'%s'); log out first", dev->crypto_login->kek_name);
-	if (!config->crypto_credential[0])
+	if (!config->credential[0])
 		return rdma_error_unsupported(err, "login", "no crypto_credential is configured in "
 					      "rdmad.conf: the device has no credential to log in with");
 	if (!kek && (r = default_kek(config, &kek, err)) < 0)
@@ -144,7 +144,7 @@ int rdma_crypto_login(struct rdma_device *dev, const struct rdmad_config *config
 	}
 	snprintf(login->kek_name, sizeof(login->kek_name), "%s", kek);
 	snprintf(login->kek_path, sizeof(login->kek_path), "%s",
-		 config_find_import_kek(config, kek)->path);
+		 rdma_crypto_config_kek(config, kek)->path);
 	dev->crypto_login = login;
 	log_notice("%s: crypto login with import KEK '%s'", dev->name, kek);
 	return 0;
@@ -171,24 +171,24 @@ int rdma_crypto_logout(struct rdma_device *dev, struct rdma_error *err)
 }
 
 enum rdma_crypto_login_state rdma_crypto_login_state(const struct rdma_device *dev,
-						     const struct rdmad_config *config,
+						     const struct rdma_crypto_config *config,
 						     const char **kek)
 {
 	const struct rdma_crypto_login *login = dev->crypto_login;
-	const struct config_import_kek *k;
+	const struct rdma_import_kek *k;
 
 	*kek = login ? login->kek_name : NULL;
 	if (!login)
 		return RDMA_CRYPTO_LOGIN_NO_LOGIN;
 	/* A crypto officer who takes the KEK or the credential away ends what they allowed. */
-	k = config_find_import_kek(config, login->kek_name);
-	if (!k || strcmp(k->path, login->kek_path) != 0 || !config->crypto_credential[0])
+	k = rdma_crypto_config_kek(config, login->kek_name);
+	if (!k || strcmp(k->path, login->kek_path) != 0 || !config->credential[0])
 		return RDMA_CRYPTO_LOGIN_INVALID;
 	return RDMA_CRYPTO_LOGIN_VALID;
 }
 
 const uint8_t *rdma_crypto_login_kek(const struct rdma_device *dev,
-				     const struct rdmad_config *config, size_t *len,
+				     const struct rdma_crypto_config *config, size_t *len,
 				     const char **name, struct rdma_error *err)
 {
 	switch (rdma_crypto_login_state(dev, config, name)) {

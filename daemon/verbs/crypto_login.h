@@ -16,7 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "daemon/core/config.h"
+#include "daemon/verbs/crypto_config.h"
 #include "daemon/verbs/device.h"
 
 #define CRYPTO_CREDENTIAL_LEN 40
@@ -29,13 +29,13 @@ enum rdma_crypto_login_state {
 };
 
 /* kek NULL: the only import KEK configured.  Errors name credential_file, kek or login. */
-int rdma_crypto_login(struct rdma_device *dev, const struct rdmad_config *config,
+int rdma_crypto_login(struct rdma_device *dev, const struct rdma_crypto_config *config,
 		      const char *credential_file, const char *kek, struct rdma_error *err);
 /* InvalidState (field "login") when there is no session. */
 int rdma_crypto_logout(struct rdma_device *dev, struct rdma_error *err);
 /* The state, and the session's KEK name (NULL without one). */
 enum rdma_crypto_login_state rdma_crypto_login_state(const struct rdma_device *dev,
-						     const struct rdmad_config *config,
+						     const struct rdma_crypto_config *config,
 						     const char **kek);
 const char *rdma_crypto_login_state_name(enum rdma_crypto_login_state state);
 /* Frees the session with the device. */
@@ -46,7 +46,7 @@ void rdma_crypto_login_free(struct rdma_device *dev);
  * (field "login") otherwise.
  */
 const uint8_t *rdma_crypto_login_kek(const struct rdma_device *dev,
-				     const struct rdmad_config *config, size_t *len,
+				     const struct rdma_crypto_config *config, size_t *len,
 				     const char **name, struct rdma_error *err);
 
 /*
@@ -54,5 +54,5 @@ const uint8_t *rdma_crypto_login_kek(const struct rdma_device *dev,
  * memory of CRYPTO_KEK_MAX bytes).  Errors carry field: InvalidArgument when
  * no such KEK is configured, InvalidState when its file is unusable.
  */
-int crypto_import_kek_read(const struct rdmad_config *config, const char *name, const char *field,
+int crypto_import_kek_read(const struct rdma_crypto_config *config, const char *name, const char *field,
 			   uint8_t *kek, size_t *len, struct rdma_error *err);

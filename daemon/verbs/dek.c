@@ -238,7 +238,7 @@ static struct rdma_dek *dek_new(struct rdma_device *dev, uint32_t handle,
 	return dek;
 }
 
-int rdma_dek_create(struct rdma_device *dev, const struct rdmad_config *config,
+int rdma_dek_create(struct rdma_device *dev, const struct rdma_crypto_config *config,
 		    const struct rdma_dek_params *p, struct rdma_dek **out, struct rdma_error *err)
 {
 	struct rdma_object *pd = NULL;
@@ -294,7 +294,7 @@ static int restore_obstacle(const struct rdma_dek_params *p, struct rdma_error *
 	return 0;
 }
 
-int rdma_dek_restore(struct rdma_device *dev, const struct rdmad_config *config, uint32_t handle,
+int rdma_dek_restore(struct rdma_device *dev, const struct rdma_crypto_config *config, uint32_t handle,
 		     const struct rdma_dek_params *p, const char *kek_name,
 		     const uint8_t expect_check[RDMA_DEK_CHECK_LEN], struct rdma_dek **out,
 		     struct rdma_error *err)

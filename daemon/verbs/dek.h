@@ -25,7 +25,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "daemon/core/config.h"
+#include "daemon/verbs/crypto_config.h"
 #include "daemon/verbs/device.h"
 
 #define RDMA_DEK_NAME_MAX   64
@@ -46,7 +46,7 @@ struct rdma_dek {
 	/* A plaintext import's keytag as given, kept to be saved (a wrapped key holds its own). */
 	uint8_t keytag_given[RDMA_DEK_KEYTAG_LEN];
 	enum rdma_dek_import import;
-	char kek[CONFIG_NAME_MAX];       /* the import KEK of a wrapped DEK */
+	char kek[RDMA_KEK_NAME_MAX];       /* the import KEK of a wrapped DEK */
 	uint8_t opaque[RDMA_DEK_OPAQUE_LEN];
 	char *key_file;                  /* NULL: the key was given by value */
 	uint32_t pd;                     /* the PD it was created on, 0 for none */
@@ -81,7 +81,7 @@ struct rdma_dek_params {
  * (which config says is still valid).  Errors name the field: name, size,
  * key_file / key, keytag, opaque, pd, import, login.
  */
-int rdma_dek_create(struct rdma_device *dev, const struct rdmad_config *config,
+int rdma_dek_create(struct rdma_device *dev, const struct rdma_crypto_config *config,
 		    const struct rdma_dek_params *p, struct rdma_dek **out, struct rdma_error *err);
 
 /*
@@ -92,7 +92,7 @@ int rdma_dek_create(struct rdma_device *dev, const struct rdmad_config *config,
  * record that cannot be a DEK at all (bad name, size, handle taken...).
  * expect_check: the fingerprint saved with it.
  */
-int rdma_dek_restore(struct rdma_device *dev, const struct rdmad_config *config, uint32_t handle,
+int rdma_dek_restore(struct rdma_device *dev, const struct rdma_crypto_config *config, uint32_t handle,
 		     const struct rdma_dek_params *p, const char *kek,
 		     const uint8_t expect_check[RDMA_DEK_CHECK_LEN], struct rdma_dek **out,
 		     struct rdma_error *err);

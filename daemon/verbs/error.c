@@ -58,26 +58,31 @@ int rdma_error_limit(struct rdma_error *e, enum rdma_object_kind kind, uint64_t 
 	return -ENOSPC;
 }
 
-static int fill(struct rdma_error *e, enum rdma_error_code code, const char *field,
-		const char *fmt, va_list ap)
+int rdma_error_vfield(struct rdma_error *e, enum rdma_error_code code, const char *field,
+		      const char *fmt, va_list ap)
 {
 	memset(e, 0, sizeof(*e));
 	e->code = code;
 	snprintf(e->field, sizeof(e->field), "%s", field);
 	vsnprintf(e->reason, sizeof(e->reason), fmt, ap);
-	return 0;
+	switch (code) {
+	case RDMA_ERR_INVALID_STATE: return -EPERM;
+	case RDMA_ERR_NOT_SUPPORTED: return -EOPNOTSUPP;
+	default:                     return -EINVAL;
+	}
 }
 
-#define DEFINE_FIELD_ERROR(fn, code, err)                                              \
+#define DEFINE_FIELD_ERROR(fn, code)                                                   \
 	int fn(struct rdma_error *e, const char *field, const char *fmt, ...)          \
 	{                                                                              \
 		va_list ap;                                                            \
+		int r;                                                                 \
 		va_start(ap, fmt);                                                     \
-		fill(e, code, field, fmt, ap);                                         \
+		r = rdma_error_vfield(e, code, field, fmt, ap);                        \
 		va_end(ap);                                                            \
-		return err;                                                            \
+		return r;                                                              \
 	}
 
-DEFINE_FIELD_ERROR(rdma_error_invalid, RDMA_ERR_INVALID_ARGUMENT, -EINVAL)
-DEFINE_FIELD_ERROR(rdma_error_state, RDMA_ERR_INVALID_STATE, -EPERM)
-DEFINE_FIELD_ERROR(rdma_error_unsupported, RDMA_ERR_NOT_SUPPORTED, -EOPNOTSUPP)
+DEFINE_FIELD_ERROR(rdma_error_invalid, RDMA_ERR_INVALID_ARGUMENT)
+DEFINE_FIELD_ERROR(rdma_error_state, RDMA_ERR_INVALID_STATE)
+DEFINE_FIELD_ERROR(rdma_error_unsupported, RDMA_ERR_NOT_SUPPORTED)

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "daemon/verbs/keyfile.h"
+#include "lib/io.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -35,35 +36,13 @@ static int check_file(const char *path, const char *field, const struct stat *st
 	return 0;
 }
 
-static int read_all(int fd, const char *path, const char *field, uint8_t *buf, size_t max,
-		    size_t *len, struct rdma_error *err)
+static int read_error(const char *path, const char *field, size_t max, int r,
+		      struct rdma_error *err)
 {
-	uint8_t extra;
-	size_t n = 0;
-	ssize_t r;
-
-	while (n < max) {
-		r = read(fd, buf + n, max - n);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0)
-			return rdma_error_invalid(err, field, "%s cannot be read: %s", path,
-						  strerror(errno));
-		if (r == 0)
-			break;
-		n += (size_t)r;
-	}
-	if (n == max) {
-		do
-			r = read(fd, &extra, 1);
-		while (r < 0 && errno == EINTR);
-		explicit_bzero(&extra, sizeof(extra));
-		if (r > 0)
-			return rdma_error_invalid(err, field, "%s holds more than %zu bytes, more than "
-						  "any key", path, max);
-	}
-	*len = n;
-	return 0;
+	if (r == -EFBIG)
+		return rdma_error_invalid(err, field, "%s holds more than %zu bytes, more than "
+					  "any key", path, max);
+	return rdma_error_invalid(err, field, "%s cannot be read: %s", path, strerror(-r));
 }
 
 int keyfile_read(const char *path, const char *field, uint8_t *buf, size_t max, size_t *len,
@@ -83,8 +62,13 @@ int keyfile_read(const char *path, const char *field, uint8_t *buf, size_t max, 
 		r = rdma_error_invalid(err, field, "%s cannot be examined: %s", path, strerror(errno));
 	else
 		r = check_file(path, field, &st, err);
-	if (r == 0)
-		r = read_all(fd, path, field, buf, max, len, err);
+	if (r == 0) {
+		r = read_all(fd, buf, max, len);
+		if (r < 0) {
+			*len = 0;
+			r = read_error(path, field, max, r, err);
+		}
+	}
 	close(fd);
 	return r;
 }

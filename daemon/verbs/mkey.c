@@ -269,25 +269,48 @@ static int layout_copy(struct rdma_mkey_layout *dst, const struct rdma_mkey_layo
 
 /* ---- configure ---- */
 
-static const char *sig_field(const struct dp_transform_cfg *cfg)
+/*
+ * A refusal naming a member of the configure's config object, the one place
+ * that spells its field: "config", then "." path and "." member when given.
+ * The dataplane's fields ("mem.t10dif.bg", "crypto.data_unit_size") are such
+ * paths, and the DEK model's ("dek", "keytag") members of "crypto".
+ */
+static int config_refusal(struct rdma_error *err, enum rdma_error_code code, const char *path,
+			  const char *member, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+
+static int config_refusal(struct rdma_error *err, enum rdma_error_code code, const char *path,
+			  const char *member, const char *fmt, ...)
 {
-	if (dp_sig_present(&cfg->mem))
-		return "config.mem";
-	if (dp_sig_present(&cfg->wire))
-		return "config.wire";
-	return "config";
+	char field[sizeof(err->field)];
+	va_list ap;
+	int r;
+
+	snprintf(field, sizeof(field), "config%s%.56s%s%.40s", path && *path ? "." : "",
+		 path ? path : "", member ? "." : "", member ? member : "");
+	va_start(ap, fmt);
+	r = rdma_error_vfield(err, code, field, fmt, ap);
+	va_end(ap);
+	return r;
 }
 
-/* A dataplane refusal as a field error of the configure ("config." + its path). */
+/* The domain a signature refusal names: the one that has a signature, else the config itself. */
+static const char *sig_path(const struct dp_transform_cfg *cfg)
+{
+	if (dp_sig_present(&cfg->mem))
+		return "mem";
+	if (dp_sig_present(&cfg->wire))
+		return "wire";
+	return NULL;
+}
+
+/* A dataplane refusal; its "key" is the configure's DEK. */
 static int dp_refusal(struct rdma_error *err, const struct dp_error *de)
 {
-	char field[64];
+	bool key = !strcmp(de->field, "key");
 
-	if (!strcmp(de->field, "key"))
-		snprintf(field, sizeof(field), "config.crypto.dek");
-	else
-		snprintf(field, sizeof(field), "config%s%.56s", *de->field ? "." : "", de->field);
-	return rdma_error_invalid(err, field, "%s", de->message);
+	return config_refusal(err, RDMA_ERR_INVALID_ARGUMENT, key ? "crypto" : de->field,
+			      key ? "dek" : NULL, "%s", de->message);
 }
 
 static bool cfg_has_sig(const struct dp_transform_cfg *cfg)
@@ -330,19 +353,22 @@ static int setters_check(struct rdma_device *dev, const struct rdma_mkey *mkey,
 					  "local_write, remote_write, remote_read, remote_atomic only");
 	if (conf->set_sig) {
 		if (!(mkey->flags & RDMA_MKEY_BLOCK_SIGNATURE))
-			return rdma_error_invalid(err, sig_field(&conf->cfg),
-						  "the MKEY was created without block_signature");
+			return config_refusal(err, RDMA_ERR_INVALID_ARGUMENT, sig_path(&conf->cfg), NULL,
+					      "the MKEY was created without block_signature");
 		if (!cfg_has_sig(&conf->cfg))
-			return rdma_error_invalid(err, "config", "a signature needs mem or wire; "
-						  "reset_sig_attr removes it");
+			return config_refusal(err, RDMA_ERR_INVALID_ARGUMENT, NULL, NULL,
+					      "a signature needs mem or wire; reset_sig_attr removes it");
 	}
 	if (conf->set_crypto) {
 		if (!(mkey->flags & RDMA_MKEY_CRYPTO))
-			return rdma_error_invalid(err, "config.crypto", "the MKEY was created without crypto");
+			return config_refusal(err, RDMA_ERR_INVALID_ARGUMENT, "crypto", NULL,
+					      "the MKEY was created without crypto");
 		if (!conf->cfg.crypto.enabled)
-			return rdma_error_invalid(err, "config.crypto", "crypto attributes are required");
+			return config_refusal(err, RDMA_ERR_INVALID_ARGUMENT, "crypto", NULL,
+					      "crypto attributes are required");
 		if (!conf->crypto.dek)
-			return rdma_error_invalid(err, "config.crypto.dek", "the DEK to use is required");
+			return config_refusal(err, RDMA_ERR_INVALID_ARGUMENT, "crypto", "dek",
+					      "the DEK to use is required");
 	}
 	return 0;
 }
@@ -362,9 +388,9 @@ static int finalize_check(struct rdma_device *dev, const struct dp_transform_cfg
 					  "an MKEY with signature or crypto covers at most %u bytes", UINT32_MAX);
 	if (cfg->crypto.enabled && !(dev->caps.crypto_engines & RDMA_CRYPTO_AES_XTS_MULTI_BLOCK) &&
 	    length > cfg->crypto.data_unit_size)
-		return rdma_error_invalid(err, "config.crypto.data_unit_size",
-					  "%s encrypts one data unit per MKEY: the layout's %llu bytes "
-					  "exceed it", dev->name, (unsigned long long)length);
+		return config_refusal(err, RDMA_ERR_INVALID_ARGUMENT, "crypto", "data_unit_size",
+				      "%s encrypts one data unit per MKEY: the layout's %llu bytes "
+				      "exceed it", dev->name, (unsigned long long)length);
 	return 0;
 }
 
@@ -373,14 +399,14 @@ static int finalize_check(struct rdma_device *dev, const struct dp_transform_cfg
 /* A DEK error as a field error of the configure (the DEK model names "dek", "keytag"). */
 static int dek_refusal(struct rdma_error *err, enum rdma_error_code code)
 {
-	char field[64], reason[256];
+	char member[sizeof(err->field)], reason[sizeof(err->reason)];
 
 	if (err->code != RDMA_ERR_INVALID_ARGUMENT && err->code != RDMA_ERR_INVALID_STATE)
 		return -EINVAL;
-	snprintf(field, sizeof(field), "config.crypto.%.40s", err->field);
-	snprintf(reason, sizeof(reason), "%s", err->reason);
-	return code == RDMA_ERR_INVALID_STATE ? rdma_error_state(err, field, "%s", reason)
-					      : rdma_error_invalid(err, field, "%s", reason);
+	/* config_refusal overwrites err */
+	memcpy(member, err->field, sizeof(member));
+	memcpy(reason, err->reason, sizeof(reason));
+	return config_refusal(err, code, "crypto", member, "%s", reason);
 }
 
 /*
@@ -577,8 +603,8 @@ static int usable(struct rdma_device *dev, const struct rdma_mkey *mkey, struct 
 	if (mkey->layout.type == RDMA_LAYOUT_NONE)
 		return rdma_error_state(err, "layout", "the MKEY has no layout");
 	if ((mkey->flags & RDMA_MKEY_CRYPTO) && !mkey->crypto_set)
-		return rdma_error_state(err, "config.crypto",
-					"an MKEY created with crypto needs crypto attributes before traffic");
+		return config_refusal(err, RDMA_ERR_INVALID_STATE, "crypto", NULL,
+				      "an MKEY created with crypto needs crypto attributes before traffic");
 	if (mkey->crypto_set) {
 		/* The MKEY holds its DEK: the lookup cannot fail.  An absent keytag is 8 zero bytes. */
 		struct rdma_dek *dek = rdma_dek_lookup(dev, mkey->crypto.dek, err);
@@ -650,9 +676,17 @@ static int out_length(struct rdma_mkey *mkey, enum dp_dir dir, size_t in_len, co
 	return 0;
 }
 
-int rdma_mkey_tx_length(struct rdma_device *dev, struct rdma_mkey *mkey, size_t *out_len,
-			struct rdma_error *err)
+/*
+ * What a transfer through the MKEY is checked for before any byte moves: the
+ * MKEY carries traffic and is idle, the in_len input bytes make one transfer,
+ * and the *out_len output bytes fit where they go (the wire: one transfer;
+ * memory: the layout).  The input is the layout on TX, the data on RX, and the
+ * errors name it.
+ */
+static int transfer_check(struct rdma_device *dev, struct rdma_mkey *mkey, enum dp_dir dir,
+			  uint64_t in_len, size_t *out_len, struct rdma_error *err)
 {
+	const char *input = dir == DP_TX ? "layout" : "data";
 	uint64_t len = rdma_mkey_length(mkey);
 	int r;
 
@@ -661,14 +695,23 @@ int rdma_mkey_tx_length(struct rdma_device *dev, struct rdma_mkey *mkey, size_t 
 		r = idle(dev, mkey, err);
 	if (r < 0)
 		return r;
-	if (len > RDMA_MKEY_TRANSFER_MAX)
-		return too_big(err, "layout", len);
-	r = out_length(mkey, DP_TX, len, "layout", out_len, err);
+	if (in_len > RDMA_MKEY_TRANSFER_MAX)
+		return too_big(err, input, in_len);
+	r = out_length(mkey, dir, in_len, input, out_len, err);
 	if (r < 0)
 		return r;
-	if (*out_len > RDMA_MKEY_TRANSFER_MAX)
-		return too_big(err, "layout", *out_len);
+	if (dir == DP_TX && *out_len > RDMA_MKEY_TRANSFER_MAX)
+		return too_big(err, input, *out_len);
+	if (dir == DP_RX && *out_len > len)
+		return rdma_error_invalid(err, input, "%zu wire bytes give %zu memory bytes; the layout "
+					  "holds %llu", (size_t)in_len, *out_len, (unsigned long long)len);
 	return 0;
+}
+
+int rdma_mkey_tx_length(struct rdma_device *dev, struct rdma_mkey *mkey, size_t *out_len,
+			struct rdma_error *err)
+{
+	return transfer_check(dev, mkey, DP_TX, rdma_mkey_length(mkey), out_len, err);
 }
 
 int rdma_mkey_tx(struct rdma_device *dev, struct rdma_mkey *mkey, uint8_t **out, size_t *out_len,
@@ -701,23 +744,12 @@ int rdma_mkey_tx(struct rdma_device *dev, struct rdma_mkey *mkey, uint8_t **out,
 int rdma_mkey_rx(struct rdma_device *dev, struct rdma_mkey *mkey, const uint8_t *in, size_t in_len,
 		 size_t *out_len, struct dp_sig_err *xfer_err, struct rdma_error *err)
 {
-	uint64_t len = rdma_mkey_length(mkey);
 	uint8_t *o;
 	int r;
 
-	r = usable(dev, mkey, err);
-	if (r == 0)
-		r = idle(dev, mkey, err);
+	r = transfer_check(dev, mkey, DP_RX, in_len, out_len, err);
 	if (r < 0)
 		return r;
-	if (in_len > RDMA_MKEY_TRANSFER_MAX)
-		return too_big(err, "data", in_len);
-	r = out_length(mkey, DP_RX, in_len, "data", out_len, err);
-	if (r < 0)
-		return r;
-	if (*out_len > len)
-		return rdma_error_invalid(err, "data", "%zu wire bytes give %zu memory bytes; the layout "
-					  "holds %llu", in_len, *out_len, (unsigned long long)len);
 	o = malloc(*out_len ? *out_len : 1);
 	if (!o)
 		return rdma_error_system(err, -ENOMEM);
@@ -740,9 +772,9 @@ int rdma_mkey_check(struct rdma_mkey *mkey, struct dp_sig_err *rec, struct rdma_
 	/* As libmlx5: an error of a domain that no longer has a signature is not decoded (kept). */
 	input = mkey->err_dir == DP_TX ? &mkey->cfg.mem : &mkey->cfg.wire;
 	if (!dp_sig_present(input))
-		return rdma_error_state(err, "config", "the recorded error is from the %s domain, "
-					"which has no signature any more",
-					mkey->err_dir == DP_TX ? "memory" : "wire");
+		return config_refusal(err, RDMA_ERR_INVALID_STATE, NULL, NULL,
+				      "the recorded error is from the %s domain, which has no signature any more",
+				      mkey->err_dir == DP_TX ? "memory" : "wire");
 	*rec = mkey->err;
 	mkey->err_pending = false;
 	return 0;

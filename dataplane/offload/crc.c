@@ -1,4 +1,6 @@
-/* dataplane/offload/crc.c - checksums of the integrity fields (see crc.h for the exact definitions).
+/* SPDX-License-Identifier: MIT */
+/*
+ * Checksums of the integrity fields (see crc.h for the exact definitions).
  *
  * CRC-16/T10-DIF, CRC32 (FC-PH, MSB-first) and CRC-32C come from ISA-L.  ISA-L 2.30 has no
  * CRC-64/NVME (= CRC64_XP10), so that one is implemented here: PCLMULQDQ folding (eight

@@ -1,4 +1,6 @@
-/* dataplane/offload/crc.h - the integrity-field checksums of reference §2.2-2.5.
+/* SPDX-License-Identifier: MIT */
+/*
+ * The integrity-field checksums of reference §2.2-2.5.
  *
  * Every "value" function returns the number that goes into the field (before byte ordering),
  * with the seed meaning exactly what mlx5dv's seed / bg means:
@@ -15,8 +17,7 @@
  * The *_update functions work on the raw shift register (no final XOR) so a value can be
  * computed over several pieces: value = final(update(update(init(seed), a), b)).
  */
-#ifndef DATAPLANE_CRC_H
-#define DATAPLANE_CRC_H
+#pragma once
 
 #include <stddef.h>
 #include <stdint.h>
@@ -42,5 +43,3 @@ uint64_t dp_crc64_xp10_update(uint64_t reg, const void *buf, size_t len);
 
 /* CRC64_XP10 register update by table (slicing-by-8); exported for tests and the benchmark. */
 uint64_t dp_crc64_xp10_update_table(uint64_t reg, const void *buf, size_t len);
-
-#endif

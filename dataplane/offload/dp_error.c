@@ -1,4 +1,5 @@
-/* dataplane/offload/dp_error.c - error values (see dp_error.h) */
+/* SPDX-License-Identifier: MIT */
+/* Error values (see dp_error.h) */
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>

@@ -1,12 +1,13 @@
-/* dataplane/offload/dp_error.h - errors as values: negative errno plus {field, message}.
+/* SPDX-License-Identifier: MIT */
+/*
+ * Errors as values: negative errno plus {field, message}.
  *
  * Every dataplane function that can fail returns 0 or a negative errno and, when the caller
  * passes a struct dp_error, fills in the name of the offending field (a JSON path such as
  * "mem.t10dif.bg" or "crypto.data_unit_size", or "input"/"key" for run-time arguments) and a
  * human-readable message.  Neither ever contains key material.
  */
-#ifndef DATAPLANE_DP_ERROR_H
-#define DATAPLANE_DP_ERROR_H
+#pragma once
 
 #include <errno.h>
 
@@ -22,5 +23,3 @@ int dp_error_set(struct dp_error *err, int errnum, const char *field, const char
 
 /* Reset *err to "no error" (if not NULL). */
 void dp_error_clear(struct dp_error *err);
-
-#endif

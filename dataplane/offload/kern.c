@@ -1,4 +1,6 @@
-/* dataplane/offload/kern.c - fused multi-block guard kernels (see kern.h).
+/* SPDX-License-Identifier: MIT */
+/*
+ * Fused multi-block guard kernels (see kern.h).
  *
  * Written for what bounds these loops on x86-64: PCLMULQDQ (and PSHUFB) issue on one port, the
  * SSE4.2 crc32 instruction on another, while loads and stores have their own ports.  So the

@@ -1,4 +1,6 @@
-/* dataplane/offload/kern.h - fused multi-block guard kernels for the transform engine.
+/* SPDX-License-Identifier: MIT */
+/*
+ * Fused multi-block guard kernels for the transform engine.
  *
  * One call handles a run of n blocks of len data bytes: block i starts at src + i * sstride;
  * its guard (the value dp_sig_guard() gives, seed of the domain included) goes to guard[i], and
@@ -16,8 +18,7 @@
  *                   form), tree reduction; blocks back to back.  Portable: tables + memcpy.
  *   IP checksum, CRC32 (FC-PH): memcpy + dp_sig_guard per block.
  */
-#ifndef DATAPLANE_KERN_H
-#define DATAPLANE_KERN_H
+#pragma once
 
 #include <stddef.h>
 #include <stdint.h>
@@ -32,5 +33,3 @@ void dp_sig_guard_blocks(const struct dp_sig_domain *d, uint64_t *guard, uint8_t
  * PCLMULQDQ and no AVX2 runs).  Returns the previous level.  Not thread-safe:
  * set it before any transfer runs. */
 int dp_kern_set_level(int level);
-
-#endif

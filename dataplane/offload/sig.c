@@ -1,4 +1,5 @@
-/* dataplane/offload/sig.c - block signature fields: layout, generation, checking (see sig.h) */
+/* SPDX-License-Identifier: MIT */
+/* Block signature fields: layout, generation, checking (see sig.h) */
 #include <stdio.h>
 #include <string.h>
 

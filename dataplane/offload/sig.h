@@ -1,12 +1,13 @@
-/* dataplane/offload/sig.h - block signature domains (reference §1.5, §2.1-2.7).
+/* SPDX-License-Identifier: MIT */
+/*
+ * Block signature domains (reference §1.5, §2.1-2.7).
  *
  * A domain is either absent (DP_SIG_NONE) or a sequence of block_size data bytes each followed by
  * its protection-information field: T10-DIF (8 bytes: guard BE16, app tag BE16, ref tag BE32),
  * CRC32 (4 bytes, big-endian), CRC32C (4 bytes, little-endian), CRC64_XP10 (8 bytes,
  * little-endian).  Masks: bit 7-i of a check/copy mask covers byte i of the field as stored.
  */
-#ifndef DATAPLANE_SIG_H
-#define DATAPLANE_SIG_H
+#pragma once
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -136,5 +137,3 @@ bool dp_sig_escaped(const struct dp_sig_domain *d, const uint8_t *field);
 enum dp_sig_err_type dp_sig_field_check(const struct dp_sig_domain *d, uint8_t check_mask,
 					const uint8_t *field, uint64_t guard, uint64_t k,
 					uint64_t *expected, uint64_t *actual);
-
-#endif

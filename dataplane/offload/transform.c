@@ -1,4 +1,6 @@
-/* dataplane/offload/transform.c - the MKEY transform engine (see transform.h, docs/offload.md).
+/* SPDX-License-Identifier: MIT */
+/*
+ * The MKEY transform engine (see transform.h, docs/offload.md).
  *
  * One pass over the input, one input-domain block at a time:
  *   - input crypto (the crypted stream is the input one): data units are decrypted/encrypted
@@ -41,8 +43,6 @@ struct run {
 	uint8_t *out;
 	size_t opos;                    /* bytes of output written */
 	size_t ocrypted;                /* bytes of output already crypted (output crypto) */
-	uint64_t ounit;                 /* data units of output crypted */
-	uint8_t otweak[16];             /* tweak of data unit ounit */
 	uint64_t k_in, k_out;           /* block indexes */
 	size_t ofill;                   /* data bytes in the current output block (general path) */
 	uint64_t oacc;                  /* running guard of that block */
@@ -464,35 +464,21 @@ static int run_steps(struct run *r, const uint8_t *src, size_t len, size_t step,
 /* Crypt, in place, every data unit of the output completed so far (all that is left: final). */
 static int crypt_out_progress(struct run *r, bool final, struct dp_error *err)
 {
-	uint32_t dus = r->t->cfg.crypto.data_unit_size;
+	const struct dp_crypto_cfg *c = &r->t->cfg.crypto;
+	size_t n = r->opos - r->ocrypted;
+	uint8_t *u = r->out + r->ocrypted;
 	int rc;
 
-	if (r->opos - r->ocrypted >= dus) {
-		size_t nu = (r->opos - r->ocrypted) / dus;
-		uint8_t *u = r->out + r->ocrypted;
-
-		rc = dp_xts_crypt_units(r->t->xts, r->p->encrypt, r->otweak, u, dus, u, dus, dus, nu, err);
-		if (rc)
-			return rc;
-		r->ocrypted += nu * dus;
-		r->ounit += nu;
-	}
-	while (final && r->opos > r->ocrypted) {
-		size_t n = r->opos - r->ocrypted;
-		uint8_t *u = r->out + r->ocrypted;
-
-		if (n > dus)
-			n = dus;
-		if (n < 16)
-			return dp_error_set(err, EINVAL, "input",
-					    "last AES-XTS data unit is %zu bytes; XTS needs at least 16", n);
-		rc = dp_xts_crypt_unit(r->t->xts, r->p->encrypt, r->otweak, u, u, n, err);
-		if (rc)
-			return rc;
-		dp_tweak_add(r->otweak, 1);
-		r->ocrypted += n;
-		r->ounit++;
-	}
+	if (!final)
+		n -= n % c->data_unit_size;
+	if (!n)
+		return 0;
+	/* ocrypted is a whole number of units until the final call */
+	rc = dp_xts_crypt(r->t->xts, r->p->encrypt, c->initial_tweak, r->ocrypted / c->data_unit_size,
+			  c->data_unit_size, u, u, n, err);
+	if (rc)
+		return rc;
+	r->ocrypted += n;
 	return 0;
 }
 
@@ -565,10 +551,12 @@ static int steps_check_crypt(struct run *r, const uint8_t *in, size_t in_len, st
 	size_t step = (size_t)p->bin + p->fin, nblk = in_len / step;
 	size_t max = 12288 / step / 3 * 3;
 	uint64_t g[BATCH_MAX];
+	uint8_t tweak[16];
 	int rc;
 
 	if (max < 3)
 		max = 3;
+	memcpy(tweak, r->t->cfg.crypto.initial_tweak, 16);
 	/* a batch of blocks: guards by one kernel call (no copy: the cipher writes the output),
 	 * the checks, then the units crypted from the input blocks by one call, all in L1 */
 	for (size_t b = 0; b < nblk;) {
@@ -585,7 +573,7 @@ static int steps_check_crypt(struct run *r, const uint8_t *in, size_t in_len, st
 				check_block(r, f, need ? g[i] : 0);
 			r->k_in++;
 		}
-		rc = dp_xts_crypt_units(r->t->xts, p->encrypt, r->otweak, r->out + r->opos, p->bin, base, step,
+		rc = dp_xts_crypt_units(r->t->xts, p->encrypt, tweak, r->out + r->opos, p->bin, base, step,
 					p->bin, nb, err);
 		if (rc)
 			return rc;
@@ -697,7 +685,6 @@ int dp_transform_run(struct dp_transform *t, enum dp_dir dir, const void *in, si
 	r.copy64 = p.in && p.out ? byte_mask64(t->copy) & byte_mask64(dp_sig_field_bits(p.out)) : 0;
 	if (p.out)
 		r.oacc = dp_sig_guard_begin(p.out);
-	memcpy(r.otweak, t->cfg.crypto.initial_tweak, 16);
 
 	{
 		size_t step = p.in ? (size_t)p.bin + p.fin : p.bout;

@@ -1,4 +1,6 @@
-/* dataplane/offload/transform.h - the MKEY transform: signature domains + AES-XTS, TX and RX.
+/* SPDX-License-Identifier: MIT */
+/*
+ * The MKEY transform: signature domains + AES-XTS, TX and RX.
  *
  * What a ConnectX NIC does to the bytes of a transfer through a signature and/or crypto MKEY
  * (reference §2, §4.4; seeds 000 and 001; decisions in docs/offload.md):
@@ -18,8 +20,7 @@
  *
  * A transform is not thread-safe: one owner (the worker that owns the MKEY) at a time.
  */
-#ifndef DATAPLANE_TRANSFORM_H
-#define DATAPLANE_TRANSFORM_H
+#pragma once
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -94,5 +95,3 @@ int dp_transform_run(struct dp_transform *t, enum dp_dir dir, const void *in, si
 /* mlx5dv_mkey_check: the first signature error recorded since the last check (type NONE and
  * zeros if none), then cleared.  While a record is pending, later errors do not replace it. */
 void dp_transform_check(struct dp_transform *t, struct dp_sig_err *rec);
-
-#endif

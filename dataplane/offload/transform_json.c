@@ -1,4 +1,5 @@
-/* dataplane/offload/transform_json.c - JSON <-> struct dp_transform_cfg (see transform_json.h) */
+/* SPDX-License-Identifier: MIT */
+/* JSON <-> struct dp_transform_cfg (see transform_json.h) */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>

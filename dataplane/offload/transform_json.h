@@ -1,4 +1,6 @@
-/* dataplane/offload/transform_json.h - the transform configuration as JSON (issue 3 §4).
+/* SPDX-License-Identifier: MIT */
+/*
+ * The transform configuration as JSON (issue 3 §4).
  *
  * The one place in dataplane that knows JSON: the MKEY configure varlink method and the
  * offline `rdmactl offload` command take the same object:
@@ -22,8 +24,7 @@
  * app_tag 0, ref_tag 0, flags [], seed 0).  Unknown members are refused.  Integers may also be
  * given as "0x..." strings.  Errors name the member as a dotted path ("wire.crc.seed").
  */
-#ifndef DATAPLANE_TRANSFORM_JSON_H
-#define DATAPLANE_TRANSFORM_JSON_H
+#pragma once
 
 #include "dataplane/offload/dp_error.h"
 #include "dataplane/offload/sig.h"
@@ -40,5 +41,3 @@ struct json_object *dp_transform_cfg_to_json(const struct dp_transform_cfg *cfg)
 /* The mkey-check record: {"err_type": "none"|"guard"|"apptag"|"reftag",
  * "expected_value": N, "actual_value": N, "offset": N}. */
 struct json_object *dp_sig_err_to_json(const struct dp_sig_err *e);
-
-#endif

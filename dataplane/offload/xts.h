@@ -1,4 +1,6 @@
-/* dataplane/offload/xts.h - AES-XTS-128/256 per data unit through libgcrypt (IEEE 1619).
+/* SPDX-License-Identifier: MIT */
+/*
+ * AES-XTS-128/256 per data unit through libgcrypt (IEEE 1619).
  *
  * A job (a byte stream) is cut into data units of data_unit_size bytes; unit j is one XTS
  * data unit whose tweak is initial_tweak + j, the tweak being a 128-bit little-endian integer
@@ -6,8 +8,7 @@
  * of 16 bytes goes through ciphertext stealing.  Units shorter than 16 bytes do not exist in
  * XTS and are refused.
  */
-#ifndef DATAPLANE_XTS_H
-#define DATAPLANE_XTS_H
+#pragma once
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -36,15 +37,10 @@ unsigned dp_xts_key_bits(const struct dp_xts *x);
 int dp_xts_crypt(struct dp_xts *x, bool encrypt, const uint8_t initial_tweak[16], uint64_t first_unit,
 		 uint32_t dus, void *out, const void *in, size_t len, struct dp_error *err);
 
-/* One data unit (16 <= len <= the unit size, not checked) with the given tweak: the per-unit
- * call of the engine's fused loops, which keep the tweak themselves (dp_tweak_add(tw, 1)). */
-int dp_xts_crypt_unit(struct dp_xts *x, bool encrypt, const uint8_t tweak[16], void *out, const void *in,
-		      size_t len, struct dp_error *err);
-
 /* n data units of len bytes each (16 <= len, not checked): unit i from in + i * istride to
  * out + i * ostride (in place when in == out and the strides are equal), tweaks tweak,
- * tweak + 1, ...; tweak is left at tweak + n.  The engine's batched per-unit loop: one call
- * per batch, the tweak kept as two integers. */
+ * tweak + 1, ...; tweak is left at tweak + n (at the failing unit on an error).  The one
+ * loop over units: dp_xts_crypt and the engine's batches (one call per batch) go through it. */
 int dp_xts_crypt_units(struct dp_xts *x, bool encrypt, uint8_t tweak[16], uint8_t *out, size_t ostride,
 		       const uint8_t *in, size_t istride, size_t len, size_t n, struct dp_error *err);
 
@@ -54,5 +50,3 @@ void dp_tweak_add(uint8_t tweak[16], uint64_t n);
 /* The mlx5dv job-size rule (seed 001): job % dus == 0, or job % 16 == 0 and
  * job % dus <= dus - 16; additionally a short last unit must be >= 16 bytes. */
 bool dp_xts_job_size_ok(size_t job, uint32_t dus);
-
-#endif

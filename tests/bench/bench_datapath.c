@@ -476,12 +476,11 @@ static uint32_t dek_new(struct bench_dev *bd)
 		.name = "bench", .key_bits = 256, .import = RDMA_DEK_PLAINTEXT,
 		.key = xts_key, .key_len = sizeof(xts_key),
 	};
-	struct rdmad_config config;
+	struct rdma_crypto_config none = { 0 };   /* a plaintext import needs no provisioning */
 	struct rdma_error err;
 	struct rdma_dek *dek;
 
-	config_defaults(&config);
-	if (rdma_dek_create(bd->dev, &config, &prm, &dek, &err) < 0)
+	if (rdma_dek_create(bd->dev, &none, &prm, &dek, &err) < 0)
 		die("DEK", &err);
 	return dek->obj.handle;
 }
