@@ -126,8 +126,10 @@ void dp_worker_remove_poller(struct dp_worker *w, dp_poll_fn fn, void *arg);
 /*
  * Worker thread: watch fd for events (EPOLLIN, ...; level-triggered unless
  * EPOLLET): fn runs on the worker when it is ready, whether the worker sleeps
- * or polls (then it looks every few turns).  -ENOSPC when the worker watches
- * DP_WORKER_FDS_MAX already, else what epoll_ctl says (-EEXIST: watched).
+ * or polls (then it looks every few turns).  EPOLLHUP and EPOLLERR come
+ * whether asked for or not: fn removes such a descriptor, or it keeps the
+ * worker from sleeping.  -ENOSPC when the worker watches DP_WORKER_FDS_MAX
+ * already, else what epoll_ctl says (-EEXIST: watched).
  */
 int dp_worker_add_fd(struct dp_worker *w, int fd, uint32_t events, dp_fd_fn fn, void *arg);
 /* Worker thread: stop watching fd (before closing it); fn is not called for it after this. -ENOENT if not watched. */
