@@ -68,7 +68,10 @@ int dp_queue_init(struct dp_queue *q, uint32_t min_entries, uint32_t entry_size,
 	void *mem;
 	int r;
 
-	while (n < min_entries && n < DP_QUEUE_MAX_ENTRIES)
+	/* Fewer slots than asked for would break a caller that sized them (one per WR). */
+	if (!min_entries || min_entries > DP_QUEUE_MAX_ENTRIES)
+		return -EINVAL;
+	while (n < min_entries)
 		n <<= 1;
 	if (!geometry_ok(n, entry_size))
 		return -EINVAL;
@@ -107,13 +110,19 @@ void dp_queue_release(struct dp_queue *q)
 	*q = (struct dp_queue){ .doorbell = -1 };
 }
 
-void dp_queue_kick(struct dp_queue *q)
+void dp_queue_ring(struct dp_queue *q)
 {
 	uint64_t one = 1;
 
-	atomic_thread_fence(memory_order_seq_cst);
-	if (q->doorbell >= 0 && atomic_load_explicit(&q->hdr->sleeping, memory_order_relaxed))
+	if (q->doorbell >= 0)
 		(void)!write(q->doorbell, &one, sizeof(one));
+}
+
+void dp_queue_kick(struct dp_queue *q)
+{
+	atomic_thread_fence(memory_order_seq_cst);
+	if (atomic_load_explicit(&q->hdr->sleeping, memory_order_relaxed))
+		dp_queue_ring(q);
 }
 
 void dp_queue_set_sleeping(struct dp_queue *q, bool sleeping)

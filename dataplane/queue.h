@@ -63,7 +63,10 @@ enum {
 /* Bytes of a queue of entries (a power of two) of entry_size bytes: header, then entries. */
 size_t dp_queue_bytes(uint32_t entries, uint32_t entry_size);
 
-/* A queue of at least min_entries (rounded up to a power of two) in memory of its own. */
+/*
+ * A queue of at least min_entries (rounded up to a power of two; 1 to
+ * DP_QUEUE_MAX_ENTRIES, else -EINVAL) in memory of its own.
+ */
 int dp_queue_init(struct dp_queue *q, uint32_t min_entries, uint32_t entry_size, unsigned options);
 
 /*
@@ -198,6 +201,9 @@ static inline bool dp_queue_pop(struct dp_queue *q, void *out)
  * sees the announcement and rings.  No system call while the consumer is awake.
  */
 void dp_queue_kick(struct dp_queue *q);
+
+/* Rings the doorbell whatever the flag says: to stop a consumer, not to hand it an entry. */
+void dp_queue_ring(struct dp_queue *q);
 
 /* Consumer: announce a sleep (true; then look at the queue once more) or its end (false). */
 void dp_queue_set_sleeping(struct dp_queue *q, bool sleeping);

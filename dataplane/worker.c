@@ -6,30 +6,46 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/epoll.h>
+#include <time.h>
 #include <unistd.h>
 
 /* Empty turns before a worker sleeps: long enough to catch the next burst while polling. */
 #define IDLE_SPINS 2048
-/* A sleeping worker still looks at its pollers this often. */
-#define SLEEP_MS   100
+/* A busy worker looks at its descriptors this often: epoll_wait is a system call, a turn is not. */
+#define FD_TURNS   64
+#define EPOLL_BATCH 32
+/* epoll data of the command doorbell; a watch's is its generation and slot, never all ones. */
+#define DOORBELL_TAG UINT64_MAX
 
 int dp_worker_init(struct dp_worker *w, unsigned index, int cpu)
 {
+	struct epoll_event ev = { .events = EPOLLIN, .data.u64 = DOORBELL_TAG };
 	int r;
 
 	memset(w, 0, sizeof(*w));
 	w->index = index;
 	w->cpu = cpu;
-	r = dp_ring_init(&w->commands, DP_WORKER_RING_SIZE, sizeof(struct dp_cmd));
+	w->sleep_ms = DP_WORKER_SLEEP_MS;
+	w->epoll = -1;
+	r = dp_queue_init(&w->commands, DP_WORKER_RING_SIZE, sizeof(struct dp_cmd), DP_QUEUE_DOORBELL);
 	if (r < 0)
 		return r;
-	r = dp_ring_init(&w->events, DP_WORKER_RING_SIZE, sizeof(struct dp_event));
-	if (r < 0) {
-		dp_ring_release(&w->commands);
-		return r;
+	r = dp_queue_init(&w->events, DP_WORKER_RING_SIZE, sizeof(struct dp_event), DP_QUEUE_EVENT_DRIVEN);
+	if (r < 0)
+		goto fail;
+	w->epoll = epoll_create1(EPOLL_CLOEXEC);
+	if (w->epoll < 0 || epoll_ctl(w->epoll, EPOLL_CTL_ADD, w->commands.doorbell, &ev) < 0) {
+		r = -errno;
+		goto fail;
 	}
-	dp_ring_set_event_driven(&w->events);
 	return 0;
+fail:
+	if (w->epoll >= 0)
+		close(w->epoll);
+	dp_queue_release(&w->events);
+	dp_queue_release(&w->commands);
+	return r;
 }
 
 static unsigned run_commands(struct dp_worker *w)
@@ -37,7 +53,7 @@ static unsigned run_commands(struct dp_worker *w)
 	struct dp_cmd cmd;
 	unsigned n = 0;
 
-	while (dp_ring_pop(&w->commands, &cmd)) {
+	while (dp_queue_pop(&w->commands, &cmd)) {
 		cmd.fn(w, cmd.arg);
 		n++;
 	}
@@ -57,12 +73,100 @@ static unsigned run_pollers(struct dp_worker *w)
 	return work;
 }
 
+uint64_t dp_worker_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static unsigned run_timers(struct dp_worker *w)
+{
+	struct dp_timer *t;
+	uint64_t now;
+	unsigned n = 0, budget = w->timers.n;
+
+	/* No clock read while no timer is armed: the hot loop stays as it was. */
+	if (!budget)
+		return 0;
+	now = dp_worker_now_ns();
+	/* At most as many as were armed: a timer that re-arms itself for now waits for the next turn. */
+	while (n < budget && (t = dp_timer_heap_take_due(&w->timers, now))) {
+		t->fn(w, t->arg);
+		n++;
+	}
+	if (n)
+		atomic_fetch_add_explicit(&w->stats.timers, n, memory_order_relaxed);
+	return n;
+}
+
+static uint64_t watch_tag(const struct dp_worker *w, unsigned slot)
+{
+	return (uint64_t)w->fds[slot].generation << 32 | slot;
+}
+
+/*
+ * Runs the callbacks of the descriptors epoll reported ready (and acks the
+ * command doorbell); returns how many ran.  A callback may remove another
+ * descriptor whose report is in the same batch: the tag's generation no
+ * longer matches and the report is dropped.
+ */
+static unsigned dispatch_fds(struct dp_worker *w, const struct epoll_event *evs, int ready)
+{
+	unsigned n = 0;
+
+	for (int i = 0; i < ready; i++) {
+		uint64_t tag = evs[i].data.u64;
+		uint32_t slot = (uint32_t)tag;
+		struct dp_fd_watch *fw;
+
+		if (tag == DOORBELL_TAG) {
+			dp_queue_ack(&w->commands);
+			continue;
+		}
+		if (slot >= w->n_fds || watch_tag(w, slot) != tag)
+			continue;
+		fw = &w->fds[slot];
+		if (fw->fd >= 0) {
+			fw->fn(w, fw->fd, evs[i].events, fw->arg);
+			n++;
+		}
+	}
+	if (n)
+		atomic_fetch_add_explicit(&w->stats.fd_events, n, memory_order_relaxed);
+	return n;
+}
+
+/* The busy worker's look at its descriptors: no wait. */
+static unsigned run_fds(struct dp_worker *w)
+{
+	struct epoll_event evs[EPOLL_BATCH];
+
+	return dispatch_fds(w, evs, epoll_wait(w->epoll, evs, EPOLL_BATCH, 0));
+}
+
 static void kick_events(struct dp_worker *w)
 {
 	if (w->events_pending) {
 		w->events_pending = false;
-		dp_ring_kick(&w->events);
+		dp_queue_kick(&w->events);
 	}
+}
+
+/* Until the next timer is due, rounded up (a wake before it would find nothing), at most sleep_ms. */
+static int sleep_timeout_ms(struct dp_worker *w)
+{
+	struct dp_timer *t = dp_timer_heap_first(&w->timers);
+	uint64_t now, ms;
+
+	if (!t)
+		return w->sleep_ms;
+	now = dp_worker_now_ns();
+	if (t->deadline_ns <= now)
+		return 0;
+	ms = (t->deadline_ns - now + 999999) / 1000000;
+	return ms < (uint64_t)w->sleep_ms ? (int)ms : w->sleep_ms;
 }
 
 /*
@@ -70,19 +174,26 @@ static void kick_events(struct dp_worker *w)
  * looked at once more: work published before the announcement is found now,
  * work published after it rings the doorbell (dp_worker_wake sees the
  * announcement), so a poster needs no system call while the worker is awake.
+ * Descriptors need no second look: epoll reports one that was ready before.
  */
 static void sleep_until_woken(struct dp_worker *w)
 {
-	atomic_store_explicit(&w->commands.sleeping, true, memory_order_relaxed);
-	atomic_thread_fence(memory_order_seq_cst);
-	if (run_commands(w) + run_pollers(w)) {
-		atomic_store_explicit(&w->commands.sleeping, false, memory_order_relaxed);
+	struct epoll_event evs[EPOLL_BATCH];
+	int ready;
+
+	dp_queue_set_sleeping(&w->commands, true);
+	if (run_commands(w) + run_pollers(w) + run_timers(w)) {
+		dp_queue_set_sleeping(&w->commands, false);
 		kick_events(w);
 		return;
 	}
 	kick_events(w);
 	atomic_fetch_add_explicit(&w->stats.sleeps, 1, memory_order_relaxed);
-	dp_ring_wait(&w->commands, SLEEP_MS);
+	ready = epoll_wait(w->epoll, evs, EPOLL_BATCH, sleep_timeout_ms(w));
+	/* Awake before the callbacks run: posters stop ringing. */
+	dp_queue_set_sleeping(&w->commands, false);
+	dispatch_fds(w, evs, ready);
+	kick_events(w);
 }
 
 static void *worker_main(void *arg)
@@ -91,8 +202,10 @@ static void *worker_main(void *arg)
 	unsigned idle = 0;
 
 	while (!atomic_load_explicit(&w->stop, memory_order_acquire)) {
-		unsigned done = run_commands(w) + run_pollers(w);
+		unsigned done = run_commands(w) + run_pollers(w) + run_timers(w);
 
+		if (++w->turns % FD_TURNS == 0)
+			done += run_fds(w);
 		atomic_fetch_add_explicit(&w->stats.loops, 1, memory_order_relaxed);
 		kick_events(w);
 		if (done) {
@@ -143,16 +256,19 @@ void dp_worker_stop(struct dp_worker *w)
 {
 	if (w->started) {
 		atomic_store_explicit(&w->stop, true, memory_order_release);
-		/* Wake it if it sleeps: the doorbell rings whatever its flag says. */
-		atomic_store(&w->commands.sleeping, true);
-		dp_ring_kick(&w->commands);
+		/* Whether it announced its sleep or is about to: the doorbell stays readable until it wakes. */
+		dp_queue_ring(&w->commands);
 		pthread_join(w->thread, NULL);
 		w->started = false;
 	}
 	/* What was handed over and not run yet runs now, here: it may own memory (a QP to free). */
 	run_commands(w);
-	dp_ring_release(&w->commands);
-	dp_ring_release(&w->events);
+	if (w->epoll >= 0)
+		close(w->epoll);
+	w->epoll = -1;
+	dp_timer_heap_release(&w->timers);
+	dp_queue_release(&w->commands);
+	dp_queue_release(&w->events);
 }
 
 void dp_worker_run_commands(struct dp_worker *w)
@@ -165,9 +281,9 @@ int dp_worker_submit(struct dp_worker *w, dp_worker_fn fn, void *arg)
 {
 	struct dp_cmd cmd = { .fn = fn, .arg = arg };
 
-	if (!dp_ring_push(&w->commands, &cmd))
+	if (!dp_queue_push(&w->commands, &cmd))
 		return -EAGAIN;
-	dp_ring_kick(&w->commands);
+	dp_queue_kick(&w->commands);
 	return 0;
 }
 
@@ -191,12 +307,12 @@ void dp_worker_barrier(struct dp_worker *w)
 void dp_worker_wake(struct dp_worker *w)
 {
 	/* Rings only a worker that announced its sleep (see sleep_until_woken). */
-	dp_ring_kick(&w->commands);
+	dp_queue_kick(&w->commands);
 }
 
 bool dp_worker_emit(struct dp_worker *w, const struct dp_event *ev)
 {
-	if (!dp_ring_push(&w->events, ev)) {
+	if (!dp_queue_push(&w->events, ev)) {
 		atomic_fetch_add_explicit(&w->stats.events_dropped, 1, memory_order_relaxed);
 		return false;
 	}
@@ -221,6 +337,63 @@ void dp_worker_remove_poller(struct dp_worker *w, dp_poll_fn fn, void *arg)
 			w->pollers[i] = w->pollers[--w->n_pollers];
 			return;
 		}
+}
+
+static int find_fd(const struct dp_worker *w, int fd)
+{
+	for (unsigned i = 0; i < w->n_fds; i++)
+		if (w->fds[i].fd == fd)
+			return (int)i;
+	return -1;
+}
+
+int dp_worker_add_fd(struct dp_worker *w, int fd, uint32_t events, dp_fd_fn fn, void *arg)
+{
+	struct epoll_event ev = { .events = events };
+	int slot;
+
+	if (fd < 0)
+		return -EBADF;
+	/* A slot given back by dp_worker_remove_fd first, so the table stays short to search. */
+	slot = find_fd(w, -1);
+	if (slot < 0) {
+		if (w->n_fds >= DP_WORKER_FDS_MAX)
+			return -ENOSPC;
+		slot = (int)w->n_fds;
+	}
+	ev.data.u64 = watch_tag(w, (unsigned)slot);
+	if (epoll_ctl(w->epoll, EPOLL_CTL_ADD, fd, &ev) < 0)
+		return -errno;
+	w->fds[slot].fd = fd;
+	w->fds[slot].fn = fn;
+	w->fds[slot].arg = arg;
+	if ((unsigned)slot == w->n_fds)
+		w->n_fds++;
+	return 0;
+}
+
+int dp_worker_remove_fd(struct dp_worker *w, int fd)
+{
+	int slot = fd < 0 ? -1 : find_fd(w, fd);
+
+	if (slot < 0)
+		return -ENOENT;
+	/* Even if the kernel already forgot it (closed): the watch goes. */
+	(void)epoll_ctl(w->epoll, EPOLL_CTL_DEL, fd, NULL);
+	w->fds[slot].fd = -1;
+	/* Reports of it already taken from epoll in this batch no longer match. */
+	w->fds[slot].generation++;
+	return 0;
+}
+
+int dp_worker_timer_arm(struct dp_worker *w, struct dp_timer *t, uint64_t deadline_ns)
+{
+	return dp_timer_heap_arm(&w->timers, t, deadline_ns);
+}
+
+void dp_worker_timer_cancel(struct dp_worker *w, struct dp_timer *t)
+{
+	dp_timer_heap_cancel(&w->timers, t);
 }
 
 int dp_current_cpu(void)

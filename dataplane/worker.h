@@ -2,10 +2,13 @@
 /*
  * Dataplane workers: threads pinned to one CPU each.  The main thread hands a
  * worker commands (a function to run on the worker, with its argument) through
- * the worker's command ring; the worker reports through its event ring.  What
- * a worker owns (QPs, later VNIC ports) it registers as pollers, which only the
- * worker calls, so their data-path state has a single writer and no lock.
- * A worker with nothing to do sleeps on its command doorbell; a busy one polls.
+ * the worker's command queue; the worker reports through its event queue.  What
+ * a worker owns (QPs, later VNIC ports) it registers as pollers, file
+ * descriptors it watches (sockets, TAP devices, application doorbells) and
+ * timers (retransmission, RNR), which only the worker runs, so their data-path
+ * state has a single writer and no lock.  A worker with nothing to do sleeps
+ * in epoll_wait on its command doorbell and its descriptors until the next
+ * timer is due; a busy one polls.
  */
 #pragma once
 
@@ -14,10 +17,15 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "dataplane/ring.h"
+#include "dataplane/queue.h"
+#include "dataplane/timer.h"
 
 #define DP_WORKER_RING_SIZE   1024
 #define DP_WORKER_POLLERS_MAX 1024
+/* One per application doorbell at most, so as many as pollers. */
+#define DP_WORKER_FDS_MAX     DP_WORKER_POLLERS_MAX
+/* The longest a sleeping worker goes without looking at its pollers. */
+#define DP_WORKER_SLEEP_MS    100
 
 struct dp_worker;
 
@@ -25,6 +33,8 @@ struct dp_worker;
 typedef void (*dp_worker_fn)(struct dp_worker *w, void *arg);
 /* A poller makes progress and returns how much work it did (0: idle). */
 typedef unsigned (*dp_poll_fn)(struct dp_worker *w, void *arg);
+/* Runs on the worker when fd is ready; revents as epoll reports them. */
+typedef void (*dp_fd_fn)(struct dp_worker *w, int fd, uint32_t revents, void *arg);
 
 struct dp_cmd {
 	dp_worker_fn fn;
@@ -45,7 +55,17 @@ struct dp_worker_stats {
 	_Atomic uint64_t commands;   /* commands run */
 	_Atomic uint64_t work;       /* units of work pollers reported */
 	_Atomic uint64_t sleeps;     /* times it went to sleep */
-	_Atomic uint64_t events_dropped; /* event ring full */
+	_Atomic uint64_t events_dropped; /* event queue full */
+	_Atomic uint64_t timers;     /* timers run */
+	_Atomic uint64_t fd_events;  /* descriptor callbacks run */
+};
+
+/* A descriptor a worker watches; the generation tells a stale epoll report from a new watch in its place. */
+struct dp_fd_watch {
+	int fd;                      /* -1: free */
+	uint32_t generation;
+	dp_fd_fn fn;
+	void *arg;
 };
 
 struct dp_worker {
@@ -54,20 +74,31 @@ struct dp_worker {
 	pthread_t thread;
 	bool started;
 	_Atomic bool stop;
-	struct dp_ring commands;     /* main → worker */
-	struct dp_ring events;       /* worker → main (doorbell watched by the event loop) */
+	struct dp_queue commands;    /* main → worker (doorbell in the worker's epoll set) */
+	struct dp_queue events;      /* worker → main (doorbell watched by the event loop) */
+	int epoll;                   /* the command doorbell and every watched descriptor */
+	/* Set before the start to change DP_WORKER_SLEEP_MS (tests lengthen it to see what wakes a worker). */
+	int sleep_ms;
 	struct dp_worker_stats stats;
 	void *owner;                 /* for whoever started the worker; the worker does not use it */
 	/* Worker thread only. */
 	struct { dp_poll_fn fn; void *arg; } pollers[DP_WORKER_POLLERS_MAX];
 	unsigned n_pollers;
 	bool events_pending;
+	unsigned turns;              /* of the loop, for the busy look at descriptors */
+	struct dp_timer_heap timers;
+	struct dp_fd_watch fds[DP_WORKER_FDS_MAX];
+	unsigned n_fds;              /* slots ever used: fds[n_fds..] are free */
 };
 
-/* Sets up the rings; cpu < 0 leaves the thread unpinned. */
+/* Sets up the queues and the epoll set; cpu < 0 leaves the thread unpinned. */
 int dp_worker_init(struct dp_worker *w, unsigned index, int cpu);
 int dp_worker_start(struct dp_worker *w);
-/* Asks the worker to stop, waits for it, runs the commands it left, releases the rings. */
+/*
+ * Asks the worker to stop, waits for it, runs the commands it left, releases
+ * the queues, the epoll set and the timer heap (watched descriptors stay open
+ * and armed timers stay as they are: both are their owners').
+ */
 void dp_worker_stop(struct dp_worker *w);
 
 /*
@@ -84,12 +115,12 @@ void dp_worker_run_commands(struct dp_worker *w);
  */
 void dp_worker_barrier(struct dp_worker *w);
 
-/* Main thread: queue fn(arg) for the worker; -EAGAIN when its ring is full. */
+/* Main thread: queue fn(arg) for the worker; -EAGAIN when its queue is full. */
 int dp_worker_submit(struct dp_worker *w, dp_worker_fn fn, void *arg);
 
 /*
  * Main thread: wake the worker if it sleeps, for work that reaches it outside
- * its command ring (a WR posted to a queue it polls), once that work is
+ * its command queue (a WR posted to a queue it polls), once that work is
  * published.  No system call while the worker is awake.
  */
 void dp_worker_wake(struct dp_worker *w);
@@ -99,6 +130,30 @@ bool dp_worker_emit(struct dp_worker *w, const struct dp_event *ev);
 /* Worker thread: own or give up a poller. */
 int dp_worker_add_poller(struct dp_worker *w, dp_poll_fn fn, void *arg);
 void dp_worker_remove_poller(struct dp_worker *w, dp_poll_fn fn, void *arg);
+
+/*
+ * Worker thread: watch fd for events (EPOLLIN, ...; level-triggered unless
+ * EPOLLET): fn runs on the worker when it is ready, whether the worker sleeps
+ * or polls (then it looks every few turns).  EPOLLHUP and EPOLLERR come
+ * whether asked for or not: fn removes such a descriptor, or it keeps the
+ * worker from sleeping.  -ENOSPC when the worker watches DP_WORKER_FDS_MAX
+ * already, else what epoll_ctl says (-EEXIST: watched).
+ */
+int dp_worker_add_fd(struct dp_worker *w, int fd, uint32_t events, dp_fd_fn fn, void *arg);
+/* Worker thread: stop watching fd (before closing it); fn is not called for it after this. -ENOENT if not watched. */
+int dp_worker_remove_fd(struct dp_worker *w, int fd);
+
+/*
+ * Worker thread: t (dp_timer_init'd) runs once at deadline_ns
+ * (dp_worker_now_ns's clock) or as soon after as the worker comes round;
+ * arming an armed timer moves it.  Timers run in deadline order, those with
+ * one deadline in the order they were armed.  -ENOMEM if the heap cannot grow.
+ */
+int dp_worker_timer_arm(struct dp_worker *w, struct dp_timer *t, uint64_t deadline_ns);
+/* Worker thread: t does not run (nothing if it is not armed). */
+void dp_worker_timer_cancel(struct dp_worker *w, struct dp_timer *t);
+/* CLOCK_MONOTONIC in nanoseconds. */
+uint64_t dp_worker_now_ns(void);
 
 /* The CPU the calling thread runs on (for tests of pinning). */
 int dp_current_cpu(void);

@@ -11,7 +11,7 @@ static void dispatch(struct dp_worker *w)
 	struct worker_set *ws = w->owner;
 	struct dp_event ev;
 
-	while (dp_ring_pop(&w->events, &ev)) {
+	while (dp_queue_pop(&w->events, &ev)) {
 		if (ev.type < WORKER_EVENT_TYPES_MAX && ws->handlers[ev.type].fn)
 			ws->handlers[ev.type].fn(w, &ev, ws->handlers[ev.type].userdata);
 		else
@@ -23,7 +23,7 @@ static int on_events(sd_event_source *s, int fd, uint32_t revents, void *userdat
 {
 	struct dp_worker *w = userdata;
 
-	dp_ring_ack(&w->events);
+	dp_queue_ack(&w->events);
 	dispatch(w);
 	return 0;
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The daemon's dataplane workers: one per CPU of --cpus, started with the
- * daemon and stopped with it.  Their event rings are watched by the event loop,
+ * daemon and stopped with it.  Their event queues are watched by the event loop,
  * which hands each event to the handler registered for its type.
  */
 #pragma once

@@ -74,11 +74,9 @@ static int teardown(void **state)
 static unsigned turn(struct fixture *f, unsigned i)
 {
 	struct dp_worker *w = &f->workers[i];
-	struct dp_cmd cmd;
 	unsigned work = 0;
 
-	while (dp_ring_pop(&w->commands, &cmd))
-		cmd.fn(w, cmd.arg);
+	dp_worker_run_commands(w);
 	for (unsigned p = 0; p < w->n_pollers; p++)
 		work += w->pollers[p].fn(w, w->pollers[p].arg);
 	return work;
@@ -317,12 +315,12 @@ static void test_error_reported_before_its_completion(void **state)
 	post_write(f, a, 8, f->mr->rkey);
 	turn(f, a->worker->index);
 	/* Both QPs went to ERR (remote access error, class C): two events, in order. */
-	assert_true(dp_ring_pop(&a->worker->events, &ev));
+	assert_true(dp_queue_pop(&a->worker->events, &ev));
 	assert_int_equal(ev.type, WORKER_EVENT_QP_ERROR);
 	assert_int_equal(ev.object, b->obj.handle);
-	assert_true(dp_ring_pop(&a->worker->events, &ev));
+	assert_true(dp_queue_pop(&a->worker->events, &ev));
 	assert_int_equal(ev.object, a->obj.handle);
-	assert_false(dp_ring_pop(&a->worker->events, &ev));
+	assert_false(dp_queue_pop(&a->worker->events, &ev));
 	/* The model learns of it only when the main thread handles the event. */
 	assert_int_equal(a->state, RDMA_QPS_RTS);
 	post_write(f, a, 9, f->mr->rkey);   /* posted in ERR (as the worker sees it) */
