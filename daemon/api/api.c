@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Registers the io.rdmad.* interfaces and decides who may change state. */
 #include "daemon/api/api.h"
+#include "daemon/api/dispatch.h"
 #include "lib/log.h"
 #include "daemon/api/idl-table.h"
 
@@ -85,43 +86,29 @@ struct rdma_device *api_device(struct varlink_call *call, struct manager *m,
 	return dev;
 }
 
-int api_get_handle(struct varlink_call *call, struct json_object *params, const char *key,
-		   uint32_t *out)
-{
-	int64_t v = json_get_int(params, key, -1);
+/* What names an object of any kind. */
+struct object_ref {
+	uint32_t handle;
+};
 
-	if (v < 0 || v > UINT32_MAX) {
-		varlink_call_error_invalid_parameter(call, key);
-		return -EINVAL;
-	}
-	*out = (uint32_t)v;
-	return 0;
-}
-
-int api_get_optional_u32(struct varlink_call *call, struct json_object *params, const char *key,
-			 uint32_t def, uint32_t *out)
-{
-	struct json_object *v;
-
-	if (!json_object_object_get_ex(params, key, &v) || !v) {
-		*out = def;
-		return 0;
-	}
-	return api_get_handle(call, params, key, out);
-}
+static const struct api_field object_ref_fields[] = {
+	{ .name = "handle", .type = API_FIELD_HANDLE, .offset = offsetof(struct object_ref, handle),
+	  .required = true },
+	{ NULL },
+};
 
 struct rdma_object *api_lookup(struct varlink_call *call, struct manager *m,
 			       struct json_object *params, const char *iface,
 			       enum rdma_object_kind kind, struct rdma_device **dev)
 {
+	struct object_ref ref;
 	struct rdma_object *obj;
 	struct rdma_error err;
-	uint32_t handle;
 
 	*dev = api_device(call, m, params, iface);
-	if (!*dev || api_get_handle(call, params, "handle", &handle) < 0)
+	if (!*dev || api_dispatch(call, params, object_ref_fields, &ref) < 0)
 		return NULL;
-	obj = rdma_object_lookup(*dev, kind, handle, &err);
+	obj = rdma_object_lookup(*dev, kind, ref.handle, &err);
 	if (!obj)
 		api_reply_error(call, iface, &err);
 	return obj;
@@ -154,12 +141,12 @@ int api_destroy(struct varlink_call *call, struct manager *m, struct json_object
 		const char *iface, enum rdma_object_kind kind)
 {
 	struct rdma_device *dev = api_device(call, m, params, iface);
+	struct object_ref ref;
 	struct rdma_error err;
-	uint32_t handle;
 
-	if (!dev || api_get_handle(call, params, "handle", &handle) < 0)
+	if (!dev || api_dispatch(call, params, object_ref_fields, &ref) < 0)
 		return 0;
-	if (rdma_object_destroy(dev, kind, handle, &err) < 0)
+	if (rdma_object_destroy(dev, kind, ref.handle, &err) < 0)
 		return api_reply_error(call, iface, &err);
 	return varlink_call_reply(call, NULL);
 }

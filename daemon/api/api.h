@@ -54,13 +54,6 @@ int api_reply_error(struct varlink_call *call, const char *iface, const struct r
  * (no error code) as io.rdmad.Daemon.System with its errno.
  */
 int api_reply_failure(struct varlink_call *call, const char *iface, const struct rdma_error *err, int r);
-/* The parameter "handle" (the IDL makes it an int; range-checked here). */
-int api_get_handle(struct varlink_call *call, struct json_object *params, const char *key,
-		   uint32_t *out);
-/* An optional parameter in 0..UINT32_MAX: def when absent or null; InvalidParameter otherwise. */
-int api_get_optional_u32(struct varlink_call *call, struct json_object *params, const char *key,
-			 uint32_t def, uint32_t *out);
-
 /*
  * The object of kind named by the "handle" parameter, and its device; NULL
  * once the call has been answered (NoSuchDevice, InvalidParameter, NoSuchObject).
