@@ -69,19 +69,31 @@ int api_error_string(struct varlink_call *call, const char *error, const char *k
 	return varlink_call_error(call, error, p);
 }
 
+/* The "device" parameter every method on a device takes. */
+struct device_ref {
+	const char *name;
+};
+
+static const struct api_field device_ref_fields[] = {
+	{ .name = "device", .type = API_FIELD_STRING, .offset = offsetof(struct device_ref, name) },
+	{ NULL },
+};
+
 struct rdma_device *api_device(struct varlink_call *call, struct manager *m,
 			       struct json_object *params, const char *iface)
 {
-	const char *name = json_get_string(params, "device");
+	struct device_ref ref = { 0 };
 	struct rdma_device *dev;
 	char error[128];
 
-	if (!name)
+	if (api_dispatch(call, params, device_ref_fields, &ref) < 0)
+		return NULL;
+	if (!ref.name)
 		return m->n_devices ? m->devices[0] : NULL;
-	dev = manager_find_device(m, name);
+	dev = manager_find_device(m, ref.name);
 	if (!dev) {
 		snprintf(error, sizeof(error), "%s.NoSuchDevice", iface);
-		api_error_string(call, error, "device", name);
+		api_error_string(call, error, "device", ref.name);
 	}
 	return dev;
 }
@@ -137,18 +149,26 @@ int api_reply_record(struct varlink_call *call, const char *key, struct json_obj
 	return varlink_call_reply(call, reply);
 }
 
-int api_destroy(struct varlink_call *call, struct manager *m, struct json_object *params,
-		const char *iface, enum rdma_object_kind kind)
+int api_destroy_by(struct varlink_call *call, struct manager *m, struct json_object *params,
+		   const char *iface, enum rdma_object_kind kind, api_destroy_fn destroy)
 {
 	struct rdma_device *dev = api_device(call, m, params, iface);
+	struct rdma_error err = { 0 };
 	struct object_ref ref;
-	struct rdma_error err;
+	int r;
 
 	if (!dev || api_dispatch(call, params, object_ref_fields, &ref) < 0)
 		return 0;
-	if (rdma_object_destroy(dev, kind, ref.handle, &err) < 0)
-		return api_reply_error(call, iface, &err);
+	r = destroy(dev, kind, ref.handle, &err);
+	if (r < 0)
+		return api_reply_failure(call, iface, &err, r);
 	return varlink_call_reply(call, NULL);
+}
+
+int api_destroy(struct varlink_call *call, struct manager *m, struct json_object *params,
+		const char *iface, enum rdma_object_kind kind)
+{
+	return api_destroy_by(call, m, params, iface, kind, rdma_object_destroy);
 }
 
 int api_reply_error(struct varlink_call *call, const char *iface, const struct rdma_error *err)

@@ -71,6 +71,11 @@ int api_reply_record(struct varlink_call *call, const char *key, struct json_obj
 /* Destroy(device, handle) of any kind: refused with ObjectInUse while used. */
 int api_destroy(struct varlink_call *call, struct manager *m, struct json_object *params,
 		const char *iface, enum rdma_object_kind kind);
+/* The same through the kind's own destroy, for kinds with rules of their own. */
+typedef int (*api_destroy_fn)(struct rdma_device *dev, enum rdma_object_kind kind, uint32_t handle,
+			      struct rdma_error *err);
+int api_destroy_by(struct varlink_call *call, struct manager *m, struct json_object *params,
+		   const char *iface, enum rdma_object_kind kind, api_destroy_fn destroy);
 
 /* Replies io.rdmad.<iface>.<error> with one string parameter. */
 /*
