@@ -42,23 +42,40 @@ static int refuse_range(struct api_refusal *why, const struct api_field *f, cons
 				  json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN), f->min, max);
 }
 
+/*
+ * The i-th value a word field may take (ENUM: i itself; FLAGS: bit i of max)
+ * and its word, NULL when there is none; false past the last.
+ */
+static bool word_at(const struct api_field *f, unsigned i, unsigned *value, const char **word)
+{
+	*word = NULL;
+	if (f->type == API_FIELD_ENUM) {
+		if (i > f->max)
+			return false;
+		*value = i;
+	} else {
+		if (i >= 32)
+			return false;
+		*value = 1u << i;
+		if (!(f->max & *value))
+			return true;
+	}
+	*word = f->word(*value);
+	return true;
+}
+
 /* "'x' is not one of a, b, c": the words of every value or bit the field allows. */
 static int refuse_word(struct api_refusal *why, const struct api_field *f, const char *path,
 		       const char *word)
 {
 	char allowed[192] = "";
+	const char *w;
+	unsigned value;
 	size_t n = 0;
 
-	for (uint64_t v = 0; v <= (f->type == API_FIELD_ENUM ? f->max : 31); v++) {
-		unsigned value = f->type == API_FIELD_ENUM ? (unsigned)v : 1u << v;
-		const char *w;
-
-		if (f->type == API_FIELD_FLAGS && !(f->max & value))
-			continue;
-		w = f->word(value);
+	for (unsigned i = 0; word_at(f, i, &value, &w); i++)
 		if (w && n < sizeof(allowed))
 			n += (size_t)snprintf(allowed + n, sizeof(allowed) - n, "%s%s", n ? ", " : "", w);
-	}
 	why->invalid_parameter = false;
 	return rdma_error_invalid(&why->err, path, "'%s' is not one of %s", word, allowed);
 }
@@ -66,16 +83,12 @@ static int refuse_word(struct api_refusal *why, const struct api_field *f, const
 /* The value whose word is word, or -1. */
 static int64_t word_value(const struct api_field *f, const char *word)
 {
-	for (uint64_t v = 0; v <= (f->type == API_FIELD_ENUM ? f->max : 31); v++) {
-		unsigned value = f->type == API_FIELD_ENUM ? (unsigned)v : 1u << v;
-		const char *w;
+	const char *w;
+	unsigned value;
 
-		if (f->type == API_FIELD_FLAGS && !(f->max & value))
-			continue;
-		w = f->word(value);
+	for (unsigned i = 0; word_at(f, i, &value, &w); i++)
 		if (w && strcmp(w, word) == 0)
 			return value;
-	}
 	return -1;
 }
 
