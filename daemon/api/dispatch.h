@@ -22,7 +22,7 @@ enum api_field_type {
 	API_FIELD_U64,      /* uint64_t in [min, max]; JSON numbers stop at INT64_MAX */
 	API_FIELD_BOOL,     /* bool */
 	API_FIELD_HANDLE,   /* uint32_t naming an object; a bad one is InvalidParameter */
-	API_FIELD_ENUM,     /* unsigned: the value in 0..max whose word() is the string */
+	API_FIELD_ENUM,     /* unsigned or an enum member: the value in 0..max whose word() is the string */
 	API_FIELD_FLAGS,    /* uint32_t: a list of words as the mask of the bits of max they name */
 	API_FIELD_STRING,   /* const char *, borrowed from the parameters */
 	API_FIELD_JSON,     /* struct json_object *, borrowed: parsed by someone else */
