@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* rdmactl ah: address handles. */
 #include "cmd/rdmactl.h"
+
+#include <errno.h>
 #include "cmd/output.h"
 
 #define IFACE "io.rdmad.Ah"
@@ -29,7 +31,7 @@ static int ah_create(struct ctl *ctl, const struct cmd_args *args)
 	for (size_t i = 0; i < sizeof(numbers) / sizeof(numbers[0]); i++)
 		if (ctl_add_number(ctl, args, numbers[i].arg, params, numbers[i].key, UINT32_MAX) < 0) {
 			json_object_put(params);
-			return EXIT_USAGE;
+			return -EINVAL;
 		}
 	json_object_object_add(params, "dgid", json_object_new_string(arg_get(args, "--dgid")));
 	if (dmac)

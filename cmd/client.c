@@ -9,6 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A failure to talk to the daemon is never a usage error, whatever its errno (cmd_exit_code()). */
+static int talk_failure(int r)
+{
+	return r == -EINVAL ? -EIO : r;
+}
+
 static int ctl_connect(struct ctl *ctl)
 {
 	int r;
@@ -19,7 +25,7 @@ static int ctl_connect(struct ctl *ctl)
 	if (r < 0)
 		fprintf(stderr, "rdmactl: cannot connect to %s: %s%s\n", ctl->socket_path, strerror(-r),
 			r == -ENOENT || r == -ECONNREFUSED ? " (is rdmad running?)" : "");
-	return r;
+	return talk_failure(r);
 }
 
 void ctl_disconnect(struct ctl *ctl)
@@ -41,7 +47,7 @@ int ctl_call_raw(struct ctl *ctl, const char *method, struct json_object *params
 		/* A broken connection is not reused (the shell goes on with a new one). */
 		ctl_disconnect(ctl);
 	}
-	return r;
+	return talk_failure(r);
 }
 
 /* "rdmactl: dev show: io.rdmad.Device.NoSuchDevice: ifname 'x'" */
@@ -119,5 +125,5 @@ int ctl_call_more(struct ctl *ctl, const char *path, const char *method, struct 
 			r == -ECONNRESET ? "the daemon closed the connection" : strerror(-r));
 		ctl_disconnect(ctl);
 	}
-	return r;
+	return talk_failure(r);
 }

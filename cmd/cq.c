@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* rdmactl cq: completion queues. */
 #include "cmd/rdmactl.h"
+
+#include <errno.h>
 #include "cmd/output.h"
 
 #define IFACE "io.rdmad.Cq"
@@ -21,7 +23,7 @@ static int cq_create(struct ctl *ctl, const struct cmd_args *args)
 
 	if (ctl_add_number(ctl, args, "--cqe", params, "cqe", UINT32_MAX) < 0) {
 		json_object_put(params);
-		return EXIT_USAGE;
+		return -EINVAL;
 	}
 	return output_call_records(ctl, args, IFACE ".Create", params, "cq", "cq");
 }
@@ -42,7 +44,7 @@ static int cq_notify(struct ctl *ctl, const struct cmd_args *args)
 	params = ctl_device_params(args);
 	if (ctl_add_number(ctl, args, "CQ", params, "handle", UINT32_MAX) < 0) {
 		json_object_put(params);
-		return EXIT_USAGE;
+		return -EINVAL;
 	}
 	json_object_object_add(params, "notify", json_object_new_string(next ? "next" : "solicited"));
 	return output_call_records(ctl, args, IFACE ".Notify", params, "cq", "cq");
@@ -56,7 +58,7 @@ static int cq_poll(struct ctl *ctl, const struct cmd_args *args)
 	    ctl_add_number(ctl, args, "--max", params, "max", UINT32_MAX) < 0 ||
 	    ctl_add_number(ctl, args, "--wait", params, "wait", UINT32_MAX) < 0) {
 		json_object_put(params);
-		return EXIT_USAGE;
+		return -EINVAL;
 	}
 	return output_call_records(ctl, args, IFACE ".Poll", params, "completions", NULL);
 }

@@ -3,6 +3,7 @@
 #include "cmd/rdmactl.h"
 #include "cmd/output.h"
 
+#include <errno.h>
 #include <stdio.h>
 
 static int daemon_reload(struct ctl *ctl, const struct cmd_args *args)
@@ -10,9 +11,9 @@ static int daemon_reload(struct ctl *ctl, const struct cmd_args *args)
 	struct json_object *reply;
 
 	if (ctl_call(ctl, args->path, "io.rdmad.Daemon.Reload", NULL, &reply) < 0)
-		return EXIT_FAIL;
+		return -EIO;
 	json_object_put(reply);
-	return EXIT_OK;
+	return 0;
 }
 
 static int daemon_log_level(struct ctl *ctl, const struct cmd_args *args)
@@ -24,9 +25,9 @@ static int daemon_log_level(struct ctl *ctl, const struct cmd_args *args)
 	r = ctl_call(ctl, args->path, "io.rdmad.Daemon.SetLogLevel", params, &reply);
 	json_object_put(params);
 	if (r < 0)
-		return EXIT_FAIL;
+		return -EIO;
 	json_object_put(reply);
-	return EXIT_OK;
+	return 0;
 }
 
 static const char *const log_levels[] = {

@@ -112,7 +112,7 @@ static int dek_create(struct ctl *ctl, const struct cmd_args *args)
 	add_string(args, "--keytag", params, "keytag");
 	add_string(args, "--opaque", params, "opaque");
 	if (arg_get(args, "--pd") && ctl_add_number(ctl, args, "--pd", params, "pd", UINT32_MAX) < 0)
-		r = EXIT_USAGE;
+		r = -EINVAL;
 	else if (strcmp(key_file, "-") == 0)
 		r = add_stdin_key(args, params, &fd);
 	else

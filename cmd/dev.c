@@ -3,6 +3,7 @@
 #include "cmd/rdmactl.h"
 #include "cmd/output.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,7 +40,7 @@ static int dev_show(struct ctl *ctl, const struct cmd_args *args)
 	r = ctl_call(ctl, args->path, "io.rdmad.Device.Show", params, &reply);
 	json_object_put(params);
 	if (r < 0)
-		return EXIT_FAIL;
+		return -EIO;
 	devices = json_object_object_get(reply, "devices");
 	ctl->out->begin_list(ctl);
 	for (size_t i = 0; i < json_object_array_length(devices); i++) {
@@ -63,7 +64,7 @@ static int dev_show(struct ctl *ctl, const struct cmd_args *args)
 	}
 	ctl->out->end(ctl);
 	json_object_put(reply);
-	return EXIT_OK;
+	return 0;
 }
 
 static int dev_list(struct ctl *ctl, const struct cmd_args *args)
@@ -71,7 +72,7 @@ static int dev_list(struct ctl *ctl, const struct cmd_args *args)
 	struct json_object *reply, *devices;
 
 	if (ctl_call(ctl, args->path, "io.rdmad.Device.List", NULL, &reply) < 0)
-		return EXIT_FAIL;
+		return -EIO;
 	devices = json_object_object_get(reply, "devices");
 	if (ctl->json) {
 		output_print_json(ctl, devices);
@@ -80,7 +81,7 @@ static int dev_list(struct ctl *ctl, const struct cmd_args *args)
 			puts(json_object_get_string(json_object_array_get_idx(devices, i)));
 	}
 	json_object_put(reply);
-	return EXIT_OK;
+	return 0;
 }
 
 static const struct cmd_arg dev_show_args[] = {

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* rdmactl gid: the ports' GID tables. */
 #include "cmd/rdmactl.h"
+
+#include <errno.h>
 #include "cmd/output.h"
 
 #define IFACE "io.rdmad.Gid"
@@ -23,7 +25,7 @@ static int gid_show(struct ctl *ctl, const struct cmd_args *args)
 	struct json_object *params = gid_params(ctl, args);
 
 	if (!params)
-		return EXIT_USAGE;
+		return -EINVAL;
 	if (arg_get(args, "INDEX"))
 		return output_call_records(ctl, args, IFACE ".Show", params, "gid", NULL);
 	return output_call_records(ctl, args, IFACE ".List", params, "gids", NULL);
@@ -34,7 +36,7 @@ static int gid_add(struct ctl *ctl, const struct cmd_args *args)
 	struct json_object *params = gid_params(ctl, args);
 
 	if (!params)
-		return EXIT_USAGE;
+		return -EINVAL;
 	json_object_object_add(params, "gid", json_object_new_string(arg_get(args, "GID")));
 	return output_call_records(ctl, args, IFACE ".Add", params, "gid", NULL);
 }
@@ -43,7 +45,7 @@ static int gid_del(struct ctl *ctl, const struct cmd_args *args)
 {
 	struct json_object *params = gid_params(ctl, args);
 
-	return params ? ctl_call_quiet(ctl, args, IFACE ".Del", params) : EXIT_USAGE;
+	return params ? ctl_call_quiet(ctl, args, IFACE ".Del", params) : -EINVAL;
 }
 
 #define ARG_INDEX(req, text) { .name = "INDEX", .kind = ARG_POSITIONAL, .required = req, \

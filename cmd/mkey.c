@@ -59,7 +59,7 @@ static int add_words(const struct cmd_args *args, const char *opt, const char *c
 			for (const char *const *w = words; *w; w++)
 				fprintf(stderr, " %s", *w);
 			fputc('\n', stderr);
-			return EXIT_USAGE;
+			return -EINVAL;
 		}
 		json_object_array_add(list, json_object_new_string_len(s, (int)len));
 		s = comma ? comma + 1 : NULL;
@@ -129,7 +129,7 @@ static int mkey_create(struct ctl *ctl, const struct cmd_args *args)
 	    ctl_add_number(ctl, args, "--max-entries", params, "max_entries", UINT16_MAX) < 0 ||
 	    add_words(args, "--flags", flag_words, params, "flags") != 0) {
 		json_object_put(params);
-		return EXIT_USAGE;
+		return -EINVAL;
 	}
 	return output_call_records(ctl, args, IFACE ".Create", params, "mkey", "mkey");
 }
@@ -191,7 +191,7 @@ static int add_layout(struct ctl *ctl, const struct cmd_args *args, struct json_
 		uint64_t repeat = 1;
 
 		if (arg_get_u64(ctl, args, "--repeat", 0, UINT32_MAX, &repeat) < 0)
-			return EXIT_USAGE;
+			return -EINVAL;
 		entries = json_object_new_array();
 		json_object_object_add(inter, "repeat_count", json_object_new_uint64(repeat));
 		json_object_object_add(inter, "entries", entries);
@@ -235,7 +235,7 @@ static int add_config(struct ctl *ctl, const struct cmd_args *args, struct json_
 		return ctl_usage_error("%s: --dek and --keytag need a crypto member in --config",
 				       args->path);
 	if (arg_get(args, "--dek") && ctl_add_number(ctl, args, "--dek", crypto, "dek", UINT32_MAX) < 0)
-		return EXIT_USAGE;
+		return -EINVAL;
 	if (arg_get(args, "--keytag"))
 		json_object_object_add(crypto, "keytag", json_object_new_string(arg_get(args, "--keytag")));
 	return 0;
@@ -247,7 +247,7 @@ static int mkey_configure(struct ctl *ctl, const struct cmd_args *args)
 	int r;
 
 	if (!params)
-		return EXIT_USAGE;
+		return -EINVAL;
 	r = add_layout(ctl, args, params);
 	if (r == 0 && arg_get(args, "--access"))
 		r = add_words(args, "--access", access_words, params, "access");
@@ -268,7 +268,7 @@ static int mkey_check(struct ctl *ctl, const struct cmd_args *args)
 	struct json_object *params = mkey_params(ctl, args);
 
 	if (!params)
-		return EXIT_USAGE;
+		return -EINVAL;
 	return output_call_value(ctl, args, IFACE ".Check", params, "record");
 }
 
@@ -305,12 +305,12 @@ static int mkey_tx(struct ctl *ctl, const struct cmd_args *args)
 	int r;
 
 	if (!params)
-		return EXIT_USAGE;
+		return -EINVAL;
 	r = ctl_call_more(ctl, args->path, IFACE ".Tx", params, tx_chunk, &pos);
 	json_object_put(params);
 	if (fflush(stdout) != 0 && r == 0)
 		r = ctl_fail("%s: writing standard output: %s", args->path, strerror(errno));
-	return r < 0 ? EXIT_FAIL : EXIT_OK;
+	return r < 0 ? -EIO : 0;
 }
 
 static int mkey_rx(struct ctl *ctl, const struct cmd_args *args)
@@ -322,7 +322,7 @@ static int mkey_rx(struct ctl *ctl, const struct cmd_args *args)
 	int r;
 
 	if (!params)
-		return EXIT_USAGE;
+		return -EINVAL;
 	r = read_all_alloc(STDIN_FILENO, TRANSFER_MAX, &data, &len);
 	if (r < 0) {
 		json_object_put(params);
@@ -355,7 +355,7 @@ static int mkey_rx(struct ctl *ctl, const struct cmd_args *args)
 	json_object_put(params);
 	free(text);
 	free(data);
-	return r < 0 ? EXIT_FAIL : EXIT_OK;
+	return r < 0 ? -EIO : 0;
 }
 
 #define ARG_MKEY(req, text) { .name = "MKEY", .kind = ARG_POSITIONAL, .help = text, .required = req }

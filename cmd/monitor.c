@@ -68,7 +68,7 @@ int cmd_monitor_run(struct ctl *ctl, const struct cmd_args *args)
 	/* The stream only ends when the daemon goes away: that is a failure for a monitor. */
 	r = ctl_call_more(ctl, args->path, "io.rdmad.Monitor.Subscribe", params, print_event, ctl);
 	json_object_put(params);
-	return r < 0 ? EXIT_FAIL : ctl_fail("%s: the daemon ended the stream", args->path);
+	return r < 0 ? r : ctl_fail("%s: the daemon ended the stream", args->path);
 }
 
 const struct cmd_arg cmd_monitor_args[] = {

@@ -86,7 +86,7 @@ static int mr_make(struct ctl *ctl, const struct cmd_args *args, const char *met
 	    (sized && ctl_add_number(ctl, args, "--size", params, "size", INT64_MAX) < 0) ||
 	    add_access(args, params) != 0) {
 		json_object_put(params);
-		return EXIT_USAGE;
+		return -EINVAL;
 	}
 	return output_call_records(ctl, args, method, params, "mr", "mr");
 }
@@ -113,7 +113,7 @@ static int mr_reg(struct ctl *ctl, const struct cmd_args *args)
 	    ctl_add_number(ctl, args, "--iova", params, "iova", INT64_MAX) < 0 ||
 	    add_access(args, params) != 0) {
 		json_object_put(params);
-		return EXIT_USAGE;
+		return -EINVAL;
 	}
 	return output_call_records(ctl, args, IFACE ".RegUser", params, "mr", "mr");
 }
@@ -136,18 +136,18 @@ static int transfer_init(struct ctl *ctl, const struct cmd_args *args, struct tr
 	if (ctl_add_number(ctl, args, "MR", t->params, "handle", UINT32_MAX) < 0 ||
 	    arg_get_u64(ctl, args, "--offset", 0, INT64_MAX, &t->offset) < 0) {
 		json_object_put(t->params);
-		return EXIT_USAGE;
+		return -EINVAL;
 	}
 	r = ctl_call(ctl, args->path, IFACE ".Show", t->params, &reply);
 	if (r < 0) {
 		json_object_put(t->params);
-		return EXIT_FAIL;
+		return -EIO;
 	}
 	mr = json_object_object_get(reply, "mr");
 	t->mrlen = json_object_get_uint64(json_object_object_get(mr, "mrlen"));
 	t->dma = strcmp(json_object_get_string(json_object_object_get(mr, "mr_type")), "dma") == 0;
 	json_object_put(reply);
-	return EXIT_OK;
+	return 0;
 }
 
 /*
@@ -185,7 +185,7 @@ static int mr_write(struct ctl *ctl, const struct cmd_args *args)
 	int r;
 
 	r = transfer_init(ctl, args, &t);
-	if (r != EXIT_OK)
+	if (r < 0)
 		return r;
 	max = t.dma || t.offset > t.mrlen ? CHUNK : t.mrlen - t.offset;
 	r = read_all_alloc(STDIN_FILENO, max, &data, &len);
@@ -193,17 +193,17 @@ static int mr_write(struct ctl *ctl, const struct cmd_args *args)
 		json_object_put(t.params);
 		/* Too long: say so as for any length past the end of the MR. */
 		if (r == -EFBIG && !transfer_fits(args, &t, len))
-			return EXIT_FAIL;
+			return -EIO;
 		return ctl_fail("%s: reading standard input: %s", args->path, strerror(-r));
 	}
 	text = malloc(base64_encoded_size(CHUNK) + 1);
-	r = text && transfer_fits(args, &t, len) ? EXIT_OK : EXIT_FAIL;
+	r = text && transfer_fits(args, &t, len) ? 0 : -EIO;
 	/* One call at least, so that an empty input still has its offset checked. */
 	do {
 		size_t n = len - pos < CHUNK ? len - pos : CHUNK;
 		struct json_object *p;
 
-		if (r != EXIT_OK)
+		if (r < 0)
 			break;
 		p = call_params(&t, t.offset + pos);
 		base64_encode(data + pos, n, text);
@@ -211,7 +211,7 @@ static int mr_write(struct ctl *ctl, const struct cmd_args *args)
 		r = ctl_call_quiet(ctl, args, IFACE ".Write", p);
 		pos += n;
 	} while (pos < len);
-	if (r == EXIT_OK && ctl->json) {
+	if (r == 0 && ctl->json) {
 		struct json_object *o = json_object_new_object();
 
 		json_object_object_add(o, "written", json_object_new_uint64(len));
@@ -232,29 +232,29 @@ static int mr_read(struct ctl *ctl, const struct cmd_args *args)
 	int r;
 
 	r = transfer_init(ctl, args, &t);
-	if (r != EXIT_OK)
+	if (r < 0)
 		return r;
 	if (arg_get_u64(ctl, args, "--length", 0, INT64_MAX, &length) < 0) {
 		json_object_put(t.params);
-		return EXIT_USAGE;
+		return -EINVAL;
 	}
 	if (!arg_get(args, "--length"))
 		length = t.offset < t.mrlen ? t.mrlen - t.offset : 0;
 	bytes = malloc(CHUNK);
-	r = bytes && transfer_fits(args, &t, length) ? EXIT_OK : EXIT_FAIL;
+	r = bytes && transfer_fits(args, &t, length) ? 0 : -EIO;
 	do {
 		uint64_t n = length - pos < CHUNK ? length - pos : CHUNK;
 		struct json_object *p, *reply;
 		const char *text;
 		size_t got;
 
-		if (r != EXIT_OK)
+		if (r < 0)
 			break;
 		p = call_params(&t, t.offset + pos);
 		json_object_object_add(p, "length", json_object_new_uint64(n));
-		r = ctl_call(ctl, args->path, IFACE ".Read", p, &reply) < 0 ? EXIT_FAIL : EXIT_OK;
+		r = ctl_call(ctl, args->path, IFACE ".Read", p, &reply) < 0 ? -EIO : 0;
 		json_object_put(p);
-		if (r != EXIT_OK)
+		if (r < 0)
 			break;
 		text = json_object_get_string(json_object_object_get(reply, "data"));
 		if (strlen(text) > base64_encoded_size(CHUNK) ||
@@ -265,7 +265,7 @@ static int mr_read(struct ctl *ctl, const struct cmd_args *args)
 		json_object_put(reply);
 		pos += n;
 	} while (pos < length);
-	if (fflush(stdout) != 0 && r == EXIT_OK)
+	if (fflush(stdout) != 0 && r == 0)
 		r = ctl_fail("%s: writing standard output: %s", args->path, strerror(errno));
 	free(bytes);
 	json_object_put(t.params);

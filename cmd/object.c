@@ -3,6 +3,7 @@
 #include "cmd/rdmactl.h"
 #include "cmd/output.h"
 
+#include <errno.h>
 #include <stdio.h>
 
 int ctl_object_show(struct ctl *ctl, const struct cmd_args *args, const char *arg,
@@ -17,7 +18,7 @@ int ctl_object_show(struct ctl *ctl, const struct cmd_args *args, const char *ar
 	}
 	if (ctl_add_number(ctl, args, arg, params, "handle", UINT32_MAX) < 0) {
 		json_object_put(params);
-		return EXIT_USAGE;
+		return -EINVAL;
 	}
 	snprintf(method, sizeof(method), "%s.Show", iface);
 	return output_call_records(ctl, args, method, params, one, one);
@@ -32,7 +33,7 @@ int ctl_call_quiet(struct ctl *ctl, const struct cmd_args *args, const char *met
 	r = ctl_call(ctl, args->path, method, params, &reply);
 	json_object_put(params);
 	json_object_put(reply);
-	return r < 0 ? EXIT_FAIL : EXIT_OK;
+	return r < 0 ? -EIO : 0;
 }
 
 int ctl_object_destroy(struct ctl *ctl, const struct cmd_args *args, const char *arg,
@@ -43,7 +44,7 @@ int ctl_object_destroy(struct ctl *ctl, const struct cmd_args *args, const char 
 
 	if (ctl_add_number(ctl, args, arg, params, "handle", UINT32_MAX) < 0) {
 		json_object_put(params);
-		return EXIT_USAGE;
+		return -EINVAL;
 	}
 	snprintf(method, sizeof(method), "%s.Destroy", iface);
 	return ctl_call_quiet(ctl, args, method, params);

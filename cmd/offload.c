@@ -87,13 +87,13 @@ static int offload_run(enum dp_dir dir, const char *config_path, const char *key
 	char *cfg_text = NULL;
 	uint8_t *in = NULL, *out = NULL, *key = NULL;
 	size_t in_len = 0, out_len = 0, key_len = 0;
-	int rc, status = 1;
+	int rc, status = -EIO;
 
 	rc = ctl_read_text_file(config_path, 1 << 20, &cfg_text);
 	if (rc < 0) {
 		fprintf(stderr, PROG ": config %s: %s\n", config_path,
 			rc == -EILSEQ ? "contains a NUL byte" : strerror(-rc));
-		return 1;
+		return -EIO;
 	}
 	rc = dp_transform_cfg_parse(cfg_text, &cfg, &err);
 	if (rc) {

@@ -2,6 +2,7 @@
 #include "cmd/output.h"
 #include "lib/varlink/varlink.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -199,7 +200,7 @@ int output_call_records(struct ctl *ctl, const struct cmd_args *args, const char
 	struct json_object *reply, *v;
 
 	if (call_for(ctl, args, method, params, key, &reply, &v) < 0)
-		return EXIT_FAIL;
+		return -EIO;
 	ctl->out->begin_list(ctl);
 	if (json_object_is_type(v, json_type_array))
 		for (size_t i = 0; i < json_object_array_length(v); i++)
@@ -208,7 +209,7 @@ int output_call_records(struct ctl *ctl, const struct cmd_args *args, const char
 		ctl->out->record(ctl, v, label, "handle");
 	ctl->out->end(ctl);
 	json_object_put(reply);
-	return EXIT_OK;
+	return 0;
 }
 
 int output_call_value(struct ctl *ctl, const struct cmd_args *args, const char *method,
@@ -217,14 +218,14 @@ int output_call_value(struct ctl *ctl, const struct cmd_args *args, const char *
 	struct json_object *reply, *v;
 
 	if (call_for(ctl, args, method, params, key, &reply, &v) < 0)
-		return EXIT_FAIL;
+		return -EIO;
 	if (ctl->json)
 		output_print_json(ctl, v);
 	else
 		printf("%s\n", json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN |
 								 JSON_C_TO_STRING_NOSLASHESCAPE));
 	json_object_put(reply);
-	return EXIT_OK;
+	return 0;
 }
 
 /* ---- JSON ---- */

@@ -27,7 +27,7 @@ int ctl_usage_error(const char *fmt, ...)
 	va_start(ap, fmt);
 	print_error(fmt, ap);
 	va_end(ap);
-	return EXIT_USAGE;
+	return -EINVAL;
 }
 
 int ctl_fail(const char *fmt, ...)
@@ -37,7 +37,7 @@ int ctl_fail(const char *fmt, ...)
 	va_start(ap, fmt);
 	print_error(fmt, ap);
 	va_end(ap);
-	return EXIT_FAIL;
+	return -EIO;
 }
 
 static bool is_help(const char *word)
@@ -266,7 +266,8 @@ static const struct cmd *find_default(const struct cmd *table)
 	return NULL;
 }
 
-int cmd_dispatch(struct ctl *ctl, int argc, char **argv)
+/* Finds the command the words name, parses its arguments and runs it: 0 or a negative errno. */
+static int run_words(struct ctl *ctl, int argc, char **argv)
 {
 	static struct cmd_args args;
 	const struct cmd *table = cmd_root, *node = NULL;
@@ -281,20 +282,20 @@ int cmd_dispatch(struct ctl *ctl, int argc, char **argv)
 			next = find_default(table);
 			if (!next) {
 				cmd_help(table, path);
-				return node ? EXIT_USAGE : EXIT_OK;
+				return node ? -EINVAL : 0;
 			}
 			node = next;
 			path_append(path, sizeof(path), node->name);
 		} else if (is_help(argv[i])) {
 			cmd_help(table, path);
-			return EXIT_OK;
+			return 0;
 		} else {
 			next = find_cmd(table, argv[i], &ambiguous);
 			if (!next) {
 				fprintf(stderr, "rdmactl: %s%s%s '%s'; valid: ", path, path[0] ? ": " : "",
 					ambiguous ? "ambiguous command" : "unknown command", argv[i]);
 				list_names(stderr, table, ambiguous ? argv[i] : NULL);
-				return EXIT_USAGE;
+				return -EINVAL;
 			}
 			node = next;
 			path_append(path, sizeof(path), node->name);
@@ -316,11 +317,23 @@ int cmd_dispatch(struct ctl *ctl, int argc, char **argv)
 	r = parse_args(node, argc - i, argv + i, &args);
 	if (r == 1) {
 		print_leaf_help(node, path);
-		return EXIT_OK;
+		return 0;
 	}
 	if (r < 0)
-		return EXIT_USAGE;
+		return r;
 	return node->run(ctl, &args);
+}
+
+int cmd_exit_code(int r)
+{
+	if (r >= 0)
+		return EXIT_OK;
+	return r == -EINVAL ? EXIT_USAGE : EXIT_FAIL;
+}
+
+int cmd_dispatch(struct ctl *ctl, int argc, char **argv)
+{
+	return cmd_exit_code(run_words(ctl, argc, argv));
 }
 
 /* ---- reading parsed arguments ---- */

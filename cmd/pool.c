@@ -3,6 +3,7 @@
 #include "cmd/rdmactl.h"
 #include "cmd/output.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -41,7 +42,7 @@ static int pool_create(struct ctl *ctl, const struct cmd_args *args)
 	    (arg_get(args, "--max-entries") &&
 	     ctl_add_number(ctl, args, "--max-entries", params, "max_entries", UINT16_MAX) < 0)) {
 		json_object_put(params);
-		return EXIT_USAGE;
+		return -EINVAL;
 	}
 	return output_call_records(ctl, args, IFACE ".Create", params, "pool", "pool");
 }
@@ -52,7 +53,7 @@ static int pool_resize(struct ctl *ctl, const struct cmd_args *args)
 
 	if (ctl_add_number(ctl, args, "--size", params, "size", UINT32_MAX) < 0) {
 		json_object_put(params);
-		return EXIT_USAGE;
+		return -EINVAL;
 	}
 	return output_call_records(ctl, args, IFACE ".Resize", params, "pool", "pool");
 }

@@ -58,7 +58,7 @@ static int qp_create(struct ctl *ctl, const struct cmd_args *args)
 
 	if (add_numbers(ctl, args, numbers, sizeof(numbers) / sizeof(numbers[0]), params) < 0) {
 		json_object_put(params);
-		return EXIT_USAGE;
+		return -EINVAL;
 	}
 	add_upper(params, "type", arg_get(args, "--type"));
 	if (arg_flag(args, "--sq-sig-all"))
@@ -122,7 +122,7 @@ static int qp_modify(struct ctl *ctl, const struct cmd_args *args)
 	if (add_numbers(ctl, args, numbers, sizeof(numbers) / sizeof(numbers[0]), params) < 0 ||
 	    add_av(ctl, args, params) < 0) {
 		json_object_put(params);
-		return EXIT_USAGE;
+		return -EINVAL;
 	}
 	add_upper(params, "state", arg_get(args, "--state"));
 	if (arg_get(args, "--cur-state"))
@@ -230,16 +230,16 @@ static int qp_post(struct ctl *ctl, const struct cmd_args *args)
 	if (r == 0 && (ctl_add_number(ctl, args, "QP", params, "handle", UINT32_MAX) < 0 ||
 		       ctl_add_number(ctl, args, "--wrid", params, "wr_id", INT64_MAX) < 0 ||
 		       ctl_add_number(ctl, args, "--imm", params, "imm", UINT32_MAX) < 0))
-		r = EXIT_USAGE;
+		r = -EINVAL;
 	if (r) {
 		json_object_put(params);
-		return EXIT_USAGE;
+		return -EINVAL;
 	}
 	if (arg_get(args, "--inline"))
 		json_object_object_add(params, "inline", json_object_new_string(arg_get(args, "--inline")));
 	if (add_ud(ctl, args, params) < 0) {
 		json_object_put(params);
-		return EXIT_USAGE;
+		return -EINVAL;
 	}
 	for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++)
 		if (arg_flag(args, flags[i][0]))
@@ -255,7 +255,7 @@ static int qp_post_recv(struct ctl *ctl, const struct cmd_args *args)
 	    ctl_add_number(ctl, args, "QP", params, "handle", UINT32_MAX) < 0 ||
 	    ctl_add_number(ctl, args, "--wrid", params, "wr_id", INT64_MAX) < 0) {
 		json_object_put(params);
-		return EXIT_USAGE;
+		return -EINVAL;
 	}
 	return ctl_call_quiet(ctl, args, IFACE ".PostRecv", params);
 }
@@ -270,7 +270,7 @@ static int qp_post_list(struct ctl *ctl, const struct cmd_args *args)
 
 	if (ctl_add_number(ctl, args, "QP", params, "handle", UINT32_MAX) < 0) {
 		json_object_put(params);
-		return EXIT_USAGE;
+		return -EINVAL;
 	}
 	r = ctl_read_text_file(strcmp(path, "-") == 0 ? "/dev/stdin" : path, 16 << 20, &text);
 	if (r == 0)
@@ -297,7 +297,7 @@ static int qp_cancel(struct ctl *ctl, const struct cmd_args *args)
 	if (ctl_add_number(ctl, args, "QP", params, "handle", UINT32_MAX) < 0 ||
 	    ctl_add_number(ctl, args, "--wrid", params, "wr_id", INT64_MAX) < 0) {
 		json_object_put(params);
-		return EXIT_USAGE;
+		return -EINVAL;
 	}
 	return output_call_value(ctl, args, IFACE ".Cancel", params, "count");
 }
@@ -308,7 +308,7 @@ static int qp_recover(struct ctl *ctl, const struct cmd_args *args)
 
 	if (ctl_add_number(ctl, args, "QP", params, "handle", UINT32_MAX) < 0) {
 		json_object_put(params);
-		return EXIT_USAGE;
+		return -EINVAL;
 	}
 	return output_call_records(ctl, args, IFACE ".Recover", params, "recovery", "recovery");
 }

@@ -12,7 +12,12 @@
 
 #define RDMACTL_SOCKET_DEFAULT "/run/rdmad/io.rdmad"
 
-/* Exit codes (rdmactl(8) EXIT STATUS). */
+/*
+ * Exit codes (rdmactl(8) EXIT STATUS).  Commands and the builders of their
+ * parameters return 0 or a negative errno, having printed what went wrong:
+ * -EINVAL is a usage error, any other a failure (a varlink error included);
+ * cmd_exit_code() is the one place that turns them into exit codes.
+ */
 enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2 };
 
 struct ctl;
@@ -44,7 +49,7 @@ struct cmd {
 	const char *summary;
 	const struct cmd *sub;       /* a table ending with { NULL } */
 	const struct cmd_arg *args;  /* a table ending with { NULL } */
-	int (*run)(struct ctl *ctl, const struct cmd_args *args);
+	int (*run)(struct ctl *ctl, const struct cmd_args *args);   /* 0 or a negative errno */
 	bool is_default;             /* runs when its parent is given no command */
 	bool raw_args;               /* run gets the words unparsed (offload's own parser) */
 };
@@ -92,6 +97,8 @@ int cmd_monitor_run(struct ctl *ctl, const struct cmd_args *args);
 
 /* Runs one command line; returns an exit code. */
 int cmd_dispatch(struct ctl *ctl, int argc, char **argv);
+/* 0 or a negative errno as an exit code: -EINVAL is EXIT_USAGE, any other EXIT_FAIL. */
+int cmd_exit_code(int r);
 /* Candidates for the last word of words[0..n-1] (the word being typed, maybe ""). */
 void cmd_complete(struct ctl *ctl, int n, char **words,
 		  void (*add)(void *data, const char *word), void *data);
@@ -134,7 +141,7 @@ void ctl_disconnect(struct ctl *ctl);
 /* A whole text file (at most max bytes; -EILSEQ if it holds a NUL), as a string. */
 int ctl_read_text_file(const char *path, size_t max, char **text);
 
-/* Prints "rdmactl: " + message to stderr and returns EXIT_USAGE / EXIT_FAIL. */
+/* Prints "rdmactl: " + message to stderr and returns -EINVAL (usage) / -EIO (failure). */
 int ctl_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int ctl_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
@@ -158,7 +165,7 @@ int ctl_object_show(struct ctl *ctl, const struct cmd_args *args, const char *ar
 /* IFACE.Destroy of the handle given for arg. */
 int ctl_object_destroy(struct ctl *ctl, const struct cmd_args *args, const char *arg,
 		       const char *iface);
-/* Calls method with params (consumed), printing nothing but an error; an exit code. */
+/* Calls method with params (consumed), printing nothing but an error; 0 or a negative errno. */
 int ctl_call_quiet(struct ctl *ctl, const struct cmd_args *args, const char *method,
 		   struct json_object *params);
 

@@ -117,7 +117,7 @@ int shell_run(struct ctl *ctl)
 			add_history(line);
 		n = split_words(line, words, SHELL_WORDS_MAX);
 		if (n < 0)
-			last = ctl_usage_error("too many words");
+			last = cmd_exit_code(ctl_usage_error("too many words"));
 		else if (n > 0 && (strcmp(words[0], "quit") == 0 || strcmp(words[0], "exit") == 0)) {
 			free(line);
 			break;

@@ -3,6 +3,7 @@
 #include "cmd/rdmactl.h"
 #include "cmd/output.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -44,7 +45,7 @@ int cmd_status_run(struct ctl *ctl, const struct cmd_args *args)
 	char uptime[64];
 
 	if (ctl_call(ctl, args->path, "io.rdmad.Daemon.GetStatus", NULL, &reply) < 0)
-		return EXIT_FAIL;
+		return -EIO;
 	if (ctl->json) {
 		ctl->out->details(ctl, reply);
 	} else {
@@ -65,5 +66,5 @@ int cmd_status_run(struct ctl *ctl, const struct cmd_args *args)
 	}
 	ctl->out->end(ctl);
 	json_object_put(reply);
-	return EXIT_OK;
+	return 0;
 }

@@ -3,6 +3,7 @@
 #include "daemon/api/api.h"
 #include "daemon/verbs/ah.h"
 #include "daemon/api/attr.h"
+#include "daemon/api/dispatch.h"
 
 #include <stdio.h>
 
@@ -21,22 +22,35 @@ static struct json_object *ah_json(struct rdma_device *dev, struct rdma_object *
 	return o;
 }
 
+struct create_params {
+	uint32_t pd, port;
+	struct api_av av;
+};
+
+static const struct api_field create_fields[] = {
+	{ .name = "pd", .type = API_FIELD_HANDLE, .offset = offsetof(struct create_params, pd),
+	  .required = true },
+	{ .name = "port", .type = API_FIELD_U32, .offset = offsetof(struct create_params, port),
+	  .invalid_parameter = true },
+	{ NULL },
+};
+
 static int create(struct varlink_call *call, struct json_object *params, void *userdata)
 {
 	struct rdma_device *dev = api_device(call, userdata, params, IFACE);
-	struct rdma_ah_attr attr = { 0 };
+	struct create_params p = { .port = 1, .av = API_AV_INIT };
 	struct rdma_error err = { 0 };
 	struct rdma_ah *ah;
-	uint32_t pd, port;
 	int r;
 
-	if (!dev || api_get_handle(call, params, "pd", &pd) < 0 ||
-	    api_get_optional_u32(call, params, "port", 1, &port) < 0)
+	/* The address vector's fields sit beside pd and port. */
+	if (!dev || api_dispatch(call, params, create_fields, &p) < 0 ||
+	    api_dispatch(call, params, api_av_fields, &p.av) < 0)
 		return 0;
-	if (api_av_parse(params, "", &attr, &err) < 0)
+	if (api_av_resolve(&p.av, "", &err) < 0)
 		return api_reply_error(call, IFACE, &err);
-	attr.port = port;
-	r = rdma_ah_create(dev, pd, &attr, &ah, &err);
+	p.av.attr.port = p.port;
+	r = rdma_ah_create(dev, p.pd, &p.av.attr, &ah, &err);
 	if (r < 0)
 		return api_reply_failure(call, IFACE, &err, r);
 	return api_reply_record(call, "ah", ah_json(dev, &ah->obj));

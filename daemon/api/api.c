@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Registers the io.rdmad.* interfaces and decides who may change state. */
 #include "daemon/api/api.h"
+#include "daemon/api/dispatch.h"
 #include "lib/log.h"
 #include "daemon/api/idl-table.h"
 
@@ -68,60 +69,58 @@ int api_error_string(struct varlink_call *call, const char *error, const char *k
 	return varlink_call_error(call, error, p);
 }
 
+/* The "device" parameter every method on a device takes. */
+struct device_ref {
+	const char *name;
+};
+
+static const struct api_field device_ref_fields[] = {
+	{ .name = "device", .type = API_FIELD_STRING, .offset = offsetof(struct device_ref, name) },
+	{ NULL },
+};
+
 struct rdma_device *api_device(struct varlink_call *call, struct manager *m,
 			       struct json_object *params, const char *iface)
 {
-	const char *name = json_get_string(params, "device");
+	struct device_ref ref = { 0 };
 	struct rdma_device *dev;
 	char error[128];
 
-	if (!name)
+	if (api_dispatch(call, params, device_ref_fields, &ref) < 0)
+		return NULL;
+	if (!ref.name)
 		return m->n_devices ? m->devices[0] : NULL;
-	dev = manager_find_device(m, name);
+	dev = manager_find_device(m, ref.name);
 	if (!dev) {
 		snprintf(error, sizeof(error), "%s.NoSuchDevice", iface);
-		api_error_string(call, error, "device", name);
+		api_error_string(call, error, "device", ref.name);
 	}
 	return dev;
 }
 
-int api_get_handle(struct varlink_call *call, struct json_object *params, const char *key,
-		   uint32_t *out)
-{
-	int64_t v = json_get_int(params, key, -1);
+/* What names an object of any kind. */
+struct object_ref {
+	uint32_t handle;
+};
 
-	if (v < 0 || v > UINT32_MAX) {
-		varlink_call_error_invalid_parameter(call, key);
-		return -EINVAL;
-	}
-	*out = (uint32_t)v;
-	return 0;
-}
-
-int api_get_optional_u32(struct varlink_call *call, struct json_object *params, const char *key,
-			 uint32_t def, uint32_t *out)
-{
-	struct json_object *v;
-
-	if (!json_object_object_get_ex(params, key, &v) || !v) {
-		*out = def;
-		return 0;
-	}
-	return api_get_handle(call, params, key, out);
-}
+static const struct api_field object_ref_fields[] = {
+	{ .name = "handle", .type = API_FIELD_HANDLE, .offset = offsetof(struct object_ref, handle),
+	  .required = true },
+	{ NULL },
+};
 
 struct rdma_object *api_lookup(struct varlink_call *call, struct manager *m,
 			       struct json_object *params, const char *iface,
 			       enum rdma_object_kind kind, struct rdma_device **dev)
 {
+	struct object_ref ref;
 	struct rdma_object *obj;
 	struct rdma_error err;
-	uint32_t handle;
 
 	*dev = api_device(call, m, params, iface);
-	if (!*dev || api_get_handle(call, params, "handle", &handle) < 0)
+	if (!*dev || api_dispatch(call, params, object_ref_fields, &ref) < 0)
 		return NULL;
-	obj = rdma_object_lookup(*dev, kind, handle, &err);
+	obj = rdma_object_lookup(*dev, kind, ref.handle, &err);
 	if (!obj)
 		api_reply_error(call, iface, &err);
 	return obj;
@@ -150,18 +149,26 @@ int api_reply_record(struct varlink_call *call, const char *key, struct json_obj
 	return varlink_call_reply(call, reply);
 }
 
+int api_destroy_by(struct varlink_call *call, struct manager *m, struct json_object *params,
+		   const char *iface, enum rdma_object_kind kind, api_destroy_fn destroy)
+{
+	struct rdma_device *dev = api_device(call, m, params, iface);
+	struct rdma_error err = { 0 };
+	struct object_ref ref;
+	int r;
+
+	if (!dev || api_dispatch(call, params, object_ref_fields, &ref) < 0)
+		return 0;
+	r = destroy(dev, kind, ref.handle, &err);
+	if (r < 0)
+		return api_reply_failure(call, iface, &err, r);
+	return varlink_call_reply(call, NULL);
+}
+
 int api_destroy(struct varlink_call *call, struct manager *m, struct json_object *params,
 		const char *iface, enum rdma_object_kind kind)
 {
-	struct rdma_device *dev = api_device(call, m, params, iface);
-	struct rdma_error err;
-	uint32_t handle;
-
-	if (!dev || api_get_handle(call, params, "handle", &handle) < 0)
-		return 0;
-	if (rdma_object_destroy(dev, kind, handle, &err) < 0)
-		return api_reply_error(call, iface, &err);
-	return varlink_call_reply(call, NULL);
+	return api_destroy_by(call, m, params, iface, kind, rdma_object_destroy);
 }
 
 int api_reply_error(struct varlink_call *call, const char *iface, const struct rdma_error *err)

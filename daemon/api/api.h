@@ -54,13 +54,6 @@ int api_reply_error(struct varlink_call *call, const char *iface, const struct r
  * (no error code) as io.rdmad.Daemon.System with its errno.
  */
 int api_reply_failure(struct varlink_call *call, const char *iface, const struct rdma_error *err, int r);
-/* The parameter "handle" (the IDL makes it an int; range-checked here). */
-int api_get_handle(struct varlink_call *call, struct json_object *params, const char *key,
-		   uint32_t *out);
-/* An optional parameter in 0..UINT32_MAX: def when absent or null; InvalidParameter otherwise. */
-int api_get_optional_u32(struct varlink_call *call, struct json_object *params, const char *key,
-			 uint32_t def, uint32_t *out);
-
 /*
  * The object of kind named by the "handle" parameter, and its device; NULL
  * once the call has been answered (NoSuchDevice, InvalidParameter, NoSuchObject).
@@ -78,6 +71,11 @@ int api_reply_record(struct varlink_call *call, const char *key, struct json_obj
 /* Destroy(device, handle) of any kind: refused with ObjectInUse while used. */
 int api_destroy(struct varlink_call *call, struct manager *m, struct json_object *params,
 		const char *iface, enum rdma_object_kind kind);
+/* The same through the kind's own destroy, for kinds with rules of their own. */
+typedef int (*api_destroy_fn)(struct rdma_device *dev, enum rdma_object_kind kind, uint32_t handle,
+			      struct rdma_error *err);
+int api_destroy_by(struct varlink_call *call, struct manager *m, struct json_object *params,
+		   const char *iface, enum rdma_object_kind kind, api_destroy_fn destroy);
 
 /* Replies io.rdmad.<iface>.<error> with one string parameter. */
 /*

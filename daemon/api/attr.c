@@ -8,40 +8,6 @@
 #include <stdio.h>
 #include <string.h>
 
-int api_get_u32(struct json_object *o, const char *key, const char *field, uint32_t def,
-		uint32_t *out, struct rdma_error *err)
-{
-	struct json_object *v = NULL;
-	int64_t n;
-
-	if (!json_object_object_get_ex(o, key, &v) || json_object_is_type(v, json_type_null)) {
-		*out = def;
-		return 0;
-	}
-	n = json_object_get_int64(v);
-	/* json-c keeps numbers above INT64_MAX unsigned; they read back as INT64_MAX. */
-	if (n < 0 || n > UINT32_MAX)
-		return rdma_error_invalid(err, field, "%s; a number from 0 to %" PRIu32,
-					  json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN),
-					  UINT32_MAX);
-	*out = (uint32_t)n;
-	return 0;
-}
-
-uint32_t api_access_from_json(struct json_object *list)
-{
-	uint32_t flags = 0;
-
-	for (size_t i = 0; list && i < json_object_array_length(list); i++) {
-		const char *word = json_object_get_string(json_object_array_get_idx(list, i));
-
-		for (uint32_t bit = 1; bit & RDMA_ACCESS_ALL; bit <<= 1)
-			if (strcmp(word, rdma_access_name(bit)) == 0)
-				flags |= bit;
-	}
-	return flags;
-}
-
 struct json_object *api_access_json(uint32_t flags)
 {
 	struct json_object *list = json_object_new_array();
@@ -65,30 +31,29 @@ static int parse_mac(const char *text, uint8_t mac[6])
 	return 0;
 }
 
-int api_av_parse(struct json_object *o, const char *prefix, struct rdma_ah_attr *av,
-		 struct rdma_error *err)
+#define AV_NUMBER(member) { .name = #member, .type = API_FIELD_U32, \
+			   .offset = offsetof(struct api_av, attr.member) }
+
+const struct api_field api_av_fields[] = {
+	{ .name = "dgid", .type = API_FIELD_STRING, .offset = offsetof(struct api_av, dgid) },
+	AV_NUMBER(sgid_index),
+	AV_NUMBER(flow_label),
+	AV_NUMBER(hop_limit),
+	AV_NUMBER(traffic_class),
+	{ .name = "dmac", .type = API_FIELD_STRING, .offset = offsetof(struct api_av, dmac) },
+	{ NULL },
+};
+
+int api_av_resolve(struct api_av *av, const char *prefix, struct rdma_error *err)
 {
-	static const struct { const char *key; size_t offset; uint32_t def; } numbers[] = {
-		{ "sgid_index", offsetof(struct rdma_ah_attr, sgid_index), 0 },
-		{ "flow_label", offsetof(struct rdma_ah_attr, flow_label), 0 },
-		{ "hop_limit", offsetof(struct rdma_ah_attr, hop_limit), API_AV_HOP_LIMIT_DEFAULT },
-		{ "traffic_class", offsetof(struct rdma_ah_attr, traffic_class), 0 },
-	};
-	const char *dgid = json_get_string(o, "dgid"), *dmac = json_get_string(o, "dmac");
 	char field[64];
 
-	for (size_t i = 0; i < sizeof(numbers) / sizeof(numbers[0]); i++) {
-		snprintf(field, sizeof(field), "%s%s", prefix, numbers[i].key);
-		if (api_get_u32(o, numbers[i].key, field, numbers[i].def,
-				(uint32_t *)((char *)av + numbers[i].offset), err) < 0)
-			return -EINVAL;
-	}
-	if (!dgid || rdma_gid_parse(dgid, av->dgid) < 0) {
+	if (!av->dgid || rdma_gid_parse(av->dgid, av->attr.dgid) < 0) {
 		snprintf(field, sizeof(field), "%sdgid", prefix);
 		return rdma_error_invalid(err, field, "not a GID: IPv6 text (fe80::1) or IPv4 "
 					  "(192.0.2.1)");
 	}
-	if (dmac && parse_mac(dmac, av->dmac) < 0) {
+	if (av->dmac && parse_mac(av->dmac, av->attr.dmac) < 0) {
 		snprintf(field, sizeof(field), "%sdmac", prefix);
 		return rdma_error_invalid(err, field, "not a MAC address (xx:xx:xx:xx:xx:xx)");
 	}

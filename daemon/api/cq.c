@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* io.rdmad.Cq */
 #include "daemon/api/api.h"
-#include "daemon/api/attr.h"
+#include "daemon/api/dispatch.h"
 #include "daemon/verbs/cq.h"
 #include "daemon/soft/datapath.h"
 
@@ -36,16 +36,26 @@ static struct rdma_cq *lookup(struct varlink_call *call, struct json_object *par
 	return obj ? rdma_cq(obj) : NULL;
 }
 
+struct create_params {
+	uint32_t cqe;
+};
+
+static const struct api_field create_fields[] = {
+	{ .name = "cqe", .type = API_FIELD_U32, .offset = offsetof(struct create_params, cqe),
+	  .required = true, .invalid_parameter = true },
+	{ NULL },
+};
+
 static int create(struct varlink_call *call, struct json_object *params, void *userdata)
 {
 	struct rdma_device *dev = api_device(call, userdata, params, IFACE);
+	struct create_params p;
 	struct rdma_error err;
 	struct rdma_cq *cq;
-	uint32_t cqe;
 
-	if (!dev || api_get_handle(call, params, "cqe", &cqe) < 0)
+	if (!dev || api_dispatch(call, params, create_fields, &p) < 0)
 		return 0;
-	if (rdma_cq_create(dev, cqe, &cq, &err) < 0)
+	if (rdma_cq_create(dev, p.cqe, &cq, &err) < 0)
 		return api_reply_error(call, IFACE, &err);
 	return api_reply_record(call, "cq", cq_json(dev, &cq->obj));
 }
@@ -71,17 +81,35 @@ static int destroy(struct varlink_call *call, struct json_object *params, void *
 	return api_destroy(call, userdata, params, IFACE, RDMA_OBJ_CQ);
 }
 
+static const char *notify_word(unsigned notify)
+{
+	switch (notify) {
+	case RDMA_CQ_NOTIFY_SOLICITED: return "solicited";
+	case RDMA_CQ_NOTIFY_NEXT:      return "next";
+	}
+	return NULL;
+}
+
+struct notify_params {
+	unsigned notify;
+};
+
+static const struct api_field notify_fields[] = {
+	{ .name = "notify", .type = API_FIELD_ENUM, .offset = offsetof(struct notify_params, notify),
+	  .required = true, .word = notify_word, .max = RDMA_CQ_NOTIFY_NEXT },
+	{ NULL },
+};
+
 static int notify(struct varlink_call *call, struct json_object *params, void *userdata)
 {
 	struct rdma_device *dev;
 	struct rdma_cq *cq = lookup(call, params, &dev, userdata);
-	const char *word = json_get_string(params, "notify");
+	struct notify_params p;
 	struct rdma_error err;
 
-	if (!cq)
+	if (!cq || api_dispatch(call, params, notify_fields, &p) < 0)
 		return 0;
-	if (rdma_cq_req_notify(cq, strcmp(word, "next") == 0 ? RDMA_CQ_NOTIFY_NEXT :
-			       RDMA_CQ_NOTIFY_SOLICITED, &err) < 0)
+	if (rdma_cq_req_notify(cq, p.notify, &err) < 0)
 		return api_reply_error(call, IFACE, &err);
 	return api_reply_record(call, "cq", cq_json(dev, &cq->obj));
 }
@@ -245,37 +273,38 @@ static int wait_for_entries(struct varlink_call *call, struct manager *m, struct
 	return 0;
 }
 
+struct poll_params {
+	uint32_t max, wait_ms;
+};
+
+static const struct api_field poll_fields[] = {
+	{ .name = "max", .type = API_FIELD_U32, .offset = offsetof(struct poll_params, max),
+	  .min = 1, .max = POLL_MAX },
+	{ .name = "wait", .type = API_FIELD_U32, .offset = offsetof(struct poll_params, wait_ms),
+	  .max = POLL_WAIT_MAX_MS },
+	{ NULL },
+};
+
 static int poll_cq(struct varlink_call *call, struct json_object *params, void *userdata)
 {
 	struct rdma_device *dev;
 	struct rdma_cq *cq = lookup(call, params, &dev, userdata);
+	struct poll_params p = { .max = POLL_MAX_DEFAULT };
 	struct json_object *list;
 	struct rdma_error err;
-	uint32_t max, wait_ms;
 
-	if (!cq)
+	if (!cq || api_dispatch(call, params, poll_fields, &p) < 0)
 		return 0;
-	if (api_get_u32(params, "max", "max", POLL_MAX_DEFAULT, &max, &err) < 0 ||
-	    api_get_u32(params, "wait", "wait", 0, &wait_ms, &err) < 0)
-		return api_reply_error(call, IFACE, &err);
-	if (max < 1 || max > POLL_MAX) {
-		rdma_error_invalid(&err, "max", "%u; 1 to %u completions", max, POLL_MAX);
-		return api_reply_error(call, IFACE, &err);
-	}
-	if (wait_ms > POLL_WAIT_MAX_MS) {
-		rdma_error_invalid(&err, "wait", "%u ms; at most %u", wait_ms, POLL_WAIT_MAX_MS);
-		return api_reply_error(call, IFACE, &err);
-	}
 	if (!cq->ring) {
 		rdma_error_unsupported(&err, "handle", "the device has no data path (no workers)");
 		return api_reply_error(call, IFACE, &err);
 	}
 	/* The QP states the workers reported before these completions. */
 	rdma_datapath_sync(dev);
-	list = take(cq->ring, max);
-	if (list || !wait_ms)
+	list = take(cq->ring, p.max);
+	if (list || !p.wait_ms)
 		return reply_completions(call, list);
-	return wait_for_entries(call, userdata, dev, cq, max, wait_ms);
+	return wait_for_entries(call, userdata, dev, cq, p.max, p.wait_ms);
 }
 
 const struct varlink_method api_cq_methods[] = {

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* io.rdmad.Daemon */
 #include "daemon/api/api.h"
+#include "daemon/api/dispatch.h"
 #include "daemon/core/state.h"
 #include "daemon/soft/workers.h"
 #include "lib/log.h"
@@ -58,13 +59,26 @@ static int reload(struct varlink_call *call, struct json_object *params, void *u
 	return varlink_call_reply(call, NULL);
 }
 
+struct log_level_params {
+	const char *level;
+};
+
+static const struct api_field log_level_fields[] = {
+	{ .name = "level", .type = API_FIELD_STRING, .offset = offsetof(struct log_level_params, level),
+	  .required = true },
+	{ NULL },
+};
+
 static int set_log_level(struct varlink_call *call, struct json_object *params, void *userdata)
 {
 	struct manager *m = userdata;
-	const char *name = json_get_string(params, "level");
+	struct log_level_params p;
+	int level, old = m->log_level_set, r;
+
+	if (api_dispatch(call, params, log_level_fields, &p) < 0)
+		return 0;
 	/* The IDL's enum already limits the names; "reset" forgets the saved level. */
-	int level = strcmp(name, "reset") == 0 ? -1 : log_level_from_string(name);
-	int old = m->log_level_set, r;
+	level = strcmp(p.level, "reset") == 0 ? -1 : log_level_from_string(p.level);
 
 	/* Saved first: a setting that would not survive a restart is refused. */
 	m->log_level_set = level;

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* io.rdmad.Dek: DEKs and the crypto login.  Every method is API_METHOD_SECRET (root only). */
 #include "daemon/api/api.h"
+#include "daemon/api/dispatch.h"
 #include "daemon/verbs/crypto_login.h"
 #include "daemon/verbs/dek.h"
 #include "daemon/verbs/secret.h"
@@ -56,11 +57,9 @@ static int reply_login(struct varlink_call *call, struct manager *m, struct rdma
 }
 
 /* An optional parameter of 8 bytes as 16 hex digits; InvalidArgument naming it otherwise. */
-static int get_hex8(struct json_object *params, const char *key, uint8_t out[8], bool *given,
+static int get_hex8(const char *s, const char *key, uint8_t out[8], bool *given,
 		    struct rdma_error *err)
 {
-	const char *s = json_get_string(params, key);
-
 	*given = s != NULL;
 	memset(out, 0, 8);
 	if (s && hex_decode(s, out, 8) < 0)
@@ -150,36 +149,57 @@ static int get_key(struct varlink_call *call, struct json_object *params, uint8_
 	return text ? key_from_text(text, *key, len, err) : key_from_fd(call, fd, *key, len, err);
 }
 
-static int get_params(struct json_object *params, const uint8_t *key, size_t key_len,
+/* What Create is given besides the key; get_params() checks it into the model's params. */
+struct create_params {
+	const char *name, *key_file, *keytag, *opaque;
+	uint32_t size, pd;
+	unsigned import;
+};
+
+static const char *import_word(unsigned import)
+{
+	return rdma_dek_import_name(import);
+}
+
+#define CREATE_STRING(member) { .name = #member, .type = API_FIELD_STRING, \
+				.offset = offsetof(struct create_params, member) }
+
+static const struct api_field create_fields[] = {
+	CREATE_STRING(name), CREATE_STRING(key_file), CREATE_STRING(keytag), CREATE_STRING(opaque),
+	{ .name = "size", .type = API_FIELD_U32, .offset = offsetof(struct create_params, size) },
+	{ .name = "pd", .type = API_FIELD_U32, .offset = offsetof(struct create_params, pd) },
+	{ .name = "import", .type = API_FIELD_ENUM, .offset = offsetof(struct create_params, import),
+	  .word = import_word, .max = RDMA_DEK_WRAPPED },
+	{ NULL },
+};
+
+static int get_params(const struct create_params *c, const uint8_t *key, size_t key_len,
 		      struct rdma_dek_params *p, struct rdma_error *err)
 {
-	const char *import = json_get_string(params, "import");
-	int64_t size = json_get_int(params, "size", 0), pd = json_get_int(params, "pd", 0);
 	bool opaque_given;
 	int r;
 
 	memset(p, 0, sizeof(*p));
-	p->name = json_get_string(params, "name");
-	if (size != 128 && size != 256)
-		return rdma_error_invalid(err, "size", "%lld is not a DEK size: 128 (AES-128-XTS) or "
-					  "256 (AES-256-XTS)", (long long)size);
-	p->key_bits = (unsigned)size;
-	p->import = import && strcmp(import, "wrapped") == 0 ? RDMA_DEK_WRAPPED : RDMA_DEK_PLAINTEXT;
-	if (pd < 0 || pd > UINT32_MAX)
-		return rdma_error_invalid(err, "pd", "%lld is not a PD handle", (long long)pd);
-	p->pd = (uint32_t)pd;
-	r = get_hex8(params, "keytag", p->keytag, &p->has_keytag, err);
+	p->name = c->name;
+	if (c->size != 128 && c->size != 256)
+		return rdma_error_invalid(err, "size", "%u is not a DEK size: 128 (AES-128-XTS) or "
+					  "256 (AES-256-XTS)", c->size);
+	p->key_bits = c->size;
+	p->import = c->import;
+	p->pd = c->pd;
+	r = get_hex8(c->keytag, "keytag", p->keytag, &p->has_keytag, err);
 	if (r == 0)
-		r = get_hex8(params, "opaque", p->opaque, &opaque_given, err);
+		r = get_hex8(c->opaque, "opaque", p->opaque, &opaque_given, err);
 	p->key = key;
 	p->key_len = key_len;
-	p->key_file = json_get_string(params, "key_file");
+	p->key_file = c->key_file;
 	return r;
 }
 
 static int create(struct varlink_call *call, struct json_object *params, void *userdata)
 {
 	struct manager *m = userdata;
+	struct create_params c = { 0 };
 	struct rdma_device *dev;
 	struct rdma_dek_params p;
 	struct rdma_error err;
@@ -191,12 +211,12 @@ static int create(struct varlink_call *call, struct json_object *params, void *u
 	/* First, so that the key's text is wiped whatever happens next. */
 	r = get_key(call, params, &key, &key_len, &err);
 	dev = api_device(call, m, params, IFACE);
-	if (!dev) {
+	if (!dev || api_dispatch(call, params, create_fields, &c) < 0) {
 		secret_free(key, KEY_BUF);
 		return 0;
 	}
 	if (r == 0)
-		r = get_params(params, key, key_len, &p, &err);
+		r = get_params(&c, key, key_len, &p, &err);
 	if (r == 0)
 		r = rdma_dek_create(dev, &m->config.crypto, &p, &dek, &err);
 	secret_free(key, KEY_BUF);
@@ -216,28 +236,44 @@ static int list(struct varlink_call *call, struct json_object *params, void *use
 	return api_list(call, userdata, params, IFACE, RDMA_OBJ_DEK, "deks", dek_json);
 }
 
+struct dek_ref {
+	const char *name;
+	uint32_t handle;
+	bool has_handle;
+};
+
+static const struct api_field dek_ref_fields[] = {
+	{ .name = "name", .type = API_FIELD_STRING, .offset = offsetof(struct dek_ref, name) },
+	{ .name = "handle", .type = API_FIELD_HANDLE, .offset = offsetof(struct dek_ref, handle),
+	  .given = API_GIVEN(struct dek_ref, has_handle) },
+	{ NULL },
+};
+
 /* The DEK named by "handle" or "name", and its device; NULL when the call was answered. */
 static struct rdma_dek *call_dek(struct varlink_call *call, struct json_object *params,
 				 struct manager *m, struct rdma_device **dev)
 {
-	const char *name = json_get_string(params, "name");
+	struct dek_ref ref = { 0 };
 	struct rdma_object *obj;
+	struct rdma_error err;
 	struct rdma_dek *dek;
 
-	if (!name && !json_object_object_get_ex(params, "handle", NULL)) {
+	*dev = api_device(call, m, params, IFACE);
+	if (!*dev || api_dispatch(call, params, dek_ref_fields, &ref) < 0)
+		return NULL;
+	if (!ref.name && !ref.has_handle) {
 		varlink_call_error_invalid_parameter(call, "handle");
 		return NULL;
 	}
-	if (!name) {
-		obj = api_lookup(call, m, params, IFACE, RDMA_OBJ_DEK, dev);
+	if (!ref.name) {
+		obj = rdma_object_lookup(*dev, RDMA_OBJ_DEK, ref.handle, &err);
+		if (!obj)
+			api_reply_error(call, IFACE, &err);
 		return obj ? rdma_dek(obj) : NULL;
 	}
-	*dev = api_device(call, m, params, IFACE);
-	if (!*dev)
-		return NULL;
-	dek = rdma_dek_find(*dev, name, NULL);
+	dek = rdma_dek_find(*dev, ref.name, NULL);
 	if (!dek)
-		api_error_string(call, IFACE ".NoSuchDek", "name", name);
+		api_error_string(call, IFACE ".NoSuchDek", "name", ref.name);
 	return dek;
 }
 
@@ -267,16 +303,27 @@ static int destroy(struct varlink_call *call, struct json_object *params, void *
 	return r < 0 ? r : varlink_call_reply(call, NULL);
 }
 
+struct login_params {
+	const char *credential_file, *kek;
+};
+
+static const struct api_field login_fields[] = {
+	{ .name = "credential_file", .type = API_FIELD_STRING,
+	  .offset = offsetof(struct login_params, credential_file) },
+	{ .name = "kek", .type = API_FIELD_STRING, .offset = offsetof(struct login_params, kek) },
+	{ NULL },
+};
+
 static int login(struct varlink_call *call, struct json_object *params, void *userdata)
 {
 	struct manager *m = userdata;
 	struct rdma_device *dev = api_device(call, m, params, IFACE);
+	struct login_params p = { 0 };
 	struct rdma_error err;
 
-	if (!dev)
+	if (!dev || api_dispatch(call, params, login_fields, &p) < 0)
 		return 0;
-	if (rdma_crypto_login(dev, &m->config.crypto, json_get_string(params, "credential_file"),
-			      json_get_string(params, "kek"), &err) < 0)
+	if (rdma_crypto_login(dev, &m->config.crypto, p.credential_file, p.kek, &err) < 0)
 		return api_reply_error(call, IFACE, &err);
 	return reply_login(call, m, dev);
 }

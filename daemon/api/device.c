@@ -2,6 +2,7 @@
 /* io.rdmad.Device */
 #include "daemon/api/api.h"
 #include "daemon/api/counters.h"
+#include "daemon/api/dispatch.h"
 
 static void add_names(struct json_object *obj, const char *key, unsigned mask,
 		      const char *const *names, unsigned count)
@@ -128,12 +129,25 @@ static int list(struct varlink_call *call, struct json_object *params, void *use
 	return varlink_call_reply(call, reply);
 }
 
+struct show_params {
+	const char *ifname;
+};
+
+static const struct api_field show_fields[] = {
+	{ .name = "ifname", .type = API_FIELD_STRING, .offset = offsetof(struct show_params, ifname) },
+	{ NULL },
+};
+
 static int show(struct varlink_call *call, struct json_object *params, void *userdata)
 {
 	struct manager *m = userdata;
-	const char *name = json_get_string(params, "ifname");
+	struct show_params p = { 0 };
 	struct json_object *reply, *devices;
+	const char *name;
 
+	if (api_dispatch(call, params, show_fields, &p) < 0)
+		return 0;
+	name = p.ifname;
 	if (name && !manager_find_device(m, name))
 		return api_error_string(call, "io.rdmad.Device.NoSuchDevice", "ifname", name);
 	devices = json_object_new_array();

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* io.rdmad.Mkey */
 #include "daemon/api/api.h"
+#include "daemon/api/dispatch.h"
 #include "daemon/soft/datapath.h"
 #include "daemon/verbs/mkey.h"
 #include "daemon/verbs/pool.h"
@@ -25,21 +26,6 @@ static struct json_object *words_json(uint32_t bits, const char *(*name)(uint32_
 		if ((bits & bit) && name(bit))
 			json_object_array_add(a, json_object_new_string(name(bit)));
 	return a;
-}
-
-/* A word list (checked by the IDL) as bits. */
-static uint32_t words_bits(struct json_object *list, uint32_t all, const char *(*name)(uint32_t))
-{
-	uint32_t bits = 0;
-
-	for (size_t i = 0; i < json_object_array_length(list); i++) {
-		const char *word = json_object_get_string(json_object_array_get_idx(list, i));
-
-		for (uint32_t bit = 1; bit && bit <= all; bit <<= 1)
-			if ((all & bit) && name(bit) && strcmp(word, name(bit)) == 0)
-				bits |= bit;
-	}
-	return bits;
 }
 
 static struct json_object *layout_json(const struct rdma_mkey_layout *l)
@@ -79,8 +65,9 @@ static struct json_object *config_json(const struct rdma_mkey *mkey)
 	return o;
 }
 
-static struct json_object *mkey_json(struct rdma_device *dev, struct rdma_mkey *mkey)
+static struct json_object *mkey_json(struct rdma_device *dev, struct rdma_object *obj)
 {
+	struct rdma_mkey *mkey = rdma_mkey(obj);
 	struct json_object *o = json_object_new_object();
 
 	json_add_string(o, "device", dev->name);
@@ -111,7 +98,7 @@ static int api_reply_mkey(struct varlink_call *call, struct rdma_device *dev, st
 {
 	struct json_object *reply = json_object_new_object();
 
-	json_object_object_add(reply, "mkey", mkey_json(dev, mkey));
+	json_object_object_add(reply, "mkey", mkey_json(dev, &mkey->obj));
 	return varlink_call_reply(call, reply);
 }
 
@@ -119,35 +106,36 @@ static int api_reply_mkey(struct varlink_call *call, struct rdma_device *dev, st
 static struct rdma_mkey *call_mkey(struct varlink_call *call, struct json_object *params,
 				   void *userdata, struct rdma_device **dev)
 {
-	struct rdma_error err = { 0 };
-	struct rdma_mkey *mkey;
-	uint32_t handle;
+	struct rdma_object *obj = api_lookup(call, userdata, params, IFACE, RDMA_OBJ_MKEY, dev);
 
-	*dev = api_device(call, userdata, params, IFACE);
-	if (!*dev || api_get_handle(call, params, "handle", &handle) < 0)
-		return NULL;
-	mkey = rdma_mkey_lookup(*dev, handle, &err);
-	if (!mkey)
-		api_reply_error(call, IFACE, &err);
-	return mkey;
+	return obj ? rdma_mkey(obj) : NULL;
 }
+
+struct create_params {
+	uint32_t pd, max_entries, flags;
+};
+
+static const struct api_field create_fields[] = {
+	{ .name = "pd", .type = API_FIELD_HANDLE, .offset = offsetof(struct create_params, pd),
+	  .required = true },
+	{ .name = "max_entries", .type = API_FIELD_U32, .required = true, .invalid_parameter = true,
+	  .offset = offsetof(struct create_params, max_entries) },
+	{ .name = "flags", .type = API_FIELD_FLAGS, .offset = offsetof(struct create_params, flags),
+	  .word = rdma_mkey_flag_name, .max = RDMA_MKEY_FLAGS_ALL },
+	{ NULL },
+};
 
 static int create(struct varlink_call *call, struct json_object *params, void *userdata)
 {
 	struct rdma_device *dev = api_device(call, userdata, params, IFACE);
+	struct create_params p = { 0 };
 	struct rdma_error err = { 0 };
 	struct rdma_mkey *mkey;
-	int64_t entries = json_get_int(params, "max_entries", -1);
-	uint32_t pd, flags;
 	int r;
 
-	if (!dev || api_get_handle(call, params, "pd", &pd) < 0)
+	if (!dev || api_dispatch(call, params, create_fields, &p) < 0)
 		return 0;
-	if (entries < 0 || entries > UINT32_MAX)
-		return varlink_call_error_invalid_parameter(call, "max_entries");
-	flags = words_bits(json_object_object_get(params, "flags"), RDMA_MKEY_FLAGS_ALL,
-			   rdma_mkey_flag_name);
-	r = rdma_mkey_create(dev, pd, flags, (uint32_t)entries, &mkey, &err);
+	r = rdma_mkey_create(dev, p.pd, p.flags, p.max_entries, &mkey, &err);
 	if (r < 0)
 		return api_reply_failure(call, IFACE, &err, r);
 	return api_reply_mkey(call, dev, mkey);
@@ -155,18 +143,7 @@ static int create(struct varlink_call *call, struct json_object *params, void *u
 
 static int list(struct varlink_call *call, struct json_object *params, void *userdata)
 {
-	struct rdma_device *dev = api_device(call, userdata, params, IFACE);
-	struct json_object *reply, *mkeys;
-	struct rdma_object *obj;
-
-	if (!dev)
-		return 0;
-	mkeys = json_object_new_array();
-	for (uint32_t pos = 0; (obj = object_table_next(&dev->tables[RDMA_OBJ_MKEY], &pos)); )
-		json_object_array_add(mkeys, mkey_json(dev, rdma_mkey(obj)));
-	reply = json_object_new_object();
-	json_object_object_add(reply, "mkeys", mkeys);
-	return varlink_call_reply(call, reply);
+	return api_list(call, userdata, params, IFACE, RDMA_OBJ_MKEY, "mkeys", mkey_json);
 }
 
 static int show(struct varlink_call *call, struct json_object *params, void *userdata)
@@ -177,72 +154,79 @@ static int show(struct varlink_call *call, struct json_object *params, void *use
 	return mkey ? api_reply_mkey(call, dev, mkey) : 0;
 }
 
+/* A pool's MKEY goes with its pool only. */
+static int destroy_mkey(struct rdma_device *dev, enum rdma_object_kind kind, uint32_t handle,
+			struct rdma_error *err)
+{
+	return rdma_mkey_destroy(dev, handle, err);
+}
+
 static int destroy(struct varlink_call *call, struct json_object *params, void *userdata)
 {
-	struct rdma_device *dev = api_device(call, userdata, params, IFACE);
-	struct rdma_error err = { 0 };
-	uint32_t handle;
-	int r;
-
-	if (!dev || api_get_handle(call, params, "handle", &handle) < 0)
-		return 0;
-	r = rdma_mkey_destroy(dev, handle, &err);
-	if (r < 0)
-		return api_reply_failure(call, IFACE, &err, r);
-	return varlink_call_reply(call, NULL);
+	return api_destroy_by(call, userdata, params, IFACE, RDMA_OBJ_MKEY, destroy_mkey);
 }
 
 /* ---- configure: JSON to struct rdma_mkey_conf ---- */
 
-/* A member of an entry as an unsigned number up to max; InvalidArgument naming it otherwise. */
-static int entry_number(struct json_object *entry, const char *key, uint64_t max, const char *prefix,
-			size_t i, uint64_t *out, struct rdma_error *err)
-{
-	int64_t v = json_get_int(entry, key, -1);
-	char field[64];
+/* What Configure is given; conf_from_params() makes the model's configuration of it. */
+struct configure_params {
+	bool reset_sig_attr, has_access, has_layout, has_interleaved;
+	uint32_t access;
+	struct rdma_mkey_entry *layout;
+	uint32_t n_layout;
+	struct {
+		uint32_t repeat_count;
+		struct rdma_mkey_entry *entries;
+		uint32_t n;
+	} interleaved;
+	struct json_object *config;
+};
 
-	if (v >= 0 && (uint64_t)v <= max) {
-		*out = (uint64_t)v;
-		return 0;
-	}
-	snprintf(field, sizeof(field), "%s[%zu].%s", prefix, i, key);
-	return rdma_error_invalid(err, field, "0 to %llu", (unsigned long long)max);
-}
+#define ENTRY_FIELD(key, api_type, member) { .name = key, .type = api_type, \
+	.offset = offsetof(struct rdma_mkey_entry, member) }
 
-static int layout_from_json(struct json_object *list, bool interleaved, struct rdma_mkey_layout *l,
-			    struct rdma_error *err)
-{
-	const char *prefix = interleaved ? "interleaved.entries" : "layout";
-	size_t n = json_object_array_length(list);
+static const struct api_field list_entry_fields[] = {
+	ENTRY_FIELD("mr", API_FIELD_U32, mr),
+	ENTRY_FIELD("offset", API_FIELD_U64, offset),
+	ENTRY_FIELD("length", API_FIELD_U64, length),
+	{ NULL },
+};
 
-	if (n > UINT16_MAX)
-		return rdma_error_invalid(err, prefix, "at most %u entries", UINT16_MAX);
-	l->type = interleaved ? RDMA_LAYOUT_INTERLEAVED : RDMA_LAYOUT_LIST;
-	l->n = (uint16_t)n;
-	l->entries = calloc(n ? n : 1, sizeof(*l->entries));
-	if (!l->entries)
-		return rdma_error_system(err, -ENOMEM);
-	for (size_t i = 0; i < n; i++) {
-		struct json_object *e = json_object_array_get_idx(list, i);
-		struct rdma_mkey_entry *d = &l->entries[i];
-		uint64_t mr, skip = 0;
-		int r;
+static const struct api_field interleaved_entry_fields[] = {
+	ENTRY_FIELD("mr", API_FIELD_U32, mr),
+	ENTRY_FIELD("offset", API_FIELD_U64, offset),
+	ENTRY_FIELD("bytes_count", API_FIELD_U64, length),
+	ENTRY_FIELD("bytes_skip", API_FIELD_U32, skip),
+	{ NULL },
+};
 
-		r = entry_number(e, "mr", UINT32_MAX, prefix, i, &mr, err);
-		if (r == 0)
-			r = entry_number(e, "offset", INT64_MAX, prefix, i, &d->offset, err);
-		if (r == 0)
-			r = entry_number(e, interleaved ? "bytes_count" : "length", INT64_MAX, prefix, i,
-					 &d->length, err);
-		if (r == 0 && interleaved)
-			r = entry_number(e, "bytes_skip", UINT32_MAX, prefix, i, &skip, err);
-		if (r < 0)
-			return r;
-		d->mr = (uint32_t)mr;
-		d->skip = (uint32_t)skip;
-	}
-	return 0;
-}
+static const struct api_field interleaved_fields[] = {
+	{ .name = "repeat_count", .type = API_FIELD_U32,
+	  .offset = offsetof(struct configure_params, interleaved.repeat_count) },
+	{ .name = "entries", .type = API_FIELD_LIST, .fields = interleaved_entry_fields,
+	  .offset = offsetof(struct configure_params, interleaved.entries),
+	  .count = offsetof(struct configure_params, interleaved.n),
+	  .size = sizeof(struct rdma_mkey_entry), .max = UINT16_MAX },
+	{ NULL },
+};
+
+static const struct api_field configure_fields[] = {
+	{ .name = "reset_sig_attr", .type = API_FIELD_BOOL,
+	  .offset = offsetof(struct configure_params, reset_sig_attr) },
+	{ .name = "access", .type = API_FIELD_FLAGS, .offset = offsetof(struct configure_params, access),
+	  .given = API_GIVEN(struct configure_params, has_access), .word = rdma_mkey_access_name,
+	  .max = RDMA_MKEY_ACCESS_ALL },
+	{ .name = "layout", .type = API_FIELD_LIST, .fields = list_entry_fields,
+	  .offset = offsetof(struct configure_params, layout),
+	  .count = offsetof(struct configure_params, n_layout),
+	  .given = API_GIVEN(struct configure_params, has_layout),
+	  .size = sizeof(struct rdma_mkey_entry), .max = UINT16_MAX },
+	/* Its members are at home in the params struct: the object's offset is 0. */
+	{ .name = "interleaved", .type = API_FIELD_OBJECT, .offset = 0, .fields = interleaved_fields,
+	  .given = API_GIVEN(struct configure_params, has_interleaved) },
+	{ .name = "config", .type = API_FIELD_JSON, .offset = offsetof(struct configure_params, config) },
+	{ NULL },
+};
 
 static int keytag_from_json(struct json_object *v, struct rdma_mkey_crypto *crypto,
 			    struct rdma_error *err)
@@ -336,42 +320,31 @@ static int config_from_json(struct json_object *config, struct rdma_mkey_conf *c
 	return r;
 }
 
-static int conf_from_json(struct json_object *params, struct rdma_mkey_conf *conf,
-			  struct rdma_error *err)
+/* The layout's entries move from p into conf (configure() frees them). */
+static int conf_from_params(struct configure_params *p, struct rdma_mkey_conf *conf,
+			    struct rdma_error *err)
 {
-	struct json_object *v, *layout = NULL, *interleaved = NULL;
-
 	rdma_mkey_conf_init(conf);
-	if (json_object_object_get_ex(params, "reset_sig_attr", &v) && v)
-		conf->reset_sig_attr = json_object_get_boolean(v);
-	if (json_object_object_get_ex(params, "access", &v) && v) {
-		conf->set_access = true;
-		conf->access = words_bits(v, RDMA_MKEY_ACCESS_ALL, rdma_mkey_access_name);
-	}
-	json_object_object_get_ex(params, "layout", &layout);
-	json_object_object_get_ex(params, "interleaved", &interleaved);
-	if (layout && interleaved)
+	conf->reset_sig_attr = p->reset_sig_attr;
+	conf->set_access = p->has_access;
+	conf->access = p->access;
+	if (p->has_layout && p->has_interleaved)
 		return rdma_error_invalid(err, "interleaved", "one layout per configure: layout or interleaved");
-	if (layout || interleaved) {
-		int r;
-
-		conf->set_layout = true;
-		if (interleaved) {
-			int64_t repeat = json_get_int(interleaved, "repeat_count", -1);
-
-			if (repeat < 0 || repeat > UINT32_MAX)
-				return rdma_error_invalid(err, "interleaved.repeat_count", "1 to %u", UINT32_MAX);
-			conf->layout.repeat_count = (uint32_t)repeat;
-			r = layout_from_json(json_object_object_get(interleaved, "entries"), true,
-					     &conf->layout, err);
-		} else {
-			r = layout_from_json(layout, false, &conf->layout, err);
-		}
-		if (r < 0)
-			return r;
+	conf->set_layout = p->has_layout || p->has_interleaved;
+	if (p->has_interleaved) {
+		conf->layout.type = RDMA_LAYOUT_INTERLEAVED;
+		conf->layout.repeat_count = p->interleaved.repeat_count;
+		conf->layout.n = (uint16_t)p->interleaved.n;
+		conf->layout.entries = p->interleaved.entries;
+		p->interleaved.entries = NULL;
+	} else if (p->has_layout) {
+		conf->layout.type = RDMA_LAYOUT_LIST;
+		conf->layout.n = (uint16_t)p->n_layout;
+		conf->layout.entries = p->layout;
+		p->layout = NULL;
 	}
-	if (json_object_object_get_ex(params, "config", &v) && v)
-		return config_from_json(v, conf, err);
+	if (p->config)
+		return config_from_json(p->config, conf, err);
 	return 0;
 }
 
@@ -379,13 +352,15 @@ static int configure(struct varlink_call *call, struct json_object *params, void
 {
 	struct rdma_device *dev;
 	struct rdma_mkey *mkey = call_mkey(call, params, userdata, &dev);
+	struct configure_params p = { 0 };
 	struct rdma_error err = { 0 };
 	struct rdma_mkey_conf conf;
 	int r;
 
-	if (!mkey)
+	if (!mkey || api_dispatch(call, params, configure_fields, &p) < 0)
 		return 0;
-	r = conf_from_json(params, &conf, &err);
+	r = conf_from_params(&p, &conf, &err);
+	api_dispatch_free(configure_fields, &p);
 	if (r == 0)
 		r = rdma_mkey_configure(dev, mkey, &conf, &err);
 	free(conf.layout.entries);
@@ -553,24 +528,35 @@ static int upload_add(struct varlink_call *call, struct rdma_device *dev, uint32
 	return 0;
 }
 
+struct rx_params {
+	uint64_t offset;
+	const char *data;
+	bool last;
+};
+
+static const struct api_field rx_fields[] = {
+	{ .name = "offset", .type = API_FIELD_U64, .offset = offsetof(struct rx_params, offset),
+	  .required = true, .invalid_parameter = true },
+	{ .name = "data", .type = API_FIELD_STRING, .offset = offsetof(struct rx_params, data) },
+	{ .name = "last", .type = API_FIELD_BOOL, .offset = offsetof(struct rx_params, last) },
+	{ NULL },
+};
+
 static int rx(struct varlink_call *call, struct json_object *params, void *userdata)
 {
 	struct rdma_device *dev;
 	struct rdma_mkey *mkey = call_mkey(call, params, userdata, &dev);
 	struct rdma_error err = { 0 };
+	struct rx_params p = { .data = "" };
 	struct json_object *reply;
 	struct dp_sig_err xfer;
 	struct upload *u = NULL;
-	int64_t offset = json_get_int(params, "offset", -1);
 	size_t out_len = 0;
 	int r;
 
-	if (!mkey)
+	if (!mkey || api_dispatch(call, params, rx_fields, &p) < 0)
 		return 0;
-	if (offset < 0)
-		return varlink_call_error_invalid_parameter(call, "offset");
-	r = upload_add(call, dev, mkey->obj.handle, (uint64_t)offset, json_get_string(params, "data"),
-		       &u, &err);
+	r = upload_add(call, dev, mkey->obj.handle, p.offset, p.data, &u, &err);
 	if (r < 0) {
 		/* A broken upload is not continued. */
 		upload_drop(upload_find(varlink_call_connection(call)));
@@ -578,7 +564,7 @@ static int rx(struct varlink_call *call, struct json_object *params, void *userd
 	}
 	reply = json_object_new_object();
 	json_add_uint(reply, "received", u->len);
-	if (!json_object_get_boolean(json_object_object_get(params, "last"))) {
+	if (!p.last) {
 		json_add_uint(reply, "length", 0);
 		return varlink_call_reply(call, reply);
 	}

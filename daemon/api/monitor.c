@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* io.rdmad.Monitor: device events streamed to every subscribed caller. */
 #include "daemon/api/api.h"
+#include "daemon/api/dispatch.h"
 #include "daemon/verbs/qp_state.h"
 #include "dataplane/offload/sig.h"
 
@@ -117,52 +118,39 @@ static void unsubscribe(struct varlink_call *call, void *userdata)
 		}
 }
 
-static int parse_types(struct varlink_call *call, struct json_object *params, unsigned *out)
+/* Event types as the bits of a mask: bit 1 << type. */
+static const char *event_word(unsigned bit)
 {
-	struct json_object *types = json_object_object_get(params, "types");
-
-	if (!types) {
-		*out = ~0u;
-		return 0;
-	}
-	*out = 0;
-	for (size_t i = 0; i < json_object_array_length(types); i++) {
-		const char *name = json_object_get_string(json_object_array_get_idx(types, i));
-		int t;
-
-		for (t = 0; t < RDMA_EVENT_TYPE_COUNT; t++)
-			if (strcmp(name, rdma_event_type_name(t)) == 0)
-				break;
-		if (t == RDMA_EVENT_TYPE_COUNT) {
-			struct rdma_error err;
-			char allowed[256] = "";
-
-			for (int k = 0; k < RDMA_EVENT_TYPE_COUNT; k++)
-				snprintf(allowed + strlen(allowed), sizeof(allowed) - strlen(allowed), "%s%s",
-					 k ? ", " : "", rdma_event_type_name(k));
-			rdma_error_invalid(&err, "types", "'%s' is not one of %s", name, allowed);
-			api_reply_error(call, IFACE, &err);
-			return -EINVAL;
-		}
-		*out |= 1u << t;
-	}
-	return 0;
+	for (int t = 0; t < RDMA_EVENT_TYPE_COUNT; t++)
+		if (bit == 1u << t)
+			return rdma_event_type_name(t);
+	return NULL;
 }
+
+struct subscribe_params {
+	uint32_t types;
+};
+
+static const struct api_field subscribe_fields[] = {
+	{ .name = "types", .type = API_FIELD_FLAGS, .offset = offsetof(struct subscribe_params, types),
+	  .word = event_word, .max = (1u << RDMA_EVENT_TYPE_COUNT) - 1 },
+	{ NULL },
+};
 
 static int subscribe(struct varlink_call *call, struct json_object *params, void *userdata)
 {
 	struct manager *m = userdata;
 	struct api_monitor *mon = m->monitor;
+	struct subscribe_params p = { .types = ~0u };
 	struct subscriber *s;
-	unsigned types;
 
-	if (parse_types(call, params, &types) < 0)
+	if (api_dispatch(call, params, subscribe_fields, &p) < 0)
 		return 0;
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return -ENOMEM;
 	s->call = varlink_call_ref(call);
-	s->types = types;
+	s->types = p.types;
 	s->next = mon->subscribers;
 	if (s->next)
 		s->next->prev = s;

@@ -2,6 +2,7 @@
 /* io.rdmad.Mr */
 #include "daemon/api/api.h"
 #include "daemon/api/attr.h"
+#include "daemon/api/dispatch.h"
 #include "daemon/verbs/mr.h"
 #include "lib/base64.h"
 
@@ -50,39 +51,49 @@ static struct json_object *mr_json(struct rdma_device *dev, struct rdma_object *
 	return o;
 }
 
-static uint32_t access_flags(struct json_object *params)
-{
-	return api_access_from_json(json_object_object_get(params, "access"));
-}
+/* The parameters of every MR method; each reads the fields it takes. */
+struct mr_params {
+	uint32_t pd, access;
+	uint64_t size, fd, offset, length, iova;
+	const char *data;
+};
 
-/* An optional non-negative integer parameter; InvalidParameter when negative. */
-static int get_u64(struct varlink_call *call, struct json_object *params, const char *key,
-		   uint64_t *out)
-{
-	int64_t v = json_get_int(params, key, 0);
+#define PD_FIELD     { .name = "pd", .type = API_FIELD_HANDLE, .required = true, \
+		       .offset = offsetof(struct mr_params, pd) }
+#define ACCESS_FIELD API_ACCESS_FIELD("access", struct mr_params, access)
+/* Sizes and offsets: a negative one is the protocol's InvalidParameter. */
+#define U64_FIELD(key, member) { .name = key, .type = API_FIELD_U64, .invalid_parameter = true, \
+				 .offset = offsetof(struct mr_params, member) }
 
-	if (v < 0) {
-		varlink_call_error_invalid_parameter(call, key);
-		return -EINVAL;
-	}
-	*out = (uint64_t)v;
-	return 0;
-}
+static const struct api_field create_fields[] = {
+	PD_FIELD, U64_FIELD("size", size), ACCESS_FIELD, { NULL },
+};
+static const struct api_field get_dma_fields[] = { PD_FIELD, ACCESS_FIELD, { NULL } };
+static const struct api_field reg_user_fields[] = {
+	PD_FIELD, U64_FIELD("fd", fd), U64_FIELD("offset", offset), U64_FIELD("length", length),
+	U64_FIELD("iova", iova), ACCESS_FIELD, { NULL },
+};
+static const struct api_field write_fields[] = {
+	U64_FIELD("offset", offset),
+	{ .name = "data", .type = API_FIELD_STRING, .offset = offsetof(struct mr_params, data) },
+	{ NULL },
+};
+static const struct api_field read_fields[] = {
+	U64_FIELD("offset", offset), U64_FIELD("length", length), { NULL },
+};
 
 static int create(struct varlink_call *call, struct json_object *params, void *userdata)
 {
 	struct manager *m = userdata;
 	struct rdma_device *dev = api_device(call, m, params, IFACE);
 	struct rdma_error err = { 0 };
+	struct mr_params p = { 0 };
 	struct rdma_mr *mr;
-	uint64_t size;
-	uint32_t pd;
 	int r;
 
-	if (!dev || api_get_handle(call, params, "pd", &pd) < 0 ||
-	    get_u64(call, params, "size", &size) < 0)
+	if (!dev || api_dispatch(call, params, create_fields, &p) < 0)
 		return 0;
-	r = rdma_mr_create(dev, pd, size, access_flags(params), m->config.max_mr_size, &mr, &err);
+	r = rdma_mr_create(dev, p.pd, p.size, p.access, m->config.max_mr_size, &mr, &err);
 	if (r < 0)
 		return api_reply_failure(call, IFACE, &err, r);
 	return api_reply_record(call, "mr", mr_json(dev, &mr->obj));
@@ -92,13 +103,13 @@ static int get_dma(struct varlink_call *call, struct json_object *params, void *
 {
 	struct rdma_device *dev = api_device(call, userdata, params, IFACE);
 	struct rdma_error err = { 0 };
+	struct mr_params p = { 0 };
 	struct rdma_mr *mr;
-	uint32_t pd;
 	int r;
 
-	if (!dev || api_get_handle(call, params, "pd", &pd) < 0)
+	if (!dev || api_dispatch(call, params, get_dma_fields, &p) < 0)
 		return 0;
-	r = rdma_mr_get_dma(dev, pd, access_flags(params), &mr, &err);
+	r = rdma_mr_get_dma(dev, p.pd, p.access, &mr, &err);
 	if (r < 0)
 		return api_reply_failure(call, IFACE, &err, r);
 	return api_reply_record(call, "mr", mr_json(dev, &mr->obj));
@@ -108,20 +119,17 @@ static int reg_user(struct varlink_call *call, struct json_object *params, void 
 {
 	struct manager *m = userdata;
 	struct rdma_device *dev = api_device(call, m, params, IFACE);
-	uint64_t fd, offset, length, iova;
 	struct rdma_error err = { 0 };
+	struct mr_params p = { 0 };
 	struct rdma_mr *mr;
-	uint32_t pd;
 	int memfd, r;
 
-	if (!dev || api_get_handle(call, params, "pd", &pd) < 0 ||
-	    get_u64(call, params, "fd", &fd) < 0 || get_u64(call, params, "offset", &offset) < 0 ||
-	    get_u64(call, params, "length", &length) < 0 || get_u64(call, params, "iova", &iova) < 0)
+	if (!dev || api_dispatch(call, params, reg_user_fields, &p) < 0)
 		return 0;
-	memfd = api_open_caller_fd(call, fd, O_RDWR, "fd", "reading and writing", &err);
+	memfd = api_open_caller_fd(call, p.fd, O_RDWR, "fd", "reading and writing", &err);
 	if (memfd < 0)
 		return api_reply_error(call, IFACE, &err);
-	r = rdma_mr_register_memfd(dev, pd, memfd, offset, length, iova, access_flags(params),
+	r = rdma_mr_register_memfd(dev, p.pd, memfd, p.offset, p.length, p.iova, p.access,
 				   m->config.max_mr_size, &mr, &err);
 	/* The MR keeps a duplicate of its own. */
 	close(memfd);
@@ -161,20 +169,20 @@ static int write_bytes(struct varlink_call *call, struct json_object *params, vo
 {
 	struct rdma_device *dev;
 	struct rdma_mr *mr = lookup(call, params, &dev, userdata);
-	const char *text = json_get_string(params, "data");
-	size_t text_len = text ? strlen(text) : 0, len;
-	struct json_object *reply;
 	struct rdma_error err = { 0 };
-	uint64_t offset;
+	struct mr_params p = { 0 };
+	struct json_object *reply;
+	size_t text_len, len;
 	uint8_t *buf, *dst;
 
-	if (!mr || get_u64(call, params, "offset", &offset) < 0)
+	if (!mr || api_dispatch(call, params, write_fields, &p) < 0)
 		return 0;
+	text_len = p.data ? strlen(p.data) : 0;
 	/* The message limit bounds the text, so decoding before the size check costs little. */
 	buf = malloc(base64_decoded_max(text_len) + 1);
 	if (!buf)
 		return -ENOMEM;
-	if (base64_decode(text, text_len, buf, &len) < 0) {
+	if (base64_decode(p.data, text_len, buf, &len) < 0) {
 		free(buf);
 		rdma_error_invalid(&err, "data", "not base64 (RFC 4648, with '=' padding)");
 		return api_reply_error(call, IFACE, &err);
@@ -184,7 +192,7 @@ static int write_bytes(struct varlink_call *call, struct json_object *params, vo
 		rdma_error_invalid(&err, "data", "more than %u bytes in one call", MR_IO_MAX);
 		return api_reply_error(call, IFACE, &err);
 	}
-	if (rdma_mr_bytes(mr, offset, len, &dst, &err) < 0) {
+	if (rdma_mr_bytes(mr, p.offset, len, &dst, &err) < 0) {
 		free(buf);
 		return api_reply_error(call, IFACE, &err);
 	}
@@ -199,26 +207,25 @@ static int read_bytes(struct varlink_call *call, struct json_object *params, voi
 {
 	struct rdma_device *dev;
 	struct rdma_mr *mr = lookup(call, params, &dev, userdata);
-	struct json_object *reply;
 	struct rdma_error err = { 0 };
-	uint64_t offset, length;
+	struct mr_params p = { 0 };
+	struct json_object *reply;
 	uint8_t *src;
 	char *text;
 
-	if (!mr || get_u64(call, params, "offset", &offset) < 0 ||
-	    get_u64(call, params, "length", &length) < 0)
+	if (!mr || api_dispatch(call, params, read_fields, &p) < 0)
 		return 0;
-	if (rdma_mr_bytes(mr, offset, length, &src, &err) < 0)
+	if (rdma_mr_bytes(mr, p.offset, p.length, &src, &err) < 0)
 		return api_reply_error(call, IFACE, &err);
-	if (length > MR_IO_MAX) {
+	if (p.length > MR_IO_MAX) {
 		rdma_error_invalid(&err, "length", "%llu; at most %u bytes in one call",
-				   (unsigned long long)length, MR_IO_MAX);
+				   (unsigned long long)p.length, MR_IO_MAX);
 		return api_reply_error(call, IFACE, &err);
 	}
-	text = malloc(base64_encoded_size(length) + 1);
+	text = malloc(base64_encoded_size(p.length) + 1);
 	if (!text)
 		return -ENOMEM;
-	base64_encode(src, length, text);
+	base64_encode(src, p.length, text);
 	reply = json_object_new_object();
 	json_add_string(reply, "data", text);
 	free(text);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* io.rdmad.Pool */
 #include "daemon/api/api.h"
+#include "daemon/api/dispatch.h"
 #include "daemon/verbs/pool.h"
 #include "daemon/core/state.h"
 
@@ -9,8 +10,9 @@
 
 #define IFACE "io.rdmad.Pool"
 
-static struct json_object *pool_json(struct rdma_device *dev, struct rdma_pool *pool)
+static struct json_object *pool_json(struct rdma_device *dev, struct rdma_object *obj)
 {
+	struct rdma_pool *pool = rdma_pool(obj);
 	struct json_object *o = json_object_new_object();
 	struct json_object *mkeys = json_object_new_array();
 
@@ -40,60 +42,71 @@ static int reply_pool(struct varlink_call *call, struct rdma_device *dev, struct
 {
 	struct json_object *reply = json_object_new_object();
 
-	json_object_object_add(reply, "pool", pool_json(dev, pool));
+	json_object_object_add(reply, "pool", pool_json(dev, &pool->obj));
 	return varlink_call_reply(call, reply);
 }
 
-/* The device and the pool named by "name"; NULL when the call was answered. */
+/* The parameters of every pool method; each reads the fields it takes. */
+struct pool_params {
+	const char *name, *type;
+	uint32_t size, pd, max_entries;
+	bool force;
+};
+
+#define NAME_FIELD { .name = "name", .type = API_FIELD_STRING, .offset = offsetof(struct pool_params, name) }
+/* A count out of range is the protocol's InvalidParameter. */
+#define COUNT_FIELD(key, member, is_required) { .name = key, .type = API_FIELD_U32, \
+	.offset = offsetof(struct pool_params, member), .required = is_required, .invalid_parameter = true }
+
+static const struct api_field create_fields[] = {
+	NAME_FIELD,
+	{ .name = "type", .type = API_FIELD_STRING, .offset = offsetof(struct pool_params, type) },
+	COUNT_FIELD("size", size, true), COUNT_FIELD("pd", pd, false),
+	COUNT_FIELD("max_entries", max_entries, false),
+	{ NULL },
+};
+static const struct api_field name_fields[] = { NAME_FIELD, { NULL } };
+static const struct api_field resize_fields[] = { NAME_FIELD, COUNT_FIELD("size", size, true), { NULL } };
+static const struct api_field destroy_fields[] = {
+	NAME_FIELD,
+	{ .name = "force", .type = API_FIELD_BOOL, .offset = offsetof(struct pool_params, force) },
+	{ NULL },
+};
+
+/* The device and the pool named by "name" (and the other fields); NULL when the call was answered. */
 static struct rdma_pool *call_pool(struct varlink_call *call, struct json_object *params,
+				   const struct api_field *fields, struct pool_params *p,
 				   void *userdata, struct rdma_device **dev)
 {
-	const char *name = json_get_string(params, "name");
 	struct rdma_error err = { 0 };
 	struct rdma_pool *pool;
 
 	*dev = api_device(call, userdata, params, IFACE);
-	if (!*dev)
+	if (!*dev || api_dispatch(call, params, fields, p) < 0)
 		return NULL;
-	pool = rdma_pool_find(*dev, name, &err);
+	pool = rdma_pool_find(*dev, p->name, &err);
 	if (!pool)
-		api_error_string(call, IFACE ".NoSuchPool", "name", name);
+		api_error_string(call, IFACE ".NoSuchPool", "name", p->name);
 	return pool;
-}
-
-/* An optional count parameter within [0, max]; InvalidParameter otherwise. */
-static int get_count(struct varlink_call *call, struct json_object *params, const char *key,
-		     int64_t def, uint32_t *out)
-{
-	int64_t v = json_get_int(params, key, def);
-
-	if (v < 0 || v > UINT32_MAX) {
-		varlink_call_error_invalid_parameter(call, key);
-		return -EINVAL;
-	}
-	*out = (uint32_t)v;
-	return 0;
 }
 
 static int create(struct varlink_call *call, struct json_object *params, void *userdata)
 {
 	struct rdma_device *dev = api_device(call, userdata, params, IFACE);
-	const char *type = json_get_string(params, "type");
+	struct pool_params p = { .max_entries = RDMA_POOL_DEFAULT_ENTRIES };
 	struct rdma_error err = { 0 };
 	struct rdma_pool *pool;
-	uint32_t size, pd, entries, flags;
+	uint32_t flags;
 	int r;
 
-	if (!dev || get_count(call, params, "size", -1, &size) < 0 ||
-	    get_count(call, params, "pd", 0, &pd) < 0 ||
-	    get_count(call, params, "max_entries", RDMA_POOL_DEFAULT_ENTRIES, &entries) < 0)
+	if (!dev || api_dispatch(call, params, create_fields, &p) < 0)
 		return 0;
-	flags = rdma_pool_type_flags(type);
+	flags = rdma_pool_type_flags(p.type);
 	if (!flags) {
 		rdma_error_invalid(&err, "type", "signature, crypto or signature+crypto");
 		return api_reply_error(call, IFACE, &err);
 	}
-	r = rdma_pool_create(dev, json_get_string(params, "name"), flags, size, pd, entries, &pool, &err);
+	r = rdma_pool_create(dev, p.name, flags, p.size, p.pd, p.max_entries, &pool, &err);
 	if (r < 0)
 		return api_reply_failure(call, IFACE, &err, r);
 	/* A pool that would not come back after a restart is not made. */
@@ -107,24 +120,14 @@ static int create(struct varlink_call *call, struct json_object *params, void *u
 
 static int list(struct varlink_call *call, struct json_object *params, void *userdata)
 {
-	struct rdma_device *dev = api_device(call, userdata, params, IFACE);
-	struct json_object *reply, *pools;
-	struct rdma_object *obj;
-
-	if (!dev)
-		return 0;
-	pools = json_object_new_array();
-	for (uint32_t pos = 0; (obj = object_table_next(&dev->tables[RDMA_OBJ_POOL], &pos)); )
-		json_object_array_add(pools, pool_json(dev, rdma_pool(obj)));
-	reply = json_object_new_object();
-	json_object_object_add(reply, "pools", pools);
-	return varlink_call_reply(call, reply);
+	return api_list(call, userdata, params, IFACE, RDMA_OBJ_POOL, "pools", pool_json);
 }
 
 static int show(struct varlink_call *call, struct json_object *params, void *userdata)
 {
 	struct rdma_device *dev;
-	struct rdma_pool *pool = call_pool(call, params, userdata, &dev);
+	struct pool_params p = { 0 };
+	struct rdma_pool *pool = call_pool(call, params, name_fields, &p, userdata, &dev);
 
 	return pool ? reply_pool(call, dev, pool) : 0;
 }
@@ -132,15 +135,16 @@ static int show(struct varlink_call *call, struct json_object *params, void *use
 static int resize(struct varlink_call *call, struct json_object *params, void *userdata)
 {
 	struct rdma_device *dev;
-	struct rdma_pool *pool = call_pool(call, params, userdata, &dev);
+	struct pool_params p = { 0 };
+	struct rdma_pool *pool = call_pool(call, params, resize_fields, &p, userdata, &dev);
 	struct rdma_error err = { 0 };
-	uint32_t size, old;
+	uint32_t old;
 	int r;
 
-	if (!pool || get_count(call, params, "size", -1, &size) < 0)
+	if (!pool)
 		return 0;
 	old = pool->size;
-	r = rdma_pool_resize(dev, pool, size, &err);
+	r = rdma_pool_resize(dev, pool, p.size, &err);
 	if (r < 0)
 		return api_reply_failure(call, IFACE, &err, r);
 	r = state_save(userdata, &state_pools);
@@ -154,14 +158,14 @@ static int resize(struct varlink_call *call, struct json_object *params, void *u
 static int destroy(struct varlink_call *call, struct json_object *params, void *userdata)
 {
 	struct rdma_device *dev;
-	struct rdma_pool *pool = call_pool(call, params, userdata, &dev);
-	struct json_object *force = json_object_object_get(params, "force");
+	struct pool_params p = { 0 };
+	struct rdma_pool *pool = call_pool(call, params, destroy_fields, &p, userdata, &dev);
 	struct rdma_error err = { 0 };
 	int r;
 
 	if (!pool)
 		return 0;
-	r = rdma_pool_destroy(dev, pool, force && json_object_get_boolean(force), &err);
+	r = rdma_pool_destroy(dev, pool, p.force, &err);
 	if (r < 0)
 		return api_reply_failure(call, IFACE, &err, r);
 	/* Gone already; if it cannot be saved, the caller learns that it would come back. */
@@ -172,7 +176,8 @@ static int destroy(struct varlink_call *call, struct json_object *params, void *
 static int borrow(struct varlink_call *call, struct json_object *params, void *userdata)
 {
 	struct rdma_device *dev;
-	struct rdma_pool *pool = call_pool(call, params, userdata, &dev);
+	struct pool_params p = { 0 };
+	struct rdma_pool *pool = call_pool(call, params, name_fields, &p, userdata, &dev);
 	struct rdma_error err = { 0 };
 	struct json_object *reply;
 	struct rdma_mkey *mkey;
@@ -190,18 +195,14 @@ static int borrow(struct varlink_call *call, struct json_object *params, void *u
 
 static int give_back(struct varlink_call *call, struct json_object *params, void *userdata)
 {
-	struct rdma_device *dev = api_device(call, userdata, params, IFACE);
+	struct rdma_device *dev;
+	struct rdma_object *mkey = api_lookup(call, userdata, params, IFACE, RDMA_OBJ_MKEY, &dev);
 	struct rdma_error err = { 0 };
-	struct rdma_mkey *mkey;
-	uint32_t handle;
 	int r;
 
-	if (!dev || api_get_handle(call, params, "handle", &handle) < 0)
-		return 0;
-	mkey = rdma_mkey_lookup(dev, handle, &err);
 	if (!mkey)
-		return api_reply_error(call, IFACE, &err);
-	r = rdma_pool_return(mkey, varlink_call_connection(call), &err);
+		return 0;
+	r = rdma_pool_return(rdma_mkey(mkey), varlink_call_connection(call), &err);
 	if (r < 0)
 		return api_reply_failure(call, IFACE, &err, r);
 	return varlink_call_reply(call, NULL);

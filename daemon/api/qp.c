@@ -3,6 +3,7 @@
 #include "daemon/api/api.h"
 #include "daemon/api/attr.h"
 #include "daemon/api/counters.h"
+#include "daemon/api/dispatch.h"
 #include "daemon/soft/datapath.h"
 #include "daemon/verbs/qp.h"
 #include "dataplane/offload/transform_json.h"
@@ -95,93 +96,116 @@ static struct json_object *qp_json(struct rdma_device *dev, struct rdma_object *
 	return o;
 }
 
+/* The enum words of the IDL, in the model's numbering. */
+#define QP_TYPE_FIELD(key, params_type, member) { .name = key, .type = API_FIELD_ENUM, \
+	.offset = offsetof(params_type, member), .word = rdma_qp_type_name, .max = RDMA_QPT_COUNT - 1 }
+#define QP_STATE_WORDS .word = rdma_qp_state_name, .max = RDMA_QPS_COUNT - 1
+
+static const char *recovery_word(unsigned policy)
+{
+	return policy <= RDMA_RECOVERY_AUTO ? rdma_recovery_policy_name(policy) : NULL;
+}
+
+#define CREATE_HANDLE(member) { .name = #member, .type = API_FIELD_HANDLE, .required = true, \
+				.offset = offsetof(struct rdma_qp_init, member) }
+#define CREATE_CAP(member) { .name = #member, .type = API_FIELD_U32, \
+			     .offset = offsetof(struct rdma_qp_init, cap.member) }
+#define CREATE_BOOL(member) { .name = #member, .type = API_FIELD_BOOL, \
+			      .offset = offsetof(struct rdma_qp_init, member) }
+
+static const struct api_field create_fields[] = {
+	CREATE_HANDLE(pd), CREATE_HANDLE(send_cq), CREATE_HANDLE(recv_cq),
+	QP_TYPE_FIELD("type", struct rdma_qp_init, type),
+	CREATE_CAP(max_send_wr), CREATE_CAP(max_recv_wr), CREATE_CAP(max_send_sge),
+	CREATE_CAP(max_recv_sge), CREATE_CAP(max_inline_data),
+	CREATE_BOOL(sq_sig_all), CREATE_BOOL(sig_pipelining),
+	{ .name = "recovery", .type = API_FIELD_ENUM, .offset = offsetof(struct rdma_qp_init, recovery),
+	  .given = API_GIVEN(struct rdma_qp_init, has_recovery), .word = recovery_word,
+	  .max = RDMA_RECOVERY_AUTO },
+	{ NULL },
+};
+
 static int create(struct varlink_call *call, struct json_object *params, void *userdata)
 {
 	struct rdma_device *dev = api_device(call, userdata, params, IFACE);
-	static const struct { const char *key; size_t offset; uint32_t def; } caps[] = {
-		{ "max_send_wr", offsetof(struct rdma_qp_cap, max_send_wr), QP_DEFAULT_WR },
-		{ "max_recv_wr", offsetof(struct rdma_qp_cap, max_recv_wr), QP_DEFAULT_WR },
-		{ "max_send_sge", offsetof(struct rdma_qp_cap, max_send_sge), QP_DEFAULT_SGE },
-		{ "max_recv_sge", offsetof(struct rdma_qp_cap, max_recv_sge), QP_DEFAULT_SGE },
-		{ "max_inline_data", offsetof(struct rdma_qp_cap, max_inline_data), 0 },
+	struct rdma_qp_init init = {
+		.cap = { .max_send_wr = QP_DEFAULT_WR, .max_recv_wr = QP_DEFAULT_WR,
+			 .max_send_sge = QP_DEFAULT_SGE, .max_recv_sge = QP_DEFAULT_SGE },
 	};
-	struct rdma_qp_init init = { 0 };
-	struct json_object *flag;
 	struct rdma_error err;
 	struct rdma_qp *qp;
 
-	if (!dev || api_get_handle(call, params, "pd", &init.pd) < 0 ||
-	    api_get_handle(call, params, "send_cq", &init.send_cq) < 0 ||
-	    api_get_handle(call, params, "recv_cq", &init.recv_cq) < 0)
+	if (!dev || api_dispatch(call, params, create_fields, &init) < 0)
 		return 0;
-	init.type = rdma_qp_type_from_name(json_get_string(params, "type"));
-	for (size_t i = 0; i < sizeof(caps) / sizeof(caps[0]); i++)
-		if (api_get_u32(params, caps[i].key, caps[i].key, caps[i].def,
-				(uint32_t *)((char *)&init.cap + caps[i].offset), &err) < 0)
-			return api_reply_error(call, IFACE, &err);
-	if (json_object_object_get_ex(params, "sq_sig_all", &flag))
-		init.sq_sig_all = json_object_get_boolean(flag);
-	if (json_object_object_get_ex(params, "sig_pipelining", &flag))
-		init.sig_pipelining = json_object_get_boolean(flag);
-	if (json_get_string(params, "recovery")) {
-		init.has_recovery = true;
-		init.recovery = (enum rdma_recovery_policy)rdma_recovery_policy_from_name(
-			json_get_string(params, "recovery"));
-	}
 	if (rdma_qp_create(dev, &init, &qp, &err) < 0)
 		return api_reply_error(call, IFACE, &err);
 	return api_reply_record(call, "qp", qp_json(dev, &qp->obj));
 }
 
-/* The request's attributes and their mask; the IDL has checked the types. */
-static int parse_attrs(struct json_object *params, struct rdma_qp_attr *attr, uint32_t *mask,
-		       struct rdma_error *err)
+/* The request's attributes: the mask grows by each one given. */
+struct modify_params {
+	struct rdma_qp_attr attr;
+	struct api_av av;
+	bool has_cur_state, has_access_flags, has_av, has_number;
+};
+
+static const struct api_field modify_fields[] = {
+	{ .name = "state", .type = API_FIELD_ENUM, .offset = offsetof(struct modify_params, attr.state),
+	  .required = true, QP_STATE_WORDS },
+	{ .name = "cur_state", .type = API_FIELD_ENUM, QP_STATE_WORDS,
+	  .offset = offsetof(struct modify_params, attr.cur_state),
+	  .given = API_GIVEN(struct modify_params, has_cur_state) },
+	{ .name = "access_flags", .type = API_FIELD_FLAGS, .word = rdma_access_name,
+	  .max = RDMA_ACCESS_ALL, .offset = offsetof(struct modify_params, attr.access_flags),
+	  .given = API_GIVEN(struct modify_params, has_access_flags) },
+	{ .name = "av", .type = API_FIELD_OBJECT, .offset = offsetof(struct modify_params, av),
+	  .fields = api_av_fields, .given = API_GIVEN(struct modify_params, has_av) },
+	{ NULL },
+};
+
+/*
+ * The numeric attributes are the model's list (rdma_qp_number_attrs), each
+ * read by a table of one field; false once the call has been answered.
+ */
+static bool dispatch_numbers(struct varlink_call *call, struct json_object *params,
+			     struct modify_params *p, uint32_t *mask)
 {
-	struct json_object *v;
-
-	*mask = RDMA_QP_STATE;
-	attr->state = rdma_qp_state_from_name(json_get_string(params, "state"));
-	if (json_get_string(params, "cur_state")) {
-		attr->cur_state = rdma_qp_state_from_name(json_get_string(params, "cur_state"));
-		*mask |= RDMA_QP_CUR_STATE;
-	}
-	if (json_object_object_get_ex(params, "access_flags", &v) && v) {
-		attr->access_flags = api_access_from_json(v);
-		*mask |= RDMA_QP_ACCESS_FLAGS;
-	}
-	if (json_object_object_get_ex(params, "av", &v) && v) {
-		if (api_av_parse(v, "av.", &attr->av, err) < 0)
-			return -EINVAL;
-		*mask |= RDMA_QP_AV;
-	}
 	for (const struct rdma_qp_number_attr *n = rdma_qp_number_attrs; n->bit; n++) {
-		const char *key = rdma_qp_attr_name(n->bit);
-		uint32_t value;
+		const struct api_field number[] = {
+			{ .name = rdma_qp_attr_name(n->bit), .type = API_FIELD_U32,
+			  .offset = offsetof(struct modify_params, attr) + n->offset,
+			  .given = API_GIVEN(struct modify_params, has_number) },
+			{ NULL },
+		};
 
-		if (!json_object_object_get_ex(params, key, &v) || !v)
-			continue;
-		if (api_get_u32(params, key, key, 0, &value, err) < 0)
-			return -EINVAL;
-		rdma_qp_attr_set(attr, n, value);
-		*mask |= n->bit;
+		p->has_number = false;
+		if (api_dispatch(call, params, number, p) < 0)
+			return false;
+		if (p->has_number)
+			*mask |= n->bit;
 	}
-	return 0;
+	return true;
 }
 
 static int modify(struct varlink_call *call, struct json_object *params, void *userdata)
 {
 	struct rdma_device *dev;
 	struct rdma_object *obj = api_lookup(call, userdata, params, IFACE, RDMA_OBJ_QP, &dev);
-	struct rdma_qp_attr attr = { 0 };
+	struct modify_params p = { .av = API_AV_INIT };
+	uint32_t mask = RDMA_QP_STATE;
 	struct rdma_error err;
-	uint32_t mask;
 
-	if (!obj)
+	if (!obj || api_dispatch(call, params, modify_fields, &p) < 0 ||
+	    !dispatch_numbers(call, params, &p, &mask))
 		return 0;
+	mask |= (p.has_cur_state ? RDMA_QP_CUR_STATE : 0) |
+		(p.has_access_flags ? RDMA_QP_ACCESS_FLAGS : 0) | (p.has_av ? RDMA_QP_AV : 0);
+	if (p.has_av && api_av_resolve(&p.av, "av.", &err) < 0)
+		return api_reply_error(call, IFACE, &err);
+	p.attr.av = p.av.attr;
 	/* A QP the data path stopped in SQD or took to ERR is modified from there. */
 	rdma_datapath_sync(dev);
-	if (parse_attrs(params, &attr, &mask, &err) < 0 ||
-	    rdma_qp_modify(dev, rdma_qp(obj), &attr, mask, &err) < 0)
+	if (rdma_qp_modify(dev, rdma_qp(obj), &p.attr, mask, &err) < 0)
 		return api_reply_error(call, IFACE, &err);
 	return api_reply_record(call, "qp", qp_json(dev, obj));
 }
@@ -214,130 +238,85 @@ static int destroy(struct varlink_call *call, struct json_object *params, void *
 
 /* ---- posting ---- */
 
-/* A u64 parameter given as a JSON integer (the IDL checked the type), 0..INT64_MAX. */
-static int get_u64(struct json_object *o, const char *key, const char *field, uint64_t *out,
-		   struct rdma_error *err)
+#define SGES_FIELD(params_type, list_member, count_member) { .name = "sges", .type = API_FIELD_LIST, \
+	.offset = offsetof(params_type, list_member), .count = offsetof(params_type, count_member), \
+	.size = sizeof(struct rdma_dp_sge), .fields = sge_fields, .max = UINT16_MAX }
+#define WR_ID_FIELD(params_type, member) { .name = "wr_id", .type = API_FIELD_U64, \
+	.offset = offsetof(params_type, member) }
+
+static const struct api_field sge_fields[] = {
+	{ .name = "key", .type = API_FIELD_U32, .offset = offsetof(struct rdma_dp_sge, key) },
+	{ .name = "offset", .type = API_FIELD_U64, .offset = offsetof(struct rdma_dp_sge, offset) },
+	{ .name = "length", .type = API_FIELD_U32, .offset = offsetof(struct rdma_dp_sge, length) },
+	{ NULL },
+};
+
+/* One send WR as a request gives it; check_send() completes wr. */
+struct send_params {
+	struct rdma_dp_send_wr wr;
+	bool has_imm, has_remote, signaled, fence, solicited;
+	const char *inline_hex;
+	uint8_t inline_buf[DP_INLINE_MAX];
+};
+
+#define WR_U32(key, member) { .name = key, .type = API_FIELD_U32, \
+			      .offset = offsetof(struct rdma_dp_send_wr, member) }
+#define SEND_BOOL(member) { .name = #member, .type = API_FIELD_BOOL, \
+			    .offset = offsetof(struct send_params, member) }
+
+static const struct api_field remote_fields[] = {
+	WR_U32("key", remote_key),
+	{ .name = "offset", .type = API_FIELD_U64, .offset = offsetof(struct rdma_dp_send_wr, remote_offset) },
+	{ NULL },
+};
+
+static const struct api_field ud_fields[] = {
+	WR_U32("ah", ah), WR_U32("remote_qpn", remote_qpn), WR_U32("remote_qkey", remote_qkey), { NULL },
+};
+
+static const struct api_field send_fields[] = {
+	{ .name = "opcode", .type = API_FIELD_ENUM, .offset = offsetof(struct send_params, wr.opcode),
+	  .required = true, .word = dp_wr_opcode_name, .max = DP_WR_OPCODE_COUNT - 1 },
+	WR_ID_FIELD(struct send_params, wr.wr_id),
+	{ .name = "imm", .type = API_FIELD_U32, .offset = offsetof(struct send_params, wr.imm),
+	  .given = API_GIVEN(struct send_params, has_imm) },
+	{ .name = "remote", .type = API_FIELD_OBJECT, .offset = offsetof(struct send_params, wr),
+	  .fields = remote_fields, .given = API_GIVEN(struct send_params, has_remote) },
+	{ .name = "ud", .type = API_FIELD_OBJECT, .offset = offsetof(struct send_params, wr),
+	  .fields = ud_fields, .given = API_GIVEN(struct send_params, wr.ud) },
+	{ .name = "inline", .type = API_FIELD_STRING, .offset = offsetof(struct send_params, inline_hex) },
+	SEND_BOOL(signaled), SEND_BOOL(fence), SEND_BOOL(solicited),
+	SGES_FIELD(struct send_params, wr.sges, wr.n_sges),
+	{ NULL },
+};
+
+/* What the fields say together: the opcode's needs, the inline bytes, the send flags. */
+static int check_send(struct send_params *p, struct rdma_error *err)
 {
-	struct json_object *v;
-	int64_t value;
+	struct rdma_dp_send_wr *wr = &p->wr;
 
-	*out = 0;
-	if (!json_object_object_get_ex(o, key, &v) || !v)
-		return 0;
-	value = json_object_get_int64(v);
-	if (value < 0)
-		return rdma_error_invalid(err, field, "%lld; at least 0", (long long)value);
-	*out = (uint64_t)value;
-	return 0;
-}
-
-/* The "sges" list: *out is malloc'd (NULL when there are none). */
-static int parse_sges(struct json_object *params, struct rdma_dp_sge **out, uint32_t *n,
-		      struct rdma_error *err)
-{
-	struct json_object *list;
-	size_t len;
-
-	*out = NULL;
-	*n = 0;
-	if (!json_object_object_get_ex(params, "sges", &list) || !list)
-		return 0;
-	len = json_object_array_length(list);
-	if (!len)
-		return 0;
-	/* More than any QP takes is refused by the data path with the QP's limit. */
-	if (len > UINT16_MAX)
-		return rdma_error_invalid(err, "sges", "%zu SGEs; far more than any QP takes", len);
-	*out = calloc(len, sizeof(**out));
-	if (!*out) {
-		err->code = RDMA_ERR_NONE;
-		return -ENOMEM;
-	}
-	for (size_t i = 0; i < len; i++) {
-		struct json_object *sge = json_object_array_get_idx(list, i);
-		uint32_t length;
-		int r;
-
-		r = api_get_u32(sge, "key", "sges.key", 0, &(*out)[i].key, err);
-		if (r == 0)
-			r = get_u64(sge, "offset", "sges.offset", &(*out)[i].offset, err);
-		if (r == 0)
-			r = api_get_u32(sge, "length", "sges.length", 0, &length, err);
-		if (r < 0) {
-			free(*out);
-			*out = NULL;
-			return r;
-		}
-		(*out)[i].length = length;
-	}
-	*n = (uint32_t)len;
-	return 0;
-}
-
-static bool get_flag(struct json_object *params, const char *key)
-{
-	struct json_object *v;
-
-	return json_object_object_get_ex(params, key, &v) && v && json_object_get_boolean(v);
-}
-
-static int parse_send(struct json_object *params, struct rdma_dp_send_wr *wr, uint8_t *inline_buf,
-		      struct rdma_error *err)
-{
-	const char *hex = json_get_string(params, "inline");
-	struct json_object *remote;
-	int r;
-
-	wr->opcode = (enum dp_wr_opcode)dp_wr_opcode_from_name(json_get_string(params, "opcode"));
-	r = get_u64(params, "wr_id", "wr_id", &wr->wr_id, err);
-	if (r == 0)
-		r = api_get_u32(params, "imm", "imm", 0, &wr->imm, err);
-	if (r < 0)
-		return r;
-	if ((wr->opcode == DP_WR_SEND_WITH_IMM || wr->opcode == DP_WR_RDMA_WRITE_WITH_IMM) !=
-	    (json_object_object_get_ex(params, "imm", &remote) && remote != NULL))
+	if ((wr->opcode == DP_WR_SEND_WITH_IMM || wr->opcode == DP_WR_RDMA_WRITE_WITH_IMM) != p->has_imm)
 		return rdma_error_invalid(err, "imm", "send_imm and write_imm carry an immediate; "
 					  "the other opcodes do not");
-	if (json_object_object_get_ex(params, "remote", &remote) && remote) {
-		r = api_get_u32(remote, "key", "remote.key", 0, &wr->remote_key, err);
-		if (r == 0)
-			r = get_u64(remote, "offset", "remote.offset", &wr->remote_offset, err);
-		if (r < 0)
-			return r;
-	} else if (wr->opcode == DP_WR_RDMA_WRITE || wr->opcode == DP_WR_RDMA_WRITE_WITH_IMM ||
-		   wr->opcode == DP_WR_RDMA_READ) {
+	if (!p->has_remote && (wr->opcode == DP_WR_RDMA_WRITE || wr->opcode == DP_WR_RDMA_WRITE_WITH_IMM ||
+			       wr->opcode == DP_WR_RDMA_READ))
 		return rdma_error_invalid(err, "remote", "%s needs the peer's memory (key and offset)",
 					  dp_wr_opcode_name(wr->opcode));
-	}
-	if (json_object_object_get_ex(params, "ud", &remote) && remote) {
-		wr->ud = true;
-		r = api_get_u32(remote, "ah", "ud.ah", 0, &wr->ah, err);
-		if (r == 0)
-			r = api_get_u32(remote, "remote_qpn", "ud.remote_qpn", 0, &wr->remote_qpn, err);
-		if (r == 0)
-			r = api_get_u32(remote, "remote_qkey", "ud.remote_qkey", 0, &wr->remote_qkey, err);
-		if (r < 0)
-			return r;
-		if (wr->remote_qpn > 0xffffff)
-			return rdma_error_invalid(err, "ud.remote_qpn", "%u; QP numbers are 24 bits",
-						  wr->remote_qpn);
-	}
-	if (hex) {
-		size_t len = strlen(hex) / 2;
+	if (wr->ud && wr->remote_qpn > 0xffffff)
+		return rdma_error_invalid(err, "ud.remote_qpn", "%u; QP numbers are 24 bits",
+					  wr->remote_qpn);
+	if (p->inline_hex) {
+		size_t len = strlen(p->inline_hex) / 2;
 
-		if (len > DP_INLINE_MAX || hex_decode(hex, inline_buf, len) < 0)
+		if (len > DP_INLINE_MAX || hex_decode(p->inline_hex, p->inline_buf, len) < 0)
 			return rdma_error_invalid(err, "inline", "an even number of hex digits, at most "
 						  "%u bytes", DP_INLINE_MAX);
-		wr->inline_data = inline_buf;
+		wr->inline_data = p->inline_buf;
 		wr->inline_len = (uint32_t)len;
 		wr->send_flags |= DP_SEND_INLINE;
 	}
-	if (get_flag(params, "signaled"))
-		wr->send_flags |= DP_SEND_SIGNALED;
-	if (get_flag(params, "fence"))
-		wr->send_flags |= DP_SEND_FENCE;
-	if (get_flag(params, "solicited"))
-		wr->send_flags |= DP_SEND_SOLICITED;
+	wr->send_flags |= (p->signaled ? DP_SEND_SIGNALED : 0) | (p->fence ? DP_SEND_FENCE : 0) |
+			  (p->solicited ? DP_SEND_SOLICITED : 0);
 	return 0;
 }
 
@@ -345,22 +324,17 @@ static int post_send(struct varlink_call *call, struct json_object *params, void
 {
 	struct rdma_device *dev;
 	struct rdma_object *obj = api_lookup(call, userdata, params, IFACE, RDMA_OBJ_QP, &dev);
-	uint8_t inline_buf[DP_INLINE_MAX];
-	struct rdma_dp_send_wr wr = { 0 };
-	struct rdma_dp_sge *sges = NULL;
+	struct send_params p = { 0 };
 	struct rdma_error err;
 	int r;
 
-	if (!obj)
+	if (!obj || api_dispatch(call, params, send_fields, &p) < 0)
 		return 0;
 	rdma_datapath_sync(dev);
-	r = parse_send(params, &wr, inline_buf, &err);
+	r = check_send(&p, &err);
 	if (r == 0)
-		r = parse_sges(params, &sges, &wr.n_sges, &err);
-	wr.sges = sges;
-	if (r == 0)
-		r = rdma_dp_post_send(dev, rdma_qp(obj), &wr, &err);
-	free(sges);
+		r = rdma_dp_post_send(dev, rdma_qp(obj), &p.wr, &err);
+	api_dispatch_free(send_fields, &p);
 	return r < 0 ? api_reply_error(call, IFACE, &err) : varlink_call_reply(call, NULL);
 }
 
@@ -373,92 +347,96 @@ static void name_wr(struct rdma_error *err, uint32_t i)
 	snprintf(err->field, sizeof(err->field), "%.*s", (int)sizeof(err->field) - 1, field);
 }
 
+struct send_list_params {
+	struct send_params *wrs;
+	uint32_t n;
+};
+
+static const struct api_field send_list_fields[] = {
+	{ .name = "wrs", .type = API_FIELD_LIST, .offset = offsetof(struct send_list_params, wrs),
+	  .count = offsetof(struct send_list_params, n), .size = sizeof(struct send_params),
+	  .fields = send_fields, .min = 1, .max = UINT16_MAX },
+	{ NULL },
+};
+
 static int post_send_list(struct varlink_call *call, struct json_object *params, void *userdata)
 {
 	struct rdma_device *dev;
 	struct rdma_object *obj = api_lookup(call, userdata, params, IFACE, RDMA_OBJ_QP, &dev);
-	struct json_object *list = json_object_object_get(params, "wrs");
-	size_t n = list ? json_object_array_length(list) : 0;
+	struct send_list_params p = { 0 };
 	struct rdma_dp_send_wr *wrs;
-	uint8_t (*inline_bufs)[DP_INLINE_MAX];
 	struct rdma_error err = { 0 };
-	uint32_t i = 0, bad;
+	uint32_t i, bad;
 	int r = 0;
 
-	if (!obj)
+	if (!obj || api_dispatch(call, params, send_list_fields, &p) < 0)
 		return 0;
-	if (n == 0 || n > UINT16_MAX) {
-		rdma_error_invalid(&err, "wrs", "1 to %u WRs", UINT16_MAX);
-		return api_reply_error(call, IFACE, &err);
-	}
 	rdma_datapath_sync(dev);
-	wrs = calloc(n, sizeof(*wrs));
-	inline_bufs = calloc(n, sizeof(*inline_bufs));
-	if (!wrs || !inline_bufs) {
-		free(wrs);
-		free(inline_bufs);
+	wrs = calloc(p.n, sizeof(*wrs));
+	if (!wrs) {
+		api_dispatch_free(send_list_fields, &p);
 		return varlink_call_error_errno(call, -ENOMEM);
 	}
-	for (i = 0; i < n && r == 0; i++) {
-		struct json_object *wr = json_object_array_get_idx(list, i);
-		struct rdma_dp_sge *sges = NULL;
-
-		r = parse_send(wr, &wrs[i], inline_bufs[i], &err);
-		if (r == 0)
-			r = parse_sges(wr, &sges, &wrs[i].n_sges, &err);
-		wrs[i].sges = sges;
+	for (i = 0; i < p.n && r == 0; i++) {
+		r = check_send(&p.wrs[i], &err);
 		if (r < 0)
 			name_wr(&err, i);
+		wrs[i] = p.wrs[i].wr;
 	}
 	/* A full queue is about the list, not one of its WRs. */
-	if (r == 0 && (r = rdma_dp_post_sends(dev, rdma_qp(obj), wrs, (uint32_t)n, &bad, &err)) < 0 &&
+	if (r == 0 && (r = rdma_dp_post_sends(dev, rdma_qp(obj), wrs, p.n, &bad, &err)) < 0 &&
 	    r != -ENOBUFS)
 		name_wr(&err, bad);
-	for (i = 0; i < n; i++)
-		free((void *)wrs[i].sges);
 	free(wrs);
-	free(inline_bufs);
+	api_dispatch_free(send_list_fields, &p);
 	return r < 0 ? api_reply_error(call, IFACE, &err) : varlink_call_reply(call, NULL);
 }
+
+struct recv_params {
+	uint64_t wr_id;
+	struct rdma_dp_sge *sges;
+	uint32_t n_sges;
+};
+
+static const struct api_field recv_fields[] = {
+	WR_ID_FIELD(struct recv_params, wr_id),
+	SGES_FIELD(struct recv_params, sges, n_sges),
+	{ NULL },
+};
 
 static int post_recv(struct varlink_call *call, struct json_object *params, void *userdata)
 {
 	struct rdma_device *dev;
 	struct rdma_object *obj = api_lookup(call, userdata, params, IFACE, RDMA_OBJ_QP, &dev);
-	struct rdma_dp_sge *sges = NULL;
+	struct recv_params p = { 0 };
 	struct rdma_error err;
-	uint64_t wr_id;
-	uint32_t n;
 	int r;
 
-	if (!obj)
+	if (!obj || api_dispatch(call, params, recv_fields, &p) < 0)
 		return 0;
 	rdma_datapath_sync(dev);
-	r = get_u64(params, "wr_id", "wr_id", &wr_id, &err);
-	if (r == 0)
-		r = parse_sges(params, &sges, &n, &err);
-	if (r == 0)
-		r = rdma_dp_post_recv(dev, rdma_qp(obj), wr_id, sges, n, &err);
-	free(sges);
+	r = rdma_dp_post_recv(dev, rdma_qp(obj), p.wr_id, p.sges, p.n_sges, &err);
+	api_dispatch_free(recv_fields, &p);
 	return r < 0 ? api_reply_error(call, IFACE, &err) : varlink_call_reply(call, NULL);
 }
 
 /* ---- signature pipelining ---- */
 
+static const struct api_field cancel_fields[] = { WR_ID_FIELD(struct recv_params, wr_id), { NULL } };
+
 static int cancel(struct varlink_call *call, struct json_object *params, void *userdata)
 {
 	struct rdma_device *dev;
 	struct rdma_object *obj = api_lookup(call, userdata, params, IFACE, RDMA_OBJ_QP, &dev);
+	struct recv_params p = { 0 };
 	struct json_object *reply;
 	struct rdma_error err;
 	uint32_t count;
-	uint64_t wr_id;
 
-	if (!obj)
+	if (!obj || api_dispatch(call, params, cancel_fields, &p) < 0)
 		return 0;
 	rdma_datapath_sync(dev);
-	if (get_u64(params, "wr_id", "wr_id", &wr_id, &err) < 0 ||
-	    rdma_qp_cancel(dev, rdma_qp(obj), wr_id, &count, &err) < 0)
+	if (rdma_qp_cancel(dev, rdma_qp(obj), p.wr_id, &count, &err) < 0)
 		return api_reply_error(call, IFACE, &err);
 	reply = json_object_new_object();
 	json_add_uint(reply, "count", count);

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* rdmactl's command table: matching, abbreviations, argument parsing, completion. */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -124,6 +125,16 @@ static void check_table(const struct cmd *table)
 	}
 }
 
+/* Commands return 0 or a negative errno; one mapping makes the exit code. */
+static void test_exit_codes(void **state)
+{
+	assert_int_equal(cmd_exit_code(0), EXIT_OK);
+	assert_int_equal(cmd_exit_code(-EINVAL), EXIT_USAGE);
+	assert_int_equal(cmd_exit_code(-EIO), EXIT_FAIL);
+	assert_int_equal(cmd_exit_code(-EBADE), EXIT_FAIL);
+	assert_int_equal(cmd_exit_code(-ECONNREFUSED), EXIT_FAIL);
+}
+
 static void test_table_is_complete(void **state)
 {
 	check_table(cmd_root);
@@ -137,6 +148,7 @@ int main(void)
 		cmocka_unit_test(test_usage_errors),
 		cmocka_unit_test(test_help_is_not_an_error),
 		cmocka_unit_test(test_valid_words_reach_the_daemon),
+		cmocka_unit_test(test_exit_codes),
 		cmocka_unit_test(test_table_is_complete),
 	};
 
