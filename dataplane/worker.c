@@ -293,12 +293,17 @@ static void on_barrier(struct dp_worker *w, void *arg)
 	atomic_store_explicit((_Atomic bool *)arg, true, memory_order_release);
 }
 
+void dp_worker_submit_wait(struct dp_worker *w, dp_worker_fn fn, void *arg)
+{
+	while (dp_worker_submit(w, fn, arg) == -EAGAIN)
+		sched_yield();
+}
+
 void dp_worker_barrier(struct dp_worker *w)
 {
 	_Atomic bool done = false;
 
-	while (dp_worker_submit(w, on_barrier, &done) == -EAGAIN)
-		sched_yield();
+	dp_worker_submit_wait(w, on_barrier, &done);
 	dp_worker_run_commands(w);
 	while (!atomic_load_explicit(&done, memory_order_acquire))
 		sched_yield();

@@ -117,6 +117,8 @@ void dp_worker_barrier(struct dp_worker *w);
 
 /* Main thread: queue fn(arg) for the worker; -EAGAIN when its queue is full. */
 int dp_worker_submit(struct dp_worker *w, dp_worker_fn fn, void *arg);
+/* The same, waiting while the queue is full (a worker always drains it: a moment). */
+void dp_worker_submit_wait(struct dp_worker *w, dp_worker_fn fn, void *arg);
 
 /*
  * Main thread: wake the worker if it sleeps, for work that reaches it outside

@@ -7,7 +7,7 @@ static uint64_t get(_Atomic uint64_t *v)
 	return atomic_load_explicit(v, memory_order_relaxed);
 }
 
-struct json_object *api_dp_counters_json(struct rdma_dp_counters *c, const struct rdma_sqd_stats *sqd)
+struct json_object *api_dp_counters_json(struct dp_counters *c, const struct rdma_sqd_stats *sqd)
 {
 	struct json_object *sig = json_object_new_object();
 	struct json_object *o = json_object_new_object();

@@ -7,4 +7,4 @@
 #include "daemon/soft/datapath.h"
 
 /* What the workers counted, and what the main thread counted of SQD stops. */
-struct json_object *api_dp_counters_json(struct rdma_dp_counters *c, const struct rdma_sqd_stats *sqd);
+struct json_object *api_dp_counters_json(struct dp_counters *c, const struct rdma_sqd_stats *sqd);

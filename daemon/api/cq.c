@@ -125,7 +125,7 @@ struct waiter {
 	struct waiter *prev, *next;
 	struct varlink_call *call;
 	struct rdma_device *dev;
-	struct rdma_cq_ring *ring;     /* held: the CQ may be destroyed meanwhile */
+	struct dp_cq *ring;     /* held: the CQ may be destroyed meanwhile */
 	unsigned max;
 	sd_event_source *timer;
 };
@@ -153,13 +153,13 @@ static struct json_object *completion_json(const struct dp_cqe *e)
 }
 
 /* Polls up to max entries; NULL when there were none. */
-static struct json_object *take(struct rdma_cq_ring *ring, unsigned max)
+static struct json_object *take(struct dp_cq *ring, unsigned max)
 {
 	struct dp_cqe entries[64];
 	struct json_object *list = NULL;
 	unsigned n;
 
-	while (max && (n = rdma_cq_ring_poll(ring, entries, max < 64 ? max : 64))) {
+	while (max && (n = dp_cq_poll(ring, entries, max < 64 ? max : 64))) {
 		if (!list)
 			list = json_object_new_array();
 		for (unsigned i = 0; i < n; i++)
@@ -178,7 +178,7 @@ static int reply_completions(struct varlink_call *call, struct json_object *list
 }
 
 /* Whether any waiter is left on ring: the workers tell the main thread only then. */
-static void update_wanted(struct rdma_cq_ring *ring)
+static void update_wanted(struct dp_cq *ring)
 {
 	bool wanted = false;
 
@@ -189,7 +189,7 @@ static void update_wanted(struct rdma_cq_ring *ring)
 
 static void waiter_free(struct waiter *w)
 {
-	struct rdma_cq_ring *ring = w->ring;
+	struct dp_cq *ring = w->ring;
 
 	if (w->prev)
 		w->prev->next = w->next;
@@ -200,7 +200,7 @@ static void waiter_free(struct waiter *w)
 	sd_event_source_disable_unref(w->timer);
 	varlink_call_unref(w->call);
 	update_wanted(ring);
-	rdma_cq_ring_put(ring);
+	dp_cq_put(ring);
 	free(w);
 }
 
@@ -255,7 +255,7 @@ static int wait_for_entries(struct varlink_call *call, struct manager *m, struct
 	}
 	w->call = varlink_call_ref(call);
 	w->dev = dev;
-	w->ring = rdma_cq_ring_get(cq->ring);
+	w->ring = dp_cq_get(cq->ring);
 	w->max = max;
 	w->next = waiters;
 	if (waiters)

@@ -49,7 +49,7 @@ static void fill_sges(struct rdma_device *dev, const struct rdma_dp_sge *sges, u
 					  .length = sges[i].length, .lkey = sges[i].key };
 }
 
-static void wake(struct rdma_dp_qp *q)
+static void wake(struct dp_qp *q)
 {
 	if (q->worker)
 		dp_worker_wake(q->worker);
@@ -140,7 +140,7 @@ static bool gid_is_ours(struct rdma_device *dev, const uint8_t gid[RDMA_GID_LEN]
 
 /* The AH of a UD send (refused here: the RFC has the device validate it) and what it makes. */
 static int resolve_ud(struct rdma_device *dev, struct rdma_qp *qp, const struct rdma_dp_send_wr *wr,
-		      uint64_t length, struct dp_sq_req *req, struct rdma_dp_slot *slot,
+		      uint64_t length, struct dp_sq_req *req, struct dp_sq_slot *slot,
 		      struct rdma_error *err)
 {
 	struct rdma_object *obj = object_table_find(&dev->tables[RDMA_OBJ_AH], wr->ah);
@@ -174,9 +174,9 @@ static int resolve_ud(struct rdma_device *dev, struct rdma_qp *qp, const struct 
 static int fill_send(struct rdma_device *dev, struct rdma_qp *qp, const struct rdma_dp_send_wr *wr,
 		     uint32_t index, struct rdma_error *err)
 {
-	struct rdma_dp_qp *q = qp->dp;
+	struct dp_qp *q = qp->dp;
 	struct dp_sq_req *req = dp_queue_slot(&q->sq, index);
-	struct rdma_dp_slot *slot = rdma_dp_sq_slot(q, index);
+	struct dp_sq_slot *slot = dp_qp_sq_slot(q, index);
 	uint64_t length = wr->inline_len;
 
 	memset(req, 0, sizeof(*req));
@@ -205,7 +205,7 @@ static int fill_send(struct rdma_device *dev, struct rdma_qp *qp, const struct r
 int rdma_dp_post_sends(struct rdma_device *dev, struct rdma_qp *qp, const struct rdma_dp_send_wr *wrs,
 		       uint32_t n, uint32_t *bad, struct rdma_error *err)
 {
-	struct rdma_dp_qp *q = qp->dp;
+	struct dp_qp *q = qp->dp;
 	uint32_t prod;
 	int r;
 
@@ -247,7 +247,7 @@ int rdma_dp_post_send(struct rdma_device *dev, struct rdma_qp *qp, const struct 
 int rdma_dp_post_recv(struct rdma_device *dev, struct rdma_qp *qp, uint64_t wr_id,
 		      const struct rdma_dp_sge *sges, uint32_t n_sges, struct rdma_error *err)
 {
-	struct rdma_dp_qp *q = qp->dp;
+	struct dp_qp *q = qp->dp;
 	struct dp_rq_req *req;
 	uint32_t index;
 	int r;
@@ -274,65 +274,20 @@ int rdma_dp_post_recv(struct rdma_device *dev, struct rdma_qp *qp, uint64_t wr_i
 
 /* ---- cancel (main thread, the QP in SQD: its worker starts no WQE) ---- */
 
-/* fn(slot, entry) for each posted send WR not yet executed, oldest first. */
-static void each_posted_send(struct rdma_dp_qp *q,
-			     bool (*fn)(struct rdma_dp_slot *slot, const struct dp_sq_req *req, void *data),
-			     void *data)
-{
-	for (uint32_t i = dp_queue_cons(&q->sq), end = i + dp_queue_count(&q->sq); i != end; i++)
-		if (!fn(rdma_dp_sq_slot(q, i), dp_queue_slot(&q->sq, i), data))
-			return;
-}
-
-struct cancel {
-	uint64_t wr_id;
-	uint32_t count;
-	bool nop_found;
-};
-
-static bool find_nop(struct rdma_dp_slot *slot, const struct dp_sq_req *req, void *data)
-{
-	struct cancel *c = data;
-
-	c->nop_found = req->wr_id == c->wr_id && slot->canceled;
-	return !c->nop_found;
-}
-
-static bool make_nop(struct rdma_dp_slot *slot, const struct dp_sq_req *req, void *data)
-{
-	struct cancel *c = data;
-
-	if (req->wr_id != c->wr_id)
-		return true;
-	/* It keeps its slot, wr_id, opcode and signaling; it no longer names memory. */
-	slot->canceled = true;
-	c->count++;
-	return true;
-}
-
 int rdma_dp_cancel(struct rdma_device *dev, struct rdma_qp *qp, uint64_t wr_id, uint32_t *count,
 		   struct rdma_error *err)
 {
-	struct cancel c = { .wr_id = wr_id };
-
 	(void)dev;
 	if (!qp->dp)
 		return rdma_error_unsupported(err, "handle", "the device has no data path (no workers)");
 	if (qp->state != RDMA_QPS_SQD)
 		return rdma_error_state(err, "state", "the QP is in %s; WRs are canceled in SQD",
 					rdma_qp_state_name(qp->state));
-	/*
-	 * libmlx5 fails on a matching WR that is a NOP already, after canceling
-	 * the ones before it; here nothing changes then.
-	 */
-	each_posted_send(qp->dp, find_nop, &c);
-	if (c.nop_found) {
+	if (dp_qp_cancel(qp->dp, wr_id, count) == -EALREADY) {
 		rdma_error_state(err, "wr_id", "a posted WR with wr_id %llu is a NOP already "
 				 "(canceled before); nothing was canceled", (unsigned long long)wr_id);
 		return -EALREADY;
 	}
-	each_posted_send(qp->dp, make_nop, &c);
-	*count = c.count;
 	return 0;
 }
 
@@ -350,7 +305,7 @@ static void note_mkey(struct posted_mkeys *p, uint32_t key, uint64_t wr_id)
 		p->fn(key, wr_id, p->data);
 }
 
-static bool note_mkeys(struct rdma_dp_slot *slot, const struct dp_sq_req *req, void *data)
+static bool note_mkeys(struct dp_sq_slot *slot, const struct dp_sq_req *req, void *data)
 {
 	struct posted_mkeys *p = data;
 
@@ -371,6 +326,6 @@ void rdma_dp_posted_mkeys(struct rdma_qp *qp, void (*fn)(uint32_t mkey, uint64_t
 
 	if (!qp->dp)
 		return;
-	p.keytab = &qp->dp->dp->keytab;
-	each_posted_send(qp->dp, note_mkeys, &p);
+	p.keytab = &qp->dp->nic->keytab;
+	dp_qp_each_posted_send(qp->dp, note_mkeys, &p);
 }

@@ -8,7 +8,7 @@ static void cq_release(struct rdma_device *dev, struct rdma_object *obj)
 {
 	(void)dev;
 	/* QPs the workers still hold keep the entries until they let go. */
-	rdma_cq_ring_put(rdma_cq(obj)->ring);
+	dp_cq_put(rdma_cq(obj)->ring);
 }
 
 const struct rdma_object_type rdma_cq_type = {
@@ -39,7 +39,7 @@ int rdma_cq_create(struct rdma_device *dev, uint32_t cqe, struct rdma_cq **out,
 		return -ENOSPC;
 	cq = rdma_cq(obj);
 	cq->cqe = rdma_cq_size(cqe);
-	if (dev->datapath && !(cq->ring = rdma_cq_ring_new(dev, cq->obj.handle, cq->cqe))) {
+	if (dev->datapath && !(cq->ring = rdma_datapath_cq_new(dev, cq->obj.handle, cq->cqe))) {
 		rdma_object_free(dev, obj);
 		err->code = RDMA_ERR_NONE;
 		return -ENOMEM;

@@ -18,7 +18,7 @@
 #define RDMA_CQ_NOTIFY_SOLICITED (1u << 0)
 #define RDMA_CQ_NOTIFY_NEXT      (1u << 1)
 
-struct rdma_cq_ring;   /* the completion entries (daemon/soft/datapath.h); NULL without workers */
+struct dp_cq;          /* the completion entries (dataplane/cq.h); NULL without workers */
 
 struct rdma_cq {
 	struct rdma_object obj;   /* handle = cqn; users: QPs */
@@ -26,7 +26,7 @@ struct rdma_cq {
 	uint32_t armed;           /* RDMA_CQ_NOTIFY_* flags until the next event, 0 when not armed */
 	uint64_t notify_requests; /* REQ_NOTIFY_CQ calls */
 	uint64_t events;          /* completion events raised */
-	struct rdma_cq_ring *ring;
+	struct dp_cq *ring;
 };
 
 static inline struct rdma_cq *rdma_cq(struct rdma_object *obj)

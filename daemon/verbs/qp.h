@@ -21,7 +21,7 @@
 #include "daemon/verbs/recovery.h"
 
 struct dp_worker;
-struct rdma_dp_qp;
+struct dp_qp;
 
 #define RDMA_QPN_FIRST 2
 /* PSNs and QP numbers are 24-bit on the wire (BTH). */
@@ -46,6 +46,8 @@ struct rdma_qp_init {
 	bool sig_pipelining;      /* MLX5DV_QP_CREATE_SIG_PIPELINING: stop in SQD on a signature error */
 	bool has_recovery;        /* false: the device's default_recovery */
 	enum rdma_recovery_policy recovery;
+	bool has_cpu;             /* false: the daemon places it */
+	int cpu;                  /* the CPU of the worker to run it (rdmad --cpus) */
 };
 
 /*
@@ -110,13 +112,14 @@ struct rdma_qp {
 	uint32_t attr_mask;       /* the attributes MODIFY_QP has set since RESET */
 	struct rdma_qp_attr attr;
 	/*
-	 * Data path (a later issue): the worker the QP is assigned to
-	 * (worker_set_pick) owns its send and receive queues, PSNs in flight
-	 * and the SQD drain; the main thread changes them only through that
-	 * worker's command ring, and learns what it must know from its events.
+	 * Data path: the worker the QP runs on owns its send and receive
+	 * queues, its requests in flight and the SQD drain; the main thread
+	 * changes them only through that worker's command queue, and learns
+	 * what it must know from its events.
 	 */
-	struct dp_worker *worker;     /* NULL until the data path assigns one */
-	struct rdma_dp_qp *dp;        /* its queues (daemon/soft/datapath.h); NULL without workers */
+	int cpu;                      /* the CPU its creator placed it on, -1: the daemon's choice */
+	struct dp_worker *worker;     /* NULL until the data path places it */
+	struct dp_qp *dp;             /* the NIC's context (dataplane/qp.h); NULL without workers */
 	bool sq_draining;             /* in SQD with send WRs still in flight (an event) */
 	uint32_t sig_stops_seen;      /* the data path's signature stops this thread has been told of */
 	struct rdma_qp_recovery recovery;

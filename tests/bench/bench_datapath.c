@@ -3,7 +3,7 @@
  * bench_datapath: the data path of the software device through real, started
  * dataplane workers (worker_set_start, rdma_datapath_start, as rdmad starts
  * them), in-process: the main thread posts with rdma_dp_post_send /
- * rdma_dp_post_recv and reaps with rdma_cq_ring_poll, the workers execute.
+ * rdma_dp_post_recv and reaps with dp_cq_poll, the workers execute.
  *
  *   - RDMA WRITE 4 KiB, RC: GB/s of payload, beside memcpy of 4 KiB in the same run;
  *   - SEND 64 B, RC, with a receive posted for each: messages/s;
@@ -589,7 +589,7 @@ static void reap(struct bench_dev *bd, struct bench_pair *p, const struct wr_op 
 	unsigned n;
 
 	do {
-		n = rdma_cq_ring_poll(p->scq->ring, e, POLL_BATCH);
+		n = dp_cq_poll(p->scq->ring, e, POLL_BATCH);
 		for (unsigned i = 0; i < n; i++) {
 			check_cqe(&e[i], "send");
 			/* RC completes in order: a signaled WR's CQE says every WR before it is done. */
@@ -602,7 +602,7 @@ static void reap(struct bench_dev *bd, struct bench_pair *p, const struct wr_op 
 		return;
 	/* Every receive taken is replaced at once: the receive queue stays full (no RNR NAKs). */
 	do {
-		n = rdma_cq_ring_poll(p->rcq->ring, e, POLL_BATCH);
+		n = dp_cq_poll(p->rcq->ring, e, POLL_BATCH);
 		for (unsigned i = 0; i < n; i++) {
 			check_cqe(&e[i], "receive");
 			if (e[i].byte_len != op->bytes)
@@ -632,7 +632,7 @@ static void run_wr_loop(struct bench_dev *bd, const struct wr_op *op, double sec
 			struct loop_result *res)
 {
 	uint64_t sleeps0 = worker_sleeps(bd);
-	struct rdma_dp_counters c0, c1;
+	struct dp_counters c0, c1;
 	double t0, t, end, drain_end;
 
 	memset(res, 0, sizeof(*res));
@@ -809,7 +809,7 @@ static void measure_recoveries(struct bench_dev *bd, unsigned n, uint64_t *since
 		since[i] = rec->since_error_ns;
 		took[i] = rec->took_ns;
 		/* The response, now a NOP, completes. */
-		while (rdma_cq_ring_poll(p->scq->ring, &e, 1) == 0)
+		while (dp_cq_poll(p->scq->ring, &e, 1) == 0)
 			if (now() > give_up)
 				die("no completion of the NOP", NULL);
 		check_cqe(&e, "NOP");

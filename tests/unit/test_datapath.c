@@ -289,7 +289,7 @@ static void test_cq_size_is_shared_by_the_lanes(void **state)
 	/* The first completion filled the CQ; the second, on the other lane, overflowed. */
 	assert_int_equal(atomic_load(&a->dp->counters.cq_overflows), 0);
 	assert_int_equal(atomic_load(&c->dp->counters.cq_overflows), 1);
-	assert_int_equal(rdma_cq_ring_poll(cq->ring, e, 4), 1);
+	assert_int_equal(dp_cq_poll(cq->ring, e, 4), 1);
 	assert_int_equal(e[0].wr_id, 1);
 	assert_int_equal(e[0].status, DP_WC_SUCCESS);
 	assert_int_equal(e[0].opcode, DP_WC_RDMA_WRITE);
@@ -297,7 +297,7 @@ static void test_cq_size_is_shared_by_the_lanes(void **state)
 	/* Polled: room again. */
 	post_write(f, a, 3, rkey);
 	turn(f, a->worker->index);
-	assert_int_equal(rdma_cq_ring_poll(cq->ring, e, 4), 1);
+	assert_int_equal(dp_cq_poll(cq->ring, e, 4), 1);
 	assert_int_equal(e[0].wr_id, 3);
 }
 
@@ -325,7 +325,7 @@ static void test_error_reported_before_its_completion(void **state)
 	assert_int_equal(a->state, RDMA_QPS_RTS);
 	post_write(f, a, 9, f->mr->rkey);   /* posted in ERR (as the worker sees it) */
 	turn(f, a->worker->index);
-	assert_int_equal(rdma_cq_ring_poll(cq->ring, e, 4), 3);
+	assert_int_equal(dp_cq_poll(cq->ring, e, 4), 3);
 	assert_int_equal(e[0].wr_id, 7);
 	assert_int_equal(e[0].status, DP_WC_REM_ACCESS_ERR);
 	assert_int_equal(e[1].wr_id, 8);
@@ -369,7 +369,7 @@ static void test_reset_drops_without_completions(void **state)
 	assert_null(b->worker);
 	while (turn(f, index))
 		;
-	assert_int_equal(rdma_cq_ring_poll(cq->ring, e, 4), 0);
+	assert_int_equal(dp_cq_poll(cq->ring, e, 4), 0);
 	assert_int_equal(dp_queue_count(&b->dp->rq), 0);
 	/* Receives posted in INIT after the RESET stay, and are the worker's again from RTR on. */
 	modify(f, b, RDMA_QPS_INIT, RDMA_QP_ACCESS_FLAGS, &(struct rdma_qp_attr){ 0 });
@@ -411,7 +411,7 @@ static void test_mkey_transfer_and_its_error_report(void **state)
 	/* The wire carried the 512 data bytes: the PI was checked and stripped. */
 	assert_int_equal(f->mr->addr[2048 + 511], 0xa5);
 	assert_int_equal(f->mr->addr[2048 + 512], 0);
-	assert_int_equal(rdma_cq_ring_poll(cq->ring, e, 4), 1);
+	assert_int_equal(dp_cq_poll(cq->ring, e, 4), 1);
 	assert_int_equal(e[0].status, DP_WC_SUCCESS);
 	assert_int_equal(e[0].byte_len, 512);
 	/* A bad guard: the transfer succeeds; the MKEY learns of it when the main thread syncs. */
@@ -419,7 +419,7 @@ static void test_mkey_transfer_and_its_error_report(void **state)
 	wr.wr_id = 2;
 	assert_int_equal(rdma_dp_post_send(f->dev, a, &wr, &err), 0);
 	turn(f, a->worker->index);
-	assert_int_equal(rdma_cq_ring_poll(cq->ring, e, 4), 1);
+	assert_int_equal(dp_cq_poll(cq->ring, e, 4), 1);
 	assert_int_equal(e[0].status, DP_WC_SUCCESS);
 	assert_false(bad->err_pending);
 	rdma_datapath_sync(f->dev);
@@ -450,7 +450,7 @@ static void test_sig_stop_stands_until_the_main_thread_knows(void **state)
 	/* Stopped right after the WRITE: the fenced SEND is still posted; nothing completed. */
 	assert_int_equal(s->dp->state, RDMA_QPS_SQD);
 	assert_int_equal(dp_queue_count(&s->dp->sq), 1);
-	assert_int_equal(rdma_cq_ring_poll(cq->ring, e, 4), 0);
+	assert_int_equal(dp_cq_poll(cq->ring, e, 4), 0);
 	/* An RTS -> RTS modify sent before the main thread heard of the stop does not resume it. */
 	assert_int_equal(s->state, RDMA_QPS_RTS);
 	attr.state = RDMA_QPS_RTS;
@@ -469,7 +469,7 @@ static void test_sig_stop_stands_until_the_main_thread_knows(void **state)
 	attr.state = RDMA_QPS_RTS;
 	assert_int_equal(rdma_qp_modify(f->dev, s, &attr, RDMA_QP_STATE, &err), 0);
 	turn(f, s->worker->index);
-	assert_int_equal(rdma_cq_ring_poll(cq->ring, e, 4), 1);
+	assert_int_equal(dp_cq_poll(cq->ring, e, 4), 1);
 	assert_int_equal(e[0].wr_id, 1);
 	assert_int_equal(e[0].status, DP_WC_SUCCESS);
 	assert_int_equal(e[0].opcode, DP_WC_SEND);
@@ -514,7 +514,7 @@ static void test_auto_recovery(void **state)
 	 * The NOP, then transaction 2's WRITE (unsignaled) and SEND: the client's
 	 * receive completes while the SEND executes, before the SEND's own completion.
 	 */
-	assert_int_equal(rdma_cq_ring_poll(cq->ring, e, 8), 3);
+	assert_int_equal(dp_cq_poll(cq->ring, e, 8), 3);
 	assert_int_equal(e[0].wr_id, 1);
 	assert_int_equal(e[0].byte_len, 0);
 	assert_int_equal(e[1].wr_id, 100);

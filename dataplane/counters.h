@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What a QP, or a worker's share of a device, counts on the data path.  Each
+ * counter has one writer (the worker that owns the QP, or that worker's
+ * share); readers on other threads sum them.
+ */
+#pragma once
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "dataplane/offload/sig.h"
+#include "dataplane/wqe.h"
+
+struct dp_counters {
+	_Atomic uint64_t wrs[DP_WR_OPCODE_COUNT];      /* send WRs executed, by opcode */
+	_Atomic uint64_t recvs;                        /* receive WRs consumed by a transfer */
+	_Atomic uint64_t bytes_sent;                   /* by the requester: SEND and WRITE payload */
+	_Atomic uint64_t bytes_read;                   /* by the requester: RDMA READ payload */
+	_Atomic uint64_t completions[DP_WC_STATUS_COUNT];
+	_Atomic uint64_t rnr_naks;                     /* SEND or WRITE_IMM met an empty receive queue */
+	_Atomic uint64_t cq_overflows;                 /* a completion found its CQ full */
+	_Atomic uint64_t lost;                         /* UC/UD messages sent that no receiver took */
+	_Atomic uint64_t sig_errors[DP_SIG_ERR_APPTAG + 1];  /* by enum dp_sig_err_type (0 unused) */
+	_Atomic uint64_t sig_stops;                    /* sig_pipelining: the SQ stopped in SQD */
+	_Atomic uint64_t nops;                         /* canceled WRs executed as NOPs */
+};
+
+/*
+ * Adds to a counter only the calling thread writes: a plain add, no locked
+ * instruction.  The atomic type keeps readers from seeing a torn value.
+ */
+static inline void dp_count_add(_Atomic uint64_t *c, uint64_t n)
+{
+	atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + n, memory_order_relaxed);
+}
+
+/* to += from, counter by counter (a reader's sum). */
+static inline void dp_counters_add(struct dp_counters *to, struct dp_counters *from)
+{
+	_Atomic uint64_t *t = (_Atomic uint64_t *)to, *f = (_Atomic uint64_t *)from;
+
+	for (unsigned i = 0; i < sizeof(*to) / sizeof(uint64_t); i++)
+		atomic_fetch_add_explicit(&t[i], atomic_load_explicit(&f[i], memory_order_relaxed),
+					  memory_order_relaxed);
+}

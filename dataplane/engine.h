@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Inside the NIC: what the requester (req.c), the responder (resp.c) and the
+ * completer (comp.c) share.  Each runs on the worker of the QP it acts for:
+ * the requester and completer on the requester QP's, the responder on the
+ * responder QP's, so each QP's state has one writer.
+ *
+ * Statuses follow reference roce_virtio.md §4.1-4.2 (RC); UC loses a message
+ * the responder cannot take; UD drops silently.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "dataplane/cq.h"
+#include "dataplane/nic.h"
+#include "dataplane/qp.h"
+#include "dataplane/transport.h"
+#include "dataplane/worker.h"
+
+/* WRs one QP sends per turn of its worker, so that one busy QP does not starve the others. */
+#define DP_SQ_BUDGET 64
+/* rnr_retry 7: retry for ever. */
+#define DP_RNR_RETRY_INFINITE 7
+/* Bytes one transfer through an MKEY carries at most (as io.rdmad.Mkey's tx and rx). */
+#define DP_MKEY_TRANSFER_MAX (32u << 20)
+
+/* The QP's counter and its NIC's (the worker's share of it). */
+#define DP_COUNT(w, q, field, n) do { \
+	dp_count_add(&(q)->counters.field, (n)); \
+	dp_count_add(&(q)->nic->per_worker[(w)->index].counters.field, (n)); \
+} while (0)
+
+/* The RNR NAK timer code (5 bits) in nanoseconds (reference §3.4). */
+uint64_t dp_rnr_timer_ns(uint32_t code);
+
+/* ---- the QP's worker ---- */
+
+/* A fatal error: the QP goes to ERR; the driver is told before the completion that says why. */
+void dp_enter_error(struct dp_worker *w, struct dp_qp *q);
+/* sig_pipelining: the send queue stops in SQD, the driver told before the WQE's completion. */
+void dp_stop_in_sqd(struct dp_worker *w, struct dp_qp *q, uint64_t found_at_ns);
+/* Tells the driver again what it could not be told (a full event queue). */
+void dp_tell_pending(struct dp_worker *w, struct dp_qp *q);
+/* Writes e into cq through w's lane; a full CQ is a fatal error of q (IBA class G). */
+void dp_complete(struct dp_worker *w, struct dp_qp *q, struct dp_cq *cq, const struct dp_cqe *e,
+		 bool solicited);
+/*
+ * A receive completion of q's head receive WQE (given back to its queue
+ * first: whoever sees the completion may post into its slot); from is the
+ * sending QP of a UD message, req the send WQE the message came from.
+ */
+void dp_complete_recv(struct dp_worker *w, struct dp_qp *q, uint64_t wr_id, uint8_t status,
+		      uint8_t opcode, uint32_t byte_len, const struct dp_send_wqe *req, uint32_t from_qpn);
+
+/* ---- entries out of the queues (wqe_read.c) ---- */
+
+/* Copies the send WQE at index out of q's queue, checks it and resolves its local keys. */
+void dp_read_send(struct dp_qp *q, uint32_t index, struct dp_send_wqe *out);
+/* A receive WQE as the responder copied it out and resolved it. */
+struct dp_recv_wqe {
+	uint64_t wr_id;
+	struct dp_wqe_mem mem;
+};
+/* The head receive WQE of q copied out and resolved, or false when there is none. */
+bool dp_read_recv(struct dp_qp *q, struct dp_recv_wqe *out);
+/* The remote memory of a WRITE or READ, its rkey resolved against pd; false when it does not. */
+bool dp_resolve_remote(const struct dp_keytab *kt, const struct dp_send_wqe *wqe, uint32_t pd,
+		       uint32_t access, struct dp_wqe_mem *m);
+
+/* ---- moving bytes (move.c) ---- */
+
+/* One transfer the responder executes, and what it finds on the requester's side. */
+struct dp_xfer {
+	struct dp_worker *w;
+	struct dp_nic *nic;
+	const struct dp_qp *requester;
+	const struct dp_send_wqe *wqe;
+	struct dp_packet *resp;   /* signature errors of the requester's MKEY go here */
+	struct dp_qp *responder;
+};
+
+/*
+ * Moves len wire bytes from src to dst, each MKEY on the way running its
+ * transform: TX on the side that reads memory, RX on the side that writes
+ * it.  A signature error never fails the move: it is reported, and the
+ * response tells the requester's completer.
+ * -ENOMEM when bytes could not be staged.
+ */
+int dp_move(struct dp_xfer *x, const struct dp_wqe_mem *dst, const struct dp_wqe_mem *src, uint64_t len);
+/* Copies length bytes from one list of segments to another (each long enough). */
+void dp_copy_segs(const struct dp_seg *dst, uint32_t n_dst, const struct dp_seg *src, uint32_t n_src,
+		  uint64_t length);
+
+/* ---- the three machines ---- */
+
+/* Requester + completer of one QP: sends what its SQ holds, retires what is done, flushes in ERR. */
+unsigned dp_qp_poll(struct dp_worker *w, void *qp);
+/* Responder: one request from worker from. */
+void dp_resp_request(struct dp_worker *w, struct dp_nic *nic, unsigned from, const struct dp_packet *req);
+/* Completer: one response. */
+void dp_comp_response(struct dp_worker *w, struct dp_nic *nic, const struct dp_packet *resp);
+/* Completer: retires the done WQEs at the head of q's SQ, in order. */
+unsigned dp_comp_retire(struct dp_worker *w, struct dp_qp *q);

@@ -1,0 +1,123 @@
+/* SPDX-License-Identifier: MIT */
+#include "dataplane/nic.h"
+#include "dataplane/engine.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void free_key_entry(struct dp_key *k)
+{
+	dp_mkey_free(k->mkey);
+}
+
+/* The NIC's poller comes before any QP's: the worker's table has room for it. */
+static void on_add_poller(struct dp_worker *w, void *nic)
+{
+	(void)dp_worker_add_poller(w, dp_transport_poll, nic);
+}
+
+int dp_nic_init(struct dp_nic *nic, struct dp_worker **workers, unsigned n, uint32_t n_mr,
+		uint32_t n_mkey, uint32_t n_qpn)
+{
+	int r;
+
+	memset(nic, 0, sizeof(*nic));
+	nic->workers = workers;
+	nic->n_workers = n;
+	nic->n_qpn = n_qpn;
+	nic->per_worker = calloc(n, sizeof(*nic->per_worker));
+	nic->qp_worker = calloc(n_qpn, sizeof(*nic->qp_worker));
+	if (!nic->per_worker || !nic->qp_worker) {
+		dp_nic_release(nic);
+		return -ENOMEM;
+	}
+	r = dp_keytab_init(&nic->keytab, n_mr, n_mkey);
+	if (r == 0)
+		r = dp_transport_init(nic);
+	if (r < 0) {
+		dp_nic_release(nic);
+		return r;
+	}
+	nic->keytab.free_entry = free_key_entry;
+	dp_keytab_set_workers(&nic->keytab, workers, n);
+	nic->running = true;
+	for (unsigned i = 0; i < n; i++)
+		dp_worker_submit_wait(workers[i], on_add_poller, nic);
+	return 0;
+}
+
+void dp_nic_workers_stopped(struct dp_nic *nic)
+{
+	nic->running = false;
+	/* No worker reads the key table any more: entries go at once. */
+	dp_keytab_set_workers(&nic->keytab, NULL, 0);
+}
+
+void dp_nic_release(struct dp_nic *nic)
+{
+	struct dp_report *r = nic->per_worker ? dp_nic_take_reports(nic) : NULL;
+
+	while (r) {
+		struct dp_report *next = r->next;
+
+		free(r);
+		r = next;
+	}
+	dp_transport_release(nic);
+	for (unsigned i = 0; nic->per_worker && i < nic->n_workers; i++) {
+		free(nic->per_worker[i].scratch[0]);
+		free(nic->per_worker[i].scratch[1]);
+	}
+	if (nic->keytab.slots)
+		dp_keytab_release(&nic->keytab);
+	free(nic->per_worker);
+	free(nic->qp_worker);
+	memset(nic, 0, sizeof(*nic));
+}
+
+struct dp_report *dp_nic_take_reports(struct dp_nic *nic)
+{
+	struct dp_report *all = NULL, **tail = &all;
+
+	for (unsigned i = 0; i < nic->n_workers; i++) {
+		struct dp_report *r = atomic_exchange_explicit(&nic->per_worker[i].reports, NULL,
+							      memory_order_acquire);
+		struct dp_report *fifo = NULL;
+
+		/* Pushed newest first: turned around, oldest first. */
+		while (r) {
+			struct dp_report *next = r->next;
+
+			r->next = fifo;
+			fifo = r;
+			r = next;
+		}
+		*tail = fifo;
+		while (*tail)
+			tail = &(*tail)->next;
+	}
+	return all;
+}
+
+void dp_nic_counters(struct dp_nic *nic, struct dp_counters *out)
+{
+	memset(out, 0, sizeof(*out));
+	for (unsigned i = 0; i < nic->n_workers; i++)
+		dp_counters_add(out, &nic->per_worker[i].counters);
+}
+
+struct dp_qp *dp_nic_worker_qp(struct dp_nic *nic, struct dp_worker *w, uint32_t qpn)
+{
+	for (struct dp_qp *q = nic->per_worker[w->index].qps[qpn % DP_QP_BUCKETS]; q; q = q->hash_next)
+		if (q->qpn == qpn)
+			return q;
+	return NULL;
+}
+
+struct dp_worker *dp_nic_qp_worker(struct dp_nic *nic, uint32_t qpn)
+{
+	uint32_t i = qpn < nic->n_qpn ? atomic_load_explicit(&nic->qp_worker[qpn], memory_order_acquire) : 0;
+
+	return i && i <= nic->n_workers ? nic->workers[i - 1] : NULL;
+}

@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The software NIC of one device on a set of dataplane workers: the key
+ * table the workers resolve keys in, which worker runs which QP, what each
+ * worker holds of the device (its QPs, staging memory, its share of the
+ * counters, its signature-error reports), and the loopback transport's
+ * queues between workers.
+ *
+ * The driver (rdmad's main thread) programs it by command and hears from it
+ * through the workers' event queues: struct dp_event with a type below and
+ * cookie = the NIC.
+ */
+#pragma once
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "dataplane/counters.h"
+#include "dataplane/keytab.h"
+#include "dataplane/offload/transform.h"
+#include "dataplane/queue.h"
+
+#define DP_QP_BUCKETS 256
+
+/* The events a NIC's workers report (struct dp_event.type; 0 is none). */
+enum dp_nic_event {
+	/* The QP went to ERR on its own: object its qpn, ptr its context. */
+	DP_EVENT_QP_ERROR = 1,
+	/* A completion in a CQ waited on or armed: object its cqn, ptr the dp_cq, value solicited. */
+	DP_EVENT_CQ_ENTRY,
+	/* Signature-error reports wait on the NIC's lists (dp_nic_take_reports). */
+	DP_EVENT_REPORTS,
+	/* sig_pipelining stopped a QP's send queue in SQD: as QP_ERROR, value when (CLOCK_MONOTONIC ns). */
+	DP_EVENT_QP_STOPPED,
+	DP_EVENT_TYPES,
+};
+
+/*
+ * A transfer of a QP's WR failed a signature check through an MKEY: pushed
+ * before the completion that follows it is written, so that whoever has
+ * seen the completion finds the report with the driver's next sync.
+ */
+struct dp_report {
+	struct dp_report *next;
+	const void *qp;           /* the QP's context: compared, never reached (it may be gone) */
+	uint32_t qpn;
+	uint64_t wr_id;
+	uint32_t mkey;            /* by key: the MKEY may be gone or configured again */
+	enum dp_dir dir;
+	struct dp_sig_err err;
+	uint64_t at_ns;           /* CLOCK_MONOTONIC */
+};
+
+struct dp_qp;
+struct dp_worker;
+
+/* What one worker holds of one NIC. */
+struct dp_nic_worker {
+	struct dp_qp *qps[DP_QP_BUCKETS];     /* worker only: its QPs by number */
+	uint8_t *scratch[2];                  /* worker only: staging for bytes not in one piece */
+	size_t scratch_size[2];
+	struct dp_counters counters;          /* written by the worker */
+	_Atomic(struct dp_report *) reports;  /* newest first */
+	/* Loopback: from worker j, requests[j] and responses[j] (each single producer, j). */
+	struct dp_queue *requests, *responses;
+};
+
+struct dp_nic {
+	struct dp_worker **workers;
+	unsigned n_workers;
+	struct dp_nic_worker *per_worker;
+	struct dp_keytab keytab;
+	/* Worker index + 1 of the worker running each QP number, 0: none (driver writes). */
+	_Atomic uint32_t *qp_worker;
+	uint32_t n_qpn;
+	bool running;             /* false once the workers have stopped */
+	void *owner;              /* the driver's; the NIC does not use it */
+};
+
+/*
+ * A NIC on workers[0..n): key table of n_mr and n_mkey slots, QP numbers
+ * below n_qpn.  Each worker polls the loopback queues from now on.
+ */
+int dp_nic_init(struct dp_nic *nic, struct dp_worker **workers, unsigned n, uint32_t n_mr,
+		uint32_t n_mkey, uint32_t n_qpn);
+/* The workers stopped: everything they held is the driver's now. */
+void dp_nic_workers_stopped(struct dp_nic *nic);
+void dp_nic_release(struct dp_nic *nic);
+
+/* Driver: the reports of every worker so far, oldest first per worker (free each). */
+struct dp_report *dp_nic_take_reports(struct dp_nic *nic);
+/* Driver: the counters of all workers summed. */
+void dp_nic_counters(struct dp_nic *nic, struct dp_counters *out);
+
+/* Worker w: its QP qpn of the NIC, or NULL. */
+struct dp_qp *dp_nic_worker_qp(struct dp_nic *nic, struct dp_worker *w, uint32_t qpn);
+/* Anyone: the worker running QP qpn, or NULL. */
+struct dp_worker *dp_nic_qp_worker(struct dp_nic *nic, uint32_t qpn);

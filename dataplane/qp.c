@@ -1,0 +1,272 @@
+/* SPDX-License-Identifier: MIT */
+/* The NIC's QP contexts: made and programmed by the driver, run by one worker. */
+#include "dataplane/engine.h"
+
+#include <errno.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void wake_for_rnr(struct dp_worker *w, void *arg)
+{
+	/* Nothing to do: the worker is awake, and the QP's poller sends again. */
+	(void)w;
+	(void)arg;
+}
+
+int dp_qp_new(struct dp_nic *nic, const struct dp_qp_config *cfg, struct dp_cq *send_cq,
+	      struct dp_cq *recv_cq, struct dp_qp **out)
+{
+	struct dp_qp *q = calloc(1, sizeof(*q));
+
+	if (!q)
+		return -ENOMEM;
+	q->nic = nic;
+	q->qpn = cfg->qpn;
+	q->pd = cfg->pd;
+	q->type = cfg->type;
+	q->max_send_wr = cfg->max_send_wr;
+	q->max_recv_wr = cfg->max_recv_wr;
+	q->max_send_sge = cfg->max_send_sge;
+	q->max_recv_sge = cfg->max_recv_sge;
+	q->max_inline = cfg->max_inline;
+	q->sq_sig_all = cfg->sq_sig_all;
+	q->sig_pipelining = cfg->sig_pipelining;
+	q->sq.doorbell = q->rq.doorbell = -1;
+	dp_timer_init(&q->rnr_timer, wake_for_rnr, q);
+	q->send_cq = dp_cq_get(send_cq);
+	q->recv_cq = dp_cq_get(recv_cq);
+	if (!q->send_cq || !q->recv_cq ||
+	    dp_queue_init(&q->sq, cfg->max_send_wr ? cfg->max_send_wr : 1,
+			  sizeof(struct dp_sq_req) + cfg->max_send_sge * sizeof(struct dp_sge), 0) < 0 ||
+	    dp_queue_init(&q->rq, cfg->max_recv_wr ? cfg->max_recv_wr : 1,
+			  sizeof(struct dp_rq_req) + cfg->max_recv_sge * sizeof(struct dp_sge), 0) < 0 ||
+	    !(q->sq_slots = calloc(dp_queue_capacity(&q->sq), sizeof(*q->sq_slots))) ||
+	    !(q->wqes = calloc(dp_queue_capacity(&q->sq), sizeof(*q->wqes)))) {
+		dp_qp_free(q);
+		return -ENOMEM;
+	}
+	*out = q;
+	return 0;
+}
+
+void dp_qp_free(struct dp_qp *q)
+{
+	if (q->sq.hdr)
+		dp_queue_release(&q->sq);
+	if (q->rq.hdr)
+		dp_queue_release(&q->rq);
+	free(q->sq_slots);
+	free(q->wqes);
+	dp_cq_put(q->send_cq);
+	dp_cq_put(q->recv_cq);
+	free(q);
+}
+
+static struct dp_qp **bucket(struct dp_qp *q, struct dp_worker *w)
+{
+	return &q->nic->per_worker[w->index].qps[q->qpn % DP_QP_BUCKETS];
+}
+
+/* The QP is found by its number on this worker, and by requests from others. */
+static void on_attach(struct dp_worker *w, void *arg)
+{
+	struct dp_qp *q = arg;
+	struct dp_qp **b = bucket(q, w);
+
+	q->hash_next = *b;
+	*b = q;
+	q->epoch++;
+	atomic_store_explicit(&q->req_next, dp_queue_cons(&q->sq), memory_order_relaxed);
+	q->resp_epsn_valid = false;
+	(void)dp_worker_add_poller(w, dp_qp_poll, q);
+	if (q->qpn < q->nic->n_qpn)
+		atomic_store_explicit(&q->nic->qp_worker[q->qpn], w->index + 1, memory_order_release);
+}
+
+void dp_qp_attach(struct dp_qp *q, struct dp_worker *w)
+{
+	q->worker = w;
+	dp_worker_submit_wait(w, on_attach, q);
+}
+
+struct qp_update {
+	struct dp_qp *q;
+	struct dp_qp_attr attr;
+};
+
+static void on_update(struct dp_worker *w, void *arg)
+{
+	struct qp_update *u = arg;
+	struct dp_qp *q = u->q;
+	enum dp_qp_state state = u->attr.state;
+
+	(void)w;
+	/*
+	 * A state the worker went to on its own (ERR; SQD after a signature
+	 * error) stands until the driver, told of it, moves the QP on.
+	 */
+	if (q->state == DP_QPS_ERR && state != DP_QPS_ERR)
+		state = DP_QPS_ERR;
+	if (q->state == DP_QPS_SQD && state == DP_QPS_RTS &&
+	    u->attr.stops_seen != atomic_load_explicit(&q->stops, memory_order_relaxed))
+		state = DP_QPS_SQD;
+	q->state = state;
+	q->access_flags = u->attr.access_flags;
+	q->dest_qpn = u->attr.dest_qpn;
+	q->rnr_retry = u->attr.rnr_retry;
+	q->min_rnr_timer = u->attr.min_rnr_timer;
+	q->max_dest_rd_atomic = u->attr.max_dest_rd_atomic;
+	q->qkey = u->attr.qkey;
+	free(u);
+}
+
+/*
+ * Driver: returns once the worker has no request of the QP in flight (the
+ * responses are the completer's, on the QP's worker; another worker answers
+ * each request).  A worker without a thread (a test's) has none in flight.
+ */
+static void wait_in_flight(struct dp_qp *q)
+{
+	while (q->worker->started && atomic_load_explicit(&q->in_flight, memory_order_acquire))
+		sched_yield();
+	dp_worker_barrier(q->worker);
+}
+
+int dp_qp_update(struct dp_qp *q, const struct dp_qp_attr *attr)
+{
+	struct qp_update *u = malloc(sizeof(*u));
+
+	if (!u)
+		return -ENOMEM;
+	u->q = q;
+	u->attr = *attr;
+	dp_worker_submit_wait(q->worker, on_update, u);
+	/* SQD: the worker starts no WQE once it has the update, and none is ever half done. */
+	if (attr->state == DP_QPS_SQD)
+		wait_in_flight(q);
+	return 0;
+}
+
+/* Sends nothing more: what is in flight comes back to a QP that drops it. */
+static void on_stop(struct dp_worker *w, void *arg)
+{
+	struct dp_qp *q = arg;
+
+	(void)w;
+	q->state = DP_QPS_RESET;
+}
+
+static void on_release(struct dp_worker *w, void *arg)
+{
+	struct dp_qp *q = arg;
+
+	if (q->qpn < q->nic->n_qpn)
+		atomic_store_explicit(&q->nic->qp_worker[q->qpn], 0, memory_order_release);
+	for (struct dp_qp **p = bucket(q, w); *p; p = &(*p)->hash_next)
+		if (*p == q) {
+			*p = q->hash_next;
+			break;
+		}
+	dp_worker_remove_poller(w, dp_qp_poll, q);
+	dp_worker_timer_cancel(w, &q->rnr_timer);
+	q->rnr_active = false;
+	q->error_pending = false;
+	q->stop_pending = false;
+}
+
+void dp_qp_release(struct dp_qp *q)
+{
+	dp_worker_submit_wait(q->worker, on_stop, q);
+	wait_in_flight(q);
+	dp_worker_submit_wait(q->worker, on_release, q);
+	dp_worker_barrier(q->worker);
+	q->worker = NULL;
+}
+
+void dp_qp_drop_posted(struct dp_qp *q)
+{
+	dp_queue_consume(&q->sq, dp_queue_count(&q->sq));
+	dp_queue_consume(&q->rq, dp_queue_count(&q->rq));
+	atomic_store_explicit(&q->req_next, dp_queue_cons(&q->sq), memory_order_relaxed);
+}
+
+void dp_qp_each_posted_send(struct dp_qp *q,
+			    bool (*fn)(struct dp_sq_slot *slot, const struct dp_sq_req *req, void *data),
+			    void *data)
+{
+	for (uint32_t i = dp_queue_cons(&q->sq), end = i + dp_queue_count(&q->sq); i != end; i++)
+		if (!fn(dp_qp_sq_slot(q, i), dp_queue_slot(&q->sq, i), data))
+			return;
+}
+
+struct cancel {
+	struct dp_qp *q;
+	uint64_t wr_id;
+	uint32_t count;
+	bool nop_found;
+};
+
+static bool find_nop(struct dp_sq_slot *slot, const struct dp_sq_req *req, void *data)
+{
+	struct cancel *c = data;
+
+	c->nop_found = req->wr_id == c->wr_id && slot->canceled;
+	return !c->nop_found;
+}
+
+static bool make_nop(struct dp_sq_slot *slot, const struct dp_sq_req *req, void *data)
+{
+	struct cancel *c = data;
+
+	if (req->wr_id != c->wr_id)
+		return true;
+	/* It keeps its slot, wr_id, opcode and signaling; it no longer names memory. */
+	slot->canceled = true;
+	c->count++;
+	return true;
+}
+
+int dp_qp_cancel(struct dp_qp *q, uint64_t wr_id, uint32_t *count)
+{
+	struct cancel c = { .q = q, .wr_id = wr_id };
+
+	/*
+	 * libmlx5 fails on a matching WR that is a NOP already, after canceling
+	 * the ones before it; here nothing changes then.
+	 */
+	dp_qp_each_posted_send(q, find_nop, &c);
+	if (c.nop_found)
+		return -EALREADY;
+	dp_qp_each_posted_send(q, make_nop, &c);
+	*count = c.count;
+	return 0;
+}
+
+bool dp_qp_each_posted_key(struct dp_qp *q, bool (*fn)(uint32_t key, uint64_t iova, uint64_t length,
+						       void *data), void *data)
+{
+	for (uint32_t i = dp_queue_cons(&q->sq), end = i + dp_queue_count(&q->sq); i != end; i++) {
+		const struct dp_sq_req *req = dp_queue_slot(&q->sq, i);
+		uint64_t length = 0;
+
+		if (dp_qp_sq_slot(q, i)->canceled)
+			continue;
+		for (uint32_t s = 0; !(req->send_flags & DP_SEND_INLINE) && s < req->num_sge; s++) {
+			length += req->sg_list[s].length;
+			if (fn(req->sg_list[s].lkey, req->sg_list[s].addr, req->sg_list[s].length, data))
+				return true;
+		}
+		if (req->opcode != DP_WR_SEND && req->opcode != DP_WR_SEND_WITH_IMM &&
+		    q->type != DP_QPT_UD && fn(req->rdma.rkey, req->rdma.remote_addr, length, data))
+			return true;
+	}
+	for (uint32_t i = dp_queue_cons(&q->rq), end = i + dp_queue_count(&q->rq); i != end; i++) {
+		const struct dp_rq_req *req = dp_queue_slot(&q->rq, i);
+
+		for (uint32_t s = 0; s < req->num_sge; s++)
+			if (fn(req->sg_list[s].lkey, req->sg_list[s].addr, req->sg_list[s].length, data))
+				return true;
+	}
+	return false;
+}

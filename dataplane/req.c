@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The requester: on the worker of a QP, copies each send WQE out of the
+ * queue, checks it and resolves its local keys, and hands the request to the
+ * transport; what needs no responder (a NOP, a WQE whose entry or keys are
+ * bad) is done at once.  A fenced WQE waits until every WQE before it is
+ * done.  The QP's poller runs the requester and the completer, and flushes
+ * in ERR.
+ */
+#include "dataplane/engine.h"
+
+#include <errno.h>
+#include <string.h>
+
+static void done(struct dp_send_wqe *wqe, uint8_t status)
+{
+	wqe->status = status;
+	wqe->done = true;
+}
+
+/* 0: sent or done; -EAGAIN: the transport has no room now. */
+static int start(struct dp_worker *w, struct dp_qp *q, uint32_t index, struct dp_send_wqe *wqe)
+{
+	struct dp_packet req = {
+		.kind = DP_PKT_REQUEST, .psn = q->psn_next, .index = index, .epoch = q->epoch, .requester = q,
+		.qpn = q->type == DP_QPT_UD ? wqe->remote_qpn : q->dest_qpn,
+	};
+	int r;
+
+	if (wqe->slot.canceled) {
+		wqe->nop = true;
+		done(wqe, DP_WC_SUCCESS);
+		return 0;
+	}
+	if (wqe->mem.status != DP_WC_SUCCESS) {
+		done(wqe, wqe->mem.status);
+		return 0;
+	}
+	/* UD: an address outside the device, or a message over the MTU, goes nowhere. */
+	if (q->type == DP_QPT_UD && !wqe->slot.ud_local) {
+		DP_COUNT(w, q, lost, 1);
+		done(wqe, DP_WC_SUCCESS);
+		return 0;
+	}
+	atomic_fetch_add_explicit(&q->in_flight, 1, memory_order_relaxed);
+	/* Taken before sending: a response on this worker may come (and rewind it) at once. */
+	q->psn_next++;
+	r = dp_transport_request(w, q->nic, &req);
+	if (r == 0)
+		return 0;
+	q->psn_next--;
+	atomic_fetch_sub_explicit(&q->in_flight, 1, memory_order_relaxed);
+	if (r == -EAGAIN)
+		return r;
+	/* No QP of that number runs: RC retries until retry_cnt runs out; UC's message is lost. */
+	if (q->type == DP_QPT_RC) {
+		done(wqe, DP_WC_RETRY_EXC_ERR);
+	} else {
+		DP_COUNT(w, q, lost, 1);
+		done(wqe, DP_WC_SUCCESS);
+	}
+	return 0;
+}
+
+static unsigned send_requests(struct dp_worker *w, struct dp_qp *q)
+{
+	unsigned sent = 0;
+
+	while (sent < DP_SQ_BUDGET && q->state == DP_QPS_RTS) {
+		uint32_t index = atomic_load_explicit(&q->req_next, memory_order_relaxed);
+		struct dp_send_wqe *wqe = &q->wqes[index & q->sq.mask];
+
+		if (!dp_queue_ready(&q->sq, index))
+			break;
+		if (q->rnr_active && q->rnr_index == index && dp_worker_now_ns() < q->rnr_until_ns)
+			break;
+		dp_read_send(q, index, wqe);
+		if ((wqe->send_flags & DP_SEND_FENCE) && index != dp_queue_cons(&q->sq))
+			break;
+		/* Before sending: a response on this worker may come (and rewind it) at once. */
+		atomic_store_explicit(&q->req_next, index + 1, memory_order_relaxed);
+		if (start(w, q, index, wqe) < 0) {
+			atomic_store_explicit(&q->req_next, index, memory_order_relaxed);
+			break;
+		}
+		sent++;
+		dp_comp_retire(w, q);
+	}
+	return sent;
+}
+
+/*
+ * In ERR every WR, posted before or after, completes in order with
+ * WR_FLUSH_ERR: those not sent at once, those in flight once their response
+ * came.
+ */
+static unsigned flush(struct dp_worker *w, struct dp_qp *q)
+{
+	unsigned n = dp_comp_retire(w, q);
+	uint32_t index;
+
+	if (dp_queue_cons(&q->sq) == atomic_load_explicit(&q->req_next, memory_order_relaxed)) {
+		while (dp_queue_count(&q->sq)) {
+			index = dp_queue_cons(&q->sq);
+			dp_read_send(q, index, &q->wqes[index & q->sq.mask]);
+			done(&q->wqes[index & q->sq.mask], DP_WC_WR_FLUSH_ERR);
+			atomic_store_explicit(&q->req_next, index + 1, memory_order_relaxed);
+			n += dp_comp_retire(w, q);
+		}
+	}
+	while (dp_queue_count(&q->rq)) {
+		uint64_t wr_id;
+
+		memcpy(&wr_id, dp_queue_slot(&q->rq, dp_queue_cons(&q->rq)), sizeof(wr_id));
+		dp_complete_recv(w, q, wr_id, DP_WC_WR_FLUSH_ERR, DP_WC_RECV, 0, NULL, 0);
+		n++;
+	}
+	return n;
+}
+
+unsigned dp_qp_poll(struct dp_worker *w, void *arg)
+{
+	struct dp_qp *q = arg;
+
+	dp_tell_pending(w, q);
+	switch (q->state) {
+	case DP_QPS_RTS:
+		return send_requests(w, q);
+	case DP_QPS_SQD:
+		/* What was in flight when it stopped still completes. */
+		return dp_comp_retire(w, q);
+	case DP_QPS_ERR:
+		return flush(w, q);
+	default:
+		return 0;
+	}
+}
