@@ -6,10 +6,6 @@
 #include "lib/base64.h"
 
 #include <errno.h>
-#include <inttypes.h>
-#include <fcntl.h>
-#include <stdio.h>
-#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -108,23 +104,22 @@ static int reg_user(struct varlink_call *call, struct json_object *params, void 
 {
 	struct manager *m = userdata;
 	struct rdma_device *dev = api_device(call, m, params, IFACE);
-	uint64_t fd, offset, length, iova;
+	uint64_t offset, length, iova;
 	struct rdma_error err = { 0 };
 	struct rdma_mr *mr;
 	uint32_t pd;
 	int memfd, r;
 
 	if (!dev || api_get_handle(call, params, "pd", &pd) < 0 ||
-	    get_u64(call, params, "fd", &fd) < 0 || get_u64(call, params, "offset", &offset) < 0 ||
+	    get_u64(call, params, "offset", &offset) < 0 ||
 	    get_u64(call, params, "length", &length) < 0 || get_u64(call, params, "iova", &iova) < 0)
 		return 0;
-	memfd = api_open_caller_fd(call, fd, O_RDWR, "fd", "reading and writing", &err);
+	memfd = api_passed_fd(call, params, "fd");
 	if (memfd < 0)
-		return api_reply_error(call, IFACE, &err);
+		return 0;
+	/* The MR keeps a duplicate of its own; the passed one goes with the call. */
 	r = rdma_mr_register_memfd(dev, pd, memfd, offset, length, iova, access_flags(params),
 				   m->config.max_mr_size, &mr, &err);
-	/* The MR keeps a duplicate of its own. */
-	close(memfd);
 	if (r < 0)
 		return api_reply_failure(call, IFACE, &err, r);
 	return api_reply_record(call, "mr", mr_json(dev, &mr->obj));

@@ -282,8 +282,9 @@ PY
 
 @test "mr reg refuses what is not a sealed memfd of the caller, naming fd" {
 	pd=$("$RDMACTL" -j pd create | sed -n 's/.*"handle":\([0-9]*\).*/\1/p')
+	# rdmactl cannot pass what it does not hold.
 	run -1 --separate-stderr "$RDMACTL" mr reg "$pd" --fd 77 --length 4096
-	assert_regex "$stderr" "^rdmactl: mr reg: io.rdmad.Mr.InvalidArgument: field 'fd', reason '77 is not a file descriptor the caller holds open"
+	assert_equal "$stderr" "rdmactl: mr reg: 77 is not a file descriptor rdmactl holds open"
 	head -c 4096 /dev/zero >"$BATS_TEST_TMPDIR/plain"
 	run -1 --separate-stderr bash -c "exec 3<>'$BATS_TEST_TMPDIR/plain'; '$RDMACTL' mr reg $pd --fd 3 --length 4096"
 	assert_regex "$stderr" "field 'fd', reason 'must be a memfd sealed with F_SEAL_SHRINK'"
