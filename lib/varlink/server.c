@@ -237,9 +237,10 @@ static void conn_close(struct varlink_connection *conn)
 	conn->call = NULL;
 	if (call && !call->done) {
 		call->done = true;
+		/* Before on_cancel, which may drop the last reference. */
+		call_close_fds(call);
 		if (call->on_cancel)
 			call->on_cancel(call, call->cancel_data);
-		call_close_fds(call);
 	}
 	if (server->close_hook)
 		server->close_hook(conn, server->close_data);
