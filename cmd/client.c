@@ -5,6 +5,7 @@
 #include "lib/varlink/varlink.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,14 +34,38 @@ void ctl_disconnect(struct ctl *ctl)
 	ctl->client = varlink_client_free(ctl->client);
 }
 
+int ctl_pass_fd(struct ctl *ctl, const char *path, int fd)
+{
+	if (fcntl(fd, F_GETFD) < 0) {
+		ctl_fail("%s: %d is not a file descriptor rdmactl holds open", path, fd);
+		return -EBADF;
+	}
+	if (ctl->n_pass_fds >= CTL_PASS_FDS_MAX)
+		return -E2BIG;
+	ctl->pass_fd[ctl->n_pass_fds] = fd;
+	return (int)ctl->n_pass_fds++;
+}
+
+/* The descriptors for the call about to go out; the next call starts with none. */
+static unsigned take_pass_fds(struct ctl *ctl, int fds[CTL_PASS_FDS_MAX])
+{
+	unsigned n = ctl->n_pass_fds;
+
+	memcpy(fds, ctl->pass_fd, n * sizeof(int));
+	ctl->n_pass_fds = 0;
+	return n;
+}
+
 int ctl_call_raw(struct ctl *ctl, const char *method, struct json_object *params,
 		 struct json_object **reply, char **error)
 {
+	int fds[CTL_PASS_FDS_MAX];
+	unsigned n_fds = take_pass_fds(ctl, fds);
 	int r = ctl_connect(ctl);
 
 	if (r < 0)
 		return r;
-	r = varlink_client_call(ctl->client, method, params, reply, error);
+	r = varlink_client_call_fds(ctl->client, method, params, fds, n_fds, reply, error);
 	if (r < 0) {
 		fprintf(stderr, "rdmactl: %s: %s\n", method,
 			r == -ECONNRESET ? "the daemon closed the connection" : strerror(-r));
@@ -97,12 +122,14 @@ int ctl_call(struct ctl *ctl, const char *path, const char *method, struct json_
 int ctl_call_more(struct ctl *ctl, const char *path, const char *method, struct json_object *params,
 		  int (*fn)(struct json_object *reply, void *data), void *data)
 {
+	int fds[CTL_PASS_FDS_MAX];
+	unsigned n_fds = take_pass_fds(ctl, fds);
 	bool continues = true;
 	int r = ctl_connect(ctl);
 
 	if (r < 0)
 		return r;
-	r = varlink_client_send(ctl->client, method, params, VARLINK_CALL_MORE);
+	r = varlink_client_send_fds(ctl->client, method, params, VARLINK_CALL_MORE, fds, n_fds);
 	while (r >= 0 && continues) {
 		struct json_object *reply;
 		char *error = NULL;

@@ -62,12 +62,13 @@ static int add_path(const struct cmd_args *args, const char *arg, struct json_ob
 }
 
 /*
- * "--key-file -": the key bytes from stdin, copied into a memfd whose number
- * goes as "key_fd"; the daemon reads it through /proc.  The key travels in no
- * message, so neither side's varlink or JSON buffers ever hold it; the one
- * copy here is in locked memory and wiped.  *fd stays open for the call.
+ * "--key-file -": the key bytes from stdin, copied into a memfd that is passed
+ * with the call (its index goes as "key_fd").  The key travels in no message,
+ * so neither side's varlink or JSON buffers ever hold it; the one copy here is
+ * in locked memory and wiped.  *fd stays open for the call.
  */
-static int add_stdin_key(const struct cmd_args *args, struct json_object *params, int *fd)
+static int add_stdin_key(struct ctl *ctl, const struct cmd_args *args, struct json_object *params,
+			 int *fd)
 {
 	static uint8_t key[STDIN_KEY_MAX];
 	size_t n = 0;
@@ -87,7 +88,8 @@ static int add_stdin_key(const struct cmd_args *args, struct json_object *params
 			r = ctl_fail("%s: --key-file: cannot hand the key over: %s", args->path,
 				     strerror(-r));
 		else
-			json_object_object_add(params, "key_fd", json_object_new_int(*fd));
+			json_object_object_add(params, "key_fd",
+					       json_object_new_int(ctl_pass_fd(ctl, args->path, *fd)));
 	}
 	explicit_bzero(key, sizeof(key));
 	return r;
@@ -114,7 +116,7 @@ static int dek_create(struct ctl *ctl, const struct cmd_args *args)
 	if (arg_get(args, "--pd") && ctl_add_number(ctl, args, "--pd", params, "pd", UINT32_MAX) < 0)
 		r = -EINVAL;
 	else if (strcmp(key_file, "-") == 0)
-		r = add_stdin_key(args, params, &fd);
+		r = add_stdin_key(ctl, args, params, &fd);
 	else
 		r = add_path(args, "--key-file", params, "key_file");
 	if (r == 0)

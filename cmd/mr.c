@@ -101,13 +101,15 @@ static int mr_dma(struct ctl *ctl, const struct cmd_args *args)
 	return mr_make(ctl, args, IFACE ".GetDma", false);
 }
 
-/* REG_USER_MR of a memfd this rdmactl inherited as --fd N. */
+/* REG_USER_MR of a memfd this rdmactl inherited as --fd N, passed along with the call. */
 static int mr_reg(struct ctl *ctl, const struct cmd_args *args)
 {
 	struct json_object *params = ctl_device_params(args);
+	uint64_t fd = 0;
+	int index;
 
 	if (ctl_add_number(ctl, args, "PD", params, "pd", UINT32_MAX) < 0 ||
-	    ctl_add_number(ctl, args, "--fd", params, "fd", INT32_MAX) < 0 ||
+	    arg_get_u64(ctl, args, "--fd", 0, INT32_MAX, &fd) < 0 ||
 	    ctl_add_number(ctl, args, "--length", params, "length", INT64_MAX) < 0 ||
 	    ctl_add_number(ctl, args, "--offset", params, "offset", INT64_MAX) < 0 ||
 	    ctl_add_number(ctl, args, "--iova", params, "iova", INT64_MAX) < 0 ||
@@ -115,6 +117,12 @@ static int mr_reg(struct ctl *ctl, const struct cmd_args *args)
 		json_object_put(params);
 		return -EINVAL;
 	}
+	index = ctl_pass_fd(ctl, args->path, (int)fd);
+	if (index < 0) {
+		json_object_put(params);
+		return index;
+	}
+	json_object_object_add(params, "fd", json_object_new_int(index));
 	return output_call_records(ctl, args, IFACE ".RegUser", params, "mr", "mr");
 }
 

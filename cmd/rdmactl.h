@@ -110,6 +110,8 @@ void cmd_help(const struct cmd *table, const char *path);
 struct output;
 struct varlink_client;
 
+#define CTL_PASS_FDS_MAX 4
+
 struct ctl {
 	const char *socket_path;
 	bool json;
@@ -119,6 +121,8 @@ struct ctl {
 	const struct output *out;
 	struct varlink_client *client;   /* connected on first use */
 	struct json_object *doc;         /* JSON output being gathered */
+	int pass_fd[CTL_PASS_FDS_MAX];   /* borrowed: they go with the next call */
+	unsigned n_pass_fds;
 };
 
 /*
@@ -138,6 +142,13 @@ int ctl_call_raw(struct ctl *ctl, const char *method, struct json_object *params
 int ctl_call_more(struct ctl *ctl, const char *path, const char *method, struct json_object *params,
 		  int (*fn)(struct json_object *reply, void *data), void *data);
 void ctl_disconnect(struct ctl *ctl);
+/*
+ * fd goes with the next call, passed (SCM_RIGHTS): the daemon gets the open
+ * file itself, whatever PID namespace either side is in.  Returns its index
+ * among the call's descriptors, which is what the call's parameter names;
+ * fd stays the caller's.  -EBADF (said on stderr) when fd is not open here.
+ */
+int ctl_pass_fd(struct ctl *ctl, const char *path, int fd);
 /* A whole text file (at most max bytes; -EILSEQ if it holds a NUL), as a string. */
 int ctl_read_text_file(const char *path, size_t max, char **text);
 

@@ -6,8 +6,6 @@
 #include "daemon/api/idl-table.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <inttypes.h>
 #include <grp.h>
 #include <stdio.h>
 #include <string.h>
@@ -232,16 +230,15 @@ int api_register(struct manager *m)
 	return api_monitor_start(m);
 }
 
-int api_open_caller_fd(struct varlink_call *call, uint64_t fd, int flags, const char *field,
-		       const char *how, struct rdma_error *err)
+int api_passed_fd(struct varlink_call *call, struct json_object *params, const char *key)
 {
-	char path[64];
-	int r;
+	int64_t index = json_get_int(params, key, -1);
+	int fd = index >= 0 && index < VARLINK_FDS_PER_MESSAGE_MAX ?
+		 varlink_call_peek_fd(call, (unsigned)index) : -ENXIO;
 
-	snprintf(path, sizeof(path), "/proc/%d/fd/%" PRIu64, (int)varlink_call_peer(call)->pid, fd);
-	r = open(path, flags | O_CLOEXEC);
-	if (r < 0)
-		return rdma_error_invalid(err, field, "%" PRIu64 " is not a file descriptor the caller "
-					  "holds open for %s (%s)", fd, how, strerror(errno));
-	return r;
+	if (fd < 0) {
+		varlink_call_error_invalid_parameter(call, key);
+		return -EBADF;
+	}
+	return fd;
 }

@@ -77,12 +77,11 @@ typedef int (*api_destroy_fn)(struct rdma_device *dev, enum rdma_object_kind kin
 int api_destroy_by(struct varlink_call *call, struct manager *m, struct json_object *params,
 		   const char *iface, enum rdma_object_kind kind, api_destroy_fn destroy);
 
-/* Replies io.rdmad.<iface>.<error> with one string parameter. */
 /*
- * The caller's file descriptor fd, opened again through /proc with flags: a
- * memfd's seals and pages are those of the file the caller holds.  The pid is
- * the connection's, not something the caller says.  how: "reading", ...
+ * The file descriptor passed with the call at the index that parameter key
+ * holds: the call's still, closed when the call ends.  -EBADF once the call
+ * has been answered InvalidParameter naming key (no such index).
  */
-int api_open_caller_fd(struct varlink_call *call, uint64_t fd, int flags, const char *field,
-		       const char *how, struct rdma_error *err);
+int api_passed_fd(struct varlink_call *call, struct json_object *params, const char *key);
+/* Replies io.rdmad.<iface>.<error> with one string parameter. */
 int api_error_string(struct varlink_call *call, const char *error, const char *key, const char *value);

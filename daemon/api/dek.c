@@ -10,7 +10,6 @@
 #include "lib/hex.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -91,22 +90,20 @@ static int key_from_text(struct json_object *v, uint8_t *key, size_t *len, struc
 }
 
 /*
- * The "key_fd" parameter: a regular file or memfd the caller holds, read from
- * its start straight into key (KEY_BUF bytes), so that the key never travels
- * in a message nor lies in a buffer that is freed as it is.  Not a pipe or a
- * terminal: the event loop must not wait for a writer.
+ * The "key_fd" parameter: the index of a regular file or memfd passed with the
+ * call, read from its start straight into key (KEY_BUF bytes), so that the key
+ * never travels in a message nor lies in a buffer that is freed as it is.  Not
+ * a pipe or a terminal: the event loop must not wait for a writer.  -EBADF
+ * when no descriptor was passed at that index (the call is answered).
  */
-static int key_from_fd(struct varlink_call *call, struct json_object *v, uint8_t *key, size_t *len,
-		       struct rdma_error *err)
+static int key_from_fd(struct varlink_call *call, struct json_object *params, uint8_t *key,
+		       size_t *len, struct rdma_error *err)
 {
-	int64_t fd = json_object_get_int64(v);
+	int f = api_passed_fd(call, params, "key_fd");
 	struct stat st;
 	ssize_t n;
-	int f, r = 0;
+	int r = 0;
 
-	if (fd < 0 || fd > INT32_MAX)
-		return rdma_error_invalid(err, "key_fd", "%lld is not a file descriptor", (long long)fd);
-	f = api_open_caller_fd(call, (uint64_t)fd, O_RDONLY, "key_fd", "reading", err);
 	if (f < 0)
 		return f;
 	if (fstat(f, &st) < 0 || !S_ISREG(st.st_mode))
@@ -120,7 +117,6 @@ static int key_from_fd(struct varlink_call *call, struct json_object *v, uint8_t
 		r = rdma_error_invalid(err, "key_fd", "has more bytes than any key");
 	else
 		*len = (size_t)n;
-	close(f);
 	return r;
 }
 
@@ -146,7 +142,7 @@ static int get_key(struct varlink_call *call, struct json_object *params, uint8_
 		explicit_bzero((char *)json_object_get_string(text), json_object_get_string_len(text));
 		return rdma_error_invalid(err, "key_fd", "give key or key_fd, not both");
 	}
-	return text ? key_from_text(text, *key, len, err) : key_from_fd(call, fd, *key, len, err);
+	return text ? key_from_text(text, *key, len, err) : key_from_fd(call, params, *key, len, err);
 }
 
 /* What Create is given besides the key; get_params() checks it into the model's params. */
@@ -210,7 +206,8 @@ static int create(struct varlink_call *call, struct json_object *params, void *u
 
 	/* First, so that the key's text is wiped whatever happens next. */
 	r = get_key(call, params, &key, &key_len, &err);
-	dev = api_device(call, m, params, IFACE);
+	/* -EBADF: no such passed descriptor, said already. */
+	dev = r == -EBADF ? NULL : api_device(call, m, params, IFACE);
 	if (!dev || api_dispatch(call, params, create_fields, &c) < 0) {
 		secret_free(key, KEY_BUF);
 		return 0;

@@ -7,10 +7,6 @@
 #include "lib/base64.h"
 
 #include <errno.h>
-#include <inttypes.h>
-#include <fcntl.h>
-#include <stdio.h>
-#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -126,13 +122,12 @@ static int reg_user(struct varlink_call *call, struct json_object *params, void 
 
 	if (!dev || api_dispatch(call, params, reg_user_fields, &p) < 0)
 		return 0;
-	memfd = api_open_caller_fd(call, p.fd, O_RDWR, "fd", "reading and writing", &err);
+	memfd = api_passed_fd(call, params, "fd");
 	if (memfd < 0)
-		return api_reply_error(call, IFACE, &err);
+		return 0;
+	/* The MR keeps a duplicate of its own; the passed one goes with the call. */
 	r = rdma_mr_register_memfd(dev, p.pd, memfd, p.offset, p.length, p.iova, p.access,
 				   m->config.max_mr_size, &mr, &err);
-	/* The MR keeps a duplicate of its own. */
-	close(memfd);
 	if (r < 0)
 		return api_reply_failure(call, IFACE, &err, r);
 	return api_reply_record(call, "mr", mr_json(dev, &mr->obj));

@@ -204,6 +204,9 @@ int rdma_mr_register_memfd(struct rdma_device *dev, uint32_t pd, int memfd, uint
 		return rdma_error_invalid(err, "iova", "iova + length passes 2^64");
 	if (fstat(memfd, &st) < 0 || !S_ISREG(st.st_mode))
 		return rdma_error_invalid(err, "fd", "not a memfd");
+	/* The device writes the pages: a read-only descriptor would fail the mapping. */
+	if ((fcntl(memfd, F_GETFL) & O_ACCMODE) != O_RDWR)
+		return rdma_error_invalid(err, "fd", "not open for reading and writing");
 	if (offset > (uint64_t)st.st_size || length > (uint64_t)st.st_size - offset)
 		return rdma_error_invalid(err, "length", "offset %llu + length %llu pass the end of "
 					  "the memfd (%llu bytes)", (unsigned long long)offset,

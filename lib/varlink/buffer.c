@@ -74,6 +74,7 @@ const char *varlink_buffer_next_message(struct varlink_buffer *b, size_t *len)
 void varlink_buffer_consume(struct varlink_buffer *b, size_t n)
 {
 	b->start += n;
+	b->base += n;
 	b->scanned = 0;
 	if (b->start == b->len)
 		b->start = b->len = 0;

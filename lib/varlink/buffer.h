@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <json-c/json.h>
 
 struct varlink_buffer {
@@ -12,6 +13,7 @@ struct varlink_buffer {
 	size_t len;     /* bytes in use from data[0] */
 	size_t cap;
 	size_t scanned; /* bytes after start already known to hold no NUL */
+	uint64_t base;  /* where data[start] is in the stream: the bytes consumed so far */
 };
 
 void varlink_buffer_release(struct varlink_buffer *b);

@@ -2,8 +2,10 @@
 /* Blocking varlink client: what rdmactl and the test tools talk through. */
 #include "lib/varlink/varlink.h"
 #include "lib/varlink/buffer.h"
+#include "lib/varlink/fds.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,7 +15,9 @@
 
 struct varlink_client {
 	int fd;
-	struct varlink_buffer in;
+	struct varlink_buffer in, out;
+	struct varlink_fd_queue in_fds, out_fds;
+	struct varlink_fds reply_fds;  /* of the reply read last */
 };
 
 int varlink_client_connect(struct varlink_client **out, const char *address)
@@ -61,22 +65,47 @@ struct varlink_client *varlink_client_free(struct varlink_client *client)
 		return NULL;
 	close(client->fd);
 	varlink_buffer_release(&client->in);
+	varlink_buffer_release(&client->out);
+	varlink_fd_queue_release(&client->in_fds);
+	varlink_fd_queue_release(&client->out_fds);
+	varlink_fds_close(&client->reply_fds);
 	free(client);
 	return NULL;
 }
 
-static int write_all(int fd, const char *p, size_t n)
+static int flush(struct varlink_client *client)
 {
-	while (n > 0) {
-		ssize_t w = send(fd, p, n, MSG_NOSIGNAL);
+	while (varlink_buffer_pending(&client->out) > 0) {
+		ssize_t n = varlink_send(client->fd, &client->out, &client->out_fds, 0);
 
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
+		if (n == -EINTR)
+			continue;
+		if (n < 0) {
+			/* What is left of the message must not start the next one. */
+			varlink_buffer_release(&client->out);
+			varlink_fd_queue_release(&client->out_fds);
+			return (int)n;
 		}
-		p += w;
-		n -= (size_t)w;
+	}
+	return 0;
+}
+
+/* Copies of fds, which the message owns until they are sent. */
+static int dup_fds(const int *fds, unsigned n_fds, struct varlink_fds *out)
+{
+	out->n = 0;
+	if (n_fds > VARLINK_FDS_PER_MESSAGE_MAX)
+		return -E2BIG;
+	for (unsigned i = 0; i < n_fds; i++) {
+		int fd = fcntl(fds[i], F_DUPFD_CLOEXEC, 3);
+
+		if (fd < 0) {
+			int r = -errno;
+
+			varlink_fds_close(out);
+			return r;
+		}
+		varlink_fds_add(out, fd);
 	}
 	return 0;
 }
@@ -84,13 +113,25 @@ static int write_all(int fd, const char *p, size_t n)
 int varlink_client_send(struct varlink_client *client, const char *method,
 			struct json_object *params, unsigned flags)
 {
-	struct json_object *msg = json_object_new_object();
-	const char *s;
-	size_t len;
+	return varlink_client_send_fds(client, method, params, flags, NULL, 0);
+}
+
+int varlink_client_send_fds(struct varlink_client *client, const char *method,
+			    struct json_object *params, unsigned flags, const int *fds,
+			    unsigned n_fds)
+{
+	struct json_object *msg;
+	struct varlink_fds copies;
 	int r;
 
-	if (!msg)
+	r = dup_fds(fds, n_fds, &copies);
+	if (r < 0)
+		return r;
+	msg = json_object_new_object();
+	if (!msg) {
+		varlink_fds_close(&copies);
 		return -ENOMEM;
+	}
 	json_object_object_add(msg, "method", json_object_new_string(method));
 	if (params)
 		json_object_object_add(msg, "parameters", json_object_get(params));
@@ -98,10 +139,10 @@ int varlink_client_send(struct varlink_client *client, const char *method,
 		json_object_object_add(msg, "oneway", json_object_new_boolean(1));
 	if (flags & VARLINK_CALL_MORE)
 		json_object_object_add(msg, "more", json_object_new_boolean(1));
-	s = varlink_json_string(msg, &len);
-	r = s ? write_all(client->fd, s, len + 1) : -ENOMEM; /* with the NUL */
+	r = varlink_queue_message(&client->out, &client->out_fds, msg, &copies);
 	json_object_put(msg);
-	return r;
+	varlink_fds_close(&copies); /* when not queued */
+	return r < 0 ? r : flush(client);
 }
 
 static long long now_ms(void)
@@ -129,16 +170,14 @@ static int fill(struct varlink_client *client, long long deadline)
 	}
 	if (varlink_buffer_pending(&client->in) > VARLINK_MESSAGE_MAX)
 		return -EMSGSIZE;
-	r = varlink_buffer_reserve(&client->in, 64 * 1024);
-	if (r < 0)
-		return r;
-	n = recv(client->fd, client->in.data + client->in.len, 64 * 1024, 0);
+	n = varlink_recv(client->fd, &client->in, &client->in_fds, 64 * 1024, 0);
+	if (n == -EINTR)
+		return 0;
+	if (n == -ETOOMANYREFS)
+		return -EPROTO;
 	if (n < 0)
-		return errno == EINTR ? 0 : -errno;
-	if (n == 0)
-		return -ECONNRESET;
-	client->in.len += (size_t)n;
-	return 0;
+		return (int)n;
+	return n == 0 ? -ECONNRESET : 0;
 }
 
 int varlink_client_read(struct varlink_client *client, struct json_object **params, char **error,
@@ -156,6 +195,8 @@ int varlink_client_read(struct varlink_client *client, struct json_object **para
 			return r;
 	}
 	msg = varlink_parse_message(data, len);
+	varlink_fds_close(&client->reply_fds);
+	varlink_fd_queue_take(&client->in_fds, client->in.base, &client->reply_fds);
 	varlink_buffer_consume(&client->in, len + 1);
 	if (!msg)
 		return -EPROTO;
@@ -184,10 +225,17 @@ int varlink_client_read(struct varlink_client *client, struct json_object **para
 int varlink_client_call(struct varlink_client *client, const char *method,
 			struct json_object *params, struct json_object **reply, char **error)
 {
+	return varlink_client_call_fds(client, method, params, NULL, 0, reply, error);
+}
+
+int varlink_client_call_fds(struct varlink_client *client, const char *method,
+			    struct json_object *params, const int *fds, unsigned n_fds,
+			    struct json_object **reply, char **error)
+{
 	bool continues;
 	int r;
 
-	r = varlink_client_send(client, method, params, 0);
+	r = varlink_client_send_fds(client, method, params, 0, fds, n_fds);
 	if (r < 0)
 		return r;
 	r = varlink_client_read(client, reply, error, &continues, -1);
@@ -200,4 +248,19 @@ int varlink_client_call(struct varlink_client *client, const char *method,
 		return -EPROTO;
 	}
 	return 0;
+}
+
+int varlink_client_peek_fd(const struct varlink_client *client, unsigned i)
+{
+	return varlink_fds_peek(&client->reply_fds, i);
+}
+
+int varlink_client_take_fd(struct varlink_client *client, unsigned i)
+{
+	return varlink_fds_take(&client->reply_fds, i);
+}
+
+unsigned varlink_client_n_fds(const struct varlink_client *client)
+{
+	return client->reply_fds.n;
 }

@@ -7,9 +7,12 @@
  * what keeps pipelined calls answered in order.  Protocol violations (bad JSON,
  * unknown keys, conflicting flags, an oversized message) close the connection;
  * everything else is answered with an error and the connection goes on.
+ * File descriptors that came with a message belong to its call, and are
+ * closed when the call ends unless its handler took them.
  */
 #include "lib/varlink/varlink.h"
 #include "lib/varlink/buffer.h"
+#include "lib/varlink/fds.h"
 #include "lib/varlink/idl.h"
 #include "lib/varlink/server-internal.h"
 #include "lib/log.h"
@@ -37,6 +40,7 @@ struct varlink_connection {
 	gid_t *groups;              /* of the peer, when it connected */
 	size_t n_groups;
 	struct varlink_buffer in, out;
+	struct varlink_fd_queue in_fds, out_fds;
 	struct varlink_call *call;  /* the call being served, if any */
 	bool dead;
 	bool eof;                   /* the client closed its writing side */
@@ -49,6 +53,8 @@ struct varlink_call {
 	const struct idl_member *member;
 	char *method;
 	unsigned flags;
+	struct varlink_fds fds;       /* passed with the call */
+	struct varlink_fds reply_fds; /* to go with the next reply */
 	bool done;
 	void (*on_cancel)(struct varlink_call *, void *);
 	void *cancel_data;
@@ -190,6 +196,8 @@ static void conn_unref(struct varlink_connection *conn)
 		return;
 	varlink_buffer_release(&conn->in);
 	varlink_buffer_release(&conn->out);
+	varlink_fd_queue_release(&conn->in_fds);
+	varlink_fd_queue_release(&conn->out_fds);
 	free(conn->groups);
 	free(conn);
 }
@@ -197,6 +205,12 @@ static void conn_unref(struct varlink_connection *conn)
 const struct ucred *varlink_connection_peer(const struct varlink_connection *conn)
 {
 	return &conn->peer;
+}
+
+static void call_close_fds(struct varlink_call *call)
+{
+	varlink_fds_close(&call->fds);
+	varlink_fds_close(&call->reply_fds);
 }
 
 static void conn_close(struct varlink_connection *conn)
@@ -223,6 +237,8 @@ static void conn_close(struct varlink_connection *conn)
 	conn->call = NULL;
 	if (call && !call->done) {
 		call->done = true;
+		/* Before on_cancel, which may drop the last reference. */
+		call_close_fds(call);
 		if (call->on_cancel)
 			call->on_cancel(call, call->cancel_data);
 	}
@@ -235,17 +251,14 @@ static void conn_close(struct varlink_connection *conn)
 static int conn_flush(struct varlink_connection *conn)
 {
 	while (varlink_buffer_pending(&conn->out) > 0) {
-		ssize_t n = send(conn->fd, conn->out.data + conn->out.start,
-				 varlink_buffer_pending(&conn->out), MSG_NOSIGNAL | MSG_DONTWAIT);
+		ssize_t n = varlink_send(conn->fd, &conn->out, &conn->out_fds, MSG_DONTWAIT);
 
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			if (errno == EAGAIN)
-				return 0;
-			return -errno;
-		}
-		varlink_buffer_consume(&conn->out, (size_t)n);
+		if (n == -EINTR)
+			continue;
+		if (n == -EAGAIN)
+			return 0;
+		if (n < 0)
+			return (int)n;
 	}
 	return 0;
 }
@@ -256,8 +269,12 @@ static void conn_update_events(struct varlink_connection *conn)
 
 	if (conn->dead)
 		return;
-	/* Stop reading while a full message waits behind a call in progress. */
-	if (!conn->eof && varlink_buffer_pending(&conn->in) <= VARLINK_MESSAGE_MAX)
+	/*
+	 * Stop reading while a full message waits behind a call in progress, or
+	 * while the next message's descriptors might pass the bound.
+	 */
+	if (!conn->eof && varlink_buffer_pending(&conn->in) <= VARLINK_MESSAGE_MAX &&
+	    conn->in_fds.n_fds <= VARLINK_FDS_QUEUED_MAX - VARLINK_FDS_PER_MESSAGE_MAX)
 		events |= EPOLLIN;
 	if (varlink_buffer_pending(&conn->out) > 0)
 		events |= EPOLLOUT;
@@ -272,19 +289,21 @@ static void conn_update_events(struct varlink_connection *conn)
 	}
 }
 
-static int conn_send(struct varlink_connection *conn, struct json_object *msg)
+/* Sends msg with fds (moved out of *fds when queued). */
+static int conn_send(struct varlink_connection *conn, struct json_object *msg, struct varlink_fds *fds)
 {
 	int r;
 
 	if (conn->dead)
 		return -ENOTCONN;
-	if (varlink_buffer_pending(&conn->out) > OUTPUT_MAX) {
+	if (varlink_buffer_pending(&conn->out) > OUTPUT_MAX ||
+	    conn->out_fds.n_fds + fds->n > VARLINK_FDS_QUEUED_MAX) {
 		log_warning("varlink: client pid %d does not read its replies, closing",
 			    (int)conn->peer.pid);
 		conn_close(conn);
 		return -ENOBUFS;
 	}
-	r = varlink_buffer_append_message(&conn->out, msg);
+	r = varlink_queue_message(&conn->out, &conn->out_fds, msg, fds);
 	if (r < 0)
 		return r;
 	r = conn_flush(conn);
@@ -313,6 +332,7 @@ struct varlink_call *varlink_call_unref(struct varlink_call *call)
 {
 	if (!call || --call->ref > 0)
 		return NULL;
+	call_close_fds(call);
 	conn_unref(call->conn);
 	free(call->method);
 	free(call);
@@ -351,12 +371,35 @@ struct varlink_connection *varlink_call_connection(struct varlink_call *call)
 	return call->conn;
 }
 
+int varlink_call_peek_fd(const struct varlink_call *call, unsigned i)
+{
+	return varlink_fds_peek(&call->fds, i);
+}
+
+int varlink_call_take_fd(struct varlink_call *call, unsigned i)
+{
+	return varlink_fds_take(&call->fds, i);
+}
+
+unsigned varlink_call_n_fds(const struct varlink_call *call)
+{
+	return call->fds.n;
+}
+
+int varlink_call_push_fd(struct varlink_call *call, int fd)
+{
+	if (call->done)
+		return -EALREADY;
+	return varlink_fds_add(&call->reply_fds, fd);
+}
+
 /* Ends the call; the connection may then read its next message. */
 static void call_finish(struct varlink_call *call)
 {
 	struct varlink_connection *conn = call->conn;
 
 	call->done = true;
+	varlink_fds_close(&call->fds);
 	if (conn->call != call)
 		return;
 	conn->call = NULL;
@@ -383,6 +426,7 @@ static int call_send(struct varlink_call *call, struct json_object *params, cons
 		call_finish(call);
 	if (call->flags & VARLINK_CALL_ONEWAY) {
 		json_object_put(params);
+		varlink_fds_close(&call->reply_fds);
 		return 0;
 	}
 	if (!error && call->member && params) {
@@ -396,6 +440,7 @@ static int call_send(struct varlink_call *call, struct json_object *params, cons
 	msg = json_object_new_object();
 	if (!msg) {
 		json_object_put(params);
+		varlink_fds_close(&call->reply_fds);
 		return -ENOMEM;
 	}
 	if (error)
@@ -403,7 +448,8 @@ static int call_send(struct varlink_call *call, struct json_object *params, cons
 	json_object_object_add(msg, "parameters", params ? params : json_object_new_object());
 	if (continues)
 		json_object_object_add(msg, "continues", json_object_new_boolean(1));
-	r = conn_send(call->conn, msg);
+	r = conn_send(call->conn, msg, &call->reply_fds);
+	varlink_fds_close(&call->reply_fds); /* what did not go out */
 	json_object_put(msg);
 	if (!call->conn->dead)
 		conn_update_events(call->conn);
@@ -530,7 +576,8 @@ static bool authorized(const struct varlink_connection *conn, const struct varli
 	return server->authorize(&peer, method, handler->flags, server->authorize_data);
 }
 
-static int dispatch(struct varlink_connection *conn, struct json_object *msg)
+/* The call of msg, which fds came with (the call's from here on). */
+static int dispatch(struct varlink_connection *conn, struct json_object *msg, struct varlink_fds *fds)
 {
 	struct varlink_server *server = conn->server;
 	const struct varlink_method *handler = NULL;
@@ -543,15 +590,20 @@ static int dispatch(struct varlink_connection *conn, struct json_object *msg)
 	char *iface_name;
 	int r;
 
-	if (parse_call_object(msg, &method, &params, &flags, &upgrade) < 0)
+	if (parse_call_object(msg, &method, &params, &flags, &upgrade) < 0) {
+		varlink_fds_close(fds);
 		return -EBADMSG;
+	}
 
 	call = calloc(1, sizeof(*call));
-	if (!call)
+	if (!call) {
+		varlink_fds_close(fds);
 		return -ENOMEM;
+	}
 	call->ref = 1;
 	call->conn = conn_ref(conn);
 	call->flags = flags;
+	call->fds = *fds;
 	call->method = strdup(method);
 	if (!call->method) {
 		varlink_call_unref(call);
@@ -604,6 +656,7 @@ static void conn_process(struct varlink_connection *conn)
 	conn_ref(conn);
 	while (!conn->dead && !conn->call) {
 		struct json_object *msg;
+		struct varlink_fds fds;
 		const char *data;
 		size_t len;
 		int r;
@@ -618,8 +671,14 @@ static void conn_process(struct varlink_connection *conn)
 			break;
 		}
 		msg = len <= VARLINK_MESSAGE_MAX ? varlink_parse_message(data, len) : NULL;
+		varlink_fd_queue_take(&conn->in_fds, conn->in.base, &fds);
 		varlink_buffer_consume(&conn->in, len + 1);
-		r = msg ? dispatch(conn, msg) : -EBADMSG;
+		if (msg) {
+			r = dispatch(conn, msg, &fds);
+		} else {
+			varlink_fds_close(&fds);
+			r = -EBADMSG;
+		}
 		json_object_put(msg);
 		if (r < 0) {
 			log_debug("varlink: protocol error from pid %d, closing", (int)conn->peer.pid);
@@ -632,20 +691,21 @@ static void conn_process(struct varlink_connection *conn)
 
 static int conn_read(struct varlink_connection *conn)
 {
-	ssize_t n;
-	int r;
+	ssize_t n = varlink_recv(conn->fd, &conn->in, &conn->in_fds, READ_CHUNK, MSG_DONTWAIT);
 
-	r = varlink_buffer_reserve(&conn->in, READ_CHUNK);
-	if (r < 0)
-		return r;
-	n = recv(conn->fd, conn->in.data + conn->in.len, READ_CHUNK, MSG_DONTWAIT);
-	if (n < 0)
-		return errno == EAGAIN || errno == EINTR ? 0 : -errno;
-	if (n == 0) {
-		conn->eof = true;
+	if (n == -EAGAIN || n == -EINTR)
 		return 0;
-	}
-	conn->in.len += (size_t)n;
+	if (n == -EPROTO)
+		log_warning("varlink: pid %d passed file descriptors with no message's first bytes, "
+			    "closing", (int)conn->peer.pid);
+	else if (n == -ETOOMANYREFS)
+		log_warning("varlink: pid %d passed more file descriptors than %u with a message or %u "
+			    "waiting, closing", (int)conn->peer.pid, VARLINK_FDS_PER_MESSAGE_MAX,
+			    VARLINK_FDS_QUEUED_MAX);
+	if (n < 0)
+		return (int)n;
+	if (n == 0)
+		conn->eof = true;
 	return 0;
 }
 

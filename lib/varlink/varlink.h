@@ -6,6 +6,10 @@
  * replies in call order (UAPI.20 "Varlink IPC").  Interfaces are described by
  * their IDL text; the server parses it once and checks every call's parameters
  * against it before a handler runs, so handlers see well-typed input only.
+ *
+ * File descriptors may travel with a message in both directions (SCM_RIGHTS,
+ * sent with the message's first bytes); a parameter names one by its index
+ * among those of its message.
  */
 #pragma once
 
@@ -18,6 +22,9 @@
 #define VARLINK_MESSAGE_MAX      (16u * 1024 * 1024)
 #define VARLINK_CONNECTIONS_MAX  4096u
 #define VARLINK_PER_UID_MAX      1024u
+/* File descriptors passed with one message, and waiting in messages not yet served. */
+#define VARLINK_FDS_PER_MESSAGE_MAX 16u
+#define VARLINK_FDS_QUEUED_MAX      64u
 
 #define VARLINK_ERROR_INTERFACE_NOT_FOUND   "org.varlink.service.InterfaceNotFound"
 #define VARLINK_ERROR_METHOD_NOT_FOUND      "org.varlink.service.MethodNotFound"
@@ -128,6 +135,22 @@ struct varlink_call *varlink_call_unref(struct varlink_call *call);
 void varlink_call_set_cancel(struct varlink_call *call, void (*on_cancel)(struct varlink_call *, void *),
 			     void *userdata);
 
+/*
+ * The file descriptors passed with the call's message, by index.  peek: still
+ * the call's, closed when the call ends (its final reply, or its connection
+ * going away).  take: the caller's from then on.  -ENXIO when there is none at i.
+ */
+int varlink_call_peek_fd(const struct varlink_call *call, unsigned i);
+int varlink_call_take_fd(struct varlink_call *call, unsigned i);
+unsigned varlink_call_n_fds(const struct varlink_call *call);
+/*
+ * fd goes out with the call's next reply or error and is the call's from now
+ * on (closed once sent, or when no reply carries it).  -ENOBUFS past
+ * VARLINK_FDS_PER_MESSAGE_MAX and -EALREADY after the final reply: fd then
+ * stays the caller's.
+ */
+int varlink_call_push_fd(struct varlink_call *call, int fd);
+
 const struct ucred *varlink_connection_peer(const struct varlink_connection *conn);
 
 /* ---- client (blocking) ---- */
@@ -141,10 +164,18 @@ struct varlink_client *varlink_client_free(struct varlink_client *client);
 int varlink_client_send(struct varlink_client *client, const char *method,
 			struct json_object *params, unsigned flags);
 /*
+ * The same, passing n_fds descriptors (at most VARLINK_FDS_PER_MESSAGE_MAX)
+ * with the call; they stay the caller's.  -E2BIG past the limit.
+ */
+int varlink_client_send_fds(struct varlink_client *client, const char *method,
+			    struct json_object *params, unsigned flags, const int *fds,
+			    unsigned n_fds);
+/*
  * Reads one reply.  On success *params is the reply's parameters (owned by the
  * caller, never NULL), *error the error name or NULL (owned by the caller), and
  * *continues whether more replies follow.  timeout_ms < 0 waits forever.
- * Returns -EPROTO on a malformed reply, -ECONNRESET when the server closed,
+ * Returns -EPROTO on a malformed reply (or file descriptors against the rules
+ * of lib/varlink/fds.h), -ECONNRESET when the server closed,
  * -ETIMEDOUT on timeout.
  */
 int varlink_client_read(struct varlink_client *client, struct json_object **params, char **error,
@@ -152,6 +183,16 @@ int varlink_client_read(struct varlink_client *client, struct json_object **para
 /* send + read for a plain call. */
 int varlink_client_call(struct varlink_client *client, const char *method,
 			struct json_object *params, struct json_object **reply, char **error);
+int varlink_client_call_fds(struct varlink_client *client, const char *method,
+			    struct json_object *params, const int *fds, unsigned n_fds,
+			    struct json_object **reply, char **error);
+/*
+ * The file descriptors that came with the reply read last, as for a call:
+ * peek leaves them the client's (closed at the next read), take hands one over.
+ */
+int varlink_client_peek_fd(const struct varlink_client *client, unsigned i);
+int varlink_client_take_fd(struct varlink_client *client, unsigned i);
+unsigned varlink_client_n_fds(const struct varlink_client *client);
 
 /* ---- helpers shared by server and client ---- */
 

@@ -109,38 +109,65 @@ refused() {
 	refused key dek create short --size 128 --key-file - <"$T/short"
 }
 
-@test "key_fd: the key from the caller's memfd, never in the message; pipes and both forms refused" {
-	# The caller holds the descriptors while it calls: the daemon opens them through /proc.
-	run python3 - "$RDMACTL_SOCKET" <<-'EOF'
-	import json, os, socket, sys
-	def call(params):
-	    s = socket.socket(socket.AF_UNIX)
-	    s.connect(sys.argv[1])
-	    s.sendall(json.dumps({"method": "io.rdmad.Dek.Create", "parameters": params}).encode() + b"\0")
-	    reply = b""
-	    while not reply.endswith(b"\0"):
-	        reply += s.recv(65536)
-	    s.close()
-	    return json.loads(reply[:-1])
+# raw_create: runs the python3 script on stdin after call(params, fds): a
+# Dek.Create on a raw connection of its own, fds passed (SCM_RIGHTS) with the
+# message's bytes, key_fd naming one by its index among them; the reply.
+raw_create() {
+	{
+		cat <<-'EOF'
+		import json, os, socket, sys
+		def call(params, fds):
+		    s = socket.socket(socket.AF_UNIX)
+		    s.connect(sys.argv[1])
+		    msg = json.dumps({"method": "io.rdmad.Dek.Create", "parameters": params}).encode() + b"\0"
+		    socket.send_fds(s, [msg], fds)
+		    reply = b""
+		    while not reply.endswith(b"\0"):
+		        reply += s.recv(65536)
+		    s.close()
+		    return json.loads(reply[:-1])
+		EOF
+		cat
+	} >"$T/raw_create.py"
+	python3 "$T/raw_create.py" "$RDMACTL_SOCKET"
+}
+
+@test "key_fd: a memfd passed with the call holds the key, never in the message; pipes and both forms refused" {
+	run raw_create <<-'EOF'
 	key = bytes(range(1, 33))
 	fd = os.memfd_create("key")
 	os.write(fd, key)
-	r = call({"name": "viafd", "size": 128, "key_fd": fd})
+	# Index 1: the second descriptor passed, whatever the caller's number for it.
+	r = call({"name": "viafd", "size": 128, "key_fd": 1}, [0, fd])
 	print(r["parameters"]["dek"]["state"], r["parameters"]["dek"]["persistent"])
 	rd, wr = os.pipe()
 	os.write(wr, key)
-	print(call({"name": "viapipe", "size": 128, "key_fd": rd}))
-	print(call({"name": "both", "size": 128, "key_fd": fd, "key": "AAAA"}))
-	print(call({"name": "nofd", "size": 128, "key_fd": 999}).get("error"))
+	print(call({"name": "viapipe", "size": 128, "key_fd": 0}, [rd]))
+	print(call({"name": "both", "size": 128, "key_fd": 0, "key": "AAAA"}, [fd]))
 	EOF
 	assert_success
 	assert_line --index 0 "ready False"
 	assert_line --index 1 --partial "'error': 'io.rdmad.Dek.InvalidArgument', 'parameters': {'field': 'key_fd', 'reason': 'not a regular file or memfd"
 	assert_line --index 2 --partial "'field': 'key_fd', 'reason': 'give key or key_fd, not both'"
-	assert_line --index 3 "io.rdmad.Dek.InvalidArgument"
 	run "$RDMACTL" -j dek list
 	refute_output --partial viapipe
 	"$RDMACTL" dek destroy viafd
+}
+
+@test "key_fd naming no descriptor passed with the call is InvalidParameter key_fd" {
+	# The caller's own descriptor number means nothing to the daemon.
+	run raw_create <<-'EOF'
+	fd = os.memfd_create("key")
+	os.write(fd, bytes(range(1, 33)))
+	for key_fd, fds in ((fd, []), (1, [fd]), (-1, [fd])):
+	    print(call({"name": "nofd", "size": 128, "key_fd": key_fd}, fds))
+	EOF
+	assert_success
+	for i in 0 1 2; do
+		assert_line --index $i "{'error': 'org.varlink.service.InvalidParameter', 'parameters': {'parameter': 'key_fd'}}"
+	done
+	run "$RDMACTL" -j dek list
+	refute_output --partial nofd
 }
 
 @test "a relative key file is the daemon's absolute path" {

@@ -14,14 +14,19 @@
 #include "lib/log.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <semaphore.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <linux/sockios.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -47,6 +52,12 @@ static const char test_idl[] =
 	"method Hang() -> ()\n"
 	"method Secret() -> ()\n"
 	"method Undone() -> ()\n"
+	"# What each descriptor passed with the call holds (its first bytes).\n"
+	"method ReadFds() -> (texts: []string)\n"
+	"# Keeps the descriptor passed at index until the test closes it.\n"
+	"method TakeFd(index: int) -> ()\n"
+	"# n replies, each with a pipe that holds i.\n"
+	"method Pipes(n: int) -> (i: int)\n"
 	"error Failed (reason: string, code: int)\n";
 
 struct fixture {
@@ -59,6 +70,7 @@ struct fixture {
 
 	/* Written by the server thread, read by the tests: use the atomics. */
 	int echo_calls, hang_calls, cancelled, reply_after_cancel, closes;
+	int taken_fd;
 
 	/* Server thread only. */
 	sd_event *event;
@@ -207,6 +219,62 @@ static int m_hang(struct varlink_call *call, struct json_object *params, void *u
 	return 0;
 }
 
+static int m_read_fds(struct varlink_call *call, struct json_object *params, void *userdata)
+{
+	struct json_object *texts = json_object_new_array(), *p = json_object_new_object();
+
+	for (unsigned i = 0; i < varlink_call_n_fds(call); i++) {
+		char buf[64];
+		ssize_t n = pread(varlink_call_peek_fd(call, i), buf, sizeof(buf), 0);
+
+		json_object_array_add(texts, json_object_new_string_len(buf, n > 0 ? (int)n : 0));
+	}
+	json_object_object_add(p, "texts", texts);
+	return varlink_call_reply(call, p);
+}
+
+static int m_take_fd(struct varlink_call *call, struct json_object *params, void *userdata)
+{
+	struct fixture *f = userdata;
+	int64_t i = json_object_get_int64(json_object_object_get(params, "index"));
+	int fd = varlink_call_take_fd(call, (unsigned)i);
+
+	if (fd < 0)
+		return varlink_call_error_invalid_parameter(call, "index");
+	STORE(f->taken_fd, fd);
+	return varlink_call_reply(call, NULL);
+}
+
+static int m_pipes(struct varlink_call *call, struct json_object *params, void *userdata)
+{
+	int64_t n = json_object_get_int64(json_object_object_get(params, "n"));
+
+	for (int64_t i = 1; i <= n; i++) {
+		struct json_object *p = json_object_new_object();
+		char text[32];
+		int fds[2], r;
+
+		if (pipe2(fds, O_CLOEXEC) < 0)
+			return -errno;
+		snprintf(text, sizeof(text), "%lld", (long long)i);
+		if (write(fds[1], text, strlen(text)) < 0)
+			r = -errno;
+		else
+			r = varlink_call_push_fd(call, fds[0]);
+		close(fds[1]);
+		if (r < 0) {
+			close(fds[0]);
+			json_object_put(p);
+			return r;
+		}
+		json_object_object_add(p, "i", json_object_new_int64(i));
+		r = i < n ? varlink_call_reply_more(call, p) : varlink_call_reply(call, p);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
 static int m_secret(struct varlink_call *call, struct json_object *params, void *userdata)
 {
 	return varlink_call_reply(call, NULL);
@@ -239,6 +307,9 @@ static const struct varlink_method test_methods[] = {
 	{ "Later", m_later, 0 },
 	{ "Hang", m_hang, 0 },
 	{ "Secret", m_secret, VARLINK_METHOD_PRIVILEGED },
+	{ "ReadFds", m_read_fds, 0 },
+	{ "TakeFd", m_take_fd, 0 },
+	{ "Pipes", m_pipes, 0 },
 	/* Undone is described but has no handler. */
 	{ NULL, NULL, 0 },
 };
@@ -293,6 +364,7 @@ static int start_server(void **state, unsigned max_connections, unsigned max_per
 	snprintf(f->path, sizeof(f->path), "%s/sock", f->dir);
 	f->max_connections = max_connections;
 	f->max_per_uid = max_per_uid;
+	f->taken_fd = -1;
 	f->stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	sem_init(&f->ready, 0, 0);
 	if (pthread_create(&f->thread, NULL, server_thread, f) != 0)
@@ -793,6 +865,276 @@ static void test_many_pipelined(void **state)
 	varlink_client_free(c);
 }
 
+/* ---- file descriptors ---- */
+
+static int memfd_with(const char *text)
+{
+	int fd = memfd_create("test", MFD_CLOEXEC);
+
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	return fd;
+}
+
+/* The "texts" of a ReadFds reply, as one string: "one,two". */
+static void assert_texts(struct varlink_client *c, const char *want)
+{
+	struct json_object *p = read_ok(c, NULL), *texts = json_object_object_get(p, "texts");
+	char got[256] = "";
+
+	for (size_t i = 0; i < json_object_array_length(texts); i++) {
+		if (i > 0)
+			strcat(got, ",");
+		strcat(got, json_object_get_string(json_object_array_get_idx(texts, i)));
+	}
+	assert_string_equal(got, want);
+	json_object_put(p);
+}
+
+/* Whether reading fd finds its writing end closed within ms. */
+static bool closed_within(int fd, int ms)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	char c;
+
+	return poll(&pfd, 1, ms) == 1 && read(fd, &c, 1) == 0;
+}
+
+/* A raw connection to the server, for what the client would not send. */
+static int connect_raw(struct fixture *f)
+{
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	assert_true(fd >= 0);
+	snprintf(addr.sun_path, sizeof(addr.sun_path), "%s", f->path);
+	assert_int_equal(connect(fd, (struct sockaddr *)&addr, sizeof(addr)), 0);
+	return fd;
+}
+
+static void send_raw_fds(int sock, const char *bytes, size_t len, const int *fds, unsigned n)
+{
+	char control[CMSG_SPACE(sizeof(int) * 32)] = { 0 };
+	struct iovec iov = { .iov_base = (void *)bytes, .iov_len = len };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+	struct cmsghdr *c;
+
+	assert_true(n <= 32);
+	if (n > 0) {
+		mh.msg_control = control;
+		mh.msg_controllen = CMSG_SPACE(sizeof(int) * n);
+		c = CMSG_FIRSTHDR(&mh);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(sizeof(int) * n);
+		memcpy(CMSG_DATA(c), fds, sizeof(int) * n);
+	}
+	assert_int_equal(sendmsg(sock, &mh, MSG_NOSIGNAL), (ssize_t)len);
+}
+
+/* The server closes the raw connection: end of stream, no reply. */
+static void assert_closed_by_server(int sock)
+{
+	struct pollfd pfd = { .fd = sock, .events = POLLIN };
+	char buf[256];
+	ssize_t n;
+
+	assert_int_equal(poll(&pfd, 1, TIMEOUT_MS), 1);
+	n = recv(sock, buf, sizeof(buf), 0);
+	assert_true(n == 0 || (n < 0 && errno == ECONNRESET));
+}
+
+static void assert_server_serves(struct fixture *f)
+{
+	struct varlink_client *c = connect_client(f);
+	struct json_object *p;
+
+	send_call(c, "org.example.test.Echo", "{\"text\":\"fine\"}", 0);
+	p = read_ok(c, NULL);
+	assert_string_equal(str(p, "text"), "fine");
+	json_object_put(p);
+	varlink_client_free(c);
+}
+
+static void test_fds_tied_to_their_message(void **state)
+{
+	struct fixture *f = *state;
+	struct varlink_client *c = connect_client(f);
+	int one = memfd_with("one"), two[2] = { memfd_with("two"), memfd_with("three") };
+
+	/* Pipelined: all written before any reply is read; each call sees its own. */
+	assert_int_equal(varlink_client_send_fds(c, "org.example.test.ReadFds", NULL, 0, &one, 1), 0);
+	send_call(c, "org.example.test.ReadFds", NULL, 0);
+	assert_int_equal(varlink_client_send_fds(c, "org.example.test.ReadFds", NULL, 0, two, 2), 0);
+	assert_int_equal(varlink_client_send_fds(c, "org.example.test.ReadFds", NULL, 0, &one, 1), 0);
+	assert_texts(c, "one");
+	assert_texts(c, "");
+	assert_texts(c, "two,three");
+	assert_texts(c, "one");
+	/* The caller's descriptors stay its own. */
+	assert_true(fcntl(one, F_GETFD) >= 0);
+	close(one);
+	close(two[0]);
+	close(two[1]);
+	varlink_client_free(c);
+}
+
+static void test_fds_wait_behind_a_slow_call(void **state)
+{
+	struct fixture *f = *state;
+	struct varlink_client *c = connect_client(f);
+	int fds[VARLINK_FDS_PER_MESSAGE_MAX];
+	struct json_object *p;
+	char want[8];
+
+	/* More descriptors than a connection may have waiting: reading pauses, nothing is lost. */
+	send_call(c, "org.example.test.Later", "{\"ms\":100,\"text\":\"slow\"}", 0);
+	for (int m = 0; m < 8; m++) {
+		snprintf(want, sizeof(want), "m%d", m);
+		for (unsigned i = 0; i < VARLINK_FDS_PER_MESSAGE_MAX; i++)
+			fds[i] = memfd_with(want);
+		assert_int_equal(varlink_client_send_fds(c, "org.example.test.ReadFds", NULL, 0, fds,
+							 VARLINK_FDS_PER_MESSAGE_MAX), 0);
+		for (unsigned i = 0; i < VARLINK_FDS_PER_MESSAGE_MAX; i++)
+			close(fds[i]);
+	}
+	p = read_ok(c, NULL);
+	assert_string_equal(str(p, "text"), "slow");
+	json_object_put(p);
+	for (int m = 0; m < 8; m++) {
+		char all[256] = "";
+
+		for (unsigned i = 0; i < VARLINK_FDS_PER_MESSAGE_MAX; i++)
+			snprintf(all + strlen(all), sizeof(all) - strlen(all), "%sm%d", i ? "," : "", m);
+		assert_texts(c, all);
+	}
+	varlink_client_free(c);
+}
+
+static void test_unclaimed_fds_closed(void **state)
+{
+	struct fixture *f = *state;
+	struct varlink_client *c = connect_client(f);
+	struct json_object *p;
+	int pipes[2];
+
+	/* A method that never looks at what came with its call. */
+	assert_int_equal(pipe2(pipes, O_CLOEXEC), 0);
+	p = params_of("{\"text\":\"x\"}");
+	assert_int_equal(varlink_client_send_fds(c, "org.example.test.Echo", p, 0, &pipes[1], 1), 0);
+	json_object_put(p);
+	close(pipes[1]);
+	json_object_put(read_ok(c, NULL));
+	assert_true(closed_within(pipes[0], TIMEOUT_MS));
+	close(pipes[0]);
+
+	/* Nor do calls that end before a handler runs keep them. */
+	assert_int_equal(pipe2(pipes, O_CLOEXEC), 0);
+	assert_int_equal(varlink_client_send_fds(c, "org.example.test.Nope", NULL, 0, &pipes[1], 1), 0);
+	close(pipes[1]);
+	json_object_put(read_error(c, VARLINK_ERROR_METHOD_NOT_FOUND));
+	assert_true(closed_within(pipes[0], TIMEOUT_MS));
+	close(pipes[0]);
+
+	/* A taken one stays open until its new owner closes it. */
+	assert_int_equal(pipe2(pipes, O_CLOEXEC), 0);
+	p = params_of("{\"index\":0}");
+	assert_int_equal(varlink_client_send_fds(c, "org.example.test.TakeFd", p, 0, &pipes[1], 1), 0);
+	json_object_put(p);
+	close(pipes[1]);
+	json_object_put(read_ok(c, NULL));
+	assert_false(closed_within(pipes[0], 50));
+	close(LOAD(f->taken_fd));
+	assert_true(closed_within(pipes[0], TIMEOUT_MS));
+	close(pipes[0]);
+
+	/* An index with nothing passed there. */
+	send_call(c, "org.example.test.TakeFd", "{\"index\":0}", 0);
+	p = read_error(c, VARLINK_ERROR_INVALID_PARAMETER);
+	assert_string_equal(str(p, "parameter"), "index");
+	json_object_put(p);
+	varlink_client_free(c);
+}
+
+static void test_too_many_fds_closes_connection(void **state)
+{
+	struct fixture *f = *state;
+	struct varlink_client *c = connect_client(f);
+	static const char msg[] = "{\"method\":\"org.example.test.Echo\",\"parameters\":{\"text\":\"x\"}}";
+	int fds[VARLINK_FDS_PER_MESSAGE_MAX + 1], sock;
+
+	for (unsigned i = 0; i <= VARLINK_FDS_PER_MESSAGE_MAX; i++)
+		fds[i] = memfd_with("x");
+	/* The limit itself is fine; the client refuses to go past it. */
+	assert_int_equal(varlink_client_send_fds(c, "org.example.test.ReadFds", NULL, 0, fds,
+						 VARLINK_FDS_PER_MESSAGE_MAX), 0);
+	json_object_put(read_ok(c, NULL));
+	assert_int_equal(varlink_client_send_fds(c, "org.example.test.ReadFds", NULL, 0, fds,
+						 VARLINK_FDS_PER_MESSAGE_MAX + 1), -E2BIG);
+	varlink_client_free(c);
+
+	sock = connect_raw(f);
+	send_raw_fds(sock, msg, sizeof(msg), fds, VARLINK_FDS_PER_MESSAGE_MAX + 1);
+	assert_closed_by_server(sock);
+	close(sock);
+	for (unsigned i = 0; i <= VARLINK_FDS_PER_MESSAGE_MAX; i++)
+		close(fds[i]);
+	assert_server_serves(f);
+}
+
+static void test_fds_without_message_close_connection(void **state)
+{
+	struct fixture *f = *state;
+	static const char head[] = "{\"method\":\"org.example.test.Echo\",\"parameters\":";
+	static const char tail[] = "{\"text\":\"x\"}}";
+	int fd = memfd_with("x"), sock = connect_raw(f), unread;
+
+	/* Descriptors with the middle of a message, after the server has read its start. */
+	send_raw_fds(sock, head, strlen(head), NULL, 0);
+	for (long long end = now_ms() + TIMEOUT_MS; now_ms() < end; usleep(1000))
+		if (ioctl(sock, SIOCOUTQ, &unread) == 0 && unread == 0)
+			break;
+	assert_int_equal(unread, 0);
+	send_raw_fds(sock, tail, sizeof(tail), &fd, 1);
+	assert_closed_by_server(sock);
+	close(sock);
+	close(fd);
+	assert_server_serves(f);
+}
+
+static void test_fds_on_replies(void **state)
+{
+	struct fixture *f = *state;
+	struct varlink_client *c = connect_client(f);
+	bool cont = true;
+
+	/* Every reply of a stream brings its own pipe. */
+	send_call(c, "org.example.test.Pipes", "{\"n\":3}", VARLINK_CALL_MORE);
+	for (int i = 1; i <= 3; i++) {
+		struct json_object *p = read_ok(c, &cont);
+		char buf[8] = "", want[8];
+		int fd;
+
+		assert_int_equal(num(p, "i"), i);
+		assert_int_equal(cont, i < 3);
+		json_object_put(p);
+		assert_int_equal(varlink_client_n_fds(c), 1);
+		assert_int_equal(varlink_client_peek_fd(c, 1), -ENXIO);
+		fd = varlink_client_take_fd(c, 0);
+		assert_true(fd >= 0);
+		assert_int_equal(varlink_client_peek_fd(c, 0), -ENXIO);
+		snprintf(want, sizeof(want), "%d", i);
+		assert_int_equal(read(fd, buf, sizeof(buf) - 1), (ssize_t)strlen(want));
+		assert_string_equal(buf, want);
+		close(fd);
+	}
+	/* A reply without any. */
+	send_call(c, "org.example.test.Echo", "{\"text\":\"none\"}", 0);
+	json_object_put(read_ok(c, NULL));
+	assert_int_equal(varlink_client_n_fds(c), 0);
+	varlink_client_free(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -808,6 +1150,12 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_connection_limit, setup_two_connections, teardown),
 		cmocka_unit_test_setup_teardown(test_per_uid_limit, setup_two_per_uid, teardown),
 		cmocka_unit_test_setup_teardown(test_many_pipelined, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fds_tied_to_their_message, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fds_wait_behind_a_slow_call, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_unclaimed_fds_closed, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_too_many_fds_closes_connection, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fds_without_message_close_connection, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fds_on_replies, setup, teardown),
 	};
 
 	/* The refused connections and closed clients are expected; keep stderr quiet. */
