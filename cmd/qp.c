@@ -67,6 +67,10 @@ static int qp_create(struct ctl *ctl, const struct cmd_args *args)
 		json_object_object_add(params, "sig_pipelining", json_object_new_boolean(true));
 	if (arg_get(args, "--recovery"))
 		json_object_object_add(params, "recovery", json_object_new_string(arg_get(args, "--recovery")));
+	if (ctl_add_number(ctl, args, "--cpu", params, "cpu", INT32_MAX) < 0) {
+		json_object_put(params);
+		return -EINVAL;
+	}
 	return output_call_records(ctl, args, IFACE ".Create", params, "qp", "qp");
 }
 
@@ -386,6 +390,9 @@ static const struct cmd_arg create_args[] = {
 	{ .name = "--recovery", .kind = ARG_OPTION, .metavar = "POLICY", .values = policies,
 	  .help = "who takes a stopped QP back to RTS: manual (qp recover) or auto (rdmad, at once); "
 		  "default: rdmad.conf's recovery" },
+	{ .name = "--cpu", .kind = ARG_OPTION, .metavar = "CPU",
+	  .help = "run the QP on the dataplane worker of this CPU (one of rdmad --cpus); "
+		  "default: with the QP it connects to, else round robin" },
 	CMD_ARG_DEV, { NULL },
 };
 static const struct cmd_arg post_list_args[] = {

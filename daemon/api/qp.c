@@ -7,6 +7,7 @@
 #include "daemon/soft/datapath.h"
 #include "daemon/verbs/qp.h"
 #include "dataplane/offload/transform_json.h"
+#include "dataplane/worker.h"
 #include "lib/hex.h"
 
 #include <errno.h>
@@ -77,6 +78,13 @@ static struct json_object *qp_json(struct rdma_device *dev, struct rdma_object *
 	json_add_uint(o, "max_recv_sge", qp->cap.max_recv_sge);
 	json_add_uint(o, "max_inline_data", qp->cap.max_inline_data);
 	json_add_bool(o, "sq_draining", qp->sq_draining);
+	/* Where it runs (from the first state past INIT until RESET), or where it was placed to. */
+	if (qp->worker) {
+		json_add_uint(o, "worker", qp->worker->index);
+		json_add_int(o, "cpu", qp->worker->cpu);
+	} else if (qp->cpu >= 0) {
+		json_add_int(o, "cpu", qp->cpu);
+	}
 	/* Only what MODIFY_QP has set: an attribute never given has no value to show. */
 	if (qp->attr_mask & RDMA_QP_ACCESS_FLAGS)
 		json_object_object_add(o, "access_flags", api_access_json(qp->attr.access_flags));
@@ -122,6 +130,8 @@ static const struct api_field create_fields[] = {
 	{ .name = "recovery", .type = API_FIELD_ENUM, .offset = offsetof(struct rdma_qp_init, recovery),
 	  .given = API_GIVEN(struct rdma_qp_init, has_recovery), .word = recovery_word,
 	  .max = RDMA_RECOVERY_AUTO },
+	{ .name = "cpu", .type = API_FIELD_U32, .offset = offsetof(struct rdma_qp_init, cpu),
+	  .given = API_GIVEN(struct rdma_qp_init, has_cpu) },
 	{ NULL },
 };
 

@@ -185,12 +185,12 @@ static int check_init(const struct rdma_device *dev, const struct rdma_qp_init *
 	if (init->sig_pipelining && !dev->caps.sqd2rts)
 		return rdma_error_unsupported(err, "sig_pipelining",
 					      "the device cannot go from SQD back to RTS (no sqd2rts)");
-	if (init->has_cpu && rdma_datapath_worker_of_cpu(dev, init->cpu) < 0) {
+	if (init->has_cpu && rdma_datapath_worker_of_cpu(dev, (int)init->cpu) < 0) {
 		char cpus[256];
 
 		if (!rdma_datapath_worker_cpus(dev, cpus, sizeof(cpus)))
 			return rdma_error_unsupported(err, "cpu", "the device has no data path (no workers)");
-		return rdma_error_invalid(err, "cpu", "%d runs no worker of %s; its workers run on CPU %s",
+		return rdma_error_invalid(err, "cpu", "%u runs no worker of %s; its workers run on CPU %s",
 					  init->cpu, dev->name, cpus);
 	}
 	return 0;
@@ -228,7 +228,7 @@ int rdma_qp_create(struct rdma_device *dev, const struct rdma_qp_init *init, str
 	qp->sig_pipelining = init->sig_pipelining;
 	qp->recovery.policy = init->has_recovery ? init->recovery :
 			      (enum rdma_recovery_policy)dev->default_recovery;
-	qp->cpu = init->has_cpu ? init->cpu : -1;
+	qp->cpu = init->has_cpu ? (int)init->cpu : -1;
 	qp->state = RDMA_QPS_RESET;
 	hold_references(qp);
 	if (rdma_dp_qp_create(dev, qp) < 0) {

@@ -47,7 +47,7 @@ struct rdma_qp_init {
 	bool has_recovery;        /* false: the device's default_recovery */
 	enum rdma_recovery_policy recovery;
 	bool has_cpu;             /* false: the daemon places it */
-	int cpu;                  /* the CPU of the worker to run it (rdmad --cpus) */
+	uint32_t cpu;             /* the CPU of the worker to run it (rdmad --cpus) */
 };
 
 /*
