@@ -3,7 +3,7 @@
 #include "daemon/api/api.h"
 #include "daemon/api/dispatch.h"
 #include "daemon/verbs/cq.h"
-#include "daemon/soft/datapath.h"
+#include "dataplane/wqe.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -72,7 +72,7 @@ static int show(struct varlink_call *call, struct json_object *params, void *use
 
 	/* The completion events the workers reported are counted before the CQ is shown. */
 	if (cq)
-		rdma_datapath_sync(dev);
+		rdma_device_sync(dev);
 	return cq ? api_reply_record(call, "cq", cq_json(dev, &cq->obj)) : 0;
 }
 
@@ -109,7 +109,7 @@ static int notify(struct varlink_call *call, struct json_object *params, void *u
 
 	if (!cq || api_dispatch(call, params, notify_fields, &p) < 0)
 		return 0;
-	if (rdma_cq_req_notify(cq, p.notify, &err) < 0)
+	if (rdma_cq_req_notify(dev, cq, p.notify, &err) < 0)
 		return api_reply_error(call, IFACE, &err);
 	return api_reply_record(call, "cq", cq_json(dev, &cq->obj));
 }
@@ -125,7 +125,7 @@ struct waiter {
 	struct waiter *prev, *next;
 	struct varlink_call *call;
 	struct rdma_device *dev;
-	struct dp_cq *ring;     /* held: the CQ may be destroyed meanwhile */
+	struct rdma_cq_ring *ring;     /* held: the CQ may be destroyed meanwhile */
 	unsigned max;
 	sd_event_source *timer;
 };
@@ -153,13 +153,13 @@ static struct json_object *completion_json(const struct dp_cqe *e)
 }
 
 /* Polls up to max entries; NULL when there were none. */
-static struct json_object *take(struct dp_cq *ring, unsigned max)
+static struct json_object *take(struct rdma_device *dev, struct rdma_cq_ring *ring, unsigned max)
 {
 	struct dp_cqe entries[64];
 	struct json_object *list = NULL;
 	unsigned n;
 
-	while (max && (n = dp_cq_poll(ring, entries, max < 64 ? max : 64))) {
+	while (max && (n = rdma_device_cq_poll(dev, ring, entries, max < 64 ? max : 64))) {
 		if (!list)
 			list = json_object_new_array();
 		for (unsigned i = 0; i < n; i++)
@@ -178,18 +178,18 @@ static int reply_completions(struct varlink_call *call, struct json_object *list
 }
 
 /* Whether any waiter is left on ring: the workers tell the main thread only then. */
-static void update_wanted(struct dp_cq *ring)
+static void update_wanted(struct rdma_device *dev, struct rdma_cq_ring *ring)
 {
 	bool wanted = false;
 
 	for (struct waiter *w = waiters; w && !wanted; w = w->next)
 		wanted = w->ring == ring;
-	atomic_store_explicit(&ring->wanted, wanted, memory_order_release);
+	rdma_device_cq_set_wanted(dev, ring, wanted);
 }
 
 static void waiter_free(struct waiter *w)
 {
-	struct dp_cq *ring = w->ring;
+	struct rdma_cq_ring *ring = w->ring;
 
 	if (w->prev)
 		w->prev->next = w->next;
@@ -199,8 +199,8 @@ static void waiter_free(struct waiter *w)
 		w->next->prev = w->prev;
 	sd_event_source_disable_unref(w->timer);
 	varlink_call_unref(w->call);
-	update_wanted(ring);
-	dp_cq_put(ring);
+	update_wanted(w->dev, ring);
+	rdma_device_cq_release(w->dev, ring);
 	free(w);
 }
 
@@ -213,7 +213,7 @@ static int on_timeout(sd_event_source *s, uint64_t usec, void *userdata)
 {
 	struct waiter *w = userdata;
 
-	reply_completions(w->call, take(w->ring, w->max));
+	reply_completions(w->call, take(w->dev, w->ring, w->max));
 	waiter_free(w);
 	return 0;
 }
@@ -231,7 +231,7 @@ static void on_cq_entries(struct rdma_device *dev, void *userdata)
 		struct json_object *list;
 
 		next = w->next;
-		if (w->dev != dev || !(list = take(w->ring, w->max)))
+		if (w->dev != dev || !(list = take(w->dev, w->ring, w->max)))
 			continue;
 		reply_completions(w->call, list);
 		waiter_free(w);
@@ -255,17 +255,17 @@ static int wait_for_entries(struct varlink_call *call, struct manager *m, struct
 	}
 	w->call = varlink_call_ref(call);
 	w->dev = dev;
-	w->ring = dp_cq_get(cq->ring);
+	w->ring = rdma_device_cq_hold(dev, cq->ring);
 	w->max = max;
 	w->next = waiters;
 	if (waiters)
 		waiters->prev = w;
 	waiters = w;
 	varlink_call_set_cancel(call, on_cancel, w);
-	rdma_datapath_set_cq_hook(dev, on_cq_entries, NULL);
+	rdma_device_set_cq_hook(dev, on_cq_entries, NULL);
 	/* Told from now on; and what came before the flag was seen is taken here. */
-	atomic_store_explicit(&w->ring->wanted, true, memory_order_seq_cst);
-	list = take(w->ring, max);
+	rdma_device_cq_set_wanted(dev, w->ring, true);
+	list = take(dev, w->ring, max);
 	if (list) {
 		reply_completions(call, list);
 		waiter_free(w);
@@ -300,8 +300,8 @@ static int poll_cq(struct varlink_call *call, struct json_object *params, void *
 		return api_reply_error(call, IFACE, &err);
 	}
 	/* The QP states the workers reported before these completions. */
-	rdma_datapath_sync(dev);
-	list = take(cq->ring, p.max);
+	rdma_device_sync(dev);
+	list = take(dev, cq->ring, p.max);
 	if (list || !p.wait_ms)
 		return reply_completions(call, list);
 	return wait_for_entries(call, userdata, dev, cq, p.max, p.wait_ms);

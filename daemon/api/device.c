@@ -108,10 +108,10 @@ static struct json_object *device_json(struct rdma_device *d)
 	json_object_object_add(o, "ports", ports);
 	json_object_object_add(o, "signature", signature_json(&d->caps));
 	json_object_object_add(o, "crypto", crypto_json(&d->caps));
-	if (d->datapath) {
+	if (rdma_device_has_datapath(d)) {
 		struct dp_counters c;
 
-		rdma_datapath_counters(d, &c);
+		rdma_device_counters(d, &c);
 		json_object_object_add(o, "datapath", api_dp_counters_json(&c, &d->sqd_stats));
 	}
 	return o;

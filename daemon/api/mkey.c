@@ -2,7 +2,6 @@
 /* io.rdmad.Mkey */
 #include "daemon/api/api.h"
 #include "daemon/api/dispatch.h"
-#include "daemon/soft/datapath.h"
 #include "daemon/verbs/mkey.h"
 #include "daemon/verbs/pool.h"
 #include "dataplane/offload/transform_json.h"
@@ -382,7 +381,7 @@ static int check(struct varlink_call *call, struct json_object *params, void *us
 	if (!mkey)
 		return 0;
 	/* As polling the CQ first: the errors the workers found are on the MKEY before it is read. */
-	rdma_datapath_sync(dev);
+	rdma_device_sync(dev);
 	r = rdma_mkey_check(mkey, &rec, &err);
 	if (r < 0)
 		return api_reply_failure(call, IFACE, &err, r);

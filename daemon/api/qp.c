@@ -4,10 +4,9 @@
 #include "daemon/api/attr.h"
 #include "daemon/api/counters.h"
 #include "daemon/api/dispatch.h"
-#include "daemon/soft/datapath.h"
 #include "daemon/verbs/qp.h"
 #include "dataplane/offload/transform_json.h"
-#include "dataplane/worker.h"
+#include "dataplane/counters.h"
 #include "lib/hex.h"
 
 #include <errno.h>
@@ -62,6 +61,9 @@ static struct json_object *qp_json(struct rdma_device *dev, struct rdma_object *
 {
 	struct rdma_qp *qp = rdma_qp(obj);
 	struct json_object *o = json_object_new_object();
+	struct dp_counters counters;
+	unsigned worker;
+	int cpu;
 
 	json_add_string(o, "device", dev->name);
 	json_add_uint(o, "handle", qp->obj.handle);
@@ -79,9 +81,9 @@ static struct json_object *qp_json(struct rdma_device *dev, struct rdma_object *
 	json_add_uint(o, "max_inline_data", qp->cap.max_inline_data);
 	json_add_bool(o, "sq_draining", qp->sq_draining);
 	/* Where it runs (from the first state past INIT until RESET), or where it was placed to. */
-	if (qp->worker) {
-		json_add_uint(o, "worker", qp->worker->index);
-		json_add_int(o, "cpu", qp->worker->cpu);
+	if ((cpu = rdma_device_qp_placement(dev, qp, &worker)) != -ENOENT) {
+		json_add_uint(o, "worker", worker);
+		json_add_int(o, "cpu", cpu);
 	} else if (qp->cpu >= 0) {
 		json_add_int(o, "cpu", qp->cpu);
 	}
@@ -97,8 +99,8 @@ static struct json_object *qp_json(struct rdma_device *dev, struct rdma_object *
 	for (const struct rdma_qp_number_attr *n = rdma_qp_number_attrs; n->bit; n++)
 		if (qp->attr_mask & n->bit)
 			json_add_uint(o, rdma_qp_attr_name(n->bit), rdma_qp_attr_get(&qp->attr, n));
-	if (qp->dp)
-		json_object_object_add(o, "counters", api_dp_counters_json(&qp->dp->counters, &qp->sqd_stats));
+	if (rdma_device_qp_counters(dev, qp, &counters))
+		json_object_object_add(o, "counters", api_dp_counters_json(&counters, &qp->sqd_stats));
 	json_add_string(o, "recovery", rdma_recovery_policy_name(qp->recovery.policy));
 	json_object_object_add(o, "recoveries", recoveries_json(qp));
 	return o;
@@ -214,7 +216,7 @@ static int modify(struct varlink_call *call, struct json_object *params, void *u
 		return api_reply_error(call, IFACE, &err);
 	p.attr.av = p.av.attr;
 	/* A QP the data path stopped in SQD or took to ERR is modified from there. */
-	rdma_datapath_sync(dev);
+	rdma_device_sync(dev);
 	if (rdma_qp_modify(dev, rdma_qp(obj), &p.attr, mask, &err) < 0)
 		return api_reply_error(call, IFACE, &err);
 	return api_reply_record(call, "qp", qp_json(dev, obj));
@@ -226,7 +228,7 @@ static int list(struct varlink_call *call, struct json_object *params, void *use
 
 	/* QPs the data path took to ERR are listed in ERR. */
 	for (unsigned i = 0; i < m->n_devices; i++)
-		rdma_datapath_sync(m->devices[i]);
+		rdma_device_sync(m->devices[i]);
 	return api_list(call, userdata, params, IFACE, RDMA_OBJ_QP, "qps", qp_json);
 }
 
@@ -237,7 +239,7 @@ static int show(struct varlink_call *call, struct json_object *params, void *use
 
 	/* A QP the data path took to ERR is shown in ERR. */
 	if (obj)
-		rdma_datapath_sync(dev);
+		rdma_device_sync(dev);
 	return obj ? api_reply_record(call, "qp", qp_json(dev, obj)) : 0;
 }
 
@@ -336,14 +338,15 @@ static int post_send(struct varlink_call *call, struct json_object *params, void
 	struct rdma_object *obj = api_lookup(call, userdata, params, IFACE, RDMA_OBJ_QP, &dev);
 	struct send_params p = { 0 };
 	struct rdma_error err;
+	uint32_t bad;
 	int r;
 
 	if (!obj || api_dispatch(call, params, send_fields, &p) < 0)
 		return 0;
-	rdma_datapath_sync(dev);
+	rdma_device_sync(dev);
 	r = check_send(&p, &err);
 	if (r == 0)
-		r = rdma_dp_post_send(dev, rdma_qp(obj), &p.wr, &err);
+		r = rdma_device_post_send(dev, rdma_qp(obj), &p.wr, 1, &bad, &err);
 	api_dispatch_free(send_fields, &p);
 	return r < 0 ? api_reply_error(call, IFACE, &err) : varlink_call_reply(call, NULL);
 }
@@ -381,7 +384,7 @@ static int post_send_list(struct varlink_call *call, struct json_object *params,
 
 	if (!obj || api_dispatch(call, params, send_list_fields, &p) < 0)
 		return 0;
-	rdma_datapath_sync(dev);
+	rdma_device_sync(dev);
 	wrs = calloc(p.n, sizeof(*wrs));
 	if (!wrs) {
 		api_dispatch_free(send_list_fields, &p);
@@ -394,7 +397,7 @@ static int post_send_list(struct varlink_call *call, struct json_object *params,
 		wrs[i] = p.wrs[i].wr;
 	}
 	/* A full queue is about the list, not one of its WRs. */
-	if (r == 0 && (r = rdma_dp_post_sends(dev, rdma_qp(obj), wrs, p.n, &bad, &err)) < 0 &&
+	if (r == 0 && (r = rdma_device_post_send(dev, rdma_qp(obj), wrs, p.n, &bad, &err)) < 0 &&
 	    r != -ENOBUFS)
 		name_wr(&err, bad);
 	free(wrs);
@@ -424,8 +427,8 @@ static int post_recv(struct varlink_call *call, struct json_object *params, void
 
 	if (!obj || api_dispatch(call, params, recv_fields, &p) < 0)
 		return 0;
-	rdma_datapath_sync(dev);
-	r = rdma_dp_post_recv(dev, rdma_qp(obj), p.wr_id, p.sges, p.n_sges, &err);
+	rdma_device_sync(dev);
+	r = rdma_device_post_recv(dev, rdma_qp(obj), p.wr_id, p.sges, p.n_sges, &err);
 	api_dispatch_free(recv_fields, &p);
 	return r < 0 ? api_reply_error(call, IFACE, &err) : varlink_call_reply(call, NULL);
 }
@@ -445,7 +448,7 @@ static int cancel(struct varlink_call *call, struct json_object *params, void *u
 
 	if (!obj || api_dispatch(call, params, cancel_fields, &p) < 0)
 		return 0;
-	rdma_datapath_sync(dev);
+	rdma_device_sync(dev);
 	if (rdma_qp_cancel(dev, rdma_qp(obj), p.wr_id, &count, &err) < 0)
 		return api_reply_error(call, IFACE, &err);
 	reply = json_object_new_object();
@@ -462,7 +465,7 @@ static int recover(struct varlink_call *call, struct json_object *params, void *
 
 	if (!obj)
 		return 0;
-	rdma_datapath_sync(dev);
+	rdma_device_sync(dev);
 	if (rdma_qp_recover(dev, rdma_qp(obj), false, &rec, &err) < 0)
 		return api_reply_error(call, IFACE, &err);
 	return api_reply_record(call, "recovery", recovery_json(rec));

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
+#include "daemon/soft/soft_device.h"
 #include "daemon/core/manager.h"
-#include "daemon/soft/datapath.h"
 #include "daemon/verbs/secret.h"
 #include "daemon/core/state.h"
 #include "daemon/soft/workers.h"
@@ -132,15 +132,11 @@ struct manager *manager_free(struct manager *m)
 	m->workers = worker_set_free(m->workers);
 	/* What the workers owned is the main thread's to free now. */
 	for (unsigned i = 0; i < m->n_devices; i++)
-		rdma_datapath_workers_stopped(m->devices[i]);
+		rdma_device_workers_stopped(m->devices[i]);
 	if (m->socket_bound)
 		unlink(m->socket_path);
-	for (unsigned i = 0; i < m->n_devices; i++) {
-		struct rdma_datapath *dp = m->devices[i]->datapath;
-
+	for (unsigned i = 0; i < m->n_devices; i++)
 		rdma_device_free(m->devices[i]);
-		rdma_datapath_free(dp);
-	}
 	if (m->state_lock_fd >= 0)
 		close(m->state_lock_fd);
 	if (m->ready_fd >= 0)
@@ -334,7 +330,7 @@ int manager_run(struct manager *m)
 	if (r < 0)
 		return log_error_errno(r, "cannot start the dataplane workers");
 	for (unsigned i = 0; i < m->n_devices; i++) {
-		r = rdma_datapath_start(m->devices[i], m->workers);
+		r = rdma_device_start(m->devices[i], m->workers);
 		if (r < 0)
 			return log_error_errno(r, "cannot start the data path of %s", m->devices[i]->name);
 	}

@@ -23,9 +23,42 @@ _Static_assert((int)RDMA_QPS_ERR == (int)DP_QPS_ERR && (int)RDMA_QPS_SQD == (int
 _Static_assert((int)RDMA_QPT_UD == (int)DP_QPT_UD && (int)RDMA_QPT_UC == (int)DP_QPT_UC,
 	       "one numbering of QP types");
 
-struct dp_cq *rdma_datapath_cq_new(struct rdma_device *dev, uint32_t cqn, uint32_t capacity)
+/* ---- CQs ---- */
+
+int rdma_datapath_cq_create(struct rdma_device *dev, struct rdma_cq *cq)
 {
-	return dev->datapath ? dp_cq_new(cqn, capacity, dev->datapath->nic.n_workers) : NULL;
+	struct dp_cq *entries = dp_cq_new(cq->obj.handle, cq->cqe, dev->datapath->nic.n_workers);
+
+	if (!entries)
+		return -ENOMEM;
+	cq->ring = (struct rdma_cq_ring *)(void *)entries;
+	return 0;
+}
+
+void rdma_datapath_cq_hold(struct rdma_cq_ring *ring)
+{
+	dp_cq_get(soft_cq(ring));
+}
+
+void rdma_datapath_cq_release(struct rdma_cq_ring *ring)
+{
+	dp_cq_put(soft_cq(ring));
+}
+
+unsigned rdma_datapath_cq_poll(struct rdma_cq_ring *ring, struct dp_cqe *out, unsigned max)
+{
+	return dp_cq_poll(soft_cq(ring), out, max);
+}
+
+void rdma_datapath_cq_set_wanted(struct rdma_cq_ring *ring, bool wanted)
+{
+	/* Before the poll that follows: an entry written meanwhile is either polled or told of. */
+	atomic_store_explicit(&soft_cq(ring)->wanted, wanted, memory_order_seq_cst);
+}
+
+void rdma_datapath_cq_set_armed(struct rdma_cq_ring *ring, bool armed)
+{
+	atomic_store_explicit(&soft_cq(ring)->armed, armed, memory_order_release);
 }
 
 /* ---- QPs ---- */
@@ -40,33 +73,49 @@ int rdma_dp_qp_create(struct rdma_device *dev, struct rdma_qp *qp)
 		.sig_pipelining = qp->sig_pipelining,
 	};
 
-	if (!dev->datapath)
-		return 0;
-	return dp_qp_new(&dev->datapath->nic, &cfg, rdma_cq(qp->send_cq)->ring,
-			 rdma_cq(qp->recv_cq)->ring, &qp->dp);
+	struct dp_qp *q;
+	int r = dp_qp_new(&dev->datapath->nic, &cfg, soft_cq(rdma_cq(qp->send_cq)->ring),
+			  soft_cq(rdma_cq(qp->recv_cq)->ring), &q);
+
+	if (r == 0)
+		qp->ctx = q;
+	return r;
 }
 
-int rdma_datapath_worker_of_cpu(const struct rdma_device *dev, int cpu)
+unsigned rdma_datapath_cpus(const struct rdma_device *dev, int *cpus, unsigned max)
 {
 	const struct rdma_datapath *dp = dev->datapath;
 
-	for (unsigned i = 0; dp && i < dp->nic.n_workers; i++)
+	for (unsigned i = 0; i < dp->nic.n_workers && i < max; i++)
+		cpus[i] = dp->nic.workers[i]->cpu;
+	return dp->nic.n_workers;
+}
+
+/* The worker pinned to cpu, or NULL. */
+static struct dp_worker *worker_of_cpu(struct rdma_datapath *dp, int cpu)
+{
+	for (unsigned i = 0; i < dp->nic.n_workers; i++)
 		if (dp->nic.workers[i]->cpu == cpu)
-			return (int)i;
-	return -1;
+			return dp->nic.workers[i];
+	return NULL;
 }
 
-unsigned rdma_datapath_worker_cpus(const struct rdma_device *dev, char *buf, size_t size)
+int rdma_dp_qp_placement(struct rdma_device *dev, const struct rdma_qp *qp, unsigned *worker)
 {
-	const struct rdma_datapath *dp = dev->datapath;
-	unsigned n = dp ? dp->nic.n_workers : 0;
-	size_t used = 0;
+	const struct dp_qp *q = soft_qp(qp);
 
-	buf[0] = '\0';
-	for (unsigned i = 0; i < n && used < size; i++)
-		used += (size_t)snprintf(buf + used, size - used, "%s%d", i ? "," : "",
-					 dp->nic.workers[i]->cpu);
-	return n;
+	(void)dev;
+	if (!q->worker)
+		return -ENOENT;
+	*worker = q->worker->index;
+	return q->worker->cpu;
+}
+
+void rdma_dp_qp_counters(struct rdma_device *dev, const struct rdma_qp *qp, struct dp_counters *out)
+{
+	(void)dev;
+	memset(out, 0, sizeof(*out));
+	dp_counters_add(out, &soft_qp(qp)->counters);
 }
 
 /*
@@ -77,11 +126,11 @@ unsigned rdma_datapath_worker_cpus(const struct rdma_device *dev, char *buf, siz
 static struct dp_worker *choose_worker(struct rdma_device *dev, struct rdma_qp *qp)
 {
 	struct rdma_datapath *dp = dev->datapath;
+	struct dp_worker *placed = qp->cpu >= 0 ? worker_of_cpu(dp, qp->cpu) : NULL;
 	struct rdma_object *peer;
-	int i;
 
-	if (qp->cpu >= 0 && (i = rdma_datapath_worker_of_cpu(dev, qp->cpu)) >= 0)
-		return dp->nic.workers[i];
+	if (placed)
+		return placed;
 	if (qp->type == RDMA_QPT_UD) {
 		if (!dp->ud_worker)
 			dp->ud_worker = worker_set_pick(dp->ws);
@@ -89,15 +138,15 @@ static struct dp_worker *choose_worker(struct rdma_device *dev, struct rdma_qp *
 	}
 	if (qp->attr_mask & RDMA_QP_DEST_QPN) {
 		peer = object_table_find(&dev->tables[RDMA_OBJ_QP], qp->attr.dest_qp_num);
-		if (peer && rdma_qp(peer)->dp && rdma_qp(peer)->dp->worker)
-			return rdma_qp(peer)->dp->worker;
+		if (peer && soft_qp(rdma_qp(peer)) && soft_qp(rdma_qp(peer))->worker)
+			return soft_qp(rdma_qp(peer))->worker;
 	}
 	return worker_set_pick(dp->ws);
 }
 
-void rdma_dp_qp_modified(struct rdma_device *dev, struct rdma_qp *qp, enum rdma_qp_state old)
+void rdma_dp_qp_modified(struct rdma_device *dev, struct rdma_qp *qp, int old_state)
 {
-	struct dp_qp *q = qp->dp;
+	struct dp_qp *q = soft_qp(qp);
 	struct dp_qp_attr attr = {
 		.state = (enum dp_qp_state)qp->state, .access_flags = qp->attr.access_flags,
 		.dest_qpn = qp->attr.dest_qp_num, .rnr_retry = qp->attr.rnr_retry,
@@ -105,8 +154,8 @@ void rdma_dp_qp_modified(struct rdma_device *dev, struct rdma_qp *qp, enum rdma_
 		.qkey = qp->attr.qkey, .stops_seen = qp->sig_stops_seen,
 	};
 
-	(void)old;
-	if (!q || !dev->datapath->nic.running)
+	(void)old_state;
+	if (!dev->datapath->nic.running)
 		return;
 	if (qp->state == RDMA_QPS_RESET) {
 		/*
@@ -115,17 +164,14 @@ void rdma_dp_qp_modified(struct rdma_device *dev, struct rdma_qp *qp, enum rdma_
 		 */
 		if (q->worker)
 			dp_qp_release(q);
-		qp->worker = NULL;
 		dp_qp_drop_posted(q);
 		return;
 	}
 	/* Receives may be posted in INIT; a worker takes the queues over when the QP leaves it. */
 	if (qp->state == RDMA_QPS_INIT)
 		return;
-	if (!q->worker) {
+	if (!q->worker)
 		dp_qp_attach(q, choose_worker(dev, qp));
-		qp->worker = q->worker;
-	}
 	if (dp_qp_update(q, &attr) < 0)
 		log_error("QP %u: out of memory telling its worker of state %s", q->qpn,
 			  rdma_qp_state_name(qp->state));
@@ -133,12 +179,9 @@ void rdma_dp_qp_modified(struct rdma_device *dev, struct rdma_qp *qp, enum rdma_
 
 void rdma_dp_qp_destroy(struct rdma_device *dev, struct rdma_qp *qp)
 {
-	struct dp_qp *q = qp->dp;
+	struct dp_qp *q = soft_qp(qp);
 
-	if (!q)
-		return;
-	qp->dp = NULL;
-	qp->worker = NULL;
+	qp->ctx = NULL;
 	/* Synchronously: once the QP is gone, no worker reaches the memory its WRs named. */
 	if (q->worker && dev->datapath && dev->datapath->nic.running)
 		dp_qp_release(q);
@@ -155,7 +198,7 @@ static struct rdma_object *posted_user(struct rdma_device *dev,
 	struct rdma_object *obj;
 
 	for (uint32_t pos = 0; (obj = object_table_next(&dev->tables[RDMA_OBJ_QP], &pos)); ) {
-		struct dp_qp *q = rdma_qp(obj)->dp;
+		struct dp_qp *q = soft_qp(rdma_qp(obj));
 
 		if (q && dp_qp_each_posted_key(q, fn, data))
 			return obj;
@@ -234,7 +277,7 @@ static struct rdma_qp *qp_of(struct rdma_device *dev, uint32_t qpn, const void *
 	struct rdma_object *obj = object_table_find(&dev->tables[RDMA_OBJ_QP], qpn);
 	struct rdma_qp *qp = obj ? rdma_qp(obj) : NULL;
 
-	return qp && (const void *)qp->dp == q ? qp : NULL;
+	return qp && (const void *)qp->ctx == q ? qp : NULL;
 }
 
 static struct rdma_datapath *event_datapath(const struct dp_event *ev)
@@ -273,30 +316,21 @@ static void on_qp_stopped(struct dp_worker *w, const struct dp_event *ev, void *
 	/* The errors that stopped it first, so that a recovery finds them. */
 	rdma_datapath_reports(dev);
 	qp = qp_of(dev, ev->object, ev->ptr);
-	if (!qp)
-		return;
-	/*
-	 * Known from now on, whatever the state: a later RTS update must carry
-	 * it, or the worker keeps the stop (a user took the QP to SQD or ERR
-	 * meanwhile, and will move it on).
-	 */
-	qp->sig_stops_seen = atomic_load_explicit(&qp->dp->stops, memory_order_relaxed);
-	if (qp->state == RDMA_QPS_RTS)
-		rdma_qp_sig_stopped(dev, qp, qp->sig_stops_seen, (uint64_t)ev->value);
+	if (qp)
+		rdma_qp_sig_stopped(dev, qp, atomic_load_explicit(&soft_qp(qp)->stops, memory_order_relaxed),
+				    (uint64_t)ev->value);
 }
 
 static void on_qp_error(struct dp_worker *w, const struct dp_event *ev, void *userdata)
 {
 	struct rdma_device *dev = event_datapath(ev)->dev;
 	struct rdma_qp *qp = qp_of(dev, ev->object, ev->ptr);
-	struct rdma_error err;
 
 	(void)w;
 	(void)userdata;
-	/* The QP may be gone, or taken to RESET or ERR by a user meanwhile. */
-	if (!qp || qp->state == RDMA_QPS_RESET || qp->state == RDMA_QPS_ERR || qp->state == RDMA_QPS_INIT)
-		return;
-	rdma_qp_enter_error(dev, qp, &err);
+	/* The QP may be gone. */
+	if (qp)
+		rdma_qp_async_error(dev, qp);
 }
 
 static void on_cq_entry(struct dp_worker *w, const struct dp_event *ev, void *userdata)
@@ -308,10 +342,8 @@ static void on_cq_entry(struct dp_worker *w, const struct dp_event *ev, void *us
 	(void)w;
 	(void)userdata;
 	/* The CQ may be gone; its entries are only compared, never reached, from here. */
-	if (cq && cq->ring == ev->ptr && cq->armed) {
-		rdma_cq_completion_event(cq, ev->value != 0);
-		atomic_store_explicit(&cq->ring->armed, cq->armed != 0, memory_order_release);
-	}
+	if (cq && (void *)cq->ring == ev->ptr)
+		rdma_cq_entry_event(dp->dev, cq, ev->value != 0);
 	if (dp->cq_hook)
 		dp->cq_hook(dp->dev, dp->cq_hook_data);
 }
@@ -395,9 +427,4 @@ void rdma_datapath_counters(struct rdma_device *dev, struct dp_counters *out)
 	memset(out, 0, sizeof(*out));
 	if (dev->datapath)
 		dp_nic_counters(&dev->datapath->nic, out);
-}
-
-unsigned rdma_datapath_n_workers(const struct rdma_device *dev)
-{
-	return dev->datapath ? dev->datapath->nic.n_workers : 0;
 }

@@ -30,13 +30,22 @@
 #include "dataplane/qp.h"
 #include "dataplane/wqe.h"
 #include "daemon/verbs/device.h"
+#include "daemon/verbs/qp.h"
 #include "daemon/verbs/qp_state.h"
 
 struct worker_set;
 struct rdma_qp;
 struct rdma_cq;
 
-/* The device's data path on a set of workers (rdmad's); NULL when it has none. */
+/* The QP's NIC context. */
+static inline struct dp_qp *soft_qp(const struct rdma_qp *qp)
+{
+	return (struct dp_qp *)qp->ctx;
+}
+
+/* ---- the soft backend's struct rdma_device_ops (daemon/soft/soft_device.c) ---- */
+
+/* The device's data path on a set of workers (rdmad's). */
 int rdma_datapath_start(struct rdma_device *dev, struct worker_set *ws);
 /* The workers have stopped: what they owned is freed by the main thread from now on. */
 void rdma_datapath_workers_stopped(struct rdma_device *dev);
@@ -45,46 +54,35 @@ void rdma_datapath_free(struct rdma_datapath *dp);
 void rdma_datapath_sync(struct rdma_device *dev);
 /* Applies the signature errors the workers have reported so far (part of the sync). */
 void rdma_datapath_reports(struct rdma_device *dev);
-/* Called when a CQ may have new entries for a waiter (after rdma_cq_ring.wanted was set). */
 void rdma_datapath_set_cq_hook(struct rdma_device *dev, void (*fn)(struct rdma_device *dev, void *ud),
 			       void *userdata);
 void rdma_datapath_counters(struct rdma_device *dev, struct dp_counters *out);
-/* Workers the device's data path runs on (0: none). */
-unsigned rdma_datapath_n_workers(const struct rdma_device *dev);
+unsigned rdma_datapath_cpus(const struct rdma_device *dev, int *cpus, unsigned max);
 
-/* ---- for the model (daemon/verbs/cq.c, daemon/verbs/qp.c, daemon/verbs/mr.c) ---- */
+int rdma_datapath_cq_create(struct rdma_device *dev, struct rdma_cq *cq);
+void rdma_datapath_cq_hold(struct rdma_cq_ring *ring);
+void rdma_datapath_cq_release(struct rdma_cq_ring *ring);
+unsigned rdma_datapath_cq_poll(struct rdma_cq_ring *ring, struct dp_cqe *out, unsigned max);
+void rdma_datapath_cq_set_wanted(struct rdma_cq_ring *ring, bool wanted);
+void rdma_datapath_cq_set_armed(struct rdma_cq_ring *ring, bool armed);
+/* The CQ's NIC entries (a ring is one). */
+static inline struct dp_cq *soft_cq(struct rdma_cq_ring *ring)
+{
+	return (struct dp_cq *)(void *)ring;
+}
 
-/*
- * Main thread: a QP with a posted WR not yet retired whose memory lies in
- * [addr, addr + length), or NULL.  A WR being executed is not retired yet.
- */
 struct rdma_object *rdma_datapath_memory_user(struct rdma_device *dev, const uint8_t *addr,
 					      uint64_t length);
-
-/* Main thread: a QP with a posted WR not yet retired that names key (an MKEY's), or NULL. */
 struct rdma_object *rdma_datapath_key_user(struct rdma_device *dev, uint32_t key);
-
-/*
- * Main thread: k (malloc'ed; the table owns it) becomes what its key names to
- * the workers; what the key named before is freed once no worker can hold it.
- * Without a data path k is freed at once.
- */
 void rdma_datapath_key_set(struct rdma_device *dev, struct dp_key *k);
-/* Main thread: key names nothing any more (the same way). */
 void rdma_datapath_key_clear(struct rdma_device *dev, uint32_t key);
-
-/* A CQ's completion entries, one lane per worker (dataplane/cq.h); NULL without workers. */
-struct dp_cq *rdma_datapath_cq_new(struct rdma_device *dev, uint32_t cqn, uint32_t capacity);
-
-/* The index of the worker running on cpu, or -1 (qp create --cpu). */
-int rdma_datapath_worker_of_cpu(const struct rdma_device *dev, int cpu);
-/* The workers' CPUs as a list ("0,1") in buf; how many workers there are. */
-unsigned rdma_datapath_worker_cpus(const struct rdma_device *dev, char *buf, size_t size);
 
 int rdma_dp_qp_create(struct rdma_device *dev, struct rdma_qp *qp);
 /* The QP went from old to its state: attach it to a worker, tell the worker. */
-void rdma_dp_qp_modified(struct rdma_device *dev, struct rdma_qp *qp, enum rdma_qp_state old);
+void rdma_dp_qp_modified(struct rdma_device *dev, struct rdma_qp *qp, int old_state);
 void rdma_dp_qp_destroy(struct rdma_device *dev, struct rdma_qp *qp);
+int rdma_dp_qp_placement(struct rdma_device *dev, const struct rdma_qp *qp, unsigned *worker);
+void rdma_dp_qp_counters(struct rdma_device *dev, const struct rdma_qp *qp, struct dp_counters *out);
 
 /* ---- posting (main thread) ---- */
 
@@ -110,8 +108,6 @@ struct rdma_dp_send_wr {
 	uint32_t ah, remote_qpn, remote_qkey;
 };
 
-int rdma_dp_post_send(struct rdma_device *dev, struct rdma_qp *qp, const struct rdma_dp_send_wr *wr,
-		      struct rdma_error *err);
 /*
  * n WRs under one doorbell, all or none: the worker sees none of them before
  * all are in the queue.  On an error *bad is the WR it is about; -ENOBUFS
@@ -119,6 +115,8 @@ int rdma_dp_post_send(struct rdma_device *dev, struct rdma_qp *qp, const struct 
  */
 int rdma_dp_post_sends(struct rdma_device *dev, struct rdma_qp *qp, const struct rdma_dp_send_wr *wrs,
 		       uint32_t n, uint32_t *bad, struct rdma_error *err);
+int rdma_dp_post_recv(struct rdma_device *dev, struct rdma_qp *qp, uint64_t wr_id,
+		      const struct rdma_dp_sge *sges, uint32_t n_sges, struct rdma_error *err);
 /*
  * In SQD: posted send WRs with wr_id not yet executed become NOPs
  * (daemon/verbs/recovery.h); -EALREADY (InvalidState on "wr_id", nothing changed)
@@ -127,7 +125,5 @@ int rdma_dp_post_sends(struct rdma_device *dev, struct rdma_qp *qp, const struct
 int rdma_dp_cancel(struct rdma_device *dev, struct rdma_qp *qp, uint64_t wr_id, uint32_t *count,
 		   struct rdma_error *err);
 /* fn(MKEY key, wr_id) for each MKEY of a posted send WR not yet executed, oldest first. */
-void rdma_dp_posted_mkeys(struct rdma_qp *qp, void (*fn)(uint32_t mkey, uint64_t wr_id, void *data),
-			  void *data);
-int rdma_dp_post_recv(struct rdma_device *dev, struct rdma_qp *qp, uint64_t wr_id,
-		      const struct rdma_dp_sge *sges, uint32_t n_sges, struct rdma_error *err);
+void rdma_dp_posted_mkeys(struct rdma_device *dev, struct rdma_qp *qp,
+			  void (*fn)(uint32_t mkey, uint64_t wr_id, void *data), void *data);

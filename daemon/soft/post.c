@@ -174,7 +174,7 @@ static int resolve_ud(struct rdma_device *dev, struct rdma_qp *qp, const struct 
 static int fill_send(struct rdma_device *dev, struct rdma_qp *qp, const struct rdma_dp_send_wr *wr,
 		     uint32_t index, struct rdma_error *err)
 {
-	struct dp_qp *q = qp->dp;
+	struct dp_qp *q = soft_qp(qp);
 	struct dp_sq_req *req = dp_queue_slot(&q->sq, index);
 	struct dp_sq_slot *slot = dp_qp_sq_slot(q, index);
 	uint64_t length = wr->inline_len;
@@ -205,13 +205,11 @@ static int fill_send(struct rdma_device *dev, struct rdma_qp *qp, const struct r
 int rdma_dp_post_sends(struct rdma_device *dev, struct rdma_qp *qp, const struct rdma_dp_send_wr *wrs,
 		       uint32_t n, uint32_t *bad, struct rdma_error *err)
 {
-	struct dp_qp *q = qp->dp;
+	struct dp_qp *q = soft_qp(qp);
 	uint32_t prod;
 	int r;
 
 	*bad = 0;
-	if (!q)
-		return rdma_error_unsupported(err, "handle", "the device has no data path (no workers)");
 	for (*bad = 0; *bad < n; ++*bad) {
 		r = check_send(dev, qp, &wrs[*bad], err);
 		if (r < 0)
@@ -236,24 +234,14 @@ int rdma_dp_post_sends(struct rdma_device *dev, struct rdma_qp *qp, const struct
 	return 0;
 }
 
-int rdma_dp_post_send(struct rdma_device *dev, struct rdma_qp *qp, const struct rdma_dp_send_wr *wr,
-		      struct rdma_error *err)
-{
-	uint32_t bad;
-
-	return rdma_dp_post_sends(dev, qp, wr, 1, &bad, err);
-}
-
 int rdma_dp_post_recv(struct rdma_device *dev, struct rdma_qp *qp, uint64_t wr_id,
 		      const struct rdma_dp_sge *sges, uint32_t n_sges, struct rdma_error *err)
 {
-	struct dp_qp *q = qp->dp;
+	struct dp_qp *q = soft_qp(qp);
 	struct dp_rq_req *req;
 	uint32_t index;
 	int r;
 
-	if (!q)
-		return rdma_error_unsupported(err, "handle", "the device has no data path (no workers)");
 	if (qp->state == RDMA_QPS_RESET)
 		return rdma_error_state(err, "state", "the QP is in RESET; receive WRs are posted "
 					"from INIT on");
@@ -278,12 +266,10 @@ int rdma_dp_cancel(struct rdma_device *dev, struct rdma_qp *qp, uint64_t wr_id, 
 		   struct rdma_error *err)
 {
 	(void)dev;
-	if (!qp->dp)
-		return rdma_error_unsupported(err, "handle", "the device has no data path (no workers)");
 	if (qp->state != RDMA_QPS_SQD)
 		return rdma_error_state(err, "state", "the QP is in %s; WRs are canceled in SQD",
 					rdma_qp_state_name(qp->state));
-	if (dp_qp_cancel(qp->dp, wr_id, count) == -EALREADY) {
+	if (dp_qp_cancel(soft_qp(qp), wr_id, count) == -EALREADY) {
 		rdma_error_state(err, "wr_id", "a posted WR with wr_id %llu is a NOP already "
 				 "(canceled before); nothing was canceled", (unsigned long long)wr_id);
 		return -EALREADY;
@@ -319,13 +305,12 @@ static bool note_mkeys(struct dp_sq_slot *slot, const struct dp_sq_req *req, voi
 	return true;
 }
 
-void rdma_dp_posted_mkeys(struct rdma_qp *qp, void (*fn)(uint32_t mkey, uint64_t wr_id, void *data),
-			  void *data)
+void rdma_dp_posted_mkeys(struct rdma_device *dev, struct rdma_qp *qp,
+			  void (*fn)(uint32_t mkey, uint64_t wr_id, void *data), void *data)
 {
 	struct posted_mkeys p = { .fn = fn, .data = data };
 
-	if (!qp->dp)
-		return;
-	p.keytab = &qp->dp->nic->keytab;
-	dp_qp_each_posted_send(qp->dp, note_mkeys, &p);
+	(void)dev;
+	p.keytab = &soft_qp(qp)->nic->keytab;
+	dp_qp_each_posted_send(soft_qp(qp), note_mkeys, &p);
 }

@@ -5,21 +5,49 @@
  * virtio-net RoCE prototype reports (reference roce_virtio.md §1.6), so software
  * written against it meets the same limits on a device of that family.
  */
-#include "daemon/verbs/device.h"
+#include "daemon/soft/soft_device.h"
+#include "daemon/soft/datapath.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+/* After the objects (rdma_device_free): none of them holds a NIC context any more. */
 static void soft_destroy(struct rdma_device *dev)
 {
+	rdma_datapath_free(dev->datapath);
 	free(dev);
 }
 
 static const struct rdma_device_ops soft_ops = {
 	.backend = "soft",
 	.destroy = soft_destroy,
+	.start = rdma_datapath_start,
+	.workers_stopped = rdma_datapath_workers_stopped,
+	.sync = rdma_datapath_sync,
+	.counters = rdma_datapath_counters,
+	.cpus = rdma_datapath_cpus,
+	.cq_create = rdma_datapath_cq_create,
+	.cq_hold = rdma_datapath_cq_hold,
+	.cq_release = rdma_datapath_cq_release,
+	.cq_poll = rdma_datapath_cq_poll,
+	.cq_set_wanted = rdma_datapath_cq_set_wanted,
+	.cq_set_armed = rdma_datapath_cq_set_armed,
+	.set_cq_hook = rdma_datapath_set_cq_hook,
+	.qp_create = rdma_dp_qp_create,
+	.qp_modified = rdma_dp_qp_modified,
+	.qp_destroy = rdma_dp_qp_destroy,
+	.qp_placement = rdma_dp_qp_placement,
+	.qp_counters = rdma_dp_qp_counters,
+	.key_set = rdma_datapath_key_set,
+	.key_clear = rdma_datapath_key_clear,
+	.key_user = rdma_datapath_key_user,
+	.memory_user = rdma_datapath_memory_user,
+	.post_send = rdma_dp_post_sends,
+	.post_recv = rdma_dp_post_recv,
+	.cancel = rdma_dp_cancel,
+	.posted_mkeys = rdma_dp_posted_mkeys,
 };
 
 int soft_device_create(struct rdma_device **out, const char *name, unsigned index)

@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: MIT */
 #include "daemon/verbs/cq.h"
-#include "daemon/soft/datapath.h"
 
 #include <errno.h>
 
@@ -8,7 +7,7 @@ static void cq_release(struct rdma_device *dev, struct rdma_object *obj)
 {
 	(void)dev;
 	/* QPs the workers still hold keep the entries until they let go. */
-	dp_cq_put(rdma_cq(obj)->ring);
+	rdma_device_cq_release(dev, rdma_cq(obj)->ring);
 }
 
 const struct rdma_object_type rdma_cq_type = {
@@ -39,7 +38,7 @@ int rdma_cq_create(struct rdma_device *dev, uint32_t cqe, struct rdma_cq **out,
 		return -ENOSPC;
 	cq = rdma_cq(obj);
 	cq->cqe = rdma_cq_size(cqe);
-	if (dev->datapath && !(cq->ring = rdma_datapath_cq_new(dev, cq->obj.handle, cq->cqe))) {
+	if (rdma_device_cq_create(dev, cq) < 0) {
 		rdma_object_free(dev, obj);
 		err->code = RDMA_ERR_NONE;
 		return -ENOMEM;
@@ -48,15 +47,14 @@ int rdma_cq_create(struct rdma_device *dev, uint32_t cqe, struct rdma_cq **out,
 	return 0;
 }
 
-int rdma_cq_req_notify(struct rdma_cq *cq, uint32_t flags, struct rdma_error *err)
+int rdma_cq_req_notify(struct rdma_device *dev, struct rdma_cq *cq, uint32_t flags, struct rdma_error *err)
 {
 	if (flags != RDMA_CQ_NOTIFY_SOLICITED && flags != RDMA_CQ_NOTIFY_NEXT)
 		return rdma_error_invalid(err, "flags", "0x%x; one of solicited (1) or next (2)", flags);
 	cq->armed |= flags;
 	cq->notify_requests++;
 	/* The workers tell of every completion from now on, until the event fires. */
-	if (cq->ring)
-		atomic_store_explicit(&cq->ring->armed, true, memory_order_release);
+	rdma_device_cq_set_armed(dev, cq->ring, true);
 	return 0;
 }
 
@@ -70,6 +68,15 @@ bool rdma_cq_completion_event(struct rdma_cq *cq, bool solicited)
 		cq->events++;
 	}
 	return fire;
+}
+
+void rdma_cq_entry_event(struct rdma_device *dev, struct rdma_cq *cq, bool solicited)
+{
+	if (!cq->armed)
+		return;
+	rdma_cq_completion_event(cq, solicited);
+	/* One-shot: the workers stop telling of entries once it fired. */
+	rdma_device_cq_set_armed(dev, cq->ring, cq->armed != 0);
 }
 
 const char *rdma_cq_armed_name(const struct rdma_cq *cq)

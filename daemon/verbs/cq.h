@@ -18,7 +18,7 @@
 #define RDMA_CQ_NOTIFY_SOLICITED (1u << 0)
 #define RDMA_CQ_NOTIFY_NEXT      (1u << 1)
 
-struct dp_cq;          /* the completion entries (dataplane/cq.h); NULL without workers */
+/* Its entries (the backend's, struct rdma_cq_ring of daemon/verbs/device.h); NULL without a data path. */
 
 struct rdma_cq {
 	struct rdma_object obj;   /* handle = cqn; users: QPs */
@@ -26,7 +26,7 @@ struct rdma_cq {
 	uint32_t armed;           /* RDMA_CQ_NOTIFY_* flags until the next event, 0 when not armed */
 	uint64_t notify_requests; /* REQ_NOTIFY_CQ calls */
 	uint64_t events;          /* completion events raised */
-	struct dp_cq *ring;
+	struct rdma_cq_ring *ring;
 };
 
 static inline struct rdma_cq *rdma_cq(struct rdma_object *obj)
@@ -50,7 +50,8 @@ int rdma_cq_create(struct rdma_device *dev, uint32_t cqe, struct rdma_cq **out,
  * or the next solicited one (RDMA_CQ_NOTIFY_SOLICITED), one of the two.
  * Arming again adds the flags, as rxe does; NEXT covers SOLICITED.
  */
-int rdma_cq_req_notify(struct rdma_cq *cq, uint32_t flags, struct rdma_error *err);
+int rdma_cq_req_notify(struct rdma_device *dev, struct rdma_cq *cq, uint32_t flags,
+		       struct rdma_error *err);
 
 /*
  * For the data path, once a completion entry is in the ring: whether it
@@ -59,6 +60,8 @@ int rdma_cq_req_notify(struct rdma_cq *cq, uint32_t flags, struct rdma_error *er
  * (one-shot) and counts the event.
  */
 bool rdma_cq_completion_event(struct rdma_cq *cq, bool solicited);
+/* The device wrote an entry into an armed or waited-on CQ: its event, if it fires. */
+void rdma_cq_entry_event(struct rdma_device *dev, struct rdma_cq *cq, bool solicited);
 
 /* "none", "solicited" or "next": what the CQ is armed for. */
 const char *rdma_cq_armed_name(const struct rdma_cq *cq);

@@ -15,6 +15,8 @@
 
 #define RDMA_DEVICE_NAME_MAX 64
 #define RDMA_PORTS_MAX       2
+/* CPUs a device's data path may run on, as far as the model looks. */
+#define RDMA_DEVICE_CPUS_MAX 1024
 
 /* Capability bits of QUERY_DEVICE (virtio-net RoCE). */
 #define RDMA_DEVICE_RC_RNR_NAK_GEN (1u << 0)
@@ -88,10 +90,79 @@ struct rdma_offload_caps {
 struct rdma_device;
 struct rdma_gid_entry;
 struct rdma_datapath;
+struct rdma_qp;
+struct rdma_cq;
+struct rdma_object;
+struct rdma_dp_send_wr;
+struct rdma_dp_sge;
+struct dp_key;
+struct dp_cqe;
+struct dp_counters;
+struct worker_set;
 
+/*
+ * A CQ's entries as the device writes them, held by the CQ and by whoever
+ * waits on it (the backend's; opaque above it).
+ */
+struct rdma_cq_ring;
+
+/*
+ * What the model asks of whatever backs the device.  The software backend
+ * (daemon/soft/) does it with its NIC (dataplane/); a hardware backend over
+ * rdma-core (libibverbs + mlx5dv) would do the same operations.  Nothing
+ * above this table knows which backend it talks to.  The data-path
+ * operations are NULL for a device without a data path (no workers): the
+ * rdma_device_* wrappers below then program nothing and refuse what needs
+ * one.
+ */
 struct rdma_device_ops {
 	const char *backend;
 	void (*destroy)(struct rdma_device *dev);
+
+	/* The data path runs on these workers from now on; they have stopped. */
+	int (*start)(struct rdma_device *dev, struct worker_set *ws);
+	void (*workers_stopped)(struct rdma_device *dev);
+	/* Applies what the data path reported so far (states, completions, signature errors). */
+	void (*sync)(struct rdma_device *dev);
+	void (*counters)(struct rdma_device *dev, struct dp_counters *out);
+	/* The CPUs the data path runs on (at most max of them), and how many it has. */
+	unsigned (*cpus)(const struct rdma_device *dev, int *cpus, unsigned max);
+
+	/* CQs: their entries, polled; waited on (wanted) or armed, which the workers then report. */
+	int (*cq_create)(struct rdma_device *dev, struct rdma_cq *cq);
+	void (*cq_hold)(struct rdma_cq_ring *ring);
+	void (*cq_release)(struct rdma_cq_ring *ring);
+	unsigned (*cq_poll)(struct rdma_cq_ring *ring, struct dp_cqe *out, unsigned max);
+	void (*cq_set_wanted)(struct rdma_cq_ring *ring, bool wanted);
+	void (*cq_set_armed)(struct rdma_cq_ring *ring, bool armed);
+	/* Called when a CQ that is wanted may have new entries. */
+	void (*set_cq_hook)(struct rdma_device *dev, void (*fn)(struct rdma_device *dev, void *ud),
+			    void *userdata);
+
+	/* QPs: the context made with the QP, told of each state change, gone with the QP. */
+	int (*qp_create)(struct rdma_device *dev, struct rdma_qp *qp);
+	void (*qp_modified)(struct rdma_device *dev, struct rdma_qp *qp, int old_state);
+	void (*qp_destroy)(struct rdma_device *dev, struct rdma_qp *qp);
+	/* The CPU the QP runs on (-1: its worker is not pinned) and its worker; -ENOENT: none yet. */
+	int (*qp_placement)(struct rdma_device *dev, const struct rdma_qp *qp, unsigned *worker);
+	void (*qp_counters)(struct rdma_device *dev, const struct rdma_qp *qp, struct dp_counters *out);
+
+	/* Keys (MRs, MKEYs): what a key names to the device from now on, or nothing. */
+	void (*key_set)(struct rdma_device *dev, struct dp_key *k);
+	void (*key_clear)(struct rdma_device *dev, uint32_t key);
+	/* A QP whose posted, not yet retired WRs name key / reach the memory, or NULL. */
+	struct rdma_object *(*key_user)(struct rdma_device *dev, uint32_t key);
+	struct rdma_object *(*memory_user)(struct rdma_device *dev, const uint8_t *addr, uint64_t length);
+
+	/* Posting, and what recovery needs of posted WRs. */
+	int (*post_send)(struct rdma_device *dev, struct rdma_qp *qp, const struct rdma_dp_send_wr *wrs,
+			 uint32_t n, uint32_t *bad, struct rdma_error *err);
+	int (*post_recv)(struct rdma_device *dev, struct rdma_qp *qp, uint64_t wr_id,
+			 const struct rdma_dp_sge *sges, uint32_t n_sges, struct rdma_error *err);
+	int (*cancel)(struct rdma_device *dev, struct rdma_qp *qp, uint64_t wr_id, uint32_t *count,
+		      struct rdma_error *err);
+	void (*posted_mkeys)(struct rdma_device *dev, struct rdma_qp *qp,
+			     void (*fn)(uint32_t mkey, uint64_t wr_id, void *data), void *data);
 };
 
 /* Counted by the main thread, for one QP or the device. */
@@ -122,7 +193,7 @@ struct rdma_device {
 	/* What the QPs' signature-pipelining stops led to (daemon/verbs/recovery.h), all QPs ever. */
 	struct rdma_sqd_stats sqd_stats;
 	int default_recovery;     /* enum rdma_recovery_policy of QPs created without one */
-	/* The QPs' and CQs' data path on the daemon's workers (daemon/soft/datapath.h); NULL: none. */
+	/* The backend's data path (the soft backend's NIC driver); NULL: none. */
 	struct rdma_datapath *datapath;
 	/* Where asynchronous events go (daemon/verbs/event.h). */
 	rdma_event_fn event_sink;
@@ -175,5 +246,43 @@ struct rdma_object *rdma_object_find_user(struct rdma_device *dev, const struct 
 unsigned rdma_object_count_users(struct rdma_device *dev, const struct rdma_object *target,
 				 enum rdma_object_kind kind);
 
-/* The software device backend. */
-int soft_device_create(struct rdma_device **out, const char *name, unsigned index);
+/* ---- the device's operations, for the model (daemon/verbs/device_ops.c) ---- */
+
+/* Whether the device has a data path (workers): posting and polling need one. */
+bool rdma_device_has_datapath(const struct rdma_device *dev);
+/* NotSupported naming field when the device has no data path; 0 when it has one. */
+int rdma_device_need_datapath(const struct rdma_device *dev, const char *field, struct rdma_error *err);
+int rdma_device_start(struct rdma_device *dev, struct worker_set *ws);
+void rdma_device_workers_stopped(struct rdma_device *dev);
+void rdma_device_sync(struct rdma_device *dev);
+void rdma_device_counters(struct rdma_device *dev, struct dp_counters *out);
+unsigned rdma_device_cpus(const struct rdma_device *dev, int *cpus, unsigned max);
+int rdma_device_cq_create(struct rdma_device *dev, struct rdma_cq *cq);
+struct rdma_cq_ring *rdma_device_cq_hold(struct rdma_device *dev, struct rdma_cq_ring *ring);
+void rdma_device_cq_release(struct rdma_device *dev, struct rdma_cq_ring *ring);
+unsigned rdma_device_cq_poll(struct rdma_device *dev, struct rdma_cq_ring *ring, struct dp_cqe *out,
+			     unsigned max);
+/* Someone waits on the CQ / it is armed (REQ_NOTIFY_CQ): the workers tell of each entry then. */
+void rdma_device_cq_set_wanted(struct rdma_device *dev, struct rdma_cq_ring *ring, bool wanted);
+void rdma_device_cq_set_armed(struct rdma_device *dev, struct rdma_cq_ring *ring, bool armed);
+void rdma_device_set_cq_hook(struct rdma_device *dev, void (*fn)(struct rdma_device *dev, void *ud),
+			     void *userdata);
+int rdma_device_qp_create(struct rdma_device *dev, struct rdma_qp *qp);
+void rdma_device_qp_modified(struct rdma_device *dev, struct rdma_qp *qp, int old_state);
+void rdma_device_qp_destroy(struct rdma_device *dev, struct rdma_qp *qp);
+int rdma_device_qp_placement(struct rdma_device *dev, const struct rdma_qp *qp, unsigned *worker);
+/* The QP's data-path counters; false when the device has none for it. */
+bool rdma_device_qp_counters(struct rdma_device *dev, const struct rdma_qp *qp, struct dp_counters *out);
+/* k is the device's from now on (freed at once by a device without a data path). */
+void rdma_device_key_set(struct rdma_device *dev, struct dp_key *k);
+void rdma_device_key_clear(struct rdma_device *dev, uint32_t key);
+struct rdma_object *rdma_device_key_user(struct rdma_device *dev, uint32_t key);
+struct rdma_object *rdma_device_memory_user(struct rdma_device *dev, const uint8_t *addr, uint64_t length);
+int rdma_device_post_send(struct rdma_device *dev, struct rdma_qp *qp, const struct rdma_dp_send_wr *wrs,
+			  uint32_t n, uint32_t *bad, struct rdma_error *err);
+int rdma_device_post_recv(struct rdma_device *dev, struct rdma_qp *qp, uint64_t wr_id,
+			  const struct rdma_dp_sge *sges, uint32_t n_sges, struct rdma_error *err);
+int rdma_device_cancel(struct rdma_device *dev, struct rdma_qp *qp, uint64_t wr_id, uint32_t *count,
+		       struct rdma_error *err);
+void rdma_device_posted_mkeys(struct rdma_device *dev, struct rdma_qp *qp,
+			      void (*fn)(uint32_t mkey, uint64_t wr_id, void *data), void *data);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Indirect MKEYs: creation, configure rules (reference §1.2, §3.1-3.2), transfers, mkey check. */
 #include "daemon/verbs/mkey.h"
-#include "daemon/soft/datapath.h"
+#include "dataplane/keytab.h"
 #include "dataplane/mkey.h"
 #include "daemon/verbs/dek.h"
 #include "daemon/verbs/mr.h"
@@ -54,14 +54,14 @@ static void mkey_release(struct rdma_device *dev, struct rdma_object *obj)
 	struct rdma_mkey *mkey = rdma_mkey(obj);
 
 	/* First: no worker counts into the MKEY once it is freed. */
-	rdma_datapath_key_clear(dev, obj->handle);
+	rdma_device_key_clear(dev, obj->handle);
 	drop_transforms(mkey);
 	layout_free(&mkey->layout);
 }
 
 static struct rdma_object *mkey_busy_user(struct rdma_device *dev, const struct rdma_object *obj)
 {
-	return rdma_datapath_key_user(dev, obj->handle);
+	return rdma_device_key_user(dev, obj->handle);
 }
 
 const struct rdma_object_type rdma_mkey_type = {
@@ -73,14 +73,14 @@ const struct rdma_object_type rdma_mkey_type = {
 /* Posted WRs go through the MKEY: a worker will read it, so it cannot change now. */
 static int idle(struct rdma_device *dev, struct rdma_mkey *mkey, struct rdma_error *err)
 {
-	struct rdma_object *user = rdma_datapath_key_user(dev, mkey->obj.handle);
+	struct rdma_object *user = rdma_device_key_user(dev, mkey->obj.handle);
 
 	return user ? rdma_error_in_use(err, &mkey->obj, user) : 0;
 }
 
 bool rdma_mkey_idle(struct rdma_device *dev, struct rdma_mkey *mkey)
 {
-	return !rdma_datapath_key_user(dev, mkey->obj.handle);
+	return !rdma_device_key_user(dev, mkey->obj.handle);
 }
 
 const char *rdma_mkey_access_name(uint32_t bit)
@@ -436,7 +436,7 @@ static int transform_build(struct rdma_device *dev, const struct rdma_mkey *mkey
 			   struct rdma_object **dek_obj, struct dp_transform **out,
 			   struct dp_transform ***workers, unsigned *n, struct rdma_error *err)
 {
-	unsigned n_workers = rdma_datapath_n_workers(dev);
+	unsigned n_workers = rdma_device_cpus(dev, NULL, 0);
 	const uint8_t *key = NULL;
 	struct rdma_dek *dek;
 	struct dp_error de;
@@ -546,7 +546,7 @@ fail:
 
 void rdma_mkey_invalidate(struct rdma_device *dev, struct rdma_mkey *mkey)
 {
-	rdma_datapath_key_clear(dev, mkey->obj.handle);
+	rdma_device_key_clear(dev, mkey->obj.handle);
 	mkey_clear(mkey);
 	dp_transform_cfg_init(&mkey->cfg);
 	memset(&mkey->crypto, 0, sizeof(mkey->crypto));
@@ -798,7 +798,7 @@ static void publish(struct rdma_device *dev, struct rdma_mkey *mkey)
 		log_error("MKEY 0x%x: out of memory; the workers will not use it", mkey->obj.handle);
 		free(k);
 		free(ctx);
-		rdma_datapath_key_clear(dev, mkey->obj.handle);
+		rdma_device_key_clear(dev, mkey->obj.handle);
 		return;
 	}
 	ctx->pd = mkey->pd->handle;
@@ -811,5 +811,5 @@ static void publish(struct rdma_device *dev, struct rdma_mkey *mkey)
 	mkey->n_worker_transforms = 0;
 	*k = (struct dp_key){ .key = mkey->obj.handle, .kind = DP_KEY_MKEY, .pd = ctx->pd,
 			      .access = ctx->access, .rkey = true, .mkey = ctx };
-	rdma_datapath_key_set(dev, k);
+	rdma_device_key_set(dev, k);
 }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "daemon/verbs/mr.h"
-#include "daemon/soft/datapath.h"
+#include "dataplane/keytab.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -15,7 +15,7 @@ static void mr_release(struct rdma_device *dev, struct rdma_object *obj)
 	struct rdma_mr *mr = rdma_mr(obj);
 
 	/* No worker reaches the memory once it is unmapped. */
-	rdma_datapath_key_clear(dev, obj->handle);
+	rdma_device_key_clear(dev, obj->handle);
 	if (mr->map)
 		munmap(mr->map, mr->map_size);
 	if (mr->memfd >= 0)
@@ -27,7 +27,7 @@ static struct rdma_object *mr_busy_user(struct rdma_device *dev, const struct rd
 {
 	const struct rdma_mr *mr = (const struct rdma_mr *)obj;
 
-	return mr->addr ? rdma_datapath_memory_user(dev, mr->addr, mr->length) : NULL;
+	return mr->addr ? rdma_device_memory_user(dev, mr->addr, mr->length) : NULL;
 }
 
 const struct rdma_object_type rdma_mr_type = {
@@ -87,7 +87,7 @@ static int publish(struct rdma_device *dev, struct rdma_mr *mr, struct rdma_mr *
 		.dma_target = mr->type == RDMA_MR_DAEMON, .iova = mr->iova, .length = mr->length,
 		.addr = mr->addr,
 	};
-	rdma_datapath_key_set(dev, k);
+	rdma_device_key_set(dev, k);
 	*out = mr;
 	return 0;
 }

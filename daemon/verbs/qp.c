@@ -1,16 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 #include "daemon/verbs/qp.h"
-#include "daemon/soft/datapath.h"
 #include "daemon/verbs/mr.h"
 #include "lib/log.h"
 
 #include <errno.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 
 static void qp_release(struct rdma_device *dev, struct rdma_object *obj)
 {
-	rdma_dp_qp_destroy(dev, rdma_qp(obj));
+	rdma_device_qp_destroy(dev, rdma_qp(obj));
 }
 
 const struct rdma_object_type rdma_qp_type = {
@@ -169,6 +169,27 @@ static const struct {
 	  offsetof(struct rdma_device_attr, max_inline_data) },
 };
 
+/* cpu runs a worker of the device's data path (qp create --cpu). */
+static int check_cpu(const struct rdma_device *dev, uint32_t cpu, struct rdma_error *err)
+{
+	int cpus[RDMA_DEVICE_CPUS_MAX];
+	unsigned n = rdma_device_cpus(dev, cpus, RDMA_DEVICE_CPUS_MAX);
+	char list[256] = "";
+	size_t used = 0;
+	int r = rdma_device_need_datapath(dev, "cpu", err);
+
+	if (r < 0)
+		return r;
+	for (unsigned i = 0; i < n && i < RDMA_DEVICE_CPUS_MAX; i++) {
+		if (cpus[i] >= 0 && (uint32_t)cpus[i] == cpu)
+			return 0;
+		if (used < sizeof(list))
+			used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%d", i ? "," : "", cpus[i]);
+	}
+	return rdma_error_invalid(err, "cpu", "%u runs no worker of %s; its workers run on CPU %s", cpu,
+				  dev->name, list);
+}
+
 static int check_init(const struct rdma_device *dev, const struct rdma_qp_init *init,
 		      struct rdma_error *err)
 {
@@ -185,15 +206,7 @@ static int check_init(const struct rdma_device *dev, const struct rdma_qp_init *
 	if (init->sig_pipelining && !dev->caps.sqd2rts)
 		return rdma_error_unsupported(err, "sig_pipelining",
 					      "the device cannot go from SQD back to RTS (no sqd2rts)");
-	if (init->has_cpu && rdma_datapath_worker_of_cpu(dev, (int)init->cpu) < 0) {
-		char cpus[256];
-
-		if (!rdma_datapath_worker_cpus(dev, cpus, sizeof(cpus)))
-			return rdma_error_unsupported(err, "cpu", "the device has no data path (no workers)");
-		return rdma_error_invalid(err, "cpu", "%u runs no worker of %s; its workers run on CPU %s",
-					  init->cpu, dev->name, cpus);
-	}
-	return 0;
+	return init->has_cpu ? check_cpu(dev, init->cpu, err) : 0;
 }
 
 int rdma_qp_create(struct rdma_device *dev, const struct rdma_qp_init *init, struct rdma_qp **out,
@@ -231,7 +244,7 @@ int rdma_qp_create(struct rdma_device *dev, const struct rdma_qp_init *init, str
 	qp->cpu = init->has_cpu ? (int)init->cpu : -1;
 	qp->state = RDMA_QPS_RESET;
 	hold_references(qp);
-	if (rdma_dp_qp_create(dev, qp) < 0) {
+	if (rdma_device_qp_create(dev, qp) < 0) {
 		rdma_object_free(dev, obj);
 		err->code = RDMA_ERR_NONE;
 		return -ENOMEM;
@@ -342,7 +355,7 @@ int rdma_qp_modify(struct rdma_device *dev, struct rdma_qp *qp, const struct rdm
 		return r;
 	old = qp->state;
 	apply(qp, attr, mask, sgid);
-	rdma_dp_qp_modified(dev, qp, old);
+	rdma_device_qp_modified(dev, qp, (int)old);
 	state_changed(dev, qp, old);
 	return 0;
 }
@@ -352,14 +365,31 @@ void rdma_qp_sig_stopped(struct rdma_device *dev, struct rdma_qp *qp, uint32_t s
 	enum rdma_qp_state old = qp->state;
 	struct rdma_error err;
 
-	/* The worker is in SQD already: only the model follows. */
+	/*
+	 * Known from now on, whatever the state: a later RTS must carry it, or
+	 * the device keeps the stop (a user took the QP to SQD or ERR meanwhile,
+	 * and will move it on).
+	 */
 	qp->sig_stops_seen = stops;
+	if (qp->state != RDMA_QPS_RTS)
+		return;
+	/* The device is in SQD already: only the model follows. */
 	qp->recovery.stopped_at_ns = found_ns;
 	qp->state = RDMA_QPS_SQD;
 	state_changed(dev, qp, old);
 	if (qp->recovery.policy == RDMA_RECOVERY_AUTO && rdma_qp_recover(dev, qp, true, NULL, &err) < 0)
 		log_warning("QP %u: automatic recovery failed: %s (%s)", qp->obj.handle,
 			    err.reason, err.field);
+}
+
+void rdma_qp_async_error(struct rdma_device *dev, struct rdma_qp *qp)
+{
+	struct rdma_error err;
+
+	/* A user may have taken it to RESET or ERR meanwhile. */
+	if (qp->state == RDMA_QPS_RESET || qp->state == RDMA_QPS_ERR || qp->state == RDMA_QPS_INIT)
+		return;
+	rdma_qp_enter_error(dev, qp, &err);
 }
 
 int rdma_qp_enter_error(struct rdma_device *dev, struct rdma_qp *qp, struct rdma_error *err)

@@ -20,8 +20,6 @@
 #include "daemon/verbs/qp_state.h"
 #include "daemon/verbs/recovery.h"
 
-struct dp_worker;
-struct dp_qp;
 
 #define RDMA_QPN_FIRST 2
 /* PSNs and QP numbers are 24-bit on the wire (BTH). */
@@ -118,8 +116,7 @@ struct rdma_qp {
 	 * what it must know from its events.
 	 */
 	int cpu;                      /* the CPU its creator placed it on, -1: the daemon's choice */
-	struct dp_worker *worker;     /* NULL until the data path places it */
-	struct dp_qp *dp;             /* the NIC's context (dataplane/qp.h); NULL without workers */
+	void *ctx;                    /* the backend's context of the QP; NULL without a data path */
 	bool sq_draining;             /* in SQD with send WRs still in flight (an event) */
 	uint32_t sig_stops_seen;      /* the data path's signature stops this thread has been told of */
 	struct rdma_qp_recovery recovery;
@@ -155,6 +152,8 @@ int rdma_qp_enter_error(struct rdma_device *dev, struct rdma_qp *qp, struct rdma
  * raised, and the auto policy recovers it.
  */
 void rdma_qp_sig_stopped(struct rdma_device *dev, struct rdma_qp *qp, uint32_t stops, uint64_t found_ns);
+/* The device took the QP to ERR on its own: the model follows, unless a user moved it meanwhile. */
+void rdma_qp_async_error(struct rdma_device *dev, struct rdma_qp *qp);
 
 /* The MTU enum of the RFC (1..5) for a path MTU in bytes, 0 if there is none. */
 unsigned rdma_qp_mtu_enum(uint32_t bytes);

@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* The recovery engine of signature pipelining (daemon/verbs/recovery.h). */
 #include "daemon/verbs/recovery.h"
-#include "daemon/soft/datapath.h"
 #include "daemon/verbs/mkey.h"
 #include "daemon/verbs/qp.h"
 
@@ -75,7 +74,7 @@ int rdma_qp_cancel(struct rdma_device *dev, struct rdma_qp *qp, uint64_t wr_id, 
 		.type = RDMA_EVENT_WR_CANCELED, .kind = RDMA_OBJ_QP, .handle = qp->obj.handle,
 		.wr_id = wr_id,
 	};
-	int r = rdma_dp_cancel(dev, qp, wr_id, count, err);
+	int r = rdma_device_cancel(dev, qp, wr_id, count, err);
 
 	if (r < 0)
 		return r;
@@ -157,14 +156,14 @@ int rdma_qp_recover(struct rdma_device *dev, struct rdma_qp *qp, bool automatic,
 		return rdma_error_state(err, "state", "the QP is in %s; a recovery takes a QP stopped "
 					"in SQD", rdma_qp_state_name(qp->state));
 	/* 1. What the workers found and have not told yet (a data path error may also end here). */
-	rdma_datapath_sync(dev);
+	rdma_device_sync(dev);
 	if (qp->state != RDMA_QPS_SQD)
 		return rdma_error_state(err, "state", "the QP went to %s while recovering",
 					rdma_qp_state_name(qp->state));
 	/* 2-3. The transfers that failed first: their wr_ids are the transactions to withdraw. */
 	for (unsigned i = 0; i < state->n_suspects; i++)
 		candidate(state->suspects[i].mkey, state->suspects[i].wr_id, &cs);
-	rdma_dp_posted_mkeys(qp, candidate, &cs);
+	rdma_device_posted_mkeys(dev, qp, candidate, &cs);
 	for (unsigned i = 0; i < cs.n; i++) {
 		r = check_and_cancel(dev, qp, cs.c[i].mkey, cs.c[i].wr_id, &rec, err);
 		if (r < 0)

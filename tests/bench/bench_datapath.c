@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * bench_datapath: the data path of the software device through real, started
- * dataplane workers (worker_set_start, rdma_datapath_start, as rdmad starts
+ * dataplane workers (worker_set_start, rdma_device_start, as rdmad starts
  * them), in-process: the main thread posts with rdma_dp_post_send /
  * rdma_dp_post_recv and reaps with dp_cq_poll, the workers execute.
  *
@@ -64,6 +64,7 @@
 #include <time.h>
 #include <systemd/sd-event.h>
 
+#include "daemon/soft/soft_device.h"
 #include "daemon/verbs/cq.h"
 #include "daemon/soft/datapath.h"
 #include "daemon/verbs/dek.h"
@@ -222,7 +223,7 @@ static const struct pair_cfg default_pair = {
 	.max_send_wr = WINDOW, .max_recv_wr = RQ_DEPTH, .max_inline_data = 0,
 };
 
-/* A software device with its own started worker set (as rdmad: worker_set_start, rdma_datapath_start). */
+/* A software device with its own started worker set (as rdmad: worker_set_start, rdma_device_start). */
 struct bench_dev {
 	char name[16];
 	sd_event *event;
@@ -254,8 +255,8 @@ static void bench_dev_start(struct bench_dev *bd, unsigned index, const int *cpu
 		die("worker_set_start failed", NULL);
 	if (soft_device_create(&bd->dev, bd->name, index) < 0)
 		die("soft_device_create failed", NULL);
-	if (rdma_datapath_start(bd->dev, bd->ws) < 0)
-		die("rdma_datapath_start failed", NULL);
+	if (rdma_device_start(bd->dev, bd->ws) < 0)
+		die("rdma_device_start failed", NULL);
 	pd = rdma_object_create(bd->dev, RDMA_OBJ_PD, &err);
 	if (!pd)
 		die("PD", &err);
@@ -268,12 +269,9 @@ static void bench_dev_start(struct bench_dev *bd, unsigned index, const int *cpu
 /* As rdmad tears down (manager_free): workers stopped first, then the device and its data path. */
 static void bench_dev_stop(struct bench_dev *bd)
 {
-	struct rdma_datapath *dp = bd->dev->datapath;
-
 	bd->ws = worker_set_free(bd->ws);
-	rdma_datapath_workers_stopped(bd->dev);
+	rdma_device_workers_stopped(bd->dev);
 	rdma_device_free(bd->dev);
-	rdma_datapath_free(dp);
 	sd_event_unref(bd->event);
 }
 
@@ -320,7 +318,7 @@ static struct rdma_qp *qp_new(struct bench_dev *bd, struct bench_pair *p, const 
 
 	if (rdma_qp_create(bd->dev, &init, &qp, &err) < 0)
 		die("QP", &err);
-	if (!qp->dp)
+	if (!soft_qp(qp))
 		die("the QP has no data path", NULL);
 	return qp;
 }
@@ -362,9 +360,9 @@ static void bench_dev_add_pairs(struct bench_dev *bd, unsigned n, const struct p
 		p->dst = mr_new(bd, 99);
 		connect_qp(bd, p->req, p->resp->obj.handle);
 		connect_qp(bd, p->resp, p->req->obj.handle);
-		if (!p->req->worker || p->req->worker != p->resp->worker)
+		if (!soft_qp(p->req)->worker || soft_qp(p->req)->worker != soft_qp(p->resp)->worker)
 			die("the two QPs of a pair are not on one worker", NULL);
-		if (p->req->worker != &bd->ws->workers[bd->n_pairs % bd->n_workers])
+		if (soft_qp(p->req)->worker != &bd->ws->workers[bd->n_pairs % bd->n_workers])
 			die("pair not on the worker expected (round robin)", NULL);
 		bd->n_pairs++;
 	}
@@ -562,7 +560,7 @@ static bool post_one(struct bench_dev *bd, struct bench_pair *p, const struct wr
 	wr.wr_id = seq;
 	if (force_signal || seq % signal_every == signal_every - 1)
 		wr.send_flags |= DP_SEND_SIGNALED;
-	r = rdma_dp_post_send(bd->dev, p->req, &wr, &err);
+	r = rdma_dp_post_sends(bd->dev, p->req, &wr, 1, &(uint32_t){ 0 }, &err);
 	if (r < 0 && queue_full(r)) {
 		p->sq_busy++;
 		return false;
@@ -589,7 +587,7 @@ static void reap(struct bench_dev *bd, struct bench_pair *p, const struct wr_op 
 	unsigned n;
 
 	do {
-		n = dp_cq_poll(p->scq->ring, e, POLL_BATCH);
+		n = dp_cq_poll(soft_cq(p->scq->ring), e, POLL_BATCH);
 		for (unsigned i = 0; i < n; i++) {
 			check_cqe(&e[i], "send");
 			/* RC completes in order: a signaled WR's CQE says every WR before it is done. */
@@ -602,7 +600,7 @@ static void reap(struct bench_dev *bd, struct bench_pair *p, const struct wr_op 
 		return;
 	/* Every receive taken is replaced at once: the receive queue stays full (no RNR NAKs). */
 	do {
-		n = dp_cq_poll(p->rcq->ring, e, POLL_BATCH);
+		n = dp_cq_poll(soft_cq(p->rcq->ring), e, POLL_BATCH);
 		for (unsigned i = 0; i < n; i++) {
 			check_cqe(&e[i], "receive");
 			if (e[i].byte_len != op->bytes)
@@ -809,7 +807,7 @@ static void measure_recoveries(struct bench_dev *bd, unsigned n, uint64_t *since
 		since[i] = rec->since_error_ns;
 		took[i] = rec->took_ns;
 		/* The response, now a NOP, completes. */
-		while (dp_cq_poll(p->scq->ring, &e, 1) == 0)
+		while (dp_cq_poll(soft_cq(p->scq->ring), &e, 1) == 0)
 			if (now() > give_up)
 				die("no completion of the NOP", NULL);
 		check_cqe(&e, "NOP");

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <cmocka.h>
 
+#include "daemon/soft/soft_device.h"
 #include "daemon/verbs/cq.h"
 
 #define SOL RDMA_CQ_NOTIFY_SOLICITED
@@ -50,7 +51,7 @@ static void test_next_fires_on_any_completion_once(void **state)
 	struct rdma_error err;
 
 	assert_false(rdma_cq_completion_event(&cq, true));   /* not armed: polled, no event */
-	assert_int_equal(rdma_cq_req_notify(&cq, NEXT, &err), 0);
+	assert_int_equal(rdma_cq_req_notify(NULL, &cq, NEXT, &err), 0);
 	assert_string_equal(rdma_cq_armed_name(&cq), "next");
 	assert_true(rdma_cq_completion_event(&cq, false));
 	/* One-shot: disarmed until the next request. */
@@ -66,7 +67,7 @@ static void test_solicited_waits_for_a_solicited_completion(void **state)
 	struct rdma_cq cq = { 0 };
 	struct rdma_error err;
 
-	assert_int_equal(rdma_cq_req_notify(&cq, SOL, &err), 0);
+	assert_int_equal(rdma_cq_req_notify(NULL, &cq, SOL, &err), 0);
 	assert_string_equal(rdma_cq_armed_name(&cq), "solicited");
 	assert_false(rdma_cq_completion_event(&cq, false));
 	assert_false(rdma_cq_completion_event(&cq, false));
@@ -81,13 +82,13 @@ static void test_arming_again_adds_flags(void **state)
 	struct rdma_error err;
 
 	/* rxe ORs new flags into the armed set: solicited, then next, fires on anything. */
-	assert_int_equal(rdma_cq_req_notify(&cq, SOL, &err), 0);
-	assert_int_equal(rdma_cq_req_notify(&cq, NEXT, &err), 0);
+	assert_int_equal(rdma_cq_req_notify(NULL, &cq, SOL, &err), 0);
+	assert_int_equal(rdma_cq_req_notify(NULL, &cq, NEXT, &err), 0);
 	assert_string_equal(rdma_cq_armed_name(&cq), "next");
 	assert_true(rdma_cq_completion_event(&cq, false));
 	/* next, then solicited: next still holds. */
-	assert_int_equal(rdma_cq_req_notify(&cq, NEXT, &err), 0);
-	assert_int_equal(rdma_cq_req_notify(&cq, SOL, &err), 0);
+	assert_int_equal(rdma_cq_req_notify(NULL, &cq, NEXT, &err), 0);
+	assert_int_equal(rdma_cq_req_notify(NULL, &cq, SOL, &err), 0);
 	assert_true(rdma_cq_completion_event(&cq, false));
 	assert_int_equal(cq.notify_requests, 4);
 }
@@ -97,10 +98,10 @@ static void test_notify_flags_are_one_of_two(void **state)
 	struct rdma_cq cq = { 0 };
 	struct rdma_error err;
 
-	assert_int_equal(rdma_cq_req_notify(&cq, 0, &err), -EINVAL);
+	assert_int_equal(rdma_cq_req_notify(NULL, &cq, 0, &err), -EINVAL);
 	assert_string_equal(err.field, "flags");
-	assert_int_equal(rdma_cq_req_notify(&cq, SOL | NEXT, &err), -EINVAL);
-	assert_int_equal(rdma_cq_req_notify(&cq, 4, &err), -EINVAL);
+	assert_int_equal(rdma_cq_req_notify(NULL, &cq, SOL | NEXT, &err), -EINVAL);
+	assert_int_equal(rdma_cq_req_notify(NULL, &cq, 4, &err), -EINVAL);
 	assert_int_equal(cq.armed, 0);
 	assert_int_equal(cq.notify_requests, 0);
 }

@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 
+#include "daemon/soft/soft_device.h"
 #include "daemon/verbs/cq.h"
 #include "daemon/soft/datapath.h"
 #include "daemon/verbs/mkey.h"
@@ -45,7 +46,7 @@ static int setup(void **state)
 	}
 	f->ws.workers = f->workers;
 	f->ws.n = N_WORKERS;
-	assert_int_equal(rdma_datapath_start(f->dev, &f->ws), 0);
+	assert_int_equal(rdma_device_start(f->dev, &f->ws), 0);
 	pd = rdma_object_create(f->dev, RDMA_OBJ_PD, &err);
 	assert_non_null(pd);
 	f->pd = pd->handle;
@@ -58,14 +59,12 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	struct fixture *f = *state;
-	struct rdma_datapath *dp = f->dev->datapath;
 
 	/* As rdmad stops: the workers first (their commands left run), then the device. */
 	for (unsigned i = 0; i < N_WORKERS; i++)
 		dp_worker_stop(&f->workers[i]);
-	rdma_datapath_workers_stopped(f->dev);
+	rdma_device_workers_stopped(f->dev);
 	rdma_device_free(f->dev);
-	rdma_datapath_free(dp);
 	free(f);
 	return 0;
 }
@@ -102,7 +101,7 @@ static struct rdma_qp *qp_new(struct fixture *f, struct rdma_cq *cq)
 	struct rdma_qp *qp;
 
 	assert_int_equal(rdma_qp_create(f->dev, &init, &qp, &err), 0);
-	assert_non_null(qp->dp);
+	assert_non_null(soft_qp(qp));
 	return qp;
 }
 
@@ -150,7 +149,7 @@ static void post_write(struct fixture *f, struct rdma_qp *qp, uint64_t wr_id, ui
 	};
 	struct rdma_error err;
 
-	assert_int_equal(rdma_dp_post_send(f->dev, qp, &wr, &err), 0);
+	assert_int_equal(rdma_dp_post_sends(f->dev, qp, &wr, 1, &(uint32_t){ 0 }, &err), 0);
 }
 
 /* An MKEY over 512 bytes of data + 8 of T10-DIF in memory at offset of the MR; the PI as given. */
@@ -257,15 +256,15 @@ static void test_connected_qps_share_a_worker(void **state)
 
 	/* Nothing runs before RTR: no worker yet. */
 	modify(f, a, RDMA_QPS_INIT, RDMA_QP_ACCESS_FLAGS, &(struct rdma_qp_attr){ 0 });
-	assert_null(a->worker);
+	assert_null(soft_qp(a)->worker);
 	modify(f, a, RDMA_QPS_RESET, 0, NULL);
 	connect_to(f, a, b->obj.handle);
 	connect_to(f, b, a->obj.handle);
-	assert_non_null(a->worker);
-	assert_ptr_equal(a->worker, b->worker);
+	assert_non_null(soft_qp(a)->worker);
+	assert_ptr_equal(soft_qp(a)->worker, soft_qp(b)->worker);
 	/* A QP connected to nobody it knows takes the next worker. */
 	connect_to(f, c, 999);
-	assert_ptr_not_equal(c->worker, a->worker);
+	assert_ptr_not_equal(soft_qp(c)->worker, soft_qp(a)->worker);
 }
 
 static void test_cq_size_is_shared_by_the_lanes(void **state)
@@ -281,23 +280,23 @@ static void test_cq_size_is_shared_by_the_lanes(void **state)
 	connect_to(f, b, a->obj.handle);
 	connect_to(f, c, d->obj.handle);
 	connect_to(f, d, c->obj.handle);
-	assert_ptr_not_equal(a->worker, c->worker);
+	assert_ptr_not_equal(soft_qp(a)->worker, soft_qp(c)->worker);
 	post_write(f, a, 1, rkey);
 	post_write(f, c, 2, rkey);
-	turn(f, a->worker->index);
-	turn(f, c->worker->index);
+	turn(f, soft_qp(a)->worker->index);
+	turn(f, soft_qp(c)->worker->index);
 	/* The first completion filled the CQ; the second, on the other lane, overflowed. */
-	assert_int_equal(atomic_load(&a->dp->counters.cq_overflows), 0);
-	assert_int_equal(atomic_load(&c->dp->counters.cq_overflows), 1);
-	assert_int_equal(dp_cq_poll(cq->ring, e, 4), 1);
+	assert_int_equal(atomic_load(&soft_qp(a)->counters.cq_overflows), 0);
+	assert_int_equal(atomic_load(&soft_qp(c)->counters.cq_overflows), 1);
+	assert_int_equal(dp_cq_poll(soft_cq(cq->ring), e, 4), 1);
 	assert_int_equal(e[0].wr_id, 1);
 	assert_int_equal(e[0].status, DP_WC_SUCCESS);
 	assert_int_equal(e[0].opcode, DP_WC_RDMA_WRITE);
 	assert_int_equal(e[0].byte_len, 8);
 	/* Polled: room again. */
 	post_write(f, a, 3, rkey);
-	turn(f, a->worker->index);
-	assert_int_equal(dp_cq_poll(cq->ring, e, 4), 1);
+	turn(f, soft_qp(a)->worker->index);
+	assert_int_equal(dp_cq_poll(soft_cq(cq->ring), e, 4), 1);
 	assert_int_equal(e[0].wr_id, 3);
 }
 
@@ -313,19 +312,19 @@ static void test_error_reported_before_its_completion(void **state)
 	connect_to(f, b, a->obj.handle);
 	post_write(f, a, 7, 0xdead00);   /* no such rkey */
 	post_write(f, a, 8, f->mr->rkey);
-	turn(f, a->worker->index);
+	turn(f, soft_qp(a)->worker->index);
 	/* Both QPs went to ERR (remote access error, class C): two events, in order. */
-	assert_true(dp_queue_pop(&a->worker->events, &ev));
+	assert_true(dp_queue_pop(&soft_qp(a)->worker->events, &ev));
 	assert_int_equal(ev.type, WORKER_EVENT_QP_ERROR);
 	assert_int_equal(ev.object, b->obj.handle);
-	assert_true(dp_queue_pop(&a->worker->events, &ev));
+	assert_true(dp_queue_pop(&soft_qp(a)->worker->events, &ev));
 	assert_int_equal(ev.object, a->obj.handle);
-	assert_false(dp_queue_pop(&a->worker->events, &ev));
+	assert_false(dp_queue_pop(&soft_qp(a)->worker->events, &ev));
 	/* The model learns of it only when the main thread handles the event. */
 	assert_int_equal(a->state, RDMA_QPS_RTS);
 	post_write(f, a, 9, f->mr->rkey);   /* posted in ERR (as the worker sees it) */
-	turn(f, a->worker->index);
-	assert_int_equal(dp_cq_poll(cq->ring, e, 4), 3);
+	turn(f, soft_qp(a)->worker->index);
+	assert_int_equal(dp_cq_poll(soft_cq(cq->ring), e, 4), 3);
 	assert_int_equal(e[0].wr_id, 7);
 	assert_int_equal(e[0].status, DP_WC_REM_ACCESS_ERR);
 	assert_int_equal(e[1].wr_id, 8);
@@ -343,7 +342,7 @@ static void test_events_take_the_model_to_err(void **state)
 	connect_to(f, a, b->obj.handle);
 	connect_to(f, b, a->obj.handle);
 	post_write(f, a, 1, 0xdead00);
-	turn(f, a->worker->index);
+	turn(f, soft_qp(a)->worker->index);
 	worker_set_dispatch(&f->ws);
 	assert_int_equal(a->state, RDMA_QPS_ERR);
 	assert_int_equal(b->state, RDMA_QPS_ERR);
@@ -363,24 +362,24 @@ static void test_reset_drops_without_completions(void **state)
 	connect_to(f, b, a->obj.handle);
 	assert_int_equal(rdma_dp_post_recv(f->dev, b, 1, &sge, 1, &err), 0);
 	assert_int_equal(rdma_dp_post_recv(f->dev, b, 2, &sge, 1, &err), 0);
-	index = b->worker->index;
+	index = soft_qp(b)->worker->index;
 	modify(f, b, RDMA_QPS_RESET, 0, NULL);
 	/* The worker let it go: the next connection may put it on another one. */
-	assert_null(b->worker);
+	assert_null(soft_qp(b)->worker);
 	while (turn(f, index))
 		;
-	assert_int_equal(dp_cq_poll(cq->ring, e, 4), 0);
-	assert_int_equal(dp_queue_count(&b->dp->rq), 0);
+	assert_int_equal(dp_cq_poll(soft_cq(cq->ring), e, 4), 0);
+	assert_int_equal(dp_queue_count(&soft_qp(b)->rq), 0);
 	/* Receives posted in INIT after the RESET stay, and are the worker's again from RTR on. */
 	modify(f, b, RDMA_QPS_INIT, RDMA_QP_ACCESS_FLAGS, &(struct rdma_qp_attr){ 0 });
 	assert_int_equal(rdma_dp_post_recv(f->dev, b, 3, &sge, 1, &err), 0);
 	modify(f, b, RDMA_QPS_RESET, 0, NULL);
-	assert_int_equal(dp_queue_count(&b->dp->rq), 0);
+	assert_int_equal(dp_queue_count(&soft_qp(b)->rq), 0);
 	modify(f, b, RDMA_QPS_INIT, RDMA_QP_ACCESS_FLAGS, &(struct rdma_qp_attr){ 0 });
 	assert_int_equal(rdma_dp_post_recv(f->dev, b, 4, &sge, 1, &err), 0);
 	connect_rest(f, b, a->obj.handle);
-	assert_int_equal(dp_queue_count(&b->dp->rq), 1);
-	assert_ptr_equal(b->worker, a->worker);
+	assert_int_equal(dp_queue_count(&soft_qp(b)->rq), 1);
+	assert_ptr_equal(soft_qp(b)->worker, soft_qp(a)->worker);
 }
 
 static void test_mkey_transfer_and_its_error_report(void **state)
@@ -402,24 +401,24 @@ static void test_mkey_transfer_and_its_error_report(void **state)
 	connect_to(f, a, b->obj.handle);
 	connect_to(f, b, a->obj.handle);
 	memset(f->mr->addr + 2048, 0, 520);
-	assert_int_equal(rdma_dp_post_send(f->dev, a, &wr, &err), 0);
+	assert_int_equal(rdma_dp_post_sends(f->dev, a, &wr, 1, &(uint32_t){ 0 }, &err), 0);
 	/* Posted, not executed: the MKEY is in use by the QP. */
 	user = rdma_datapath_key_user(f->dev, good->obj.handle);
 	assert_ptr_equal(user, &a->obj);
-	turn(f, a->worker->index);
+	turn(f, soft_qp(a)->worker->index);
 	assert_null(rdma_datapath_key_user(f->dev, good->obj.handle));
 	/* The wire carried the 512 data bytes: the PI was checked and stripped. */
 	assert_int_equal(f->mr->addr[2048 + 511], 0xa5);
 	assert_int_equal(f->mr->addr[2048 + 512], 0);
-	assert_int_equal(dp_cq_poll(cq->ring, e, 4), 1);
+	assert_int_equal(dp_cq_poll(soft_cq(cq->ring), e, 4), 1);
 	assert_int_equal(e[0].status, DP_WC_SUCCESS);
 	assert_int_equal(e[0].byte_len, 512);
 	/* A bad guard: the transfer succeeds; the MKEY learns of it when the main thread syncs. */
 	sge.key = bad->obj.handle;
 	wr.wr_id = 2;
-	assert_int_equal(rdma_dp_post_send(f->dev, a, &wr, &err), 0);
-	turn(f, a->worker->index);
-	assert_int_equal(dp_cq_poll(cq->ring, e, 4), 1);
+	assert_int_equal(rdma_dp_post_sends(f->dev, a, &wr, 1, &(uint32_t){ 0 }, &err), 0);
+	turn(f, soft_qp(a)->worker->index);
+	assert_int_equal(dp_cq_poll(soft_cq(cq->ring), e, 4), 1);
 	assert_int_equal(e[0].status, DP_WC_SUCCESS);
 	assert_false(bad->err_pending);
 	rdma_datapath_sync(f->dev);
@@ -427,7 +426,7 @@ static void test_mkey_transfer_and_its_error_report(void **state)
 	assert_int_equal(rec.type, DP_SIG_ERR_GUARD);
 	assert_int_equal(rec.expected, 0);
 	assert_int_equal(rec.actual, 0xec7d);
-	assert_int_equal(atomic_load(&a->dp->counters.sig_errors[DP_SIG_ERR_GUARD]), 1);
+	assert_int_equal(atomic_load(&soft_qp(a)->counters.sig_errors[DP_SIG_ERR_GUARD]), 1);
 	/* Without sig_pipelining the QP goes on. */
 	assert_int_equal(a->state, RDMA_QPS_RTS);
 }
@@ -446,17 +445,17 @@ static void test_sig_stop_stands_until_the_main_thread_knows(void **state)
 	connect_to(f, s, c->obj.handle);
 	connect_to(f, c, s->obj.handle);
 	post_transaction(f, s, 1, bad);
-	turn(f, s->worker->index);
+	turn(f, soft_qp(s)->worker->index);
 	/* Stopped right after the WRITE: the fenced SEND is still posted; nothing completed. */
-	assert_int_equal(s->dp->state, RDMA_QPS_SQD);
-	assert_int_equal(dp_queue_count(&s->dp->sq), 1);
-	assert_int_equal(dp_cq_poll(cq->ring, e, 4), 0);
+	assert_int_equal(soft_qp(s)->state, RDMA_QPS_SQD);
+	assert_int_equal(dp_queue_count(&soft_qp(s)->sq), 1);
+	assert_int_equal(dp_cq_poll(soft_cq(cq->ring), e, 4), 0);
 	/* An RTS -> RTS modify sent before the main thread heard of the stop does not resume it. */
 	assert_int_equal(s->state, RDMA_QPS_RTS);
 	attr.state = RDMA_QPS_RTS;
 	assert_int_equal(rdma_qp_modify(f->dev, s, &attr, RDMA_QP_STATE, &err), 0);
-	turn(f, s->worker->index);
-	assert_int_equal(s->dp->state, RDMA_QPS_SQD);
+	turn(f, soft_qp(s)->worker->index);
+	assert_int_equal(soft_qp(s)->state, RDMA_QPS_SQD);
 	/* Told: the model is in SQD, cancel finds the SEND, RTS resumes with a NOP. */
 	worker_set_dispatch(&f->ws);
 	assert_int_equal(s->state, RDMA_QPS_SQD);
@@ -468,13 +467,13 @@ static void test_sig_stop_stands_until_the_main_thread_knows(void **state)
 	assert_string_equal(err.field, "wr_id");
 	attr.state = RDMA_QPS_RTS;
 	assert_int_equal(rdma_qp_modify(f->dev, s, &attr, RDMA_QP_STATE, &err), 0);
-	turn(f, s->worker->index);
-	assert_int_equal(dp_cq_poll(cq->ring, e, 4), 1);
+	turn(f, soft_qp(s)->worker->index);
+	assert_int_equal(dp_cq_poll(soft_cq(cq->ring), e, 4), 1);
 	assert_int_equal(e[0].wr_id, 1);
 	assert_int_equal(e[0].status, DP_WC_SUCCESS);
 	assert_int_equal(e[0].opcode, DP_WC_SEND);
 	assert_int_equal(e[0].byte_len, 0);
-	assert_int_equal(atomic_load(&s->dp->counters.nops), 1);
+	assert_int_equal(atomic_load(&soft_qp(s)->counters.nops), 1);
 }
 
 static void test_auto_recovery(void **state)
@@ -493,8 +492,8 @@ static void test_auto_recovery(void **state)
 	assert_int_equal(rdma_dp_post_recv(f->dev, c, 100, &sge, 1, &err), 0);
 	post_transaction(f, s, 1, bad);
 	post_transaction(f, s, 2, good);
-	turn(f, s->worker->index);
-	assert_int_equal(s->dp->state, RDMA_QPS_SQD);
+	turn(f, soft_qp(s)->worker->index);
+	assert_int_equal(soft_qp(s)->state, RDMA_QPS_SQD);
 	/* The main thread hears of the stop: check, cancel, RTS at once. */
 	worker_set_dispatch(&f->ws);
 	assert_int_equal(s->state, RDMA_QPS_RTS);
@@ -508,13 +507,13 @@ static void test_auto_recovery(void **state)
 	assert_int_equal(rec->failed[0].wr_id, 1);
 	assert_true(rec->since_error_ns >= rec->took_ns);
 	assert_null(rdma_qp_recovery_record(s, 1));
-	while (turn(f, s->worker->index))
+	while (turn(f, soft_qp(s)->worker->index))
 		;
 	/*
 	 * The NOP, then transaction 2's WRITE (unsignaled) and SEND: the client's
 	 * receive completes while the SEND executes, before the SEND's own completion.
 	 */
-	assert_int_equal(dp_cq_poll(cq->ring, e, 8), 3);
+	assert_int_equal(dp_cq_poll(soft_cq(cq->ring), e, 8), 3);
 	assert_int_equal(e[0].wr_id, 1);
 	assert_int_equal(e[0].byte_len, 0);
 	assert_int_equal(e[1].wr_id, 100);

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "daemon/soft/soft_device.h"
 #include "daemon/verbs/ah.h"
 #include "daemon/verbs/gid.h"
 

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "daemon/soft/soft_device.h"
 #include "daemon/verbs/mkey.h"
 #include "daemon/verbs/mr.h"
 #include "daemon/verbs/pool.h"

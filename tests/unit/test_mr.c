@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "daemon/soft/soft_device.h"
 #include "daemon/verbs/mr.h"
 
 #define LW RDMA_ACCESS_LOCAL_WRITE

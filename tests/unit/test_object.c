@@ -8,7 +8,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "daemon/verbs/device.h"
+#include "daemon/soft/soft_device.h"
 #include "daemon/verbs/mr.h"
 
 #define N 64

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "daemon/soft/soft_device.h"
 #include "daemon/verbs/cq.h"
 #include "daemon/verbs/mr.h"
 #include "daemon/verbs/qp.h"
