@@ -44,7 +44,7 @@ LDLIBS     += $(PKG_LIBS) -lpthread
 # Every folder is a static library; a program is its main file plus the libraries.
 LIB_SRC    := $(shell find lib -name '*.c' | sort)
 DP_SRC     := $(shell find dataplane -name '*.c' | sort)
-DAEMON_SRC := $(filter-out daemon/core/main.c,$(shell find daemon -name '*.c' | sort))
+DAEMON_SRC := $(filter-out daemon/main.c,$(shell find daemon -name '*.c' | sort))
 CMD_SRC    := $(filter-out cmd/main.c,$(shell find cmd -name '*.c' | sort))
 VARLINK_IDL:= $(shell find daemon -name '*.varlink' | sort)
 UNIT_SRC   := $(sort $(wildcard tests/unit/test_*.c))
@@ -102,7 +102,7 @@ $(BUILD)/%.a:
 	@rm -f $@
 	$(AR) rcs $@ $^
 
-$(RDMAD): $(call obj,daemon/core/main.c) $(ALL_LIBS)
+$(RDMAD): $(call obj,daemon/main.c) $(ALL_LIBS)
 	$(CC) $(LDFLAGS) -o $@ $< $(ALL_LIBS) $(LDLIBS)
 
 # rdmactl is a client: it links no daemon code.

@@ -29,6 +29,12 @@ extern const struct varlink_method api_dek_methods[];
 extern const struct varlink_method api_monitor_methods[];
 
 /* The monitor: device events to io.rdmad.Monitor subscribers (daemon/api/monitor.c). */
+/* Serves the io.rdmad.* interfaces on the manager's event loop and socket. */
+int api_varlink_init(struct manager *m);
+/* Stops serving: the server, the monitor streams, and the socket file it made. */
+void api_varlink_free(struct manager *m);
+/* Registers every io.rdmad.* interface (api.c). */
+int api_register(struct manager *m);
 int api_monitor_start(struct manager *m);
 void api_monitor_free(struct manager *m);
 

@@ -4,7 +4,6 @@
 #include "daemon/verbs/secret.h"
 #include "daemon/core/state.h"
 #include "daemon/soft/workers.h"
-#include "daemon/api/api.h"
 #include "lib/log.h"
 #include "lib/varlink/varlink.h"
 
@@ -127,14 +126,10 @@ struct manager *manager_free(struct manager *m)
 {
 	if (!m)
 		return NULL;
-	m->varlink = varlink_server_free(m->varlink);
-	api_monitor_free(m);
 	m->workers = worker_set_free(m->workers);
 	/* What the workers owned is the main thread's to free now. */
 	for (unsigned i = 0; i < m->n_devices; i++)
 		rdma_device_workers_stopped(m->devices[i]);
-	if (m->socket_bound)
-		unlink(m->socket_path);
 	for (unsigned i = 0; i < m->n_devices; i++)
 		rdma_device_free(m->devices[i]);
 	if (m->state_lock_fd >= 0)
@@ -206,70 +201,6 @@ static int open_state_dir(struct manager *m)
 	return 0;
 }
 
-static int listen_varlink(struct manager *m)
-{
-	char **names = NULL;
-	int n, r = 0, used = 0;
-
-	n = sd_listen_fds_with_names(1, &names);
-	if (n < 0)
-		return log_error_errno(n, "cannot read passed sockets");
-	for (int i = 0; i < n; i++) {
-		int fd = SD_LISTEN_FDS_START + i;
-
-		if (r == 0 && names && (strcmp(names[i], "varlink") == 0 ||
-					(n == 1 && strcmp(names[i], "unknown") == 0))) {
-			r = sd_is_socket_unix(fd, SOCK_STREAM, 1, NULL, 0);
-			if (r <= 0) {
-				log_error("passed fd %d (%s) is not a listening AF_UNIX stream socket",
-					  fd, names[i]);
-				r = -EBADF;
-			} else {
-				r = varlink_server_listen_fd(m->varlink, fd);
-				used++;
-			}
-		} else {
-			close(fd);
-		}
-		free(names ? names[i] : NULL);
-	}
-	free(names);
-	if (r < 0)
-		return r;
-	if (n > 0) {
-		if (!used)
-			return log_error_errno(-EBADF, "socket activation passed no socket named 'varlink'");
-		m->socket_activated = true;
-		log_info("listening on the socket passed by the service manager");
-		return 0;
-	}
-
-	/* Our own socket: its directory first (as /run/rdmad would be made by tmpfiles). */
-	{
-		char *dir = strdup(m->socket_path);
-
-		if (!dir)
-			return -ENOMEM;
-		if (mkdir(dirname(dir), 0755) < 0 && errno != EEXIST)
-			log_warning_errno(-errno, "cannot create %s", dir);
-		free(dir);
-	}
-	r = varlink_server_listen_path(m->varlink, m->socket_path, 0660);
-	if (r == -EADDRINUSE) {
-		log_error("%s: another daemon answers on this socket", m->socket_path);
-		return r;
-	}
-	if (r == -EEXIST) {
-		log_error("%s exists and is not a socket; not removing it", m->socket_path);
-		return r;
-	}
-	if (r < 0)
-		return log_error_errno(r, "cannot listen on %s", m->socket_path);
-	m->socket_bound = true;
-	log_info("listening on %s", m->socket_path);
-	return 0;
-}
-
 static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
 {
 	struct manager *m = userdata;
@@ -296,14 +227,8 @@ static int add_devices(struct manager *m)
 	return 0;
 }
 
-int manager_run(struct manager *m)
+int manager_start(struct manager *m)
 {
-	static const struct varlink_server_info info = {
-		.vendor = "rdmad project",
-		.product = "rdmad",
-		.version = RDMAD_VERSION,
-		.url = "man:rdmad(8)",
-	};
 	bool locked;
 	int r;
 
@@ -334,13 +259,7 @@ int manager_run(struct manager *m)
 		if (r < 0)
 			return log_error_errno(r, "cannot start the data path of %s", m->devices[i]->name);
 	}
-	r = varlink_server_new(&m->varlink, m->event, &info);
-	if (r < 0)
-		return log_error_errno(r, "cannot create the varlink server");
 	apply_config(m);
-	r = api_register(m);
-	if (r < 0)
-		return log_error_errno(r, "cannot register the varlink interfaces");
 
 	r = sd_event_add_signal(m->event, NULL, SIGTERM | SD_EVENT_SIGNAL_PROCMASK, NULL, NULL);
 	if (r >= 0)
@@ -353,10 +272,12 @@ int manager_run(struct manager *m)
 	r = sd_event_set_watchdog(m->event, 1);
 	if (r < 0)
 		return log_error_errno(r, "cannot enable the watchdog");
+	return 0;
+}
 
-	r = listen_varlink(m);
-	if (r < 0)
-		return r;
+int manager_loop(struct manager *m)
+{
+	int r;
 
 	sd_notifyf(0, "READY=1\nSTATUS=Serving %u device(s)", m->n_devices);
 	log_info("rdmad %s ready", RDMAD_VERSION);

@@ -55,12 +55,12 @@ int manager_new(struct manager **out, const struct manager_options *opts);
 void manager_apply_log_level(struct manager *m);
 struct manager *manager_free(struct manager *m);
 void manager_set_ready_fd(struct manager *m, int fd);
-/* Devices, state directory, socket; then READY=1.  Returns when the loop ends. */
-int manager_run(struct manager *m);
+/* State directory, devices and their data path, what users configured, signals. */
+int manager_start(struct manager *m);
+/* READY=1, then the event loop until it ends (serving is the API's: api_varlink_init). */
+int manager_loop(struct manager *m);
 /* Re-reads the configuration; on error the old one stays and err says why. */
 int manager_reload(struct manager *m, char *err, size_t err_size);
 struct rdma_device *manager_find_device(struct manager *m, const char *name);
 uint64_t manager_uptime_usec(const struct manager *m);
 
-/* Registers every io.rdmad.* interface (daemon/api/). */
-int api_register(struct manager *m);

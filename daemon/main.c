@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* rdmad: the RDMA device management daemon.  See rdmad(8). */
+#include "daemon/api/api.h"
 #include "daemon/core/manager.h"
 #include "lib/log.h"
 
@@ -145,8 +146,14 @@ int main(int argc, char **argv)
 	r = manager_new(&m, &opts);
 	if (r >= 0) {
 		manager_set_ready_fd(m, ready_fd);
-		r = manager_run(m);
+		r = manager_start(m);
 	}
+	if (r >= 0)
+		r = api_varlink_init(m);
+	if (r >= 0)
+		r = manager_loop(m);
+	if (m)
+		api_varlink_free(m);
 	manager_free(m);
 	return r < 0 ? 1 : 0;
 }
