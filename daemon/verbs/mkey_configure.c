@@ -1,0 +1,388 @@
+/* SPDX-License-Identifier: MIT */
+/* MKEY configure: the rules of the WR chain and its setters (reference §1.2, §3.1-3.2). */
+#include "daemon/verbs/mkey.h"
+#include "daemon/verbs/mkey_int.h"
+#include "dataplane/mkey.h"
+#include "daemon/verbs/dek.h"
+#include "daemon/verbs/mr.h"
+#include "daemon/verbs/pool.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Bytes one entry spans in its MR. */
+static uint64_t entry_span(const struct rdma_mkey_layout *l, const struct rdma_mkey_entry *e)
+{
+	if (l->type == RDMA_LAYOUT_LIST)
+		return e->length;
+	return (uint64_t)(l->repeat_count - 1) * (e->length + e->skip) + e->length;
+}
+
+static int entry_error(struct rdma_error *err, const struct rdma_mkey_layout *l, unsigned i,
+		       const char *member, const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+/* InvalidArgument naming layout[i].member or interleaved.entries[i].member. */
+static int entry_error(struct rdma_error *err, const struct rdma_mkey_layout *l, unsigned i,
+		       const char *member, const char *fmt, ...)
+{
+	char field[64], reason[256];
+	va_list ap;
+
+	snprintf(field, sizeof(field), "%s[%u].%s",
+		 l->type == RDMA_LAYOUT_LIST ? "layout" : "interleaved.entries", i, member);
+	va_start(ap, fmt);
+	vsnprintf(reason, sizeof(reason), fmt, ap);
+	va_end(ap);
+	return rdma_error_invalid(err, field, "%s", reason);
+}
+
+/*
+ * The layout setter's rules: entries that fit the MKEY (interleaved takes one
+ * more, its strided header), MRs of the MKEY's PD with memory of their own,
+ * ranges inside them.  Fills entries[].mr_obj.
+ */
+static int layout_check(struct rdma_device *dev, const struct rdma_mkey *mkey,
+			struct rdma_mkey_layout *l, struct rdma_error *err)
+{
+	const char *name = l->type == RDMA_LAYOUT_LIST ? "layout" : "interleaved.entries";
+	unsigned needed = l->type == RDMA_LAYOUT_INTERLEAVED ? l->n + 1u : l->n;
+	if (l->n == 0)
+		return rdma_error_invalid(err, name, "at least one entry");
+	if (needed > mkey->max_entries)
+		return rdma_error_invalid(err, name, "%u entries%s; the MKEY was created with max_entries %u",
+					  l->n, l->type == RDMA_LAYOUT_INTERLEAVED ?
+					  " (+1 for the interleaved header)" : "", mkey->max_entries);
+	if (l->type == RDMA_LAYOUT_INTERLEAVED && l->repeat_count == 0)
+		return rdma_error_invalid(err, "interleaved.repeat_count", "at least 1");
+	for (unsigned i = 0; i < l->n; i++) {
+		struct rdma_mkey_entry *e = &l->entries[i];
+		struct rdma_object *obj = rdma_object_lookup(dev, RDMA_OBJ_MR, e->mr, err);
+		const char *len_name = l->type == RDMA_LAYOUT_LIST ? "length" : "bytes_count";
+		struct rdma_mr *mr;
+		uint64_t span;
+
+		if (!obj)
+			return -ENOENT;
+		mr = rdma_mr(obj);
+		if (mr->pd != mkey->pd)
+			return entry_error(err, l, i, "mr", "MR %u is on PD %u, the MKEY on PD %u",
+					   e->mr, mr->pd->handle, mkey->pd->handle);
+		if (mr->type == RDMA_MR_DMA)
+			return entry_error(err, l, i, "mr", "MR %u is a DMA MR, with no memory of its own",
+					   e->mr);
+		if (e->length == 0 || e->length > UINT32_MAX)
+			return entry_error(err, l, i, len_name, "1 to %u bytes", UINT32_MAX);
+		span = entry_span(l, e);
+		if (e->offset > mr->length || span > mr->length - e->offset)
+			return entry_error(err, l, i, e->offset >= mr->length ? "offset" : len_name,
+					   "offset %llu + %llu bytes go past the end of MR %u (%llu bytes)",
+					   (unsigned long long)e->offset, (unsigned long long)span, e->mr,
+					   (unsigned long long)mr->length);
+		e->mr_obj = mr;
+	}
+	return 0;
+}
+
+static int layout_copy(struct rdma_mkey_layout *dst, const struct rdma_mkey_layout *src)
+{
+	*dst = *src;
+	dst->entries = calloc(src->n ? src->n : 1, sizeof(*dst->entries));
+	if (!dst->entries)
+		return -ENOMEM;
+	memcpy(dst->entries, src->entries, src->n * sizeof(*dst->entries));
+	return 0;
+}
+
+/* ---- configure ---- */
+
+/*
+ * The one place that spells a configure's field.  The dataplane's fields
+ * ("mem.t10dif.bg", "crypto.data_unit_size") are paths, and the DEK model's
+ * ("dek", "keytag") members of "crypto".
+ */
+int mkey_config_refusal(struct rdma_error *err, enum rdma_error_code code, const char *path,
+			const char *member, const char *fmt, ...)
+{
+	char field[sizeof(err->field)];
+	va_list ap;
+	int r;
+
+	snprintf(field, sizeof(field), "config%s%.56s%s%.40s", path && *path ? "." : "",
+		 path ? path : "", member ? "." : "", member ? member : "");
+	va_start(ap, fmt);
+	r = rdma_error_vfield(err, code, field, fmt, ap);
+	va_end(ap);
+	return r;
+}
+
+/* The domain a signature refusal names: the one that has a signature, else the config itself. */
+static const char *sig_path(const struct dp_transform_cfg *cfg)
+{
+	if (dp_sig_present(&cfg->mem))
+		return "mem";
+	if (dp_sig_present(&cfg->wire))
+		return "wire";
+	return NULL;
+}
+
+/* A dataplane refusal; its "key" is the configure's DEK. */
+static int dp_refusal(struct rdma_error *err, const struct dp_error *de)
+{
+	bool key = !strcmp(de->field, "key");
+
+	return mkey_config_refusal(err, RDMA_ERR_INVALID_ARGUMENT, key ? "crypto" : de->field,
+			      key ? "dek" : NULL, "%s", de->message);
+}
+
+static bool cfg_has_sig(const struct dp_transform_cfg *cfg)
+{
+	return dp_sig_present(&cfg->mem) || dp_sig_present(&cfg->wire);
+}
+
+/* The configuration in effect after conf: what conf sets over what mkey has. */
+static void merge(const struct rdma_mkey *mkey, const struct rdma_mkey_conf *conf,
+		  struct dp_transform_cfg *cfg, struct rdma_mkey_crypto *crypto)
+{
+	*cfg = mkey->cfg;
+	*crypto = mkey->crypto;
+	if (conf->reset_sig_attr) {
+		struct dp_transform_cfg none;
+
+		dp_transform_cfg_init(&none);
+		none.crypto = cfg->crypto;
+		*cfg = none;
+	}
+	if (conf->set_sig) {
+		cfg->mem = conf->cfg.mem;
+		cfg->wire = conf->cfg.wire;
+		cfg->check_mask = conf->cfg.check_mask;
+		cfg->copy_mask_set = conf->cfg.copy_mask_set;
+		cfg->copy_mask = conf->cfg.copy_mask;
+	}
+	if (conf->set_crypto) {
+		cfg->crypto = conf->cfg.crypto;
+		*crypto = conf->crypto;
+	}
+}
+
+/* The setters' own rules, before anything is merged. */
+static int setters_check(struct rdma_device *dev, const struct rdma_mkey *mkey,
+			 const struct rdma_mkey_conf *conf, struct rdma_error *err)
+{
+	if (conf->set_access && (conf->access & ~RDMA_MKEY_ACCESS_ALL))
+		return rdma_error_invalid(err, "access",
+					  "local_write, remote_write, remote_read, remote_atomic only");
+	if (conf->set_sig) {
+		if (!(mkey->flags & RDMA_MKEY_BLOCK_SIGNATURE))
+			return mkey_config_refusal(err, RDMA_ERR_INVALID_ARGUMENT, sig_path(&conf->cfg), NULL,
+					      "the MKEY was created without block_signature");
+		if (!cfg_has_sig(&conf->cfg))
+			return mkey_config_refusal(err, RDMA_ERR_INVALID_ARGUMENT, NULL, NULL,
+					      "a signature needs mem or wire; reset_sig_attr removes it");
+	}
+	if (conf->set_crypto) {
+		if (!(mkey->flags & RDMA_MKEY_CRYPTO))
+			return mkey_config_refusal(err, RDMA_ERR_INVALID_ARGUMENT, "crypto", NULL,
+					      "the MKEY was created without crypto");
+		if (!conf->cfg.crypto.enabled)
+			return mkey_config_refusal(err, RDMA_ERR_INVALID_ARGUMENT, "crypto", NULL,
+					      "crypto attributes are required");
+		if (!conf->crypto.dek)
+			return mkey_config_refusal(err, RDMA_ERR_INVALID_ARGUMENT, "crypto", "dek",
+					      "the DEK to use is required");
+	}
+	return 0;
+}
+
+/* The rules checked when the WR chain is finalized, on the merged result. */
+static int finalize_check(struct rdma_device *dev, const struct dp_transform_cfg *cfg,
+			  const struct rdma_mkey_layout *layout, uint64_t length, struct rdma_error *err)
+{
+	struct dp_error de;
+
+	if (!cfg_has_sig(cfg) && !cfg->crypto.enabled)
+		return 0;
+	if (dp_transform_cfg_validate(cfg, &de) < 0)
+		return dp_refusal(err, &de);
+	if (length > UINT32_MAX)
+		return rdma_error_invalid(err, layout->type == RDMA_LAYOUT_INTERLEAVED ? "interleaved" : "layout",
+					  "an MKEY with signature or crypto covers at most %u bytes", UINT32_MAX);
+	if (cfg->crypto.enabled && !(dev->caps.crypto_engines & RDMA_CRYPTO_AES_XTS_MULTI_BLOCK) &&
+	    length > cfg->crypto.data_unit_size)
+		return mkey_config_refusal(err, RDMA_ERR_INVALID_ARGUMENT, "crypto", "data_unit_size",
+				      "%s encrypts one data unit per MKEY: the layout's %llu bytes "
+				      "exceed it", dev->name, (unsigned long long)length);
+	return 0;
+}
+
+/* ---- DEKs (daemon/verbs/dek.h) ---- */
+
+/* A DEK error as a field error of the configure (the DEK model names "dek", "keytag"). */
+static int dek_refusal(struct rdma_error *err, enum rdma_error_code code)
+{
+	char member[sizeof(err->field)], reason[sizeof(err->reason)];
+
+	if (err->code != RDMA_ERR_INVALID_ARGUMENT && err->code != RDMA_ERR_INVALID_STATE)
+		return -EINVAL;
+	/* config_refusal overwrites err */
+	memcpy(member, err->field, sizeof(member));
+	memcpy(reason, err->reason, sizeof(reason));
+	return mkey_config_refusal(err, code, "crypto", member, "%s", reason);
+}
+
+/*
+ * The DEK of a crypto configure: it must exist, be usable (state READY) and
+ * serve the MKEY's PD.  The keytag is the device's business at traffic time.
+ */
+static int dek_get(struct rdma_device *dev, const struct rdma_mkey *mkey, uint32_t handle,
+		   struct rdma_dek **dek, const uint8_t **key, size_t *key_len, struct rdma_error *err)
+{
+	*dek = rdma_dek_lookup(dev, handle, err);
+	if (!*dek)
+		return -ENOENT;
+	*key = rdma_dek_key(*dek, key_len, err);
+	if (!*key)
+		return dek_refusal(err, RDMA_ERR_INVALID_STATE);
+	if (rdma_dek_check_pd(*dek, mkey->pd->handle, err) < 0)
+		return dek_refusal(err, RDMA_ERR_INVALID_ARGUMENT);
+	return 0;
+}
+
+/*
+ * The new transform and one per dataplane worker (*workers, n of them), or
+ * NULL when there is neither signature nor crypto.
+ */
+static int transform_build(struct rdma_device *dev, const struct rdma_mkey *mkey,
+			   const struct dp_transform_cfg *cfg, const struct rdma_mkey_crypto *crypto,
+			   struct rdma_object **dek_obj, struct dp_transform **out,
+			   struct dp_transform ***workers, unsigned *n, struct rdma_error *err)
+{
+	unsigned n_workers = rdma_device_cpus(dev, NULL, 0);
+	const uint8_t *key = NULL;
+	struct rdma_dek *dek;
+	struct dp_error de;
+	size_t key_len = 0;
+	int r;
+
+	*out = NULL;
+	*workers = NULL;
+	*n = 0;
+	*dek_obj = NULL;
+	if (!cfg_has_sig(cfg) && !cfg->crypto.enabled)
+		return 0;
+	if (cfg->crypto.enabled) {
+		r = dek_get(dev, mkey, crypto->dek, &dek, &key, &key_len, err);
+		if (r < 0)
+			return r;
+		*dek_obj = &dek->obj;
+	}
+	/* Each transform copies the key into its own secure memory. */
+	r = dp_transform_create(cfg, key, key_len, out, &de);
+	if (r < 0)
+		return dp_refusal(err, &de);
+	if (n_workers && !(*workers = calloc(n_workers, sizeof(**workers))))
+		r = -ENOMEM;
+	for (; r == 0 && *n < n_workers; ++*n)
+		r = dp_transform_create(cfg, key, key_len, &(*workers)[*n], &de);
+	if (r < 0) {
+		mkey_transforms_free(*out, *workers, *n);
+		*out = NULL;
+		*workers = NULL;
+		return r == -ENOMEM ? rdma_error_system(err, r) : dp_refusal(err, &de);
+	}
+	return 0;
+}
+
+int rdma_mkey_configure(struct rdma_device *dev, struct rdma_mkey *mkey,
+			const struct rdma_mkey_conf *conf, struct rdma_error *err)
+{
+	struct rdma_mkey_layout layout = { 0 };
+	struct dp_transform_cfg cfg;
+	struct rdma_mkey_crypto crypto;
+	struct dp_transform *transform, **worker_transforms;
+	struct rdma_object *dek_obj;
+	unsigned n_worker_transforms;
+	int r;
+
+	if (mkey->pool && !mkey->borrower)
+		return rdma_error_state(err, "handle", "the MKEY is in pool %s: borrow it first",
+					rdma_pool_name(mkey->pool));
+	r = mkey_check_idle(dev, mkey, err);
+	if (r < 0)
+		return r;
+	r = setters_check(dev, mkey, conf, err);
+	if (r < 0)
+		return r;
+	if (conf->set_layout) {
+		r = layout_copy(&layout, &conf->layout);
+		if (r < 0)
+			return rdma_error_system(err, -ENOMEM);
+		r = layout_check(dev, mkey, &layout, err);
+	} else {
+		r = layout_copy(&layout, &mkey->layout);
+		if (r < 0)
+			rdma_error_system(err, -ENOMEM);
+	}
+	if (r < 0)
+		goto fail;
+	merge(mkey, conf, &cfg, &crypto);
+	{
+		struct rdma_mkey tmp = { .layout = layout };
+
+		r = finalize_check(dev, &cfg, &layout, rdma_mkey_length(&tmp), err);
+	}
+	if (r < 0)
+		goto fail;
+	/* Rebuilt every time: the MKEY's reference keeps its DEK alive, and a new transform starts clean. */
+	r = transform_build(dev, mkey, &cfg, &crypto, &dek_obj, &transform, &worker_transforms,
+			    &n_worker_transforms, err);
+	if (r < 0)
+		goto fail;
+
+	/* Nothing can fail from here: the configure takes effect. */
+	mkey_clear(mkey);
+	mkey->layout = layout;
+	for (unsigned i = 0; i < layout.n; i++)
+		rdma_object_use(&mkey->obj, &layout.entries[i].mr_obj->obj);
+	rdma_object_use(&mkey->obj, dek_obj);
+	mkey->transform = transform;
+	mkey->worker_transforms = worker_transforms;
+	mkey->n_worker_transforms = n_worker_transforms;
+	mkey->cfg = cfg;
+	mkey->crypto = crypto;
+	mkey->sig_set = cfg_has_sig(&cfg);
+	mkey->crypto_set = cfg.crypto.enabled;
+	if (conf->set_access)
+		mkey->access = conf->access;
+	mkey->configured = true;
+	/* Re-arms signature-error detection (SET_PSV on the next configure, §3.5). */
+	mkey->sig_armed = true;
+	mkey->configures++;
+	mkey_publish(dev, mkey);
+	return 0;
+fail:
+	mkey_layout_free(&layout);
+	return r;
+}
+
+/* The MKEY can carry traffic (else the device would fail the operation). */
+int mkey_check_usable(struct rdma_device *dev, const struct rdma_mkey *mkey, struct rdma_error *err)
+{
+	if (!mkey->configured)
+		return rdma_error_state(err, "handle", "the MKEY is free: configure it first");
+	if (mkey->layout.type == RDMA_LAYOUT_NONE)
+		return rdma_error_state(err, "layout", "the MKEY has no layout");
+	if ((mkey->flags & RDMA_MKEY_CRYPTO) && !mkey->crypto_set)
+		return mkey_config_refusal(err, RDMA_ERR_INVALID_STATE, "crypto", NULL,
+				      "an MKEY created with crypto needs crypto attributes before traffic");
+	if (mkey->crypto_set) {
+		/* The MKEY holds its DEK: the lookup cannot fail.  An absent keytag is 8 zero bytes. */
+		struct rdma_dek *dek = rdma_dek_lookup(dev, mkey->crypto.dek, err);
+
+		if (!dek || rdma_dek_check_keytag(dek, mkey->crypto.keytag, err) < 0)
+			return dek ? dek_refusal(err, RDMA_ERR_INVALID_STATE) : -ENOENT;
+	}
+	return 0;
+}
