@@ -86,13 +86,18 @@ struct rdma_device *api_device(struct varlink_call *call, struct manager *m,
 
 	if (api_dispatch(call, params, device_ref_fields, &ref) < 0)
 		return NULL;
-	if (!ref.name)
-		return m->n_devices ? m->devices[0] : NULL;
-	dev = manager_find_device(m, ref.name);
-	if (!dev) {
+	dev = ref.name ? manager_find_device(m, ref.name) : m->n_devices ? m->devices[0] : NULL;
+	if (!dev && ref.name) {
 		snprintf(error, sizeof(error), "%s.NoSuchDevice", iface);
 		api_error_string(call, error, "device", ref.name);
 	}
+	/*
+	 * The one place a call takes in what the data path reported since the
+	 * last (QP states, completion events, signature errors): whatever the
+	 * call reads or changes, it finds the device as a poller of its CQs would.
+	 */
+	if (dev)
+		rdma_device_sync(dev);
 	return dev;
 }
 

@@ -70,9 +70,6 @@ static int show(struct varlink_call *call, struct json_object *params, void *use
 	struct rdma_device *dev;
 	struct rdma_cq *cq = lookup(call, params, &dev, userdata);
 
-	/* The completion events the workers reported are counted before the CQ is shown. */
-	if (cq)
-		rdma_device_sync(dev);
 	return cq ? api_reply_record(call, "cq", cq_json(dev, &cq->obj)) : 0;
 }
 
@@ -299,8 +296,6 @@ static int poll_cq(struct varlink_call *call, struct json_object *params, void *
 		rdma_error_unsupported(&err, "handle", "the device has no data path (no workers)");
 		return api_reply_error(call, IFACE, &err);
 	}
-	/* The QP states the workers reported before these completions. */
-	rdma_device_sync(dev);
 	list = take(dev, cq->ring, p.max);
 	if (list || !p.wait_ms)
 		return reply_completions(call, list);

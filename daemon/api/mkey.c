@@ -380,8 +380,6 @@ static int check(struct varlink_call *call, struct json_object *params, void *us
 
 	if (!mkey)
 		return 0;
-	/* As polling the CQ first: the errors the workers found are on the MKEY before it is read. */
-	rdma_device_sync(dev);
 	r = rdma_mkey_check(mkey, &rec, &err);
 	if (r < 0)
 		return api_reply_failure(call, IFACE, &err, r);

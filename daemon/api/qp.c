@@ -215,8 +215,6 @@ static int modify(struct varlink_call *call, struct json_object *params, void *u
 	if (p.has_av && api_av_resolve(&p.av, "av.", &err) < 0)
 		return api_reply_error(call, IFACE, &err);
 	p.attr.av = p.av.attr;
-	/* A QP the data path stopped in SQD or took to ERR is modified from there. */
-	rdma_device_sync(dev);
 	if (rdma_qp_modify(dev, rdma_qp(obj), &p.attr, mask, &err) < 0)
 		return api_reply_error(call, IFACE, &err);
 	return api_reply_record(call, "qp", qp_json(dev, obj));
@@ -224,11 +222,6 @@ static int modify(struct varlink_call *call, struct json_object *params, void *u
 
 static int list(struct varlink_call *call, struct json_object *params, void *userdata)
 {
-	struct manager *m = userdata;
-
-	/* QPs the data path took to ERR are listed in ERR. */
-	for (unsigned i = 0; i < m->n_devices; i++)
-		rdma_device_sync(m->devices[i]);
 	return api_list(call, userdata, params, IFACE, RDMA_OBJ_QP, "qps", qp_json);
 }
 
@@ -237,9 +230,6 @@ static int show(struct varlink_call *call, struct json_object *params, void *use
 	struct rdma_device *dev;
 	struct rdma_object *obj = api_lookup(call, userdata, params, IFACE, RDMA_OBJ_QP, &dev);
 
-	/* A QP the data path took to ERR is shown in ERR. */
-	if (obj)
-		rdma_device_sync(dev);
 	return obj ? api_reply_record(call, "qp", qp_json(dev, obj)) : 0;
 }
 
@@ -343,7 +333,6 @@ static int post_send(struct varlink_call *call, struct json_object *params, void
 
 	if (!obj || api_dispatch(call, params, send_fields, &p) < 0)
 		return 0;
-	rdma_device_sync(dev);
 	r = check_send(&p, &err);
 	if (r == 0)
 		r = rdma_device_post_send(dev, rdma_qp(obj), &p.wr, 1, &bad, &err);
@@ -384,7 +373,6 @@ static int post_send_list(struct varlink_call *call, struct json_object *params,
 
 	if (!obj || api_dispatch(call, params, send_list_fields, &p) < 0)
 		return 0;
-	rdma_device_sync(dev);
 	wrs = calloc(p.n, sizeof(*wrs));
 	if (!wrs) {
 		api_dispatch_free(send_list_fields, &p);
@@ -427,7 +415,6 @@ static int post_recv(struct varlink_call *call, struct json_object *params, void
 
 	if (!obj || api_dispatch(call, params, recv_fields, &p) < 0)
 		return 0;
-	rdma_device_sync(dev);
 	r = rdma_device_post_recv(dev, rdma_qp(obj), p.wr_id, p.sges, p.n_sges, &err);
 	api_dispatch_free(recv_fields, &p);
 	return r < 0 ? api_reply_error(call, IFACE, &err) : varlink_call_reply(call, NULL);
@@ -448,7 +435,6 @@ static int cancel(struct varlink_call *call, struct json_object *params, void *u
 
 	if (!obj || api_dispatch(call, params, cancel_fields, &p) < 0)
 		return 0;
-	rdma_device_sync(dev);
 	if (rdma_qp_cancel(dev, rdma_qp(obj), p.wr_id, &count, &err) < 0)
 		return api_reply_error(call, IFACE, &err);
 	reply = json_object_new_object();
@@ -465,7 +451,6 @@ static int recover(struct varlink_call *call, struct json_object *params, void *
 
 	if (!obj)
 		return 0;
-	rdma_device_sync(dev);
 	if (rdma_qp_recover(dev, rdma_qp(obj), false, &rec, &err) < 0)
 		return api_reply_error(call, IFACE, &err);
 	return api_reply_record(call, "recovery", recovery_json(rec));
