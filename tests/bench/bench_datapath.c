@@ -13,7 +13,9 @@
  *     bytes, beside the offload engine's own figure for the same transform
  *     on the main thread (dp_transform_run, no copy before or after);
  * each with 1 worker (1 QP pair) and with 2 workers (2 QP pairs, one on each
- * worker, throughput summed).  64 B SENDs through those MKEYs are not
+ * worker, throughput summed); and RDMA WRITE 4 KiB between the two QPs of one
+ * pair placed on two workers (every request and response crossing the
+ * loopback transport's queues between workers).  64 B SENDs through those MKEYs are not
  * measured: 64 bytes are not a whole block of either transform.
  *
  * Then the auto recovery of signature pipelining: a QP with sig_pipelining
@@ -217,6 +219,7 @@ struct pair_cfg {
 	uint32_t max_send_wr, max_recv_wr, max_inline_data;
 	bool sq_sig_all;
 	bool sig_pipelining;      /* the requester's, with the auto recovery policy */
+	bool apart;               /* requester on the device's first worker, responder on its second */
 };
 
 static const struct pair_cfg default_pair = {
@@ -303,9 +306,11 @@ static void connect_qp(struct bench_dev *bd, struct rdma_qp *qp, uint32_t dest)
 	       RDMA_QP_SQ_PSN | RDMA_QP_MAX_QP_RD_ATOMIC);
 }
 
-static struct rdma_qp *qp_new(struct bench_dev *bd, struct bench_pair *p, const struct pair_cfg *cfg)
+/* cpu >= 0: placed on that CPU's worker (qp create --cpu). */
+static struct rdma_qp *qp_new(struct bench_dev *bd, struct bench_pair *p, const struct pair_cfg *cfg, int cpu)
 {
 	struct rdma_qp_init init = {
+		.has_cpu = cpu >= 0, .cpu = cpu >= 0 ? (uint32_t)cpu : 0,
 		.type = RDMA_QPT_RC, .pd = bd->pd, .send_cq = p->scq->obj.handle,
 		.recv_cq = p->rcq->obj.handle, .sq_sig_all = cfg->sq_sig_all,
 		.sig_pipelining = cfg->sig_pipelining, .has_recovery = true,
@@ -339,6 +344,9 @@ static struct rdma_mr *mr_new(struct bench_dev *bd, uint8_t seed)
  * n connected RC pairs.  The requester of each goes to RTR first and takes
  * the next worker (worker_set_pick, round robin); its responder joins it
  * (choose_worker in daemon/soft/datapath.c).  Checked: pair i on worker i % workers.
+ * Pairs apart: the requester placed on the first worker, the responder on the
+ * second, so each request and its response cross the loopback transport's
+ * queues between workers.
  */
 static void bench_dev_add_pairs(struct bench_dev *bd, unsigned n, const struct pair_cfg *cfg)
 {
@@ -354,16 +362,21 @@ static void bench_dev_add_pairs(struct bench_dev *bd, unsigned n, const struct p
 		if (rdma_cq_create(bd->dev, 2 * scqe, &p->scq, &err) < 0 ||
 		    rdma_cq_create(bd->dev, 2 * rcqe, &p->rcq, &err) < 0)
 			die("CQ", &err);
-		p->req = qp_new(bd, p, cfg);
-		p->resp = qp_new(bd, p, cfg);
+		p->req = qp_new(bd, p, cfg, cfg->apart ? bd->cpus[0] : -1);
+		p->resp = qp_new(bd, p, cfg, cfg->apart ? bd->cpus[1] : -1);
 		p->src = mr_new(bd, 7);
 		p->dst = mr_new(bd, 99);
 		connect_qp(bd, p->req, p->resp->obj.handle);
 		connect_qp(bd, p->resp, p->req->obj.handle);
-		if (!soft_qp(p->req)->worker || soft_qp(p->req)->worker != soft_qp(p->resp)->worker)
+		if (cfg->apart) {
+			if (soft_qp(p->req)->worker != &bd->ws->workers[0] ||
+			    soft_qp(p->resp)->worker != &bd->ws->workers[1])
+				die("the pair is not apart on the two workers", NULL);
+		} else if (!soft_qp(p->req)->worker || soft_qp(p->req)->worker != soft_qp(p->resp)->worker) {
 			die("the two QPs of a pair are not on one worker", NULL);
-		if (soft_qp(p->req)->worker != &bd->ws->workers[bd->n_pairs % bd->n_workers])
+		} else if (soft_qp(p->req)->worker != &bd->ws->workers[bd->n_pairs % bd->n_workers]) {
 			die("pair not on the worker expected (round robin)", NULL);
+		}
 		bd->n_pairs++;
 	}
 }
@@ -956,10 +969,10 @@ int main(void)
 	const char *e, *only = getenv("BENCH_ONLY");
 	int allowed[CPULIST_MAX], n_allowed, main_cpu, cpus1[1], cpus2[2];
 	struct bench_dev *one = calloc(1, sizeof(*one)), *two = calloc(1, sizeof(*two));
-	struct bench_dev *rec = calloc(1, sizeof(*rec));
+	struct bench_dev *rec = calloc(1, sizeof(*rec)), *apart = calloc(1, sizeof(*apart));
 	struct dp_transform_cfg t10 = t10_cfg(), xts = xts_cfg();
 	struct dp_transform *t10_engine = transform_new(&t10), *xts_engine = transform_new(&xts);
-	struct pair_cfg rec_pair = default_pair;
+	struct pair_cfg rec_pair = default_pair, apart_pair = default_pair;
 	unsigned n_recoveries = 1000;
 	uint64_t *since, *took;
 	char text[128], c1[32], c2[32];
@@ -968,6 +981,8 @@ int main(void)
 		{ .name = "memcpy 4 KiB (main thread)", .unit = UNIT_GBPS },
 		{ .name = "RC RDMA WRITE 4 KiB, 1 worker", .bd = one, .op = &op_write_4k, .unit = UNIT_GBPS },
 		{ .name = "RC RDMA WRITE 4 KiB, 2 workers", .bd = two, .op = &op_write_4k, .unit = UNIT_GBPS },
+		{ .name = "RC RDMA WRITE 4 KiB, QPs on 2 workers", .bd = apart, .op = &op_write_4k,
+		  .unit = UNIT_GBPS },
 		{ .name = "RC SEND 64 B, 1 worker", .bd = one, .op = &op_send_64, .unit = UNIT_MMSGS },
 		{ .name = "RC SEND 64 B, 2 workers", .bd = two, .op = &op_send_64, .unit = UNIT_MMSGS },
 		{ .name = "engine T10-DIF check+strip 4 KiB", .engine = t10_engine, .unit = UNIT_GBPS },
@@ -994,7 +1009,7 @@ int main(void)
 		n_recoveries = (unsigned)atoi(e);
 	since = calloc(n_recoveries, sizeof(*since));
 	took = calloc(n_recoveries, sizeof(*took));
-	if (!one || !two || !rec || !since || !took)
+	if (!one || !two || !rec || !apart || !since || !took)
 		die("out of memory", NULL);
 	log_set_max_level(LOG_WARNING);
 
@@ -1021,6 +1036,9 @@ int main(void)
 	bench_dev_start(two, 1, cpus2, 2);
 	bench_dev_add_pairs(two, 2, &default_pair);
 	bench_dev_add_mkeys(two);
+	apart_pair.apart = true;
+	bench_dev_start(apart, 3, cpus2, 2);
+	bench_dev_add_pairs(apart, 1, &apart_pair);
 	rec_pair.sig_pipelining = true;
 	bench_dev_start(rec, 2, cpus1, 1);
 	bench_dev_add_pairs(rec, 1, &rec_pair);
@@ -1119,6 +1137,7 @@ int main(void)
 	bench_dev_stop(one);
 	bench_dev_stop(two);
 	bench_dev_stop(rec);
+	bench_dev_stop(apart);
 	dp_transform_destroy(t10_engine);
 	dp_transform_destroy(xts_engine);
 	free(one);
