@@ -26,19 +26,7 @@ setup() {
 	cd "$BATS_TEST_TMPDIR"
 	MEM=$(new_mr 1 8192 local_write,remote_write,remote_read)
 	PEER=$(new_mr 1 8192 local_write,remote_write,remote_read)
-	echo '{"mem":{"sig_type":"t10dif","block_size":512,"t10dif":{"bg_type":"crc","bg":65535,"app_tag":22136,"ref_tag":4041129114}},"wire":null}' >t10.json
-}
-
-a5() { printf 'a5%.0s' $(seq 1 "$1"); }
-
-# t10_mkey OFFSET PI: an MKEY over one block of MEM at OFFSET (512 x 0xA5 then PI), T10-DIF in memory.
-t10_mkey() {
-	local k
-	put "$MEM" "$1" "$(a5 512)$2"
-	k=$("$RDMACTL" -j mkey create 1 --flags block_signature --max-entries 4 | jq -r '.[0].handle')
-	"$RDMACTL" mkey configure "$k" --layout "$MEM:$1:520" --access local_write,remote_read,remote_write \
-		--config t10.json >/dev/null
-	echo "$k"
+	echo "$T10_CONFIG" >t10.json
 }
 
 # server POLICY [CREATE OPTIONS...]: S (sig_pipelining, recovery POLICY) connected to client C;
@@ -81,7 +69,7 @@ wait_state() { # QP STATE
 
 @test "write from a T10-DIF MKEY (PI in memory only): the wire carries the data, the PI is checked and stripped" {
 	server manual
-	k=$(t10_mkey 0 "$GOOD_PI")
+	k=$(t10_mkey "$MEM" 0 "$GOOD_PI")
 	"$RDMACTL" qp post "$S" write --sge "$k:0:512" --remote "$PEER:0" --wrid 7 --signaled
 	assert_equal "$(wc_fields "$(poll_n "$CS" 1)")" "7 success rdma_write 512 0 $S 0 "
 	assert_equal "$(get "$PEER" 0 520)" "$(a5 512)0000000000000000"
@@ -93,9 +81,7 @@ wait_state() { # QP STATE
 	server manual
 	put "$PEER" 0 "$(a5 512)"
 	put "$MEM" 1024 "$(printf '00%.0s' $(seq 1 520))"
-	k=$("$RDMACTL" -j mkey create 1 --flags block_signature --max-entries 4 | jq -r '.[0].handle')
-	"$RDMACTL" mkey configure "$k" --layout "$MEM:1024:520" --access local_write,remote_write \
-		--config t10.json >/dev/null
+	k=$(t10_mkey_over "$MEM" 1024 local_write,remote_write)
 	# C writes 512 wire bytes into S's MKEY.
 	"$RDMACTL" qp post "$C" write --sge "$PEER:0:512" --remote "$k:0" --wrid 9 --signaled
 	assert_equal "$(wc_fields "$(poll_n "$CC" 1)")" "9 success rdma_write 512 0 $C 0 "
@@ -104,7 +90,7 @@ wait_state() { # QP STATE
 
 @test "read from an MKEY (rkey): the responder's TX checks and strips; an MKEY range past its layout fails the WR" {
 	server manual
-	k=$(t10_mkey 0 "$GOOD_PI")
+	k=$(t10_mkey "$MEM" 0 "$GOOD_PI")
 	"$RDMACTL" qp post "$C" read --sge "$PEER:2048:512" --remote "$k:0" --wrid 3 --signaled
 	assert_equal "$(wc_fields "$(poll_n "$CC" 1)")" "3 success rdma_read 512 0 $C 0 "
 	assert_equal "$(get "$PEER" 2048 512)" "$(a5 512)"
@@ -171,7 +157,7 @@ wait_state() { # QP STATE
 
 @test "an MKEY must be the only SGE of its WR; UD QPs take none (refused, nothing posted)" {
 	server manual --max-send-sge 2
-	k=$(t10_mkey 0 "$GOOD_PI")
+	k=$(t10_mkey "$MEM" 0 "$GOOD_PI")
 	run "$RDMACTL" qp post "$S" write --sge "$k:0:512" --sge "$MEM:0:8" --remote "$PEER:0"
 	assert_refused Qp NotSupported sges
 	cq=$(new_cq)
@@ -230,7 +216,7 @@ wait_state() { # QP STATE
 	C=$(new_qp "$CC")
 	connect "$S" "$C" >/dev/null
 	connect "$C" "$S" >/dev/null
-	k=$(t10_mkey 0 "$BAD_PI")
+	k=$(t10_mkey "$MEM" 0 "$BAD_PI")
 	"$RDMACTL" qp post "$S" write --sge "$k:0:512" --remote "$PEER:0" --wrid 1 --signaled
 	"$RDMACTL" qp post "$S" write --sge "$k:0:512" --remote "$PEER:512" --wrid 2 --signaled
 	assert_equal "$(wc_fields "$(poll_n "$CS" 2)")" "1 success rdma_write 512 0 $S 0 
@@ -246,7 +232,7 @@ wait_state() { # QP STATE
 
 @test "seed 003, manual: SQD after the bad WRITE, check, cancel returns 1, repost, RTS; completions as reference §5" {
 	server manual
-	k=$(t10_mkey 0 "$BAD_PI")
+	k=$(t10_mkey "$MEM" 0 "$BAD_PI")
 	out=$BATS_TEST_TMPDIR/monitor
 	monitor_start "$out" -j monitor --type qp_state --type sq_drained --type sig_error \
 		--type wr_canceled --type recovery
@@ -284,7 +270,7 @@ wait_state() { # QP STATE
 
 @test "seed 003, auto: rdmad checks, cancels the response and resumes; the recovery is recorded" {
 	server auto
-	k=$(t10_mkey 0 "$BAD_PI")
+	k=$(t10_mkey "$MEM" 0 "$BAD_PI")
 	"$RDMACTL" qp post-recv "$C" --sge "$PEER:4096:64" --wrid 100
 	transaction 1 "$k"
 	assert_equal "$(wc_fields "$(poll_n "$CS" 1)")" "1 success send 0 0 $S 0 "
@@ -303,9 +289,9 @@ wait_state() { # QP STATE
 
 @test "several transactions in flight, one bad: only its response is withdrawn" {
 	server auto
-	k1=$(t10_mkey 0 "$GOOD_PI")
-	k2=$(t10_mkey 1024 "$BAD_PI")
-	k3=$(t10_mkey 2048 "$GOOD_PI")
+	k1=$(t10_mkey "$MEM" 0 "$GOOD_PI")
+	k2=$(t10_mkey "$MEM" 1024 "$BAD_PI")
+	k3=$(t10_mkey "$MEM" 2048 "$GOOD_PI")
 	for i in 1 2 3; do "$RDMACTL" qp post-recv "$C" --sge "$PEER:$((4096 + i * 64)):64" --wrid $((100 + i)); done
 	# Posted while in SQD (allowed: they wait), so that all three are in flight when one fails.
 	"$RDMACTL" qp modify "$S" --state sqd >/dev/null
@@ -325,7 +311,7 @@ wait_state() { # QP STATE
 
 @test "a recovery by hand forgets the stop: the next failure's transaction is the one withdrawn" {
 	server manual
-	k=$(t10_mkey 0 "$BAD_PI")
+	k=$(t10_mkey "$MEM" 0 "$BAD_PI")
 	transaction 1 "$k"
 	wait_state "$S" SQD
 	"$RDMACTL" mkey check "$k" >/dev/null
@@ -343,7 +329,7 @@ wait_state() { # QP STATE
 
 @test "the QP goes to ERR while stopped: the posted response and a canceled NOP flush in order" {
 	server manual
-	k=$(t10_mkey 0 "$BAD_PI")
+	k=$(t10_mkey "$MEM" 0 "$BAD_PI")
 	transaction 1 "$k"
 	"$RDMACTL" qp post "$S" send --sge "$MEM:4096:16" --wrid 5 --signaled
 	wait_state "$S" SQD
@@ -360,7 +346,7 @@ wait_state() { # QP STATE
 	assert_refused Qp InvalidState state
 	run "$RDMACTL" qp recover "$S"
 	assert_refused Qp InvalidState state
-	k=$(t10_mkey 0 "$BAD_PI")
+	k=$(t10_mkey "$MEM" 0 "$BAD_PI")
 	transaction 1 "$k"
 	wait_state "$S" SQD
 	assert_equal "$("$RDMACTL" qp cancel "$S" --wrid 42)" 0
@@ -380,7 +366,7 @@ wait_state() { # QP STATE
 
 @test "an MKEY posted WRs go through cannot change or go; the QP's policy comes from rdmad.conf" {
 	server manual
-	k=$(t10_mkey 0 "$GOOD_PI")
+	k=$(t10_mkey "$MEM" 0 "$GOOD_PI")
 	"$RDMACTL" qp modify "$S" --state sqd >/dev/null
 	"$RDMACTL" qp post "$S" write --sge "$k:0:512" --remote "$PEER:0" --wrid 1
 	for cmd in "mkey destroy $k" "mkey configure $k --config t10.json" "mkey tx $k"; do

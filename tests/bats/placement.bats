@@ -31,8 +31,6 @@ setup() {
 	MB=$(new_mr 1 8192 local_write,remote_write,remote_read)
 }
 
-a5() { printf 'a5%.0s' $(seq 1 "$1"); }
-
 # apart [CREATE OPTIONS...]: A on the first worker, B on the second, connected; CA, CB their CQs.
 apart() {
 	CA=$(new_cq 64)
@@ -137,20 +135,9 @@ apart() {
 	assert_equal "$(qp_field "$A" state)" ERR
 }
 
-# t10_mkey OFFSET PI: an MKEY over one block of MA at OFFSET (512 x 0xA5 then PI), T10-DIF in memory.
-t10_mkey() {
-	local k
-	echo '{"mem":{"sig_type":"t10dif","block_size":512,"t10dif":{"bg_type":"crc","bg":65535,"app_tag":22136,"ref_tag":4041129114}},"wire":null}' >t10.json
-	put "$MA" "$1" "$(a5 512)$2"
-	k=$("$RDMACTL" -j mkey create 1 --flags block_signature --max-entries 4 | jq -r '.[0].handle')
-	"$RDMACTL" mkey configure "$k" --layout "$MA:$1:520" --access local_write,remote_read,remote_write \
-		--config t10.json >/dev/null
-	echo "$k"
-}
-
 @test "write from a T10-DIF MKEY to a QP on another worker: PI checked and stripped on the way" {
 	apart
-	k=$(t10_mkey 0 "$GOOD_PI")
+	k=$(t10_mkey "$MA" 0 "$GOOD_PI")
 	"$RDMACTL" qp post "$A" write --sge "$k:0:512" --remote "$MB:0" --wrid 7 --signaled
 	assert_equal "$(wc_fields "$(poll_n "$CA" 1)")" "7 success rdma_write 512 0 $A 0 "
 	assert_equal "$(get "$MB" 0 512)" "$(a5 512)"
@@ -161,10 +148,7 @@ t10_mkey() {
 	apart
 	put "$MB" 0 "$(a5 512)"
 	put "$MA" 1024 "$(printf '00%.0s' $(seq 1 520))"
-	k=$("$RDMACTL" -j mkey create 1 --flags block_signature --max-entries 4 | jq -r '.[0].handle')
-	echo '{"mem":{"sig_type":"t10dif","block_size":512,"t10dif":{"bg_type":"crc","bg":65535,"app_tag":22136,"ref_tag":4041129114}},"wire":null}' >t10.json
-	"$RDMACTL" mkey configure "$k" --layout "$MA:1024:520" --access local_write,remote_write \
-		--config t10.json >/dev/null
+	k=$(t10_mkey_over "$MA" 1024 local_write,remote_write)
 	"$RDMACTL" qp post "$B" write --sge "$MB:0:512" --remote "$k:0" --wrid 9 --signaled
 	assert_equal "$(wc_fields "$(poll_n "$CB" 1)")" "9 success rdma_write 512 0 $B 0 "
 	assert_equal "$(get "$MA" 1024 520)" "$(a5 512)$GOOD_PI"
@@ -172,14 +156,13 @@ t10_mkey() {
 
 @test "read from an MKEY of a QP on another worker, and a send received through one" {
 	apart
-	k=$(t10_mkey 0 "$GOOD_PI")
+	k=$(t10_mkey "$MA" 0 "$GOOD_PI")
 	"$RDMACTL" qp post "$B" read --sge "$MB:2048:512" --remote "$k:0" --wrid 3 --signaled
 	assert_equal "$(wc_fields "$(poll_n "$CB" 1)")" "3 success rdma_read 512 0 $B 0 "
 	assert_equal "$(get "$MB" 2048 512)" "$(a5 512)"
 	# B sends 512 wire bytes into a receive through a fresh T10-DIF MKEY of A.
 	put "$MA" 4096 "$(printf '00%.0s' $(seq 1 520))"
-	r=$("$RDMACTL" -j mkey create 1 --flags block_signature --max-entries 4 | jq -r '.[0].handle')
-	"$RDMACTL" mkey configure "$r" --layout "$MA:4096:520" --access local_write --config t10.json >/dev/null
+	r=$(t10_mkey_over "$MA" 4096 local_write)
 	"$RDMACTL" qp post-recv "$A" --sge "$r:0:512" --wrid 11
 	"$RDMACTL" qp post "$B" send --sge "$MB:2048:512" --wrid 12 --signaled
 	assert_equal "$(wc_fields "$(poll_n "$CA" 1)")" "11 success recv 512 0 $A 0 "
@@ -193,7 +176,7 @@ t10_mkey() {
 	B=$(new_qp "$CB" --cpu "$CPU1")
 	connect "$A" "$B" >/dev/null
 	connect "$B" "$A" >/dev/null
-	k=$(t10_mkey 0 "$BAD_PI")
+	k=$(t10_mkey "$MA" 0 "$BAD_PI")
 	"$RDMACTL" qp post-recv "$B" --sge "$MB:4096:16" --wrid 100
 	cat >wrs.json <<-EOF
 	[{"opcode":"write","wr_id":1,"sges":[{"key":$k,"offset":0,"length":512}],"remote":{"key":$MB,"offset":0}},

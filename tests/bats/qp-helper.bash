@@ -73,3 +73,24 @@ assert_refused() {
 	assert_failure 1
 	assert_output --partial "io.rdmad.$1.$2: field '$3'"
 }
+
+# The T10-DIF configuration of reference mlx5_sig_crypto.md §2.2: in memory, none on the wire.
+T10_CONFIG='{"mem":{"sig_type":"t10dif","block_size":512,"t10dif":{"bg_type":"crc","bg":65535,"app_tag":22136,"ref_tag":4041129114}},"wire":null}'
+
+# a5 N: N bytes 0xA5, as hex.
+a5() { printf 'a5%.0s' $(seq 1 "$1"); }
+
+# t10_mkey_over MR OFFSET ACCESS: a T10-DIF MKEY over the 520 bytes of MR at OFFSET, as they are.
+t10_mkey_over() {
+	local k
+	echo "$T10_CONFIG" >t10.json
+	k=$("$RDMACTL" -j mkey create 1 --flags block_signature --max-entries 4 | jq -r '.[0].handle')
+	"$RDMACTL" mkey configure "$k" --layout "$1:$2:520" --access "$3" --config t10.json >/dev/null
+	echo "$k"
+}
+
+# t10_mkey MR OFFSET PI: one block of MR at OFFSET (512 x 0xA5, then PI) through a T10-DIF MKEY.
+t10_mkey() {
+	put "$1" "$2" "$(a5 512)$3"
+	t10_mkey_over "$1" "$2" local_write,remote_read,remote_write
+}
