@@ -243,16 +243,28 @@ int dp_qp_cancel(struct dp_qp *q, uint64_t wr_id, uint32_t *count)
 	return 0;
 }
 
+/*
+ * The SGEs of an entry the walk below reads: none when the entry claims more
+ * than its slot holds (the NIC refuses such a WR without touching memory,
+ * wqe_read.c).  The caller reads num_sge once: whoever writes the entry may
+ * change it meanwhile.
+ */
+static uint32_t sges_to_walk(uint32_t num_sge, uint32_t max)
+{
+	return num_sge <= max && num_sge <= DP_SEGS_MAX ? num_sge : 0;
+}
+
 bool dp_qp_each_posted_key(struct dp_qp *q, bool (*fn)(uint32_t key, uint64_t iova, uint64_t length,
 						       void *data), void *data)
 {
 	for (uint32_t i = dp_queue_cons(&q->sq), end = i + dp_queue_count(&q->sq); i != end; i++) {
 		const struct dp_sq_req *req = dp_queue_slot(&q->sq, i);
+		uint32_t n = sges_to_walk(req->num_sge, q->max_send_sge);
 		uint64_t length = 0;
 
 		if (dp_qp_sq_slot(q, i)->canceled)
 			continue;
-		for (uint32_t s = 0; !(req->send_flags & DP_SEND_INLINE) && s < req->num_sge; s++) {
+		for (uint32_t s = 0; !(req->send_flags & DP_SEND_INLINE) && s < n; s++) {
 			length += req->sg_list[s].length;
 			if (fn(req->sg_list[s].lkey, req->sg_list[s].addr, req->sg_list[s].length, data))
 				return true;
@@ -263,8 +275,9 @@ bool dp_qp_each_posted_key(struct dp_qp *q, bool (*fn)(uint32_t key, uint64_t io
 	}
 	for (uint32_t i = dp_queue_cons(&q->rq), end = i + dp_queue_count(&q->rq); i != end; i++) {
 		const struct dp_rq_req *req = dp_queue_slot(&q->rq, i);
+		uint32_t n = sges_to_walk(req->num_sge, q->max_recv_sge);
 
-		for (uint32_t s = 0; s < req->num_sge; s++)
+		for (uint32_t s = 0; s < n; s++)
 			if (fn(req->sg_list[s].lkey, req->sg_list[s].addr, req->sg_list[s].length, data))
 				return true;
 	}
