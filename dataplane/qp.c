@@ -142,9 +142,15 @@ int dp_qp_update(struct dp_qp *q, const struct dp_qp_attr *attr)
 	u->q = q;
 	u->attr = *attr;
 	dp_worker_submit_wait(q->worker, on_update, u);
-	/* SQD: the worker starts no WQE once it has the update, and none is ever half done. */
+	/*
+	 * Done when the worker has it, as a device's MODIFY_QP command: a peer's
+	 * request that comes next finds the QP in RTR.  SQD: the worker starts no
+	 * WQE once it has the update, and none is in flight or half done.
+	 */
 	if (attr->state == DP_QPS_SQD)
 		wait_in_flight(q);
+	else
+		dp_worker_barrier(q->worker);
 	return 0;
 }
 

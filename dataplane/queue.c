@@ -58,6 +58,8 @@ int dp_queue_attach(struct dp_queue *q, void *mem, size_t bytes, uint32_t entrie
 	    ((uintptr_t)mem & (DP_QUEUE_CACHELINE - 1)))
 		return -EINVAL;
 	set_handle(q, mem, entries, entry_size);
+	atomic_init(&q->prod_own, atomic_load_explicit(&q->hdr->prod, memory_order_acquire));
+	atomic_init(&q->cons_own, atomic_load_explicit(&q->hdr->cons, memory_order_acquire));
 	return 0;
 }
 

@@ -13,9 +13,11 @@
  *  - the trusted part is the private handle (struct dp_queue): the mask,
  *    the entry size and the base address each side computed itself.  Nothing
  *    in the shared header is used to find memory.
- * An index is a free-running 32-bit count; slot = index & mask.  A producer
- * that is another process may write anything into the entries and the
- * indices: a consumer copies an entry out before it checks and uses it, and
+ * An index is a free-running 32-bit count; slot = index & mask.  Each side
+ * keeps its own index in its handle and only publishes it in the header: it
+ * never reads it back from memory the other side could rewrite.  A producer
+ * that is another process may write anything into the entries and its
+ * index: a consumer copies an entry out before it checks and uses it, and
  * never trusts the distance between the indices beyond the capacity.
  */
 #pragma once
@@ -52,6 +54,8 @@ struct dp_queue {
 	uint32_t entry_size;
 	int doorbell;             /* eventfd the producer rings, or -1 */
 	bool owns_memory;
+	/* Each side's own index (the header has copies for the other side). */
+	_Atomic uint32_t prod_own, cons_own;
 };
 
 /* Options of dp_queue_init. */
@@ -78,7 +82,7 @@ int dp_queue_format(struct dp_queue *q, void *mem, size_t bytes, uint32_t entrie
 /*
  * The other side of a queue someone else laid out: the geometry comes from
  * whoever set it up (trusted), not from the header; -EINVAL when it does not
- * fit in bytes.
+ * fit in bytes.  The indices are taken from the header once, here.
  */
 int dp_queue_attach(struct dp_queue *q, void *mem, size_t bytes, uint32_t entries, uint32_t entry_size);
 
@@ -100,7 +104,7 @@ static inline void *dp_queue_slot(const struct dp_queue *q, uint32_t index)
 /* The next index the producer fills (its own index: no ordering needed). */
 static inline uint32_t dp_queue_prod(const struct dp_queue *q)
 {
-	return atomic_load_explicit(&q->hdr->prod, memory_order_relaxed);
+	return atomic_load_explicit(&q->prod_own, memory_order_relaxed);
 }
 
 /* Free slots as the producer sees them (the consumer may free more meanwhile). */
@@ -123,7 +127,10 @@ static inline void *dp_queue_reserve(struct dp_queue *q, uint32_t *index)
 /* The next n slots (filled by the producer) become visible to the consumer at once. */
 static inline void dp_queue_publish(struct dp_queue *q, uint32_t n)
 {
-	atomic_store_explicit(&q->hdr->prod, dp_queue_prod(q) + n, memory_order_release);
+	uint32_t prod = dp_queue_prod(q) + n;
+
+	atomic_store_explicit(&q->prod_own, prod, memory_order_relaxed);
+	atomic_store_explicit(&q->hdr->prod, prod, memory_order_release);
 }
 
 /* Copies entry into the queue and publishes it; false when the queue is full. */
@@ -144,7 +151,7 @@ static inline bool dp_queue_push(struct dp_queue *q, const void *entry)
 /* The oldest index not consumed yet (the consumer's own index). */
 static inline uint32_t dp_queue_cons(const struct dp_queue *q)
 {
-	return atomic_load_explicit(&q->hdr->cons, memory_order_relaxed);
+	return atomic_load_explicit(&q->cons_own, memory_order_relaxed);
 }
 
 /*
@@ -177,7 +184,10 @@ static inline void dp_queue_copy(const struct dp_queue *q, uint32_t index, void 
 /* The n oldest entries are done with: their slots go back to the producer. */
 static inline void dp_queue_consume(struct dp_queue *q, uint32_t n)
 {
-	atomic_store_explicit(&q->hdr->cons, dp_queue_cons(q) + n, memory_order_release);
+	uint32_t cons = dp_queue_cons(q) + n;
+
+	atomic_store_explicit(&q->cons_own, cons, memory_order_relaxed);
+	atomic_store_explicit(&q->hdr->cons, cons, memory_order_release);
 }
 
 /* Copies the oldest entry out and consumes it; false when the queue is empty. */

@@ -754,6 +754,7 @@ static void test_producer_index_far_ahead(void **state)
 	assert_int_equal(atomic_load(&f->a->req_next), cons + cap);
 
 	/* The producer owns up to the entries it wrote: they complete, and the queue goes on. */
+	atomic_store_explicit(&sq->prod_own, cons + cap, memory_order_relaxed);
 	atomic_store_explicit(&sq->hdr->prod, cons + cap, memory_order_release);
 	settle(f);
 	assert_int_equal(dp_queue_cons(sq), cons + cap);

@@ -99,6 +99,8 @@ static void test_wrap_across_2_32(void **state)
 	assert_int_equal(dp_queue_init(&q, 8, sizeof(v), 0), 0);
 	atomic_store(&q.hdr->prod, start);
 	atomic_store(&q.hdr->cons, start);
+	atomic_store(&q.prod_own, start);
+	atomic_store(&q.cons_own, start);
 	for (int round = 0; round < 6; round++) {
 		while (dp_queue_push(&q, &next_in))
 			next_in++;
