@@ -143,13 +143,15 @@ int dp_qp_update(struct dp_qp *q, const struct dp_qp_attr *attr)
 	u->attr = *attr;
 	dp_worker_submit_wait(q->worker, on_update, u);
 	/*
-	 * Done when the worker has it, as a device's MODIFY_QP command: a peer's
-	 * request that comes next finds the QP in RTR.  SQD: the worker starts no
-	 * WQE once it has the update, and none is in flight or half done.
+	 * RTR lets a peer's requests in: done when the worker has it, so that a
+	 * request that comes next finds the QP ready.  SQD: the worker starts no
+	 * WQE once it has the update, and none is in flight or half done.  The
+	 * other changes concern only the QP's own worker, which has them before
+	 * its next look at the QP.
 	 */
 	if (attr->state == DP_QPS_SQD)
 		wait_in_flight(q);
-	else
+	else if (attr->state == DP_QPS_RTR)
 		dp_worker_barrier(q->worker);
 	return 0;
 }

@@ -152,10 +152,10 @@ void dp_qp_free(struct dp_qp *q);
 /* Driver: w runs the QP from now on. */
 void dp_qp_attach(struct dp_qp *q, struct dp_worker *w);
 /*
- * Driver: the QP's new state and attributes, in force when this returns.  A
- * state the worker went to on its own (ERR; SQD after a signature error the
- * driver has not been told of) stands.  Entering SQD, returns once no WQE is
- * in flight or half done.
+ * Driver: the QP's new state and attributes.  A state the worker went to on
+ * its own (ERR; SQD after a signature error the driver has not been told of)
+ * stands.  Entering RTR, returns once the worker has it (a peer's requests
+ * find the QP ready); entering SQD, once no WQE is in flight or half done.
  */
 int dp_qp_update(struct dp_qp *q, const struct dp_qp_attr *attr);
 /*
