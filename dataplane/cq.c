@@ -45,12 +45,16 @@ unsigned dp_cq_poll(struct dp_cq *cq, struct dp_cqe *out, unsigned max)
 
 	/* Round robin over the lanes, so that no worker's completions wait behind another's. */
 	for (unsigned tried = 0; n < max && tried < cq->n_lanes; ) {
-		if (!dp_queue_pop(&cq->lanes[cq->next_lane], &out[n])) {
+		struct dp_queue *lane = &cq->lanes[cq->next_lane];
+		uint32_t cons = dp_queue_cons(lane);
+
+		if (!dp_queue_ready(lane, cons)) {
 			cq->next_lane = (cq->next_lane + 1) % cq->n_lanes;
 			tried++;
 			continue;
 		}
-		n++;
+		out[n++] = *(const struct dp_cqe *)dp_queue_slot(lane, cons);
+		dp_queue_consume(lane, 1);
 		atomic_fetch_sub_explicit(&cq->used, 1, memory_order_release);
 		/* One entry per lane in turn: each QP's entries stay in order, as each QP has one lane. */
 		cq->next_lane = (cq->next_lane + 1) % cq->n_lanes;
@@ -66,6 +70,7 @@ bool dp_cq_push(struct dp_cq *cq, unsigned lane, const struct dp_cqe *e)
 		return false;
 	}
 	/* The lane holds the CQ's capacity, and used bounds all lanes together. */
-	dp_queue_push(&cq->lanes[lane], e);
+	*(struct dp_cqe *)dp_queue_slot(&cq->lanes[lane], dp_queue_prod(&cq->lanes[lane])) = *e;
+	dp_queue_publish(&cq->lanes[lane], 1);
 	return true;
 }

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "dataplane/mkey.h"
+#include "dataplane/counters.h"
 #include "dataplane/keytab.h"
 
 #include <errno.h>
@@ -132,10 +133,10 @@ int dp_mkey_run(const struct dp_mkey *m, unsigned worker, enum dp_dir dir, const
 		r = -EINVAL;
 	else
 		r = dp_transform_run(m->transforms[worker], dir, in, in_len, out, out_len, &n, xfer, &de);
-	if (r == 0 && m->counters) {
-		atomic_fetch_add_explicit(&m->counters->transfers, 1, memory_order_relaxed);
+	if (r == 0 && worker < m->n_counters) {
+		dp_count_add(&m->counters[worker].transfers, 1);
 		if (xfer->type != DP_SIG_ERR_NONE)
-			atomic_fetch_add_explicit(&m->counters->sig_errors, 1, memory_order_relaxed);
+			dp_count_add(&m->counters[worker].sig_errors, 1);
 	}
 	return r;
 }

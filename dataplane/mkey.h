@@ -19,9 +19,13 @@
 
 #include "dataplane/offload/transform.h"
 
-/* Counted by the workers, kept by the driver across configures (the context is rebuilt). */
+/*
+ * What one thread counted of an MKEY's transfers: one per worker, on a line
+ * of its own and written by that worker alone (no locked add on the data
+ * path), kept by the driver across configures (the context is rebuilt).
+ */
 struct dp_mkey_counters {
-	_Atomic uint64_t transfers;
+	_Alignas(64) _Atomic uint64_t transfers;
 	_Atomic uint64_t sig_errors;
 };
 
@@ -46,7 +50,8 @@ struct dp_mkey {
 	/* One per worker (index = worker); NULL when there is neither signature nor crypto. */
 	struct dp_transform **transforms;
 	unsigned n_transforms;
-	struct dp_mkey_counters *counters;
+	struct dp_mkey_counters *counters;   /* one per worker (the driver's), n_counters of them */
+	unsigned n_counters;
 };
 
 /* The memory-domain bytes a transfer through an MKEY covers. */
@@ -79,7 +84,7 @@ void dp_mkey_scatter(const struct dp_mkey_span *s, const uint8_t *in);
 /*
  * Worker worker runs the MKEY's transform (tx: memory -> wire; rx: wire ->
  * memory), or copies when it has none; *xfer is this transfer's signature
- * error (type NONE if none).  Counted in the MKEY's counters.
+ * error (type NONE if none).  Counted in the worker's counters of the MKEY.
  */
 int dp_mkey_run(const struct dp_mkey *m, unsigned worker, enum dp_dir dir, const uint8_t *in,
 		size_t in_len, uint8_t *out, size_t out_len, struct dp_sig_err *xfer);

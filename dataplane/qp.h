@@ -118,9 +118,13 @@ struct dp_qp {
 	struct dp_cq *send_cq, *recv_cq;
 	bool sq_sig_all;
 	bool sig_pipelining;
-	struct dp_counters counters;
+	/*
+	 * Written by the worker at every WR; on lines of their own, so that the
+	 * driver's reads of the fields above at every post do not bounce.
+	 */
+	_Alignas(64) struct dp_counters counters;
 	/* The worker's once attached. */
-	enum dp_qp_state state;
+	_Alignas(64) enum dp_qp_state state;
 	uint32_t access_flags, dest_qpn, rnr_retry, min_rnr_timer, max_dest_rd_atomic, qkey;
 	bool error_pending;               /* went to ERR; the driver has not been told yet */
 	bool stop_pending;                /* stopped in SQD; the driver has not been told yet */

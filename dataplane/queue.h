@@ -54,8 +54,13 @@ struct dp_queue {
 	uint32_t entry_size;
 	int doorbell;             /* eventfd the producer rings, or -1 */
 	bool owns_memory;
-	/* Each side's own index (the header has copies for the other side). */
-	_Atomic uint32_t prod_own, cons_own;
+	/*
+	 * Each side's own index (the header has copies for the other side), on
+	 * lines of their own: in one process both sides share this handle, and
+	 * the fields above are read by both at every operation.
+	 */
+	_Alignas(DP_QUEUE_CACHELINE) _Atomic uint32_t prod_own;
+	_Alignas(DP_QUEUE_CACHELINE) _Atomic uint32_t cons_own;
 };
 
 /* Options of dp_queue_init. */

@@ -70,7 +70,10 @@ void dp_read_send(struct dp_qp *q, uint32_t index, struct dp_send_wqe *out)
 	out->remote_addr = req->rdma.remote_addr;
 	out->rkey = req->rdma.rkey;
 	out->remote_qpn = req->ud.remote_qpn;
-	out->slot = *dp_qp_sq_slot(q, index);
+	out->slot.canceled = dp_qp_sq_slot(q, index)->canceled;
+	/* The address vector only where there is one. */
+	if (q->type == DP_QPT_UD)
+		out->slot = *dp_qp_sq_slot(q, index);
 	out->done = out->nop = out->sig_failed = false;
 	out->status = DP_WC_SUCCESS;
 	if (out->opcode >= DP_WR_OPCODE_COUNT) {

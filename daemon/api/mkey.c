@@ -68,6 +68,7 @@ static struct json_object *mkey_json(struct rdma_device *dev, struct rdma_object
 {
 	struct rdma_mkey *mkey = rdma_mkey(obj);
 	struct json_object *o = json_object_new_object();
+	uint64_t transfers, sig_errors;
 
 	json_add_string(o, "device", dev->name);
 	json_add_uint(o, "handle", mkey->obj.handle);
@@ -85,8 +86,9 @@ static struct json_object *mkey_json(struct rdma_device *dev, struct rdma_object
 	json_add_bool(o, "sig_armed", mkey->sig_armed);
 	json_add_bool(o, "sig_error_pending", mkey->err_pending);
 	json_add_uint(o, "configures", mkey->configures);
-	json_add_uint(o, "transfers", mkey->counters.transfers);
-	json_add_uint(o, "sig_errors", mkey->counters.sig_errors);
+	rdma_mkey_counts(mkey, &transfers, &sig_errors);
+	json_add_uint(o, "transfers", transfers);
+	json_add_uint(o, "sig_errors", sig_errors);
 	json_object_object_add(o, "pool", mkey->pool ?
 			       json_object_new_string(rdma_pool_name(mkey->pool)) : NULL);
 	json_add_bool(o, "borrowed", mkey->borrower != NULL);

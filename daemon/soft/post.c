@@ -15,6 +15,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <stddef.h>
 #include <string.h>
 
 static struct rdma_mkey *mkey_of(struct rdma_device *dev, uint32_t key)
@@ -179,8 +180,11 @@ static int fill_send(struct rdma_device *dev, struct rdma_qp *qp, const struct r
 	struct dp_sq_slot *slot = dp_qp_sq_slot(q, index);
 	uint64_t length = wr->inline_len;
 
-	memset(req, 0, sizeof(*req));
-	memset(slot, 0, sizeof(*slot));
+	/* The inline area only when it is used: 512 bytes a WR need not write. */
+	memset(req, 0, offsetof(struct dp_sq_req, inline_data));
+	memset(&req->num_sge, 0, sizeof(*req) - offsetof(struct dp_sq_req, num_sge));
+	slot->canceled = false;
+	slot->ud_local = false;
 	req->wr_id = wr->wr_id;
 	req->opcode = (uint8_t)wr->opcode;
 	req->send_flags = (uint8_t)wr->send_flags;

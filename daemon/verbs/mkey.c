@@ -52,6 +52,17 @@ static void mkey_release(struct rdma_device *dev, struct rdma_object *obj)
 	rdma_device_key_clear(dev, obj->handle);
 	drop_transforms(mkey);
 	mkey_layout_free(&mkey->layout);
+	free(mkey->worker_counters);
+}
+
+void rdma_mkey_counts(const struct rdma_mkey *mkey, uint64_t *transfers, uint64_t *sig_errors)
+{
+	*transfers = atomic_load_explicit(&mkey->counters.transfers, memory_order_relaxed);
+	*sig_errors = atomic_load_explicit(&mkey->counters.sig_errors, memory_order_relaxed);
+	for (unsigned i = 0; i < mkey->n_worker_counters; i++) {
+		*transfers += atomic_load_explicit(&mkey->worker_counters[i].transfers, memory_order_relaxed);
+		*sig_errors += atomic_load_explicit(&mkey->worker_counters[i].sig_errors, memory_order_relaxed);
+	}
 }
 
 static struct rdma_object *mkey_busy_user(struct rdma_device *dev, const struct rdma_object *obj)
@@ -136,6 +147,14 @@ int rdma_mkey_create(struct rdma_device *dev, uint32_t pd, uint32_t flags, uint3
 	}
 	mkey->pd = pd_obj;
 	mkey->flags = flags;
+	mkey->n_worker_counters = rdma_device_cpus(dev, NULL, 0);
+	if (mkey->n_worker_counters &&
+	    !(mkey->worker_counters = aligned_alloc(64, mkey->n_worker_counters * sizeof(*mkey->worker_counters)))) {
+		rdma_object_free(dev, obj);
+		return rdma_error_system(err, -ENOMEM);
+	}
+	if (mkey->worker_counters)
+		memset(mkey->worker_counters, 0, mkey->n_worker_counters * sizeof(*mkey->worker_counters));
 	mkey->max_entries = entries;
 	dp_transform_cfg_init(&mkey->cfg);
 	*out = mkey;
@@ -238,7 +257,8 @@ void mkey_publish(struct rdma_device *dev, struct rdma_mkey *mkey)
 	ctx->pd = mkey->pd->handle;
 	ctx->access = mkey->access;
 	ctx->usable = mkey_check_usable(dev, mkey, &err) == 0;
-	ctx->counters = &mkey->counters;
+	ctx->counters = mkey->worker_counters;
+	ctx->n_counters = mkey->n_worker_counters;
 	ctx->transforms = mkey->worker_transforms;
 	ctx->n_transforms = mkey->n_worker_transforms;
 	mkey->worker_transforms = NULL;

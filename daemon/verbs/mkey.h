@@ -124,9 +124,11 @@ struct rdma_mkey {
 	bool err_pending;
 	enum dp_dir err_dir;       /* the transfer that found it: its input domain checked */
 	struct dp_sig_err err;
-	/* counters (transfers and sig_errors are also counted by dataplane workers) */
+	/* counters: the main thread's (mkey tx/rx), and each dataplane worker's */
 	uint64_t configures;
 	struct dp_mkey_counters counters;
+	struct dp_mkey_counters *worker_counters;
+	unsigned n_worker_counters;
 	/* pools (daemon/verbs/pool.h) */
 	struct rdma_pool *pool;
 	const void *borrower;      /* the connection holding it, NULL while in the pool */
@@ -177,6 +179,8 @@ int rdma_mkey_tx(struct rdma_device *dev, struct rdma_mkey *mkey, uint8_t **out,
 int rdma_mkey_rx(struct rdma_device *dev, struct rdma_mkey *mkey, const uint8_t *in, size_t in_len,
 		 size_t *out_len, struct dp_sig_err *xfer_err, struct rdma_error *err);
 
+/* Transfers through the MKEY and their signature errors, every thread's. */
+void rdma_mkey_counts(const struct rdma_mkey *mkey, uint64_t *transfers, uint64_t *sig_errors);
 /* No posted WR goes through the MKEY (it may change). */
 bool rdma_mkey_idle(struct rdma_device *dev, struct rdma_mkey *mkey);
 /* Main thread: a signature error a data-path transfer found (recorded if detection is armed). */
