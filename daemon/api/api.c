@@ -235,15 +235,19 @@ int api_register(struct manager *m)
 	return api_monitor_start(m);
 }
 
-int api_passed_fd(struct varlink_call *call, struct json_object *params, const char *key)
+int api_passed_fd(struct varlink_call *call, struct json_object *params, const char *key,
+		  struct rdma_error *err)
 {
 	int64_t index = json_get_int(params, key, -1);
+	unsigned n = varlink_call_n_fds(call);
 	int fd = index >= 0 && index < VARLINK_FDS_PER_MESSAGE_MAX ?
 		 varlink_call_peek_fd(call, (unsigned)index) : -ENXIO;
 
-	if (fd < 0) {
-		varlink_call_error_invalid_parameter(call, key);
-		return -EBADF;
-	}
-	return fd;
+	if (fd >= 0)
+		return fd;
+	if (!n)
+		return rdma_error_invalid(err, key, "%lld names no descriptor: none was passed with the "
+					  "call (SCM_RIGHTS)", (long long)index);
+	return rdma_error_invalid(err, key, "%lld names no descriptor passed with the call: the index "
+				  "of one of the %u passed, 0 to %u", (long long)index, n, n - 1);
 }

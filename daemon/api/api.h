@@ -85,9 +85,10 @@ int api_destroy_by(struct varlink_call *call, struct manager *m, struct json_obj
 
 /*
  * The file descriptor passed with the call at the index that parameter key
- * holds: the call's still, closed when the call ends.  -EBADF once the call
- * has been answered InvalidParameter naming key (no such index).
+ * holds: the call's still, closed when the call ends.  An index with nothing
+ * passed there: InvalidArgument naming key, with the indices there are.
  */
-int api_passed_fd(struct varlink_call *call, struct json_object *params, const char *key);
+int api_passed_fd(struct varlink_call *call, struct json_object *params, const char *key,
+		  struct rdma_error *err);
 /* Replies io.rdmad.<iface>.<error> with one string parameter. */
 int api_error_string(struct varlink_call *call, const char *error, const char *key, const char *value);

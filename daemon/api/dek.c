@@ -93,13 +93,12 @@ static int key_from_text(struct json_object *v, uint8_t *key, size_t *len, struc
  * The "key_fd" parameter: the index of a regular file or memfd passed with the
  * call, read from its start straight into key (KEY_BUF bytes), so that the key
  * never travels in a message nor lies in a buffer that is freed as it is.  Not
- * a pipe or a terminal: the event loop must not wait for a writer.  -EBADF
- * when no descriptor was passed at that index (the call is answered).
+ * a pipe or a terminal: the event loop must not wait for a writer.
  */
 static int key_from_fd(struct varlink_call *call, struct json_object *params, uint8_t *key,
 		       size_t *len, struct rdma_error *err)
 {
-	int f = api_passed_fd(call, params, "key_fd");
+	int f = api_passed_fd(call, params, "key_fd", err);
 	struct stat st;
 	ssize_t n;
 	int r = 0;
@@ -206,8 +205,7 @@ static int create(struct varlink_call *call, struct json_object *params, void *u
 
 	/* First, so that the key's text is wiped whatever happens next. */
 	r = get_key(call, params, &key, &key_len, &err);
-	/* -EBADF: no such passed descriptor, said already. */
-	dev = r == -EBADF ? NULL : api_device(call, m, params, IFACE);
+	dev = api_device(call, m, params, IFACE);
 	if (!dev || api_dispatch(call, params, create_fields, &c) < 0) {
 		secret_free(key, KEY_BUF);
 		return 0;

@@ -122,9 +122,9 @@ static int reg_user(struct varlink_call *call, struct json_object *params, void 
 
 	if (!dev || api_dispatch(call, params, reg_user_fields, &p) < 0)
 		return 0;
-	memfd = api_passed_fd(call, params, "fd");
+	memfd = api_passed_fd(call, params, "fd", &err);
 	if (memfd < 0)
-		return 0;
+		return api_reply_error(call, IFACE, &err);
 	/* The MR keeps a duplicate of its own; the passed one goes with the call. */
 	r = rdma_mr_register_memfd(dev, p.pd, memfd, p.offset, p.length, p.iova, p.access,
 				   m->config.max_mr_size, &mr, &err);

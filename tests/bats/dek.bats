@@ -154,7 +154,7 @@ raw_create() {
 	"$RDMACTL" dek destroy viafd
 }
 
-@test "key_fd naming no descriptor passed with the call is InvalidParameter key_fd" {
+@test "key_fd naming no descriptor passed with the call is InvalidArgument key_fd" {
 	# The caller's own descriptor number means nothing to the daemon.
 	run raw_create <<-'EOF'
 	fd = os.memfd_create("key")
@@ -164,7 +164,7 @@ raw_create() {
 	EOF
 	assert_success
 	for i in 0 1 2; do
-		assert_line --index $i "{'error': 'org.varlink.service.InvalidParameter', 'parameters': {'parameter': 'key_fd'}}"
+		assert_line --index $i --partial "{'error': 'io.rdmad.Dek.InvalidArgument', 'parameters': {'field': 'key_fd',"
 	done
 	run "$RDMACTL" -j dek list
 	refute_output --partial nofd
