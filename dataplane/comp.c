@@ -22,7 +22,7 @@ static uint8_t wc_opcode(uint8_t wr_opcode)
 }
 
 /* Once the QP went to ERR, the WQEs after the one that failed complete flushed. */
-static void retire(struct dp_worker *w, struct dp_qp *q, const struct dp_send_wqe *wqe)
+static void retire(struct dp_worker *w, struct dp_qp *q, uint32_t index, const struct dp_send_wqe *wqe)
 {
 	uint8_t status = q->state == DP_QPS_ERR ? DP_WC_WR_FLUSH_ERR : wqe->status;
 	bool ok = status == DP_WC_SUCCESS, executed = ok && !wqe->nop, signaled;
@@ -48,7 +48,9 @@ static void retire(struct dp_worker *w, struct dp_qp *q, const struct dp_send_wq
 	/* Errors complete even unsignaled WRs; a NOP completes as the WR it was (reference §5). */
 	signaled = !ok || q->sq_sig_all || (wqe->send_flags & DP_SEND_SIGNALED);
 	q->rnr_active = false;
-	/* The slot first: whoever sees the completion may post into it. */
+	/* The slot first (clean for its next WR): whoever sees the completion may post into it. */
+	if (wqe->canceled)
+		atomic_store_explicit(&q->sq_canceled[index & q->sq.mask], false, memory_order_relaxed);
 	dp_queue_consume(&q->sq, 1);
 	if (signaled)
 		dp_complete(w, q, q->send_cq, &e, false);
@@ -64,7 +66,7 @@ unsigned dp_comp_retire(struct dp_worker *w, struct dp_qp *q)
 
 		if (!wqe->done)
 			break;
-		retire(w, q, wqe);
+		retire(w, q, i, wqe);
 	}
 	return n;
 }

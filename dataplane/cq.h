@@ -17,14 +17,17 @@
 #include "dataplane/wqe.h"
 
 struct dp_cq {
-	_Atomic uint32_t refs;    /* the driver's CQ, and each QP context that completes into it */
-	_Atomic uint32_t used;    /* entries in all lanes */
+	/* Read by the workers at every completion, changed rarely. */
 	uint32_t capacity;        /* the CQ's cqe */
 	uint32_t cqn;
+	unsigned n_lanes;
 	_Atomic bool wanted;      /* someone waits for the next entry: workers tell the driver */
 	_Atomic bool armed;       /* REQ_NOTIFY_CQ: workers tell the driver of each entry */
-	uint32_t next_lane;       /* poller only: where the next poll starts */
-	unsigned n_lanes;
+	_Atomic uint32_t refs;    /* the driver's CQ, and each QP context that completes into it */
+	/* Entries in all lanes: every completion and every poll change it. */
+	_Alignas(64) _Atomic uint32_t used;
+	/* The poller's alone. */
+	_Alignas(64) uint32_t next_lane;   /* where the next poll starts */
 	struct dp_queue lanes[];  /* lane i: written by worker i */
 };
 

@@ -66,8 +66,8 @@ struct dp_recv_wqe {
 /* The head receive WQE of q copied out and resolved, or false when there is none. */
 bool dp_read_recv(struct dp_qp *q, struct dp_recv_wqe *out);
 /* The remote memory of a WRITE or READ, its rkey resolved against pd; false when it does not. */
-bool dp_resolve_remote(const struct dp_keytab *kt, const struct dp_send_wqe *wqe, uint32_t pd,
-		       uint32_t access, struct dp_wqe_mem *m);
+bool dp_resolve_remote(const struct dp_keytab *kt, unsigned worker, const struct dp_send_wqe *wqe,
+		       uint32_t pd, uint32_t access, struct dp_wqe_mem *m);
 
 /* ---- moving bytes (move.c) ---- */
 

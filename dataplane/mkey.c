@@ -7,10 +7,27 @@
 #include <stdlib.h>
 #include <string.h>
 
+struct dp_mkey *dp_mkey_new(unsigned n_workers)
+{
+	struct dp_mkey *m = calloc(1, sizeof(*m));
+
+	if (!m)
+		return NULL;
+	m->n_counters = n_workers;
+	if (n_workers && !(m->seen = aligned_alloc(64, n_workers * sizeof(*m->seen)))) {
+		free(m);
+		return NULL;
+	}
+	if (m->seen)
+		memset(m->seen, 0, n_workers * sizeof(*m->seen));
+	return m;
+}
+
 void dp_mkey_free(struct dp_mkey *m)
 {
 	if (!m)
 		return;
+	free(m->seen);
 	for (unsigned i = 0; i < m->n_transforms; i++)
 		dp_transform_destroy(m->transforms[i]);
 	free(m->transforms);
@@ -18,29 +35,37 @@ void dp_mkey_free(struct dp_mkey *m)
 	free(m);
 }
 
-int dp_mkey_mem_length(const struct dp_mkey *m, uint64_t wire_length, uint64_t *mem_length)
+int dp_mkey_mem_length(const struct dp_mkey *m, unsigned worker, uint64_t wire_length,
+		       uint64_t *mem_length)
 {
+	struct dp_mkey_length_seen *seen = worker < m->n_counters ? &m->seen[worker] : NULL;
 	struct dp_error de;
 	size_t mem, wire;
 
 	*mem_length = wire_length;
 	if (!m->transforms || !wire_length)
 		return 0;
+	if (seen && seen->wire == wire_length) {
+		*mem_length = seen->mem;
+		return 0;
+	}
 	/* Both ways: wire bytes that a memory length does not give back are not whole blocks. */
 	if (dp_transform_out_len(m->transforms[0], DP_RX, wire_length, &mem, &de) < 0 ||
 	    dp_transform_out_len(m->transforms[0], DP_TX, mem, &wire, &de) < 0 || wire != wire_length)
 		return -EINVAL;
 	*mem_length = mem;
+	if (seen)
+		*seen = (struct dp_mkey_length_seen){ .wire = wire_length, .mem = mem };
 	return 0;
 }
 
-int dp_mkey_span(const struct dp_mkey *m, uint32_t pd, uint32_t access, uint64_t wire_offset,
-		 uint64_t wire_length, uint64_t max_length, struct dp_mkey_span *out)
+int dp_mkey_span(const struct dp_mkey *m, unsigned worker, uint32_t pd, uint32_t access,
+		 uint64_t wire_offset, uint64_t wire_length, uint64_t max_length, struct dp_mkey_span *out)
 {
 	if (!m->usable || m->pd != pd || (access & ~m->access))
 		return -EPERM;
-	if (wire_length > max_length || dp_mkey_mem_length(m, wire_offset, &out->mem_offset) < 0 ||
-	    dp_mkey_mem_length(m, wire_length, &out->mem_length) < 0 ||
+	if (wire_length > max_length || dp_mkey_mem_length(m, worker, wire_offset, &out->mem_offset) < 0 ||
+	    dp_mkey_mem_length(m, worker, wire_length, &out->mem_length) < 0 ||
 	    out->mem_offset > m->length || out->mem_length > m->length - out->mem_offset)
 		return -EINVAL;
 	out->mkey = m;

@@ -39,6 +39,12 @@ struct dp_mkey_entry {
 	uint64_t skip;
 };
 
+/* A worker's last wire length and the memory length it stands for: a WR's length repeats. */
+struct dp_mkey_length_seen {
+	_Alignas(64) uint64_t wire;
+	uint64_t mem;
+};
+
 struct dp_mkey {
 	uint32_t pd;
 	uint32_t access;          /* DP_ACCESS_* */
@@ -52,7 +58,11 @@ struct dp_mkey {
 	unsigned n_transforms;
 	struct dp_mkey_counters *counters;   /* one per worker (the driver's), n_counters of them */
 	unsigned n_counters;
+	struct dp_mkey_length_seen *seen;     /* one per worker, n_counters of them (the context's) */
 };
+
+/* A context for n_workers workers, zeroed but for what each worker keeps of its own; NULL: no memory. */
+struct dp_mkey *dp_mkey_new(unsigned n_workers);
 
 /* The memory-domain bytes a transfer through an MKEY covers. */
 struct dp_mkey_span {
@@ -64,16 +74,20 @@ struct dp_mkey_span {
 /* Frees the context, its entries and its transforms. */
 void dp_mkey_free(struct dp_mkey *m);
 
-/* Memory-domain bytes of wire_length wire bytes, or -EINVAL when they are not whole blocks. */
-int dp_mkey_mem_length(const struct dp_mkey *m, uint64_t wire_length, uint64_t *mem_length);
+/*
+ * Memory-domain bytes of wire_length wire bytes, or -EINVAL when they are not
+ * whole blocks; worker: who asks (it keeps its last answer).
+ */
+int dp_mkey_mem_length(const struct dp_mkey *m, unsigned worker, uint64_t wire_length,
+		       uint64_t *mem_length);
 
 /*
  * The span of wire_length bytes from wire_offset, through the MKEY on PD pd
  * granting access; -EPERM (not usable, other PD, access missing) or -EINVAL
  * (not whole blocks, past the layout, more than max_length) otherwise.
  */
-int dp_mkey_span(const struct dp_mkey *m, uint32_t pd, uint32_t access, uint64_t wire_offset,
-		 uint64_t wire_length, uint64_t max_length, struct dp_mkey_span *out);
+int dp_mkey_span(const struct dp_mkey *m, unsigned worker, uint32_t pd, uint32_t access,
+		 uint64_t wire_offset, uint64_t wire_length, uint64_t max_length, struct dp_mkey_span *out);
 
 /* The span's memory when it is one piece, else NULL. */
 uint8_t *dp_mkey_span_addr(const struct dp_mkey_span *s);

@@ -42,6 +42,7 @@ int dp_qp_new(struct dp_nic *nic, const struct dp_qp_config *cfg, struct dp_cq *
 	    dp_queue_init(&q->rq, cfg->max_recv_wr ? cfg->max_recv_wr : 1,
 			  sizeof(struct dp_rq_req) + cfg->max_recv_sge * sizeof(struct dp_sge), 0) < 0 ||
 	    !(q->sq_slots = calloc(dp_queue_capacity(&q->sq), sizeof(*q->sq_slots))) ||
+	    !(q->sq_canceled = calloc(dp_queue_capacity(&q->sq), sizeof(*q->sq_canceled))) ||
 	    !(q->wqes = calloc(dp_queue_capacity(&q->sq), sizeof(*q->wqes)))) {
 		dp_qp_free(q);
 		return -ENOMEM;
@@ -57,6 +58,7 @@ void dp_qp_free(struct dp_qp *q)
 	if (q->rq.hdr)
 		dp_queue_release(&q->rq);
 	free(q->sq_slots);
+	free(q->sq_canceled);
 	free(q->wqes);
 	dp_cq_put(q->send_cq);
 	dp_cq_put(q->recv_cq);
@@ -194,17 +196,19 @@ void dp_qp_release(struct dp_qp *q)
 
 void dp_qp_drop_posted(struct dp_qp *q)
 {
+	for (uint32_t i = dp_queue_cons(&q->sq), end = i + dp_queue_count(&q->sq); i != end; i++)
+		atomic_store_explicit(&q->sq_canceled[i & q->sq.mask], false, memory_order_relaxed);
 	dp_queue_consume(&q->sq, dp_queue_count(&q->sq));
 	dp_queue_consume(&q->rq, dp_queue_count(&q->rq));
 	atomic_store_explicit(&q->req_next, dp_queue_cons(&q->sq), memory_order_relaxed);
 }
 
 void dp_qp_each_posted_send(struct dp_qp *q,
-			    bool (*fn)(struct dp_sq_slot *slot, const struct dp_sq_req *req, void *data),
+			    bool (*fn)(struct dp_qp *q, uint32_t index, const struct dp_sq_req *req, void *data),
 			    void *data)
 {
 	for (uint32_t i = dp_queue_cons(&q->sq), end = i + dp_queue_count(&q->sq); i != end; i++)
-		if (!fn(dp_qp_sq_slot(q, i), dp_queue_slot(&q->sq, i), data))
+		if (!fn(q, i, dp_queue_slot(&q->sq, i), data))
 			return;
 }
 
@@ -215,22 +219,22 @@ struct cancel {
 	bool nop_found;
 };
 
-static bool find_nop(struct dp_sq_slot *slot, const struct dp_sq_req *req, void *data)
+static bool find_nop(struct dp_qp *q, uint32_t index, const struct dp_sq_req *req, void *data)
 {
 	struct cancel *c = data;
 
-	c->nop_found = req->wr_id == c->wr_id && slot->canceled;
+	c->nop_found = req->wr_id == c->wr_id && dp_qp_canceled(q, index);
 	return !c->nop_found;
 }
 
-static bool make_nop(struct dp_sq_slot *slot, const struct dp_sq_req *req, void *data)
+static bool make_nop(struct dp_qp *q, uint32_t index, const struct dp_sq_req *req, void *data)
 {
 	struct cancel *c = data;
 
 	if (req->wr_id != c->wr_id)
 		return true;
 	/* It keeps its slot, wr_id, opcode and signaling; it no longer names memory. */
-	slot->canceled = true;
+	atomic_store_explicit(&q->sq_canceled[index & q->sq.mask], true, memory_order_relaxed);
 	c->count++;
 	return true;
 }
@@ -270,7 +274,7 @@ bool dp_qp_each_posted_key(struct dp_qp *q, bool (*fn)(uint32_t key, uint64_t io
 		uint32_t n = sges_to_walk(req->num_sge, q->max_send_sge);
 		uint64_t length = 0;
 
-		if (dp_qp_sq_slot(q, i)->canceled)
+		if (dp_qp_canceled(q, i))
 			continue;
 		for (uint32_t s = 0; !(req->send_flags & DP_SEND_INLINE) && s < n; s++) {
 			length += req->sg_list[s].length;

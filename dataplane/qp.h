@@ -30,13 +30,11 @@ enum dp_qp_state { DP_QPS_RESET, DP_QPS_INIT, DP_QPS_RTR, DP_QPS_RTS, DP_QPS_SQD
 #define DP_SEGS_MAX 32
 
 /*
- * What the driver keeps beside a posted send WR, in a slot of the same
- * index: what the entry's format has no room for.  Written when the WR is
- * posted, and by a cancel while the worker starts no WQE.
+ * What the driver keeps beside a posted UD send WR, in a slot of the same
+ * index: the AH's address vector, as mlx5 puts it in the WQE, which the
+ * entry's format has no room for.  Written when the WR is posted.
  */
 struct dp_sq_slot {
-	bool canceled;            /* made a NOP (recovery) */
-	/* UD: the AH's address vector, as mlx5 puts it in the WQE. */
 	bool ud_local;            /* the destination GID is the device's and the message fits the MTU */
 	uint32_t ud_qkey;         /* the Q_Key the message carries */
 	uint8_t grh[DP_GRH_LEN];  /* what the receive gets before the payload */
@@ -51,11 +49,11 @@ struct dp_seg {
 /* Memory a WQE names, resolved: plain segments, or one MKEY span (mkey.mkey set). */
 struct dp_wqe_mem {
 	uint8_t status;           /* DP_WC_SUCCESS, or the error its entry or keys cause */
-	uint64_t length;          /* bytes of the SGEs or of the inline data */
 	uint32_t n_segs;
-	struct dp_seg segs[DP_SEGS_MAX];
+	uint64_t length;          /* bytes of the SGEs or of the inline data */
 	struct dp_mkey_span mkey;
 	uint32_t mkey_key;        /* the MKEY's key, for its signature-error reports */
+	struct dp_seg segs[DP_SEGS_MAX];   /* last: most WQEs use the first only */
 };
 
 /*
@@ -67,19 +65,20 @@ struct dp_send_wqe {
 	uint64_t wr_id;
 	uint8_t opcode;
 	uint8_t send_flags;
-	uint32_t imm_data;        /* network byte order */
-	uint64_t remote_addr;
-	uint32_t rkey;
-	uint32_t remote_qpn;      /* UD */
-	struct dp_sq_slot slot;
-	struct dp_wqe_mem mem;
-	uint8_t inline_data[DP_INLINE_MAX];
-	/* The completer's. */
+	bool canceled;            /* made a NOP (recovery) before it was sent */
+	/* The completer's, beside what it reads to retire the WQE: one cache line for both. */
 	bool done;                /* its response came (or it needed none) */
 	uint8_t status;           /* of its completion */
 	bool nop;                 /* canceled: executed as a NOP */
 	bool sig_failed;          /* a signature check through an MKEY failed (the transfer went on) */
+	uint32_t imm_data;        /* network byte order */
 	uint64_t sig_found_ns;
+	uint64_t remote_addr;
+	uint32_t rkey;
+	uint32_t remote_qpn;      /* UD */
+	struct dp_wqe_mem mem;
+	struct dp_sq_slot slot;   /* UD */
+	uint8_t inline_data[DP_INLINE_MAX];
 };
 
 /* What the driver fixes when it creates the context. */
@@ -111,7 +110,9 @@ struct dp_qp {
 	enum dp_qp_type type;
 	struct dp_worker *worker;         /* set by the driver when it attaches the QP */
 	struct dp_queue sq, rq;           /* entries: struct dp_sq_req / dp_rq_req + SGEs */
-	struct dp_sq_slot *sq_slots;
+	struct dp_sq_slot *sq_slots;      /* UD */
+	/* By SQ slot: canceled by the driver (in SQD), cleared by the completer that retires it. */
+	_Atomic bool *sq_canceled;
 	struct dp_send_wqe *wqes;         /* by SQ slot */
 	uint32_t max_send_wr, max_recv_wr;
 	uint32_t max_send_sge, max_recv_sge, max_inline;
@@ -176,9 +177,9 @@ void dp_qp_drop_posted(struct dp_qp *q);
  * of them is a NOP already.
  */
 int dp_qp_cancel(struct dp_qp *q, uint64_t wr_id, uint32_t *count);
-/* Driver: fn(slot, entry) for each posted send WR not yet retired, oldest first; false stops. */
+/* Driver: fn(q, index, entry) for each posted send WR not yet retired, oldest first; false stops. */
 void dp_qp_each_posted_send(struct dp_qp *q,
-			    bool (*fn)(struct dp_sq_slot *slot, const struct dp_sq_req *req, void *data),
+			    bool (*fn)(struct dp_qp *q, uint32_t index, const struct dp_sq_req *req, void *data),
 			    void *data);
 /*
  * Driver: fn(key, iova, length) for each key a posted WR not yet retired names
@@ -192,4 +193,10 @@ bool dp_qp_each_posted_key(struct dp_qp *q, bool (*fn)(uint32_t key, uint64_t io
 static inline struct dp_sq_slot *dp_qp_sq_slot(struct dp_qp *q, uint32_t index)
 {
 	return &q->sq_slots[index & q->sq.mask];
+}
+
+/* Whether the send WR at index was made a NOP. */
+static inline bool dp_qp_canceled(const struct dp_qp *q, uint32_t index)
+{
+	return atomic_load_explicit(&q->sq_canceled[index & q->sq.mask], memory_order_relaxed);
 }

@@ -10,6 +10,7 @@
 #include "dataplane/engine.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <string.h>
 
 static void done(struct dp_send_wqe *wqe, uint8_t status)
@@ -27,7 +28,7 @@ static int start(struct dp_worker *w, struct dp_qp *q, uint32_t index, struct dp
 	};
 	int r;
 
-	if (wqe->slot.canceled) {
+	if (wqe->canceled) {
 		wqe->nop = true;
 		done(wqe, DP_WC_SUCCESS);
 		return 0;
@@ -72,6 +73,16 @@ static unsigned send_requests(struct dp_worker *w, struct dp_qp *q)
 
 		if (!dp_queue_ready(&q->sq, index))
 			break;
+		/*
+		 * The next entry was written on another CPU: its lines are on their
+		 * way while this one is executed.
+		 */
+		if (dp_queue_ready(&q->sq, index + 1) > 0) {
+			const uint8_t *next = dp_queue_slot(&q->sq, index + 1);
+
+			__builtin_prefetch(next);
+			__builtin_prefetch(next + offsetof(struct dp_sq_req, num_sge));
+		}
 		if (q->rnr_active && q->rnr_index == index && dp_worker_now_ns() < q->rnr_until_ns)
 			break;
 		dp_read_send(q, index, wqe);

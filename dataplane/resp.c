@@ -73,7 +73,7 @@ static void do_send(struct dp_xfer *x)
 		return;
 	}
 	/* The receive was sized for its whole SGE; the message may be shorter. */
-	if ((rwqe.mem.mkey.mkey && dp_mkey_mem_length(rwqe.mem.mkey.mkey, len, &rwqe.mem.mkey.mem_length) < 0) ||
+	if ((rwqe.mem.mkey.mkey && dp_mkey_mem_length(rwqe.mem.mkey.mkey, x->w->index, len, &rwqe.mem.mkey.mem_length) < 0) ||
 	    len > rwqe.mem.length) {
 		fault(x, DP_WC_REM_INV_REQ_ERR, &rwqe, DP_WC_LOC_LEN_ERR);
 		return;
@@ -99,7 +99,7 @@ static void do_write(struct dp_xfer *x)
 		receiver_not_ready(x);
 		return;
 	}
-	if (!dp_resolve_remote(&x->nic->keytab, x->wqe, x->responder->pd, DP_ACCESS_REMOTE_WRITE, &remote)) {
+	if (!dp_resolve_remote(&x->nic->keytab, x->w->index, x->wqe, x->responder->pd, DP_ACCESS_REMOTE_WRITE, &remote)) {
 		fault(x, DP_WC_REM_ACCESS_ERR, imm ? &rwqe : NULL, DP_WC_REM_ACCESS_ERR);
 		return;
 	}
@@ -121,7 +121,7 @@ static void do_read(struct dp_xfer *x)
 		fault(x, DP_WC_REM_INV_REQ_ERR, NULL, 0);
 		return;
 	}
-	if (!dp_resolve_remote(&x->nic->keytab, x->wqe, x->responder->pd, DP_ACCESS_REMOTE_READ, &remote)) {
+	if (!dp_resolve_remote(&x->nic->keytab, x->w->index, x->wqe, x->responder->pd, DP_ACCESS_REMOTE_READ, &remote)) {
 		fault(x, DP_WC_REM_ACCESS_ERR, NULL, 0);
 		return;
 	}

@@ -15,8 +15,8 @@
  * a key of nothing, another PD, access missing or a range outside it leaves
  * fault as the status.
  */
-static void resolve_sges(const struct dp_keytab *kt, uint32_t pd, uint32_t access, uint8_t fault,
-			 const struct dp_sge *sges, uint32_t n, struct dp_wqe_mem *m)
+static void resolve_sges(const struct dp_keytab *kt, unsigned worker, uint32_t pd, uint32_t access,
+			 uint8_t fault, const struct dp_sge *sges, uint32_t n, struct dp_wqe_mem *m)
 {
 	const struct dp_key *k;
 
@@ -34,8 +34,8 @@ static void resolve_sges(const struct dp_keytab *kt, uint32_t pd, uint32_t acces
 	}
 	if (n == 1 && sges[0].length && (k = dp_keytab_get(kt, sges[0].lkey)) && k->kind == DP_KEY_MKEY) {
 		m->mkey_key = sges[0].lkey;
-		if (dp_mkey_span(k->mkey, pd, access, sges[0].addr, sges[0].length, DP_MKEY_TRANSFER_MAX,
-				 &m->mkey) < 0) {
+		if (dp_mkey_span(k->mkey, worker, pd, access, sges[0].addr, sges[0].length,
+				 DP_MKEY_TRANSFER_MAX, &m->mkey) < 0) {
 			m->mkey.mkey = NULL;
 			m->status = fault;
 		}
@@ -70,7 +70,7 @@ void dp_read_send(struct dp_qp *q, uint32_t index, struct dp_send_wqe *out)
 	out->remote_addr = req->rdma.remote_addr;
 	out->rkey = req->rdma.rkey;
 	out->remote_qpn = req->ud.remote_qpn;
-	out->slot.canceled = dp_qp_sq_slot(q, index)->canceled;
+	out->canceled = dp_qp_canceled(q, index);
 	/* The address vector only where there is one. */
 	if (q->type == DP_QPT_UD)
 		out->slot = *dp_qp_sq_slot(q, index);
@@ -100,8 +100,9 @@ void dp_read_send(struct dp_qp *q, uint32_t index, struct dp_send_wqe *out)
 	}
 	memcpy(sges, req->sg_list, n * sizeof(sges[0]));
 	/* An RDMA READ writes into its SGEs: they need local write (else LOC_PROT_ERR). */
-	resolve_sges(&q->nic->keytab, q->pd, out->opcode == DP_WR_RDMA_READ ? DP_ACCESS_LOCAL_WRITE : 0,
-		     DP_WC_LOC_PROT_ERR, sges, n, &out->mem);
+	resolve_sges(&q->nic->keytab, q->worker->index, q->pd,
+		     out->opcode == DP_WR_RDMA_READ ? DP_ACCESS_LOCAL_WRITE : 0, DP_WC_LOC_PROT_ERR, sges, n,
+		     &out->mem);
 }
 
 /*
@@ -125,12 +126,13 @@ bool dp_read_recv(struct dp_qp *q, struct dp_recv_wqe *out)
 		return true;
 	}
 	memcpy(sges, req->sg_list, n * sizeof(sges[0]));
-	resolve_sges(&q->nic->keytab, q->pd, DP_ACCESS_LOCAL_WRITE, DP_WC_LOC_QP_OP_ERR, sges, n, &out->mem);
+	resolve_sges(&q->nic->keytab, q->worker->index, q->pd, DP_ACCESS_LOCAL_WRITE, DP_WC_LOC_QP_OP_ERR,
+		     sges, n, &out->mem);
 	return true;
 }
 
-bool dp_resolve_remote(const struct dp_keytab *kt, const struct dp_send_wqe *wqe, uint32_t pd,
-		       uint32_t access, struct dp_wqe_mem *m)
+bool dp_resolve_remote(const struct dp_keytab *kt, unsigned worker, const struct dp_send_wqe *wqe,
+		       uint32_t pd, uint32_t access, struct dp_wqe_mem *m)
 {
 	const struct dp_key *k = dp_keytab_get(kt, wqe->rkey);
 	uint64_t len = wqe->mem.length;
@@ -144,7 +146,8 @@ bool dp_resolve_remote(const struct dp_keytab *kt, const struct dp_send_wqe *wqe
 		return true;
 	m->mkey_key = wqe->rkey;
 	if (k && k->kind == DP_KEY_MKEY) {
-		if (dp_mkey_span(k->mkey, pd, access, wqe->remote_addr, len, DP_MKEY_TRANSFER_MAX, &m->mkey) == 0)
+		if (dp_mkey_span(k->mkey, worker, pd, access, wqe->remote_addr, len, DP_MKEY_TRANSFER_MAX,
+				 &m->mkey) == 0)
 			return true;
 		m->mkey.mkey = NULL;
 		return false;

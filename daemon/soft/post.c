@@ -183,8 +183,6 @@ static int fill_send(struct rdma_device *dev, struct rdma_qp *qp, const struct r
 	/* The inline area only when it is used: 512 bytes a WR need not write. */
 	memset(req, 0, offsetof(struct dp_sq_req, inline_data));
 	memset(&req->num_sge, 0, sizeof(*req) - offsetof(struct dp_sq_req, num_sge));
-	slot->canceled = false;
-	slot->ud_local = false;
 	req->wr_id = wr->wr_id;
 	req->opcode = (uint8_t)wr->opcode;
 	req->send_flags = (uint8_t)wr->send_flags;
@@ -295,11 +293,11 @@ static void note_mkey(struct posted_mkeys *p, uint32_t key, uint64_t wr_id)
 		p->fn(key, wr_id, p->data);
 }
 
-static bool note_mkeys(struct dp_sq_slot *slot, const struct dp_sq_req *req, void *data)
+static bool note_mkeys(struct dp_qp *q, uint32_t index, const struct dp_sq_req *req, void *data)
 {
 	struct posted_mkeys *p = data;
 
-	if (slot->canceled)
+	if (dp_qp_canceled(q, index))
 		return true;
 	/* An MKEY is the only SGE of its WR. */
 	if (!(req->send_flags & DP_SEND_INLINE) && req->num_sge == 1 && req->sg_list[0].length)

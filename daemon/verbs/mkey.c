@@ -244,13 +244,13 @@ int mkey_layout_context(const struct rdma_mkey *mkey, struct dp_mkey *ctx)
 void mkey_publish(struct rdma_device *dev, struct rdma_mkey *mkey)
 {
 	struct dp_key *k = calloc(1, sizeof(*k));
-	struct dp_mkey *ctx = calloc(1, sizeof(*ctx));
+	struct dp_mkey *ctx = dp_mkey_new(mkey->n_worker_counters);
 	struct rdma_error err;
 
 	if (!k || !ctx || mkey_layout_context(mkey, ctx) < 0) {
 		log_error("MKEY 0x%x: out of memory; the workers will not use it", mkey->obj.handle);
 		free(k);
-		free(ctx);
+		dp_mkey_free(ctx);
 		rdma_device_key_clear(dev, mkey->obj.handle);
 		return;
 	}
@@ -258,7 +258,6 @@ void mkey_publish(struct rdma_device *dev, struct rdma_mkey *mkey)
 	ctx->access = mkey->access;
 	ctx->usable = mkey_check_usable(dev, mkey, &err) == 0;
 	ctx->counters = mkey->worker_counters;
-	ctx->n_counters = mkey->n_worker_counters;
 	ctx->transforms = mkey->worker_transforms;
 	ctx->n_transforms = mkey->n_worker_transforms;
 	mkey->worker_transforms = NULL;
