@@ -103,11 +103,11 @@ void dp_comp_response(struct dp_worker *w, struct dp_nic *nic, const struct dp_p
 	struct dp_send_wqe *wqe = &q->wqes[resp->index & q->sq.mask];
 
 	(void)nic;
-	atomic_fetch_sub_explicit(&q->in_flight, 1, memory_order_release);
+	dp_count_step(&q->in_flight, -1);
 	/* Taken back for RESET: what it had in flight is dropped with the rest. */
 	if (resp->dropped || q->state == DP_QPS_RESET || resp->epoch != q->epoch)
 		return;
-	for (unsigned t = 0; t <= DP_SIG_ERR_APPTAG; t++)
+	for (unsigned t = 0; resp->sig_failed && t <= DP_SIG_ERR_APPTAG; t++)
 		if (resp->sig_errors[t])
 			DP_COUNT(w, q, sig_errors[t], resp->sig_errors[t]);
 	if (resp->lost)

@@ -32,6 +32,13 @@
 	dp_count_add(&(q)->nic->per_worker[(w)->index].counters.field, (n)); \
 } while (0)
 
+/* A count only the calling thread changes, read by others: no locked instruction. */
+static inline void dp_count_step(_Atomic uint32_t *c, int32_t n)
+{
+	atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + (uint32_t)n,
+			      memory_order_release);
+}
+
 /* The RNR NAK timer code (5 bits) in nanoseconds (reference §3.4). */
 uint64_t dp_rnr_timer_ns(uint32_t code);
 

@@ -133,7 +133,12 @@ struct dp_qp {
 	_Atomic uint32_t stops;           /* times a signature error stopped the SQ in SQD */
 	/* Requester: the next SQ index to send (from the consumer index on: in flight or done). */
 	_Atomic uint32_t req_next;
-	_Atomic uint32_t in_flight;       /* requests sent whose response has not come */
+	/*
+	 * Requests sent whose response has not come: changed by the requester and
+	 * the completer, both on the QP's worker (no locked instruction); the
+	 * driver only reads it.
+	 */
+	_Atomic uint32_t in_flight;
 	uint32_t psn_next;                /* the sequence number of the next request */
 	uint32_t epoch;                   /* attachments so far: a responder tells a new connection */
 	uint32_t rnr_index;               /* the SQ index the RNR retries below are for */

@@ -13,6 +13,9 @@
 #include <stddef.h>
 #include <string.h>
 
+/* How far ahead the requester asks for the entries' lines: a few WRs' work hides a transfer. */
+#define DP_PREFETCH_AHEAD 4
+
 static void done(struct dp_send_wqe *wqe, uint8_t status)
 {
 	wqe->status = status;
@@ -43,14 +46,14 @@ static int start(struct dp_worker *w, struct dp_qp *q, uint32_t index, struct dp
 		done(wqe, DP_WC_SUCCESS);
 		return 0;
 	}
-	atomic_fetch_add_explicit(&q->in_flight, 1, memory_order_relaxed);
+	dp_count_step(&q->in_flight, 1);
 	/* Taken before sending: a response on this worker may come (and rewind it) at once. */
 	q->psn_next++;
 	r = dp_transport_request(w, q->nic, &req);
 	if (r == 0)
 		return 0;
 	q->psn_next--;
-	atomic_fetch_sub_explicit(&q->in_flight, 1, memory_order_relaxed);
+	dp_count_step(&q->in_flight, -1);
 	if (r == -EAGAIN)
 		return r;
 	/* No QP of that number runs: RC retries until retry_cnt runs out; UC's message is lost. */
@@ -77,8 +80,8 @@ static unsigned send_requests(struct dp_worker *w, struct dp_qp *q)
 		 * The next entry was written on another CPU: its lines are on their
 		 * way while this one is executed.
 		 */
-		if (dp_queue_ready(&q->sq, index + 1) > 0) {
-			const uint8_t *next = dp_queue_slot(&q->sq, index + 1);
+		if (dp_queue_ready(&q->sq, index) > DP_PREFETCH_AHEAD) {
+			const uint8_t *next = dp_queue_slot(&q->sq, index + DP_PREFETCH_AHEAD);
 
 			__builtin_prefetch(next);
 			__builtin_prefetch(next + offsetof(struct dp_sq_req, num_sge));
@@ -95,7 +98,9 @@ static unsigned send_requests(struct dp_worker *w, struct dp_qp *q)
 			break;
 		}
 		sent++;
-		dp_comp_retire(w, q);
+		/* Done without a response (a NOP, a local error): retired before the next is sent. */
+		if (wqe->done)
+			dp_comp_retire(w, q);
 	}
 	return sent;
 }

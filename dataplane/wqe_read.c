@@ -49,6 +49,13 @@ static void resolve_sges(const struct dp_keytab *kt, unsigned worker, uint32_t p
 			m->status = fault;
 }
 
+/* n SGEs (at most DP_SEGS_MAX) out of an entry: most WRs have one, not worth a string move. */
+static void copy_sges(struct dp_sge *out, const struct dp_sge *in, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++)
+		out[i] = in[i];
+}
+
 static void refuse(struct dp_wqe_mem *m, uint8_t status)
 {
 	m->status = status;
@@ -98,7 +105,7 @@ void dp_read_send(struct dp_qp *q, uint32_t index, struct dp_send_wqe *out)
 		refuse(&out->mem, DP_WC_LOC_QP_OP_ERR);
 		return;
 	}
-	memcpy(sges, req->sg_list, n * sizeof(sges[0]));
+	copy_sges(sges, req->sg_list, n);
 	/* An RDMA READ writes into its SGEs: they need local write (else LOC_PROT_ERR). */
 	resolve_sges(&q->nic->keytab, q->worker->index, q->pd,
 		     out->opcode == DP_WR_RDMA_READ ? DP_ACCESS_LOCAL_WRITE : 0, DP_WC_LOC_PROT_ERR, sges, n,
@@ -125,7 +132,7 @@ bool dp_read_recv(struct dp_qp *q, struct dp_recv_wqe *out)
 		refuse(&out->mem, DP_WC_LOC_QP_OP_ERR);
 		return true;
 	}
-	memcpy(sges, req->sg_list, n * sizeof(sges[0]));
+	copy_sges(sges, req->sg_list, n);
 	resolve_sges(&q->nic->keytab, q->worker->index, q->pd, DP_ACCESS_LOCAL_WRITE, DP_WC_LOC_QP_OP_ERR,
 		     sges, n, &out->mem);
 	return true;
