@@ -145,7 +145,9 @@ ssize_t varlink_send(int sock, struct varlink_buffer *b, struct varlink_fd_queue
 		len = (size_t)(next->at - b->base);
 	}
 	iov = (struct iovec) { .iov_base = b->data + b->start, .iov_len = len };
-	n = sendmsg(sock, &mh, flags | MSG_NOSIGNAL);
+	/* Most messages carry no descriptor: the plain call costs the kernel less. */
+	n = with_fds ? sendmsg(sock, &mh, flags | MSG_NOSIGNAL) :
+		       send(sock, iov.iov_base, len, flags | MSG_NOSIGNAL);
 	if (n < 0)
 		return -errno;
 	if (with_fds) {
