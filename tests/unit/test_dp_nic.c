@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The NIC below the driver (issue #9): dataplane/ alone, no daemon/.  A
+ * The NIC below the driver: dataplane/ alone, no daemon/.  A
  * fixture builds a dp_nic on two workers, one CQ, two connected RC QP
  * contexts (a on worker 0, b on worker 1) and MRs in the key table; the
  * tests write queue entries into the slots themselves, as a client process
