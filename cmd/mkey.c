@@ -24,7 +24,7 @@
 /* The daemon's limit for one transfer (RDMA_MKEY_TRANSFER_MAX). */
 #define TRANSFER_MAX (32u << 20)
 
-static const char *const flag_words[] = { "block_signature", "crypto", NULL };
+static const char *const flag_words[] = { "block_signature", "crypto", "remote_invalidate", NULL };
 static const char *const access_words[] = {
 	"local_write", "remote_write", "remote_read", "remote_atomic", NULL,
 };
@@ -371,7 +371,8 @@ static const struct cmd_arg create_args[] = {
 	{ .name = "PD", .kind = ARG_POSITIONAL, .required = true,
 	  .help = "the protection domain it belongs to" },
 	{ .name = "--flags", .kind = ARG_OPTION, .metavar = "FLAGS", .required = true,
-	  .help = "comma-separated: block_signature, crypto (at least one)", .complete = complete_flags },
+	  .help = "comma-separated: block_signature, crypto (at least one), remote_invalidate (a peer's "
+		  "send_inv may invalidate it)", .complete = complete_flags },
 	{ .name = "--max-entries", .kind = ARG_OPTION, .metavar = "N", .required = true,
 	  .help = "layout entries, rounded up to a multiple of 4 (an interleaved layout takes one more)" },
 	CMD_ARG_DEV, { NULL },

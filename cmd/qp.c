@@ -233,7 +233,8 @@ static int qp_post(struct ctl *ctl, const struct cmd_args *args)
 	r = add_sges(args, params);
 	if (r == 0 && (ctl_add_number(ctl, args, "QP", params, "handle", UINT32_MAX) < 0 ||
 		       ctl_add_number(ctl, args, "--wrid", params, "wr_id", INT64_MAX) < 0 ||
-		       ctl_add_number(ctl, args, "--imm", params, "imm", UINT32_MAX) < 0))
+		       ctl_add_number(ctl, args, "--imm", params, "imm", UINT32_MAX) < 0 ||
+		       ctl_add_number(ctl, args, "--invalidate", params, "invalidate", UINT32_MAX) < 0))
 		r = -EINVAL;
 	if (r) {
 		json_object_put(params);
@@ -321,7 +322,9 @@ static const char *const states[] = { "reset", "init", "rtr", "rts", "sqd", "sqe
 static const char *const types[] = { "rc", "uc", "ud", NULL };
 static const char *const mtus[] = { "256", "512", "1024", "2048", "4096", NULL };
 
-static const char *const opcodes[] = { "send", "send_imm", "write", "write_imm", "read", NULL };
+static const char *const opcodes[] = {
+	"send", "send_imm", "write", "write_imm", "read", "local_inv", "send_inv", NULL,
+};
 static const char *const policies[] = { "manual", "auto", NULL };
 
 static const struct cmd_arg dev_only[] = { CMD_ARG_DEV, { NULL } };
@@ -336,6 +339,8 @@ static const struct cmd_arg post_args[] = {
 	  .help = "the peer's memory (write, write_imm, read): rkey and offset in its MR" },
 	{ .name = "--imm", .kind = ARG_OPTION, .metavar = "N",
 	  .help = "immediate data, 32 bits (send_imm, write_imm)" },
+	{ .name = "--invalidate", .kind = ARG_OPTION, .metavar = "KEY",
+	  .help = "the MR or MKEY key to invalidate (local_inv: here; send_inv: at the receiver)" },
 	{ .name = "--inline", .kind = ARG_OPTION, .metavar = "HEX",
 	  .help = "the bytes to send or write, inline (up to max_inline_data), instead of --sge" },
 	{ .name = "--ah", .kind = ARG_OPTION, .metavar = "AH",
@@ -460,7 +465,8 @@ const struct cmd cmd_qp[] = {
 	  .args = modify_args, .run = qp_modify },
 	{ .name = "destroy", .summary = "Destroy a queue pair", .args = destroy_args,
 	  .run = qp_destroy },
-	{ .name = "post", .summary = "Post a send WR (send, send_imm, write, write_imm, read)",
+	{ .name = "post", .summary = "Post a send WR (send, send_imm, write, write_imm, read, "
+	  "local_inv, send_inv)",
 	  .args = post_args, .run = qp_post },
 	{ .name = "post-recv", .summary = "Post a receive WR", .args = post_recv_args,
 	  .run = qp_post_recv },

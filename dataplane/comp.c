@@ -14,6 +14,8 @@ static const uint8_t wc_opcode_of[DP_WR_OPCODE_COUNT] = {
 	[DP_WR_SEND] = DP_WC_SEND,
 	[DP_WR_SEND_WITH_IMM] = DP_WC_SEND,
 	[DP_WR_RDMA_READ] = DP_WC_RDMA_READ,
+	[DP_WR_LOCAL_INV] = DP_WC_LOCAL_INV,
+	[DP_WR_SEND_WITH_INV] = DP_WC_SEND,
 };
 
 static uint8_t wc_opcode(uint8_t wr_opcode)

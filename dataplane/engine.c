@@ -2,6 +2,8 @@
 /* What the requester, responder and completer share: completions and the states a QP reaches on its own. */
 #include "dataplane/engine.h"
 
+#include <arpa/inet.h>
+
 
 /* The RNR NAK timer code (5 bits) in microseconds (reference §3.4). */
 static const uint32_t rnr_timer_us[32] = {
@@ -37,6 +39,16 @@ static void tell_error(struct dp_worker *w, struct dp_qp *q)
 static void tell_stopped(struct dp_worker *w, struct dp_qp *q)
 {
 	q->stop_pending = !tell(w, q, DP_EVENT_QP_STOPPED, q->stopped_at_ns);
+}
+
+void dp_tell_invalidated(struct dp_worker *w, struct dp_nic *nic, uint32_t key)
+{
+	struct dp_event ev = {
+		.type = DP_EVENT_KEY_INVALIDATED, .object = key, .cookie = (uint64_t)(uintptr_t)nic,
+	};
+
+	/* A full event queue loses only the model's view: the key is free on the data path already. */
+	dp_worker_emit(w, &ev);
 }
 
 void dp_tell_pending(struct dp_worker *w, struct dp_qp *q)
@@ -109,6 +121,9 @@ void dp_complete_recv(struct dp_worker *w, struct dp_qp *q, uint64_t wr_id, uint
 		if (req && (req->opcode == DP_WR_SEND_WITH_IMM || req->opcode == DP_WR_RDMA_WRITE_WITH_IMM)) {
 			e.imm_data = req->imm_data;
 			e.wc_flags |= DP_WC_WITH_IMM;
+		} else if (req && req->opcode == DP_WR_SEND_WITH_INV) {
+			e.imm_data = htonl(req->imm_data);
+			e.wc_flags |= DP_WC_WITH_INV;
 		}
 	}
 	/* The slot first: whoever sees the completion may post into it. */

@@ -61,6 +61,12 @@ void dp_complete(struct dp_worker *w, struct dp_qp *q, struct dp_cq *cq, const s
 void dp_complete_recv(struct dp_worker *w, struct dp_qp *q, uint64_t wr_id, uint8_t status,
 		      uint8_t opcode, uint32_t byte_len, const struct dp_send_wqe *req, uint32_t from_qpn);
 
+/*
+ * Key key was invalidated on worker w (LOCAL_INV, SEND_WITH_INV): the driver
+ * hears of it, so that the MKEY or MR it named shows free.
+ */
+void dp_tell_invalidated(struct dp_worker *w, struct dp_nic *nic, uint32_t key);
+
 /* ---- entries out of the queues (wqe_read.c) ---- */
 
 /* Copies the send WQE at index out of q's queue, checks it and resolves its local keys. */

@@ -84,7 +84,19 @@ const struct dp_key *dp_keytab_get(const struct dp_keytab *kt, uint32_t key)
 	if (slot < 0)
 		return NULL;
 	k = atomic_load_explicit(&kt->slots[slot], memory_order_acquire);
-	return k && k->key == key ? k : NULL;
+	return k && k->key == key && !atomic_load_explicit(&k->invalid, memory_order_acquire) ? k : NULL;
+}
+
+int dp_keytab_invalidate(const struct dp_keytab *kt, uint32_t key, uint32_t pd, bool remote)
+{
+	int64_t slot = slot_of(kt, key);
+	struct dp_key *k = slot < 0 ? NULL : atomic_load_explicit(&kt->slots[slot], memory_order_acquire);
+
+	if (!k || k->key != key || atomic_load_explicit(&k->invalid, memory_order_acquire) || k->pd != pd ||
+	    (remote && !k->remote_invalidate))
+		return -EPERM;
+	atomic_store_explicit(&k->invalid, true, memory_order_release);
+	return 0;
 }
 
 static bool holds(const struct dp_key *k, uint64_t addr, uint64_t length)
@@ -99,7 +111,8 @@ static const struct dp_key *dma_target(const struct dp_keytab *kt, uint32_t pd, 
 	for (uint32_t i = 0; i < kt->n_mr; i++) {
 		const struct dp_key *k = atomic_load_explicit(&kt->slots[i], memory_order_acquire);
 
-		if (k && k->dma_target && k->pd == pd && holds(k, addr, length))
+		if (k && k->dma_target && k->pd == pd && holds(k, addr, length) &&
+		    !atomic_load_explicit(&k->invalid, memory_order_acquire))
 			return k;
 	}
 	return NULL;

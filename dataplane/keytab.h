@@ -46,6 +46,9 @@ struct dp_key {
 	uint64_t iova, length;
 	uint8_t *addr;
 	struct dp_mkey *mkey;     /* DP_KEY_MKEY */
+	bool remote_invalidate;   /* a SEND_WITH_INV may invalidate it (an MKEY's flag) */
+	/* A LOCAL_INV or SEND_WITH_INV made it free: it names nothing until the driver publishes anew. */
+	_Atomic bool invalid;
 	struct dp_key *retired_next;   /* driver only */
 };
 
@@ -75,8 +78,16 @@ int dp_keytab_set(struct dp_keytab *kt, struct dp_key *k);
 /* Driver: the slot of key is empty from now on; its entry freed as above. */
 void dp_keytab_clear(struct dp_keytab *kt, uint32_t key);
 
-/* Worker (or driver): the entry of key, or NULL for a key of nothing (stale tag, empty slot). */
+/* Worker (or driver): the entry of key, or NULL for a key of nothing (stale tag, empty slot, invalidated). */
 const struct dp_key *dp_keytab_get(const struct dp_keytab *kt, uint32_t key);
+
+/*
+ * Worker: the key goes to the free state (IBV_WR_LOCAL_INV, or a
+ * SEND_WITH_INV's at the responder: remote).  The key must name an MR or an
+ * MKEY of pd (remote: an MKEY created with remote_invalidate); -EPERM
+ * otherwise, and nothing changes.
+ */
+int dp_keytab_invalidate(const struct dp_keytab *kt, uint32_t key, uint32_t pd, bool remote);
 
 /*
  * Worker: the bytes [addr, addr + length) reached through an lkey (remote

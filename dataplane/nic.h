@@ -33,6 +33,8 @@ enum dp_nic_event {
 	DP_EVENT_REPORTS,
 	/* sig_pipelining stopped a QP's send queue in SQD: as QP_ERROR, value when (CLOCK_MONOTONIC ns). */
 	DP_EVENT_QP_STOPPED,
+	/* A LOCAL_INV or SEND_WITH_INV invalidated a key: object the key. */
+	DP_EVENT_KEY_INVALIDATED,
 	DP_EVENT_TYPES,
 };
 

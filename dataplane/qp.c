@@ -281,7 +281,7 @@ bool dp_qp_each_posted_key(struct dp_qp *q, bool (*fn)(uint32_t key, uint64_t io
 			if (fn(req->sg_list[s].lkey, req->sg_list[s].addr, req->sg_list[s].length, data))
 				return true;
 		}
-		if (req->opcode != DP_WR_SEND && req->opcode != DP_WR_SEND_WITH_IMM &&
+		if (dp_wr_has_remote(req->opcode) &&
 		    q->type != DP_QPT_UD && fn(req->rdma.rkey, req->rdma.remote_addr, length, data))
 			return true;
 	}

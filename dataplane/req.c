@@ -40,6 +40,16 @@ static int start(struct dp_worker *w, struct dp_qp *q, uint32_t index, struct dp
 		done(wqe, wqe->mem.status);
 		return 0;
 	}
+	/* Executed here, in order with the WQEs around it: the key is free for those after it. */
+	if (wqe->opcode == DP_WR_LOCAL_INV) {
+		if (dp_keytab_invalidate(&q->nic->keytab, wqe->imm_data, q->pd, false) < 0) {
+			done(wqe, DP_WC_LOC_PROT_ERR);
+			return 0;
+		}
+		dp_tell_invalidated(w, q->nic, wqe->imm_data);
+		done(wqe, DP_WC_SUCCESS);
+		return 0;
+	}
 	/* UD: an address outside the device, or a message over the MTU, goes nowhere. */
 	if (q->type == DP_QPT_UD && !wqe->slot.ud_local) {
 		DP_COUNT(w, q, lost, 1);

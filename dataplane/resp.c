@@ -82,6 +82,18 @@ static void do_send(struct dp_xfer *x)
 		moved(x, -1);
 		return;
 	}
+	/*
+	 * SEND_WITH_INV: after the data, the key it names goes free; one that
+	 * cannot (another PD, an MKEY without remote_invalidate, no such key)
+	 * is an invalid request (decisions.md, "Invalidation").
+	 */
+	if (x->wqe->opcode == DP_WR_SEND_WITH_INV) {
+		if (dp_keytab_invalidate(&x->nic->keytab, x->wqe->imm_data, x->responder->pd, true) < 0) {
+			fault(x, DP_WC_REM_INV_REQ_ERR, &rwqe, DP_WC_LOC_QP_OP_ERR);
+			return;
+		}
+		dp_tell_invalidated(x->w, x->nic, x->wqe->imm_data);
+	}
 	received(x, &rwqe, DP_WC_RECV, (uint32_t)len);
 }
 
@@ -204,6 +216,7 @@ void dp_resp_request(struct dp_worker *w, struct dp_nic *nic, unsigned from, con
 		switch (x.wqe->opcode) {
 		case DP_WR_SEND:
 		case DP_WR_SEND_WITH_IMM:
+		case DP_WR_SEND_WITH_INV:
 			do_send(&x);
 			break;
 		case DP_WR_RDMA_WRITE:

@@ -11,6 +11,8 @@ static const char *const wr_opcodes[DP_WR_OPCODE_COUNT] = {
 	[DP_WR_SEND] = "send",
 	[DP_WR_SEND_WITH_IMM] = "send_imm",
 	[DP_WR_RDMA_READ] = "read",
+	[DP_WR_LOCAL_INV] = "local_inv",
+	[DP_WR_SEND_WITH_INV] = "send_inv",
 };
 
 static const char *const wc_opcodes[DP_WC_OPCODE_COUNT] = {
@@ -19,6 +21,7 @@ static const char *const wc_opcodes[DP_WC_OPCODE_COUNT] = {
 	[DP_WC_RDMA_READ] = "rdma_read",
 	[DP_WC_RECV] = "recv",
 	[DP_WC_RECV_RDMA_WITH_IMM] = "recv_rdma_with_imm",
+	[DP_WC_LOCAL_INV] = "local_inv",
 };
 
 static const char *const wc_statuses[DP_WC_STATUS_COUNT] = {

@@ -10,15 +10,28 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* enum virtio_ib_wr_opcode */
+/*
+ * enum virtio_ib_wr_opcode, then what the RFC lacks and ibv_post_send(3) has:
+ * LOCAL_INV and SEND_WITH_INV carry the key to invalidate where the
+ * immediate goes (host order, as ibv_send_wr's invalidate_rkey shares
+ * imm_data).
+ */
 enum dp_wr_opcode {
 	DP_WR_RDMA_WRITE,
 	DP_WR_RDMA_WRITE_WITH_IMM,
 	DP_WR_SEND,
 	DP_WR_SEND_WITH_IMM,
 	DP_WR_RDMA_READ,
+	DP_WR_LOCAL_INV,
+	DP_WR_SEND_WITH_INV,
 	DP_WR_OPCODE_COUNT,
 };
+
+/* RDMA WRITE (with immediate) and READ name the peer's memory (rdma.remote_addr, rkey). */
+static inline bool dp_wr_has_remote(unsigned opcode)
+{
+	return opcode == DP_WR_RDMA_WRITE || opcode == DP_WR_RDMA_WRITE_WITH_IMM || opcode == DP_WR_RDMA_READ;
+}
 
 /* send_flags */
 #define DP_SEND_FENCE     (1u << 0)
@@ -39,7 +52,7 @@ struct dp_sq_req {
 	uint8_t opcode;
 	uint8_t send_flags;
 	uint16_t padding;
-	uint32_t imm_data;        /* network byte order */
+	uint32_t imm_data;        /* network byte order; LOCAL_INV, SEND_WITH_INV: the key, host order */
 	union {
 		struct {
 			uint64_t remote_addr;
@@ -68,13 +81,14 @@ struct dp_rq_req {
 	struct dp_sge sg_list[];
 };
 
-/* enum virtio_ib_wc_opcode */
+/* enum virtio_ib_wc_opcode, then IBV_WC_LOCAL_INV, which the RFC lacks. */
 enum dp_wc_opcode {
 	DP_WC_SEND,
 	DP_WC_RDMA_WRITE,
 	DP_WC_RDMA_READ,
 	DP_WC_RECV,
 	DP_WC_RECV_RDMA_WITH_IMM,
+	DP_WC_LOCAL_INV,
 	DP_WC_OPCODE_COUNT,
 };
 
@@ -102,6 +116,8 @@ enum dp_wc_status {
 /* wc_flags */
 #define DP_WC_GRH      (1u << 0)
 #define DP_WC_WITH_IMM (1u << 1)
+/* A SEND_WITH_INV invalidated the key imm_data names (network order, as an immediate). */
+#define DP_WC_WITH_INV (1u << 2)
 
 struct dp_cqe {
 	uint64_t wr_id;

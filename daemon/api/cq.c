@@ -145,6 +145,8 @@ static struct json_object *completion_json(const struct dp_cqe *e)
 		json_object_array_add(flags, json_object_new_string("grh"));
 	if (e->wc_flags & DP_WC_WITH_IMM)
 		json_object_array_add(flags, json_object_new_string("with_imm"));
+	if (e->wc_flags & DP_WC_WITH_INV)
+		json_object_array_add(flags, json_object_new_string("with_inv"));
 	json_object_object_add(o, "flags", flags);
 	return o;
 }

@@ -44,6 +44,7 @@ static struct json_object *mr_json(struct rdma_device *dev, struct rdma_object *
 	json_add_uint(o, "rkey", mr->rkey);
 	json_add_uint(o, "iova", mr->iova);
 	json_add_uint(o, "mrlen", mr->length);
+	json_add_string(o, "state", mr->invalidated ? "free" : "valid");
 	return o;
 }
 

@@ -256,7 +256,7 @@ static const struct api_field sge_fields[] = {
 /* One send WR as a request gives it; check_send() completes wr. */
 struct send_params {
 	struct rdma_dp_send_wr wr;
-	bool has_imm, has_remote, signaled, fence, solicited;
+	bool has_imm, has_remote, has_invalidate, signaled, fence, solicited;
 	const char *inline_hex;
 	uint8_t inline_buf[DP_INLINE_MAX];
 };
@@ -282,6 +282,8 @@ static const struct api_field send_fields[] = {
 	WR_ID_FIELD(struct send_params, wr.wr_id),
 	{ .name = "imm", .type = API_FIELD_U32, .offset = offsetof(struct send_params, wr.imm),
 	  .given = API_GIVEN(struct send_params, has_imm) },
+	{ .name = "invalidate", .type = API_FIELD_U32, .offset = offsetof(struct send_params, wr.invalidate_key),
+	  .given = API_GIVEN(struct send_params, has_invalidate) },
 	{ .name = "remote", .type = API_FIELD_OBJECT, .offset = offsetof(struct send_params, wr),
 	  .fields = remote_fields, .given = API_GIVEN(struct send_params, has_remote) },
 	{ .name = "ud", .type = API_FIELD_OBJECT, .offset = offsetof(struct send_params, wr),
@@ -300,6 +302,9 @@ static int check_send(struct send_params *p, struct rdma_error *err)
 	if ((wr->opcode == DP_WR_SEND_WITH_IMM || wr->opcode == DP_WR_RDMA_WRITE_WITH_IMM) != p->has_imm)
 		return rdma_error_invalid(err, "imm", "send_imm and write_imm carry an immediate; "
 					  "the other opcodes do not");
+	if ((wr->opcode == DP_WR_LOCAL_INV || wr->opcode == DP_WR_SEND_WITH_INV) != p->has_invalidate)
+		return rdma_error_invalid(err, "invalidate", "local_inv and send_inv name the key to "
+					  "invalidate; the other opcodes do not");
 	if (!p->has_remote && (wr->opcode == DP_WR_RDMA_WRITE || wr->opcode == DP_WR_RDMA_WRITE_WITH_IMM ||
 			       wr->opcode == DP_WR_RDMA_READ))
 		return rdma_error_invalid(err, "remote", "%s needs the peer's memory (key and offset)",

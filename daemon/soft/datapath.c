@@ -7,6 +7,8 @@
 #include "daemon/soft/datapath.h"
 #include "daemon/soft/datapath_int.h"
 #include "daemon/verbs/cq.h"
+#include "daemon/verbs/mkey.h"
+#include "daemon/verbs/mr.h"
 #include "daemon/verbs/qp.h"
 #include "daemon/verbs/recovery.h"
 #include "daemon/soft/workers.h"
@@ -348,6 +350,24 @@ static void on_cq_entry(struct dp_worker *w, const struct dp_event *ev, void *us
 		dp->cq_hook(dp->dev, dp->cq_hook_data);
 }
 
+static void on_key_invalidated(struct dp_worker *w, const struct dp_event *ev, void *userdata)
+{
+	struct rdma_datapath *dp = event_datapath(ev);
+	struct rdma_device *dev = dp->dev;
+	uint32_t key = ev->object;
+	struct rdma_object *obj;
+
+	(void)w;
+	(void)userdata;
+	/* Published anew since (the MKEY configured again): the invalidation is over. */
+	if (dp_keytab_get(&dp->nic.keytab, key))
+		return;
+	if ((obj = object_table_find(&dev->tables[RDMA_OBJ_MKEY], key)))
+		rdma_mkey_invalidated(dev, rdma_mkey(obj));
+	else if ((obj = object_table_find(&dev->tables[RDMA_OBJ_MR], key)))
+		rdma_mr(obj)->invalidated = true;
+}
+
 /* ---- the device's data path ---- */
 
 int rdma_datapath_start(struct rdma_device *dev, struct worker_set *ws)
@@ -387,6 +407,7 @@ int rdma_datapath_start(struct rdma_device *dev, struct worker_set *ws)
 	(void)worker_set_on_event(ws, DP_EVENT_CQ_ENTRY, on_cq_entry, NULL);
 	(void)worker_set_on_event(ws, DP_EVENT_REPORTS, on_reports, NULL);
 	(void)worker_set_on_event(ws, DP_EVENT_QP_STOPPED, on_qp_stopped, NULL);
+	(void)worker_set_on_event(ws, DP_EVENT_KEY_INVALIDATED, on_key_invalidated, NULL);
 	dev->datapath = dp;
 	return 0;
 }

@@ -106,6 +106,7 @@ struct rdma_dp_send_wr {
 	uint32_t n_sges;
 	bool ud;                  /* UD: the three below are given */
 	uint32_t ah, remote_qpn, remote_qkey;
+	uint32_t invalidate_key;  /* local_inv, send_inv: the key that goes free */
 };
 
 /*

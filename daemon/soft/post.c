@@ -86,14 +86,15 @@ static int check_sges(struct rdma_device *dev, const struct rdma_qp *qp, const s
 	return 0;
 }
 
-/* Which opcodes a QP type carries (IBA: UC has no READ; UD only SEND). */
+/* Which opcodes a QP type carries (IBA: UC has no READ and no SEND with Invalidate packet
+ * opcodes; UD only SEND).  local_inv never leaves the QP, so UC may use it. */
 static bool opcode_allowed(enum rdma_qp_type type, enum dp_wr_opcode op)
 {
 	switch (type) {
 	case RDMA_QPT_RC:
 		return true;
 	case RDMA_QPT_UC:
-		return op != DP_WR_RDMA_READ;
+		return op != DP_WR_RDMA_READ && op != DP_WR_SEND_WITH_INV;
 	default:
 		return op == DP_WR_SEND || op == DP_WR_SEND_WITH_IMM;
 	}
@@ -103,19 +104,19 @@ static int check_send(struct rdma_device *dev, struct rdma_qp *qp, const struct 
 		      struct rdma_error *err)
 {
 	bool is_inline = wr->send_flags & DP_SEND_INLINE;
-	bool rdma = wr->opcode != DP_WR_SEND && wr->opcode != DP_WR_SEND_WITH_IMM;
+	bool rdma = dp_wr_has_remote(wr->opcode);
 
 	/* Posting before RTS is refused (as rxe does); in ERR the WR is flushed. */
 	if (qp->state != RDMA_QPS_RTS && qp->state != RDMA_QPS_SQD && qp->state != RDMA_QPS_ERR)
 		return rdma_error_state(err, "state", "the QP is in %s; send WRs are posted in RTS, "
 					"SQD or ERR", rdma_qp_state_name(qp->state));
+	if (!opcode_allowed(qp->type, wr->opcode))
+		return rdma_error_invalid(err, "opcode", "%s is not carried by %s QPs",
+					  dp_wr_opcode_name(wr->opcode), rdma_qp_type_name(qp->type));
 	if ((qp->type == RDMA_QPT_UD) != wr->ud)
 		return rdma_error_invalid(err, "ud", qp->type == RDMA_QPT_UD ?
 					  "a UD send needs an AH, a remote QP number and a Q_Key" :
 					  "only UD QPs send through an AH");
-	if (!opcode_allowed(qp->type, wr->opcode))
-		return rdma_error_invalid(err, "opcode", "%s is not carried by %s QPs",
-					  dp_wr_opcode_name(wr->opcode), rdma_qp_type_name(qp->type));
 	if (is_inline && wr->n_sges)
 		return rdma_error_invalid(err, "sges", "inline data and SGEs exclude each other");
 	if (is_inline && wr->opcode == DP_WR_RDMA_READ)
@@ -125,6 +126,9 @@ static int check_send(struct rdma_device *dev, struct rdma_qp *qp, const struct 
 					  "(max_inline_data)", wr->inline_len, qp->cap.max_inline_data);
 	if (!rdma && wr->remote_key)
 		return rdma_error_invalid(err, "remote", "only RDMA WRITE and READ name remote memory");
+	if (wr->opcode == DP_WR_LOCAL_INV && (wr->n_sges || is_inline))
+		return rdma_error_invalid(err, wr->n_sges ? "sges" : "inline",
+					  "local_inv moves no bytes: it names only the key to invalidate");
 	return check_sges(dev, qp, wr->sges, wr->n_sges, qp->cap.max_send_sge, "max_send_sge", err);
 }
 
@@ -197,10 +201,13 @@ static int fill_send(struct rdma_device *dev, struct rdma_qp *qp, const struct r
 		for (uint32_t i = 0; i < wr->n_sges; i++)
 			length += wr->sges[i].length;
 	}
-	if (wr->opcode != DP_WR_SEND && wr->opcode != DP_WR_SEND_WITH_IMM) {
+	if (dp_wr_has_remote(wr->opcode)) {
 		req->rdma.remote_addr = key_iova(dev, wr->remote_key, wr->remote_offset);
 		req->rdma.rkey = wr->remote_key;
 	}
+	/* ibv_send_wr's invalidate_rkey shares imm_data, in host order. */
+	if (wr->opcode == DP_WR_LOCAL_INV || wr->opcode == DP_WR_SEND_WITH_INV)
+		req->imm_data = wr->invalidate_key;
 	return wr->ud ? resolve_ud(dev, qp, wr, length, req, slot, err) : 0;
 }
 
@@ -302,7 +309,7 @@ static bool note_mkeys(struct dp_qp *q, uint32_t index, const struct dp_sq_req *
 	/* An MKEY is the only SGE of its WR. */
 	if (!(req->send_flags & DP_SEND_INLINE) && req->num_sge == 1 && req->sg_list[0].length)
 		note_mkey(p, req->sg_list[0].lkey, req->wr_id);
-	if (req->opcode != DP_WR_SEND && req->opcode != DP_WR_SEND_WITH_IMM)
+	if (dp_wr_has_remote(req->opcode))
 		note_mkey(p, req->rdma.rkey, req->wr_id);
 	return true;
 }

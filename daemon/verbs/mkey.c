@@ -55,6 +55,12 @@ static void mkey_release(struct rdma_device *dev, struct rdma_object *obj)
 	free(mkey->worker_counters);
 }
 
+void rdma_mkey_invalidated(struct rdma_device *dev, struct rdma_mkey *mkey)
+{
+	if (mkey->configured)
+		rdma_mkey_invalidate(dev, mkey);
+}
+
 void rdma_mkey_counts(const struct rdma_mkey *mkey, uint64_t *transfers, uint64_t *sig_errors)
 {
 	*transfers = atomic_load_explicit(&mkey->counters.transfers, memory_order_relaxed);
@@ -105,6 +111,7 @@ const char *rdma_mkey_flag_name(uint32_t bit)
 	switch (bit) {
 	case RDMA_MKEY_BLOCK_SIGNATURE: return "block_signature";
 	case RDMA_MKEY_CRYPTO:          return "crypto";
+	case RDMA_MKEY_REMOTE_INVALIDATE: return "remote_invalidate";
 	}
 	return NULL;
 }
@@ -123,8 +130,9 @@ int rdma_mkey_create(struct rdma_device *dev, uint32_t pd, uint32_t flags, uint3
 	struct rdma_mkey *mkey;
 	uint16_t entries;
 
-	if (!flags || (flags & ~RDMA_MKEY_FLAGS_ALL))
-		return rdma_error_invalid(err, "flags", "at least one of block_signature, crypto");
+	if (!(flags & (RDMA_MKEY_BLOCK_SIGNATURE | RDMA_MKEY_CRYPTO)) || (flags & ~RDMA_MKEY_FLAGS_ALL))
+		return rdma_error_invalid(err, "flags", "at least one of block_signature, crypto; and "
+					  "remote_invalidate");
 	if ((flags & RDMA_MKEY_BLOCK_SIGNATURE) && !dev->caps.block_prot)
 		return rdma_error_unsupported(err, "flags", "%s has no signature offload", dev->name);
 	if ((flags & RDMA_MKEY_CRYPTO) &&
@@ -263,6 +271,7 @@ void mkey_publish(struct rdma_device *dev, struct rdma_mkey *mkey)
 	mkey->worker_transforms = NULL;
 	mkey->n_worker_transforms = 0;
 	*k = (struct dp_key){ .key = mkey->obj.handle, .kind = DP_KEY_MKEY, .pd = ctx->pd,
-			      .access = ctx->access, .rkey = true, .mkey = ctx };
+			      .access = ctx->access, .rkey = true, .mkey = ctx,
+			      .remote_invalidate = mkey->flags & RDMA_MKEY_REMOTE_INVALIDATE };
 	rdma_device_key_set(dev, k);
 }

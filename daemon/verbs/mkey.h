@@ -32,7 +32,9 @@
 /* mlx5dv_mkey_init_attr_flags (INDIRECT is implied: every MKEY here is indirect). */
 #define RDMA_MKEY_BLOCK_SIGNATURE (1u << 1)
 #define RDMA_MKEY_CRYPTO          (1u << 2)
-#define RDMA_MKEY_FLAGS_ALL       (RDMA_MKEY_BLOCK_SIGNATURE | RDMA_MKEY_CRYPTO)
+/* A SEND_WITH_INV from a peer may invalidate it (MLX5DV_MKEY_INIT_ATTR_FLAGS_REMOTE_INVALIDATE). */
+#define RDMA_MKEY_REMOTE_INVALIDATE (1u << 4)
+#define RDMA_MKEY_FLAGS_ALL       (RDMA_MKEY_BLOCK_SIGNATURE | RDMA_MKEY_CRYPTO | RDMA_MKEY_REMOTE_INVALIDATE)
 
 /* The access flags a configure accepts, numbered as IBV_ACCESS_*; local read is implied. */
 #define RDMA_MKEY_ACCESS_LOCAL_WRITE   (1u << 0)
@@ -179,6 +181,11 @@ int rdma_mkey_tx(struct rdma_device *dev, struct rdma_mkey *mkey, uint8_t **out,
 int rdma_mkey_rx(struct rdma_device *dev, struct rdma_mkey *mkey, const uint8_t *in, size_t in_len,
 		 size_t *out_len, struct dp_sig_err *xfer_err, struct rdma_error *err);
 
+/*
+ * The device invalidated the MKEY (a LOCAL_INV, or a peer's SEND_WITH_INV):
+ * it is free, as rdma_mkey_invalidate leaves it.
+ */
+void rdma_mkey_invalidated(struct rdma_device *dev, struct rdma_mkey *mkey);
 /* Transfers through the MKEY and their signature errors, every thread's. */
 void rdma_mkey_counts(const struct rdma_mkey *mkey, uint64_t *transfers, uint64_t *sig_errors);
 /* No posted WR goes through the MKEY (it may change). */

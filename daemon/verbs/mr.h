@@ -45,6 +45,7 @@ struct rdma_mr {
 	int memfd;                /* -1 for dma */
 	uint8_t *addr;            /* first byte, inside the mapping; NULL for dma */
 	void *map;                /* the mapping (page aligned) */
+	bool invalidated;         /* a LOCAL_INV made its key free: it names nothing any more */
 	size_t map_size;
 };
 

@@ -270,7 +270,7 @@ PY
 	pd=$("$RDMACTL" -j pd create | sed -n 's/.*"handle":\([0-9]*\).*/\1/p')
 	run reg_user "$pd" --fd 3 --length 4096 --iova 65536 --access local_write,remote_read
 	assert_success
-	assert_line --index 0 --regexp "^\[\{\"device\":\"soft0\",\"handle\":[0-9]+,\"mrn\":[0-9]+,\"pdn\":$pd,\"mr_type\":\"user\",\"access\":\[\"local_write\",\"remote_read\"\],\"lkey\":[0-9]+,\"rkey\":[0-9]+,\"iova\":65536,\"mrlen\":4096\}\]$"
+	assert_line --index 0 --regexp "^\[\{\"device\":\"soft0\",\"handle\":[0-9]+,\"mrn\":[0-9]+,\"pdn\":$pd,\"mr_type\":\"user\",\"access\":\[\"local_write\",\"remote_read\"\],\"lkey\":[0-9]+,\"rkey\":[0-9]+,\"iova\":65536,\"mrlen\":4096,\"state\":\"valid\"\}\]$"
 	assert_line --index 1 'helloworld!!'
 	handle=${lines[2]}
 	# What the application wrote is what the MR holds.

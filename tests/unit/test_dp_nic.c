@@ -12,7 +12,10 @@
  *  - Keys replaced and cleared under traffic on started workers are never
  *    used once freed (make check SANITIZE=thread, and ASan).
  *  - Loopback between two started workers: SEND, WRITE, READ, RNR, order.
+ *  - Invalidation: LOCAL_INV in order with the WRs around it, SEND_WITH_INV
+ *    of an MKEY that allows it and of one that does not.
  */
+#include <arpa/inet.h>
 #include <sched.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -105,8 +108,11 @@ static void mr_publish(struct fixture *f, unsigned index, uint8_t tag, uint32_t 
 	assert_int_equal(dp_keytab_set(&f->nic.keytab, mr_entry(f, index, tag, pd, access)), 0);
 }
 
-/* An MKEY over the first 256 bytes of MR_SPARE's memory (a context the table frees with its entry). */
-static void mkey_publish(struct fixture *f, uint32_t key)
+/*
+ * An MKEY over the first 256 bytes of MR_SPARE's memory (a context the table
+ * frees with its entry); remote_invalidate lets a SEND_WITH_INV invalidate it.
+ */
+static void mkey_publish(struct fixture *f, uint32_t key, bool remote_invalidate)
 {
 	struct dp_mkey *m = calloc(1, sizeof(*m));
 	struct dp_key *k = calloc(1, sizeof(*k));
@@ -123,7 +129,7 @@ static void mkey_publish(struct fixture *f, uint32_t key)
 	m->access = ACCESS_ALL;
 	m->usable = true;
 	*k = (struct dp_key){ .key = key, .kind = DP_KEY_MKEY, .pd = PD, .access = ACCESS_ALL, .rkey = true,
-			      .mkey = m };
+			      .remote_invalidate = remote_invalidate, .mkey = m };
 	assert_int_equal(dp_keytab_set(&f->nic.keytab, k), 0);
 }
 
@@ -847,9 +853,9 @@ static void churn(struct fixture *f, unsigned round)
 	mr_publish(f, MR_A, TAG, PD, ACCESS_ALL);
 	mr_publish(f, MR_SPARE, tag, PD, ACCESS_ALL);
 	mr_publish(f, MR_B, TAG, PD, ACCESS_ALL);
-	mkey_publish(f, key_of(MKEY_SPARE, tag));
+	mkey_publish(f, key_of(MKEY_SPARE, tag), false);
 	mr_publish(f, MR_A, TAG, PD, ACCESS_ALL);
-	mkey_publish(f, key_of(MKEY_SPARE, (uint8_t)(tag + 1)));
+	mkey_publish(f, key_of(MKEY_SPARE, (uint8_t)(tag + 1)), false);
 	mr_publish(f, MR_B, TAG, PD, ACCESS_ALL);
 	dp_keytab_clear(&f->nic.keytab, key_of(MR_SPARE, tag));
 	mr_publish(f, MR_A, TAG, PD, ACCESS_ALL);
@@ -1023,6 +1029,83 @@ static void test_many_writes_in_order(void **state)
 	expect_cq_empty(f);
 }
 
+/* ==== 4. invalidation ==== */
+
+static void post_invalidate(struct dp_qp *q, uint64_t wr_id, uint8_t opcode, uint32_t key)
+{
+	struct dp_sq_req *req = sq_entry(q, wr_id, opcode);
+
+	req->imm_data = key;     /* host order, as ibv_send_wr's invalidate_rkey */
+	if (opcode == DP_WR_SEND_WITH_INV) {
+		req->num_sge = 1;
+		req->sg_list[0] = sge(MR_A, 0, 16);
+	}
+	sq_post(q);
+}
+
+/* LOCAL_INV of an MR: the WRITE before it goes through, the one after it finds no key. */
+static void test_local_inv_in_order(void **state)
+{
+	struct fixture *f = *state;
+	struct dp_sge from = sge(MR_SPARE, 0, 32);
+
+	mr_publish(f, MR_SPARE, TAG, PD, ACCESS_ALL);
+	fill(f->mem[MR_SPARE], 32, 11);
+	post_rdma(f->a, 1, DP_WR_RDMA_WRITE, &from, 1, MR_B, 0);
+	post_invalidate(f->a, 2, DP_WR_LOCAL_INV, mr_key(MR_SPARE));
+	post_rdma(f->a, 3, DP_WR_RDMA_WRITE, &from, 1, MR_B, 64);
+	expect_cqe(f, QPN_A, 1, DP_WC_SUCCESS, DP_WC_RDMA_WRITE, 32);
+	expect_cqe(f, QPN_A, 2, DP_WC_SUCCESS, DP_WC_LOCAL_INV, 0);
+	expect_cqe(f, QPN_A, 3, DP_WC_LOC_PROT_ERR, 0, 0);
+	assert_memory_equal(f->mem[MR_B], f->mem[MR_SPARE], 32);
+	assert_int_equal(f->mem[MR_B][64], MR_B);
+	assert_null(dp_keytab_get(&f->nic.keytab, mr_key(MR_SPARE)));
+}
+
+/* LOCAL_INV of another PD's key: loc_prot_err, and the key stays. */
+static void test_local_inv_other_pd(void **state)
+{
+	struct fixture *f = *state;
+
+	post_invalidate(f->a, 1, DP_WR_LOCAL_INV, mr_key(MR_OTHER_PD));
+	expect_cqe(f, QPN_A, 1, DP_WC_LOC_PROT_ERR, 0, 0);
+	assert_non_null(dp_keytab_get(&f->nic.keytab, mr_key(MR_OTHER_PD)));
+}
+
+/* SEND_WITH_INV of an MKEY created for it: the receiver sees the key; the MKEY is gone. */
+static void test_send_inv(void **state)
+{
+	struct fixture *f = *state;
+	uint32_t key = key_of(MKEY_SPARE, TAG);
+	struct dp_cqe of_a, of_b;
+
+	mkey_publish(f, key, true);
+	fill(f->mem[MR_A], 16, 3);
+	post_recv(f->b, 100, sge(MR_B, 0, 64));
+	post_invalidate(f->a, 1, DP_WR_SEND_WITH_INV, key);
+	next_pair(f, &of_a, &of_b);
+	check_cqe(&of_a, QPN_A, 1, DP_WC_SUCCESS, DP_WC_SEND, 16);
+	check_cqe(&of_b, QPN_B, 100, DP_WC_SUCCESS, DP_WC_RECV, 16);
+	assert_true(of_b.wc_flags & DP_WC_WITH_INV);
+	assert_int_equal(ntohl(of_b.imm_data), key);
+	assert_memory_equal(f->mem[MR_B], f->mem[MR_A], 16);
+	assert_null(dp_keytab_get(&f->nic.keytab, key));
+}
+
+/* SEND_WITH_INV of an MR key (no remote_invalidate): an invalid request on both sides. */
+static void test_send_inv_refused(void **state)
+{
+	struct fixture *f = *state;
+	struct dp_cqe of_a, of_b;
+
+	post_recv(f->b, 100, sge(MR_B, 0, 64));
+	post_invalidate(f->a, 1, DP_WR_SEND_WITH_INV, mr_key(MR_B));
+	next_pair(f, &of_a, &of_b);
+	check_cqe(&of_a, QPN_A, 1, DP_WC_REM_INV_REQ_ERR, 0, 0);
+	check_cqe(&of_b, QPN_B, 100, DP_WC_LOC_QP_OP_ERR, 0, 0);
+	assert_non_null(dp_keytab_get(&f->nic.keytab, mr_key(MR_B)));
+}
+
 int main(void)
 {
 	static const struct opts unstarted = { .wrs = 4, .sges = 1, .max_inline = 64 };
@@ -1039,6 +1122,13 @@ int main(void)
 							 (void *)&started),
 		cmocka_unit_test_prestate_setup_teardown(test_many_writes_in_order, setup, teardown,
 							 (void *)&started),
+		cmocka_unit_test_prestate_setup_teardown(test_local_inv_in_order, setup, teardown,
+							 (void *)&unstarted),
+		cmocka_unit_test_prestate_setup_teardown(test_local_inv_other_pd, setup, teardown,
+							 (void *)&unstarted),
+		cmocka_unit_test_prestate_setup_teardown(test_send_inv, setup, teardown, (void *)&unstarted),
+		cmocka_unit_test_prestate_setup_teardown(test_send_inv_refused, setup, teardown,
+							 (void *)&unstarted),
 	};
 	struct CMUnitTest tests[N_HOSTILE + sizeof(fixed) / sizeof(fixed[0])];
 
