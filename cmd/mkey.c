@@ -370,9 +370,9 @@ static const struct cmd_arg mkey_only[] = {
 static const struct cmd_arg create_args[] = {
 	{ .name = "PD", .kind = ARG_POSITIONAL, .required = true,
 	  .help = "the protection domain it belongs to" },
-	{ .name = "--flags", .kind = ARG_OPTION, .metavar = "FLAGS", .required = true,
-	  .help = "comma-separated: block_signature, crypto (at least one), remote_invalidate (a peer's "
-		  "send_inv may invalidate it)", .complete = complete_flags },
+	{ .name = "--flags", .kind = ARG_OPTION, .metavar = "FLAGS", .complete = complete_flags,
+	  .help = "comma-separated: block_signature, crypto, remote_invalidate (a peer's send_inv may "
+		  "invalidate it), or none (default: a plain MKEY)" },
 	{ .name = "--max-entries", .kind = ARG_OPTION, .metavar = "N", .required = true,
 	  .help = "layout entries, rounded up to a multiple of 4 (an interleaved layout takes one more)" },
 	CMD_ARG_DEV, { NULL },

@@ -130,9 +130,13 @@ int rdma_mkey_create(struct rdma_device *dev, uint32_t pd, uint32_t flags, uint3
 	struct rdma_mkey *mkey;
 	uint16_t entries;
 
-	if (!(flags & (RDMA_MKEY_BLOCK_SIGNATURE | RDMA_MKEY_CRYPTO)) || (flags & ~RDMA_MKEY_FLAGS_ALL))
-		return rdma_error_invalid(err, "flags", "at least one of block_signature, crypto; and "
-					  "remote_invalidate");
+	/*
+	 * Every MKEY here is indirect (rdma-core's INDIRECT flag is implied), so no flag is
+	 * create_flags INDIRECT alone: a plain MKEY, a layout and access with no offload.
+	 */
+	if (flags & ~RDMA_MKEY_FLAGS_ALL)
+		return rdma_error_invalid(err, "flags", "none, or block_signature and/or crypto, "
+					  "and remote_invalidate");
 	if ((flags & RDMA_MKEY_BLOCK_SIGNATURE) && !dev->caps.block_prot)
 		return rdma_error_unsupported(err, "flags", "%s has no signature offload", dev->name);
 	if ((flags & RDMA_MKEY_CRYPTO) &&

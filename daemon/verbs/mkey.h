@@ -148,7 +148,7 @@ const char *rdma_mkey_flag_name(uint32_t bit);
 /* The entries max_entries becomes (multiple of 4), 0 when over the device's limit. */
 uint16_t rdma_mkey_round_entries(const struct rdma_device *dev, uint32_t max_entries);
 
-/* mlx5dv_create_mkey on pd.  *out is free (not configured). */
+/* mlx5dv_create_mkey on pd; flags 0 is a plain indirect MKEY.  *out is free (not configured). */
 int rdma_mkey_create(struct rdma_device *dev, uint32_t pd, uint32_t flags, uint32_t max_entries,
 		     struct rdma_mkey **out, struct rdma_error *err);
 /* Refused for an MKEY of a pool (it goes with its pool). */

@@ -77,6 +77,21 @@ rdmad_stop() {
 	rm -f "$dir/rdmad.status"
 }
 
+# Bytes through MKEY layouts, the expected ones computed without the daemon:
+# pattern N: N bytes, byte i = (7 i + 3) mod 256, as hex.
+pattern() {
+	python3 -c "import sys; print(bytes((7 * i + 3) % 256 for i in range(int(sys.argv[1]))).hex())" "$1"
+}
+# pieces HEX OFFSET:LENGTH...: those bytes of HEX in the order given (the layout spelled out by hand).
+pieces() {
+	local hex=$1 p out=
+	shift
+	for p in "$@"; do
+		out+=${hex:$((${p%:*} * 2)):$((${p#*:} * 2))}
+	done
+	echo "$out"
+}
+
 # varlink_raw BYTES: sends printf-style BYTES to the daemon and prints the
 # replies one per line (NULs turned into newlines).
 varlink_raw() {

@@ -20,7 +20,10 @@ setup_file() {
 	export MA MB MPD2
 }
 teardown_file() { rdmad_stop; }
-setup() { load_libs; }
+setup() {
+	load_libs
+	cd "$BATS_TEST_TMPDIR"
+}
 
 mkey_state() { "$RDMACTL" -j mkey show "$1" | jq -r '.[0].state'; }
 

@@ -2,7 +2,8 @@
 # MKEYs against a real rdmad: creation rules (reference mlx5_sig_crypto.md §1.2),
 # configure rules and persistence (§3.1-3.2), mkey check and stickiness (§3.4-3.5),
 # and tx/rx through an MKEY giving exactly what `rdmactl offload` gives offline
-# for the same configuration and bytes (known answers from reference §2.8).
+# for the same configuration and bytes (known answers from reference §2.8);
+# plain MKEYs (no flag), their bytes checked against the layout spelled out by hand.
 
 load helper
 
@@ -71,10 +72,8 @@ t10dif_wire() { # APP REF [FLAGS]: T10-DIF (CRC guard, bg 0xFFFF) on the wire, n
 	[[ "$(tr '\n' ' ' <<<"$output" | tr -s ' ')" =~ ^mkey\ $h:\ device\ soft0\ mkeyn\ [0-9]+\ pdn\ 1\ .*flags\ block_signature,crypto\ max_entries\ 256 ]]
 }
 
-@test "mkey create refusals: no flag, entries 0 or over 256 after rounding, no PD; nothing created" {
+@test "mkey create refusals: entries 0 or over 256 after rounding, no PD, unknown flag; nothing created" {
 	n=$(mkey_count)
-	run "$RDMACTL" mkey create 1 --flags none --max-entries 4
-	assert_refused InvalidArgument flags
 	run "$RDMACTL" mkey create 1 --flags block_signature --max-entries 0
 	assert_refused InvalidArgument max_entries
 	run "$RDMACTL" mkey create 1 --flags block_signature --max-entries 257
@@ -84,8 +83,10 @@ t10dif_wire() { # APP REF [FLAGS]: T10-DIF (CRC guard, bg 0xFFFF) on the wire, n
 	assert_output --partial "io.rdmad.Mkey.NoSuchObject: kind 'pd', handle '99'"
 	run "$RDMACTL" mkey create 1 --flags relaxed_ordering --max-entries 4
 	assert_failure 2
-	run "$RDMACTL" mkey create 1 --max-entries 4
+	run "$RDMACTL" mkey create 1 --flags none
 	assert_failure 2
+	run varlink_raw '{"method":"io.rdmad.Mkey.Create","parameters":{"pd":1,"flags":["relaxed_ordering"],"max_entries":4}}\0'
+	assert_output '{"error":"org.varlink.service.InvalidParameter","parameters":{"parameter":"flags[0]"}}'
 	assert_equal "$(mkey_count)" "$n"
 }
 
@@ -374,6 +375,110 @@ t10dif_wire() { # APP REF [FLAGS]: T10-DIF (CRC guard, bg 0xFFFF) on the wire, n
 	assert_equal "$("$RDMACTL" mr read "$mr" --length 5)" KLMNO
 	assert_equal "$("$RDMACTL" mr read "$mr" --offset 100 --length 10)" abcdefghij
 	assert_equal "$("$RDMACTL" mkey tx "$h")" abcdefghijKLMNO
+}
+
+@test "a plain MKEY (no flag): created free with no flag, configured with a layout and access only" {
+	mr=$(mr_create 1 4096)
+	run "$RDMACTL" -j mkey create 1 --max-entries 3
+	assert_success
+	h=$(jq -r '.[0].handle' <<<"$output")
+	assert_equal "$(jq -c '.[0] | {flags, max_entries, state, config, layout}' <<<"$output")" \
+		'{"flags":[],"max_entries":4,"state":"free","config":null,"layout":null}'
+	# --flags none says the same.
+	h2=$("$RDMACTL" -j mkey create 1 --flags none --max-entries 4 | jq -r '.[0].handle')
+	assert_equal "$(mkey_json "$h2" | jq -c .flags)" '[]'
+	run "$RDMACTL" mkey show "$h"
+	assert_success
+	# An empty list reads "-" in text, as access does.
+	assert_output --partial "flags -"
+	run "$RDMACTL" -j mkey configure "$h" --layout "$mr:100:5" --layout "$mr:0:7" --access local_write,remote_read
+	assert_success
+	assert_equal "$(jq -c '.[0] | {state, access, length, config, layout_type: .layout.layout_type}' <<<"$output")" \
+		'{"state":"configured","access":["local_write","remote_read"],"length":12,"config":null,"layout_type":"list"}'
+	# Signature and crypto: the MKEY was created without them; the refusal names the field.
+	t10dif_wire 1 2 >wire.json
+	echo '{"mem":{"sig_type":"crc","block_size":512,"crc":{"type":"crc32c"}},"wire":null}' >mem.json
+	echo '{"crypto":{"standard":"aes_xts","encrypt_on_tx":true,"data_unit_size":512,"dek":1}}' >crypto.json
+	configure_refused "$h" InvalidArgument config.wire --config wire.json
+	configure_refused "$h" InvalidArgument config.mem --config mem.json
+	configure_refused "$h" InvalidArgument config.crypto --config crypto.json
+	run "$RDMACTL" mkey configure "$h" --config wire.json
+	assert_output --partial "the MKEY was created without block_signature"
+	run "$RDMACTL" mkey configure "$h" --config crypto.json
+	assert_output --partial "the MKEY was created without crypto"
+	# No signature, no check record.
+	run "$RDMACTL" mkey check "$h"
+	assert_refused InvalidArgument handle
+	"$RDMACTL" mkey destroy "$h"
+	"$RDMACTL" mkey destroy "$h2"
+}
+
+@test "a plain MKEY: tx gathers and rx scatters a list layout, bytes as they are" {
+	mr=$(mr_create 1 4096)
+	mem=$(pattern 4096)
+	xxd -r -p <<<"$mem" | "$RDMACTL" mr write "$mr"
+	h=$("$RDMACTL" -j mkey create 1 --max-entries 4 | jq -r '.[0].handle')
+	"$RDMACTL" mkey configure "$h" --layout "$mr:100:5" --layout "$mr:4000:3" --layout "$mr:10:7" >/dev/null
+	want=$(pieces "$mem" 100:5 4000:3 10:7)
+	assert_equal "$("$RDMACTL" mkey tx "$h" | hex)" "$want"
+	assert_equal "$(mkey_json "$h" | jq -c '[.length, .transfers, .sig_errors]')" '[15,1,0]'
+	# RX: 15 new bytes land in the same pieces, in order; the bytes between stay.
+	new=$(bytes c0c1c2c3c4c5c6c7c8c9cacbcccdce 1 | hex)
+	bytes c0c1c2c3c4c5c6c7c8c9cacbcccdce 1 | "$RDMACTL" mkey rx "$h"
+	after=$("$RDMACTL" mr read "$mr" | hex)
+	assert_equal "$(pieces "$after" 100:5 4000:3 10:7)" "$new"
+	assert_equal "$(pieces "$after" 0:10 17:83 105:3895 4003:93)" "$(pieces "$mem" 0:10 17:83 105:3895 4003:93)"
+	assert_equal "$("$RDMACTL" mkey tx "$h" | hex)" "$new"
+	# More wire bytes than the layout holds.
+	run bash -c "head -c 16 /dev/zero | '$RDMACTL' mkey rx $h"
+	assert_refused InvalidArgument data
+}
+
+@test "a plain MKEY: an interleaved layout goes round by round, skipping bytes_skip after each entry" {
+	mr=$(mr_create 1 4096)
+	mem=$(pattern 4096)
+	xxd -r -p <<<"$mem" | "$RDMACTL" mr write "$mr"
+	h=$("$RDMACTL" -j mkey create 1 --max-entries 3 | jq -r '.[0].handle')
+	# 3 rounds: 4 bytes at 0 then 2 skipped; 3 bytes at 1000 then 5 skipped.
+	run "$RDMACTL" -j mkey configure "$h" --interleave "$mr:0:4:2" --interleave "$mr:1000:3:5" --repeat 3
+	assert_success
+	assert_equal "$(jq -c '.[0] | [.layout.layout_type, .layout.repeat_count, .length]' <<<"$output")" '["interleaved",3,21]'
+	want=$(pieces "$mem" 0:4 1000:3 6:4 1008:3 12:4 1016:3)
+	assert_equal "$("$RDMACTL" mkey tx "$h" | hex)" "$want"
+	bytes 5a 21 | "$RDMACTL" mkey rx "$h"
+	after=$("$RDMACTL" mr read "$mr" | hex)
+	assert_equal "$(pieces "$after" 0:4 1000:3 6:4 1008:3 12:4 1016:3)" "$(bytes 5a 21 | hex)"
+	# The skipped bytes stay.
+	assert_equal "$(pieces "$after" 4:2 10:2 16:2 1003:5 1011:5 1019:5)" "$(pieces "$mem" 4:2 10:2 16:2 1003:5 1011:5 1019:5)"
+}
+
+@test "raw varlink: a plain MKEY with flags [] or absent, configure, tx, refusals" {
+	mr=$(mr_create 1 4096)
+	mem=$(pattern 64)
+	xxd -r -p <<<"$mem" | "$RDMACTL" mr write "$mr"
+	run varlink_raw '{"method":"io.rdmad.Mkey.Create","parameters":{"pd":1,"max_entries":4}}\0'
+	assert_success
+	assert_equal "$(jq -c '.parameters.mkey | [.flags, .state]' <<<"$output")" '[[],"free"]'
+	"$RDMACTL" mkey destroy "$(jq -r .parameters.mkey.handle <<<"$output")"
+	run varlink_raw '{"method":"io.rdmad.Mkey.Create","parameters":{"pd":1,"flags":[],"max_entries":4}}\0'
+	assert_success
+	h=$(jq -r .parameters.mkey.handle <<<"$output")
+	assert_equal "$(jq -c .parameters.mkey.flags <<<"$output")" '[]'
+	run varlink_raw '{"method":"io.rdmad.Mkey.Configure","parameters":{"handle":'"$h"',"access":["remote_write"],"interleaved":{"repeat_count":2,"entries":[{"mr":'"$mr"',"offset":8,"bytes_count":2,"bytes_skip":6},{"mr":'"$mr"',"offset":40,"bytes_count":1,"bytes_skip":0}]}}}\0'
+	assert_success
+	assert_equal "$(jq -c '.parameters.mkey | [.state, .access, .length, .config]' <<<"$output")" '["configured",["remote_write"],6,null]'
+	run varlink_raw '{"method":"io.rdmad.Mkey.Tx","parameters":{"handle":'"$h"'}}\0'
+	assert_success
+	assert_equal "$(jq -r .parameters.data <<<"$output" | base64 -d | hex)" "$(pieces "$mem" 8:2 40:1 16:2 41:1)"
+	assert_equal "$(jq -c '[.parameters.length, .parameters.sig_error.err_type]' <<<"$output")" '[6,"none"]'
+	run varlink_raw '{"method":"io.rdmad.Mkey.Configure","parameters":{"handle":'"$h"',"config":{"mem":null,"wire":{"sig_type":"t10dif","block_size":512,"t10dif":{"bg":65535}}}}}\0'
+	assert_output '{"error":"io.rdmad.Mkey.InvalidArgument","parameters":{"field":"config.wire","reason":"the MKEY was created without block_signature"}}'
+	run varlink_raw '{"method":"io.rdmad.Mkey.Configure","parameters":{"handle":'"$h"',"config":{"crypto":{"standard":"aes_xts","encrypt_on_tx":true,"data_unit_size":512,"dek":1}}}}\0'
+	assert_output '{"error":"io.rdmad.Mkey.InvalidArgument","parameters":{"field":"config.crypto","reason":"the MKEY was created without crypto"}}'
+	run varlink_raw '{"method":"io.rdmad.Mkey.Check","parameters":{"handle":'"$h"'}}\0'
+	assert_output --partial '"field":"handle"'
+	run varlink_raw '{"method":"io.rdmad.Mkey.Destroy","parameters":{"handle":'"$h"'}}\0'
+	assert_output '{"parameters":{}}'
 }
 
 @test "large transfers travel in chunks: 12 MiB through tx and rx equal offload" {

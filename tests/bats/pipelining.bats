@@ -3,8 +3,9 @@
 # pipelining and its recovery, against a real rdmad.  Expected bytes: the
 # HW-backed T10-DIF tuple of reference mlx5_sig_crypto.md §2.2 (512 x 0xA5,
 # bg 0xFFFF -> guard 0xEC7D; app 0x5678, ref 0xF0DEBC9A) and IEEE 1619
-# vector 2.  The pipelining flow and its completions: seed 003 and reference
-# §5 (a data WRITE, then a fenced, signaled SEND with the same wr_id).
+# vector 2; through plain MKEYs, the layout's bytes taken by hand.  The
+# pipelining flow and its completions: seed 003 and reference §5 (a data
+# WRITE, then a fenced, signaled SEND with the same wr_id).
 
 load helper
 load qp-helper
@@ -153,6 +154,68 @@ wait_state() { # QP STATE
 	"$RDMACTL" qp destroy "$S2"
 	"$RDMACTL" mkey destroy "$k"
 	"$RDMACTL" dek destroy dpboth
+}
+
+@test "a plain MKEY (no flag) as lkey: WRITE and SEND gather its list and interleaved layouts" {
+	pair
+	mem=$(pattern 2048)
+	put "$MEM" 0 "$mem"
+	k=$("$RDMACTL" -j mkey create 1 --max-entries 4 | jq -r '.[0].handle')
+	"$RDMACTL" mkey configure "$k" --layout "$MEM:100:5" --layout "$MEM:1500:3" --layout "$MEM:10:7" \
+		--access local_write >/dev/null
+	"$RDMACTL" qp post "$A" write --sge "$k:0:15" --remote "$PEER:0" --wrid 1 --signaled
+	assert_equal "$(wc_fields "$(poll_n "$CA" 1)")" "1 success rdma_write 15 0 $A 0 "
+	assert_equal "$(get "$PEER" 0 15)" "$(pieces "$mem" 100:5 1500:3 10:7)"
+	# A span inside the layout: bytes 3 to 12, across all three entries.
+	"$RDMACTL" qp post "$A" write --sge "$k:3:10" --remote "$PEER:64" --wrid 2 --signaled
+	assert_equal "$(wc_fields "$(poll_n "$CA" 1)")" "2 success rdma_write 10 0 $A 0 "
+	assert_equal "$(get "$PEER" 64 10)" "$(pieces "$mem" 103:2 1500:3 10:5)"
+	# Interleaved, 3 rounds: 4 bytes at 0 then 2 skipped; 3 bytes at 1000 then 5 skipped.
+	"$RDMACTL" mkey configure "$k" --interleave "$MEM:0:4:2" --interleave "$MEM:1000:3:5" --repeat 3 >/dev/null
+	"$RDMACTL" qp post-recv "$B" --sge "$PEER:256:64" --wrid 3
+	"$RDMACTL" qp post "$A" send --sge "$k:0:21" --wrid 4 --signaled
+	assert_equal "$(wc_fields "$(poll_n "$CB" 1)")" "3 success recv 21 0 $B 0 "
+	assert_equal "$(get "$PEER" 256 21)" "$(pieces "$mem" 0:4 1000:3 6:4 1008:3 12:4 1016:3)"
+	assert_equal "$("$RDMACTL" -j mkey show "$k" | jq -c '.[0] | [.transfers, .sig_errors]')" "[3,0]"
+	# More bytes than the layout holds fail the WR.
+	"$RDMACTL" qp post "$A" write --sge "$k:0:22" --remote "$PEER:0" --wrid 5
+	assert_equal "$(wc_fields "$(poll_n "$CA" 2)" | tail -1)" "5 loc_prot_err rdma_write 0 0 $A 0 "
+}
+
+@test "a plain MKEY (no flag) as rkey: WRITE scatters into its interleaved layout, READ gathers it" {
+	pair
+	mem=$(pattern 2048)
+	put "$MEM" 0 "$mem"
+	k=$("$RDMACTL" -j mkey create 1 --max-entries 4 | jq -r '.[0].handle')
+	"$RDMACTL" mkey configure "$k" --interleave "$MEM:0:4:2" --interleave "$MEM:1000:3:5" --repeat 3 \
+		--access local_write,remote_write,remote_read >/dev/null
+	new=$(python3 -c "print(bytes(range(0xc0, 0xc0 + 21)).hex())")
+	put "$PEER" 512 "$new"
+	"$RDMACTL" qp post "$B" write --sge "$PEER:512:21" --remote "$k:0" --wrid 1 --signaled
+	assert_equal "$(wc_fields "$(poll_n "$CB" 1)")" "1 success rdma_write 21 0 $B 0 "
+	after=$(get "$MEM" 0 2048)
+	assert_equal "$(pieces "$after" 0:4 1000:3 6:4 1008:3 12:4 1016:3)" "$new"
+	# The skipped bytes and those past the last round stay.
+	assert_equal "$(pieces "$after" 4:2 10:2 16:2 1003:5 1011:5 1019:5 18:982)" \
+		"$(pieces "$mem" 4:2 10:2 16:2 1003:5 1011:5 1019:5 18:982)"
+	"$RDMACTL" qp post "$B" read --sge "$PEER:1024:21" --remote "$k:0" --wrid 2 --signaled
+	assert_equal "$(wc_fields "$(poll_n "$CB" 1)")" "2 success rdma_read 21 0 $B 0 "
+	assert_equal "$(get "$PEER" 1024 21)" "$new"
+	# A READ of bytes 5 to 15.
+	"$RDMACTL" qp post "$B" read --sge "$PEER:1100:11" --remote "$k:5" --wrid 3 --signaled
+	assert_equal "$(wc_fields "$(poll_n "$CB" 1)")" "3 success rdma_read 11 0 $B 0 "
+	assert_equal "$(get "$PEER" 1100 11)" "${new:10:22}"
+}
+
+@test "a plain MKEY's access is enforced on the data path: no remote_write, a WRITE into it fails" {
+	pair
+	k=$("$RDMACTL" -j mkey create 1 --max-entries 4 | jq -r '.[0].handle')
+	"$RDMACTL" mkey configure "$k" --layout "$MEM:0:64" --access local_write,remote_read >/dev/null
+	put "$MEM" 0 "$(a5 64)"
+	"$RDMACTL" qp post "$B" write --sge "$PEER:0:64" --remote "$k:0" --wrid 1 --signaled
+	run wc_fields "$(poll_n "$CB" 1)"
+	assert_output --regexp "^1 rem_access_err rdma_write "
+	assert_equal "$(get "$MEM" 0 64)" "$(a5 64)"
 }
 
 @test "an MKEY must be the only SGE of its WR; UD QPs take none (refused, nothing posted)" {

@@ -2,20 +2,24 @@
 /*
  * daemon/verbs/mkey.c and daemon/verbs/pool.c below the API: the creation rule of
  * max_entries (reference §1.2), configure persistence and all-or-nothing
- * (§3.1-3.2), the signature-error record and its re-arming (§3.4-3.5), and the
- * pool counters (§6.1).
+ * (§3.1-3.2), the signature-error record and its re-arming (§3.4-3.5), the
+ * pool counters (§6.1), and plain MKEYs (no flag): their bytes through list
+ * and interleaved layouts, by the daemon and by the NIC's context.
  */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
 #include "daemon/soft/soft_device.h"
 #include "daemon/verbs/mkey.h"
+#include "daemon/verbs/mkey_int.h"
 #include "daemon/verbs/mr.h"
 #include "daemon/verbs/pool.h"
+#include "dataplane/keytab.h"
 
 struct fixture {
 	struct rdma_device *dev;
@@ -80,10 +84,9 @@ static void test_max_entries_rounding(void **state)
 	assert_int_equal(rdma_mkey_round_entries(f->dev, 256), 256);
 	assert_int_equal(rdma_mkey_round_entries(f->dev, 257), 0);
 	assert_int_equal(rdma_mkey_round_entries(f->dev, 0), 0);
-	/* create_flags 0 or unknown bits are refused (EOPNOTSUPP in rdma-core). */
-	assert_int_equal(rdma_mkey_create(f->dev, f->pd, 0, 4, &m, &err), -EINVAL);
-	assert_string_equal(err.field, "flags");
+	/* Unknown flag bits are refused (EOPNOTSUPP in rdma-core); none is INDIRECT alone, a plain MKEY. */
 	assert_int_equal(rdma_mkey_create(f->dev, f->pd, 1u << 3, 4, &m, &err), -EINVAL);
+	assert_string_equal(err.field, "flags");
 	assert_int_equal(rdma_mkey_create(f->dev, f->pd, RDMA_MKEY_CRYPTO, 300, &m, &err), -EINVAL);
 	assert_string_equal(err.field, "max_entries");
 }
@@ -257,6 +260,137 @@ static void test_error_record_and_rearming(void **state)
 	assert_int_equal(m->counters.sig_errors, 6);
 }
 
+/* One piece of MR memory an MKEY covers, as the test spells it out by hand. */
+struct piece {
+	uint64_t offset, length;
+};
+
+/* The bytes of the pieces in order: what the layout must give, known without walking it. */
+static size_t expected_bytes(const uint8_t *mem, const struct piece *p, unsigned n, uint8_t *out)
+{
+	size_t len = 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		memcpy(out + len, mem + p[i].offset, p[i].length);
+		len += p[i].length;
+	}
+	return len;
+}
+
+/*
+ * A plain MKEY's TX gives the pieces' bytes in order, its RX puts them back
+ * there, and the NIC's context gathers and scatters any span of them.
+ */
+static void check_plain_bytes(struct fixture *f, struct rdma_mkey *m, const struct piece *p, unsigned n)
+{
+	uint8_t want[512], back[512], *mem = f->mr->addr, *out;
+	struct dp_mkey *ctx = dp_mkey_new(0);
+	struct dp_mkey_span span;
+	struct rdma_error err;
+	struct dp_sig_err x;
+	size_t len, got;
+
+	for (size_t i = 0; i < f->mr->length; i++)
+		mem[i] = (uint8_t)(i * 7 + 3);
+	len = expected_bytes(mem, p, n, want);
+	assert_int_equal(rdma_mkey_length(m), len);
+	assert_int_equal(rdma_mkey_tx(f->dev, m, &out, &got, &x, &err), 0);
+	assert_int_equal(got, len);
+	assert_memory_equal(out, want, len);
+	assert_int_equal(x.type, DP_SIG_ERR_NONE);
+	free(out);
+
+	/* RX scatters new bytes to the same places and nowhere else. */
+	for (size_t i = 0; i < len; i++)
+		want[i] = (uint8_t)~want[i];
+	assert_int_equal(rdma_mkey_rx(f->dev, m, want, len, &got, &x, &err), 0);
+	assert_int_equal(got, len);
+	assert_int_equal(expected_bytes(mem, p, n, back), len);
+	assert_memory_equal(back, want, len);
+	assert_int_equal(mem[f->mr->length - 1], (uint8_t)((f->mr->length - 1) * 7 + 3));
+
+	/* The NIC's context: no transform; a span from byte 3 gathers the same bytes. */
+	assert_non_null(ctx);
+	assert_int_equal(mkey_layout_context(m, ctx), 0);
+	ctx->usable = true;
+	ctx->pd = m->pd->handle;
+	ctx->access = m->access;
+	assert_int_equal(dp_mkey_span(ctx, 0, ctx->pd, 0, 3, len - 3, len, &span), 0);
+	assert_int_equal(span.mem_length, len - 3);
+	dp_mkey_gather(&span, back);
+	assert_memory_equal(back, want + 3, len - 3);
+	for (size_t i = 0; i < len; i++)
+		want[i] ^= 0x5a;
+	dp_mkey_scatter(&span, want + 3);
+	assert_int_equal(expected_bytes(mem, p, n, back), len);
+	assert_memory_equal(back + 3, want + 3, len - 3);
+	assert_memory_not_equal(back, want, 3);
+	/* Access the MKEY was not given is refused. */
+	assert_int_equal(dp_mkey_span(ctx, 0, ctx->pd, DP_ACCESS_REMOTE_WRITE, 0, len, len, &span), -EPERM);
+	dp_mkey_free(ctx);
+}
+
+static void test_plain_mkey(void **state)
+{
+	struct fixture *f = *state;
+	struct rdma_mkey *m = new_mkey(f, 0);
+	uint32_t mr = f->mr->obj.handle;
+	struct rdma_mkey_entry list[3] = {
+		{ .mr = mr, .offset = 100, .length = 5 }, { .mr = mr, .offset = 4000, .length = 3 },
+		{ .mr = mr, .offset = 10, .length = 7 },
+	};
+	/* Interleaved, 3 rounds: 4 bytes at 0 then 2 skipped; 3 bytes at 1000 then 5 skipped. */
+	struct rdma_mkey_entry il[2] = {
+		{ .mr = mr, .offset = 0, .length = 4, .skip = 2 }, { .mr = mr, .offset = 1000, .length = 3, .skip = 5 },
+	};
+	const struct piece list_pieces[] = { { 100, 5 }, { 4000, 3 }, { 10, 7 } };
+	const struct piece il_pieces[] = {
+		{ 0, 4 }, { 1000, 3 }, { 6, 4 }, { 1008, 3 }, { 12, 4 }, { 1016, 3 },
+	};
+	struct rdma_mkey_conf c;
+	struct dp_sig_err rec;
+	struct rdma_error err;
+
+	assert_int_equal(m->flags, 0);
+	assert_false(m->configured);
+	/* A layout and access only. */
+	rdma_mkey_conf_init(&c);
+	c.set_layout = true;
+	c.layout = (struct rdma_mkey_layout){ .type = RDMA_LAYOUT_LIST, .n = 3, .entries = list };
+	c.set_access = true;
+	c.access = RDMA_MKEY_ACCESS_LOCAL_WRITE | RDMA_MKEY_ACCESS_REMOTE_READ;
+	assert_int_equal(rdma_mkey_configure(f->dev, m, &c, &err), 0);
+	assert_true(m->configured);
+	assert_null(m->transform);
+	assert_int_equal(mkey_check_usable(f->dev, m, &err), 0);
+	check_plain_bytes(f, m, list_pieces, 3);
+
+	c.layout = (struct rdma_mkey_layout){ .type = RDMA_LAYOUT_INTERLEAVED, .repeat_count = 3, .n = 2,
+					      .entries = il };
+	assert_int_equal(rdma_mkey_configure(f->dev, m, &c, &err), 0);
+	check_plain_bytes(f, m, il_pieces, 6);
+
+	/* Signature and crypto setters are refused, naming the field; nothing changes. */
+	rdma_mkey_conf_init(&c);
+	t10dif_wire(&c, 1);
+	assert_int_equal(rdma_mkey_configure(f->dev, m, &c, &err), -EINVAL);
+	assert_string_equal(err.field, "config.wire");
+	rdma_mkey_conf_init(&c);
+	c.set_crypto = true;
+	c.cfg.crypto.enabled = true;
+	c.cfg.crypto.data_unit_size = 512;
+	c.crypto.dek = 1;
+	assert_int_equal(rdma_mkey_configure(f->dev, m, &c, &err), -EINVAL);
+	assert_string_equal(err.field, "config.crypto");
+	assert_int_equal(m->configures, 2);
+	assert_int_equal(m->layout.type, RDMA_LAYOUT_INTERLEAVED);
+	assert_null(m->transform);
+	/* No signature, nothing to check. */
+	assert_int_equal(rdma_mkey_check(m, &rec, &err), -EINVAL);
+	assert_string_equal(err.field, "handle");
+	assert_int_equal(rdma_mkey_destroy(f->dev, m->obj.handle, &err), 0);
+}
+
 static void test_pool_counters(void **state)
 {
 	struct fixture *f = *state;
@@ -265,6 +399,9 @@ static void test_pool_counters(void **state)
 	struct rdma_error err;
 	int owner1, owner2;
 
+	/* No pool of plain MKEYs (docs/decisions.md): the type names an offload. */
+	assert_int_equal(rdma_pool_create(f->dev, "p", 0, 2, 0, 16, &p, &err), -EINVAL);
+	assert_string_equal(err.field, "type");
 	assert_int_equal(rdma_pool_create(f->dev, "p", RDMA_MKEY_BLOCK_SIGNATURE, 2, 0, 16, &p, &err), 0);
 	assert_true(p->own_pd);
 	assert_int_equal(p->max_entries, 16);
@@ -301,6 +438,7 @@ int main(void)
 		cmocka_unit_test(test_refused_configure_changes_nothing),
 		cmocka_unit_test(test_error_record_and_rearming),
 		cmocka_unit_test(test_pool_counters),
+		cmocka_unit_test(test_plain_mkey),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
