@@ -285,7 +285,10 @@ raw_create() {
 	assert_success
 	assert_output --partial '"size":256,"keytag":true,'
 	cp -p "$T/w128" "$T/damaged"
-	printf '\xff' | dd of="$T/damaged" bs=1 seek=20 conv=notrunc 2>/dev/null
+	# Byte 20 flipped (not overwritten: a random key may hold the new value already).
+	printf "\\x$(printf %02x $(( $(od -An -tu1 -j20 -N1 "$T/w128") ^ 0xff )))" |
+		dd of="$T/damaged" bs=1 seek=20 conv=notrunc 2>/dev/null
+	run -1 cmp -s "$T/w128" "$T/damaged"
 	refused key_file dek create bad --size 128 --key-file "$T/damaged" --import wrapped
 	assert_output --partial "does not unwrap under import KEK 'main'"
 	refused key_file dek create bad --size 128 --key-file "$T/k128" --import wrapped
