@@ -29,69 +29,16 @@ static const char *const access_words[] = {
 	"local_write", "remote_write", "remote_read", "remote_atomic", NULL,
 };
 
-static bool word_in(const char *const *words, const char *word, size_t len)
-{
-	for (const char *const *w = words; *w; w++)
-		if (strlen(*w) == len && strncmp(*w, word, len) == 0)
-			return true;
-	return false;
-}
-
-/*
- * "--opt a,b" as params[key] = ["a", "b"]; "none" is the empty list.  A usage
- * error for a word not in words.
- */
-static int add_words(const struct cmd_args *args, const char *opt, const char *const *words,
-		     struct json_object *params, const char *key)
-{
-	const char *s = arg_get(args, opt);
-	struct json_object *list = json_object_new_array();
-
-	json_object_object_add(params, key, list);
-	if (s && strcmp(s, "none") == 0)
-		return 0;
-	while (s) {
-		const char *comma = strchr(s, ',');
-		size_t len = comma ? (size_t)(comma - s) : strlen(s);
-
-		if (!word_in(words, s, len)) {
-			fprintf(stderr, "rdmactl: %s: %s: '%.*s' is not one of:", args->path, opt, (int)len, s);
-			for (const char *const *w = words; *w; w++)
-				fprintf(stderr, " %s", *w);
-			fputc('\n', stderr);
-			return -EINVAL;
-		}
-		json_object_array_add(list, json_object_new_string_len(s, (int)len));
-		s = comma ? comma + 1 : NULL;
-	}
-	return 0;
-}
-
-/* Completes the word after the last comma of a list. */
-static void complete_list(const char *const *words, const char *prefix,
-			  void (*add)(void *data, const char *word), void *data)
-{
-	const char *last = strrchr(prefix, ',');
-	size_t done = last ? (size_t)(last - prefix + 1) : 0;
-	char word[256];
-
-	for (const char *const *w = words; *w; w++)
-		if (strncmp(*w, prefix + done, strlen(prefix + done)) == 0) {
-			snprintf(word, sizeof(word), "%.*s%s", (int)done, prefix, *w);
-			add(data, word);
-		}
-}
-
 static void complete_flags(struct ctl *ctl, const char *prefix,
 			   void (*add)(void *data, const char *word), void *data)
 {
-	complete_list(flag_words, prefix, add, data);
+	ctl_complete_words(flag_words, prefix, add, data);
 }
 
 static void complete_access(struct ctl *ctl, const char *prefix,
 			    void (*add)(void *data, const char *word), void *data)
 {
-	complete_list(access_words, prefix, add, data);
+	ctl_complete_words(access_words, prefix, add, data);
 }
 
 /* params with "handle" = the MKEY argument; NULL after a usage error. */
@@ -127,7 +74,7 @@ static int mkey_create(struct ctl *ctl, const struct cmd_args *args)
 
 	if (ctl_add_number(ctl, args, "PD", params, "pd", UINT32_MAX) < 0 ||
 	    ctl_add_number(ctl, args, "--max-entries", params, "max_entries", UINT16_MAX) < 0 ||
-	    add_words(args, "--flags", flag_words, params, "flags") != 0) {
+	    ctl_add_words(args, "--flags", flag_words, params, "flags") != 0) {
 		json_object_put(params);
 		return -EINVAL;
 	}
@@ -250,7 +197,7 @@ static int mkey_configure(struct ctl *ctl, const struct cmd_args *args)
 		return -EINVAL;
 	r = add_layout(ctl, args, params);
 	if (r == 0 && arg_get(args, "--access"))
-		r = add_words(args, "--access", access_words, params, "access");
+		r = ctl_add_words(args, "--access", access_words, params, "access");
 	if (r == 0 && arg_flag(args, "--reset-sig"))
 		json_object_object_add(params, "reset_sig_attr", json_object_new_boolean(true));
 	if (r == 0)

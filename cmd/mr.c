@@ -17,49 +17,24 @@
 /* Bytes per Write/Read call: below the daemon's 8 MiB, so a call never nears the message limit. */
 #define CHUNK (4u << 20)
 
-static const char *const access_words[] = { "local_write", "remote_write", "remote_read", NULL };
+/* What ibv_reg_mr takes, on_demand included; a DMA MR has no memory of its own to map on demand. */
+static const char *const access_words[] = {
+	"local_write", "remote_write", "remote_read", "on_demand", NULL,
+};
+static const char *const dma_access_words[] = {
+	"local_write", "remote_write", "remote_read", NULL,
+};
 
-static bool is_access_word(const char *word, size_t len)
-{
-	for (const char *const *w = access_words; *w; w++)
-		if (strlen(*w) == len && strncmp(*w, word, len) == 0)
-			return true;
-	return false;
-}
-
-/* "--access a,b,c" as the array the daemon takes; a usage error for an unknown word. */
-static int add_access(const struct cmd_args *args, struct json_object *params)
-{
-	const char *s = arg_get(args, "--access");
-	struct json_object *list = json_object_new_array();
-
-	json_object_object_add(params, "access", list);
-	while (s) {
-		const char *comma = strchr(s, ',');
-		size_t len = comma ? (size_t)(comma - s) : strlen(s);
-
-		if (!is_access_word(s, len))
-			return ctl_usage_error("%s: --access: '%.*s' is not one of: local_write, "
-					       "remote_write, remote_read", args->path, (int)len, s);
-		json_object_array_add(list, json_object_new_string_len(s, (int)len));
-		s = comma ? comma + 1 : NULL;
-	}
-	return 0;
-}
-
-/* Completes the word after the last comma of a list of access flags. */
 static void complete_access(struct ctl *ctl, const char *prefix,
 			    void (*add)(void *data, const char *word), void *data)
 {
-	const char *last = strrchr(prefix, ',');
-	size_t done = last ? (size_t)(last - prefix + 1) : 0;
-	char word[256];
+	ctl_complete_words(access_words, prefix, add, data);
+}
 
-	for (const char *const *w = access_words; *w; w++)
-		if (strncmp(*w, prefix + done, strlen(prefix + done)) == 0) {
-			snprintf(word, sizeof(word), "%.*s%s", (int)done, prefix, *w);
-			add(data, word);
-		}
+static void complete_dma_access(struct ctl *ctl, const char *prefix,
+				void (*add)(void *data, const char *word), void *data)
+{
+	ctl_complete_words(dma_access_words, prefix, add, data);
 }
 
 static int mr_show(struct ctl *ctl, const struct cmd_args *args)
@@ -84,7 +59,8 @@ static int mr_make(struct ctl *ctl, const struct cmd_args *args, const char *met
 
 	if (ctl_add_number(ctl, args, "PD", params, "pd", UINT32_MAX) < 0 ||
 	    (sized && ctl_add_number(ctl, args, "--size", params, "size", INT64_MAX) < 0) ||
-	    add_access(args, params) != 0) {
+	    ctl_add_words(args, "--access", sized ? access_words : dma_access_words, params,
+			  "access") != 0) {
 		json_object_put(params);
 		return -EINVAL;
 	}
@@ -113,7 +89,7 @@ static int mr_reg(struct ctl *ctl, const struct cmd_args *args)
 	    ctl_add_number(ctl, args, "--length", params, "length", INT64_MAX) < 0 ||
 	    ctl_add_number(ctl, args, "--offset", params, "offset", INT64_MAX) < 0 ||
 	    ctl_add_number(ctl, args, "--iova", params, "iova", INT64_MAX) < 0 ||
-	    add_access(args, params) != 0) {
+	    ctl_add_words(args, "--access", access_words, params, "access") != 0) {
 		json_object_put(params);
 		return -EINVAL;
 	}
@@ -283,10 +259,13 @@ static int mr_read(struct ctl *ctl, const struct cmd_args *args)
 #define ARG_MR(req, text) { .name = "MR", .kind = ARG_POSITIONAL, .help = text, .required = req }
 #define ARG_PD { .name = "PD", .kind = ARG_POSITIONAL, .required = true, \
 		 .help = "the protection domain it belongs to" }
+#define ACCESS_HELP "comma-separated: local_write, remote_write (needs local_write), remote_read"
+#define ACCESS_DEFAULT " (default: none, local read only)"
 #define ARG_ACCESS { .name = "--access", .kind = ARG_OPTION, .metavar = "FLAGS", \
-		     .help = "comma-separated: local_write, remote_write (needs local_write), " \
-			     "remote_read (default: none, local read only)", \
-		     .complete = complete_access }
+		     .help = ACCESS_HELP ", on_demand (pages come when first touched, not pinned " \
+			     "now)" ACCESS_DEFAULT, .complete = complete_access }
+#define ARG_DMA_ACCESS { .name = "--access", .kind = ARG_OPTION, .metavar = "FLAGS", \
+			 .help = ACCESS_HELP ACCESS_DEFAULT, .complete = complete_dma_access }
 #define ARG_OFFSET { .name = "--offset", .kind = ARG_OPTION, .metavar = "O", \
 		     .help = "the first byte, counted from the MR's start (default 0)" }
 
@@ -303,7 +282,7 @@ static const struct cmd_arg create_args[] = {
 	  .help = "bytes of memory, 1 to the daemon's max_mr_size" },
 	ARG_ACCESS, CMD_ARG_DEV, { NULL },
 };
-static const struct cmd_arg dma_args[] = { ARG_PD, ARG_ACCESS, CMD_ARG_DEV, { NULL } };
+static const struct cmd_arg dma_args[] = { ARG_PD, ARG_DMA_ACCESS, CMD_ARG_DEV, { NULL } };
 static const struct cmd_arg reg_args[] = {
 	ARG_PD,
 	{ .name = "--fd", .kind = ARG_OPTION, .metavar = "N", .required = true,
@@ -328,7 +307,7 @@ static const struct cmd_arg read_args[] = {
 };
 
 const struct cmd cmd_mr[] = {
-	{ .name = "show", .summary = "Show memory regions: keys, access, iova, size",
+	{ .name = "show", .summary = "Show memory regions: keys, access, iova, size, resident pages",
 	  .args = show_args, .run = mr_show, .is_default = true },
 	{ .name = "list", .summary = "List memory regions", .args = dev_only, .run = mr_list },
 	{ .name = "create", .summary = "Allocate memory in the daemon as an MR of a PD",

@@ -176,6 +176,16 @@ int ctl_object_show(struct ctl *ctl, const struct cmd_args *args, const char *ar
 /* IFACE.Destroy of the handle given for arg. */
 int ctl_object_destroy(struct ctl *ctl, const struct cmd_args *args, const char *arg,
 		       const char *iface);
+/*
+ * "--opt a,b" as params[key] = ["a", "b"]; "none" is the empty list, and so
+ * is no --opt.  A usage error listing words for a word not in words (NULL
+ * ended).
+ */
+int ctl_add_words(const struct cmd_args *args, const char *opt, const char *const *words,
+		  struct json_object *params, const char *key);
+/* Completes the word of words after the last comma of prefix. */
+void ctl_complete_words(const char *const *words, const char *prefix,
+			void (*add)(void *data, const char *word), void *data);
 /* Calls method with params (consumed), printing nothing but an error; 0 or a negative errno. */
 int ctl_call_quiet(struct ctl *ctl, const struct cmd_args *args, const char *method,
 		   struct json_object *params);

@@ -12,8 +12,8 @@ struct json_object *api_access_json(uint32_t flags)
 {
 	struct json_object *list = json_object_new_array();
 
-	for (uint32_t bit = 1; bit & RDMA_ACCESS_ALL; bit <<= 1)
-		if (flags & bit)
+	for (uint32_t bit = 1; bit; bit <<= 1)
+		if ((flags & bit) && rdma_access_name(bit))
 			json_object_array_add(list, json_object_new_string(rdma_access_name(bit)));
 	return list;
 }

@@ -17,9 +17,13 @@
 #define API_AV_HOP_LIMIT_DEFAULT 64
 
 /* Access words (local_write, remote_write, remote_read) as RFC flags, into a uint32_t member. */
-#define API_ACCESS_FIELD(key, params_type, member) { .name = key, .type = API_FIELD_FLAGS, \
-	.offset = offsetof(params_type, member), .word = rdma_access_name, .max = RDMA_ACCESS_ALL }
-/* RFC access flags as their JSON word list. */
+#define API_ACCESS_FIELD(key, params_type, member) \
+	API_ACCESS_FIELD_OF(key, params_type, member, RDMA_ACCESS_ALL)
+/* The same, taking the flags of allowed (RDMA_ACCESS_MR_ALL: on_demand too). */
+#define API_ACCESS_FIELD_OF(key, params_type, member, allowed) { .name = key, \
+	.type = API_FIELD_FLAGS, .offset = offsetof(params_type, member), \
+	.word = rdma_access_name, .max = allowed }
+/* Access flags as their JSON word list. */
 struct json_object *api_access_json(uint32_t flags);
 
 /*

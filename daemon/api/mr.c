@@ -29,22 +29,26 @@ static struct json_object *mr_json(struct rdma_device *dev, struct rdma_object *
 {
 	struct rdma_mr *mr = rdma_mr(obj);
 	struct json_object *o = json_object_new_object();
-	struct json_object *access = json_object_new_array();
+	uint64_t pages, resident;
 
-	for (uint32_t bit = 1; bit & RDMA_ACCESS_ALL; bit <<= 1)
-		if (mr->access & bit)
-			json_object_array_add(access, json_object_new_string(rdma_access_name(bit)));
 	json_add_string(o, "device", dev->name);
 	json_add_uint(o, "handle", mr->obj.handle);
 	json_add_uint(o, "mrn", mr->obj.handle >> 8);
 	json_add_uint(o, "pdn", mr->pd->handle);
 	json_add_string(o, "mr_type", mr_type_name(mr->type));
-	json_object_object_add(o, "access", access);
+	json_object_object_add(o, "access", api_access_json(mr->access));
 	json_add_uint(o, "lkey", mr->obj.handle);
 	json_add_uint(o, "rkey", mr->rkey);
 	json_add_uint(o, "iova", mr->iova);
 	json_add_uint(o, "mrlen", mr->length);
 	json_add_string(o, "state", mr->invalidated ? "free" : "valid");
+	json_add_bool(o, "on_demand", mr->access & RDMA_ACCESS_ON_DEMAND);
+	json_add_bool(o, "pinned", mr->pinned);
+	/* mincore cannot fail on a mapping the MR holds; should it, say nothing is resident. */
+	if (rdma_mr_residency(mr, &pages, &resident) < 0)
+		resident = 0;
+	json_add_uint(o, "pages", pages);
+	json_add_uint(o, "resident_pages", resident);
 	return o;
 }
 
@@ -57,18 +61,20 @@ struct mr_params {
 
 #define PD_FIELD     { .name = "pd", .type = API_FIELD_HANDLE, .required = true, \
 		       .offset = offsetof(struct mr_params, pd) }
+/* Create and RegUser take on_demand; GetDma, with no memory of its own, does not. */
 #define ACCESS_FIELD API_ACCESS_FIELD("access", struct mr_params, access)
+#define MR_ACCESS_FIELD API_ACCESS_FIELD_OF("access", struct mr_params, access, RDMA_ACCESS_MR_ALL)
 /* Sizes and offsets: a negative one is the protocol's InvalidParameter. */
 #define U64_FIELD(key, member) { .name = key, .type = API_FIELD_U64, .invalid_parameter = true, \
 				 .offset = offsetof(struct mr_params, member) }
 
 static const struct api_field create_fields[] = {
-	PD_FIELD, U64_FIELD("size", size), ACCESS_FIELD, { NULL },
+	PD_FIELD, U64_FIELD("size", size), MR_ACCESS_FIELD, { NULL },
 };
 static const struct api_field get_dma_fields[] = { PD_FIELD, ACCESS_FIELD, { NULL } };
 static const struct api_field reg_user_fields[] = {
 	PD_FIELD, U64_FIELD("fd", fd), U64_FIELD("offset", offset), U64_FIELD("length", length),
-	U64_FIELD("iova", iova), ACCESS_FIELD, { NULL },
+	U64_FIELD("iova", iova), MR_ACCESS_FIELD, { NULL },
 };
 static const struct api_field write_fields[] = {
 	U64_FIELD("offset", offset),

@@ -3,8 +3,9 @@
 #include "dataplane/keytab.h"
 
 #include <errno.h>
-#include <stdlib.h>
 #include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -42,16 +43,30 @@ const char *rdma_access_name(uint32_t bit)
 	case RDMA_ACCESS_LOCAL_WRITE:  return "local_write";
 	case RDMA_ACCESS_REMOTE_WRITE: return "remote_write";
 	case RDMA_ACCESS_REMOTE_READ:  return "remote_read";
+	case RDMA_ACCESS_ON_DEMAND:    return "on_demand";
 	}
 	return NULL;
 }
 
-int rdma_access_check(uint32_t access, struct rdma_error *err)
+int rdma_access_check(uint32_t access, uint32_t allowed, struct rdma_error *err)
 {
-	if (access & ~RDMA_ACCESS_ALL)
-		return rdma_error_invalid(err, "access", "unknown flags 0x%x; the flags are "
-					  "local_write, remote_write and remote_read",
-					  access & ~RDMA_ACCESS_ALL);
+	uint32_t bad = access & ~allowed;
+
+	if (bad) {
+		uint32_t first = bad & -bad;
+		char words[96] = "", what[32];
+		size_t n = 0;
+
+		for (uint32_t bit = 1; bit; bit <<= 1)
+			if ((allowed & bit) && n < sizeof(words))
+				n += (size_t)snprintf(words + n, sizeof(words) - n, "%s%s",
+						      n ? ", " : "", rdma_access_name(bit));
+		if (rdma_access_name(first))
+			snprintf(what, sizeof(what), "'%s'", rdma_access_name(first));
+		else
+			snprintf(what, sizeof(what), "0x%x", first);
+		return rdma_error_invalid(err, "access", "%s is not one of %s", what, words);
+	}
 	/* As ibv_reg_mr: a peer may not write what the owner could not. */
 	if ((access & RDMA_ACCESS_REMOTE_WRITE) && !(access & RDMA_ACCESS_LOCAL_WRITE))
 		return rdma_error_invalid(err, "access", "remote_write needs local_write too");
@@ -83,7 +98,8 @@ static int publish(struct rdma_device *dev, struct rdma_mr *mr, struct rdma_mr *
 	}
 	*k = (struct dp_key){
 		.key = mr->obj.handle, .kind = mr->type == RDMA_MR_DMA ? DP_KEY_DMA : DP_KEY_MR,
-		.pd = mr->pd->handle, .access = mr->access, .rkey = mr->rkey != 0,
+		/* on_demand is the driver's business: the workers just touch the bytes. */
+		.pd = mr->pd->handle, .access = mr->access & RDMA_ACCESS_ALL, .rkey = mr->rkey != 0,
 		.dma_target = mr->type == RDMA_MR_DAEMON, .iova = mr->iova, .length = mr->length,
 		.addr = mr->addr,
 	};
@@ -100,7 +116,8 @@ static int mr_new(struct rdma_device *dev, uint32_t pd, uint32_t access, enum rd
 	struct rdma_mr *mr;
 	int r;
 
-	r = rdma_access_check(access, err);
+	/* A dma MR has no memory of its own to map on demand. */
+	r = rdma_access_check(access, type == RDMA_MR_DMA ? RDMA_ACCESS_ALL : RDMA_ACCESS_MR_ALL, err);
 	if (r < 0)
 		return r;
 	pd_obj = rdma_object_lookup(dev, RDMA_OBJ_PD, pd, err);
@@ -122,6 +139,28 @@ static int mr_new(struct rdma_device *dev, uint32_t pd, uint32_t access, enum rd
 	/* rxe and the prototype: one key for both when a peer may use the MR, else no rkey. */
 	mr->rkey = access & (RDMA_ACCESS_REMOTE_READ | RDMA_ACCESS_REMOTE_WRITE) ? obj->handle : 0;
 	*out = mr;
+	return 0;
+}
+
+/*
+ * Maps size bytes of the MR's memfd from offset.  A pinned MR (the verbs
+ * default) gets every page now, and locked if the daemon may: a worker then
+ * never faults on it.  An on-demand one gets only the address range: each
+ * page comes (allocated, or found in the memfd) when a transfer first touches
+ * it, the kernel's fault handling being the soft device's page-fault path.
+ */
+static int map_memfd(struct rdma_mr *mr, size_t size, off_t offset, struct rdma_error *err)
+{
+	bool on_demand = mr->access & RDMA_ACCESS_ON_DEMAND;
+	void *map = mmap(NULL, size, PROT_READ | PROT_WRITE,
+			 MAP_SHARED | (on_demand ? 0 : MAP_POPULATE), mr->memfd, offset);
+
+	if (map == MAP_FAILED)
+		return system_error(err, -errno);
+	mr->map = map;
+	mr->map_size = size;
+	/* Best effort: without CAP_IPC_LOCK past RLIMIT_MEMLOCK the pages stay populated, not locked. */
+	mr->pinned = !on_demand && mlock(map, size) == 0;
 	return 0;
 }
 
@@ -168,13 +207,9 @@ int rdma_mr_create(struct rdma_device *dev, uint32_t pd, uint64_t size, uint32_t
 		r = system_error(err, -errno);
 		goto fail;
 	}
-	mr->map = mmap(NULL, map_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (mr->map == MAP_FAILED) {
-		mr->map = NULL;
-		r = system_error(err, -errno);
+	r = map_memfd(mr, map_size, 0, err);
+	if (r < 0)
 		goto fail;
-	}
-	mr->map_size = map_size;
 	mr->addr = mr->map;
 	mr->length = size;
 	/* Disjoint, never reused iovas with a gap, so a range never runs from one MR into the next. */
@@ -224,14 +259,9 @@ int rdma_mr_register_memfd(struct rdma_device *dev, uint32_t pd, int memfd, uint
 		goto fail;
 	}
 	/* The offset need not be page aligned: map from the page it starts in (unlike §1.7's prototype). */
-	mr->map_size = (size_t)(offset - page_off + length);
-	mr->map = mmap(NULL, mr->map_size, PROT_READ | PROT_WRITE, MAP_SHARED, mr->memfd,
-		       (off_t)page_off);
-	if (mr->map == MAP_FAILED) {
-		mr->map = NULL;
-		r = system_error(err, -errno);
+	r = map_memfd(mr, (size_t)(offset - page_off + length), (off_t)page_off, err);
+	if (r < 0)
 		goto fail;
-	}
 	mr->addr = (uint8_t *)mr->map + (offset - page_off);
 	mr->length = length;
 	mr->iova = iova;
@@ -278,6 +308,26 @@ int rdma_mr_bytes(struct rdma_mr *mr, uint64_t offset, uint64_t length, uint8_t 
 	if (r < 0)
 		return r;
 	*out = mr->addr + offset;
+	return 0;
+}
+
+int rdma_mr_residency(const struct rdma_mr *mr, uint64_t *pages, uint64_t *resident)
+{
+	size_t page = (size_t)page_size(), n = (mr->map_size + page - 1) / page;
+	/* A bounded vector, a chunk of the mapping at a time: an MR may have many pages. */
+	unsigned char vec[1024];
+
+	*pages = mr->map ? n : 0;
+	*resident = 0;
+	for (size_t done = 0; mr->map && done < n; ) {
+		size_t chunk = n - done < sizeof(vec) ? n - done : sizeof(vec);
+
+		if (mincore((uint8_t *)mr->map + done * page, chunk * page, vec) < 0)
+			return -errno;
+		for (size_t i = 0; i < chunk; i++)
+			*resident += vec[i] & 1;
+		done += chunk;
+	}
 	return 0;
 }
 

@@ -27,6 +27,15 @@
 #define RDMA_ACCESS_REMOTE_READ  (1u << 2)
 #define RDMA_ACCESS_ALL          (RDMA_ACCESS_LOCAL_WRITE | RDMA_ACCESS_REMOTE_WRITE | \
 				  RDMA_ACCESS_REMOTE_READ)
+/*
+ * IBV_ACCESS_ON_DEMAND, at the bit libibverbs gives it (the RFC has no
+ * such flag): the MR's pages are neither populated nor locked at registration,
+ * they come when a transfer first touches them (docs/decisions.md, "On-demand
+ * MRs").  Only MRs with memory of their own take it; it never reaches the
+ * workers, for which every MR is just its bytes.
+ */
+#define RDMA_ACCESS_ON_DEMAND    (1u << 6)
+#define RDMA_ACCESS_MR_ALL       (RDMA_ACCESS_ALL | RDMA_ACCESS_ON_DEMAND)
 
 /* Daemon MRs sit at iovas this far apart at least, so no range spans two of them. */
 #define RDMA_MR_IOVA_BASE  0x100000000ull
@@ -47,6 +56,8 @@ struct rdma_mr {
 	void *map;                /* the mapping (page aligned) */
 	bool invalidated;         /* a LOCAL_INV made its key free: it names nothing any more */
 	size_t map_size;
+	/* Not on demand, and mlock() allowed it (CAP_IPC_LOCK or RLIMIT_MEMLOCK): no page ever leaves. */
+	bool pinned;
 };
 
 static inline struct rdma_mr *rdma_mr(struct rdma_object *obj)
@@ -54,10 +65,14 @@ static inline struct rdma_mr *rdma_mr(struct rdma_object *obj)
 	return (struct rdma_mr *)obj;
 }
 
-/* The word of each access bit ("local_write", ...), or NULL. */
+/* The word of each access bit ("local_write", ..., "on_demand"), or NULL. */
 const char *rdma_access_name(uint32_t bit);
-/* Checks the access flags the RFC defines and the verbs rule that remote write needs local write. */
-int rdma_access_check(uint32_t access, struct rdma_error *err);
+/*
+ * Checks that access holds only bits of allowed (RDMA_ACCESS_ALL, or
+ * RDMA_ACCESS_MR_ALL for an MR with memory of its own) and the verbs rule
+ * that remote write needs local write.
+ */
+int rdma_access_check(uint32_t access, uint32_t allowed, struct rdma_error *err);
 
 /*
  * The create functions return -errno with err filled for a refused request,
@@ -86,6 +101,13 @@ int rdma_mr_get_dma(struct rdma_device *dev, uint32_t pd, uint32_t access, struc
  */
 int rdma_mr_bytes(struct rdma_mr *mr, uint64_t offset, uint64_t length, uint8_t **out,
 		  struct rdma_error *err);
+
+/*
+ * How much of the MR's memory is in RAM now (mincore): pages of its mapping,
+ * and how many of them are resident.  0 and 0 for a dma MR.  An on-demand
+ * MR starts with none the device has touched; a pinned one has them all.
+ */
+int rdma_mr_residency(const struct rdma_mr *mr, uint64_t *pages, uint64_t *resident);
 
 /*
  * What the device does with an SGE or a RETH: the memory of [addr, addr +

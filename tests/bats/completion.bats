@@ -205,3 +205,10 @@ comp_line() {
 	assert_completes "soft0" -s "$SOCK" pd create --dev ""
 	assert_completes "soft0" -s "$SOCK" pd sh --dev s
 }
+
+@test "MR access flags complete after the last comma; on_demand for mr create and reg, not mr dma" {
+	assert_completes "local_write,on_demand" mr create 1 --access local_write,o
+	assert_completes "on_demand" mr reg 1 --access on
+	assert_completes "" mr dma 1 --access local_write,o
+	assert_completes "remote_write remote_read" mr dma 1 --access rem
+}

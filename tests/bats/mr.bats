@@ -3,13 +3,18 @@
 # (roce_virtio.md §1.5: key = index << 8 | tag, rkey = lkey only with remote
 # access, RFC bits LOCAL_WRITE 1 / REMOTE_WRITE 2 / REMOTE_READ 4), GET_DMA_MR,
 # DEREG_MR refused while used, and mr write/read of bytes, bounded and whole.
+# On-demand MRs (IBV_ACCESS_ON_DEMAND, ibv_reg_mr(3)): no page until a
+# transfer first touches it, through an lkey, an rkey or an MKEY, while an MR
+# without it has every page at registration (docs/decisions.md).
 
 load helper
+load qp-helper
 
 setup_file() {
 	rdmad_start
 	"$RDMACTL" pd create >/dev/null
 	"$RDMACTL" pd create >/dev/null
+	"$RDMACTL" gid add 0 fe80::1 >/dev/null
 }
 teardown_file() { rdmad_stop; }
 setup() { load_libs; }
@@ -270,7 +275,7 @@ PY
 	pd=$("$RDMACTL" -j pd create | sed -n 's/.*"handle":\([0-9]*\).*/\1/p')
 	run reg_user "$pd" --fd 3 --length 4096 --iova 65536 --access local_write,remote_read
 	assert_success
-	assert_line --index 0 --regexp "^\[\{\"device\":\"soft0\",\"handle\":[0-9]+,\"mrn\":[0-9]+,\"pdn\":$pd,\"mr_type\":\"user\",\"access\":\[\"local_write\",\"remote_read\"\],\"lkey\":[0-9]+,\"rkey\":[0-9]+,\"iova\":65536,\"mrlen\":4096,\"state\":\"valid\"\}\]$"
+	assert_line --index 0 --regexp "^\[\{\"device\":\"soft0\",\"handle\":[0-9]+,\"mrn\":[0-9]+,\"pdn\":$pd,\"mr_type\":\"user\",\"access\":\[\"local_write\",\"remote_read\"\],\"lkey\":[0-9]+,\"rkey\":[0-9]+,\"iova\":65536,\"mrlen\":4096,\"state\":\"valid\",\"on_demand\":false,\"pinned\":true,\"pages\":1,\"resident_pages\":1\}\]$"
 	assert_line --index 1 'helloworld!!'
 	handle=${lines[2]}
 	# What the application wrote is what the MR holds.
@@ -304,4 +309,124 @@ os.execv(sys.argv[1], [sys.argv[1], "mr", "reg", sys.argv[2], "--fd", "3", "--le
 	assert_equal "$stderr" "rdmactl: mr reg: missing option --fd N"
 	run "$RDMACTL" -j mr list
 	refute_output --partial '"mr_type":"user"'
+}
+
+# ---- on-demand MRs ----
+
+# resident MR: how many of its pages are in RAM now.
+resident() {
+	mr_field "$1" resident_pages
+}
+
+@test "mr create --access local_write,on_demand: no page until touched; without it, all pinned" {
+	run "$RDMACTL" -j mr create 1 --size 65536 --access local_write,on_demand
+	assert_success
+	assert_equal "$(jq -c '.[0] | {access, on_demand, pinned, pages, resident_pages}' <<<"$output")" \
+		'{"access":["local_write","on_demand"],"on_demand":true,"pinned":false,"pages":16,"resident_pages":0}'
+	h=$(jq -r '.[0].handle' <<<"$output")
+	# The owner's view touches pages too: one written, one read, the others never.
+	printf 'abc' | "$RDMACTL" mr write "$h" --offset 4096
+	[ "$(resident "$h")" = 1 ]
+	[ "$("$RDMACTL" mr read "$h" --offset 4096 --length 3)" = abc ]
+	run "$RDMACTL" mr show "$h"
+	assert_output --regexp "on_demand true pinned false pages 16 resident_pages 1$"
+	# The verbs default: pinned at registration, every page there (root may lock).
+	run "$RDMACTL" -j mr create 1 --size 65536 --access local_write
+	assert_equal "$(jq -c '.[0] | {on_demand, pinned, pages, resident_pages}' <<<"$output")" \
+		'{"on_demand":false,"pinned":true,"pages":16,"resident_pages":16}'
+}
+
+@test "on_demand: remote_write still needs local_write; a DMA MR refuses it, naming access and the words" {
+	n=$(mr_count)
+	run "$RDMACTL" mr create 1 --size 10 --access remote_write,on_demand
+	assert_refused InvalidArgument access
+	assert_output --partial "remote_write needs local_write"
+	run --separate-stderr "$RDMACTL" mr dma 1 --access local_write,on_demand
+	assert_failure 2
+	assert_equal "$stderr" "rdmactl: mr dma: --access: 'on_demand' is not one of: local_write, remote_write, remote_read"
+	run --separate-stderr "$RDMACTL" mr create 1 --size 10 --access on_demnd
+	assert_failure 2
+	assert_equal "$stderr" "rdmactl: mr create: --access: 'on_demnd' is not one of: local_write, remote_write, remote_read, on_demand"
+	[ "$(mr_count)" = "$n" ]
+}
+
+@test "raw varlink: Create takes on_demand, GetDma does not; the interface says so" {
+	run varlink_raw '{"method":"io.rdmad.Mr.Create","parameters":{"pd":1,"size":8192,"access":["on_demand"]}}\0'
+	assert_success
+	assert_equal "$(jq -c '.parameters.mr | {access, on_demand, pinned, pages, resident_pages}' <<<"$output")" \
+		'{"access":["on_demand"],"on_demand":true,"pinned":false,"pages":2,"resident_pages":0}'
+	run varlink_raw '{"method":"io.rdmad.Mr.GetDma","parameters":{"pd":1,"access":["on_demand"]}}\0'
+	assert_output --partial '"error":"org.varlink.service.InvalidParameter","parameters":{"parameter":"access[0]"}'
+	run varlink_raw '{"method":"io.rdmad.Mr.Create","parameters":{"pd":1,"size":8,"access":["remote_write","on_demand"]}}\0'
+	assert_output '{"error":"io.rdmad.Mr.InvalidArgument","parameters":{"field":"access","reason":"remote_write needs local_write too"}}'
+	run varlink_raw '{"method":"org.varlink.service.GetInterfaceDescription","parameters":{"interface":"io.rdmad.Mr"}}\0'
+	assert_output --partial 'on_demand: bool'
+}
+
+@test "mr reg --access ...,on_demand: the application's memfd, not pinned, same bytes" {
+	pd=$("$RDMACTL" -j pd create | sed -n 's/.*"handle":\([0-9]*\).*/\1/p')
+	run reg_user "$pd" --fd 3 --length 4096 --access local_write,on_demand
+	assert_success
+	assert_equal "$(head -n 1 <<<"$output" | jq -c '.[0] | {mr_type, access, on_demand, pinned, pages}')" \
+		'{"mr_type":"user","access":["local_write","on_demand"],"on_demand":true,"pinned":false,"pages":1}'
+	assert_line --index 1 'helloworld!!'
+	handle=${lines[2]}
+	run "$RDMACTL" mr read "$handle" --length 12
+	assert_output 'helloworld!!'
+	"$RDMACTL" mr destroy "$handle"
+}
+
+@test "on-demand MRs on the data path: WRITE, SEND and READ into and from them; only the touched pages come" {
+	P=$(new_mr 1 4096 local_write,remote_write,remote_read)
+	D=$(new_mr 1 65536 local_write,remote_write,remote_read,on_demand)
+	E=$(new_mr 1 65536 local_write,remote_write,remote_read,on_demand)
+	pair
+	put "$P" 0 0102030405060708
+	# WRITE from pinned memory into page 3 of D (its rkey).
+	"$RDMACTL" qp post "$A" write --sge "$P:0:8" --remote "$D:12288" --wrid 1 --signaled
+	run wc_fields "$(poll_n "$CA" 1)"
+	assert_output "1 success rdma_write 8 0 $A 0 "
+	[ "$(resident "$D")" = 1 ]
+	# SEND from that page of D into page 5 of E (lkeys on both sides).
+	"$RDMACTL" qp post-recv "$B" --sge "$E:20480:64" --wrid 2
+	"$RDMACTL" qp post "$A" send --sge "$D:12288:8" --wrid 3 --signaled
+	run wc_fields "$(poll_n "$CB" 1)"
+	assert_output "2 success recv 8 0 $B 0 "
+	[ "$(resident "$E")" = 1 ]
+	# READ from E (rkey) into page 7 of D (lkey).
+	"$RDMACTL" qp post "$A" read --sge "$D:28672:8" --remote "$E:20480" --wrid 4 --signaled
+	run wc_fields "$(poll_n "$CA" 2)"
+	assert_line "3 success send 8 0 $A 0 "
+	assert_line "4 success rdma_read 8 0 $A 0 "
+	[ "$(resident "$D")" = 2 ]
+	[ "$(resident "$E")" = 1 ]
+	run get "$D" 12288 8
+	assert_output 0102030405060708
+	run get "$E" 20480 8
+	assert_output 0102030405060708
+	run get "$D" 28672 8
+	assert_output 0102030405060708
+}
+
+@test "an MKEY over an on-demand MR works as over any other, both ways" {
+	cd "$BATS_TEST_TMPDIR"
+	M=$(new_mr 1 16384 local_write,remote_write,remote_read,on_demand)
+	PEER=$(new_mr 1 8192 local_write,remote_write,remote_read)
+	pair
+	# TX: the block and its PI in page 0 of M, read through the MKEY as lkey.
+	k=$(t10_mkey "$M" 0 ec7d5678f0debc9a)
+	"$RDMACTL" qp post "$A" write --sge "$k:0:512" --remote "$PEER:0" --wrid 1 --signaled
+	run wc_fields "$(poll_n "$CA" 1)"
+	assert_output "1 success rdma_write 512 0 $A 0 "
+	assert_equal "$(get "$PEER" 0 520)" "$(a5 512)0000000000000000"
+	# RX: an MKEY (rkey) over page 2 of M, which nothing touched before the WRITE.
+	[ "$(resident "$M")" = 1 ]
+	put "$PEER" 4096 "$(a5 512)"
+	k2=$(t10_mkey_over "$M" 8192 local_write,remote_write)
+	"$RDMACTL" qp post "$B" write --sge "$PEER:4096:512" --remote "$k2:0" --wrid 2 --signaled
+	run wc_fields "$(poll_n "$CB" 1)"
+	assert_output "2 success rdma_write 512 0 $B 0 "
+	[ "$(resident "$M")" = 2 ]
+	assert_equal "$(get "$M" 8192 520)" "$(a5 512)ec7d5678f0debc9a"
+	assert_equal "$("$RDMACTL" mkey check "$k" | jq -r .err_type)" none
 }

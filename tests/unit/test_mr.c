@@ -16,6 +16,7 @@
 #define LW RDMA_ACCESS_LOCAL_WRITE
 #define RW RDMA_ACCESS_REMOTE_WRITE
 #define RR RDMA_ACCESS_REMOTE_READ
+#define OD RDMA_ACCESS_ON_DEMAND
 #define MAX (1u << 20)
 
 struct fixture {
@@ -48,19 +49,29 @@ static void test_access_rules(void **state)
 {
 	struct rdma_error err;
 
-	/* The RFC's bits (virtio_ib_access_flags). */
+	/* The RFC's bits (virtio_ib_access_flags), and IBV_ACCESS_ON_DEMAND's. */
 	assert_int_equal(RDMA_ACCESS_LOCAL_WRITE, 1);
 	assert_int_equal(RDMA_ACCESS_REMOTE_WRITE, 2);
 	assert_int_equal(RDMA_ACCESS_REMOTE_READ, 4);
-	assert_int_equal(rdma_access_check(0, &err), 0);
-	assert_int_equal(rdma_access_check(LW | RW | RR, &err), 0);
-	assert_int_equal(rdma_access_check(RR, &err), 0);
-	/* ibv_reg_mr: remote write needs local write. */
-	assert_int_equal(rdma_access_check(RW, &err), -EINVAL);
+	assert_int_equal(RDMA_ACCESS_ON_DEMAND, 64);
+	assert_string_equal(rdma_access_name(OD), "on_demand");
+	assert_int_equal(rdma_access_check(0, RDMA_ACCESS_ALL, &err), 0);
+	assert_int_equal(rdma_access_check(LW | RW | RR, RDMA_ACCESS_ALL, &err), 0);
+	assert_int_equal(rdma_access_check(RR, RDMA_ACCESS_ALL, &err), 0);
+	assert_int_equal(rdma_access_check(LW | RW | OD, RDMA_ACCESS_MR_ALL, &err), 0);
+	/* ibv_reg_mr: remote write needs local write, on demand or not. */
+	assert_int_equal(rdma_access_check(RW, RDMA_ACCESS_ALL, &err), -EINVAL);
 	assert_string_equal(err.field, "access");
-	assert_int_equal(rdma_access_check(RW | RR, &err), -EINVAL);
-	assert_int_equal(rdma_access_check(8, &err), -EINVAL);
+	assert_int_equal(rdma_access_check(RW | RR, RDMA_ACCESS_ALL, &err), -EINVAL);
+	assert_int_equal(rdma_access_check(RW | OD, RDMA_ACCESS_MR_ALL, &err), -EINVAL);
+	/* A refusal names the field and the words allowed. */
+	assert_int_equal(rdma_access_check(8, RDMA_ACCESS_MR_ALL, &err), -EINVAL);
 	assert_string_equal(err.field, "access");
+	assert_string_equal(err.reason, "0x8 is not one of local_write, remote_write, remote_read, "
+			    "on_demand");
+	assert_int_equal(rdma_access_check(LW | OD, RDMA_ACCESS_ALL, &err), -EINVAL);
+	assert_string_equal(err.reason, "'on_demand' is not one of local_write, remote_write, "
+			    "remote_read");
 }
 
 static void test_keys(void **state)
@@ -228,6 +239,96 @@ static void test_register_memfd(void **state)
 	assert_int_equal(rdma_object_destroy(f->dev, RDMA_OBJ_MR, mr->obj.handle, &err), 0);
 }
 
+/* Pages of mr resident now. */
+static uint64_t resident(const struct rdma_mr *mr)
+{
+	uint64_t pages, n;
+
+	assert_int_equal(rdma_mr_residency(mr, &pages, &n), 0);
+	assert_int_equal(pages, (mr->map_size + 4095) / 4096);
+	return n;
+}
+
+static void test_pinned_mr_is_populated_at_registration(void **state)
+{
+	struct fixture *f = *state;
+	struct rdma_error err;
+	struct rdma_mr *mr;
+
+	assert_int_equal(rdma_mr_create(f->dev, f->pd, 16 * 4096, LW, MAX, &mr, &err), 0);
+	assert_int_equal(resident(mr), 16);
+	/* Root (the tests) may lock; the daemon's unit grants CAP_IPC_LOCK. */
+	if (geteuid() == 0)
+		assert_true(mr->pinned);
+	assert_int_equal(rdma_object_destroy(f->dev, RDMA_OBJ_MR, mr->obj.handle, &err), 0);
+}
+
+static void test_on_demand_mr_gets_pages_when_touched(void **state)
+{
+	struct fixture *f = *state;
+	struct rdma_mr *mr, *dma;
+	struct rdma_error err;
+	uint8_t *p;
+
+	assert_int_equal(rdma_mr_create(f->dev, f->pd, 16 * 4096, LW | RW | OD, MAX, &mr, &err), 0);
+	assert_int_equal(mr->access, LW | RW | OD);
+	assert_false(mr->pinned);
+	assert_int_equal(resident(mr), 0);
+	/* The data path reaches it like any MR: the flag is not an access the workers check. */
+	assert_int_equal(rdma_mr_resolve(f->dev, mr->rkey, true, f->pd, RW, mr->iova + 5 * 4096 + 10,
+					 4, &p, &err), 0);
+	assert_int_equal(resident(mr), 0);
+	memcpy(p, "odp!", 4);
+	/* The one page the write touched, and no other. */
+	assert_int_equal(resident(mr), 1);
+	assert_int_equal(rdma_mr_bytes(mr, 5 * 4096 + 10, 4, &p, &err), 0);
+	assert_memory_equal(p, "odp!", 4);
+	/* Untouched memory still reads as zeros. */
+	assert_int_equal(rdma_mr_bytes(mr, 9 * 4096, 1, &p, &err), 0);
+	assert_int_equal(*p, 0);
+	/* A DMA MR has no memory of its own to map on demand. */
+	assert_int_equal(rdma_mr_get_dma(f->dev, f->pd, LW | OD, &dma, &err), -EINVAL);
+	assert_string_equal(err.field, "access");
+	assert_int_equal(rdma_object_destroy(f->dev, RDMA_OBJ_MR, mr->obj.handle, &err), 0);
+}
+
+static void test_on_demand_user_mr_maps_when_touched(void **state)
+{
+	struct fixture *f = *state;
+	int fd = memfd_create("odp", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	struct rdma_error err;
+	struct rdma_mr *mr;
+	uint8_t *p;
+	char buf[3];
+
+	assert_true(fd >= 0);
+	assert_int_equal(ftruncate(fd, 8 * 4096), 0);
+	assert_int_equal(fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK), 0);
+	assert_int_equal(rdma_mr_register_memfd(f->dev, f->pd, fd, 0, 8 * 4096, 0x20000, LW | OD, MAX,
+						&mr, &err), 0);
+	assert_false(mr->pinned);
+	/* Nothing of the application's memfd was allocated by the registration. */
+	assert_int_equal(resident(mr), 0);
+	assert_int_equal(rdma_mr_resolve(f->dev, mr->obj.handle, false, f->pd, LW, 0x20000 + 3 * 4096,
+					 3, &p, &err), 0);
+	memcpy(p, "abc", 3);
+	assert_int_equal(resident(mr), 1);
+	/* The application sees what the device wrote. */
+	assert_int_equal(pread(fd, buf, 3, 3 * 4096), 3);
+	assert_memory_equal(buf, "abc", 3);
+	close(fd);
+	assert_int_equal(rdma_object_destroy(f->dev, RDMA_OBJ_MR, mr->obj.handle, &err), 0);
+	/* Without on_demand, registration populates the memfd's pages. */
+	fd = memfd_create("pinned", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	assert_int_equal(ftruncate(fd, 8 * 4096), 0);
+	assert_int_equal(fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK), 0);
+	assert_int_equal(rdma_mr_register_memfd(f->dev, f->pd, fd, 0, 8 * 4096, 0x20000, LW, MAX,
+						&mr, &err), 0);
+	assert_int_equal(resident(mr), 8);
+	close(fd);
+	assert_int_equal(rdma_object_destroy(f->dev, RDMA_OBJ_MR, mr->obj.handle, &err), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -238,6 +339,9 @@ int main(void)
 		cmocka_unit_test(test_resolve_checks_key_pd_access_range),
 		cmocka_unit_test(test_dma_mr_reaches_daemon_mrs_of_its_pd),
 		cmocka_unit_test(test_register_memfd),
+		cmocka_unit_test(test_pinned_mr_is_populated_at_registration),
+		cmocka_unit_test(test_on_demand_mr_gets_pages_when_touched),
+		cmocka_unit_test(test_on_demand_user_mr_maps_when_touched),
 	};
 
 	return cmocka_run_group_tests_name("memory regions", tests, setup, teardown);
