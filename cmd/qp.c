@@ -208,6 +208,25 @@ static int add_ud(struct ctl *ctl, const struct cmd_args *args, struct json_obje
 	return add_numbers(ctl, args, numbers, n, ud);
 }
 
+/* --key (local_inv) or --inv-key (send_inv): the key the WR invalidates, as invalidate. */
+static int add_invalidate(struct ctl *ctl, const struct cmd_args *args, struct json_object *params)
+{
+	static const struct { const char *arg, *opcode; } keys[] = {
+		{ "--key", "local_inv" }, { "--inv-key", "send_inv" },
+	};
+	const char *opcode = arg_get(args, "OPCODE");
+
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		if (!arg_get(args, keys[i].arg))
+			continue;
+		if (strcmp(opcode, keys[i].opcode) != 0)
+			return ctl_usage_error("%s: %s goes with %s, not %s", args->path, keys[i].arg,
+					       keys[i].opcode, opcode), -1;
+		return ctl_add_number(ctl, args, keys[i].arg, params, "invalidate", UINT32_MAX);
+	}
+	return 0;
+}
+
 static int qp_post(struct ctl *ctl, const struct cmd_args *args)
 {
 	static const char *const flags[][2] = {
@@ -234,7 +253,7 @@ static int qp_post(struct ctl *ctl, const struct cmd_args *args)
 	if (r == 0 && (ctl_add_number(ctl, args, "QP", params, "handle", UINT32_MAX) < 0 ||
 		       ctl_add_number(ctl, args, "--wrid", params, "wr_id", INT64_MAX) < 0 ||
 		       ctl_add_number(ctl, args, "--imm", params, "imm", UINT32_MAX) < 0 ||
-		       ctl_add_number(ctl, args, "--invalidate", params, "invalidate", UINT32_MAX) < 0))
+		       add_invalidate(ctl, args, params) < 0))
 		r = -EINVAL;
 	if (r) {
 		json_object_put(params);
@@ -339,8 +358,10 @@ static const struct cmd_arg post_args[] = {
 	  .help = "the peer's memory (write, write_imm, read): rkey and offset in its MR" },
 	{ .name = "--imm", .kind = ARG_OPTION, .metavar = "N",
 	  .help = "immediate data, 32 bits (send_imm, write_imm)" },
-	{ .name = "--invalidate", .kind = ARG_OPTION, .metavar = "KEY",
-	  .help = "the MR or MKEY key to invalidate (local_inv: here; send_inv: at the receiver)" },
+	{ .name = "--key", .kind = ARG_OPTION, .metavar = "KEY",
+	  .help = "local_inv: the MR or MKEY key to invalidate" },
+	{ .name = "--inv-key", .kind = ARG_OPTION, .metavar = "KEY",
+	  .help = "send_inv: the MKEY key the receiver invalidates" },
 	{ .name = "--inline", .kind = ARG_OPTION, .metavar = "HEX",
 	  .help = "the bytes to send or write, inline (up to max_inline_data), instead of --sge" },
 	{ .name = "--ah", .kind = ARG_OPTION, .metavar = "AH",

@@ -45,7 +45,7 @@ GOOD_PI=ec7d5678f0debc9a
 	pair
 	k=$(plain_t10 "$MA" 0)
 	"$RDMACTL" qp post "$A" write --sge "$k:0:512" --remote "$MB:0" --wrid 1 --signaled
-	"$RDMACTL" qp post "$A" local_inv --invalidate "$k" --wrid 2 --signaled
+	"$RDMACTL" qp post "$A" local_inv --key "$k" --wrid 2 --signaled
 	run wc_fields "$(poll_n "$CA" 2)"
 	assert_output "1 success rdma_write 512 0 $A 0 
 2 success local_inv 0 0 $A 0 "
@@ -58,7 +58,7 @@ GOOD_PI=ec7d5678f0debc9a
 @test "an invalidated MKEY configured again carries data again" {
 	pair
 	k=$(plain_t10 "$MA" 1024)
-	"$RDMACTL" qp post "$A" local_inv --invalidate "$k" --wrid 1 --signaled
+	"$RDMACTL" qp post "$A" local_inv --key "$k" --wrid 1 --signaled
 	poll_n "$CA" 1 >/dev/null
 	assert_equal "$(mkey_state "$k")" free
 	"$RDMACTL" mkey configure "$k" --layout "$MA:1024:520" --access local_write,remote_read,remote_write \
@@ -75,7 +75,7 @@ GOOD_PI=ec7d5678f0debc9a
 	pair
 	m=$(new_mr 1 4096 local_write,remote_write,remote_read)
 	assert_equal "$("$RDMACTL" -j mr show "$m" | jq -r '.[0].state')" valid
-	"$RDMACTL" qp post "$A" local_inv --invalidate "$m" --wrid 1 --signaled
+	"$RDMACTL" qp post "$A" local_inv --key "$m" --wrid 1 --signaled
 	run wc_fields "$(poll_n "$CA" 1)"
 	assert_output "1 success local_inv 0 0 $A 0 "
 	assert_equal "$("$RDMACTL" -j mr show "$m" | jq -r '.[0].state')" free
@@ -88,13 +88,13 @@ GOOD_PI=ec7d5678f0debc9a
 
 @test "local_inv of a key the QP's PD does not own, or of no key, completes with loc_prot_err" {
 	pair
-	"$RDMACTL" qp post "$A" local_inv --invalidate "$MPD2" --wrid 1 --signaled
+	"$RDMACTL" qp post "$A" local_inv --key "$MPD2" --wrid 1 --signaled
 	run wc_fields "$(poll_n "$CA" 1)"
 	assert_output "1 loc_prot_err local_inv 0 0 $A 0 "
 	assert_equal "$("$RDMACTL" -j mr show "$MPD2" | jq -r '.[0].state')" valid
 	assert_equal "$(qp_field "$A" state)" ERR
 	pair
-	"$RDMACTL" qp post "$A" local_inv --invalidate 0x7fffff00 --wrid 2 --signaled
+	"$RDMACTL" qp post "$A" local_inv --key 0x7fffff00 --wrid 2 --signaled
 	run wc_fields "$(poll_n "$CA" 1)"
 	assert_output "2 loc_prot_err local_inv 0 0 $A 0 "
 }
@@ -106,7 +106,7 @@ GOOD_PI=ec7d5678f0debc9a
 	assert_output --partial '"remote_invalidate"'
 	put "$MA" 4000 0badf00d
 	"$RDMACTL" qp post-recv "$B" --sge "$MB:4096:64" --wrid 7
-	"$RDMACTL" qp post "$A" send_inv --invalidate "$k" --sge "$MA:4000:4" --wrid 1 --signaled
+	"$RDMACTL" qp post "$A" send_inv --inv-key "$k" --sge "$MA:4000:4" --wrid 1 --signaled
 	run wc_fields "$(poll_n "$CB" 1)"
 	assert_output "7 success recv 4 $k $B 0 with_inv"
 	run wc_fields "$(poll_n "$CA" 1)"
@@ -121,7 +121,7 @@ GOOD_PI=ec7d5678f0debc9a
 	pair
 	k=$(plain_t10 "$MB" 1024)
 	"$RDMACTL" qp post-recv "$B" --sge "$MB:4096:64" --wrid 7
-	"$RDMACTL" qp post "$A" send_inv --invalidate "$k" --sge "$MA:4000:4" --wrid 1 --signaled
+	"$RDMACTL" qp post "$A" send_inv --inv-key "$k" --sge "$MA:4000:4" --wrid 1 --signaled
 	run wc_fields "$(poll_n "$CA" 1)"
 	assert_output "1 rem_inv_req_err send 0 0 $A 0 "
 	run wc_fields "$(poll_n "$CB" 1)"
@@ -149,11 +149,18 @@ GOOD_PI=ec7d5678f0debc9a
 	pair
 	run "$RDMACTL" qp post "$A" local_inv
 	assert_refused Qp InvalidArgument invalidate
-	run "$RDMACTL" qp post "$A" send --invalidate 5 --sge "$MA:0:4"
-	assert_refused Qp InvalidArgument invalidate
-	run "$RDMACTL" qp post "$A" local_inv --invalidate 5 --sge "$MA:0:4"
+	run "$RDMACTL" qp post "$A" send --key 5 --sge "$MA:0:4"
+	assert_failure 2
+	assert_output --partial "--key goes with local_inv, not send"
+	run "$RDMACTL" qp post "$A" local_inv --inv-key 5
+	assert_failure 2
+	assert_output --partial "--inv-key goes with send_inv, not local_inv"
+	# The daemon's own rule, for clients that are not rdmactl.
+	run varlink_raw '{"method":"io.rdmad.Qp.PostSend","parameters":{"handle":'"$A"',"opcode":"send","invalidate":5}}\0'
+	assert_output --partial '"error":"io.rdmad.Qp.InvalidArgument","parameters":{"field":"invalidate"'
+	run "$RDMACTL" qp post "$A" local_inv --key 5 --sge "$MA:0:4"
 	assert_refused Qp InvalidArgument sges
-	run "$RDMACTL" qp post "$A" local_inv --invalidate 4294967296
+	run "$RDMACTL" qp post "$A" local_inv --key 4294967296
 	assert_failure 2
 	run "$RDMACTL" qp post "$A" flush
 	assert_failure 2
@@ -166,20 +173,20 @@ GOOD_PI=ec7d5678f0debc9a
 	"$RDMACTL" qp modify "$ud" --state init --qkey 0x11111111
 	"$RDMACTL" qp modify "$ud" --state rtr
 	"$RDMACTL" qp modify "$ud" --state rts --sq-psn 0
-	run "$RDMACTL" qp post "$ud" local_inv --invalidate "$MA"
+	run "$RDMACTL" qp post "$ud" local_inv --key "$MA"
 	assert_refused Qp InvalidArgument opcode
 	assert_output --partial "local_inv is not carried by UD QPs"
-	run "$RDMACTL" qp post "$ud" send_inv --invalidate "$MA" --sge "$MA:0:4"
+	run "$RDMACTL" qp post "$ud" send_inv --inv-key "$MA" --sge "$MA:0:4"
 	assert_refused Qp InvalidArgument opcode
 	uc=$("$RDMACTL" -j qp create --pd 1 --send-cq "$cq" --recv-cq "$cq" --type uc | jq -r '.[0].handle')
 	"$RDMACTL" qp modify "$uc" --state init --access remote_write
 	"$RDMACTL" qp modify "$uc" --state rtr --dgid fe80::1 --sgid-index 0 --path-mtu 1024 \
 		--dest-qp "$uc" --rq-psn 0
 	"$RDMACTL" qp modify "$uc" --state rts --sq-psn 0
-	run "$RDMACTL" qp post "$uc" send_inv --invalidate "$MA" --sge "$MA:0:4"
+	run "$RDMACTL" qp post "$uc" send_inv --inv-key "$MA" --sge "$MA:0:4"
 	assert_refused Qp InvalidArgument opcode
 	m=$(new_mr 1 4096 local_write)
-	"$RDMACTL" qp post "$uc" local_inv --invalidate "$m" --wrid 4 --signaled
+	"$RDMACTL" qp post "$uc" local_inv --key "$m" --wrid 4 --signaled
 	run wc_fields "$(poll_n "$cq" 1)"
 	assert_output "4 success local_inv 0 0 $uc 0 "
 }
@@ -193,10 +200,11 @@ GOOD_PI=ec7d5678f0debc9a
 	assert_output "9 success local_inv 0 0 $A 0 "
 }
 
-@test "qp help lists the invalidation opcodes and --invalidate" {
+@test "qp help lists the invalidation opcodes, --key and --inv-key" {
 	run "$RDMACTL" qp post help
 	assert_success
 	assert_output --partial local_inv
 	assert_output --partial send_inv
-	assert_output --partial --invalidate
+	assert_output --partial -- --key
+	assert_output --partial -- --inv-key
 }
