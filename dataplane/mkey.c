@@ -40,7 +40,7 @@ int dp_mkey_mem_length(const struct dp_mkey *m, unsigned worker, uint64_t wire_l
 {
 	struct dp_mkey_length_seen *seen = worker < m->n_counters ? &m->seen[worker] : NULL;
 	struct dp_error de;
-	size_t mem, wire;
+	size_t mem;
 
 	*mem_length = wire_length;
 	if (!m->transforms || !wire_length)
@@ -49,13 +49,26 @@ int dp_mkey_mem_length(const struct dp_mkey *m, unsigned worker, uint64_t wire_l
 		*mem_length = seen->mem;
 		return 0;
 	}
-	/* Both ways: wire bytes that a memory length does not give back are not whole blocks. */
-	if (dp_transform_out_len(m->transforms[0], DP_RX, wire_length, &mem, &de) < 0 ||
-	    dp_transform_out_len(m->transforms[0], DP_TX, mem, &wire, &de) < 0 || wire != wire_length)
+	/* Wire to memory is the one-valued way (reference §2.1 "partial trailing block"). */
+	if (dp_transform_out_len(m->transforms[0], DP_RX, wire_length, &mem, &de) < 0)
 		return -EINVAL;
 	*mem_length = mem;
 	if (seen)
 		*seen = (struct dp_mkey_length_seen){ .wire = wire_length, .mem = mem };
+	return 0;
+}
+
+static int mem_offset(const struct dp_mkey *m, uint64_t wire_offset, uint64_t *mem_offset)
+{
+	struct dp_error de;
+	size_t mem;
+
+	*mem_offset = wire_offset;
+	if (!m->transforms || !wire_offset)
+		return 0;
+	if (dp_transform_offset(m->transforms[0], wire_offset, &mem, &de) < 0)
+		return -EINVAL;
+	*mem_offset = mem;
 	return 0;
 }
 
@@ -64,7 +77,7 @@ int dp_mkey_span(const struct dp_mkey *m, unsigned worker, uint32_t pd, uint32_t
 {
 	if (!m->usable || m->pd != pd || (access & ~m->access))
 		return -EPERM;
-	if (wire_length > max_length || dp_mkey_mem_length(m, worker, wire_offset, &out->mem_offset) < 0 ||
+	if (wire_length > max_length || mem_offset(m, wire_offset, &out->mem_offset) < 0 ||
 	    dp_mkey_mem_length(m, worker, wire_length, &out->mem_length) < 0 ||
 	    out->mem_offset > m->length || out->mem_length > m->length - out->mem_offset)
 		return -EINVAL;
@@ -148,7 +161,6 @@ int dp_mkey_run(const struct dp_mkey *m, unsigned worker, enum dp_dir dir, const
 		size_t in_len, uint8_t *out, size_t out_len, struct dp_sig_err *xfer)
 {
 	struct dp_error de;
-	size_t n;
 	int r = 0;
 
 	memset(xfer, 0, sizeof(*xfer));
@@ -157,7 +169,7 @@ int dp_mkey_run(const struct dp_mkey *m, unsigned worker, enum dp_dir dir, const
 	else if (worker >= m->n_transforms)
 		r = -EINVAL;
 	else
-		r = dp_transform_run(m->transforms[worker], dir, in, in_len, out, out_len, &n, xfer, &de);
+		r = dp_transform_transfer(m->transforms[worker], dir, in, in_len, out, out_len, xfer, &de);
 	if (r == 0 && worker < m->n_counters) {
 		dp_count_add(&m->counters[worker].transfers, 1);
 		if (xfer->type != DP_SIG_ERR_NONE)

@@ -75,8 +75,9 @@ struct dp_mkey_span {
 void dp_mkey_free(struct dp_mkey *m);
 
 /*
- * Memory-domain bytes of wire_length wire bytes, or -EINVAL when they are not
- * whole blocks; worker: who asks (it keeps its last answer).
+ * Memory-domain bytes of wire_length wire bytes, or -EINVAL when they do not
+ * map (reference §2.1: they end inside a wire field, or break the XTS job
+ * size); worker: who asks (it keeps its last answer).
  */
 int dp_mkey_mem_length(const struct dp_mkey *m, unsigned worker, uint64_t wire_length,
 		       uint64_t *mem_length);
@@ -84,7 +85,7 @@ int dp_mkey_mem_length(const struct dp_mkey *m, unsigned worker, uint64_t wire_l
 /*
  * The span of wire_length bytes from wire_offset, through the MKEY on PD pd
  * granting access; -EPERM (not usable, other PD, access missing) or -EINVAL
- * (not whole blocks, past the layout, more than max_length) otherwise.
+ * (lengths that do not map, past the layout, more than max_length) otherwise.
  */
 int dp_mkey_span(const struct dp_mkey *m, unsigned worker, uint32_t pd, uint32_t access,
 		 uint64_t wire_offset, uint64_t wire_length, uint64_t max_length, struct dp_mkey_span *out);

@@ -35,6 +35,7 @@ struct plan {
 	uint32_t bin, bout;
 	unsigned fin, fout;
 	bool crypt_in, crypt_out, encrypt;
+	bool in_mem;                            /* the input is the memory domain (TX) */
 };
 
 struct run {
@@ -44,6 +45,7 @@ struct run {
 	size_t opos;                    /* bytes of output written */
 	size_t ocrypted;                /* bytes of output already crypted (output crypto) */
 	uint64_t k_in, k_out;           /* block indexes */
+	uint64_t fields_out;            /* output fields the transfer has room for (§2.1) */
 	size_t ofill;                   /* data bytes in the current output block (general path) */
 	uint64_t oacc;                  /* running guard of that block */
 	uint8_t cmask;                  /* check mask bits relevant to the input field */
@@ -198,6 +200,7 @@ static void make_plan(const struct dp_transform *t, enum dp_dir dir, struct plan
 	bool on_wire = c->order == DP_SIG_BEFORE_CRYPTO_ON_TX;
 
 	memset(p, 0, sizeof(*p));
+	p->in_mem = dir == DP_TX;
 	p->in = dir == DP_TX ? mem : wire;
 	p->out = dir == DP_TX ? wire : mem;
 	if (!dp_sig_present(p->in))
@@ -218,26 +221,51 @@ static void make_plan(const struct dp_transform *t, enum dp_dir dir, struct plan
 	}
 }
 
-static int plan_lengths(const struct dp_transform *t, const struct plan *p, size_t in_len,
+/*
+ * Reference §2.1 "partial trailing block": a block's field is processed on a side iff the block's
+ * data is complete and the field lies in that side's stream: always in memory, on the wire only
+ * inside the transfer.  So a stream of a domain with b-byte blocks and f-byte fields may end
+ * after any whole block, or cut short in a block's data (that block has no field); a wire
+ * stream may also end right after a block's data.  A stream that ends inside a field, or a
+ * memory stream that ends between a block's data and its field, maps to nothing: false.
+ */
+static bool stream_data(uint32_t b, unsigned f, size_t len, bool field_always, size_t *data)
+{
+	size_t step = (size_t)b + f, rem = len % step;
+
+	*data = len / step * b + rem;
+	return rem < b || (rem == b && !field_always);
+}
+
+/* Stream bytes of data bytes: every complete block brings its field, but for the last one
+ * when !last_field (a wire field outside the transfer). */
+static size_t stream_len(uint32_t b, unsigned f, size_t data, bool last_field)
+{
+	size_t len = data / b * ((size_t)b + f) + data % b;
+
+	if (!last_field && data && data % b == 0)
+		len -= f;
+	return len;
+}
+
+static int plan_lengths(const struct dp_transform *t, const struct plan *p, size_t in_len, bool last_field,
 			size_t *out_len, struct dp_error *err)
 {
 	size_t data, olen, job;
 
-	if (p->in) {
-		size_t step = (size_t)p->bin + p->fin;
-
-		if (in_len % step)
+	if (p->in && !stream_data(p->bin, p->fin, in_len, p->in_mem, &data)) {
+		if (p->in_mem)
 			return dp_error_set(err, EINVAL, "input",
-					    "%zu bytes is not a whole number of %zu-byte blocks (%u data + %u field) "
-					    "of the input domain", in_len, step, p->bin, p->fin);
-		data = in_len / step * p->bin;
-	} else {
-		data = in_len;
+					    "%zu bytes end between the data and the field of a %zu-byte block (%u data "
+					    "+ %u field): a memory block whose data is complete comes with its field",
+					    in_len, (size_t)p->bin + p->fin, p->bin, p->fin);
+		return dp_error_set(err, EINVAL, "input",
+				    "%zu bytes end inside the field of a %zu-byte block (%u data + %u field) of the "
+				    "input domain", in_len, (size_t)p->bin + p->fin, p->bin, p->fin);
 	}
-	if (p->out)
-		olen = data / p->bout * ((size_t)p->bout + p->fout) + data % p->bout;
-	else
-		olen = data;
+	if (!p->in)
+		data = in_len;
+	olen = p->out ? stream_len(p->bout, p->fout, data, last_field) : data;
 	if (t->cfg.crypto.enabled) {
 		uint32_t dus = t->cfg.crypto.data_unit_size;
 
@@ -263,7 +291,22 @@ int dp_transform_out_len(const struct dp_transform *t, enum dp_dir dir, size_t i
 	struct plan p;
 
 	make_plan(t, dir, &p);
-	return plan_lengths(t, &p, in_len, out_len, err);
+	return plan_lengths(t, &p, in_len, true, out_len, err);
+}
+
+int dp_transform_offset(const struct dp_transform *t, size_t wire_off, size_t *mem_off, struct dp_error *err)
+{
+	struct plan p;
+	int rc;
+
+	make_plan(t, DP_RX, &p);
+	rc = plan_lengths(t, &p, wire_off, true, mem_off, err);
+	if (rc)
+		return rc;
+	/* a transfer restarts the block count (reference §9): it must start on a block */
+	if ((p.in && wire_off % ((size_t)p.bin + p.fin)) || (p.out && *mem_off % ((size_t)p.bout + p.fout)))
+		return dp_error_set(err, EINVAL, "offset", "%zu wire bytes are not whole blocks", wire_off);
+	return 0;
 }
 
 /* ---------------------------------------------------------------- the block engine */
@@ -341,8 +384,11 @@ static inline void check_block(struct run *r, const uint8_t *f, uint64_t guard)
 static inline void emit_field(struct run *r, uint64_t guard, const uint8_t *fin)
 {
 	const struct plan *p = r->p;
-	uint64_t v = field_u64(p->out, guard, r->k_out);
+	uint64_t v;
 
+	if (r->k_out == r->fields_out)
+		return;         /* the last block's wire field lies outside the transfer */
+	v = field_u64(p->out, guard, r->k_out);
 	if (r->copy64 && fin)
 		v = (v & ~r->copy64) | (load_field(fin, p->fout) & r->copy64);
 	if (p->fout == 8)
@@ -353,8 +399,9 @@ static inline void emit_field(struct run *r, uint64_t guard, const uint8_t *fin)
 	r->k_out++;
 }
 
-/* One input step: a whole input block (data + field f), or when the input domain is absent a
- * run of raw data (one output block, or what is left of the transfer). */
+/* One input step: a whole input block (data + field f), or with f NULL raw data: a run of it
+ * when the input domain is absent (one output block, or what is left of the transfer), or the
+ * last input block, without its field (reference §2.1 "partial trailing block"). */
 static void do_step(struct run *r, const uint8_t *d, size_t dlen, const uint8_t *f)
 {
 	const struct plan *p = r->p;
@@ -366,7 +413,8 @@ static void do_step(struct run *r, const uint8_t *d, size_t dlen, const uint8_t 
 	if (r->aligned) {
 		uint8_t *od = r->out + r->opos;
 		bool full_out = p->out && dlen == p->bout;
-		bool need_out = full_out && r->gen_guard;
+		/* no input field to copy from (a last block without it): the output field is generated */
+		bool need_out = full_out && (r->gen_guard || !f);
 
 		if (need_out) {
 			gout = guard_copy(p->out, od, d, dlen);
@@ -456,8 +504,9 @@ static void do_batch(struct run *r, const uint8_t *src, size_t nb)
 }
 
 /* Run the whole steps of src[0..len) (steps of `step` bytes), in batches of at most max steps;
- * with final, a short last step too (raw input only).  Output crypto keeps up after each batch,
- * while the batch is in cache.  Returns the bytes consumed. */
+ * with final, a short last step too (raw input, or a last input block without its field).
+ * Output crypto keeps up after each batch, while the batch is in cache.  Returns the bytes
+ * consumed. */
 static int run_steps(struct run *r, const uint8_t *src, size_t len, size_t step, size_t max, bool final,
 		     size_t *used, struct dp_error *err);
 
@@ -508,7 +557,7 @@ static int run_steps(struct run *r, const uint8_t *src, size_t len, size_t step,
 		}
 	}
 	if (final && off < len) {
-		do_step(r, src + off, len - off, NULL);     /* raw input: a short last output block */
+		do_step(r, src + off, len - off, NULL);     /* a short last step: no input field */
 		off = len;
 	}
 	*used = off;
@@ -580,6 +629,16 @@ static int steps_check_crypt(struct run *r, const uint8_t *in, size_t in_len, st
 		r->opos += nb * p->bin;
 		b += nb;
 	}
+	/* a last block cut short, or (wire input) without its field: its data is the last unit */
+	if (in_len > nblk * step) {
+		size_t n = in_len - nblk * step;
+
+		rc = dp_xts_crypt(r->t->xts, p->encrypt, r->t->cfg.crypto.initial_tweak, nblk,
+				  r->t->cfg.crypto.data_unit_size, r->out + r->opos, in + nblk * step, n, err);
+		if (rc)
+			return rc;
+		r->opos += n;
+	}
 	return 0;
 }
 
@@ -638,9 +697,10 @@ static int steps_crypt_in(struct run *r, const uint8_t *in, size_t in_len, size_
 	return 0;
 }
 
-int dp_transform_run(struct dp_transform *t, enum dp_dir dir, const void *in, size_t in_len,
-		     void *out, size_t out_cap, size_t *out_len, struct dp_sig_err *xfer_err,
-		     struct dp_error *err)
+/* One run; last_field: the output's last complete block gets its field (see stream_len()). */
+static int run_transform(struct dp_transform *t, enum dp_dir dir, const void *in, size_t in_len,
+			 void *out, size_t out_cap, bool last_field, size_t *out_len,
+			 struct dp_sig_err *xfer_err, struct dp_error *err)
 {
 	struct plan p;
 	struct run r;
@@ -654,7 +714,7 @@ int dp_transform_run(struct dp_transform *t, enum dp_dir dir, const void *in, si
 	if (dir != DP_TX && dir != DP_RX)
 		return dp_error_set(err, EINVAL, "direction", "direction must be tx or rx");
 	make_plan(t, dir, &p);
-	rc = plan_lengths(t, &p, in_len, &olen, err);
+	rc = plan_lengths(t, &p, in_len, last_field, &olen, err);
 	if (rc)
 		return rc;
 	if (olen > out_cap)
@@ -674,6 +734,9 @@ int dp_transform_run(struct dp_transform *t, enum dp_dir dir, const void *in, si
 	r.t = t;
 	r.p = &p;
 	r.out = out;
+	r.fields_out = UINT64_MAX;
+	if (p.out && !last_field && olen % ((size_t)p.bout + p.fout) == p.bout)
+		r.fields_out = olen / ((size_t)p.bout + p.fout);
 	r.aligned = !p.in || !p.out || p.bin == p.bout;
 	r.cmask = p.in ? (uint8_t)(t->cfg.check_mask & dp_sig_field_bits(p.in)) : 0;
 	r.chk_guard = p.in && (r.cmask & dp_sig_guard_bits(p.in));
@@ -711,4 +774,48 @@ int dp_transform_run(struct dp_transform *t, enum dp_dir dir, const void *in, si
 	if (out_len)
 		*out_len = r.opos;
 	return 0;
+}
+
+int dp_transform_run(struct dp_transform *t, enum dp_dir dir, const void *in, size_t in_len,
+		     void *out, size_t out_cap, size_t *out_len, struct dp_sig_err *xfer_err,
+		     struct dp_error *err)
+{
+	return run_transform(t, dir, in, in_len, out, out_cap, true, out_len, xfer_err, err);
+}
+
+int dp_transform_transfer(struct dp_transform *t, enum dp_dir dir, const void *in, size_t in_len,
+			  void *out, size_t out_len, struct dp_sig_err *xfer_err, struct dp_error *err)
+{
+	size_t wire = dir == DP_TX ? out_len : in_len, mem, n;
+	int rc;
+
+	if (xfer_err)
+		memset(xfer_err, 0, sizeof(*xfer_err));
+	if (dir != DP_TX && dir != DP_RX)
+		return dp_error_set(err, EINVAL, "direction", "direction must be tx or rx");
+	/* the wire length decides, memory follows (wire -> memory is the one-valued way) */
+	rc = dp_transform_out_len(t, DP_RX, wire, &mem, err);
+	if (rc)
+		return rc;
+	if (mem != (dir == DP_TX ? in_len : out_len))
+		return dp_error_set(err, EINVAL, dir == DP_TX ? "input" : "output",
+				    "%zu wire bytes are %zu memory bytes, not %zu", wire, mem,
+				    dir == DP_TX ? in_len : out_len);
+	if (dir == DP_TX) {
+		struct plan p;
+		size_t data = in_len;
+
+		/* the last complete block's wire field is in iff the wire length has room for it (the
+		 * length with it may well break the XTS job size: not asked here) */
+		make_plan(t, DP_TX, &p);
+		if (p.in)
+			(void)stream_data(p.bin, p.fin, in_len, true, &data);   /* maps: it is mem */
+		rc = run_transform(t, dir, in, in_len, out, out_len,
+				   !p.out || stream_len(p.bout, p.fout, data, true) == out_len, &n, xfer_err, err);
+	} else {
+		rc = run_transform(t, dir, in, in_len, out, out_len, true, &n, xfer_err, err);
+	}
+	if (rc == 0 && n != out_len)
+		return dp_error_set(err, EINVAL, "output", "the transfer gives %zu bytes, not %zu", n, out_len);
+	return rc;
 }

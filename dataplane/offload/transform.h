@@ -16,6 +16,7 @@
  *   dp_transform_create(&cfg, key, key_len, &t, &err);     // validates, refuses naming the field
  *   dp_transform_out_len(t, DP_TX, in_len, &out_len, &err);  // validates the input length
  *   dp_transform_run(t, DP_TX, in, in_len, out, out_cap, &out_len, &xfer_err, &err);
+ *   dp_transform_transfer(t, DP_TX, mem, mem_len, wire, wire_len, &xfer_err, &err);  // sized in wire bytes
  *   dp_transform_check(t, &rec);                               // mkey-check: read and clear
  *
  * A transform is not thread-safe: one owner (the worker that owns the MKEY) at a time.
@@ -79,8 +80,11 @@ const struct dp_transform_cfg *dp_transform_get_cfg(const struct dp_transform *t
 /* The copy mask in effect (explicit, or computed by §2.7; 0 when nothing is copied). */
 uint8_t dp_transform_copy_mask(const struct dp_transform *t);
 
-/* Output length for an input of in_len bytes, or -EINVAL (field "input") when the input is not
- * a whole number of input-domain blocks or the crypted stream breaks the job-size rule. */
+/* Output length for an input of in_len bytes, or -EINVAL (field "input") when the input does not
+ * map (reference §2.1 "partial trailing block": it ends inside a field, or a memory input ends
+ * between a block's data and its field) or the crypted stream breaks the job-size rule.  RX maps
+ * wire bytes to the memory bytes of that transfer; TX gives the wire bytes with the field of
+ * every complete block (a transfer may leave the last one out: dp_transform_transfer()). */
 int dp_transform_out_len(const struct dp_transform *t, enum dp_dir dir, size_t in_len,
 			 size_t *out_len, struct dp_error *err);
 
@@ -91,6 +95,18 @@ int dp_transform_out_len(const struct dp_transform *t, enum dp_dir dir, size_t i
 int dp_transform_run(struct dp_transform *t, enum dp_dir dir, const void *in, size_t in_len,
 		     void *out, size_t out_cap, size_t *out_len, struct dp_sig_err *xfer_err,
 		     struct dp_error *err);
+
+/* The memory offset of a transfer that starts wire_off wire bytes into the MKEY, or -EINVAL when
+ * that is not whole blocks of each domain with a signature (field "offset"), or does not map. */
+int dp_transform_offset(const struct dp_transform *t, size_t wire_off, size_t *mem_off, struct dp_error *err);
+
+/* One transfer through an MKEY, sized in wire bytes as the hardware counts it (reference §2.1):
+ * TX turns in_len memory bytes into out_len wire bytes, RX out_len memory bytes from in_len wire
+ * bytes.  The memory length must be dp_transform_out_len(RX) of the wire length; a complete last
+ * block whose wire field does not fit in the wire length is sent without it (TX).  As
+ * dp_transform_run() otherwise; -EINVAL when the lengths do not map. */
+int dp_transform_transfer(struct dp_transform *t, enum dp_dir dir, const void *in, size_t in_len,
+			  void *out, size_t out_len, struct dp_sig_err *xfer_err, struct dp_error *err);
 
 /* mlx5dv_mkey_check: the first signature error recorded since the last check (type NONE and
  * zeros if none), then cleared.  While a record is pending, later errors do not replace it. */

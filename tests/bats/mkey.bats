@@ -344,7 +344,7 @@ t10dif_wire() { # APP REF [FLAGS]: T10-DIF (CRC guard, bg 0xFFFF) on the wire, n
 	assert_equal "$(mkey_json "$h" | jq -c .sig_error_pending)" true
 }
 
-@test "transfers refused: free MKEY, crypto MKEY without crypto, input not whole blocks, too long" {
+@test "transfers refused: free MKEY, crypto MKEY without crypto, input ending inside a PI, too long" {
 	mr=$(mr_create 1 4096)
 	h=$(mkey_create 1 block_signature 4)
 	run "$RDMACTL" mkey tx "$h"

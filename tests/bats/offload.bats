@@ -79,9 +79,10 @@ crc() { # TYPE SEED
 	assert_failure 1
 }
 
-@test "input with a signature that is not whole blocks is refused" {
+@test "input with a signature that ends inside a field is refused" {
 	echo "{\"mem\":null,\"wire\":$(t10dif crc 0 0 0)}" >cfg.json
-	bytes a5 1000 >wire
+	# 520 + 517: the second block's field cut short (reference §2.1; 1000 = 520 + 480 maps)
+	bytes a5 1037 >wire
 	run --separate-stderr "$RDMACTL" offload rx --config cfg.json <wire
 	assert_failure 1
 	assert_output ''

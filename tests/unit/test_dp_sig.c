@@ -701,7 +701,8 @@ static void test_bad_lengths(void **state)
 	(void)state;
 	cfg_sig(&c, NULL, &w);
 	t = mk(&c, NULL, 0);
-	assert_int_equal(dp_transform_run(t, DP_RX, buf, 1000, out, sizeof(out), &olen, NULL, &err), -EINVAL);
+	/* 520 + 517: ends inside the second block's field (1000 = 520 + 480 is a short last block) */
+	assert_int_equal(dp_transform_run(t, DP_RX, buf, 1037, out, sizeof(out), &olen, NULL, &err), -EINVAL);
 	assert_string_equal(err.field, "input");
 	assert_int_equal(dp_transform_run(t, DP_TX, buf, 1024, out, 1000, &olen, NULL, &err), -ENOSPC);
 	assert_string_equal(err.field, "output");
@@ -889,6 +890,217 @@ static void test_row_d_partial(void **state)
 	dp_transform_destroy(t);
 }
 
+/* ---------------------------------------------------------------- §2.1 partial trailing block */
+
+/* A wire length, the data bytes it carries and the memory bytes it maps to; data -1: refused. */
+struct pmap {
+	size_t wire;
+	long data;
+	size_t mem;
+};
+
+/* How the expected bytes are built, encrypting on TX: no crypto; row B (enc(data)+SIG on the
+ * wire, "after"); the wire stream crypted ("before": rows C and D), enc() of the W wire bytes. */
+enum pcrypt { PC_NONE, PC_ROW_B, PC_WIRE_CRYPT };
+
+static const uint8_t ptweak[16] = { 0x5a, 1, 2, 3 };
+
+/* Builds the expected bytes with the test's own reference (ref_protect, ref_xts): memory carries
+ * the field of every complete block; the wire would too, and the wire length may only cut the
+ * last one off (reference §2.1).  Then runs both directions and compares. */
+static void check_pmap(struct dp_transform *t, const struct dp_transform_cfg *c, enum pcrypt pc,
+		       const struct pmap *m)
+{
+	static uint8_t data[9 * 520], tmp[9 * 520], mem[9 * 528], wire[9 * 528], out[9 * 528];
+	struct dp_sig_err e;
+	struct dp_error err;
+	size_t d = (size_t)m->data, mlen, wlen, got;
+
+	print_message("#   wire %zu\n", m->wire);
+	if (m->data < 0) {
+		assert_int_equal(dp_transform_out_len(t, DP_RX, m->wire, &got, &err), -EINVAL);
+		assert_string_equal(err.field, "input");
+		assert_int_equal(dp_transform_transfer(t, DP_RX, wire, m->wire, out, sizeof(out), &e, &err), -EINVAL);
+		assert_int_equal(dp_transform_transfer(t, DP_TX, mem, m->wire, out, m->wire, &e, &err), -EINVAL);
+		return;
+	}
+	assert_int_equal(dp_transform_out_len(t, DP_RX, m->wire, &got, &err), 0);
+	assert_int_equal(got, m->mem);
+	fill_data(data, d, (unsigned)m->wire);
+	mlen = ref_protect(&c->mem, data, d, mem);
+	assert_int_equal(mlen, m->mem);
+	if (pc == PC_ROW_B) {
+		memcpy(tmp, data, d);
+		ref_xts(true, key256, 64, ptweak, c->crypto.data_unit_size, tmp, d);
+		wlen = ref_protect(&c->wire, tmp, d, wire);
+	} else {
+		wlen = ref_protect(&c->wire, data, d, wire);
+	}
+	/* a wire field outside the transfer is the only thing the wire length can leave out */
+	assert_true(wlen == m->wire || wlen == m->wire + fsize(&c->wire));
+	if (pc == PC_WIRE_CRYPT)
+		ref_xts(true, key256, 64, ptweak, c->crypto.data_unit_size, wire, m->wire);
+	memset(out, 0xcc, sizeof(out));
+	assert_int_equal(dp_transform_transfer(t, DP_TX, mem, mlen, out, m->wire, &e, &err), 0);
+	assert_memory_equal(out, wire, m->wire);
+	assert_int_equal(out[m->wire], 0xcc);           /* nothing written past the wire length */
+	assert_int_equal(e.type, DP_SIG_ERR_NONE);
+	assert_int_equal(dp_transform_transfer(t, DP_RX, wire, m->wire, out, mlen, &e, &err), 0);
+	assert_memory_equal(out, mem, mlen);
+	assert_int_equal(e.type, DP_SIG_ERR_NONE);
+	/* the other side's length must be the mapped one */
+	assert_int_equal(dp_transform_transfer(t, DP_RX, wire, m->wire, out, mlen + 1, &e, &err), -EINVAL);
+	dp_transform_check(t, &e);
+}
+
+static void check_pmaps(const struct dp_transform_cfg *c, enum pcrypt pc, const struct pmap *m, size_t n)
+{
+	struct dp_transform *t = mk(c, c->crypto.enabled ? key256 : NULL, c->crypto.enabled ? 64 : 0);
+
+	for (size_t i = 0; i < n; i++)
+		check_pmap(t, c, pc, &m[i]);
+	dp_transform_destroy(t);
+}
+
+#define NPMAP(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Every boundary of a 512-byte block (0, 1, block-1, block, block+PI-1, block+PI, many blocks)
+ * with the field in the wire domain, in the memory domain and in both. */
+static void test_partial_mapping(void **state)
+{
+	static const struct pmap wire_crc32[] = {       /* wire CRC32 (4), memory none */
+		{ 0, 0, 0 }, { 1, 1, 1 }, { 511, 511, 511 }, { 512, 512, 512 }, { 515, -1, 0 },
+		{ 516, 512, 512 }, { 517, 513, 513 }, { 3 * 516, 1536, 1536 }, { 3 * 516 + 1, 1537, 1537 },
+		{ 3 * 516 + 512, 2048, 2048 }, { 3 * 516 + 514, -1, 0 },
+	};
+	static const struct pmap mem_crc32[] = {        /* memory CRC32 (4), wire none */
+		{ 0, 0, 0 }, { 1, 1, 1 }, { 511, 511, 511 }, { 512, 512, 516 }, { 515, 515, 519 },
+		{ 516, 516, 520 }, { 3 * 512, 1536, 3 * 516 }, { 3 * 512 + 1, 1537, 3 * 516 + 1 },
+		{ 4 * 512, 2048, 4 * 516 },
+	};
+	static const struct pmap both_t10[] = {         /* T10-DIF (8) in both domains */
+		{ 0, 0, 0 }, { 1, 1, 1 }, { 511, 511, 511 }, { 512, 512, 520 }, { 519, -1, 0 },
+		{ 520, 512, 520 }, { 521, 513, 521 }, { 3 * 520, 1536, 1560 }, { 3 * 520 + 1, 1537, 1561 },
+		{ 3 * 520 + 512, 2048, 2080 }, { 3 * 520 + 513, -1, 0 },
+	};
+	static const struct pmap reblock[] = {           /* memory T10 4096, wire T10 512 */
+		{ 512, 512, 512 }, { 519, -1, 0 }, { 520, 512, 512 }, { 7 * 520 + 512, 4096, 4104 },
+		{ 8 * 520, 4096, 4104 }, { 8 * 520 + 1, 4097, 4105 }, { 8 * 520 - 1, -1, 0 },
+	};
+	/* a memory stream may not end between a block's data and its field: its field is always there */
+	static const size_t mem_refused[] = { 512, 515, 3 * 516 + 512 };
+	struct dp_transform_cfg c;
+	struct dp_transform *t;
+	struct dp_error err;
+	size_t olen;
+
+	(void)state;
+	print_message("# wire CRC32\n");
+	cfg_sig(&c, NULL, &(struct dp_sig_domain){ 0 });
+	c.wire = crcd(512, DP_CRC_CRC32, 0);
+	check_pmaps(&c, PC_NONE, wire_crc32, NPMAP(wire_crc32));
+	print_message("# memory CRC32\n");
+	cfg_sig(&c, NULL, NULL);
+	c.mem = crcd(512, DP_CRC_CRC32, 0);
+	check_pmaps(&c, PC_NONE, mem_crc32, NPMAP(mem_crc32));
+	t = mk(&c, NULL, 0);
+	for (size_t i = 0; i < NPMAP(mem_refused); i++) {
+		assert_int_equal(dp_transform_out_len(t, DP_TX, mem_refused[i], &olen, &err), -EINVAL);
+		assert_string_equal(err.field, "input");
+	}
+	dp_transform_destroy(t);
+	print_message("# T10-DIF in both\n");
+	c.mem = t10(512, DP_T10DIF_BG_CRC, 0xffff, 0x1234, 7, DP_T10DIF_FLAG_REF_REMAP);
+	c.wire = t10(512, DP_T10DIF_BG_CRC, 0, 0x5678, 70, DP_T10DIF_FLAG_REF_REMAP);
+	check_pmaps(&c, PC_NONE, both_t10, NPMAP(both_t10));
+	print_message("# T10-DIF, 4096-byte blocks in memory, 512 on the wire\n");
+	c.mem = t10(4096, DP_T10DIF_BG_CRC, 0xffff, 0x1234, 7, DP_T10DIF_FLAG_REF_REMAP);
+	check_pmaps(&c, PC_NONE, reblock, NPMAP(reblock));
+}
+
+/* The same rule with crypto and a signature: rows B and D of seed 001. */
+static void test_partial_crypto(void **state)
+{
+	static const struct pmap row_b[] = {            /* wire T10 (8), memory none, "after" */
+		{ 512, 512, 512 }, { 519, -1, 0 }, { 520, 512, 512 }, { 520 + 512, 1024, 1024 },
+		{ 2 * 520, 1024, 1024 }, { 2 * 520 + 96, 1120, 1120 },
+	};
+	static const struct pmap row_d[] = {            /* memory T10 (8), wire none, "before" */
+		{ 512, 512, 520 }, { 1024, 1024, 1040 }, { 1120, 1120, 1136 },
+	};
+	/* wire T10 (8), memory none, "before": the job size decides which cuts map (16-byte multiples,
+	 * a last unit of at least 16): 1552 = 2 x 520 + 512 is 3 units + 16 */
+	static const struct pmap row_c[] = {
+		{ 1024 + 16, 1024, 1024 }, { 2 * 520 + 512, 1536, 1536 }, { 3 * 520, -1, 0 },
+		{ 520 + 512, -1, 0 },
+	};
+	struct dp_transform_cfg c;
+
+	(void)state;
+	assert_int_equal(dp_crypto_global_init(NULL), 0);
+	dp_transform_cfg_init(&c);
+	c.crypto.enabled = true;
+	c.crypto.encrypt_on_tx = true;
+	c.crypto.data_unit_size = 512;
+	memcpy(c.crypto.initial_tweak, ptweak, 16);
+	print_message("# row B\n");
+	c.crypto.order = DP_SIG_AFTER_CRYPTO_ON_TX;
+	c.wire = t10(512, DP_T10DIF_BG_CRC, 0, 0x0b0b, 900, DP_T10DIF_FLAG_REF_REMAP);
+	check_pmaps(&c, PC_ROW_B, row_b, NPMAP(row_b));
+	print_message("# row D\n");
+	c.crypto.order = DP_SIG_BEFORE_CRYPTO_ON_TX;
+	c.wire = (struct dp_sig_domain){ 0 };
+	c.mem = t10(512, DP_T10DIF_BG_CRC, 0xffff, 0x0a0a, 500, DP_T10DIF_FLAG_REF_REMAP);
+	check_pmaps(&c, PC_WIRE_CRYPT, row_d, NPMAP(row_d));
+	print_message("# row C, 512-byte data units\n");
+	c.mem = (struct dp_sig_domain){ 0 };
+	c.wire = t10(512, DP_T10DIF_BG_CRC, 0, 0x0b0b, 900, DP_T10DIF_FLAG_REF_REMAP);
+	check_pmaps(&c, PC_WIRE_CRYPT, row_c, NPMAP(row_c));
+}
+
+/* The memory field of a block whose data completes is checked even when the wire field is not in
+ * the transfer; a wire field outside the transfer is not checked (reference §2.1, the tests
+ * test_mkey_sig_err and test_mkey_sig_t10dif/crc it is inferred from). */
+static void test_partial_checks(void **state)
+{
+	static uint8_t data[512], mem[520], wire[520], out[520];
+	struct dp_transform_cfg c;
+	struct dp_transform *t;
+	struct dp_sig_err e;
+	struct dp_error err;
+
+	(void)state;
+	fill_data(data, sizeof(data), 3);
+	/* test_mkey_sig_err: 512 wire bytes from "512 data + 4 CRC" with a bad CRC -> BAD_GUARD */
+	cfg_sig(&c, NULL, NULL);
+	c.mem = crcd(512, DP_CRC_CRC32, 0);
+	t = mk(&c, NULL, 0);
+	assert_int_equal(ref_protect(&c.mem, data, 512, mem), 516);
+	mem[513] ^= 1;
+	assert_int_equal(dp_transform_transfer(t, DP_TX, mem, 516, out, 512, &e, &err), 0);
+	assert_memory_equal(out, data, 512);
+	assert_int_equal(e.type, DP_SIG_ERR_GUARD);
+	dp_transform_check(t, &e);
+	assert_int_equal(e.type, DP_SIG_ERR_GUARD);
+	dp_transform_destroy(t);
+	/* both T10-DIF: wire 512 -> no wire field to check whatever follows in the buffer */
+	c.wire = t10(512, DP_T10DIF_BG_CRC, 0, 1, 2, 0);
+	c.mem = t10(512, DP_T10DIF_BG_CRC, 0, 1, 2, 0);
+	t = mk(&c, NULL, 0);
+	memcpy(wire, data, 512);
+	memset(wire + 512, 0xee, 8);            /* garbage beyond the transfer is not read as a field */
+	assert_int_equal(dp_transform_transfer(t, DP_RX, wire, 512, out, 520, &e, &err), 0);
+	assert_int_equal(e.type, DP_SIG_ERR_NONE);
+	assert_int_equal(ref_protect(&c.mem, data, 512, mem), 520);
+	assert_memory_equal(out, mem, 520);
+	/* TX of that memory with a bad memory guard and 512 wire bytes: checked, found */
+	mem[0] ^= 0x80;
+	assert_int_equal(dp_transform_transfer(t, DP_TX, mem, 520, out, 512, &e, &err), 0);
+	assert_int_equal(e.type, DP_SIG_ERR_GUARD);
+	assert_memory_equal(out, mem, 512);
+	dp_transform_destroy(t);
+}
+
 static void test_invalid_struct_configs(void **state)
 {
 	struct dp_transform_cfg c;
@@ -988,6 +1200,9 @@ int main(void)
 		cmocka_unit_test(test_rows_a_j),
 		cmocka_unit_test(test_crypto_job_size),
 		cmocka_unit_test(test_row_d_partial),
+		cmocka_unit_test(test_partial_mapping),
+		cmocka_unit_test(test_partial_crypto),
+		cmocka_unit_test(test_partial_checks),
 		cmocka_unit_test(test_invalid_struct_configs),
 	};
 
