@@ -49,8 +49,10 @@ static void mkey_release(struct rdma_device *dev, struct rdma_object *obj)
 {
 	struct rdma_mkey *mkey = rdma_mkey(obj);
 
-	/* First: no worker counts into the MKEY once it is freed. */
+	/* A configure WR the NIC executed takes effect (its entry is the table's); else it is dropped. */
+	rdma_mkey_settle(dev, mkey);
 	rdma_mkey_configure_wr_cancel(dev, mkey);
+	/* First: no worker counts into the MKEY once it is freed. */
 	rdma_device_key_clear(dev, obj->handle);
 	drop_transforms(mkey);
 	mkey_layout_free(&mkey->layout);
@@ -96,6 +98,11 @@ int mkey_check_idle(struct rdma_device *dev, struct rdma_mkey *mkey, struct rdma
 	struct rdma_object *user = mkey_busy_user(dev, &mkey->obj);
 
 	return user ? rdma_error_in_use(err, &mkey->obj, user) : 0;
+}
+
+struct rdma_object *rdma_mkey_user(struct rdma_device *dev, struct rdma_mkey *mkey)
+{
+	return mkey_busy_user(dev, &mkey->obj);
 }
 
 bool rdma_mkey_idle(struct rdma_device *dev, struct rdma_mkey *mkey)

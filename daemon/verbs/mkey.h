@@ -210,8 +210,10 @@ int rdma_mkey_rx(struct rdma_device *dev, struct rdma_mkey *mkey, const uint8_t 
 void rdma_mkey_invalidated(struct rdma_device *dev, struct rdma_mkey *mkey);
 /* Transfers through the MKEY and their signature errors, every thread's. */
 void rdma_mkey_counts(const struct rdma_mkey *mkey, uint64_t *transfers, uint64_t *sig_errors);
-/* No posted WR goes through the MKEY (it may change). */
+/* No posted WR goes through the MKEY and no configure WR of it is pending (it may change). */
 bool rdma_mkey_idle(struct rdma_device *dev, struct rdma_mkey *mkey);
+/* The QP whose posted WRs use the MKEY (through it, or a pending configure WR), or NULL. */
+struct rdma_object *rdma_mkey_user(struct rdma_device *dev, struct rdma_mkey *mkey);
 /* Main thread: a signature error a data-path transfer found (recorded if detection is armed). */
 void rdma_mkey_record_sig_error(struct rdma_mkey *mkey, enum dp_dir dir, const struct dp_sig_err *e);
 
