@@ -145,3 +145,35 @@ new_mkey() { "$RDMACTL" -j mkey create "${1:-1}" ${2:+--flags "$2"} --max-entrie
 	assert_output --partial configure
 	assert_output --partial -- --mkey
 }
+
+@test "a configure WR posted in SQD is pending: the MKEY is in use until the QP executes it" {
+	pair
+	k=$(new_mkey 1)
+	"$RDMACTL" qp modify "$A" --state sqd
+	"$RDMACTL" qp post "$A" configure --mkey "$k" --layout "$MA:0:8" --wrid 1 --signaled
+	assert_equal "$(mkey_state "$k")" free
+	run "$RDMACTL" mkey configure "$k" --layout "$MA:8:8"
+	assert_failure 1
+	assert_output --partial ObjectInUse
+	run "$RDMACTL" mkey destroy "$k"
+	assert_failure 1
+	assert_output --partial ObjectInUse
+	run "$RDMACTL" qp post "$A" configure --mkey "$k" --layout "$MA:8:8"
+	assert_refused Qp InvalidState mkey
+	"$RDMACTL" qp modify "$A" --state rts
+	run wc_fields "$(poll_n "$CA" 1)"
+	assert_output "1 success configure 0 0 $A 0 "
+	run mkey_json "$k"
+	assert_output --partial '"state":"configured"'
+	assert_output --partial '"offset":0'
+	"$RDMACTL" mkey destroy "$k"
+}
+
+@test "a configure WR still pending when rdmad stops is freed with its MKEY (ASan runs check it)" {
+	pair
+	k=$(new_mkey 1 block_signature)
+	echo "$T10_CONFIG" >t10.json
+	"$RDMACTL" qp modify "$A" --state sqd
+	"$RDMACTL" qp post "$A" configure --mkey "$k" --layout "$MA:0:520" --config t10.json
+	assert_equal "$(mkey_state "$k")" free
+}
