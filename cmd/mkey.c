@@ -35,8 +35,8 @@ static void complete_flags(struct ctl *ctl, const char *prefix,
 	ctl_complete_words(flag_words, prefix, add, data);
 }
 
-static void complete_access(struct ctl *ctl, const char *prefix,
-			    void (*add)(void *data, const char *word), void *data)
+void mkey_complete_access(struct ctl *ctl, const char *prefix,
+			  void (*add)(void *data, const char *word), void *data)
 {
 	ctl_complete_words(access_words, prefix, add, data);
 }
@@ -188,6 +188,32 @@ static int add_config(struct ctl *ctl, const struct cmd_args *args, struct json_
 	return 0;
 }
 
+int mkey_configure_params(struct ctl *ctl, const struct cmd_args *args, struct json_object *params)
+{
+	int r = add_layout(ctl, args, params);
+
+	if (r == 0 && arg_get(args, "--access"))
+		r = ctl_add_words(args, "--access", access_words, params, "access");
+	if (r == 0 && arg_flag(args, "--reset-sig"))
+		json_object_object_add(params, "reset_sig_attr", json_object_new_boolean(true));
+	if (r == 0)
+		r = add_config(ctl, args, params);
+	return r;
+}
+
+bool mkey_configure_given(const struct cmd_args *args)
+{
+	static const char *const opts[] = {
+		"--layout", "--interleave", "--repeat", "--access", "--config", "--dek", "--keytag",
+		"--reset-sig",
+	};
+
+	for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++)
+		if (arg_count(args, opts[i]))
+			return true;
+	return false;
+}
+
 static int mkey_configure(struct ctl *ctl, const struct cmd_args *args)
 {
 	struct json_object *params = mkey_params(ctl, args);
@@ -195,13 +221,7 @@ static int mkey_configure(struct ctl *ctl, const struct cmd_args *args)
 
 	if (!params)
 		return -EINVAL;
-	r = add_layout(ctl, args, params);
-	if (r == 0 && arg_get(args, "--access"))
-		r = ctl_add_words(args, "--access", access_words, params, "access");
-	if (r == 0 && arg_flag(args, "--reset-sig"))
-		json_object_object_add(params, "reset_sig_attr", json_object_new_boolean(true));
-	if (r == 0)
-		r = add_config(ctl, args, params);
+	r = mkey_configure_params(ctl, args, params);
 	if (r != 0) {
 		json_object_put(params);
 		return r;
@@ -326,22 +346,7 @@ static const struct cmd_arg create_args[] = {
 };
 static const struct cmd_arg configure_args[] = {
 	ARG_MKEY(true, "the MKEY's handle, its key"),
-	{ .name = "--layout", .kind = ARG_OPTION, .metavar = "MR:OFFSET:LENGTH", .repeat = true,
-	  .help = "a list layout entry: LENGTH bytes at OFFSET of MR (repeat for more entries)" },
-	{ .name = "--interleave", .kind = ARG_OPTION, .metavar = "MR:OFFSET:COUNT:SKIP", .repeat = true,
-	  .help = "an interleaved layout entry: COUNT bytes per round, then SKIP bytes skipped" },
-	{ .name = "--repeat", .kind = ARG_OPTION, .metavar = "N",
-	  .help = "rounds of an interleaved layout (default 1)" },
-	{ .name = "--access", .kind = ARG_OPTION, .metavar = "FLAGS", .complete = complete_access,
-	  .help = "comma-separated: local_write, remote_write, remote_read, remote_atomic, or none" },
-	{ .name = "--config", .kind = ARG_OPTION, .metavar = "FILE",
-	  .help = "signature and crypto as JSON, the file `rdmactl offload` takes" },
-	{ .name = "--dek", .kind = ARG_OPTION, .metavar = "DEK",
-	  .help = "the DEK of the crypto member of --config" },
-	{ .name = "--keytag", .kind = ARG_OPTION, .metavar = "HEX",
-	  .help = "the keytag to check against the DEK's, 16 hex digits" },
-	{ .name = "--reset-sig", .kind = ARG_FLAG,
-	  .help = "remove the signature first (RESET_SIG_ATTR)" },
+	MKEY_CONFIGURE_ARGS,
 	CMD_ARG_DEV, { NULL },
 };
 static const struct cmd_arg tx_args[] = {

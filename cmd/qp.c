@@ -227,6 +227,26 @@ static int add_invalidate(struct ctl *ctl, const struct cmd_args *args, struct j
 	return 0;
 }
 
+/* configure: --mkey and the setters of `mkey configure`, as mkey and configure; only with it. */
+static int add_configure(struct ctl *ctl, const struct cmd_args *args, struct json_object *params)
+{
+	struct json_object *configure;
+
+	if (strcmp(arg_get(args, "OPCODE"), "configure") != 0) {
+		if (arg_get(args, "--mkey") || mkey_configure_given(args))
+			return ctl_usage_error("%s: --mkey and the configure options go with configure, "
+					       "not %s", args->path, arg_get(args, "OPCODE")), -1;
+		return 0;
+	}
+	if (!arg_get(args, "--mkey"))
+		return ctl_usage_error("%s: configure needs --mkey", args->path), -1;
+	configure = json_object_new_object();
+	json_object_object_add(params, "configure", configure);
+	if (mkey_configure_params(ctl, args, configure) != 0)
+		return -1;
+	return ctl_add_number(ctl, args, "--mkey", params, "mkey", UINT32_MAX);
+}
+
 static int qp_post(struct ctl *ctl, const struct cmd_args *args)
 {
 	static const char *const flags[][2] = {
@@ -253,7 +273,7 @@ static int qp_post(struct ctl *ctl, const struct cmd_args *args)
 	if (r == 0 && (ctl_add_number(ctl, args, "QP", params, "handle", UINT32_MAX) < 0 ||
 		       ctl_add_number(ctl, args, "--wrid", params, "wr_id", INT64_MAX) < 0 ||
 		       ctl_add_number(ctl, args, "--imm", params, "imm", UINT32_MAX) < 0 ||
-		       add_invalidate(ctl, args, params) < 0))
+		       add_invalidate(ctl, args, params) < 0 || add_configure(ctl, args, params) < 0))
 		r = -EINVAL;
 	if (r) {
 		json_object_put(params);
@@ -342,7 +362,7 @@ static const char *const types[] = { "rc", "uc", "ud", NULL };
 static const char *const mtus[] = { "256", "512", "1024", "2048", "4096", NULL };
 
 static const char *const opcodes[] = {
-	"send", "send_imm", "write", "write_imm", "read", "local_inv", "send_inv", NULL,
+	"send", "send_imm", "write", "write_imm", "read", "local_inv", "send_inv", "configure", NULL,
 };
 static const char *const policies[] = { "manual", "auto", NULL };
 
@@ -362,6 +382,9 @@ static const struct cmd_arg post_args[] = {
 	  .help = "local_inv: the MR or MKEY key to invalidate" },
 	{ .name = "--inv-key", .kind = ARG_OPTION, .metavar = "KEY",
 	  .help = "send_inv: the MKEY key the receiver invalidates" },
+	{ .name = "--mkey", .kind = ARG_OPTION, .metavar = "MKEY",
+	  .help = "configure: the MKEY to configure (with the options of `mkey configure`)" },
+	MKEY_CONFIGURE_ARGS,
 	{ .name = "--inline", .kind = ARG_OPTION, .metavar = "HEX",
 	  .help = "the bytes to send or write, inline (up to max_inline_data), instead of --sge" },
 	{ .name = "--ah", .kind = ARG_OPTION, .metavar = "AH",
@@ -487,7 +510,7 @@ const struct cmd cmd_qp[] = {
 	{ .name = "destroy", .summary = "Destroy a queue pair", .args = destroy_args,
 	  .run = qp_destroy },
 	{ .name = "post", .summary = "Post a send WR (send, send_imm, write, write_imm, read, "
-	  "local_inv, send_inv)",
+	  "local_inv, send_inv, configure)",
 	  .args = post_args, .run = qp_post },
 	{ .name = "post-recv", .summary = "Post a receive WR", .args = post_recv_args,
 	  .run = qp_post_recv },

@@ -89,6 +89,33 @@ extern const struct cmd cmd_gid[];
 extern const struct cmd cmd_offload[];
 extern const struct cmd_arg cmd_monitor_args[];
 extern const struct cmd cmd_mkey[];
+
+/*
+ * The setters of `mkey configure`, shared with `qp post configure` (a
+ * configure WR): their options, whether one is given, and the parameters of
+ * io.rdmad.Mkey.Configure they make (added to params).
+ */
+#define MKEY_CONFIGURE_ARGS \
+	{ .name = "--layout", .kind = ARG_OPTION, .metavar = "MR:OFFSET:LENGTH", .repeat = true, \
+	  .help = "a list layout entry: LENGTH bytes at OFFSET of MR (repeat for more entries)" }, \
+	{ .name = "--interleave", .kind = ARG_OPTION, .metavar = "MR:OFFSET:COUNT:SKIP", .repeat = true, \
+	  .help = "an interleaved layout entry: COUNT bytes per round, then SKIP bytes skipped" }, \
+	{ .name = "--repeat", .kind = ARG_OPTION, .metavar = "N", \
+	  .help = "rounds of an interleaved layout (default 1)" }, \
+	{ .name = "--access", .kind = ARG_OPTION, .metavar = "FLAGS", .complete = mkey_complete_access, \
+	  .help = "comma-separated: local_write, remote_write, remote_read, remote_atomic, or none" }, \
+	{ .name = "--config", .kind = ARG_OPTION, .metavar = "FILE", \
+	  .help = "signature and crypto as JSON, the file `rdmactl offload` takes" }, \
+	{ .name = "--dek", .kind = ARG_OPTION, .metavar = "DEK", \
+	  .help = "the DEK of the crypto member of --config" }, \
+	{ .name = "--keytag", .kind = ARG_OPTION, .metavar = "HEX", \
+	  .help = "the keytag to check against the DEK's, 16 hex digits" }, \
+	{ .name = "--reset-sig", .kind = ARG_FLAG, \
+	  .help = "remove the signature first (RESET_SIG_ATTR)" }
+void mkey_complete_access(struct ctl *ctl, const char *prefix,
+			  void (*add)(void *data, const char *word), void *data);
+bool mkey_configure_given(const struct cmd_args *args);
+int mkey_configure_params(struct ctl *ctl, const struct cmd_args *args, struct json_object *params);
 extern const struct cmd cmd_pool[];
 extern const struct cmd cmd_dek[];
 

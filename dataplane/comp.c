@@ -16,6 +16,7 @@ static const uint8_t wc_opcode_of[DP_WR_OPCODE_COUNT] = {
 	[DP_WR_RDMA_READ] = DP_WC_RDMA_READ,
 	[DP_WR_LOCAL_INV] = DP_WC_LOCAL_INV,
 	[DP_WR_SEND_WITH_INV] = DP_WC_SEND,
+	[DP_WR_CONFIGURE] = DP_WC_CONFIGURE,
 };
 
 static uint8_t wc_opcode(uint8_t wr_opcode)

@@ -51,6 +51,16 @@ void dp_tell_invalidated(struct dp_worker *w, struct dp_nic *nic, uint32_t key)
 	dp_worker_emit(w, &ev);
 }
 
+void dp_tell_configured(struct dp_worker *w, struct dp_nic *nic, uint32_t key)
+{
+	struct dp_event ev = {
+		.type = DP_EVENT_KEY_CONFIGURED, .object = key, .cookie = (uint64_t)(uintptr_t)nic,
+	};
+
+	/* A full event queue only delays the model: it settles the MKEY when it next looks at it. */
+	dp_worker_emit(w, &ev);
+}
+
 void dp_tell_pending(struct dp_worker *w, struct dp_qp *q)
 {
 	if (q->error_pending)

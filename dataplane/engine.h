@@ -66,6 +66,8 @@ void dp_complete_recv(struct dp_worker *w, struct dp_qp *q, uint64_t wr_id, uint
  * hears of it, so that the MKEY or MR it named shows free.
  */
 void dp_tell_invalidated(struct dp_worker *w, struct dp_nic *nic, uint32_t key);
+/* A configure WR published the MKEY key's new context on worker w: the model follows. */
+void dp_tell_configured(struct dp_worker *w, struct dp_nic *nic, uint32_t key);
 
 /* ---- entries out of the queues (wqe_read.c) ---- */
 

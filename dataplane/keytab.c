@@ -26,6 +26,9 @@ int dp_keytab_init(struct dp_keytab *kt, uint32_t n_mr, uint32_t n_mkey)
 
 static void entry_free(struct dp_keytab *kt, struct dp_key *k)
 {
+	/* What a worker's publish left: nobody holds it once the table itself goes. */
+	if (k)
+		entry_free(kt, atomic_exchange_explicit(&k->replaced, NULL, memory_order_acq_rel));
 	if (k && kt->free_entry)
 		kt->free_entry(k);
 	free(k);
@@ -74,6 +77,34 @@ void dp_keytab_clear(struct dp_keytab *kt, uint32_t key)
 
 	if (slot >= 0)
 		retire(kt, atomic_exchange_explicit(&kt->slots[slot], NULL, memory_order_acq_rel));
+}
+
+int dp_keytab_publish(struct dp_keytab *kt, struct dp_key *k)
+{
+	int64_t slot = slot_of(kt, k->key);
+	struct dp_key *old;
+
+	if (slot < 0)
+		return -EINVAL;
+	/* replaced is set before k shows: whoever sees k in the slot finds it. */
+	old = atomic_load_explicit(&kt->slots[slot], memory_order_acquire);
+	do
+		atomic_store_explicit(&k->replaced, old, memory_order_relaxed);
+	while (!atomic_compare_exchange_weak_explicit(&kt->slots[slot], &old, k, memory_order_acq_rel,
+						      memory_order_acquire));
+	return 0;
+}
+
+void dp_keytab_retire(struct dp_keytab *kt, struct dp_key *k)
+{
+	retire(kt, atomic_exchange_explicit(&k->replaced, NULL, memory_order_acq_rel));
+}
+
+bool dp_keytab_holds(const struct dp_keytab *kt, const struct dp_key *k)
+{
+	int64_t slot = slot_of(kt, k->key);
+
+	return slot >= 0 && atomic_load_explicit(&kt->slots[slot], memory_order_acquire) == k;
 }
 
 const struct dp_key *dp_keytab_get(const struct dp_keytab *kt, uint32_t key)

@@ -50,6 +50,11 @@ struct dp_key {
 	/* A LOCAL_INV or SEND_WITH_INV made it free: it names nothing until the driver publishes anew. */
 	_Atomic bool invalid;
 	struct dp_key *retired_next;   /* driver only */
+	/*
+	 * Published by a worker (dp_keytab_publish): the entry it replaced,
+	 * which the driver frees after the barrier (dp_keytab_retire).
+	 */
+	_Atomic(struct dp_key *) replaced;
 };
 
 struct dp_worker;
@@ -77,6 +82,17 @@ void dp_keytab_set_workers(struct dp_keytab *kt, struct dp_worker **workers, uns
 int dp_keytab_set(struct dp_keytab *kt, struct dp_key *k);
 /* Driver: the slot of key is empty from now on; its entry freed as above. */
 void dp_keytab_clear(struct dp_keytab *kt, uint32_t key);
+
+/*
+ * Worker (a configure WR, in order with the WQEs around it): k, built by the
+ * driver, replaces the slot of k->key at once.  The worker frees nothing:
+ * the entry replaced is left in k->replaced for dp_keytab_retire.
+ */
+int dp_keytab_publish(struct dp_keytab *kt, struct dp_key *k);
+/* Driver: k, published by a worker, is in its slot; the entry it replaced is freed as above. */
+void dp_keytab_retire(struct dp_keytab *kt, struct dp_key *k);
+/* Driver: whether k is the entry in its slot now (invalidated or not). */
+bool dp_keytab_holds(const struct dp_keytab *kt, const struct dp_key *k);
 
 /* Worker (or driver): the entry of key, or NULL for a key of nothing (stale tag, empty slot, invalidated). */
 const struct dp_key *dp_keytab_get(const struct dp_keytab *kt, uint32_t key);

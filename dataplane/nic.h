@@ -35,6 +35,8 @@ enum dp_nic_event {
 	DP_EVENT_QP_STOPPED,
 	/* A LOCAL_INV or SEND_WITH_INV invalidated a key: object the key. */
 	DP_EVENT_KEY_INVALIDATED,
+	/* A configure WR published an MKEY's new context: object the key. */
+	DP_EVENT_KEY_CONFIGURED,
 	DP_EVENT_TYPES,
 };
 

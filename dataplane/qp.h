@@ -38,6 +38,12 @@ struct dp_sq_slot {
 	bool ud_local;            /* the destination GID is the device's and the message fits the MTU */
 	uint32_t ud_qkey;         /* the Q_Key the message carries */
 	uint8_t grh[DP_GRH_LEN];  /* what the receive gets before the payload */
+	/*
+	 * A configure WR: the MKEY's new key table entry, built and owned by the
+	 * driver until the requester publishes it (every WR's post sets it,
+	 * NULL for the others).  Never in the entry an application may write.
+	 */
+	struct dp_key *configure;
 };
 
 /* Bytes in memory a worker may touch. */
@@ -110,7 +116,7 @@ struct dp_qp {
 	enum dp_qp_type type;
 	struct dp_worker *worker;         /* set by the driver when it attaches the QP */
 	struct dp_queue sq, rq;           /* entries: struct dp_sq_req / dp_rq_req + SGEs */
-	struct dp_sq_slot *sq_slots;      /* UD */
+	struct dp_sq_slot *sq_slots;      /* UD, configure WRs */
 	/* By SQ slot: canceled by the driver (in SQD), cleared by the completer that retires it. */
 	_Atomic bool *sq_canceled;
 	struct dp_send_wqe *wqes;         /* by SQ slot */

@@ -22,6 +22,26 @@ static void done(struct dp_send_wqe *wqe, uint8_t status)
 	wqe->done = true;
 }
 
+/*
+ * A configure WR: the MKEY's new context the driver prepared goes into the
+ * key table here, so the WQEs after it see it (the small fence mlx5 puts
+ * after a UMR).  An entry whose opcode an application changed has no
+ * prepared context, or one of another key: an operation error.
+ */
+static int configure(struct dp_worker *w, struct dp_qp *q, uint32_t index, struct dp_send_wqe *wqe)
+{
+	struct dp_key *k = dp_qp_sq_slot(q, index)->configure;
+
+	if (!k || k->key != wqe->imm_data || k->pd != q->pd ||
+	    dp_keytab_publish(&q->nic->keytab, k) < 0) {
+		done(wqe, DP_WC_LOC_QP_OP_ERR);
+		return 0;
+	}
+	dp_tell_configured(w, q->nic, k->key);
+	done(wqe, DP_WC_SUCCESS);
+	return 0;
+}
+
 /* 0: sent or done; -EAGAIN: the transport has no room now. */
 static int start(struct dp_worker *w, struct dp_qp *q, uint32_t index, struct dp_send_wqe *wqe)
 {
@@ -50,6 +70,8 @@ static int start(struct dp_worker *w, struct dp_qp *q, uint32_t index, struct dp
 		done(wqe, DP_WC_SUCCESS);
 		return 0;
 	}
+	if (wqe->opcode == DP_WR_CONFIGURE)
+		return configure(w, q, index, wqe);
 	/* UD: an address outside the device, or a message over the MTU, goes nowhere. */
 	if (q->type == DP_QPT_UD && !wqe->slot.ud_local) {
 		DP_COUNT(w, q, lost, 1);

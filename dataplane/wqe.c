@@ -13,6 +13,7 @@ static const char *const wr_opcodes[DP_WR_OPCODE_COUNT] = {
 	[DP_WR_RDMA_READ] = "read",
 	[DP_WR_LOCAL_INV] = "local_inv",
 	[DP_WR_SEND_WITH_INV] = "send_inv",
+	[DP_WR_CONFIGURE] = "configure",
 };
 
 static const char *const wc_opcodes[DP_WC_OPCODE_COUNT] = {
@@ -22,6 +23,7 @@ static const char *const wc_opcodes[DP_WC_OPCODE_COUNT] = {
 	[DP_WC_RECV] = "recv",
 	[DP_WC_RECV_RDMA_WITH_IMM] = "recv_rdma_with_imm",
 	[DP_WC_LOCAL_INV] = "local_inv",
+	[DP_WC_CONFIGURE] = "configure",
 };
 
 static const char *const wc_statuses[DP_WC_STATUS_COUNT] = {

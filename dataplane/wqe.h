@@ -24,6 +24,12 @@ enum dp_wr_opcode {
 	DP_WR_RDMA_READ,
 	DP_WR_LOCAL_INV,
 	DP_WR_SEND_WITH_INV,
+	/*
+	 * mlx5dv_wr_mkey_configure (a UMR): the MKEY's new context, which the
+	 * driver built and keeps in the private slot (dp_sq_slot.configure),
+	 * goes into the key table here; imm_data is the MKEY's key, host order.
+	 */
+	DP_WR_CONFIGURE,
 	DP_WR_OPCODE_COUNT,
 };
 
@@ -89,6 +95,7 @@ enum dp_wc_opcode {
 	DP_WC_RECV,
 	DP_WC_RECV_RDMA_WITH_IMM,
 	DP_WC_LOCAL_INV,
+	DP_WC_CONFIGURE,          /* IBV_WC_DRIVER1: an MKEY configure WR */
 	DP_WC_OPCODE_COUNT,
 };
 

@@ -2,6 +2,7 @@
 /* io.rdmad.Mkey */
 #include "daemon/api/api.h"
 #include "daemon/api/dispatch.h"
+#include "daemon/api/mkey_conf.h"
 #include "daemon/verbs/mkey.h"
 #include "daemon/verbs/pool.h"
 #include "dataplane/offload/transform_json.h"
@@ -169,19 +170,6 @@ static int destroy(struct varlink_call *call, struct json_object *params, void *
 
 /* ---- configure: JSON to struct rdma_mkey_conf ---- */
 
-/* What Configure is given; conf_from_params() makes the model's configuration of it. */
-struct configure_params {
-	bool reset_sig_attr, has_access, has_layout, has_interleaved;
-	uint32_t access;
-	struct rdma_mkey_entry *layout;
-	uint32_t n_layout;
-	struct {
-		uint32_t repeat_count;
-		struct rdma_mkey_entry *entries;
-		uint32_t n;
-	} interleaved;
-	struct json_object *config;
-};
 
 #define ENTRY_FIELD(key, api_type, member) { .name = key, .type = api_type, \
 	.offset = offsetof(struct rdma_mkey_entry, member) }
@@ -211,7 +199,7 @@ static const struct api_field interleaved_fields[] = {
 	{ NULL },
 };
 
-static const struct api_field configure_fields[] = {
+const struct api_field api_mkey_configure_fields[] = {
 	{ .name = "reset_sig_attr", .type = API_FIELD_BOOL,
 	  .offset = offsetof(struct configure_params, reset_sig_attr) },
 	{ .name = "access", .type = API_FIELD_FLAGS, .offset = offsetof(struct configure_params, access),
@@ -321,8 +309,7 @@ static int config_from_json(struct json_object *config, struct rdma_mkey_conf *c
 	return r;
 }
 
-/* The layout's entries move from p into conf (configure() frees them). */
-static int conf_from_params(struct configure_params *p, struct rdma_mkey_conf *conf,
+int api_mkey_conf_from_params(struct configure_params *p, struct rdma_mkey_conf *conf,
 			    struct rdma_error *err)
 {
 	rdma_mkey_conf_init(conf);
@@ -358,10 +345,10 @@ static int configure(struct varlink_call *call, struct json_object *params, void
 	struct rdma_mkey_conf conf;
 	int r;
 
-	if (!mkey || api_dispatch(call, params, configure_fields, &p) < 0)
+	if (!mkey || api_dispatch(call, params, api_mkey_configure_fields, &p) < 0)
 		return 0;
-	r = conf_from_params(&p, &conf, &err);
-	api_dispatch_free(configure_fields, &p);
+	r = api_mkey_conf_from_params(&p, &conf, &err);
+	api_dispatch_free(api_mkey_configure_fields, &p);
 	if (r == 0)
 		r = rdma_mkey_configure(dev, mkey, &conf, &err);
 	free(conf.layout.entries);

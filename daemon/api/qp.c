@@ -4,6 +4,7 @@
 #include "daemon/api/attr.h"
 #include "daemon/api/counters.h"
 #include "daemon/api/dispatch.h"
+#include "daemon/api/mkey_conf.h"
 #include "daemon/verbs/qp.h"
 #include "dataplane/offload/transform_json.h"
 #include "dataplane/counters.h"
@@ -257,6 +258,9 @@ static const struct api_field sge_fields[] = {
 struct send_params {
 	struct rdma_dp_send_wr wr;
 	bool has_imm, has_remote, has_invalidate, signaled, fence, solicited;
+	bool has_mkey, has_configure;
+	struct configure_params configure;   /* configure: Mkey.Configure's parameters */
+	struct rdma_mkey_conf conf;          /* what they make; wr.conf points here */
 	const char *inline_hex;
 	uint8_t inline_buf[DP_INLINE_MAX];
 };
@@ -286,6 +290,10 @@ static const struct api_field send_fields[] = {
 	  .given = API_GIVEN(struct send_params, has_invalidate) },
 	{ .name = "remote", .type = API_FIELD_OBJECT, .offset = offsetof(struct send_params, wr),
 	  .fields = remote_fields, .given = API_GIVEN(struct send_params, has_remote) },
+	{ .name = "mkey", .type = API_FIELD_U32, .offset = offsetof(struct send_params, wr.mkey),
+	  .given = API_GIVEN(struct send_params, has_mkey) },
+	{ .name = "configure", .type = API_FIELD_OBJECT, .offset = offsetof(struct send_params, configure),
+	  .fields = api_mkey_configure_fields, .given = API_GIVEN(struct send_params, has_configure) },
 	{ .name = "ud", .type = API_FIELD_OBJECT, .offset = offsetof(struct send_params, wr),
 	  .fields = ud_fields, .given = API_GIVEN(struct send_params, wr.ud) },
 	{ .name = "inline", .type = API_FIELD_STRING, .offset = offsetof(struct send_params, inline_hex) },
@@ -305,6 +313,21 @@ static int check_send(struct send_params *p, struct rdma_error *err)
 	if ((wr->opcode == DP_WR_LOCAL_INV || wr->opcode == DP_WR_SEND_WITH_INV) != p->has_invalidate)
 		return rdma_error_invalid(err, "invalidate", "local_inv and send_inv name the key to "
 					  "invalidate; the other opcodes do not");
+	if ((wr->opcode == DP_WR_CONFIGURE) != p->has_mkey)
+		return rdma_error_invalid(err, "mkey", "configure names the MKEY it configures; the other "
+					  "opcodes do not");
+	if (p->has_configure && wr->opcode != DP_WR_CONFIGURE)
+		return rdma_error_invalid(err, "configure", "only the configure opcode sets an MKEY");
+	if (wr->opcode == DP_WR_CONFIGURE) {
+		/* Without the object: a configure that sets nothing, as Mkey.Configure without setters. */
+		int r = api_mkey_conf_from_params(&p->configure, &p->conf, err);
+
+		if (r < 0) {
+			rdma_error_prefix(err, "configure.");
+			return r;
+		}
+		wr->conf = &p->conf;
+	}
 	if (!p->has_remote && (wr->opcode == DP_WR_RDMA_WRITE || wr->opcode == DP_WR_RDMA_WRITE_WITH_IMM ||
 			       wr->opcode == DP_WR_RDMA_READ))
 		return rdma_error_invalid(err, "remote", "%s needs the peer's memory (key and offset)",
@@ -327,6 +350,20 @@ static int check_send(struct send_params *p, struct rdma_error *err)
 	return 0;
 }
 
+/* What a configure WR's parameters made (the layout's entries are the conf's). */
+static void conf_free(struct rdma_mkey_conf *conf)
+{
+	free(conf->layout.entries);
+	conf->layout.entries = NULL;
+	explicit_bzero(&conf->crypto, sizeof(conf->crypto));
+}
+
+static void send_params_free(struct send_params *p)
+{
+	conf_free(&p->conf);
+	api_dispatch_free(send_fields, p);
+}
+
 static int post_send(struct varlink_call *call, struct json_object *params, void *userdata)
 {
 	struct rdma_device *dev;
@@ -341,17 +378,17 @@ static int post_send(struct varlink_call *call, struct json_object *params, void
 	r = check_send(&p, &err);
 	if (r == 0)
 		r = rdma_device_post_send(dev, rdma_qp(obj), &p.wr, 1, &bad, &err);
-	api_dispatch_free(send_fields, &p);
+	send_params_free(&p);
 	return r < 0 ? api_reply_error(call, IFACE, &err) : varlink_call_reply(call, NULL);
 }
 
 /* Names the WR a refusal is about: "sges" of the third becomes "wrs[2].sges". */
 static void name_wr(struct rdma_error *err, uint32_t i)
 {
-	char field[sizeof(err->field) + 16];
+	char prefix[24];
 
-	snprintf(field, sizeof(field), "wrs[%u].%s", i, err->field);
-	snprintf(err->field, sizeof(err->field), "%.*s", (int)sizeof(err->field) - 1, field);
+	snprintf(prefix, sizeof(prefix), "wrs[%u].", i);
+	rdma_error_prefix(err, prefix);
 }
 
 struct send_list_params {
@@ -394,6 +431,8 @@ static int post_send_list(struct varlink_call *call, struct json_object *params,
 	    r != -ENOBUFS)
 		name_wr(&err, bad);
 	free(wrs);
+	for (i = 0; i < p.n; i++)
+		conf_free(&p.wrs[i].conf);
 	api_dispatch_free(send_list_fields, &p);
 	return r < 0 ? api_reply_error(call, IFACE, &err) : varlink_call_reply(call, NULL);
 }

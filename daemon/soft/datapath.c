@@ -262,6 +262,12 @@ void rdma_datapath_key_set(struct rdma_device *dev, struct dp_key *k)
 	free(k);
 }
 
+void rdma_datapath_key_retire(struct rdma_device *dev, struct dp_key *k)
+{
+	if (dev->datapath)
+		dp_keytab_retire(&dev->datapath->nic.keytab, k);
+}
+
 void rdma_datapath_key_clear(struct rdma_device *dev, uint32_t key)
 {
 	if (dev->datapath)
@@ -359,6 +365,9 @@ static void on_key_invalidated(struct dp_worker *w, const struct dp_event *ev, v
 
 	(void)w;
 	(void)userdata;
+	/* A configure WR before the LOCAL_INV: the model takes it first, as the NIC did. */
+	if ((obj = object_table_find(&dev->tables[RDMA_OBJ_MKEY], key)))
+		rdma_mkey_settle(dev, rdma_mkey(obj));
 	/* Published anew since (the MKEY configured again): the invalidation is over. */
 	if (dp_keytab_get(&dp->nic.keytab, key))
 		return;
@@ -366,6 +375,17 @@ static void on_key_invalidated(struct dp_worker *w, const struct dp_event *ev, v
 		rdma_mkey_invalidated(dev, rdma_mkey(obj));
 	else if ((obj = object_table_find(&dev->tables[RDMA_OBJ_MR], key)))
 		rdma_mr(obj)->invalidated = true;
+}
+
+static void on_key_configured(struct dp_worker *w, const struct dp_event *ev, void *userdata)
+{
+	struct rdma_datapath *dp = event_datapath(ev);
+	struct rdma_object *obj = object_table_find(&dp->dev->tables[RDMA_OBJ_MKEY], ev->object);
+
+	(void)w;
+	(void)userdata;
+	if (obj)
+		rdma_mkey_settle(dp->dev, rdma_mkey(obj));
 }
 
 /* ---- the device's data path ---- */
@@ -408,6 +428,7 @@ int rdma_datapath_start(struct rdma_device *dev, struct worker_set *ws)
 	(void)worker_set_on_event(ws, DP_EVENT_REPORTS, on_reports, NULL);
 	(void)worker_set_on_event(ws, DP_EVENT_QP_STOPPED, on_qp_stopped, NULL);
 	(void)worker_set_on_event(ws, DP_EVENT_KEY_INVALIDATED, on_key_invalidated, NULL);
+	(void)worker_set_on_event(ws, DP_EVENT_KEY_CONFIGURED, on_key_configured, NULL);
 	dev->datapath = dp;
 	return 0;
 }

@@ -76,6 +76,8 @@ struct rdma_object *rdma_datapath_memory_user(struct rdma_device *dev, const uin
 struct rdma_object *rdma_datapath_key_user(struct rdma_device *dev, uint32_t key);
 void rdma_datapath_key_set(struct rdma_device *dev, struct dp_key *k);
 void rdma_datapath_key_clear(struct rdma_device *dev, uint32_t key);
+void rdma_datapath_key_retire(struct rdma_device *dev, struct dp_key *k);
+int rdma_dp_key_settle(struct rdma_device *dev, const struct dp_key *k, struct rdma_qp *qp, uint32_t sq_index);
 
 int rdma_dp_qp_create(struct rdma_device *dev, struct rdma_qp *qp);
 /* The QP went from old to its state: attach it to a worker, tell the worker. */
@@ -107,6 +109,8 @@ struct rdma_dp_send_wr {
 	bool ud;                  /* UD: the three below are given */
 	uint32_t ah, remote_qpn, remote_qkey;
 	uint32_t invalidate_key;  /* local_inv, send_inv: the key that goes free */
+	uint32_t mkey;            /* configure: the MKEY, and what is set on it */
+	const struct rdma_mkey_conf *conf;
 };
 
 /*

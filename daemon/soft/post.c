@@ -16,6 +16,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 
 static struct rdma_mkey *mkey_of(struct rdma_device *dev, uint32_t key)
@@ -100,6 +101,40 @@ static bool opcode_allowed(enum rdma_qp_type type, enum dp_wr_opcode op)
 	}
 }
 
+/* The MKEY of a configure WR, or NULL with NoSuchObject naming "mkey". */
+static struct rdma_mkey *configure_mkey(struct rdma_device *dev, const struct rdma_dp_send_wr *wr,
+					struct rdma_error *err)
+{
+	struct rdma_mkey *mkey = mkey_of(dev, wr->mkey);
+
+	if (!mkey)
+		rdma_error_invalid(err, "mkey", "0x%x is no MKEY", wr->mkey);
+	return mkey;
+}
+
+/*
+ * A refusal of the model's configure, as the WR's field: the MKEY ("handle"
+ * of Mkey.Configure) is the WR's "mkey", the setters are in its "configure".
+ */
+static int configure_refusal(struct rdma_error *err, int r)
+{
+	if (r < 0 && !strcmp(err->field, "handle"))
+		snprintf(err->field, sizeof(err->field), "mkey");
+	else if (r < 0 && strcmp(err->field, "mkey"))
+		rdma_error_prefix(err, "configure.");
+	return r;
+}
+
+static int check_configure(struct rdma_device *dev, struct rdma_qp *qp, const struct rdma_dp_send_wr *wr,
+			   struct rdma_error *err)
+{
+	struct rdma_mkey *mkey = configure_mkey(dev, wr, err);
+
+	if (!mkey)
+		return -ENOENT;
+	return configure_refusal(err, rdma_mkey_configure_wr_check(dev, mkey, qp, wr->conf, err));
+}
+
 static int check_send(struct rdma_device *dev, struct rdma_qp *qp, const struct rdma_dp_send_wr *wr,
 		      struct rdma_error *err)
 {
@@ -126,9 +161,13 @@ static int check_send(struct rdma_device *dev, struct rdma_qp *qp, const struct 
 					  "(max_inline_data)", wr->inline_len, qp->cap.max_inline_data);
 	if (!rdma && wr->remote_key)
 		return rdma_error_invalid(err, "remote", "only RDMA WRITE and READ name remote memory");
-	if (wr->opcode == DP_WR_LOCAL_INV && (wr->n_sges || is_inline))
-		return rdma_error_invalid(err, wr->n_sges ? "sges" : "inline",
-					  "local_inv moves no bytes: it names only the key to invalidate");
+	if ((wr->opcode == DP_WR_LOCAL_INV || wr->opcode == DP_WR_CONFIGURE) && (wr->n_sges || is_inline))
+		return rdma_error_invalid(err, wr->n_sges ? "sges" : "inline", "%s moves no bytes: it "
+					  "names only the %s", dp_wr_opcode_name(wr->opcode),
+					  wr->opcode == DP_WR_CONFIGURE ? "MKEY and what to set" :
+					  "key to invalidate");
+	if (wr->opcode == DP_WR_CONFIGURE)
+		return check_configure(dev, qp, wr, err);
 	return check_sges(dev, qp, wr->sges, wr->n_sges, qp->cap.max_send_sge, "max_send_sge", err);
 }
 
@@ -208,7 +247,38 @@ static int fill_send(struct rdma_device *dev, struct rdma_qp *qp, const struct r
 	/* ibv_send_wr's invalidate_rkey shares imm_data, in host order. */
 	if (wr->opcode == DP_WR_LOCAL_INV || wr->opcode == DP_WR_SEND_WITH_INV)
 		req->imm_data = wr->invalidate_key;
+	/* The slot may hold an earlier WR's: a configure's context only beside its own WR. */
+	slot->configure = NULL;
+	if (wr->opcode == DP_WR_CONFIGURE) {
+		struct rdma_mkey *mkey = configure_mkey(dev, wr, err);
+
+		req->imm_data = wr->mkey;
+		if (!mkey)
+			return -ENOENT;
+		return configure_refusal(err, rdma_mkey_configure_wr(dev, mkey, qp, index, wr->conf,
+								     &slot->configure, err));
+	}
 	return wr->ud ? resolve_ud(dev, qp, wr, length, req, slot, err) : 0;
+}
+
+/* One configure WR per MKEY at a time, in a list too (rdma_mkey_configure_wr_check sees the posted ones). */
+static int check_configure_once(const struct rdma_dp_send_wr *wrs, uint32_t i, struct rdma_error *err)
+{
+	if (wrs[i].opcode != DP_WR_CONFIGURE)
+		return 0;
+	for (uint32_t j = 0; j < i; j++)
+		if (wrs[j].opcode == DP_WR_CONFIGURE && wrs[j].mkey == wrs[i].mkey)
+			return rdma_error_state(err, "mkey", "WR %u configures MKEY 0x%x already: one "
+						"configure WR per MKEY at a time", j, wrs[i].mkey);
+	return 0;
+}
+
+/* The configures of the first n WRs are not posted after all (a later WR could not be written). */
+static void cancel_configures(struct rdma_device *dev, const struct rdma_dp_send_wr *wrs, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++)
+		if (wrs[i].opcode == DP_WR_CONFIGURE && mkey_of(dev, wrs[i].mkey))
+			rdma_mkey_configure_wr_cancel(dev, mkey_of(dev, wrs[i].mkey));
 }
 
 int rdma_dp_post_sends(struct rdma_device *dev, struct rdma_qp *qp, const struct rdma_dp_send_wr *wrs,
@@ -221,6 +291,8 @@ int rdma_dp_post_sends(struct rdma_device *dev, struct rdma_qp *qp, const struct
 	*bad = 0;
 	for (*bad = 0; *bad < n; ++*bad) {
 		r = check_send(dev, qp, &wrs[*bad], err);
+		if (r == 0)
+			r = check_configure_once(wrs, *bad, err);
 		if (r < 0)
 			return r;
 	}
@@ -234,8 +306,10 @@ int rdma_dp_post_sends(struct rdma_device *dev, struct rdma_qp *qp, const struct
 	for (*bad = 0; *bad < n; ++*bad) {
 		r = fill_send(dev, qp, &wrs[*bad], prod + *bad, err);
 		/* Nothing is published: the slots are taken again by the next WRs. */
-		if (r < 0)
+		if (r < 0) {
+			cancel_configures(dev, wrs, *bad);
 			return r;
+		}
 	}
 	/* One doorbell: the worker sees all of them or none (a data WR and its fenced response). */
 	dp_queue_publish(&q->sq, n);
@@ -267,6 +341,25 @@ int rdma_dp_post_recv(struct rdma_device *dev, struct rdma_qp *qp, uint64_t wr_i
 	dp_queue_publish(&q->rq, 1);
 	wake(q);
 	return 0;
+}
+
+/*
+ * The WR that published k, if it did, retired before it could be seen here
+ * otherwise: k in the slot is checked again once the WR is known retired.
+ */
+int rdma_dp_key_settle(struct rdma_device *dev, const struct dp_key *k, struct rdma_qp *qp, uint32_t sq_index)
+{
+	const struct dp_keytab *kt = &dev->datapath->nic.keytab;
+	struct dp_qp *q;
+
+	if (dp_keytab_holds(kt, k))
+		return 1;
+	if (!qp)
+		return -1;
+	q = soft_qp(qp);
+	if ((uint32_t)(sq_index - dp_queue_cons(&q->sq)) < dp_queue_count(&q->sq))
+		return 0;
+	return dp_keytab_holds(kt, k) ? 1 : -1;
 }
 
 /* ---- cancel (main thread, the QP in SQD: its worker starts no WQE) ---- */

@@ -152,6 +152,13 @@ struct rdma_device_ops {
 	void (*key_clear)(struct rdma_device *dev, uint32_t key);
 	/* A QP whose posted, not yet retired WRs name key / reach the memory, or NULL. */
 	struct rdma_object *(*key_user)(struct rdma_device *dev, uint32_t key);
+	/*
+	 * A configure WR's entry k, posted at sq_index of qp (NULL: the QP is
+	 * gone): 1 the WR put it in the key table (what it replaced is freed
+	 * then, key_retire), 0 it may still, -1 it never will.
+	 */
+	int (*key_settle)(struct rdma_device *dev, const struct dp_key *k, struct rdma_qp *qp, uint32_t sq_index);
+	void (*key_retire)(struct rdma_device *dev, struct dp_key *k);
 	struct rdma_object *(*memory_user)(struct rdma_device *dev, const uint8_t *addr, uint64_t length);
 
 	/* Posting, and what recovery needs of posted WRs. */
@@ -277,6 +284,9 @@ bool rdma_device_qp_counters(struct rdma_device *dev, const struct rdma_qp *qp, 
 void rdma_device_key_set(struct rdma_device *dev, struct dp_key *k);
 void rdma_device_key_clear(struct rdma_device *dev, uint32_t key);
 struct rdma_object *rdma_device_key_user(struct rdma_device *dev, uint32_t key);
+int rdma_device_key_settle(struct rdma_device *dev, const struct dp_key *k, struct rdma_qp *qp,
+			   uint32_t sq_index);
+void rdma_device_key_retire(struct rdma_device *dev, struct dp_key *k);
 struct rdma_object *rdma_device_memory_user(struct rdma_device *dev, const uint8_t *addr, uint64_t length);
 int rdma_device_post_send(struct rdma_device *dev, struct rdma_qp *qp, const struct rdma_dp_send_wr *wrs,
 			  uint32_t n, uint32_t *bad, struct rdma_error *err);

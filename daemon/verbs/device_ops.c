@@ -152,6 +152,19 @@ void rdma_device_key_clear(struct rdma_device *dev, uint32_t key)
 		dev->ops->key_clear(dev, key);
 }
 
+/* Without a data path no WR executes: a pending configure is dropped. */
+int rdma_device_key_settle(struct rdma_device *dev, const struct dp_key *k, struct rdma_qp *qp,
+			   uint32_t sq_index)
+{
+	return dev->datapath ? dev->ops->key_settle(dev, k, qp, sq_index) : -1;
+}
+
+void rdma_device_key_retire(struct rdma_device *dev, struct dp_key *k)
+{
+	if (dev->datapath)
+		dev->ops->key_retire(dev, k);
+}
+
 struct rdma_object *rdma_device_key_user(struct rdma_device *dev, uint32_t key)
 {
 	return dev->datapath ? dev->ops->key_user(dev, key) : NULL;

@@ -58,6 +58,16 @@ int rdma_error_limit(struct rdma_error *e, enum rdma_object_kind kind, uint64_t 
 	return -ENOSPC;
 }
 
+void rdma_error_prefix(struct rdma_error *e, const char *prefix)
+{
+	char field[sizeof(e->field) + 32];
+
+	if (!*e->field)
+		return;
+	snprintf(field, sizeof(field), "%s%s", prefix, e->field);
+	snprintf(e->field, sizeof(e->field), "%.*s", (int)sizeof(e->field) - 1, field);
+}
+
 int rdma_error_vfield(struct rdma_error *e, enum rdma_error_code code, const char *field,
 		      const char *fmt, va_list ap)
 {

@@ -46,6 +46,8 @@ int rdma_error_state(struct rdma_error *e, const char *field, const char *fmt, .
 	__attribute__((format(printf, 3, 4)));
 int rdma_error_unsupported(struct rdma_error *e, const char *field, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* A refusal of a member passed on by its container: "sges" becomes prefix "sges" (no field: unchanged). */
+void rdma_error_prefix(struct rdma_error *e, const char *prefix);
 /* The three above with the code as a parameter, for callers that pass a refusal on. */
 int rdma_error_vfield(struct rdma_error *e, enum rdma_error_code code, const char *field,
 		      const char *fmt, va_list ap) __attribute__((format(printf, 4, 0)));

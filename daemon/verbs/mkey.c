@@ -40,6 +40,7 @@ void mkey_clear(struct rdma_mkey *mkey)
 {
 	drop_transforms(mkey);
 	mkey_layout_free(&mkey->layout);
+	mkey->dek_obj = NULL;
 	rdma_object_unuse_all(&mkey->obj);
 	rdma_object_use(&mkey->obj, mkey->pd);   /* the first reference made: room is there */
 }
@@ -48,6 +49,9 @@ static void mkey_release(struct rdma_device *dev, struct rdma_object *obj)
 {
 	struct rdma_mkey *mkey = rdma_mkey(obj);
 
+	/* A configure WR the NIC executed takes effect (its entry is the table's); else it is dropped. */
+	rdma_mkey_settle(dev, mkey);
+	rdma_mkey_configure_wr_cancel(dev, mkey);
 	/* First: no worker counts into the MKEY once it is freed. */
 	rdma_device_key_clear(dev, obj->handle);
 	drop_transforms(mkey);
@@ -73,6 +77,12 @@ void rdma_mkey_counts(const struct rdma_mkey *mkey, uint64_t *transfers, uint64_
 
 static struct rdma_object *mkey_busy_user(struct rdma_device *dev, const struct rdma_object *obj)
 {
+	struct rdma_mkey *mkey = rdma_mkey((struct rdma_object *)obj);
+
+	rdma_mkey_settle(dev, mkey);
+	/* A configure WR posted: its QP uses the MKEY until it settles. */
+	if (mkey->pending)
+		return object_table_find(&dev->tables[RDMA_OBJ_QP], mkey->pending->qp);
 	return rdma_device_key_user(dev, obj->handle);
 }
 
@@ -85,14 +95,19 @@ const struct rdma_object_type rdma_mkey_type = {
 /* Posted WRs go through the MKEY: a worker will read it, so it cannot change now. */
 int mkey_check_idle(struct rdma_device *dev, struct rdma_mkey *mkey, struct rdma_error *err)
 {
-	struct rdma_object *user = rdma_device_key_user(dev, mkey->obj.handle);
+	struct rdma_object *user = mkey_busy_user(dev, &mkey->obj);
 
 	return user ? rdma_error_in_use(err, &mkey->obj, user) : 0;
 }
 
+struct rdma_object *rdma_mkey_user(struct rdma_device *dev, struct rdma_mkey *mkey)
+{
+	return mkey_busy_user(dev, &mkey->obj);
+}
+
 bool rdma_mkey_idle(struct rdma_device *dev, struct rdma_mkey *mkey)
 {
-	return !rdma_device_key_user(dev, mkey->obj.handle);
+	return !mkey_busy_user(dev, &mkey->obj);
 }
 
 const char *rdma_mkey_access_name(uint32_t bit)
@@ -177,6 +192,9 @@ struct rdma_mkey *rdma_mkey_lookup(struct rdma_device *dev, uint32_t key, struct
 {
 	struct rdma_object *obj = rdma_object_lookup(dev, RDMA_OBJ_MKEY, key, err);
 
+	/* A configure WR the event has not told of yet: the model shows what the NIC did. */
+	if (obj)
+		rdma_mkey_settle(dev, rdma_mkey(obj));
 	return obj ? rdma_mkey(obj) : NULL;
 }
 
@@ -253,18 +271,16 @@ int mkey_layout_context(const struct rdma_mkey *mkey, struct dp_mkey *ctx)
  * key table.  An MKEY that cannot carry traffic is published unusable, so a
  * WR through it completes with an error, as on the device.
  */
-void mkey_publish(struct rdma_device *dev, struct rdma_mkey *mkey)
+struct dp_key *mkey_context(struct rdma_device *dev, struct rdma_mkey *mkey)
 {
 	struct dp_key *k = calloc(1, sizeof(*k));
 	struct dp_mkey *ctx = dp_mkey_new(mkey->n_worker_counters);
 	struct rdma_error err;
 
 	if (!k || !ctx || mkey_layout_context(mkey, ctx) < 0) {
-		log_error("MKEY 0x%x: out of memory; the workers will not use it", mkey->obj.handle);
 		free(k);
 		dp_mkey_free(ctx);
-		rdma_device_key_clear(dev, mkey->obj.handle);
-		return;
+		return NULL;
 	}
 	ctx->pd = mkey->pd->handle;
 	ctx->access = mkey->access;
@@ -277,5 +293,17 @@ void mkey_publish(struct rdma_device *dev, struct rdma_mkey *mkey)
 	*k = (struct dp_key){ .key = mkey->obj.handle, .kind = DP_KEY_MKEY, .pd = ctx->pd,
 			      .access = ctx->access, .rkey = true, .mkey = ctx,
 			      .remote_invalidate = mkey->flags & RDMA_MKEY_REMOTE_INVALIDATE };
+	return k;
+}
+
+void mkey_publish(struct rdma_device *dev, struct rdma_mkey *mkey)
+{
+	struct dp_key *k = mkey_context(dev, mkey);
+
+	if (!k) {
+		log_error("MKEY 0x%x: out of memory; the workers will not use it", mkey->obj.handle);
+		rdma_device_key_clear(dev, mkey->obj.handle);
+		return;
+	}
 	rdma_device_key_set(dev, k);
 }

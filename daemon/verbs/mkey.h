@@ -55,6 +55,8 @@
 
 struct rdma_mr;
 struct rdma_pool;
+struct rdma_qp;
+struct rdma_mkey_pending;
 
 enum rdma_mkey_layout_type {
 	RDMA_LAYOUT_NONE,
@@ -134,6 +136,9 @@ struct rdma_mkey {
 	/* pools (daemon/verbs/pool.h) */
 	struct rdma_pool *pool;
 	const void *borrower;      /* the connection holding it, NULL while in the pool */
+	struct rdma_object *dek_obj;   /* the DEK in effect (referenced), NULL without crypto */
+	/* A configure WR posted on a QP, not yet executed (or flushed): one at a time. */
+	struct rdma_mkey_pending *pending;
 };
 
 static inline struct rdma_mkey *rdma_mkey(struct rdma_object *obj)
@@ -160,6 +165,23 @@ void rdma_mkey_conf_init(struct rdma_mkey_conf *conf);
 /* One configure, all or nothing (on failure the MKEY is unchanged). */
 int rdma_mkey_configure(struct rdma_device *dev, struct rdma_mkey *mkey,
 			const struct rdma_mkey_conf *conf, struct rdma_error *err);
+/*
+ * Configure as a work request (decisions.md, "Configure as a work request").
+ * _check: what the WR would be refused for on qp (the control path's checks,
+ * the QP's PD, no configure WR pending, no posted WR through the MKEY);
+ * nothing is kept.  _wr: the same, then the NIC's new context built into
+ * *entry for the WR's private slot at sq_index; the MKEY has a pending
+ * configure until it settles.  _cancel: the post did not happen after all.
+ * settle: the model follows what the NIC did (the WR executed: the
+ * configure takes effect; flushed or its QP gone: it is dropped).
+ */
+int rdma_mkey_configure_wr_check(struct rdma_device *dev, struct rdma_mkey *mkey, const struct rdma_qp *qp,
+				 const struct rdma_mkey_conf *conf, struct rdma_error *err);
+int rdma_mkey_configure_wr(struct rdma_device *dev, struct rdma_mkey *mkey, const struct rdma_qp *qp,
+			   uint32_t sq_index, const struct rdma_mkey_conf *conf, struct dp_key **entry,
+			   struct rdma_error *err);
+void rdma_mkey_configure_wr_cancel(struct rdma_device *dev, struct rdma_mkey *mkey);
+void rdma_mkey_settle(struct rdma_device *dev, struct rdma_mkey *mkey);
 /* Back to free: layout, signature, crypto, access and record gone (IBV_WR_LOCAL_INV). */
 void rdma_mkey_invalidate(struct rdma_device *dev, struct rdma_mkey *mkey);
 
@@ -188,8 +210,10 @@ int rdma_mkey_rx(struct rdma_device *dev, struct rdma_mkey *mkey, const uint8_t 
 void rdma_mkey_invalidated(struct rdma_device *dev, struct rdma_mkey *mkey);
 /* Transfers through the MKEY and their signature errors, every thread's. */
 void rdma_mkey_counts(const struct rdma_mkey *mkey, uint64_t *transfers, uint64_t *sig_errors);
-/* No posted WR goes through the MKEY (it may change). */
+/* No posted WR goes through the MKEY and no configure WR of it is pending (it may change). */
 bool rdma_mkey_idle(struct rdma_device *dev, struct rdma_mkey *mkey);
+/* The QP whose posted WRs use the MKEY (through it, or a pending configure WR), or NULL. */
+struct rdma_object *rdma_mkey_user(struct rdma_device *dev, struct rdma_mkey *mkey);
 /* Main thread: a signature error a data-path transfer found (recorded if detection is armed). */
 void rdma_mkey_record_sig_error(struct rdma_mkey *mkey, enum dp_dir dir, const struct dp_sig_err *e);
 

@@ -6,6 +6,8 @@
 #include "daemon/verbs/dek.h"
 #include "daemon/verbs/mr.h"
 #include "daemon/verbs/pool.h"
+#include "daemon/verbs/qp.h"
+#include "dataplane/keytab.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -295,76 +297,221 @@ static int transform_build(struct rdma_device *dev, const struct rdma_mkey *mkey
 	return 0;
 }
 
-int rdma_mkey_configure(struct rdma_device *dev, struct rdma_mkey *mkey,
-			const struct rdma_mkey_conf *conf, struct rdma_error *err)
+/*
+ * Everything a configure checks, and what it builds before it takes effect
+ * (the control path at once, a configure WR when the NIC reaches it): all
+ * or nothing, the MKEY unchanged.  Whether the MKEY is idle is the caller's.
+ */
+int mkey_configure_prepare(struct rdma_device *dev, const struct rdma_mkey *mkey,
+			   const struct rdma_mkey_conf *conf, struct mkey_prepared *p, struct rdma_error *err)
 {
-	struct rdma_mkey_layout layout = { 0 };
-	struct dp_transform_cfg cfg;
-	struct rdma_mkey_crypto crypto;
-	struct dp_transform *transform, **worker_transforms;
-	struct rdma_object *dek_obj;
-	unsigned n_worker_transforms;
 	int r;
 
+	memset(p, 0, sizeof(*p));
 	if (mkey->pool && !mkey->borrower)
 		return rdma_error_state(err, "handle", "the MKEY is in pool %s: borrow it first",
 					rdma_pool_name(mkey->pool));
-	r = mkey_check_idle(dev, mkey, err);
-	if (r < 0)
-		return r;
 	r = setters_check(dev, mkey, conf, err);
 	if (r < 0)
 		return r;
 	if (conf->set_layout) {
-		r = layout_copy(&layout, &conf->layout);
+		r = layout_copy(&p->layout, &conf->layout);
 		if (r < 0)
 			return rdma_error_system(err, -ENOMEM);
-		r = layout_check(dev, mkey, &layout, err);
+		r = layout_check(dev, mkey, &p->layout, err);
 	} else {
-		r = layout_copy(&layout, &mkey->layout);
+		r = layout_copy(&p->layout, &mkey->layout);
 		if (r < 0)
 			rdma_error_system(err, -ENOMEM);
 	}
 	if (r < 0)
 		goto fail;
-	merge(mkey, conf, &cfg, &crypto);
+	merge(mkey, conf, &p->cfg, &p->crypto);
 	{
-		struct rdma_mkey tmp = { .layout = layout };
+		struct rdma_mkey tmp = { .layout = p->layout };
 
-		r = finalize_check(dev, &cfg, &layout, rdma_mkey_length(&tmp), err);
+		r = finalize_check(dev, &p->cfg, &p->layout, rdma_mkey_length(&tmp), err);
 	}
 	if (r < 0)
 		goto fail;
 	/* Rebuilt every time: the MKEY's reference keeps its DEK alive, and a new transform starts clean. */
-	r = transform_build(dev, mkey, &cfg, &crypto, &dek_obj, &transform, &worker_transforms,
-			    &n_worker_transforms, err);
+	r = transform_build(dev, mkey, &p->cfg, &p->crypto, &p->dek_obj, &p->transform,
+			    &p->worker_transforms, &p->n_worker_transforms, err);
 	if (r < 0)
 		goto fail;
+	p->set_access = conf->set_access;
+	p->access = conf->access;
+	return 0;
+fail:
+	mkey_layout_free(&p->layout);
+	return r;
+}
 
-	/* Nothing can fail from here: the configure takes effect. */
+void mkey_prepared_free(struct mkey_prepared *p)
+{
+	mkey_transforms_free(p->transform, p->worker_transforms, p->n_worker_transforms);
+	mkey_layout_free(&p->layout);
+	memset(p, 0, sizeof(*p));
+}
+
+/* What the MKEY holds: its PD, the MRs of its layout, its DEK (none of them may go under it). */
+static void hold_refs(struct rdma_mkey *mkey)
+{
+	rdma_object_unuse_all(&mkey->obj);
+	rdma_object_use(&mkey->obj, mkey->pd);   /* the first reference made: room is there */
+	for (unsigned i = 0; i < mkey->layout.n; i++)
+		rdma_object_use(&mkey->obj, &mkey->layout.entries[i].mr_obj->obj);
+	rdma_object_use(&mkey->obj, mkey->dek_obj);
+}
+
+/* The prepared configure takes effect in the model (p is emptied); cannot fail. */
+void mkey_configure_apply(struct rdma_mkey *mkey, struct mkey_prepared *p)
+{
 	mkey_clear(mkey);
-	mkey->layout = layout;
-	for (unsigned i = 0; i < layout.n; i++)
-		rdma_object_use(&mkey->obj, &layout.entries[i].mr_obj->obj);
-	rdma_object_use(&mkey->obj, dek_obj);
-	mkey->transform = transform;
-	mkey->worker_transforms = worker_transforms;
-	mkey->n_worker_transforms = n_worker_transforms;
-	mkey->cfg = cfg;
-	mkey->crypto = crypto;
-	mkey->sig_set = cfg_has_sig(&cfg);
-	mkey->crypto_set = cfg.crypto.enabled;
-	if (conf->set_access)
-		mkey->access = conf->access;
+	mkey->layout = p->layout;
+	mkey->dek_obj = p->dek_obj;
+	hold_refs(mkey);
+	mkey->transform = p->transform;
+	mkey->worker_transforms = p->worker_transforms;
+	mkey->n_worker_transforms = p->n_worker_transforms;
+	mkey->cfg = p->cfg;
+	mkey->crypto = p->crypto;
+	mkey->sig_set = cfg_has_sig(&p->cfg);
+	mkey->crypto_set = p->cfg.crypto.enabled;
+	if (p->set_access)
+		mkey->access = p->access;
 	mkey->configured = true;
 	/* Re-arms signature-error detection (SET_PSV on the next configure, §3.5). */
 	mkey->sig_armed = true;
 	mkey->configures++;
+	memset(p, 0, sizeof(*p));
+}
+
+int rdma_mkey_configure(struct rdma_device *dev, struct rdma_mkey *mkey,
+			const struct rdma_mkey_conf *conf, struct rdma_error *err)
+{
+	struct mkey_prepared p;
+	int r;
+
+	r = mkey_check_idle(dev, mkey, err);
+	if (r == 0)
+		r = mkey_configure_prepare(dev, mkey, conf, &p, err);
+	if (r < 0)
+		return r;
+	mkey_configure_apply(mkey, &p);
 	mkey_publish(dev, mkey);
 	return 0;
-fail:
-	mkey_layout_free(&layout);
+}
+
+/* ---- configure as a work request (decisions.md, "Configure as a work request") ---- */
+
+int rdma_mkey_configure_wr_check(struct rdma_device *dev, struct rdma_mkey *mkey, const struct rdma_qp *qp,
+				 const struct rdma_mkey_conf *conf, struct rdma_error *err)
+{
+	struct mkey_prepared p;
+	int r;
+
+	rdma_mkey_settle(dev, mkey);
+	if (mkey->pd != qp->pd)
+		return rdma_error_invalid(err, "mkey", "MKEY 0x%x is on PD %u, the QP on PD %u",
+					  mkey->obj.handle, mkey->pd->handle, qp->pd->handle);
+	if (mkey->pending)
+		return rdma_error_state(err, "mkey", "MKEY 0x%x has a configure WR posted already "
+					"(on QP %u): one at a time", mkey->obj.handle, mkey->pending->qp);
+	r = mkey_check_idle(dev, mkey, err);
+	if (r < 0)
+		return r;
+	r = mkey_configure_prepare(dev, mkey, conf, &p, err);
+	if (r == 0)
+		mkey_prepared_free(&p);
 	return r;
+}
+
+int rdma_mkey_configure_wr(struct rdma_device *dev, struct rdma_mkey *mkey, const struct rdma_qp *qp,
+			   uint32_t sq_index, const struct rdma_mkey_conf *conf, struct dp_key **entry,
+			   struct rdma_error *err)
+{
+	struct rdma_mkey_pending *pw = calloc(1, sizeof(*pw));
+	struct rdma_mkey view;
+	int r;
+
+	if (!pw)
+		return rdma_error_system(err, -ENOMEM);
+	r = mkey_configure_prepare(dev, mkey, conf, &pw->prepared, err);
+	if (r < 0) {
+		free(pw);
+		return r;
+	}
+	/* The context is built from the MKEY as it will be: a copy with the configure applied. */
+	view = *mkey;
+	view.layout = pw->prepared.layout;
+	view.cfg = pw->prepared.cfg;
+	view.crypto = pw->prepared.crypto;
+	view.crypto_set = pw->prepared.cfg.crypto.enabled;
+	view.configured = true;
+	if (pw->prepared.set_access)
+		view.access = pw->prepared.access;
+	view.worker_transforms = pw->prepared.worker_transforms;
+	view.n_worker_transforms = pw->prepared.n_worker_transforms;
+	pw->entry = mkey_context(dev, &view);
+	if (!pw->entry) {
+		mkey_prepared_free(&pw->prepared);
+		free(pw);
+		return rdma_error_system(err, -ENOMEM);
+	}
+	/* They went into the entry. */
+	pw->prepared.worker_transforms = NULL;
+	pw->prepared.n_worker_transforms = 0;
+	pw->qp = qp->obj.handle;
+	pw->qp_ctx = qp->ctx;
+	pw->sq_index = sq_index;
+	mkey->pending = pw;
+	/* Until it settles, the MRs and the DEK it names stay (as the MKEY's). */
+	for (unsigned i = 0; i < pw->prepared.layout.n; i++)
+		rdma_object_use(&mkey->obj, &pw->prepared.layout.entries[i].mr_obj->obj);
+	rdma_object_use(&mkey->obj, pw->prepared.dek_obj);
+	*entry = pw->entry;
+	return 0;
+}
+
+/* The pending configure is over: taken effect (applied) or never will (dropped). */
+static void pending_end(struct rdma_device *dev, struct rdma_mkey *mkey, bool applied)
+{
+	struct rdma_mkey_pending *pw = mkey->pending;
+
+	mkey->pending = NULL;
+	if (applied) {
+		mkey_configure_apply(mkey, &pw->prepared);
+		rdma_device_key_retire(dev, pw->entry);
+	} else {
+		mkey_prepared_free(&pw->prepared);
+		dp_mkey_free(pw->entry->mkey);
+		free(pw->entry);
+		hold_refs(mkey);
+	}
+	free(pw);
+}
+
+void rdma_mkey_configure_wr_cancel(struct rdma_device *dev, struct rdma_mkey *mkey)
+{
+	if (mkey->pending)
+		pending_end(dev, mkey, false);
+}
+
+void rdma_mkey_settle(struct rdma_device *dev, struct rdma_mkey *mkey)
+{
+	struct rdma_mkey_pending *pw = mkey->pending;
+	struct rdma_object *obj;
+	struct rdma_qp *qp;
+	int r;
+
+	if (!pw)
+		return;
+	obj = object_table_find(&dev->tables[RDMA_OBJ_QP], pw->qp);
+	qp = obj && rdma_qp(obj)->ctx == pw->qp_ctx ? rdma_qp(obj) : NULL;
+	r = rdma_device_key_settle(dev, pw->entry, qp, pw->sq_index);
+	if (r != 0)
+		pending_end(dev, mkey, r > 0);
 }
 
 /* The MKEY can carry traffic (else the device would fail the operation). */

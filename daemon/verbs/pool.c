@@ -221,7 +221,7 @@ int rdma_pool_destroy(struct rdma_device *dev, struct rdma_pool *pool, bool forc
 		struct rdma_object *user = rdma_object_find_user(dev, &mkey->obj);
 
 		if (!user)
-			user = rdma_device_key_user(dev, mkey->obj.handle);
+			user = rdma_mkey_user(dev, mkey);
 		if (user)
 			return rdma_error_in_use(err, &mkey->obj, user);
 		if (mkey->borrower && !force)
@@ -276,7 +276,7 @@ int rdma_pool_return(struct rdma_mkey *mkey, const void *owner, struct rdma_erro
 					mkey->pool->name);
 	if (mkey->borrower != owner)
 		return rdma_error_state(err, "handle", "the MKEY was borrowed by another client");
-	user = rdma_device_key_user(mkey->pool->dev, mkey->obj.handle);
+	user = rdma_mkey_user(mkey->pool->dev, mkey);
 	if (user)
 		return rdma_error_in_use(err, &mkey->obj, user);
 	give_back(mkey);

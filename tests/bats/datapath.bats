@@ -382,7 +382,7 @@ expect_remote_error() {
 	poll_n "$CB" 1 >/dev/null
 	run "$RDMACTL" -j qp show "$A"
 	assert_success
-	[ "$(jq -c '.[0].counters.wrs' <<<"$output")" = '{"write":1,"write_imm":0,"send":1,"send_imm":0,"read":1,"local_inv":0,"send_inv":0}' ]
+	[ "$(jq -c '.[0].counters.wrs' <<<"$output")" = '{"write":1,"write_imm":0,"send":1,"send_imm":0,"read":1,"local_inv":0,"send_inv":0,"configure":0}' ]
 	[ "$(jq -r '.[0].counters | "\(.bytes_sent) \(.bytes_read) \(.completions.success) \(.recvs)"' <<<"$output")" = "30 30 2 0" ]
 	run "$RDMACTL" -j qp show "$B"
 	[ "$(jq -r '.[0].counters | "\(.recvs) \(.completions.success) \(.wrs.send)"' <<<"$output")" = "1 1 0" ]

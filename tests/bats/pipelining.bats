@@ -229,7 +229,7 @@ wait_state() { # QP STATE
 	run "$RDMACTL" qp post-recv "$ud" --sge "$k:0:512"
 	assert_refused Qp NotSupported sges
 	assert_equal "$("$RDMACTL" -j qp show "$S" | jq -c '.[0].counters.wrs')" \
-		'{"write":0,"write_imm":0,"send":0,"send_imm":0,"read":0,"local_inv":0,"send_inv":0}'
+		'{"write":0,"write_imm":0,"send":0,"send_imm":0,"read":0,"local_inv":0,"send_inv":0,"configure":0}'
 }
 
 @test "post-list: all or none; a refusal names the WR; not a JSON array is an error" {

@@ -1073,6 +1073,69 @@ static void test_local_inv_other_pd(void **state)
 	assert_non_null(dp_keytab_get(&f->nic.keytab, mr_key(MR_OTHER_PD)));
 }
 
+/* ==== 5. configure as a work request ==== */
+
+/* A configure WR of key carrying entry k in its private slot (NULL: none, as a forged entry has). */
+static void post_configure(struct dp_qp *q, uint64_t wr_id, uint32_t key, struct dp_key *k)
+{
+	uint32_t index = dp_queue_prod(&q->sq);
+	struct dp_sq_req *req = sq_entry(q, wr_id, DP_WR_CONFIGURE);
+
+	req->imm_data = key;     /* host order, as LOCAL_INV's key */
+	dp_qp_sq_slot(q, index)->configure = k;
+	sq_post(q);
+}
+
+/*
+ * The entry a configure WR carries goes into the key table in order: the
+ * WRITE before it reads the old memory of the key, the one after it the new;
+ * the entry it replaced waits for the driver (dp_keytab_retire).
+ */
+static void test_configure_wr_in_order(void **state)
+{
+	struct fixture *f = *state;
+	struct dp_sge from = sge(MR_SPARE, 0, 32);
+	struct dp_key *k = mr_entry(f, MR_SPARE, TAG, PD, ACCESS_ALL);
+
+	mr_publish(f, MR_SPARE, TAG, PD, ACCESS_ALL);
+	fill(f->mem[MR_SPARE], 32, 11);
+	fill(f->mem[MR_A], 32, 22);
+	k->addr = f->mem[MR_A];
+	post_rdma(f->a, 1, DP_WR_RDMA_WRITE, &from, 1, MR_B, 0);
+	post_configure(f->a, 2, mr_key(MR_SPARE), k);
+	post_rdma(f->a, 3, DP_WR_RDMA_WRITE, &from, 1, MR_B, 64);
+	expect_cqe(f, QPN_A, 1, DP_WC_SUCCESS, DP_WC_RDMA_WRITE, 32);
+	expect_cqe(f, QPN_A, 2, DP_WC_SUCCESS, DP_WC_CONFIGURE, 0);
+	expect_cqe(f, QPN_A, 3, DP_WC_SUCCESS, DP_WC_RDMA_WRITE, 32);
+	assert_memory_equal(f->mem[MR_B], f->mem[MR_SPARE], 32);
+	assert_memory_equal(f->mem[MR_B] + 64, f->mem[MR_A], 32);
+	assert_true(dp_keytab_holds(&f->nic.keytab, k));
+	assert_non_null(atomic_load(&k->replaced));
+	dp_keytab_retire(&f->nic.keytab, k);
+	assert_null(atomic_load(&k->replaced));
+}
+
+/* A configure entry without its prepared context (an application's forgery): an operation error. */
+static void test_configure_wr_forged(void **state)
+{
+	struct fixture *f = *state;
+
+	post_configure(f->a, 1, mr_key(MR_SPARE), NULL);
+	expect_cqe(f, QPN_A, 1, DP_WC_LOC_QP_OP_ERR, 0, 0);
+}
+
+/* A prepared context of another key than the entry names (its opcode or key changed): not published. */
+static void test_configure_wr_other_key(void **state)
+{
+	struct fixture *f = *state;
+	struct dp_key *k = mr_entry(f, MR_SPARE, TAG, PD, ACCESS_ALL);
+
+	post_configure(f->a, 1, mr_key(MR_B), k);
+	expect_cqe(f, QPN_A, 1, DP_WC_LOC_QP_OP_ERR, 0, 0);
+	assert_false(dp_keytab_holds(&f->nic.keytab, k));
+	free(k);
+}
+
 /* SEND_WITH_INV of an MKEY created for it: the receiver sees the key; the MKEY is gone. */
 static void test_send_inv(void **state)
 {
@@ -1182,6 +1245,12 @@ int main(void)
 		cmocka_unit_test_prestate_setup_teardown(test_many_writes_in_order, setup, teardown,
 							 (void *)&started),
 		cmocka_unit_test_prestate_setup_teardown(test_local_inv_in_order, setup, teardown,
+							 (void *)&unstarted),
+		cmocka_unit_test_prestate_setup_teardown(test_configure_wr_in_order, setup, teardown,
+							 (void *)&unstarted),
+		cmocka_unit_test_prestate_setup_teardown(test_configure_wr_forged, setup, teardown,
+							 (void *)&unstarted),
+		cmocka_unit_test_prestate_setup_teardown(test_configure_wr_other_key, setup, teardown,
 							 (void *)&unstarted),
 		cmocka_unit_test_prestate_setup_teardown(test_local_inv_other_pd, setup, teardown,
 							 (void *)&unstarted),
