@@ -170,3 +170,17 @@ zeros() { printf '00%.0s' $(seq 1 "$1"); }
 	assert_equal "$(wc_fields "$(poll_n "$CB" 1)")" "18 loc_len_err recv 0 0 $B 0 "
 	assert_equal "$(wc_fields "$(poll_n "$CA" 1)")" "19 rem_inv_req_err send 0 0 $A 0 "
 }
+
+@test "raw varlink: a 512-byte WRITE through a wire CRC32 MKEY completes with success, the QP in RTS" {
+	put "$MEM" 0 "$(a5 512)"
+	put "$PEER" 2048 "$(zeros 520)"
+	k=$(sig_mkey "$WIRE_CRC32" "$MEM:0:512")
+	run varlink_raw '{"method":"io.rdmad.Qp.PostSend","parameters":{"handle":'"$A"',"opcode":"write","wr_id":9,"sges":[{"key":'"$k"',"offset":0,"length":512}],"remote":{"key":'"$PEER"',"offset":2048},"signaled":true}}\0'
+	assert_output '{"parameters":{}}'
+	run varlink_raw '{"method":"io.rdmad.Cq.Poll","parameters":{"handle":'"$CA"',"wait":2000}}\0'
+	assert_output '{"parameters":{"completions":[{"wr_id":9,"status":"success","opcode":"rdma_write","byte_len":512,"imm":0,"qp":'"$A"',"src_qp":0,"flags":[]}]}}'
+	assert_equal "$(get "$PEER" 2048 520)" "$(a5 512)$(zeros 8)"
+	run varlink_raw '{"method":"io.rdmad.Qp.Show","parameters":{"handle":'"$A"'}}\0'
+	assert_output --partial '"state":"RTS"'
+	no_error "$k"
+}
