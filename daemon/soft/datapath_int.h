@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Inside the software device's driver (daemon/soft/datapath.c, events.c, post.c). */
+/* Inside the software device's driver (daemon/soft/datapath.c, post.c). */
 #pragma once
 
 #include "daemon/soft/datapath.h"
@@ -14,6 +14,3 @@ struct rdma_datapath {
 	void (*cq_hook)(struct rdma_device *dev, void *userdata);
 	void *cq_hook_data;
 };
-
-/* The model's handlers of the workers' events, on ws (events.c). */
-void rdma_datapath_events_register(struct worker_set *ws);
