@@ -24,7 +24,10 @@ struct bench_rdmad {
 const char *bench_rdmad_parent(void);
 /* Starts rdmad in a new directory under parent; 0 once it answers a call. */
 int bench_rdmad_start(struct bench_rdmad *d, const char *parent);
-/* SIGTERM; 0 when rdmad exited with status 0 (else its log goes to stderr).  Removes its directory. */
+/*
+ * SIGTERM; 0 when rdmad exited with status 0 (else its log goes to stderr).
+ * Removes its directory.
+ */
 int bench_rdmad_stop(struct bench_rdmad *d);
 /* A field of rdmad's /proc/PID/status in kB (VmRSS, VmHWM), or -errno. */
 long bench_rdmad_status_kb(const struct bench_rdmad *d, const char *field);
