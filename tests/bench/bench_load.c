@@ -47,6 +47,8 @@
 #define POOL_SIZE       4
 #define DEK_BITS        128
 #define FIXTURE         "reads"
+#define MAX_STEPS       5
+#define N(a)            (sizeof(a) / sizeof((a)[0]))
 
 /* One call of a client's cycle; its parameters are made once per client. */
 struct step {
@@ -58,7 +60,6 @@ struct step {
 };
 
 struct workload {
-	const char *what;
 	const struct step *steps;
 	unsigned n_steps;
 };
@@ -77,10 +78,11 @@ static const struct step change_steps[] = {
 	{ .method = "io.rdmad.Pool.Destroy", .name = true },
 };
 
-static const struct workload reads = { "reads", read_steps, 3 };
-static const struct workload changes = { "changes", change_steps, 5 };
+static const struct workload reads = { read_steps, N(read_steps) };
+static const struct workload changes = { change_steps, N(change_steps) };
 /* What the readers show: a Dek.Create as the writers' (FIXTURE the name). */
-static const struct workload fixture = { "fixture", &change_steps[1], 1 };
+static const struct workload fixture = { &change_steps[1], 1 };
+_Static_assert(N(read_steps) <= MAX_STEPS && N(change_steps) <= MAX_STEPS, "MAX_STEPS");
 
 struct samples {
 	uint64_t *ns;
@@ -88,7 +90,6 @@ struct samples {
 };
 
 struct result {
-	unsigned long calls;
 	double calls_per_s, p50_ms, p99_ms;
 };
 
@@ -111,7 +112,7 @@ struct client {
 	pthread_t thread;
 	struct phase *phase;
 	const struct workload *work;
-	struct json_object *params[8];
+	struct json_object *params[MAX_STEPS];
 	unsigned step;
 	struct samples lat;
 	char failure[512];
@@ -248,18 +249,25 @@ static void *run_client(void *arg)
 	return NULL;
 }
 
-/* All samples of clients[0..n), sorted, and the row's figures from them. */
-static int summarize(struct row *row, struct client *clients, double seconds)
+/* The row's figures from all samples of its clients, sorted together. */
+static int summarize(struct row *row, const struct client *clients, double seconds)
 {
 	struct samples all = { 0 };
 
 	for (unsigned i = 0; i < row->clients; i++)
-		for (size_t j = 0; j < clients[i].lat.n; j++)
-			if (samples_add(&all, clients[i].lat.ns[j]) < 0)
-				return -ENOMEM;
+		all.cap += clients[i].lat.n;
+	all.ns = malloc((all.cap ? all.cap : 1) * sizeof(*all.ns));
+	if (!all.ns)
+		return -ENOMEM;
+	for (unsigned i = 0; i < row->clients; i++) {
+		const struct samples *s = &clients[i].lat;
+
+		if (s->n)
+			memcpy(all.ns + all.n, s->ns, s->n * sizeof(*s->ns));
+		all.n += s->n;
+	}
 	qsort(all.ns, all.n, sizeof(*all.ns), cmp_u64);
 	row->res = (struct result) {
-		.calls = all.n,
 		.calls_per_s = (double)all.n / seconds,
 		.p50_ms = percentile_ms(&all, 50),
 		.p99_ms = percentile_ms(&all, 99),
