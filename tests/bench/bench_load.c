@@ -298,7 +298,11 @@ static void start_clients(struct phase *phase, struct row *rows, unsigned n_rows
 			snprintf(name, sizeof(name), "load%u", k);
 			client_init(&clients[k], phase, rows[i].work,
 				    rows[i].work == &reads ? FIXTURE : name);
-			pthread_create(&clients[k].thread, NULL, run_client, &clients[k]);
+			if (pthread_create(&clients[k].thread, NULL, run_client, &clients[k])) {
+				/* The others wait at the barrier for it: give up (rdmad follows). */
+				fprintf(stderr, "bench_load: cannot start client %u\n", k);
+				exit(1);
+			}
 		}
 	}
 }

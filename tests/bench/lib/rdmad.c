@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -65,6 +66,9 @@ static void exec_rdmad(const struct bench_rdmad *d)
 	if (path_in(state, sizeof(state), d, "state") < 0 ||
 	    path_in(conf, sizeof(conf), d, "rdmad.conf") < 0 ||
 	    path_in(log, sizeof(log), d, "rdmad.log") < 0)
+		_exit(126);
+	/* Not outliving the bench, however it ends (^C, exit). */
+	if (prctl(PR_SET_PDEATHSIG, SIGTERM) < 0 || getppid() == 1)
 		_exit(126);
 	fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	if (fd < 0 || dup2(fd, STDOUT_FILENO) < 0 || dup2(fd, STDERR_FILENO) < 0)
