@@ -66,6 +66,8 @@ RDMACTL    := $(BUILD)/rdmactl
 UNIT_BIN   := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 TOOL_BIN   := $(patsubst tests/tools/%.c,$(BUILD)/tools/%,$(TOOL_SRC))
 BENCH_BIN  := $(patsubst tests/bench/%.c,$(BUILD)/bench/%,$(BENCH_SRC))
+# What the benches share (tests/bench/lib/), linked into each of them.
+BENCH_LIB  := $(call obj,$(sort $(wildcard tests/bench/lib/*.c)))
 FUZZ_BIN   := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ_SRC))
 IDL_C      := $(BUILD)/gen/varlink-idl.c
 
@@ -117,9 +119,9 @@ $(BUILD)/tools/%: $(BUILD)/obj/tests/tools/%.o $(ALL_LIBS)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $< $(ALL_LIBS) $(LDLIBS)
 
-$(BUILD)/bench/%: $(BUILD)/obj/tests/bench/%.o $(ALL_LIBS)
+$(BUILD)/bench/%: $(BUILD)/obj/tests/bench/%.o $(BENCH_LIB) $(ALL_LIBS)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $< $(ALL_LIBS) $(LDLIBS) -lcrypto
+	$(CC) $(LDFLAGS) -o $@ $< $(BENCH_LIB) $(ALL_LIBS) $(LDLIBS) -lcrypto
 
 # Fuzz targets: with replay.c here (make check replays the corpus), with libFuzzer in make fuzz.
 $(BUILD)/fuzz/%: $(BUILD)/obj/tests/fuzz/%.o $(BUILD)/obj/tests/fuzz/replay.o $(LIBDP) $(LIBLIB)

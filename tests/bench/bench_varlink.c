@@ -5,16 +5,14 @@
  * one call at a time, as rdmactl and scripts call).
  */
 #include "lib/varlink/varlink.h"
+#include "tests/bench/lib/rdmad.h"
 
 #include <errno.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <time.h>
-#include <unistd.h>
 
 #define RUN_SECONDS 2.0
 
@@ -93,32 +91,14 @@ static int measure(const char *socket, unsigned n)
 
 int main(void)
 {
-	const char *build = getenv("BUILD") ? getenv("BUILD") : "build";
-	char dir[] = "/tmp/rdmad-bench.XXXXXX", socket[128], state[128], rdmad[256];
-	int status, r = 0;
-	pid_t pid;
+	struct bench_rdmad d;
+	int r = 0;
 
-	if (!mkdtemp(dir))
+	if (bench_rdmad_start(&d, bench_rdmad_parent()) < 0)
 		return 1;
-	snprintf(socket, sizeof(socket), "%s/io.rdmad", dir);
-	snprintf(state, sizeof(state), "%s/state", dir);
-	snprintf(rdmad, sizeof(rdmad), "%s/rdmad", build);
-	pid = fork();
-	if (pid == 0) {
-		execl(rdmad, "rdmad", "--foreground", "--log-level", "warning", "--socket", socket,
-		      "--state-dir", state, "--config", "/dev/null", (char *)NULL);
-		_exit(127);
-	}
-	for (int i = 0; i < 200 && access(socket, F_OK) < 0; i++)
-		usleep(10000);
-	if (measure(socket, 1) < 0 || measure(socket, 16) < 0)
+	if (measure(d.socket, 1) < 0 || measure(d.socket, 16) < 0)
 		r = 1;
-	kill(pid, SIGTERM);
-	waitpid(pid, &status, 0);
-	unlink(socket);
-	snprintf(rdmad, sizeof(rdmad), "%s/.lock", state);
-	unlink(rdmad);
-	rmdir(state);
-	rmdir(dir);
+	if (bench_rdmad_stop(&d) < 0)
+		r = 1;
 	return r;
 }

@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A real rdmad for the control-plane benches: started from $BUILD/rdmad in a
+ * new directory (socket, state/, an empty rdmad.conf, rdmad.log), waited for
+ * until it answers, stopped with SIGTERM and its directory removed.
+ */
+#pragma once
+
+#include <limits.h>
+#include <sys/types.h>
+#include <sys/un.h>
+
+struct bench_rdmad {
+	char dir[PATH_MAX];
+	char socket[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	pid_t pid;
+};
+
+/*
+ * Where the benches put rdmad's directory: $BENCH_DIR, else $BUILD (default
+ * build).  Not /tmp, which may be a tmpfs: state files are fsync'ed, and
+ * what that costs is part of the figures.
+ */
+const char *bench_rdmad_parent(void);
+/* Starts rdmad in a new directory under parent; 0 once it answers a call. */
+int bench_rdmad_start(struct bench_rdmad *d, const char *parent);
+/*
+ * SIGTERM; 0 when rdmad exited with status 0 (else its log goes to stderr).
+ * Removes its directory.
+ */
+int bench_rdmad_stop(struct bench_rdmad *d);
+/* A field of rdmad's /proc/PID/status in kB (VmRSS, VmHWM), or -errno. */
+long bench_rdmad_status_kb(const struct bench_rdmad *d, const char *field);
