@@ -19,6 +19,7 @@ void config_defaults(struct rdmad_config *config)
 		.max_connections = VARLINK_CONNECTIONS_MAX,
 		.max_connections_per_uid = VARLINK_PER_UID_MAX,
 		.max_mr_size = RDMAD_MAX_MR_SIZE_DEFAULT,
+		.busy_poll_usec = RDMAD_BUSY_POLL_USEC_DEFAULT,
 	};
 }
 

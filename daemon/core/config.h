@@ -15,12 +15,15 @@ struct rdmad_config {
 	unsigned max_connections_per_uid;
 	uint64_t max_mr_size;     /* bytes of one daemon-allocated MR */
 	int recovery;             /* enum rdma_recovery_policy of QPs created without one */
+	unsigned busy_poll_usec;  /* the event loop stays awake this long after work */
 	/* Crypto officer's provisioning (crypto_credential, import_kek.NAME), for the model. */
 	struct rdma_crypto_config crypto;
 };
 
 #define RDMAD_MAX_MR_SIZE_DEFAULT (1ull << 30)
 #define RDMAD_MAX_MR_SIZE_MAX     (1ull << 40)
+#define RDMAD_BUSY_POLL_USEC_DEFAULT 50
+#define RDMAD_BUSY_POLL_USEC_MAX     10000
 
 void config_defaults(struct rdmad_config *config);
 /*

@@ -4,6 +4,7 @@
 #include "daemon/verbs/secret.h"
 #include "daemon/core/state.h"
 #include "daemon/soft/workers.h"
+#include "lib/event_loop.h"
 #include "lib/log.h"
 #include "lib/varlink/varlink.h"
 
@@ -289,7 +290,7 @@ int manager_loop(struct manager *m)
 		close(m->ready_fd);
 		m->ready_fd = -1;
 	}
-	r = sd_event_loop(m->event);
+	r = event_loop_run(m->event, m->config.busy_poll_usec);
 	sd_notify(0, "STOPPING=1\nSTATUS=Shutting down");
 	log_info("rdmad stopping");
 	return r < 0 ? log_error_errno(r, "event loop failed") : 0;
