@@ -6,7 +6,6 @@
 #include "daemon/api/idl-table.h"
 
 #include <errno.h>
-#include <grp.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -43,20 +42,20 @@ static void connection_closed(struct varlink_connection *conn, void *userdata)
 /*
  * Root may call everything.  Members of group rdma may call what only reads;
  * what changes state (VARLINK_METHOD_PRIVILEGED) and anything about key
- * material (API_METHOD_SECRET) is root's alone.  The group is looked up per
- * call so that a group made after the daemon started counts at once.
+ * material (API_METHOD_SECRET) is root's alone.  The group's id is the one
+ * found at start or at the last reload (manager.c): a lookup per call could
+ * have the event loop wait for the user database.
  */
 static bool authorize(const struct varlink_peer *peer, const char *method, unsigned flags,
 		      void *userdata)
 {
-	struct group *g;
+	const struct manager *m = userdata;
 
 	if (peer->cred.uid == 0)
 		return true;
 	if (flags & (VARLINK_METHOD_PRIVILEGED | API_METHOD_SECRET))
 		return false;
-	g = getgrnam(API_READ_GROUP);
-	return g && varlink_peer_in_group(peer, g->gr_gid);
+	return m->read_group.exists && varlink_peer_in_group(peer, m->read_group.gid);
 }
 
 int api_error_string(struct varlink_call *call, const char *error, const char *key, const char *value)

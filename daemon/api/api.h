@@ -8,11 +8,10 @@
 
 /*
  * Who may call a method (the authorizer in api.c): flags 0 is read-only, open
- * to root and group API_READ_GROUP; VARLINK_METHOD_PRIVILEGED changes state
+ * to root and group RDMAD_READ_GROUP; VARLINK_METHOD_PRIVILEGED changes state
  * and needs root; API_METHOD_SECRET concerns key material and needs root even
  * to read.
  */
-#define API_READ_GROUP    "rdma"
 #define API_METHOD_SECRET VARLINK_METHOD_APP(0)
 
 extern const struct varlink_method api_daemon_methods[];
