@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 # Nothing a client names or passes makes the event loop wait: a descriptor
-# passed with a call (Dek.Create key_fd) and every file the daemon opens for a
+# passed with a call (Dek.Create key_fd, Mr.RegUser fd) and every file the daemon opens for a
 # caller (key_file, credential_file, the import KEKs and the device's
 # credential of rdmad.conf) is examined with fstat() before a byte is read, a
 # path is opened with O_NONBLOCK, and anything but a regular file is refused
@@ -140,6 +140,27 @@ assert_refused_meanwhile() {
 	assert_line --index 3 "status: ok"
 	assert_line --index 4 --partial 'call: io.rdmad.Dek.InvalidArgument {"field": "key_fd", "reason": "cannot be read (Bad file descriptor)'
 	assert_line --index 5 "quick: True"
+}
+
+@test "Mr.RegUser fd: a FIFO, a socket and /dev/zero are refused at once naming fd" {
+	pd=$("$RDMACTL" -j pd create | jq -r '.[0].handle')
+	export pd
+	run meanwhile <<-'EOF'
+	mine, theirs = socket.socketpair()
+	for fd in (os.open(os.environ["K"] + "/fifo", os.O_RDWR), theirs.fileno(),
+	           os.open("/dev/zero", os.O_RDWR)):
+	    meanwhile("io.rdmad.Mr.RegUser", {"pd": int(os.environ["pd"]), "fd": 0, "length": 4096,
+	                                      "access": ["local_write"]}, [fd])
+	EOF
+	assert_success
+	for i in 0 3 6; do
+		assert_line --index $i "status: ok"
+		assert_line --index $((i + 1)) 'call: io.rdmad.Mr.InvalidArgument {"field": "fd", "reason": "not a memfd"}'
+		assert_line --index $((i + 2)) "quick: True"
+	done
+	run "$RDMACTL" -j mr list
+	assert_output '[]'
+	"$RDMACTL" pd destroy "$pd"
 }
 
 @test "key_file: a FIFO, a socket, a character device and a huge file are refused at once naming key_file" {
