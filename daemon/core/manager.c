@@ -73,8 +73,8 @@ static void resolve_read_group(struct manager *m)
 		return;
 	}
 	if (!exists && (m->read_group.exists || !m->read_group.looked_up))
-		log_notice("group %s does not exist: only root may call methods (but introspection) "
-			   "until a reload finds it", RDMAD_READ_GROUP);
+		log_notice("group %s does not exist: only root may call methods other than "
+			   "introspection until a reload finds it", RDMAD_READ_GROUP);
 	else if (exists && (!m->read_group.exists || m->read_group.gid != gid))
 		log_info("group %s is gid %u: its members may call the methods that only read",
 			 RDMAD_READ_GROUP, (unsigned)gid);
