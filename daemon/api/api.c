@@ -6,7 +6,6 @@
 #include "daemon/api/idl-table.h"
 
 #include <errno.h>
-#include <grp.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -43,20 +42,30 @@ static void connection_closed(struct varlink_connection *conn, void *userdata)
 /*
  * Root may call everything.  Members of group rdma may call what only reads;
  * what changes state (VARLINK_METHOD_PRIVILEGED) and anything about key
- * material (API_METHOD_SECRET) is root's alone.  The group is looked up per
- * call so that a group made after the daemon started counts at once.
+ * material (API_METHOD_SECRET) is root's alone.  The group's id is the one
+ * found at start or at the last reload (manager.c): a lookup per call could
+ * have the event loop wait for the user database.
  */
 static bool authorize(const struct varlink_peer *peer, const char *method, unsigned flags,
 		      void *userdata)
 {
-	struct group *g;
+	const struct manager *m = userdata;
 
 	if (peer->cred.uid == 0)
 		return true;
 	if (flags & (VARLINK_METHOD_PRIVILEGED | API_METHOD_SECRET))
 		return false;
-	g = getgrnam(API_READ_GROUP);
-	return g && varlink_peer_in_group(peer, g->gr_gid);
+	return m->read_group.exists && varlink_peer_in_group(peer, m->read_group.gid);
+}
+
+/*
+ * A DEK's handle is no key material, but it is the DEK's identity: which MKEYs
+ * share a key, when keys come and go.  The DEK methods are root's even to read,
+ * so what the other methods and the monitor say of DEKs is too.
+ */
+bool api_caller_knows_deks(const struct varlink_call *call)
+{
+	return varlink_call_peer(call)->uid == 0;
 }
 
 int api_error_string(struct varlink_call *call, const char *error, const char *key, const char *value)
@@ -129,8 +138,10 @@ struct rdma_object *api_lookup(struct varlink_call *call, struct manager *m,
 	return obj;
 }
 
-int api_list(struct varlink_call *call, struct manager *m, struct json_object *params,
-	     const char *iface, enum rdma_object_kind kind, const char *key, api_object_json_fn fn)
+/* List(device) with records made by fn, or by caller_fn when fn is NULL. */
+static int list_objects(struct varlink_call *call, struct manager *m, struct json_object *params,
+			const char *iface, enum rdma_object_kind kind, const char *key,
+			api_object_json_fn fn, api_caller_json_fn caller_fn)
 {
 	struct rdma_device *dev = api_device(call, m, params, iface);
 	struct json_object *list;
@@ -140,8 +151,21 @@ int api_list(struct varlink_call *call, struct manager *m, struct json_object *p
 		return 0;
 	list = json_object_new_array();
 	for (uint32_t pos = 0; (obj = object_table_next(&dev->tables[kind], &pos)); )
-		json_object_array_add(list, fn(dev, obj));
+		json_object_array_add(list, fn ? fn(dev, obj) : caller_fn(call, dev, obj));
 	return api_reply_record(call, key, list);
+}
+
+int api_list(struct varlink_call *call, struct manager *m, struct json_object *params,
+	     const char *iface, enum rdma_object_kind kind, const char *key, api_object_json_fn fn)
+{
+	return list_objects(call, m, params, iface, kind, key, fn, NULL);
+}
+
+int api_list_for_caller(struct varlink_call *call, struct manager *m, struct json_object *params,
+			const char *iface, enum rdma_object_kind kind, const char *key,
+			api_caller_json_fn fn)
+{
+	return list_objects(call, m, params, iface, kind, key, NULL, fn);
 }
 
 int api_reply_record(struct varlink_call *call, const char *key, struct json_object *record)

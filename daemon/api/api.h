@@ -8,11 +8,10 @@
 
 /*
  * Who may call a method (the authorizer in api.c): flags 0 is read-only, open
- * to root and group API_READ_GROUP; VARLINK_METHOD_PRIVILEGED changes state
+ * to root and group RDMAD_READ_GROUP; VARLINK_METHOD_PRIVILEGED changes state
  * and needs root; API_METHOD_SECRET concerns key material and needs root even
  * to read.
  */
-#define API_READ_GROUP    "rdma"
 #define API_METHOD_SECRET VARLINK_METHOD_APP(0)
 
 extern const struct varlink_method api_daemon_methods[];
@@ -72,6 +71,19 @@ typedef struct json_object *(*api_object_json_fn)(struct rdma_device *dev, struc
 /* List(device) of any kind: replies {key: [records]}. */
 int api_list(struct varlink_call *call, struct manager *m, struct json_object *params,
 	     const char *iface, enum rdma_object_kind kind, const char *key, api_object_json_fn fn);
+/* The same for records that depend on who asks (api_caller_knows_deks()). */
+typedef struct json_object *(*api_caller_json_fn)(struct varlink_call *call, struct rdma_device *dev,
+						  struct rdma_object *obj);
+int api_list_for_caller(struct varlink_call *call, struct manager *m, struct json_object *params,
+			const char *iface, enum rdma_object_kind kind, const char *key,
+			api_caller_json_fn fn);
+
+/*
+ * Everything about DEKs is root's, as the DEK methods are: which DEK an MKEY
+ * uses, DEK events.  False for every other caller, group rdma included, whose
+ * replies and events leave them out (rdmad-varlink(7) AUTHORIZATION).
+ */
+bool api_caller_knows_deks(const struct varlink_call *call);
 /* Replies {key: record} (record is consumed). */
 int api_reply_record(struct varlink_call *call, const char *key, struct json_object *record);
 /* Destroy(device, handle) of any kind: refused with ObjectInUse while used. */

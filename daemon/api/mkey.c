@@ -51,7 +51,8 @@ static struct json_object *layout_json(const struct rdma_mkey_layout *l)
 	return o;
 }
 
-static struct json_object *config_json(const struct rdma_mkey *mkey)
+/* The configuration in effect; crypto.dek is null for a caller who may not know DEKs. */
+static struct json_object *config_json(const struct rdma_mkey *mkey, bool knows_deks)
 {
 	struct json_object *o, *crypto;
 
@@ -59,13 +60,15 @@ static struct json_object *config_json(const struct rdma_mkey *mkey)
 		return NULL;
 	o = dp_transform_cfg_to_json(&mkey->cfg);
 	if (mkey->crypto_set && json_object_object_get_ex(o, "crypto", &crypto) && crypto) {
-		json_add_uint(crypto, "dek", mkey->crypto.dek);
+		json_object_object_add(crypto, "dek", knows_deks ?
+				       json_object_new_uint64(mkey->crypto.dek) : NULL);
 		json_add_bool(crypto, "keytag", mkey->crypto.has_keytag);
 	}
 	return o;
 }
 
-static struct json_object *mkey_json(struct rdma_device *dev, struct rdma_object *obj)
+static struct json_object *mkey_json(struct varlink_call *call, struct rdma_device *dev,
+				     struct rdma_object *obj)
 {
 	struct rdma_mkey *mkey = rdma_mkey(obj);
 	struct json_object *o = json_object_new_object();
@@ -83,7 +86,7 @@ static struct json_object *mkey_json(struct rdma_device *dev, struct rdma_object
 	json_object_object_add(o, "access", words_json(mkey->access, rdma_mkey_access_name));
 	json_object_object_add(o, "layout", layout_json(&mkey->layout));
 	json_add_uint(o, "length", rdma_mkey_length(mkey));
-	json_object_object_add(o, "config", config_json(mkey));
+	json_object_object_add(o, "config", config_json(mkey, api_caller_knows_deks(call)));
 	json_add_bool(o, "sig_armed", mkey->sig_armed);
 	json_add_bool(o, "sig_error_pending", mkey->err_pending);
 	json_add_uint(o, "configures", mkey->configures);
@@ -100,7 +103,7 @@ static int api_reply_mkey(struct varlink_call *call, struct rdma_device *dev, st
 {
 	struct json_object *reply = json_object_new_object();
 
-	json_object_object_add(reply, "mkey", mkey_json(dev, &mkey->obj));
+	json_object_object_add(reply, "mkey", mkey_json(call, dev, &mkey->obj));
 	return varlink_call_reply(call, reply);
 }
 
@@ -145,7 +148,7 @@ static int create(struct varlink_call *call, struct json_object *params, void *u
 
 static int list(struct varlink_call *call, struct json_object *params, void *userdata)
 {
-	return api_list(call, userdata, params, IFACE, RDMA_OBJ_MKEY, "mkeys", mkey_json);
+	return api_list_for_caller(call, userdata, params, IFACE, RDMA_OBJ_MKEY, "mkeys", mkey_json);
 }
 
 static int show(struct varlink_call *call, struct json_object *params, void *userdata)

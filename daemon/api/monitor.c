@@ -17,6 +17,7 @@ struct subscriber {
 	struct subscriber *prev, *next;
 	struct varlink_call *call;
 	unsigned types;           /* 1 << enum rdma_event_type */
+	bool knows_deks;          /* api_caller_knows_deks() */
 };
 
 struct api_monitor {
@@ -86,6 +87,12 @@ static int send_event(struct varlink_call *call, struct json_object *event)
 	return varlink_call_reply_more(call, reply);
 }
 
+/* An event about a DEK (its creation or destruction): for those who may know DEKs only. */
+static bool event_about_dek(const struct rdma_event *ev)
+{
+	return ev->kind == RDMA_OBJ_DEK;
+}
+
 static void on_device_event(struct rdma_device *dev, const struct rdma_event *ev, void *userdata)
 {
 	struct api_monitor *mon = userdata;
@@ -94,7 +101,7 @@ static void on_device_event(struct rdma_device *dev, const struct rdma_event *ev
 	/* A send may close a slow subscriber's connection, which unlinks it: keep next first. */
 	for (s = mon->subscribers; s; s = next) {
 		next = s->next;
-		if (s->types & (1u << ev->type))
+		if ((s->types & (1u << ev->type)) && (s->knows_deks || !event_about_dek(ev)))
 			send_event(s->call, device_event_json(dev, ev));
 	}
 }
@@ -151,6 +158,7 @@ static int subscribe(struct varlink_call *call, struct json_object *params, void
 		return -ENOMEM;
 	s->call = varlink_call_ref(call);
 	s->types = p.types;
+	s->knows_deks = api_caller_knows_deks(call);
 	s->next = mon->subscribers;
 	if (s->next)
 		s->next->prev = s;

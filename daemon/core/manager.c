@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <gcrypt.h>
+#include <grp.h>
 #include <libgen.h>
 #include <signal.h>
 #include <stdio.h>
@@ -35,9 +36,58 @@ void manager_apply_log_level(struct manager *m)
 	log_set_max_level(m->log_level_override >= 0 ? m->log_level_override : m->config.log_level);
 }
 
+/* *gid of group name, if it exists; a negative errno when the lookup failed. */
+static int lookup_group(const char *name, bool *exists, gid_t *gid)
+{
+	/* Room for the group's member list: doubled while too small, up to 1 MiB. */
+	for (size_t size = 16384;; size *= 2) {
+		struct group grp, *g = NULL;
+		char *buf = malloc(size);
+		int r;
+
+		if (!buf)
+			return -ENOMEM;
+		r = getgrnam_r(name, &grp, buf, size, &g);
+		*exists = r == 0 && g;
+		if (*exists)
+			*gid = g->gr_gid;
+		free(buf);
+		if (r != ERANGE || size >= (1u << 20))
+			return -r;
+	}
+}
+
+/*
+ * Looks RDMAD_READ_GROUP up again.  A lookup that fails keeps what was known;
+ * a change is logged, and so is a group that does not exist at start.
+ */
+static void resolve_read_group(struct manager *m)
+{
+	bool exists;
+	gid_t gid = 0;
+	int r = lookup_group(RDMAD_READ_GROUP, &exists, &gid);
+
+	if (r < 0) {
+		log_warning_errno(r, "cannot look up group %s; %s", RDMAD_READ_GROUP,
+				  m->read_group.looked_up ? "its members stay who they were" :
+				  "only root may call methods until a reload finds it");
+		return;
+	}
+	if (!exists && (m->read_group.exists || !m->read_group.looked_up))
+		log_notice("group %s does not exist: only root may call methods other than "
+			   "introspection until a reload finds it", RDMAD_READ_GROUP);
+	else if (exists && (!m->read_group.exists || m->read_group.gid != gid))
+		log_info("group %s is gid %u: its members may call the methods that only read",
+			 RDMAD_READ_GROUP, (unsigned)gid);
+	m->read_group.looked_up = true;
+	m->read_group.exists = exists;
+	m->read_group.gid = gid;
+}
+
 static void apply_config(struct manager *m)
 {
 	manager_apply_log_level(m);
+	resolve_read_group(m);
 	if (m->varlink)
 		varlink_server_set_limits(m->varlink, m->config.max_connections,
 					  m->config.max_connections_per_uid);

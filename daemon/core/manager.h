@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include <systemd/sd-event.h>
 
 #include "daemon/core/config.h"
@@ -13,6 +14,8 @@
 #define RDMAD_SOCKET_PATH "/run/rdmad/io.rdmad"
 #define RDMAD_STATE_DIR   "/var/lib/rdmad"
 #define RDMAD_MAX_DEVICES 8
+/* Whose members may call the methods that only read (rdmad-varlink(7) AUTHORIZATION). */
+#define RDMAD_READ_GROUP  "rdma"
 
 struct varlink_server;
 struct worker_set;
@@ -48,6 +51,16 @@ struct manager {
 	unsigned n_cpus;
 	struct worker_set *workers;
 	struct api_monitor *monitor;
+	/*
+	 * RDMAD_READ_GROUP as looked up at start and at the last reload, not per
+	 * call: the user database may be NSS over the network, and the event
+	 * loop must not wait for it.
+	 */
+	struct {
+		bool looked_up;
+		bool exists;
+		gid_t gid;
+	} read_group;
 };
 
 int manager_new(struct manager **out, const struct manager_options *opts);
@@ -59,7 +72,10 @@ void manager_set_ready_fd(struct manager *m, int fd);
 int manager_start(struct manager *m);
 /* READY=1, then the event loop until it ends (serving is the API's: api_varlink_init). */
 int manager_loop(struct manager *m);
-/* Re-reads the configuration; on error the old one stays and err says why. */
+/*
+ * Re-reads the configuration and looks group RDMAD_READ_GROUP up again; on
+ * error the old configuration stays and err says why.
+ */
 int manager_reload(struct manager *m, char *err, size_t err_size);
 struct rdma_device *manager_find_device(struct manager *m, const char *name);
 uint64_t manager_uptime_usec(const struct manager *m);

@@ -16,6 +16,9 @@ static int open_error(const char *path, const char *field, int e, struct rdma_er
 	case ELOOP:
 		return rdma_error_invalid(err, field, "%s is a symbolic link; name the file itself",
 					  path);
+	case ENXIO:
+		/* What open() says of a socket, and of a device without its driver. */
+		return rdma_error_invalid(err, field, "%s is not a regular file", path);
 	default:
 		return rdma_error_invalid(err, field, "%s cannot be opened: %s", path, strerror(e));
 	}

@@ -120,15 +120,28 @@ static size_t utf8_sequence(const unsigned char *p, size_t n)
 	return len;
 }
 
+/* The string that just ended is an object key: a ':' comes next. */
+static bool colon_follows(const unsigned char *p, size_t n)
+{
+	size_t i = 0;
+
+	while (i < n && (p[i] == ' ' || p[i] == '\t' || p[i] == '\n' || p[i] == '\r'))
+		i++;
+	return i < n && p[i] == ':';
+}
+
 /*
  * What json-c lets through even with JSON_TOKENER_STRICT | VALIDATE_UTF8:
  * NaN and Infinity, "1.", raw control characters in strings, and overlong or
  * surrogate UTF-8.  None of it is JSON, and json-c would echo it back out.
+ * And a key with "\u0000": json-c cuts keys at the NUL, so "name\u0000x"
+ * would reach the method as "name" (string values keep their length, and
+ * the interface check refuses a NUL in them).
  */
 static bool json_text_ok(const char *msg, size_t len)
 {
 	const unsigned char *p = (const unsigned char *)msg;
-	bool in_string = false;
+	bool in_string = false, nul = false;
 
 	for (size_t i = 0; i < len;) {
 		unsigned char c = p[i];
@@ -139,20 +152,25 @@ static bool json_text_ok(const char *msg, size_t len)
 			if (c < 0x20)
 				return false;
 			if (c == '\\') {
+				nul |= len - i > 5 && memcmp(p + i + 1, "u0000", 5) == 0;
 				i += 2; /* json-c checks the escape itself */
 				continue;
 			}
-			if (c == '"')
+			if (c == '"') {
 				in_string = false;
+				if (nul && colon_follows(p + i + 1, len - i - 1))
+					return false;
+			}
 			n = utf8_sequence(p + i, len - i);
 			if (n == 0)
 				return false;
 			i += n;
 			continue;
 		}
-		if (c == '"')
+		if (c == '"') {
 			in_string = true;
-		else if (c == '.' && (i + 1 >= len || p[i + 1] < '0' || p[i + 1] > '9'))
+			nul = false;
+		} else if (c == '.' && (i + 1 >= len || p[i + 1] < '0' || p[i + 1] > '9'))
 			return false;
 		else if (!strchr("{}[]:,-+.0123456789eEtrufalsn \t\r\n", c) || c == '\0')
 			return false;

@@ -437,12 +437,60 @@ static bool int_ok(const struct check_ctx *ctx, struct json_object *v)
 	       json_object_get_uint64(v) <= (uint64_t)INT64_MAX;
 }
 
+/*
+ * A JSON string may hold "\u0000"; json-c keeps it, but every C consumer
+ * stops at the NUL, so "nul\u0000tail" would name "nul".  A string is a
+ * string: one with a NUL byte is the wrong type.
+ */
+static bool string_ok(struct json_object *v)
+{
+	return json_object_is_type(v, json_type_string) &&
+	       !memchr(json_object_get_string(v), '\0', (size_t)json_object_get_string_len(v));
+}
+
+#define DEPTH_MAX 64
+
+/*
+ * The strings anywhere inside a value the description leaves open (object,
+ * any): their members are not typed, but they are still read as C strings.
+ */
+static int check_untyped(struct json_object *v, char *path, size_t size, int depth)
+{
+	size_t base = strnlen(path, size);
+
+	if (depth > DEPTH_MAX)
+		return -EINVAL;
+	switch (json_object_get_type(v)) {
+	case json_type_string:
+		return string_ok(v) ? 0 : -EINVAL;
+	case json_type_array:
+		for (size_t i = 0; i < json_object_array_length(v); i++) {
+			path_push(path, size, base, "", (long)i);
+			if (check_untyped(json_object_array_get_idx(v, i), path, size, depth + 1))
+				return -EINVAL;
+			path[base] = '\0';
+		}
+		return 0;
+	case json_type_object: {
+		json_object_object_foreach(v, key, val) {
+			path_push(path, size, base, key, -1);
+			if (check_untyped(val, path, size, depth + 1))
+				return -EINVAL;
+			path[base] = '\0';
+		}
+		return 0;
+	}
+	default:
+		return 0;
+	}
+}
+
 static int check(const struct check_ctx *ctx, const struct idl_type *t,
 		 struct json_object *v, char *path, size_t size, int depth)
 {
 	size_t base = strnlen(path, size);
 
-	if (depth > 64)
+	if (depth > DEPTH_MAX)
 		return -EINVAL;
 	if (!v || json_object_get_type(v) == json_type_null)
 		return t->nullable || t->kind == IDL_ANY ? 0 : -EINVAL;
@@ -459,13 +507,16 @@ static int check(const struct check_ctx *ctx, const struct idl_type *t,
 		return json_object_is_type(v, json_type_double) &&
 		       isfinite(json_object_get_double(v)) ? 0 : -EINVAL;
 	case IDL_STRING:
-		return json_object_is_type(v, json_type_string) ? 0 : -EINVAL;
+		return string_ok(v) ? 0 : -EINVAL;
 	case IDL_OBJECT:
-		return json_object_is_type(v, json_type_object) ? 0 : -EINVAL;
+		if (!json_object_is_type(v, json_type_object))
+			return -EINVAL;
+		return check_untyped(v, path, size, depth + 1);
 	case IDL_ANY:
-		return 0;
+		return check_untyped(v, path, size, depth + 1);
 	case IDL_ENUM:
-		if (!json_object_is_type(v, json_type_string))
+		/* strcmp() would take "one\u0000x" for "one". */
+		if (!string_ok(v))
 			return -EINVAL;
 		for (size_t i = 0; i < t->n; i++)
 			if (strcmp(t->names[i], json_object_get_string(v)) == 0)

@@ -1,10 +1,13 @@
 #!/usr/bin/env bats
 # Who may call what (rdmad-varlink(7) AUTHORIZATION): root everything; group
 # rdma the methods that only read; everyone else nothing but introspection.
-# DEK methods, even the reading ones, are root's alone.  The caller's identity
-# comes from the socket (SO_PEERCRED, SO_PEERGROUPS).
+# DEK methods, even the reading ones, are root's alone, and so is everything
+# else about DEKs: which DEK an MKEY uses, DEK events.  The caller's identity
+# comes from the socket (SO_PEERCRED, SO_PEERGROUPS).  The matrix below names
+# every method and every event: one added without a line here fails.
 
 load helper
+load qp-helper
 
 IN_USER=rdmad-authz-in
 OUT_USER=rdmad-authz-out
@@ -30,6 +33,7 @@ setup_file() {
 
 teardown_file() {
 	D=$(cat "$BATS_FILE_TMPDIR/dir" 2>/dev/null) || return 0
+	rdmad_stop "$D/events"
 	rdmad_stop "$D"
 	rm -rf "$D"
 	userdel "$IN_USER" 2>/dev/null || true
@@ -126,4 +130,237 @@ denied() {
 	run "$RDMACTL" -j dek list
 	assert_success
 	assert_output '[]'
+}
+
+# Who may call each method: all (whoever can connect), rdma (root and group
+# rdma) or root.  Every method of every interface the daemon serves, no more.
+METHODS='
+org.varlink.service.GetInfo all
+org.varlink.service.GetInterfaceDescription all
+io.rdmad.Daemon.GetStatus rdma
+io.rdmad.Daemon.Reload root
+io.rdmad.Daemon.SetLogLevel root
+io.rdmad.Device.List rdma
+io.rdmad.Device.Show rdma
+io.rdmad.Pd.Create root
+io.rdmad.Pd.List rdma
+io.rdmad.Pd.Show rdma
+io.rdmad.Pd.Destroy root
+io.rdmad.Mr.Create root
+io.rdmad.Mr.GetDma root
+io.rdmad.Mr.RegUser root
+io.rdmad.Mr.List rdma
+io.rdmad.Mr.Show rdma
+io.rdmad.Mr.Destroy root
+io.rdmad.Mr.Write root
+io.rdmad.Mr.Read root
+io.rdmad.Cq.Create root
+io.rdmad.Cq.List rdma
+io.rdmad.Cq.Show rdma
+io.rdmad.Cq.Destroy root
+io.rdmad.Cq.Notify root
+io.rdmad.Cq.Poll root
+io.rdmad.Qp.Create root
+io.rdmad.Qp.Modify root
+io.rdmad.Qp.List rdma
+io.rdmad.Qp.Show rdma
+io.rdmad.Qp.Destroy root
+io.rdmad.Qp.PostSend root
+io.rdmad.Qp.PostSendList root
+io.rdmad.Qp.PostRecv root
+io.rdmad.Qp.Cancel root
+io.rdmad.Qp.Recover root
+io.rdmad.Ah.Create root
+io.rdmad.Ah.List rdma
+io.rdmad.Ah.Show rdma
+io.rdmad.Ah.Destroy root
+io.rdmad.Gid.List rdma
+io.rdmad.Gid.Show rdma
+io.rdmad.Gid.Add root
+io.rdmad.Gid.Del root
+io.rdmad.Mkey.Create root
+io.rdmad.Mkey.List rdma
+io.rdmad.Mkey.Show rdma
+io.rdmad.Mkey.Destroy root
+io.rdmad.Mkey.Configure root
+io.rdmad.Mkey.Check root
+io.rdmad.Mkey.Tx root
+io.rdmad.Mkey.Rx root
+io.rdmad.Pool.Create root
+io.rdmad.Pool.List rdma
+io.rdmad.Pool.Show rdma
+io.rdmad.Pool.Resize root
+io.rdmad.Pool.Destroy root
+io.rdmad.Pool.Borrow root
+io.rdmad.Pool.Return root
+io.rdmad.Dek.Create root
+io.rdmad.Dek.List root
+io.rdmad.Dek.Show root
+io.rdmad.Dek.Destroy root
+io.rdmad.Dek.Login root
+io.rdmad.Dek.Logout root
+io.rdmad.Dek.GetLogin root
+io.rdmad.Monitor.Subscribe rdma
+'
+
+# Who sees each event of io.rdmad.Monitor (TYPE, or TYPE:KIND for the events
+# about one kind of object): rdma (root's and group rdma's subscriptions) or
+# root.  Every type of the Event type, no more.
+EVENTS='
+subscribed rdma
+object_created rdma
+object_destroyed rdma
+object_created:dek root
+object_destroyed:dek root
+qp_state rdma
+sq_drained rdma
+sig_error rdma
+wr_canceled rdma
+recovery rdma
+'
+
+# probe_all: every method of every interface the daemon lists, each called
+# with a parameter no method has, as "METHOD allowed" (InvalidParameter: the
+# authorization passed, the parameters are checked after it) or "METHOD
+# denied" (PermissionDenied).  Streaming methods need "more" before anything.
+probe_all() {
+	python3 - "$RDMACTL_SOCKET" <<-'EOF'
+	import json, re, socket, sys
+	s = socket.socket(socket.AF_UNIX)
+	s.settimeout(5)
+	s.connect(sys.argv[1])
+	def call(method, params, more=False):
+	    msg = {"method": method, "parameters": params}
+	    if more:
+	        msg["more"] = True
+	    s.sendall(json.dumps(msg).encode() + b"\0")
+	    buf = b""
+	    while not buf.endswith(b"\0"):
+	        chunk = s.recv(65536)
+	        if not chunk:
+	            sys.exit("the daemon closed the connection on " + method)
+	        buf += chunk
+	    return json.loads(buf[:-1])
+	for iface in call("org.varlink.service.GetInfo", {})["parameters"]["interfaces"]:
+	    text = call("org.varlink.service.GetInterfaceDescription", {"interface": iface})
+	    for name in re.findall(r"^method\s+(\w+)", text["parameters"]["description"], re.M):
+	        r = call(iface + "." + name, {"authz_probe": True}, more=True)
+	        if r.get("error") == "org.varlink.service.PermissionDenied":
+	            verdict = "denied"
+	        elif r == {"error": "org.varlink.service.InvalidParameter",
+	                   "parameters": {"parameter": "authz_probe"}}:
+	            verdict = "allowed"
+	        else:
+	            verdict = "unexpected " + json.dumps(r)
+	        print(iface + "." + name, verdict)
+	EOF
+}
+
+# expected_for ROLE: "METHOD allowed|denied" for root, member or outsider, from $METHODS.
+expected_for() {
+	awk -v role="$1" 'NF == 2 {
+		ok = role == "root" || $2 == "all" || ($2 == "rdma" && role == "member")
+		print $1, ok ? "allowed" : "denied"
+	}' <<<"$METHODS" | sort
+}
+
+@test "the matrix: every method, for root, a member of group rdma and an outsider" {
+	run probe_all
+	assert_success
+	assert_equal "$(sort <<<"$output")" "$(expected_for root)"
+	run as "$IN_USER" bash -c "$(declare -f probe_all); probe_all"
+	assert_success
+	assert_equal "$(sort <<<"$output")" "$(expected_for member)"
+	run as "$OUT_USER" bash -c "$(declare -f probe_all); probe_all"
+	assert_success
+	assert_equal "$(sort <<<"$output")" "$(expected_for outsider)"
+}
+
+# monitor_as USER FILE: rdmactl -j monitor as USER in the background, once
+# subscribed; its events in FILE, its complaints in FILE.err.
+monitor_as() {
+	as "$1" "$RDMACTL" -j monitor >"$2" 2>"$2.err" 3>&- &
+	echo $! >"$2.pid"
+	for i in $(seq 1 100); do
+		grep -q subscribed "$2" && return 0
+		sleep 0.05
+	done
+	cat "$2" >&2
+	return 1
+}
+
+# seen FILE: the events of a monitor's output as TYPE, or TYPE:dek for DEK events, once each.
+seen() {
+	jq -r 'if .kind == "dek" then "\(.type):dek" else .type end' "$1" | sort -u
+}
+
+@test "the matrix: every event type, for root, a member of group rdma and an outsider" {
+	# The table names every type the interface has.
+	types=$(varlink_raw '{"method":"org.varlink.service.GetInterfaceDescription","parameters":{"interface":"io.rdmad.Monitor"}}\0' |
+		jq -r '.parameters.description' | tr -d '\n' | sed -n 's/.* type: (\([^)]*\)).*/\1/p' | tr -d ' ' | tr ',' '\n' | sort)
+	assert_equal "$types" "$(awk 'NF == 2 && $1 !~ /:/ { print $1 }' <<<"$EVENTS" | sort)"
+	# A daemon of its own: PD 1, and nothing else the other tests left.
+	E=$D/events
+	rdmad_start "$E"
+	chmod 0666 "$E/io.rdmad"
+	denied "$OUT_USER" monitor
+	monitor_as root "$E/root"
+	monitor_as "$IN_USER" "$E/member"
+	cd "$BATS_TEST_TMPDIR"
+	# Objects come and go, a DEK among them; QPs change state.
+	"$RDMACTL" pd create >/dev/null
+	"$RDMACTL" gid add 0 fe80::1 >/dev/null
+	head -c 32 /dev/urandom | "$RDMACTL" dek create secret --size 128 --key-file - >/dev/null
+	"$RDMACTL" dek destroy secret
+	MEM=$(new_mr 1 8192 local_write,remote_write,remote_read)
+	PEER=$(new_mr 1 8192 local_write,remote_write,remote_read)
+	pair
+	# A signature error: a WRITE through a T10-DIF MKEY whose PI is wrong.
+	k=$(t10_mkey "$MEM" 0 00005678f0debc9a)
+	"$RDMACTL" qp post "$A" write --sge "$k:0:512" --remote "$PEER:0" --wrid 1 --signaled
+	poll_n "$CA" 1 >/dev/null
+	# SQD (drained), a cancel and a recovery by hand back to RTS.
+	"$RDMACTL" qp modify "$A" --state sqd >/dev/null
+	"$RDMACTL" qp cancel "$A" --wrid 7 >/dev/null
+	"$RDMACTL" qp recover "$A" >/dev/null
+	"$RDMACTL" qp destroy "$B"
+	for i in $(seq 1 100); do
+		[ "$(grep -l '"object_destroyed".*"kind":"qp"' "$E/root" "$E/member" | wc -l)" -eq 2 ] && break
+		sleep 0.05
+	done
+	monitor_stop "$E/root"
+	monitor_stop "$E/member"
+	rdmad_stop "$E"
+	export RDMACTL_SOCKET="$D/io.rdmad"
+	# Each event where the table says: root sees all, the member what rdma may.
+	assert_equal "$(seen "$E/root")" "$(awk 'NF == 2 { print $1 }' <<<"$EVENTS" | sort)"
+	assert_equal "$(seen "$E/member")" "$(awk 'NF == 2 && $2 == "rdma" { print $1 }' <<<"$EVENTS" | sort)"
+	# And the member's stream is root's without the DEK events, in the same order.
+	assert_equal "$(jq -c 'select(.kind != "dek") | del(.time_usec)' "$E/member")" \
+		"$(jq -c 'select(.kind != "dek") | del(.time_usec)' "$E/root")"
+}
+
+@test "which DEK an MKEY uses is root's: Mkey.Show and List give crypto.dek null to group rdma" {
+	cd "$BATS_TEST_TMPDIR"
+	pd=$("$RDMACTL" -j pd create | jq -r '.[0].handle')
+	mr=$("$RDMACTL" -j mr create "$pd" --size 4096 | jq -r '.[0].lkey')
+	dek=$(head -c 32 /dev/urandom | "$RDMACTL" -j dek create shown --size 128 --key-file - | jq -r '.[0].handle')
+	k=$("$RDMACTL" -j mkey create "$pd" --flags crypto --max-entries 4 | jq -r '.[0].handle')
+	echo '{"crypto":{"standard":"aes_xts","encrypt_on_tx":true,"data_unit_size":512}}' >c.json
+	"$RDMACTL" mkey configure "$k" --layout "$mr:0:512" --config c.json --dek "$dek" >/dev/null
+	run "$RDMACTL" -j mkey show "$k"
+	assert_equal "$(jq -c '.[0].config.crypto | [.dek, .keytag]' <<<"$output")" "[$dek,false]"
+	run as "$IN_USER" "$RDMACTL" -j mkey show "$k"
+	assert_success
+	assert_equal "$(jq -c '.[0].config.crypto | [.dek, .keytag, .data_unit_size]' <<<"$output")" "[null,false,512]"
+	run as "$IN_USER" "$RDMACTL" -j mkey list
+	assert_success
+	assert_equal "$(jq -c ".[] | select(.handle == $k) | .config.crypto.dek" <<<"$output")" null
+	# Raw, as the interface says it.
+	run as "$IN_USER" sh -c 'printf "{\"method\":\"io.rdmad.Mkey.Show\",\"parameters\":{\"handle\":'"$k"'}}\0" | socat -t 2 - "UNIX-CONNECT:$RDMACTL_SOCKET" | tr "\0" "\n"'
+	assert_output --partial '"dek":null'
+	"$RDMACTL" mkey destroy "$k"
+	"$RDMACTL" dek destroy shown
+	"$RDMACTL" mr destroy "$mr"
+	"$RDMACTL" pd destroy "$pd"
 }

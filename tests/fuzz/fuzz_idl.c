@@ -15,7 +15,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (!text)
 		return 0;
-	value = json_tokener_parse("{\"a\":1,\"b\":[\"x\"],\"c\":{\"k\":null}}");
+	/* Strings with and without a NUL, typed and inside an object. */
+	value = json_tokener_parse("{\"a\":1,\"b\":[\"x\",\"y\\u0000z\"],"
+				   "\"c\":{\"k\":null,\"s\":[\"\\u0000\"]}}");
 	if (idl_parse(text, &iface, &error) == 0) {
 		for (size_t i = 0; i < iface->n; i++) {
 			char path[256];

@@ -187,6 +187,21 @@ static void test_parse_rejects_invalid_utf8(void **state)
 	assert_true(parses("{\"a\":\"\xc2\x80 \xed\x9f\xbf \xee\x80\x80 \xf4\x8f\xbf\xbf\"}"));
 }
 
+/* json-c would cut such a key at the NUL: "name\u0000x" would read as "name". */
+static void test_parse_rejects_nul_in_keys(void **state)
+{
+	assert_false(parses("{\"name\\u0000tail\":1}"));
+	assert_false(parses("{\"\\u0000\" : 1}"));
+	assert_false(parses("{\"a\":{\"b\":[{\"c\\u0000\"\n:1}]}}"));
+	/* A NUL in a value is the interface check's to refuse, naming the field. */
+	assert_true(parses("{\"name\":\"nul\\u0000tail\"}"));
+	assert_true(parses("{\"a\":[\"\\u0000\",\":\"]}"));
+	/* An escaped backslash before "u0000" is no NUL. */
+	assert_true(parses("{\"a\\\\u0000\":1}"));
+	assert_false(parses("{\"\\u00001\":\"\\u0001\"}"));
+	assert_true(parses("{\"\\u0001\":1}"));
+}
+
 static void test_append_message(void **state)
 {
 	struct varlink_buffer b = { 0 };
@@ -222,6 +237,7 @@ int main(void)
 		cmocka_unit_test(test_parse_rejects_non_objects),
 		cmocka_unit_test(test_parse_rejects_bad_json),
 		cmocka_unit_test(test_parse_rejects_invalid_utf8),
+		cmocka_unit_test(test_parse_rejects_nul_in_keys),
 		cmocka_unit_test(test_append_message),
 	};
 

@@ -460,6 +460,26 @@ static void test_validate_nested_paths(void **state)
 	assert_rejected("node", "{\"v\":1,\"next\":{\"v\":2,\"next\":{\"v\":\"3\"}}}", "node.next.next.v");
 }
 
+/*
+ * "\u0000" is valid JSON and json-c keeps it, but C reads the string up to
+ * the NUL: refused wherever a string is, typed or inside an object or any.
+ */
+static void test_validate_strings_without_nul(void **state)
+{
+	assert_rejected("s", "\"nul\\u0000tail\"", "s");
+	assert_rejected("s", "\"\\u0000\"", "s");
+	assert_rejected("s", "\"tail\\u0000\"", "s");
+	assert_accepted("s", "\"\\u0001 \\u00e9 \\ud83d\\ude00\"");
+	assert_rejected("e", "\"one\\u0000two\"", "e");
+	assert_rejected("map", "{\"k\":\"v\\u0000\"}", "map.k");
+	assert_rejected("ref", "{\"b\":1,\"n\":\"x\\u0000\"}", "ref.n");
+	assert_rejected("nlist", "[null,{\"b\":1,\"n\":\"\\u0000\"}]", "nlist[1].n");
+	assert_rejected("o", "{\"k\":[\"x\",\"y\\u0000\"]}", "o.k[1]");
+	assert_accepted("o", "{\"k\":[\"x\",1,null,{\"y\":\"z\"}]}");
+	assert_rejected("a", "\"\\u0000\"", "a");
+	assert_rejected("a", "{\"deep\":{\"er\":\"\\u0000\"}}", "a.deep.er");
+}
+
 static void test_validate_unknown_and_missing(void **state)
 {
 	assert_rejected("unknown", "1", "unknown");
@@ -591,6 +611,7 @@ int main(void)
 		cmocka_unit_test(test_validate_enum),
 		cmocka_unit_test(test_validate_arrays_and_maps),
 		cmocka_unit_test(test_validate_nested_paths),
+		cmocka_unit_test(test_validate_strings_without_nul),
 		cmocka_unit_test(test_validate_unknown_and_missing),
 		cmocka_unit_test(test_validate_absent_vs_null),
 		cmocka_unit_test(test_validate_top_level),
