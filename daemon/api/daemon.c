@@ -52,7 +52,7 @@ static int get_status(struct varlink_call *call, struct json_object *params, voi
 
 static int reload(struct varlink_call *call, struct json_object *params, void *userdata)
 {
-	char err[512];
+	char err[1024];
 
 	if (manager_reload(userdata, err, sizeof(err)) < 0)
 		return api_error_string(call, "io.rdmad.Daemon.ReloadFailed", "reason", err);
