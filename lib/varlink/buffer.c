@@ -77,6 +77,8 @@ size_t varlink_buffer_capacity_for(const struct varlink_buffer *b, size_t n)
 	size_t need = varlink_buffer_pending(b) + n;
 	size_t cap;
 
+	if (need < n)
+		return SIZE_MAX;
 	/* Room at the end, or room once the pending bytes move to the front. */
 	if (b->cap - b->len >= n || need <= b->cap)
 		return b->cap;

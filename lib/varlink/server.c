@@ -975,6 +975,7 @@ static int conn_read(struct varlink_connection *conn)
 		conn->eof = true;
 	else
 		conn_note_input(conn, conn->in.data + conn->in.len - n, (size_t)n);
+	conn_account(conn);
 	return 0;
 }
 

@@ -206,6 +206,8 @@ struct varlink_client;
 /* address: "unix:/path", "unix:@abstract" or a plain path. */
 int varlink_client_connect(struct varlink_client **out, const char *address);
 struct varlink_client *varlink_client_free(struct varlink_client *client);
+/* The server has closed the connection (a call on it would fail), e.g. as idle. */
+bool varlink_client_hung_up(const struct varlink_client *client);
 
 int varlink_client_send(struct varlink_client *client, const char *method,
 			struct json_object *params, unsigned flags);
