@@ -46,7 +46,6 @@ struct number_setting {
 };
 
 #define LIMIT(f) offsetof(struct rdmad_config, limits.f)
-#define SECONDS "a number of seconds"
 #define USEC    VARLINK_USEC_PER_SEC
 
 static const struct number_setting number_settings[] = {
@@ -56,10 +55,12 @@ static const struct number_setting number_settings[] = {
 	  FIELD_UNSIGNED },
 	{ "connection_output_budget", "a number of bytes", 4096, 1ull << 30, 1, LIMIT(output_budget),
 	  FIELD_SIZE },
-	{ "connection_output_timeout", SECONDS, 0, 86400, USEC, LIMIT(output_timeout_usec), FIELD_U64 },
-	{ "connection_incomplete_timeout", SECONDS, 0, 86400, USEC, LIMIT(incomplete_timeout_usec),
-	  FIELD_U64 },
-	{ "connection_idle_timeout", SECONDS, 0, 86400, USEC, LIMIT(idle_timeout_usec), FIELD_U64 },
+	{ "connection_output_timeout", "a number of seconds", 0, 86400, USEC,
+	  LIMIT(output_timeout_usec), FIELD_U64 },
+	{ "connection_incomplete_timeout", "a number of seconds", 0, 86400, USEC,
+	  LIMIT(incomplete_timeout_usec), FIELD_U64 },
+	{ "connection_idle_timeout", "a number of seconds", 0, 86400, USEC,
+	  LIMIT(idle_timeout_usec), FIELD_U64 },
 	{ "connection_buffer_budget", "a number of bytes", 1ull << 20, 1ull << 40, 1,
 	  LIMIT(buffer_budget), FIELD_SIZE },
 	{ "max_mr_size", "a number of bytes", 1, RDMAD_MAX_MR_SIZE_MAX, 1,
