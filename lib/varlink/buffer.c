@@ -241,23 +241,31 @@ static bool json_text_ok(const char *msg, size_t len)
 }
 
 /*
- * json-c gathers the bytes of each string in the tokener's printbuf (public
- * as struct printbuf, tok->pb in json-c 0.16), which it grows with realloc()
- * and frees without wiping.  Made as large as the whole message first, it
- * never grows while parsing it, as no string is longer than its message: the
- * printbuf is then the one copy to wipe, see tokener_free().
+ * json-c gathers the bytes of each string in the tokener's printbuf (tok->pb
+ * in json-c 0.16), which it grows with realloc() and frees without wiping.
+ * Made as large as the whole message first, it never grows while parsing it,
+ * as no string is longer than its message: the printbuf is then the one copy
+ * to wipe, see tokener_free().  buf and size are public (json-c's own
+ * printbuf_memappend_fast() macro uses them); printbuf_memset() would also
+ * clear the bytes, a cost every call would pay for nothing.
  */
 static struct json_tokener *tokener_new(size_t len)
 {
 	struct json_tokener *tok = json_tokener_new();
+	struct printbuf *pb = tok ? tok->pb : NULL;
 
 	if (!tok)
 		return NULL;
-	if (printbuf_memset(tok->pb, 0, 0, (int)len + 1) < 0) {
-		json_tokener_free(tok);
-		return NULL;
+	if ((size_t)pb->size < len + 1) {
+		char *buf = realloc(pb->buf, len + 1);
+
+		if (!buf) {
+			json_tokener_free(tok);
+			return NULL;
+		}
+		pb->buf = buf;
+		pb->size = (int)len + 1;
 	}
-	printbuf_reset(tok->pb);
 	json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
 	return tok;
 }

@@ -86,6 +86,7 @@ static void conn_close(struct varlink_connection *conn);
 static void conn_process(struct varlink_connection *conn);
 static void conn_update_events(struct varlink_connection *conn);
 static int on_sweep(sd_event_source *s, uint64_t usec, void *userdata);
+static uint64_t server_now(const struct varlink_server *server);
 
 /* ---- server ---- */
 
@@ -180,10 +181,18 @@ const struct varlink_interface *varlink_server_find_interface(const struct varli
 
 void varlink_server_set_limits(struct varlink_server *server, const struct varlink_limits *limits)
 {
+	uint64_t now = server_now(server);
+
 	server->limits = *limits;
-	/* Each connection looks again at its budget and its deadlines, from its next turn. */
-	for (struct varlink_connection *c = server->connections; c; c = c->next)
+	/*
+	 * Each connection looks again at its budget and its deadlines, from its
+	 * next turn; its idle time starts now, as it was not kept without an
+	 * idle timeout.
+	 */
+	for (struct varlink_connection *c = server->connections; c; c = c->next) {
+		c->active_usec = now;
 		sd_event_source_set_enabled(c->defer, SD_EVENT_ONESHOT);
+	}
 }
 
 const struct varlink_limits *varlink_server_limits(const struct varlink_server *server)
@@ -257,10 +266,23 @@ static void server_wake_at(struct varlink_server *server, uint64_t usec)
 	server->sweep_at = usec;
 }
 
+/* The idle timeout is for every uid but root's. */
+static bool conn_may_idle_out(const struct varlink_connection *conn)
+{
+	return conn->peer.uid != 0 && conn->server->limits.idle_timeout_usec;
+}
+
+/* Something happened on conn: its idle time starts again (only read when it may idle out). */
+static void conn_touch(struct varlink_connection *conn)
+{
+	if (conn_may_idle_out(conn))
+		conn->active_usec = server_now(conn->server);
+}
+
 /* Neither a call nor a byte in either direction, and the idle timeout is for its uid. */
 static bool conn_idle(const struct varlink_connection *conn)
 {
-	return conn->peer.uid != 0 && !conn->call && varlink_buffer_pending(&conn->in) == 0 &&
+	return conn_may_idle_out(conn) && !conn->call && varlink_buffer_pending(&conn->in) == 0 &&
 	       varlink_buffer_pending(&conn->out) == 0;
 }
 
@@ -455,7 +477,7 @@ static int conn_flush(struct varlink_connection *conn)
 			return 0;
 		if (n < 0)
 			return (int)n;
-		conn->active_usec = server_now(conn->server);
+		conn_touch(conn);
 	}
 	return 0;
 }
@@ -507,15 +529,16 @@ static void conn_update_events(struct varlink_connection *conn)
 /* Sends msg with fds (moved out of *fds when queued). */
 static int conn_send(struct varlink_connection *conn, struct json_object *msg, struct varlink_fds *fds)
 {
-	int r;
-
-	if (conn->dead)
-		return -ENOTCONN;
 	/*
 	 * Its calls wait while it is over its output budget, so only a stream
 	 * (more) can take it this far: one message past the budget at most.
 	 */
-	if (varlink_buffer_pending(&conn->out) > conn->server->limits.output_budget + VARLINK_MESSAGE_MAX ||
+	size_t most = conn->server->limits.output_budget + VARLINK_MESSAGE_MAX;
+	int r;
+
+	if (conn->dead)
+		return -ENOTCONN;
+	if (varlink_buffer_pending(&conn->out) > most ||
 	    conn->out_fds.n_fds + fds->n > VARLINK_FDS_QUEUED_MAX) {
 		log_warning("varlink: client pid %d does not read its replies, closing",
 			    (int)conn->peer.pid);
@@ -623,7 +646,7 @@ static void call_finish(struct varlink_call *call)
 	if (conn->call != call)
 		return;
 	conn->call = NULL;
-	conn->active_usec = server_now(conn->server);
+	conn_touch(conn);
 	if (!conn->dead)
 		sd_event_source_set_enabled(conn->defer, SD_EVENT_ONESHOT);
 }
@@ -944,9 +967,9 @@ static int conn_make_room(struct varlink_connection *conn)
  */
 static void conn_note_input(struct varlink_connection *conn, const char *p, size_t n)
 {
-	conn->active_usec = server_now(conn->server);
+	conn_touch(conn);
 	if (p[n - 1] != '\0' && memrchr(p, '\0', n))
-		conn->partial_usec = conn->active_usec;
+		conn->partial_usec = server_now(conn->server);
 }
 
 static int conn_read(struct varlink_connection *conn)

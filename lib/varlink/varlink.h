@@ -122,7 +122,7 @@ struct varlink_limits {
 	uint64_t incomplete_timeout_usec;
 	/* A connection of a uid but root with no call, no bytes, for this long is closed. */
 	uint64_t idle_timeout_usec;
-	/* All buffers of all connections: no input buffer grows past VARLINK_BUFFER_KEEP beyond it. */
+	/* All connections' buffers: past it, no input buffer grows beyond 64 KiB. */
 	size_t buffer_budget;
 };
 
