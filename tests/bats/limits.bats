@@ -176,7 +176,7 @@ wait_for_line() {
 	assert_regex "$(cat "$D/rdmad.log")" "connection limit reached, refusing pid [0-9]+ uid $(id -u "$B_USER")"
 }
 
-@test "idle connections of users other than root are closed; root's and a monitor's stay" {
+@test "idle connections of users other than root are closed; root's and a monitor's stay; the shell reconnects" {
 	dir=$D/idle
 	mkdir -p "$dir"
 	chmod 0755 "$dir"
@@ -199,6 +199,12 @@ wait_for_line() {
 	kill "$monitor"
 	run "$RDMACTL" -s "$dir/io.rdmad" -j status
 	assert_output --partial '"closed_idle":3}'
+	# The shell finds its connection closed and opens another.
+	run --separate-stderr as "$A_USER" sh -c "(echo status; sleep 1.6; echo status) | \"\$0\" -s \"\$1\" -i" \
+		"$RDMACTL" "$dir/io.rdmad"
+	assert_success
+	assert_equal "$(grep -c 'version: ' <<<"$output")" 2
+	assert_equal "$stderr" ''
 	rdmad_stop "$dir"
 }
 
