@@ -20,6 +20,9 @@ static int ctl_connect(struct ctl *ctl)
 {
 	int r;
 
+	/* The daemon closes idle connections of users other than root: the shell connects again. */
+	if (ctl->client && varlink_client_hung_up(ctl->client))
+		ctl_disconnect(ctl);
 	if (ctl->client)
 		return 0;
 	r = varlink_client_connect(&ctl->client, ctl->socket_path);

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static void format_duration(char *buf, size_t size, uint64_t usec)
@@ -39,6 +40,27 @@ static struct json_object *workers_summary(struct json_object *workers)
 	return json_object_new_string(buf);
 }
 
+/* "open 3 max 4096 ...": an object of scalars as one line, whole, where the text output would wrap it. */
+static struct json_object *fields_line(struct json_object *obj)
+{
+	struct json_object *line;
+	const char *sep = "";
+	char *buf = NULL;
+	size_t size = 0;
+	FILE *f = open_memstream(&buf, &size);
+
+	if (!f)
+		return NULL;
+	json_object_object_foreach(obj, key, val) {
+		fprintf(f, "%s%s %s", sep, key, json_object_get_string(val));
+		sep = " ";
+	}
+	fclose(f);
+	line = json_object_new_string(buf);
+	free(buf);
+	return line;
+}
+
 int cmd_status_run(struct ctl *ctl, const struct cmd_args *args)
 {
 	struct json_object *reply, *shown;
@@ -58,6 +80,8 @@ int cmd_status_run(struct ctl *ctl, const struct cmd_args *args)
 				json_object_object_add(shown, "uptime", json_object_new_string(uptime));
 			else if (strcmp(key, "workers") == 0)
 				json_object_object_add(shown, key, workers_summary(val));
+			else if (json_object_is_type(val, json_type_object))
+				json_object_object_add(shown, key, fields_line(val));
 			else if (strcmp(key, "started_usec") != 0)
 				json_object_object_add(shown, key, json_object_get(val));
 		}

@@ -28,6 +28,28 @@ static struct json_object *workers_json(const struct worker_set *ws)
 	return list;
 }
 
+/* The varlink connections: open now, the limits in force, what they refused or closed. */
+static struct json_object *connections_json(const struct varlink_server *server)
+{
+	const struct varlink_limits *l = varlink_server_limits(server);
+	struct json_object *o = json_object_new_object();
+	struct varlink_server_stats st;
+
+	varlink_server_stats(server, &st);
+	json_add_uint(o, "open", st.open);
+	json_add_uint(o, "max", l->max_connections);
+	json_add_uint(o, "max_per_uid", l->max_per_uid);
+	json_add_uint(o, "reserved_for_root", l->reserved_for_root);
+	json_add_uint(o, "buffered_bytes", st.buffered_bytes);
+	json_add_uint(o, "buffer_budget", l->buffer_budget);
+	json_add_uint(o, "refused_limit", st.refused_limit);
+	json_add_uint(o, "refused_memory_budget", st.refused_memory_budget);
+	json_add_uint(o, "closed_output_budget", st.closed_output_budget);
+	json_add_uint(o, "closed_incomplete_timeout", st.closed_incomplete_timeout);
+	json_add_uint(o, "closed_idle", st.closed_idle);
+	return o;
+}
+
 static int get_status(struct varlink_call *call, struct json_object *params, void *userdata)
 {
 	struct manager *m = userdata;
@@ -42,7 +64,7 @@ static int get_status(struct varlink_call *call, struct json_object *params, voi
 	json_add_string(reply, "state_dir", m->state_dir);
 	json_add_string(reply, "config", m->config_path);
 	json_add_string(reply, "log_level", log_level_to_string(log_get_max_level()));
-	json_add_uint(reply, "connections", varlink_server_connections(m->varlink));
+	json_object_object_add(reply, "connections", connections_json(m->varlink));
 	for (unsigned i = 0; i < m->n_devices; i++)
 		json_object_array_add(devices, json_object_new_string(m->devices[i]->name));
 	json_object_object_add(reply, "devices", devices);
@@ -52,7 +74,7 @@ static int get_status(struct varlink_call *call, struct json_object *params, voi
 
 static int reload(struct varlink_call *call, struct json_object *params, void *userdata)
 {
-	char err[512];
+	char err[1024];
 
 	if (manager_reload(userdata, err, sizeof(err)) < 0)
 		return api_error_string(call, "io.rdmad.Daemon.ReloadFailed", "reason", err);

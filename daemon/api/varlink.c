@@ -92,7 +92,7 @@ int api_varlink_init(struct manager *m)
 
 	if (r < 0)
 		return log_error_errno(r, "cannot create the varlink server");
-	varlink_server_set_limits(m->varlink, m->config.max_connections, m->config.max_connections_per_uid);
+	varlink_server_set_limits(m->varlink, &m->config.limits);
 	r = api_register(m);
 	if (r < 0)
 		return log_error_errno(r, "cannot register the varlink interfaces");

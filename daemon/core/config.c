@@ -6,6 +6,7 @@
 
 #include <ctype.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -16,8 +17,7 @@ void config_defaults(struct rdmad_config *config)
 {
 	*config = (struct rdmad_config) {
 		.log_level = LOG_INFO,
-		.max_connections = VARLINK_CONNECTIONS_MAX,
-		.max_connections_per_uid = VARLINK_PER_UID_MAX,
+		.limits = VARLINK_LIMITS_DEFAULT,
 		.max_mr_size = RDMAD_MAX_MR_SIZE_DEFAULT,
 		.busy_poll_usec = RDMAD_BUSY_POLL_USEC_DEFAULT,
 	};
@@ -36,14 +36,81 @@ static int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
 	return 0;
 }
 
-static int parse_unsigned(const char *s, unsigned min, unsigned max, unsigned *out)
-{
-	uint64_t v;
-	int r = parse_u64(s, min, max, &v);
+/* A setting that is a number in [min, max], times scale, into the field at offset. */
+struct number_setting {
+	const char *key;
+	const char *what;     /* "a number", "a number of bytes", ... */
+	uint64_t min, max;
+	uint64_t scale;       /* seconds in the file are microseconds in the field */
+	size_t offset;
+	enum { FIELD_UNSIGNED, FIELD_SIZE, FIELD_U64 } type;
+};
 
-	if (r == 0)
-		*out = (unsigned)v;
-	return r;
+#define LIMIT(f) offsetof(struct rdmad_config, limits.f)
+#define USEC    VARLINK_USEC_PER_SEC
+
+static const struct number_setting number_settings[] = {
+	{ "max_connections", "a number", 1, 65536, 1, LIMIT(max_connections), FIELD_UNSIGNED },
+	{ "max_connections_per_uid", "a number", 1, 65536, 1, LIMIT(max_per_uid), FIELD_UNSIGNED },
+	{ "connections_reserved_for_root", "a number", 0, 65535, 1, LIMIT(reserved_for_root),
+	  FIELD_UNSIGNED },
+	{ "connection_output_budget", "a number of bytes", 4096, 1ull << 30, 1, LIMIT(output_budget),
+	  FIELD_SIZE },
+	{ "connection_output_timeout", "a number of seconds", 0, 86400, USEC,
+	  LIMIT(output_timeout_usec), FIELD_U64 },
+	{ "connection_incomplete_timeout", "a number of seconds", 0, 86400, USEC,
+	  LIMIT(incomplete_timeout_usec), FIELD_U64 },
+	{ "connection_idle_timeout", "a number of seconds", 0, 86400, USEC,
+	  LIMIT(idle_timeout_usec), FIELD_U64 },
+	{ "connection_buffer_budget", "a number of bytes", 1ull << 20, 1ull << 40, 1,
+	  LIMIT(buffer_budget), FIELD_SIZE },
+	{ "max_mr_size", "a number of bytes", 1, RDMAD_MAX_MR_SIZE_MAX, 1,
+	  offsetof(struct rdmad_config, max_mr_size), FIELD_U64 },
+};
+
+static const struct number_setting *find_number_setting(const char *key)
+{
+	for (size_t i = 0; i < sizeof(number_settings) / sizeof(number_settings[0]); i++)
+		if (strcmp(number_settings[i].key, key) == 0)
+			return &number_settings[i];
+	return NULL;
+}
+
+static int apply_number(struct rdmad_config *c, const struct number_setting *n, const char *value,
+			char *msg, size_t size)
+{
+	char *field = (char *)c + n->offset;
+	uint64_t v;
+
+	if (parse_u64(value, n->min, n->max, &v) < 0) {
+		snprintf(msg, size, "%s: '%s' is not %s in %llu-%llu", n->key, value, n->what,
+			 (unsigned long long)n->min, (unsigned long long)n->max);
+		return -EINVAL;
+	}
+	v *= n->scale;
+	switch (n->type) {
+	case FIELD_UNSIGNED:
+		*(unsigned *)field = (unsigned)v;
+		break;
+	case FIELD_SIZE:
+		*(size_t *)field = (size_t)v;
+		break;
+	case FIELD_U64:
+		*(uint64_t *)field = v;
+		break;
+	}
+	return 0;
+}
+
+/* "unknown setting 'KEY' (known: log_level, max_connections, ..., import_kek.NAME)" */
+static void unknown_setting(const char *key, char *msg, size_t size)
+{
+	size_t used = (size_t)snprintf(msg, size, "unknown setting '%s' (known: log_level", key);
+
+	for (size_t i = 0; i < sizeof(number_settings) / sizeof(number_settings[0]) && used < size; i++)
+		used += (size_t)snprintf(msg + used, size - used, ", %s", number_settings[i].key);
+	if (used < size)
+		snprintf(msg + used, size - used, ", recovery, crypto_credential, import_kek.NAME)");
 }
 
 static char *strip(char *s)
@@ -115,6 +182,8 @@ static int add_import_kek(struct rdma_crypto_config *c, const char *name, const 
 /* One "key = value" line; a message naming the key and its allowed values on error. */
 static int apply(struct rdmad_config *c, const char *key, const char *value, char *msg, size_t size)
 {
+	const struct number_setting *number;
+
 	if (strcmp(key, "log_level") == 0) {
 		int level = log_level_from_string(value);
 
@@ -124,22 +193,8 @@ static int apply(struct rdmad_config *c, const char *key, const char *value, cha
 			return -EINVAL;
 		}
 		c->log_level = level;
-	} else if (strcmp(key, "max_connections") == 0) {
-		if (parse_unsigned(value, 1, 65536, &c->max_connections) < 0) {
-			snprintf(msg, size, "max_connections: '%s' is not a number in 1-65536", value);
-			return -EINVAL;
-		}
-	} else if (strcmp(key, "max_connections_per_uid") == 0) {
-		if (parse_unsigned(value, 1, 65536, &c->max_connections_per_uid) < 0) {
-			snprintf(msg, size, "max_connections_per_uid: '%s' is not a number in 1-65536", value);
-			return -EINVAL;
-		}
-	} else if (strcmp(key, "max_mr_size") == 0) {
-		if (parse_u64(value, 1, RDMAD_MAX_MR_SIZE_MAX, &c->max_mr_size) < 0) {
-			snprintf(msg, size, "max_mr_size: '%s' is not a number of bytes in 1-%llu", value,
-				 RDMAD_MAX_MR_SIZE_MAX);
-			return -EINVAL;
-		}
+	} else if ((number = find_number_setting(key))) {
+		return apply_number(c, number, value, msg, size);
 	} else if (strcmp(key, "recovery") == 0) {
 		c->recovery = rdma_recovery_policy_from_name(value);
 		if (c->recovery < 0) {
@@ -151,9 +206,19 @@ static int apply(struct rdmad_config *c, const char *key, const char *value, cha
 	} else if (strncmp(key, "import_kek.", strlen("import_kek.")) == 0) {
 		return add_import_kek(&c->crypto, key + strlen("import_kek."), value, msg, size);
 	} else {
-		snprintf(msg, size, "unknown setting '%s' (known: log_level, max_connections, "
-			 "max_connections_per_uid, max_mr_size, recovery, crypto_credential, import_kek.NAME)",
-			 key);
+		unknown_setting(key, msg, size);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* What no single line can say wrong. */
+static int check(const char *path, const struct rdmad_config *c, char *err, size_t err_size)
+{
+	if (c->limits.reserved_for_root >= c->limits.max_connections) {
+		snprintf(err, err_size, "%s: connections_reserved_for_root (%u) must be less than "
+			 "max_connections (%u)", path, c->limits.reserved_for_root,
+			 c->limits.max_connections);
 		return -EINVAL;
 	}
 	return 0;
@@ -177,7 +242,7 @@ int config_load(const char *path, struct rdmad_config *config, char *err, size_t
 		return r;
 	}
 	while (getline(&line, &cap, f) >= 0) {
-		char msg[256], *key, *value, *eq, *hash;
+		char msg[512], *key, *value, *eq, *hash;
 
 		lineno++;
 		hash = strchr(line, '#');
@@ -203,6 +268,8 @@ int config_load(const char *path, struct rdmad_config *config, char *err, size_t
 	}
 	free(line);
 	fclose(f);
+	if (r == 0)
+		r = check(path, &c, err, err_size);
 	if (r == 0)
 		*config = c;
 	return r;

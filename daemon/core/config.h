@@ -6,13 +6,14 @@
 #include <stdint.h>
 
 #include "daemon/verbs/crypto_config.h"
+#include "lib/varlink/varlink.h"
 
 #define RDMAD_CONFIG_PATH "/etc/rdmad/rdmad.conf"
 
 struct rdmad_config {
 	int log_level;
-	unsigned max_connections;
-	unsigned max_connections_per_uid;
+	/* max_connections, max_connections_per_uid and the connection_* settings. */
+	struct varlink_limits limits;
 	uint64_t max_mr_size;     /* bytes of one daemon-allocated MR */
 	int recovery;             /* enum rdma_recovery_policy of QPs created without one */
 	unsigned busy_poll_usec;  /* the event loop stays awake this long after work */

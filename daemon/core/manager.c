@@ -89,8 +89,7 @@ static void apply_config(struct manager *m)
 	manager_apply_log_level(m);
 	resolve_read_group(m);
 	if (m->varlink)
-		varlink_server_set_limits(m->varlink, m->config.max_connections,
-					  m->config.max_connections_per_uid);
+		varlink_server_set_limits(m->varlink, &m->config.limits);
 	/* For QPs created from now on. */
 	for (unsigned i = 0; i < m->n_devices; i++)
 		m->devices[i]->default_recovery = m->config.recovery;
@@ -134,7 +133,7 @@ static int choose_cpus(struct manager *m, const char *list)
 int manager_new(struct manager **out, const struct manager_options *opts)
 {
 	struct manager *m = calloc(1, sizeof(*m));
-	char err[512];
+	char err[1024];
 	int r;
 
 	if (!m)
@@ -255,7 +254,7 @@ static int open_state_dir(struct manager *m)
 static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
 {
 	struct manager *m = userdata;
-	char err[512];
+	char err[1024];
 
 	sd_notify(0, "RELOADING=1\nSTATUS=Reloading configuration");
 	if (manager_reload(m, err, sizeof(err)) < 0)

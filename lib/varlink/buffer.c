@@ -3,12 +3,38 @@
 #include "lib/varlink/varlink.h"
 
 #include <errno.h>
+#include <json-c/printbuf.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+
+/* Memory for a buffer of cap bytes: large ones are mapped (see buffer.h). */
+static char *buffer_alloc(size_t cap)
+{
+	void *p;
+
+	if (cap <= VARLINK_BUFFER_KEEP)
+		return malloc(cap);
+	p = mmap(NULL, cap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	return p == MAP_FAILED ? NULL : p;
+}
+
+static void buffer_free(char *p, size_t cap)
+{
+	if (!p)
+		return;
+	if (cap > VARLINK_BUFFER_KEEP) {
+		munmap(p, cap);
+		return;
+	}
+	explicit_bzero(p, cap);
+	free(p);
+}
 
 void varlink_buffer_release(struct varlink_buffer *b)
 {
-	free(b->data);
+	buffer_free(b->data, b->cap);
 	memset(b, 0, sizeof(*b));
 }
 
@@ -17,31 +43,78 @@ size_t varlink_buffer_pending(const struct varlink_buffer *b)
 	return b->len - b->start;
 }
 
-int varlink_buffer_reserve(struct varlink_buffer *b, size_t n)
+/* Moves the pending bytes to a new allocation of cap bytes; the old one is wiped and freed. */
+static int buffer_move(struct varlink_buffer *b, size_t cap)
 {
-	size_t want;
-	char *p;
+	size_t pending = varlink_buffer_pending(b);
+	char *p = buffer_alloc(cap);
 
-	/* Move unconsumed bytes to the front before growing. */
-	if (b->start > 0 && b->cap - b->len < n) {
-		memmove(b->data, b->data + b->start, b->len - b->start);
-		b->len -= b->start;
-		b->start = 0;
-	}
-	if (b->cap - b->len >= n)
-		return 0;
-	want = b->cap ? b->cap : 4096;
-	while (want - b->len < n) {
-		if (want > SIZE_MAX / 2)
-			return -ENOMEM;
-		want *= 2;
-	}
-	p = realloc(b->data, want);
 	if (!p)
 		return -ENOMEM;
+	if (pending > 0)
+		memcpy(p, b->data + b->start, pending);
+	buffer_free(b->data, b->cap);
 	b->data = p;
-	b->cap = want;
+	b->cap = cap;
+	b->start = 0;
+	b->len = pending;
 	return 0;
+}
+
+/* Moves the pending bytes to the front, wiping the tail they leave. */
+static void buffer_compact(struct varlink_buffer *b)
+{
+	size_t pending = varlink_buffer_pending(b);
+
+	memmove(b->data, b->data + b->start, pending);
+	explicit_bzero(b->data + pending, b->len - pending);
+	b->start = 0;
+	b->len = pending;
+}
+
+size_t varlink_buffer_capacity_for(const struct varlink_buffer *b, size_t n)
+{
+	size_t need = varlink_buffer_pending(b) + n;
+	size_t cap;
+
+	if (need < n)
+		return SIZE_MAX;
+	/* Room at the end, or room once the pending bytes move to the front. */
+	if (b->cap - b->len >= n || need <= b->cap)
+		return b->cap;
+	cap = b->cap ? b->cap : VARLINK_BUFFER_MIN;
+	while (cap < need) {
+		if (cap > SIZE_MAX / 2)
+			return SIZE_MAX;
+		cap *= 2;
+	}
+	return cap;
+}
+
+int varlink_buffer_reserve(struct varlink_buffer *b, size_t n)
+{
+	size_t cap;
+
+	if (b->cap - b->len >= n)
+		return 0;
+	cap = varlink_buffer_capacity_for(b, n);
+	if (cap == SIZE_MAX)
+		return -ENOMEM;
+	if (cap == b->cap) {
+		buffer_compact(b);
+		return 0;
+	}
+	return buffer_move(b, cap);
+}
+
+int varlink_buffer_shrink(struct varlink_buffer *b, size_t keep)
+{
+	int r;
+
+	if (b->cap <= keep || varlink_buffer_pending(b) > keep / 2)
+		return 0;
+	r = buffer_move(b, keep);
+	return r < 0 ? r : 1;
 }
 
 int varlink_buffer_append(struct varlink_buffer *b, const void *data, size_t n)
@@ -78,6 +151,12 @@ void varlink_buffer_consume(struct varlink_buffer *b, size_t n)
 	b->scanned = 0;
 	if (b->start == b->len)
 		b->start = b->len = 0;
+}
+
+void varlink_buffer_consume_wipe(struct varlink_buffer *b, size_t n)
+{
+	explicit_bzero(b->data + b->start, n);
+	varlink_buffer_consume(b, n);
 }
 
 static bool only_space(const char *p, size_t n)
@@ -179,17 +258,52 @@ static bool json_text_ok(const char *msg, size_t len)
 	return true;
 }
 
+/*
+ * json-c gathers the bytes of each string in the tokener's printbuf (tok->pb
+ * in json-c 0.16), which it grows with realloc() and frees without wiping.
+ * Made as large as the whole message first, it never grows while parsing it,
+ * as no string is longer than its message: the printbuf is then the one copy
+ * to wipe, see tokener_free().  buf and size are public (json-c's own
+ * printbuf_memappend_fast() macro uses them); printbuf_memset() would also
+ * clear the bytes, a cost every call would pay for nothing.
+ */
+static struct json_tokener *tokener_new(size_t len)
+{
+	struct json_tokener *tok = json_tokener_new();
+	struct printbuf *pb = tok ? tok->pb : NULL;
+
+	if (!tok)
+		return NULL;
+	if ((size_t)pb->size < len + 1) {
+		char *buf = realloc(pb->buf, len + 1);
+
+		if (!buf) {
+			json_tokener_free(tok);
+			return NULL;
+		}
+		pb->buf = buf;
+		pb->size = (int)len + 1;
+	}
+	json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
+	return tok;
+}
+
+static void tokener_free(struct json_tokener *tok)
+{
+	explicit_bzero(tok->pb->buf, (size_t)tok->pb->size);
+	json_tokener_free(tok);
+}
+
 struct json_object *varlink_parse_message(const char *msg, size_t len)
 {
 	struct json_tokener *tok;
 	struct json_object *obj;
 
-	if (!json_text_ok(msg, len))
+	if (len >= INT_MAX || !json_text_ok(msg, len))
 		return NULL;
-	tok = json_tokener_new();
+	tok = tokener_new(len);
 	if (!tok)
 		return NULL;
-	json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
 	obj = json_tokener_parse_ex(tok, msg, (int)len);
 	/* The tokener stops after the first value: "{}{}" must not pass; whitespace may. */
 	if (obj && (json_tokener_get_error(tok) != json_tokener_success ||
@@ -199,8 +313,30 @@ struct json_object *varlink_parse_message(const char *msg, size_t len)
 		json_object_put(obj);
 		obj = NULL;
 	}
-	json_tokener_free(tok);
+	tokener_free(tok);
 	return obj;
+}
+
+void varlink_json_wipe_strings(struct json_object *obj)
+{
+	switch (json_object_get_type(obj)) {
+	case json_type_string:
+		explicit_bzero((char *)json_object_get_string(obj),
+			       (size_t)json_object_get_string_len(obj));
+		break;
+	case json_type_object:
+		json_object_object_foreach(obj, key, val) {
+			(void)key;
+			varlink_json_wipe_strings(val);
+		}
+		break;
+	case json_type_array:
+		for (size_t i = 0; i < json_object_array_length(obj); i++)
+			varlink_json_wipe_strings(json_object_array_get_idx(obj, i));
+		break;
+	default:
+		break;
+	}
 }
 
 const char *varlink_json_string(struct json_object *obj, size_t *len)

@@ -74,6 +74,13 @@ struct varlink_client *varlink_client_free(struct varlink_client *client)
 	return NULL;
 }
 
+bool varlink_client_hung_up(const struct varlink_client *client)
+{
+	struct pollfd pfd = { .fd = client->fd, .events = POLLRDHUP };
+
+	return poll(&pfd, 1, 0) == 1 && (pfd.revents & (POLLHUP | POLLRDHUP | POLLERR));
+}
+
 static int flush(struct varlink_client *client)
 {
 	while (varlink_buffer_pending(&client->out) > 0) {

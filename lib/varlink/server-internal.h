@@ -21,7 +21,11 @@ struct varlink_server {
 	size_t n_listeners;
 	struct varlink_connection *connections;
 	unsigned n_connections;
-	unsigned max_connections, max_per_uid;
+	struct varlink_limits limits;
+	struct varlink_server_stats stats; /* the counters; open and buffered_bytes are below */
+	size_t buffered;                   /* bytes allocated to all connections' buffers */
+	sd_event_source *sweep;            /* the timeouts' timer */
+	uint64_t sweep_at;                 /* when it fires, 0 when it is off */
 	varlink_authorize_fn authorize;
 	void *authorize_data;
 	varlink_close_fn close_hook;

@@ -9,6 +9,14 @@
  * everything else is answered with an error and the connection goes on.
  * File descriptors that came with a message belong to its call, and are
  * closed when the call ends unless its handler took them.
+ *
+ * What a client may hold is bounded (struct varlink_limits): connections per
+ * uid and in all, with the last few kept for root; unsent replies, past
+ * which its calls wait and, after a while, it is closed; an unfinished
+ * message's time and, past 64 KiB, its share of a budget for all buffers;
+ * and for other uids than root, how long a connection may sit idle.  Every
+ * input message is wiped once parsed, and the strings of its call once the
+ * handler returned: a parameter may be key material.
  */
 #include "lib/varlink/varlink.h"
 #include "lib/varlink/buffer.h"
@@ -25,9 +33,18 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-/* A client that does not read its replies is cut off past this much. */
-#define OUTPUT_MAX (4 * VARLINK_MESSAGE_MAX)
+/* A read asks for room for this much at least (most calls fit), and reads at most READ_CHUNK. */
+#define READ_MIN   VARLINK_BUFFER_MIN
 #define READ_CHUNK (64 * 1024)
+/* Timeouts strike within this much after their time. */
+#define SWEEP_ACCURACY_USEC (100 * 1000)
+
+enum conn_timeout {
+	TIMEOUT_NONE,
+	TIMEOUT_INCOMPLETE,
+	TIMEOUT_OUTPUT,
+	TIMEOUT_IDLE,
+};
 
 struct varlink_connection {
 	struct varlink_server *server;
@@ -44,6 +61,11 @@ struct varlink_connection {
 	struct varlink_call *call;  /* the call being served, if any */
 	bool dead;
 	bool eof;                   /* the client closed its writing side */
+	size_t accounted;           /* its part of server->buffered */
+	/* CLOCK_MONOTONIC: the last byte either way or end of a call; ... */
+	uint64_t active_usec;
+	uint64_t partial_usec;      /* ... the first byte of an unfinished message, or 0; */
+	uint64_t over_usec;         /* ... since when replies over output_budget wait, or 0. */
 };
 
 struct varlink_call {
@@ -63,6 +85,8 @@ struct varlink_call {
 static void conn_close(struct varlink_connection *conn);
 static void conn_process(struct varlink_connection *conn);
 static void conn_update_events(struct varlink_connection *conn);
+static int on_sweep(sd_event_source *s, uint64_t usec, void *userdata);
+static uint64_t server_now(const struct varlink_server *server);
 
 /* ---- server ---- */
 
@@ -76,9 +100,13 @@ int varlink_server_new(struct varlink_server **out, sd_event *event,
 		return -ENOMEM;
 	server->event = sd_event_ref(event);
 	server->info = *info;
-	server->max_connections = VARLINK_CONNECTIONS_MAX;
-	server->max_per_uid = VARLINK_PER_UID_MAX;
-	r = varlink_service_register(server);
+	server->limits = VARLINK_LIMITS_DEFAULT;
+	r = sd_event_add_time(event, &server->sweep, CLOCK_MONOTONIC, 0, SWEEP_ACCURACY_USEC,
+			      on_sweep, server);
+	if (r >= 0)
+		r = sd_event_source_set_enabled(server->sweep, SD_EVENT_OFF);
+	if (r >= 0)
+		r = varlink_service_register(server);
 	if (r < 0) {
 		varlink_server_free(server);
 		return r;
@@ -93,6 +121,7 @@ struct varlink_server *varlink_server_free(struct varlink_server *server)
 		return NULL;
 	while (server->connections)
 		conn_close(server->connections);
+	sd_event_source_disable_unref(server->sweep);
 	for (size_t i = 0; i < server->n_listeners; i++)
 		sd_event_source_disable_unref(server->listeners[i]);
 	free(server->listeners);
@@ -150,11 +179,32 @@ const struct varlink_interface *varlink_server_find_interface(const struct varli
 	return NULL;
 }
 
-void varlink_server_set_limits(struct varlink_server *server, unsigned max_connections,
-			       unsigned max_per_uid)
+void varlink_server_set_limits(struct varlink_server *server, const struct varlink_limits *limits)
 {
-	server->max_connections = max_connections;
-	server->max_per_uid = max_per_uid;
+	uint64_t now = server_now(server);
+
+	server->limits = *limits;
+	/*
+	 * Each connection looks again at its budget and its deadlines, from its
+	 * next turn; its idle time starts now, as it was not kept without an
+	 * idle timeout.
+	 */
+	for (struct varlink_connection *c = server->connections; c; c = c->next) {
+		c->active_usec = now;
+		sd_event_source_set_enabled(c->defer, SD_EVENT_ONESHOT);
+	}
+}
+
+const struct varlink_limits *varlink_server_limits(const struct varlink_server *server)
+{
+	return &server->limits;
+}
+
+void varlink_server_stats(const struct varlink_server *server, struct varlink_server_stats *stats)
+{
+	*stats = server->stats;
+	stats->open = server->n_connections;
+	stats->buffered_bytes = server->buffered;
 }
 
 void varlink_server_set_authorizer(struct varlink_server *server, varlink_authorize_fn fn,
@@ -182,7 +232,171 @@ unsigned varlink_server_connections(const struct varlink_server *server)
 	return server->n_connections;
 }
 
+/* ---- timeouts ---- */
+
+/*
+ * One timer for the server, at the earliest deadline of any connection,
+ * rather than one per connection: a deadline moves with every byte and
+ * every call, and moving a timer is a priority-queue update each time.  A
+ * deadline is a timestamp in its connection instead, and the timer is only
+ * moved earlier; when it fires early (the deadline it was set for moved on)
+ * it costs one walk of the connections, at most one per timeout period.
+ */
+static uint64_t server_now(const struct varlink_server *server)
+{
+	uint64_t usec = 0;
+
+	sd_event_now(server->event, CLOCK_MONOTONIC, &usec);
+	return usec;
+}
+
+static void server_wake_at(struct varlink_server *server, uint64_t usec)
+{
+	int r;
+
+	if (server->sweep_at && server->sweep_at <= usec)
+		return;
+	r = sd_event_source_set_time(server->sweep, usec);
+	if (r >= 0)
+		r = sd_event_source_set_enabled(server->sweep, SD_EVENT_ONESHOT);
+	if (r < 0) {
+		log_warning_errno(r, "varlink: cannot arm the connections' timer");
+		return;
+	}
+	server->sweep_at = usec;
+}
+
+/* The idle timeout is for every uid but root's. */
+static bool conn_may_idle_out(const struct varlink_connection *conn)
+{
+	return conn->peer.uid != 0 && conn->server->limits.idle_timeout_usec;
+}
+
+/* Something happened on conn: its idle time starts again (only read when it may idle out). */
+static void conn_touch(struct varlink_connection *conn)
+{
+	if (conn_may_idle_out(conn))
+		conn->active_usec = server_now(conn->server);
+}
+
+/* Neither a call nor a byte in either direction, and the idle timeout is for its uid. */
+static bool conn_idle(const struct varlink_connection *conn)
+{
+	return conn_may_idle_out(conn) && !conn->call && varlink_buffer_pending(&conn->in) == 0 &&
+	       varlink_buffer_pending(&conn->out) == 0;
+}
+
+static uint64_t deadline(uint64_t since, uint64_t timeout)
+{
+	return since && timeout ? since + timeout : UINT64_MAX;
+}
+
+/* conn's earliest deadline (UINT64_MAX for none), and in *which what it is for. */
+static uint64_t conn_deadline(const struct varlink_connection *conn, enum conn_timeout *which)
+{
+	const struct varlink_limits *l = &conn->server->limits;
+	const uint64_t at[] = {
+		[TIMEOUT_NONE] = UINT64_MAX,
+		[TIMEOUT_INCOMPLETE] = deadline(conn->partial_usec, l->incomplete_timeout_usec),
+		[TIMEOUT_OUTPUT] = deadline(conn->over_usec, l->output_timeout_usec),
+		[TIMEOUT_IDLE] = conn_idle(conn) ? deadline(conn->active_usec, l->idle_timeout_usec) :
+						  UINT64_MAX,
+	};
+
+	*which = TIMEOUT_NONE;
+	for (unsigned i = 1; i < sizeof(at) / sizeof(at[0]); i++)
+		if (at[i] < at[*which])
+			*which = i;
+	return at[*which];
+}
+
+static void conn_schedule(struct varlink_connection *conn)
+{
+	enum conn_timeout which;
+	uint64_t at = conn_deadline(conn, &which);
+
+	if (at != UINT64_MAX)
+		server_wake_at(conn->server, at);
+}
+
+static unsigned long long seconds(uint64_t usec)
+{
+	return usec / VARLINK_USEC_PER_SEC;
+}
+
+static void conn_time_out(struct varlink_connection *conn, enum conn_timeout which)
+{
+	struct varlink_server *server = conn->server;
+	const struct varlink_limits *l = &server->limits;
+	int pid = (int)conn->peer.pid;
+
+	switch (which) {
+	case TIMEOUT_INCOMPLETE:
+		log_warning("varlink: pid %d left a message unfinished for %llu s (%zu bytes), closing",
+			    pid, seconds(l->incomplete_timeout_usec), varlink_buffer_pending(&conn->in));
+		server->stats.closed_incomplete_timeout++;
+		break;
+	case TIMEOUT_OUTPUT:
+		log_warning("varlink: pid %d left over %zu bytes of replies unread for %llu s, closing",
+			    pid, l->output_budget, seconds(l->output_timeout_usec));
+		server->stats.closed_output_budget++;
+		break;
+	case TIMEOUT_IDLE:
+		log_debug("varlink: connection of pid %d uid %u idle for %llu s, closing", pid,
+			  (unsigned)conn->peer.uid, seconds(l->idle_timeout_usec));
+		server->stats.closed_idle++;
+		break;
+	case TIMEOUT_NONE:
+		return;
+	}
+	conn_close(conn);
+}
+
+static int on_sweep(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	struct varlink_server *server = userdata;
+	struct varlink_connection *conn, *next;
+	uint64_t now = server_now(server), earliest = UINT64_MAX;
+
+	server->sweep_at = 0;
+	for (conn = server->connections; conn; conn = next) {
+		enum conn_timeout which;
+		uint64_t at = conn_deadline(conn, &which);
+
+		next = conn->next;
+		if (at <= now)
+			conn_time_out(conn, which);
+		else if (at < earliest)
+			earliest = at;
+	}
+	if (earliest != UINT64_MAX)
+		server_wake_at(server, earliest);
+	return 0;
+}
+
 /* ---- connections ---- */
+
+/* Updates conn's part of the bytes that all connections' buffers hold. */
+static void conn_account(struct varlink_connection *conn)
+{
+	size_t now = conn->in.cap + conn->out.cap;
+
+	conn->server->buffered = conn->server->buffered - conn->accounted + now;
+	conn->accounted = now;
+}
+
+/* Gives back what a large message took once it is through, and counts what is left. */
+static void conn_trim(struct varlink_connection *conn)
+{
+	varlink_buffer_shrink(&conn->in, VARLINK_BUFFER_KEEP);
+	varlink_buffer_shrink(&conn->out, VARLINK_BUFFER_KEEP);
+	conn_account(conn);
+}
+
+static bool conn_output_over(const struct varlink_connection *conn)
+{
+	return varlink_buffer_pending(&conn->out) > conn->server->limits.output_budget;
+}
 
 static struct varlink_connection *conn_ref(struct varlink_connection *conn)
 {
@@ -225,6 +439,10 @@ static void conn_close(struct varlink_connection *conn)
 	conn->defer = sd_event_source_disable_unref(conn->defer);
 	close(conn->fd);
 	conn->fd = -1;
+	/* The buffers go now, not with the last reference a kept call may hold. */
+	varlink_buffer_release(&conn->in);
+	varlink_buffer_release(&conn->out);
+	conn_account(conn);
 	if (conn->prev)
 		conn->prev->next = conn->next;
 	else
@@ -259,26 +477,45 @@ static int conn_flush(struct varlink_connection *conn)
 			return 0;
 		if (n < 0)
 			return (int)n;
+		conn_touch(conn);
 	}
 	return 0;
 }
 
+/* Its clock runs while the server reads: a client cannot finish a message that is not read. */
+static void conn_time_partial(struct varlink_connection *conn, bool reading)
+{
+	const struct varlink_buffer *in = &conn->in;
+
+	if (!reading || varlink_buffer_pending(in) == 0 || in->data[in->len - 1] == '\0')
+		conn->partial_usec = 0;
+	else if (!conn->partial_usec)
+		conn->partial_usec = server_now(conn->server);
+}
+
 static void conn_update_events(struct varlink_connection *conn)
 {
-	uint32_t events = 0;
+	bool over, reading;
 
 	if (conn->dead)
 		return;
+	over = conn_output_over(conn);
+	if (!over)
+		conn->over_usec = 0;
+	else if (!conn->over_usec)
+		conn->over_usec = server_now(conn->server);
 	/*
-	 * Stop reading while a full message waits behind a call in progress, or
-	 * while the next message's descriptors might pass the bound.
+	 * Stop reading while a full message waits behind a call in progress,
+	 * while the next message's descriptors might pass the bound, or while
+	 * the client leaves more replies unread than its budget.
 	 */
-	if (!conn->eof && varlink_buffer_pending(&conn->in) <= VARLINK_MESSAGE_MAX &&
-	    conn->in_fds.n_fds <= VARLINK_FDS_QUEUED_MAX - VARLINK_FDS_PER_MESSAGE_MAX)
-		events |= EPOLLIN;
-	if (varlink_buffer_pending(&conn->out) > 0)
-		events |= EPOLLOUT;
-	sd_event_source_set_io_events(conn->io, events);
+	reading = !conn->eof && !over && varlink_buffer_pending(&conn->in) <= VARLINK_MESSAGE_MAX &&
+		  conn->in_fds.n_fds <= VARLINK_FDS_QUEUED_MAX - VARLINK_FDS_PER_MESSAGE_MAX;
+	sd_event_source_set_io_events(conn->io, (reading ? EPOLLIN : 0) |
+				      (varlink_buffer_pending(&conn->out) > 0 ? EPOLLOUT : 0));
+	conn_time_partial(conn, reading);
+	conn_trim(conn);
+	conn_schedule(conn);
 
 	/* A client that closed its side is done once everything it asked is answered. */
 	if (conn->eof && !conn->call && varlink_buffer_pending(&conn->out) == 0) {
@@ -292,14 +529,20 @@ static void conn_update_events(struct varlink_connection *conn)
 /* Sends msg with fds (moved out of *fds when queued). */
 static int conn_send(struct varlink_connection *conn, struct json_object *msg, struct varlink_fds *fds)
 {
+	/*
+	 * Its calls wait while it is over its output budget, so only a stream
+	 * (more) can take it this far: one message past the budget at most.
+	 */
+	size_t most = conn->server->limits.output_budget + VARLINK_MESSAGE_MAX;
 	int r;
 
 	if (conn->dead)
 		return -ENOTCONN;
-	if (varlink_buffer_pending(&conn->out) > OUTPUT_MAX ||
+	if (varlink_buffer_pending(&conn->out) > most ||
 	    conn->out_fds.n_fds + fds->n > VARLINK_FDS_QUEUED_MAX) {
 		log_warning("varlink: client pid %d does not read its replies, closing",
 			    (int)conn->peer.pid);
+		conn->server->stats.closed_output_budget++;
 		conn_close(conn);
 		return -ENOBUFS;
 	}
@@ -403,6 +646,7 @@ static void call_finish(struct varlink_call *call)
 	if (conn->call != call)
 		return;
 	conn->call = NULL;
+	conn_touch(conn);
 	if (!conn->dead)
 		sd_event_source_set_enabled(conn->defer, SD_EVENT_ONESHOT);
 }
@@ -548,6 +792,9 @@ static int parse_call_object(struct json_object *msg, const char **method,
 	if (set > 1 || !m || !json_object_is_type(m, json_type_string))
 		return -EBADMSG;
 	*method = json_object_get_string(m);
+	/* "A.B\u0000junk" would be A.B to every C string function: no method has such a name. */
+	if (strlen(*method) != (size_t)json_object_get_string_len(m))
+		return -EBADMSG;
 	return 0;
 }
 
@@ -654,7 +901,7 @@ static int dispatch(struct varlink_connection *conn, struct json_object *msg, st
 static void conn_process(struct varlink_connection *conn)
 {
 	conn_ref(conn);
-	while (!conn->dead && !conn->call) {
+	while (!conn->dead && !conn->call && !conn_output_over(conn)) {
 		struct json_object *msg;
 		struct varlink_fds fds;
 		const char *data;
@@ -672,13 +919,14 @@ static void conn_process(struct varlink_connection *conn)
 		}
 		msg = len <= VARLINK_MESSAGE_MAX ? varlink_parse_message(data, len) : NULL;
 		varlink_fd_queue_take(&conn->in_fds, conn->in.base, &fds);
-		varlink_buffer_consume(&conn->in, len + 1);
+		varlink_buffer_consume_wipe(&conn->in, len + 1);
 		if (msg) {
 			r = dispatch(conn, msg, &fds);
 		} else {
 			varlink_fds_close(&fds);
 			r = -EBADMSG;
 		}
+		varlink_json_wipe_strings(msg);
 		json_object_put(msg);
 		if (r < 0) {
 			log_debug("varlink: protocol error from pid %d, closing", (int)conn->peer.pid);
@@ -689,10 +937,52 @@ static void conn_process(struct varlink_connection *conn)
 	conn_unref(conn);
 }
 
+/*
+ * Room for the next read.  An input buffer grows past VARLINK_BUFFER_KEEP
+ * only for a message that long, and only within the buffer budget of all
+ * connections: past it, the connection whose message needs more is closed,
+ * and nothing else is disturbed.
+ */
+static int conn_make_room(struct varlink_connection *conn)
+{
+	struct varlink_server *server = conn->server;
+	size_t budget = server->limits.buffer_budget;
+	size_t cap = varlink_buffer_capacity_for(&conn->in, READ_MIN);
+
+	if (cap > VARLINK_BUFFER_KEEP && cap > conn->in.cap &&
+	    (server->buffered > budget || cap - conn->in.cap > budget - server->buffered)) {
+		log_warning("varlink: a message of pid %d would take the connections' buffers past "
+			    "their budget of %zu bytes (%zu bytes of it so far), closing",
+			    (int)conn->peer.pid, budget, varlink_buffer_pending(&conn->in));
+		server->stats.refused_memory_budget++;
+		return -ENOBUFS;
+	}
+	return varlink_buffer_reserve(&conn->in, READ_MIN);
+}
+
+/*
+ * n bytes came at p: the connection is active, and when a message began
+ * among them and is not finished, its time runs from now (see
+ * conn_time_partial() for one that goes on).
+ */
+static void conn_note_input(struct varlink_connection *conn, const char *p, size_t n)
+{
+	conn_touch(conn);
+	if (p[n - 1] != '\0' && memrchr(p, '\0', n))
+		conn->partial_usec = server_now(conn->server);
+}
+
 static int conn_read(struct varlink_connection *conn)
 {
-	ssize_t n = varlink_recv(conn->fd, &conn->in, &conn->in_fds, READ_CHUNK, MSG_DONTWAIT);
+	size_t room;
+	ssize_t n;
+	int r = conn_make_room(conn);
 
+	if (r < 0)
+		return r;
+	room = conn->in.cap - conn->in.len;
+	n = varlink_recv(conn->fd, &conn->in, &conn->in_fds, room < READ_CHUNK ? room : READ_CHUNK,
+			 MSG_DONTWAIT);
 	if (n == -EAGAIN || n == -EINTR)
 		return 0;
 	if (n == -EPROTO)
@@ -706,6 +996,9 @@ static int conn_read(struct varlink_connection *conn)
 		return (int)n;
 	if (n == 0)
 		conn->eof = true;
+	else
+		conn_note_input(conn, conn->in.data + conn->in.len - n, (size_t)n);
+	conn_account(conn);
 	return 0;
 }
 
@@ -739,6 +1032,22 @@ static unsigned connections_of_uid(const struct varlink_server *server, uid_t ui
 	for (const struct varlink_connection *c = server->connections; c; c = c->next)
 		n += c->peer.uid == uid;
 	return n;
+}
+
+/*
+ * Root may take every connection; any other uid its own share, and none of
+ * the last reserved_for_root, so that no group of users locks root out.
+ */
+static bool may_connect(const struct varlink_server *server, uid_t uid)
+{
+	const struct varlink_limits *l = &server->limits;
+
+	if (server->n_connections >= l->max_connections)
+		return false;
+	if (uid == 0)
+		return true;
+	return server->n_connections + l->reserved_for_root < l->max_connections &&
+	       connections_of_uid(server, uid) < l->max_per_uid;
 }
 
 /*
@@ -788,10 +1097,10 @@ static int on_accept(sd_event_source *s, int fd, uint32_t revents, void *userdat
 		close(cfd);
 		return 0;
 	}
-	if (server->n_connections >= server->max_connections ||
-	    connections_of_uid(server, peer.uid) >= server->max_per_uid) {
+	if (!may_connect(server, peer.uid)) {
 		log_warning("varlink: connection limit reached, refusing pid %d uid %u",
 			    (int)peer.pid, (unsigned)peer.uid);
+		server->stats.refused_limit++;
 		close(cfd);
 		return 0;
 	}
@@ -804,6 +1113,7 @@ static int on_accept(sd_event_source *s, int fd, uint32_t revents, void *userdat
 	conn->server = server;
 	conn->fd = cfd;
 	conn->peer = peer;
+	conn->active_usec = server_now(server);
 	read_peer_groups(conn);
 	r = sd_event_add_io(server->event, &conn->io, cfd, EPOLLIN, on_connection_io, conn);
 	if (r >= 0)
@@ -823,6 +1133,7 @@ static int on_accept(sd_event_source *s, int fd, uint32_t revents, void *userdat
 		conn->next->prev = conn;
 	server->connections = conn;
 	server->n_connections++;
+	conn_schedule(conn);
 	log_debug("varlink: connection from pid %d uid %u", (int)peer.pid, (unsigned)peer.uid);
 	return 0;
 }

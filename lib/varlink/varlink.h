@@ -15,13 +15,12 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/socket.h>
 #include <json-c/json.h>
 #include <systemd/sd-event.h>
 
 #define VARLINK_MESSAGE_MAX      (16u * 1024 * 1024)
-#define VARLINK_CONNECTIONS_MAX  4096u
-#define VARLINK_PER_UID_MAX      1024u
 /* File descriptors passed with one message, and waiting in messages not yet served. */
 #define VARLINK_FDS_PER_MESSAGE_MAX 16u
 #define VARLINK_FDS_QUEUED_MAX      64u
@@ -48,6 +47,8 @@ struct varlink_call;
  * do later (the call is then kept with varlink_call_ref()).  It returns 0, or a
  * negative errno when it failed without replying; the server then answers with
  * the server's errno error (see varlink_server_set_errno_error()).
+ * params is the call's until the handler returns: then the server wipes every
+ * string in it (a parameter may be a secret), so a handler copies what it keeps.
  */
 typedef int (*varlink_method_fn)(struct varlink_call *call, struct json_object *params,
 				 void *userdata);
@@ -105,8 +106,53 @@ int varlink_server_listen_fd(struct varlink_server *server, int fd);
  * server answers there, -EEXIST when path is not a socket (left alone).
  */
 int varlink_server_listen_path(struct varlink_server *server, const char *path, mode_t mode);
-void varlink_server_set_limits(struct varlink_server *server, unsigned max_connections,
-			       unsigned max_per_uid);
+
+/*
+ * What a server lets its clients hold (rdmad.conf(5) documents the daemon's
+ * settings of each).  Times are in microseconds, 0 for never.
+ */
+struct varlink_limits {
+	unsigned max_connections;
+	unsigned max_per_uid;          /* of every uid but root */
+	unsigned reserved_for_root;    /* of max_connections: the last ones, root's alone */
+	/* A connection's calls wait while more reply bytes than this wait to be sent... */
+	size_t output_budget;
+	uint64_t output_timeout_usec;  /* ...and it is closed when that lasts this long. */
+	/* A message begun and not finished for this long closes its connection. */
+	uint64_t incomplete_timeout_usec;
+	/* A connection of a uid but root with no call, no bytes, for this long is closed. */
+	uint64_t idle_timeout_usec;
+	/* All connections' buffers: past it, no input buffer grows beyond 64 KiB. */
+	size_t buffer_budget;
+};
+
+#define VARLINK_USEC_PER_SEC 1000000ull
+#define VARLINK_LIMITS_DEFAULT ((struct varlink_limits) {			\
+	.max_connections = 4096,						\
+	.max_per_uid = 64,							\
+	.reserved_for_root = 16,						\
+	.output_budget = 1024 * 1024,						\
+	.output_timeout_usec = 10 * VARLINK_USEC_PER_SEC,			\
+	.incomplete_timeout_usec = 30 * VARLINK_USEC_PER_SEC,			\
+	.idle_timeout_usec = 60 * VARLINK_USEC_PER_SEC,				\
+	.buffer_budget = 256u * 1024 * 1024,					\
+})
+
+/* What the limits did since the server started, and what connections hold now. */
+struct varlink_server_stats {
+	unsigned open;
+	size_t buffered_bytes;              /* allocated to connections' input and output buffers */
+	uint64_t refused_limit;             /* connections over max_connections, max_per_uid, or root's */
+	uint64_t refused_memory_budget;     /* connections whose message would pass buffer_budget */
+	uint64_t closed_output_budget;      /* replies left unread past output_timeout_usec */
+	uint64_t closed_incomplete_timeout;
+	uint64_t closed_idle;
+};
+
+/* Applies to connections open now too; one over a new per-uid limit is not closed. */
+void varlink_server_set_limits(struct varlink_server *server, const struct varlink_limits *limits);
+const struct varlink_limits *varlink_server_limits(const struct varlink_server *server);
+void varlink_server_stats(const struct varlink_server *server, struct varlink_server_stats *stats);
 void varlink_server_set_authorizer(struct varlink_server *server, varlink_authorize_fn fn,
 				   void *userdata);
 /* The error sent when a handler returns -errno: NAME(errno: int, errnoName: string). */
@@ -160,6 +206,8 @@ struct varlink_client;
 /* address: "unix:/path", "unix:@abstract" or a plain path. */
 int varlink_client_connect(struct varlink_client **out, const char *address);
 struct varlink_client *varlink_client_free(struct varlink_client *client);
+/* The server has closed the connection (a call on it would fail), e.g. as idle. */
+bool varlink_client_hung_up(const struct varlink_client *client);
 
 int varlink_client_send(struct varlink_client *client, const char *method,
 			struct json_object *params, unsigned flags);

@@ -65,11 +65,11 @@ setup() { load_libs; }
 	monitor_stop "$b"
 	assert_daemon_serves
 	for i in $(seq 1 100); do
-		"$RDMACTL" -j status | grep -q '"connections":1,' && break
+		"$RDMACTL" -j status | grep -q '"connections":{"open":1,' && break
 		sleep 0.05
 	done
 	run "$RDMACTL" -j status
-	assert_output --partial '"connections":1,'
+	assert_output --partial '"connections":{"open":1,'
 }
 
 @test "the monitor ends with exit 1 when the daemon stops" {

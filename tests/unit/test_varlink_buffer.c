@@ -9,6 +9,7 @@
 #include "lib/varlink/buffer.h"
 #include "lib/varlink/varlink.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -99,6 +100,14 @@ static void test_growth_keeps_unconsumed(void **state)
 	assert_int_equal(varlink_buffer_pending(&b), 0);
 	varlink_buffer_release(&b);
 	free(big);
+}
+
+static struct json_object *parse_ok(const char *text)
+{
+	struct json_object *o = varlink_parse_message(text, strlen(text));
+
+	assert_non_null(o);
+	return o;
 }
 
 static bool parses(const char *text)
@@ -226,6 +235,119 @@ static void test_append_message(void **state)
 	varlink_buffer_release(&b);
 }
 
+static bool all_zero(const char *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (p[i])
+			return false;
+	return true;
+}
+
+/* A consumed message leaves zeros behind; the next one is untouched. */
+static void test_consume_wipe(void **state)
+{
+	struct varlink_buffer b = { 0 };
+	static const char two[] = "{\"key\":\"c2VjcmV0\"}\0{\"a\":1}";
+	const char *m;
+	size_t len;
+
+	append_str(&b, two, sizeof(two));
+	m = varlink_buffer_next_message(&b, &len);
+	assert_non_null(m);
+	varlink_buffer_consume_wipe(&b, len + 1);
+	assert_true(all_zero(b.data, len + 1));
+	assert_next(&b, "{\"a\":1}");
+	varlink_buffer_release(&b);
+}
+
+/* Moving the pending bytes to the front wipes where they and the consumed ones were. */
+static void test_compaction_wipes_what_it_leaves(void **state)
+{
+	struct varlink_buffer b = { 0 };
+	char *x = malloc(3001), *y = malloc(1000);
+	size_t cap;
+
+	assert_non_null(x);
+	assert_non_null(y);
+	memset(x, 'x', 3000);
+	x[3000] = '\0';
+	memset(y, 'y', 1000);
+	append_str(&b, x, 3001);
+	append_str(&b, y, 1000);
+	cap = b.cap;
+	varlink_buffer_consume(&b, 3001);
+	assert_int_equal(varlink_buffer_capacity_for(&b, cap - 1000), cap);
+	assert_int_equal(varlink_buffer_reserve(&b, cap - 1000), 0);
+	assert_int_equal(b.cap, cap);
+	assert_memory_equal(b.data, y, 1000);
+	assert_true(all_zero(b.data + 1000, 3001));
+	varlink_buffer_release(&b);
+	free(x);
+	free(y);
+}
+
+static void test_capacity_for(void **state)
+{
+	struct varlink_buffer b = { 0 };
+	char *bytes = calloc(1, 5000);
+
+	assert_non_null(bytes);
+	assert_int_equal(varlink_buffer_capacity_for(&b, 10), VARLINK_BUFFER_MIN);
+	append_str(&b, bytes, 5000);
+	assert_int_equal(b.cap, 8192);
+	assert_int_equal(varlink_buffer_capacity_for(&b, 3000), 8192);
+	assert_int_equal(varlink_buffer_capacity_for(&b, 4000), 16384);
+	assert_int_equal(varlink_buffer_capacity_for(&b, SIZE_MAX - 10), SIZE_MAX);
+	assert_int_equal(varlink_buffer_reserve(&b, SIZE_MAX - 10), -ENOMEM);
+	varlink_buffer_release(&b);
+	free(bytes);
+}
+
+/* After a large message the buffer goes back to VARLINK_BUFFER_KEEP, keeping what is pending. */
+static void test_shrink(void **state)
+{
+	struct varlink_buffer b = { 0 };
+	size_t big = 200 * 1024;
+	char *msg = malloc(big);
+
+	assert_non_null(msg);
+	memset(msg, ' ', big);
+	memcpy(msg, "{}", 2);
+	msg[big - 1] = '\0';
+	append_str(&b, msg, big);
+	append_str(&b, "{\"b\"", 4);
+	assert_true(b.cap > VARLINK_BUFFER_KEEP);
+	/* Not while the large message is pending. */
+	assert_int_equal(varlink_buffer_shrink(&b, VARLINK_BUFFER_KEEP), 0);
+	assert_next(&b, msg);
+	assert_int_equal(varlink_buffer_shrink(&b, VARLINK_BUFFER_KEEP), 1);
+	assert_int_equal(b.cap, VARLINK_BUFFER_KEEP);
+	assert_int_equal(varlink_buffer_shrink(&b, VARLINK_BUFFER_KEEP), 0);
+	append_str(&b, ":2}", 4);
+	assert_next(&b, "{\"b\":2}");
+	varlink_buffer_release(&b);
+	free(msg);
+}
+
+static void test_wipe_strings(void **state)
+{
+	struct json_object *o = parse_ok(
+		"{\"method\":\"a.b.C\",\"parameters\":{\"key\":\"c2VjcmV0\",\"n\":5,"
+		"\"list\":[\"abc\",{\"d\":\"efgh\"}]}}");
+	struct json_object *p = json_object_object_get(o, "parameters");
+	struct json_object *key = json_object_object_get(p, "key");
+	struct json_object *list = json_object_object_get(p, "list");
+	struct json_object *d = json_object_object_get(json_object_array_get_idx(list, 1), "d");
+
+	varlink_json_wipe_strings(o);
+	assert_int_equal(json_object_get_string_len(key), 8);
+	assert_true(all_zero(json_object_get_string(key), 8));
+	assert_true(all_zero(json_object_get_string(json_object_array_get_idx(list, 0)), 3));
+	assert_true(all_zero(json_object_get_string(d), 4));
+	assert_int_equal(json_object_get_int(json_object_object_get(p, "n")), 5);
+	json_object_put(o);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -239,6 +361,11 @@ int main(void)
 		cmocka_unit_test(test_parse_rejects_invalid_utf8),
 		cmocka_unit_test(test_parse_rejects_nul_in_keys),
 		cmocka_unit_test(test_append_message),
+		cmocka_unit_test(test_consume_wipe),
+		cmocka_unit_test(test_compaction_wipes_what_it_leaves),
+		cmocka_unit_test(test_capacity_for),
+		cmocka_unit_test(test_shrink),
+		cmocka_unit_test(test_wipe_strings),
 	};
 
 	return cmocka_run_group_tests_name("varlink_buffer", tests, NULL, NULL);

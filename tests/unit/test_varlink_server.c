@@ -24,8 +24,11 @@
 #include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <grp.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <linux/sockios.h>
 #include <time.h>
 #include <unistd.h>
@@ -58,6 +61,10 @@ static const char test_idl[] =
 	"method TakeFd(index: int) -> ()\n"
 	"# n replies, each with a pipe that holds i.\n"
 	"method Pipes(n: int) -> (i: int)\n"
+	"# varlink_server_stats(), read in the server's thread.\n"
+	"method Stats() -> (open: int, buffered_bytes: int, refused_limit: int,\n"
+	"                   refused_memory_budget: int, closed_output_budget: int,\n"
+	"                   closed_incomplete_timeout: int, closed_idle: int)\n"
 	"error Failed (reason: string, code: int)\n";
 
 struct fixture {
@@ -66,7 +73,7 @@ struct fixture {
 	int stop_fd;
 	sem_t ready;
 	int setup_rc;
-	unsigned max_connections, max_per_uid;
+	struct varlink_limits limits;
 
 	/* Written by the server thread, read by the tests: use the atomics. */
 	int echo_calls, hang_calls, cancelled, reply_after_cancel, closes;
@@ -280,6 +287,26 @@ static int m_secret(struct varlink_call *call, struct json_object *params, void 
 	return varlink_call_reply(call, NULL);
 }
 
+static int m_stats(struct varlink_call *call, struct json_object *params, void *userdata)
+{
+	struct fixture *f = userdata;
+	struct json_object *p = json_object_new_object();
+	struct varlink_server_stats st;
+
+	varlink_server_stats(f->server, &st);
+	json_object_object_add(p, "open", json_object_new_int64(st.open));
+	json_object_object_add(p, "buffered_bytes", json_object_new_int64((int64_t)st.buffered_bytes));
+	json_object_object_add(p, "refused_limit", json_object_new_int64((int64_t)st.refused_limit));
+	json_object_object_add(p, "refused_memory_budget",
+			       json_object_new_int64((int64_t)st.refused_memory_budget));
+	json_object_object_add(p, "closed_output_budget",
+			       json_object_new_int64((int64_t)st.closed_output_budget));
+	json_object_object_add(p, "closed_incomplete_timeout",
+			       json_object_new_int64((int64_t)st.closed_incomplete_timeout));
+	json_object_object_add(p, "closed_idle", json_object_new_int64((int64_t)st.closed_idle));
+	return varlink_call_reply(call, p);
+}
+
 static bool authorize(const struct varlink_peer *peer, const char *method, unsigned flags,
 		      void *userdata)
 {
@@ -310,6 +337,7 @@ static const struct varlink_method test_methods[] = {
 	{ "ReadFds", m_read_fds, 0 },
 	{ "TakeFd", m_take_fd, 0 },
 	{ "Pipes", m_pipes, 0 },
+	{ "Stats", m_stats, 0 },
 	/* Undone is described but has no handler. */
 	{ NULL, NULL, 0 },
 };
@@ -335,7 +363,7 @@ static void *server_thread(void *arg)
 	if (r >= 0)
 		r = varlink_server_add_interface(f->server, test_idl, test_methods, f);
 	if (r >= 0) {
-		varlink_server_set_limits(f->server, f->max_connections, f->max_per_uid);
+		varlink_server_set_limits(f->server, &f->limits);
 		varlink_server_set_authorizer(f->server, authorize, f);
 		varlink_server_set_errno_error(f->server, "org.example.test.System");
 		varlink_server_set_close_hook(f->server, on_close, f);
@@ -350,7 +378,7 @@ static void *server_thread(void *arg)
 	return NULL;
 }
 
-static int start_server(void **state, unsigned max_connections, unsigned max_per_uid)
+static int start_server(void **state, const struct varlink_limits *limits)
 {
 	struct fixture *f = calloc(1, sizeof(*f));
 
@@ -362,8 +390,7 @@ static int start_server(void **state, unsigned max_connections, unsigned max_per
 		return -1;
 	}
 	snprintf(f->path, sizeof(f->path), "%s/sock", f->dir);
-	f->max_connections = max_connections;
-	f->max_per_uid = max_per_uid;
+	f->limits = *limits;
 	f->taken_fd = -1;
 	f->stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	sem_init(&f->ready, 0, 0);
@@ -377,17 +404,25 @@ static int start_server(void **state, unsigned max_connections, unsigned max_per
 
 static int setup(void **state)
 {
-	return start_server(state, VARLINK_CONNECTIONS_MAX, VARLINK_PER_UID_MAX);
+	return start_server(state, &VARLINK_LIMITS_DEFAULT);
 }
 
 static int setup_two_connections(void **state)
 {
-	return start_server(state, 2, 100);
+	struct varlink_limits l = VARLINK_LIMITS_DEFAULT;
+
+	l.max_connections = 2;
+	l.reserved_for_root = 0;
+	return start_server(state, &l);
 }
 
 static int setup_two_per_uid(void **state)
 {
-	return start_server(state, 100, 2);
+	struct varlink_limits l = VARLINK_LIMITS_DEFAULT;
+
+	l.max_connections = 100;
+	l.max_per_uid = 2;
+	return start_server(state, &l);
 }
 
 static int teardown(void **state)
@@ -839,11 +874,6 @@ static void test_connection_limit(void **state)
 	check_limit_of_two(*state);
 }
 
-static void test_per_uid_limit(void **state)
-{
-	check_limit_of_two(*state);
-}
-
 static void test_many_pipelined(void **state)
 {
 	struct fixture *f = *state;
@@ -1135,6 +1165,302 @@ static void test_fds_on_replies(void **state)
 	varlink_client_free(c);
 }
 
+/* ---- limits for other uids than root ---- */
+
+#define NOBODY 65534
+
+/* Connections a child holds with uid and gid NOBODY. */
+struct held {
+	pid_t pid;
+	int to_child;   /* closed: the child closes its connections and exits */
+	int answered;   /* of those it opened, how many the server answered */
+};
+
+/* Opens a connection and makes an Echo call on it; the socket, or -1 when refused. */
+static int open_answered(const char *path)
+{
+	static const char call[] = "{\"method\":\"org.example.test.Echo\",\"parameters\":{\"text\":\"x\"}}";
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	struct pollfd pfd = { .events = POLLIN };
+	char buf[256];
+
+	pfd.fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	snprintf(addr.sun_path, sizeof(addr.sun_path), "%s", path);
+	if (pfd.fd < 0 || connect(pfd.fd, (struct sockaddr *)&addr, sizeof(addr)) < 0 ||
+	    send(pfd.fd, call, sizeof(call), MSG_NOSIGNAL) != sizeof(call) ||
+	    poll(&pfd, 1, TIMEOUT_MS) != 1 || recv(pfd.fd, buf, sizeof(buf), 0) <= 0) {
+		if (pfd.fd >= 0)
+			close(pfd.fd);
+		return -1;
+	}
+	return pfd.fd;
+}
+
+/* The child of hold_as_nobody(): no cmocka, no assertions, an exit status. */
+static void nobody_child(const char *path, unsigned n, int to_parent, int from_parent)
+{
+	int answered = 0;
+	char c;
+
+	if (setgroups(0, NULL) < 0 || setresgid(NOBODY, NOBODY, NOBODY) < 0 ||
+	    setresuid(NOBODY, NOBODY, NOBODY) < 0)
+		_exit(1);
+	for (unsigned i = 0; i < n; i++)
+		answered += open_answered(path) >= 0;
+	if (write(to_parent, &answered, sizeof(answered)) != sizeof(answered))
+		_exit(1);
+	while (read(from_parent, &c, 1) > 0)
+		;
+	_exit(0);
+}
+
+/* A child of uid NOBODY opens n connections and keeps them until held_release(). */
+static struct held hold_as_nobody(struct fixture *f, unsigned n)
+{
+	struct held h = { .answered = -1 };
+	int up[2], down[2];
+
+	/* Test directories are private: let the child reach the socket. */
+	assert_int_equal(chmod(f->dir, 0755), 0);
+	assert_int_equal(chmod(f->path, 0666), 0);
+	assert_int_equal(pipe2(up, O_CLOEXEC), 0);
+	assert_int_equal(pipe2(down, O_CLOEXEC), 0);
+	h.pid = fork();
+	assert_true(h.pid >= 0);
+	if (h.pid == 0) {
+		/* Its copy of the pipe's writing end would keep it waiting forever. */
+		close(down[1]);
+		close(up[0]);
+		nobody_child(f->path, n, up[1], down[0]);
+	}
+	close(up[1]);
+	close(down[0]);
+	h.to_child = down[1];
+	assert_int_equal(read(up[0], &h.answered, sizeof(h.answered)), sizeof(h.answered));
+	close(up[0]);
+	return h;
+}
+
+static void held_release(struct held *h)
+{
+	int status;
+
+	close(h->to_child);
+	assert_int_equal(waitpid(h->pid, &status, 0), h->pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
+/* One of the Stats counters. */
+static int64_t stat_of(struct fixture *f, const char *key)
+{
+	struct varlink_client *c = connect_client(f);
+	struct json_object *p;
+	int64_t v;
+
+	send_call(c, "org.example.test.Stats", NULL, 0);
+	p = read_ok(c, NULL);
+	v = num(p, key);
+	json_object_put(p);
+	varlink_client_free(c);
+	return v;
+}
+
+/* Root is not held to max_per_uid: its connections count against max_connections only. */
+static void test_per_uid_limit_spares_root(void **state)
+{
+	struct fixture *f = *state;
+	struct varlink_client *c[3];
+
+	for (int i = 0; i < 3; i++)
+		c[i] = connect_client(f);
+	for (int i = 0; i < 3; i++) {
+		send_call(c[i], "org.example.test.Echo", "{\"text\":\"root\"}", 0);
+		json_object_put(read_ok(c[i], NULL));
+	}
+	for (int i = 0; i < 3; i++)
+		varlink_client_free(c[i]);
+}
+
+static void test_per_uid_limit(void **state)
+{
+	struct fixture *f = *state;
+	struct held h = hold_as_nobody(f, 3);
+
+	assert_int_equal(h.answered, 2);
+	assert_int_equal(stat_of(f, "refused_limit"), 1);
+	held_release(&h);
+}
+
+static int setup_reserved_for_root(void **state)
+{
+	struct varlink_limits l = VARLINK_LIMITS_DEFAULT;
+
+	l.max_connections = 6;
+	l.reserved_for_root = 2;
+	return start_server(state, &l);
+}
+
+/* Other uids get max_connections - reserved_for_root at most; root the rest. */
+static void test_reserved_for_root(void **state)
+{
+	struct fixture *f = *state;
+	struct held h = hold_as_nobody(f, 6);
+	int root[3];
+
+	assert_int_equal(h.answered, 4);
+	root[0] = open_answered(f->path);
+	root[1] = open_answered(f->path);
+	assert_true(root[0] >= 0 && root[1] >= 0);
+	/* All six taken: not even root gets another. */
+	root[2] = open_answered(f->path);
+	assert_int_equal(root[2], -1);
+	close(root[1]);
+	close(root[0]);
+	/* Room again once the server has seen them go. */
+	usleep(100 * 1000);
+	assert_int_equal(stat_of(f, "refused_limit"), 3);
+	held_release(&h);
+}
+
+static int setup_short_timeouts(void **state)
+{
+	struct varlink_limits l = VARLINK_LIMITS_DEFAULT;
+
+	l.idle_timeout_usec = 200 * 1000;
+	l.incomplete_timeout_usec = 200 * 1000;
+	l.output_timeout_usec = 200 * 1000;
+	l.output_budget = 64 * 1024;
+	l.buffer_budget = 1024 * 1024;
+	return start_server(state, &l);
+}
+
+/* Whether the server closed sock within ms; what it sent stays unread. */
+static bool hung_up_within(int sock, int ms)
+{
+	struct pollfd pfd = { .fd = sock, .events = POLLRDHUP };
+
+	return poll(&pfd, 1, ms) == 1 && (pfd.revents & (POLLHUP | POLLRDHUP | POLLERR));
+}
+
+/* An idle connection of another uid than root is closed; root's stays. */
+static void test_idle_timeout(void **state)
+{
+	struct fixture *f = *state;
+	struct varlink_client *c = connect_client(f);
+	struct held h = hold_as_nobody(f, 1);
+	struct json_object *p;
+
+	assert_int_equal(h.answered, 1);
+	send_call(c, "org.example.test.Echo", "{\"text\":\"before\"}", 0);
+	json_object_put(read_ok(c, NULL));
+	for (long long end = now_ms() + TIMEOUT_MS; now_ms() < end; usleep(10000))
+		if (stat_of(f, "closed_idle") == 1)
+			break;
+	assert_int_equal(stat_of(f, "closed_idle"), 1);
+	usleep(300 * 1000);
+	send_call(c, "org.example.test.Echo", "{\"text\":\"after\"}", 0);
+	p = read_ok(c, NULL);
+	assert_string_equal(str(p, "text"), "after");
+	json_object_put(p);
+	varlink_client_free(c);
+	held_release(&h);
+}
+
+/* A message begun and left unfinished closes its connection after the timeout. */
+static void test_incomplete_timeout(void **state)
+{
+	struct fixture *f = *state;
+	static const char part[] = "{\"method\":\"org.example.test.Echo\",\"param";
+	int sock = connect_raw(f);
+
+	send_raw_fds(sock, part, strlen(part), NULL, 0);
+	assert_true(hung_up_within(sock, TIMEOUT_MS));
+	close(sock);
+	assert_int_equal(stat_of(f, "closed_incomplete_timeout"), 1);
+	assert_server_serves(f);
+}
+
+/*
+ * A client that writes calls and never reads: the server stops reading it
+ * once its replies pass the output budget, serves others meanwhile, and
+ * closes it after the output timeout.
+ */
+static void test_output_budget(void **state)
+{
+	struct fixture *f = *state;
+	char call[1024];
+	int sock = connect_raw(f), len, stalled = 0;
+	size_t sent = 0;
+
+	len = snprintf(call, sizeof(call), "{\"method\":\"org.example.test.Echo\",\"parameters\":"
+		       "{\"text\":\"%0900d\"}}", 0) + 1;
+	/* Until the server stops taking calls: what the kernel buffers, plus one budget. */
+	while (sent < 64u * 1024 * 1024 && stalled < 50) {
+		ssize_t n = send(sock, call, (size_t)len, MSG_DONTWAIT | MSG_NOSIGNAL);
+
+		if (n < 0 && errno == EAGAIN) {
+			stalled++;
+			usleep(2000);
+			continue;
+		}
+		if (n < 0)
+			break;
+		assert_int_equal(n, len);
+		sent += (size_t)n;
+		stalled = 0;
+	}
+	assert_true(sent < 16u * 1024 * 1024);
+	assert_server_serves(f);
+	assert_true(hung_up_within(sock, TIMEOUT_MS));
+	close(sock);
+	assert_int_equal(stat_of(f, "closed_output_budget"), 1);
+}
+
+/* A message that would take all buffers past their budget closes its connection at once. */
+static void test_buffer_budget(void **state)
+{
+	struct fixture *f = *state;
+	static const char head[] = "{\"method\":\"org.example.test.Echo\",\"parameters\":{\"text\":\"";
+	char *big = malloc(2 * 1024 * 1024);
+	int sock = connect_raw(f);
+	size_t sent = strlen(head);
+
+	assert_non_null(big);
+	memset(big, 'a', 2 * 1024 * 1024);
+	memcpy(big, head, strlen(head));
+	send_raw_fds(sock, head, strlen(head), NULL, 0);
+	while (sent < 2 * 1024 * 1024) {
+		ssize_t n = send(sock, big + sent, 2 * 1024 * 1024 - sent, MSG_NOSIGNAL);
+
+		if (n <= 0)
+			break;
+		sent += (size_t)n;
+	}
+	assert_true(hung_up_within(sock, TIMEOUT_MS));
+	close(sock);
+	free(big);
+	assert_int_equal(stat_of(f, "refused_memory_budget"), 1);
+	assert_int_equal(stat_of(f, "closed_incomplete_timeout"), 0);
+	assert_server_serves(f);
+	/* What it held is given back. */
+	assert_true(stat_of(f, "buffered_bytes") < 256 * 1024);
+}
+
+/* "A.B\u0000junk" is no method name: the connection is closed without a reply. */
+static void test_nul_in_method_name(void **state)
+{
+	struct fixture *f = *state;
+	static const char msg[] = "{\"method\":\"org.example.test.Echo\\u0000junk\","
+				  "\"parameters\":{\"text\":\"x\"}}";
+	int sock = connect_raw(f);
+
+	send_raw_fds(sock, msg, sizeof(msg), NULL, 0);
+	assert_closed_by_server(sock);
+	close(sock);
+	assert_int_equal(LOAD(f->echo_calls), 0);
+	assert_server_serves(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1148,7 +1474,14 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_cancel_on_disconnect, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_disconnect_mid_stream, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_connection_limit, setup_two_connections, teardown),
+		cmocka_unit_test_setup_teardown(test_per_uid_limit_spares_root, setup_two_per_uid, teardown),
 		cmocka_unit_test_setup_teardown(test_per_uid_limit, setup_two_per_uid, teardown),
+		cmocka_unit_test_setup_teardown(test_reserved_for_root, setup_reserved_for_root, teardown),
+		cmocka_unit_test_setup_teardown(test_idle_timeout, setup_short_timeouts, teardown),
+		cmocka_unit_test_setup_teardown(test_incomplete_timeout, setup_short_timeouts, teardown),
+		cmocka_unit_test_setup_teardown(test_output_budget, setup_short_timeouts, teardown),
+		cmocka_unit_test_setup_teardown(test_buffer_budget, setup_short_timeouts, teardown),
+		cmocka_unit_test_setup_teardown(test_nul_in_method_name, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_many_pipelined, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fds_tied_to_their_message, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fds_wait_behind_a_slow_call, setup, teardown),
