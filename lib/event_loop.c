@@ -13,7 +13,7 @@ static uint64_t now_usec(void)
 	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
 }
 
-int event_loop_run(sd_event *event, uint64_t busy_usec)
+int event_loop_run(sd_event *event, const unsigned *busy_usec)
 {
 	uint64_t awake_until = 0;
 	int code = 0, r;
@@ -24,8 +24,8 @@ int event_loop_run(sd_event *event, uint64_t busy_usec)
 		r = sd_event_run(event, awake ? 0 : UINT64_MAX);
 		if (r < 0)
 			return r;
-		if (r > 0 && busy_usec)
-			awake_until = now_usec() + busy_usec;
+		if (r > 0 && *busy_usec)
+			awake_until = now_usec() + *busy_usec;
 		else if (awake)
 			sched_yield(); /* the CPU is anyone's who has work */
 	}

@@ -12,4 +12,5 @@
  * than a short call.  The cost is at most busy_usec of CPU after each burst of
  * work; 0 makes it sd_event_loop().  Returns what sd_event_loop() would.
  */
-int event_loop_run(sd_event *event, uint64_t busy_usec);
+/* *busy_usec is read at every turn, so that a change (a reload) applies at once. */
+int event_loop_run(sd_event *event, const unsigned *busy_usec);

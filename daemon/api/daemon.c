@@ -64,6 +64,7 @@ static int get_status(struct varlink_call *call, struct json_object *params, voi
 	json_add_string(reply, "state_dir", m->state_dir);
 	json_add_string(reply, "config", m->config_path);
 	json_add_string(reply, "log_level", log_level_to_string(log_get_max_level()));
+	json_add_uint(reply, "busy_poll_usec", m->config.busy_poll_usec);
 	json_object_object_add(reply, "connections", connections_json(m->varlink));
 	for (unsigned i = 0; i < m->n_devices; i++)
 		json_object_array_add(devices, json_object_new_string(m->devices[i]->name));

@@ -66,6 +66,8 @@ static const struct number_setting number_settings[] = {
 	  LIMIT(buffer_budget), FIELD_SIZE },
 	{ "max_mr_size", "a number of bytes", 1, RDMAD_MAX_MR_SIZE_MAX, 1,
 	  offsetof(struct rdmad_config, max_mr_size), FIELD_U64 },
+	{ "busy_poll_usec", "a number of microseconds", 0, RDMAD_BUSY_POLL_USEC_MAX, 1,
+	  offsetof(struct rdmad_config, busy_poll_usec), FIELD_UNSIGNED },
 };
 
 static const struct number_setting *find_number_setting(const char *key)

@@ -339,7 +339,7 @@ int manager_loop(struct manager *m)
 		close(m->ready_fd);
 		m->ready_fd = -1;
 	}
-	r = event_loop_run(m->event, m->config.busy_poll_usec);
+	r = event_loop_run(m->event, &m->config.busy_poll_usec);
 	sd_notify(0, "STOPPING=1\nSTATUS=Shutting down");
 	log_info("rdmad stopping");
 	return r < 0 ? log_error_errno(r, "event loop failed") : 0;

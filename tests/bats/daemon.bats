@@ -285,3 +285,22 @@ wait_for_line() { # FILE REGEX
 	assert_equal "$stderr" "<3>--cpus: '3-1' is not a CPU number or range below 1024"
 	assert_not_exists "$D/io.rdmad"
 }
+
+@test "busy_poll_usec: from rdmad.conf at a reload, shown by status, bounded" {
+	rdmad_start "$D"
+	run "$RDMACTL" -j status
+	assert_output --partial '"busy_poll_usec":50'
+	echo 'busy_poll_usec = 0' >"$D/rdmad.conf"
+	run "$RDMACTL" daemon reload
+	assert_success
+	run "$RDMACTL" -j status
+	assert_output --partial '"busy_poll_usec":0'
+	run "$RDMACTL" status
+	assert_output --partial 'busy_poll_usec'
+	echo 'busy_poll_usec = 10001' >"$D/rdmad.conf"
+	run --separate-stderr "$RDMACTL" daemon reload
+	assert_failure 1
+	assert_equal "$stderr" "rdmactl: daemon reload: io.rdmad.Daemon.ReloadFailed: reason '$D/rdmad.conf:1: busy_poll_usec: '10001' is not a number of microseconds in 0-10000'"
+	run "$RDMACTL" -j status
+	assert_output --partial '"busy_poll_usec":0'
+}

@@ -92,7 +92,7 @@ wait_for_line() {
 	# Text: one line, nothing cut.
 	run "$RDMACTL" status
 	assert_success
-	assert_line --regexp '^connections: open [0-9]+ max 24 max_per_uid 10 reserved_for_root 4 buffered_bytes [0-9]+ buffer_budget 8388608 refused_limit [0-9]+ refused_memory_budget [0-9]+ closed_output_budget [0-9]+ closed_incomplete_timeout [0-9]+ closed_idle [0-9]+$'
+	assert_line --regexp '^ *connections: open [0-9]+ max 24 max_per_uid 10 reserved_for_root 4 buffered_bytes [0-9]+ buffer_budget 8388608 refused_limit [0-9]+ refused_memory_budget [0-9]+ closed_output_budget [0-9]+ closed_incomplete_timeout [0-9]+ closed_idle [0-9]+$'
 }
 
 @test "reload applies new limits; an impossible reserve is refused and changes nothing" {
