@@ -128,7 +128,8 @@ static void rewrite_if_replaced(struct commit *c, const struct state_file *f, bo
 		return;
 	/* Once: a batch that only rewrites does not start another. */
 	if (!had_changes) {
-		log_error("%s/%s.json may hold changes that were refused", c->dir, f->name);
+		log_error("%s/%s.json was written again but may not survive a crash: the refused changes "
+			  "may come back after one", c->dir, f->name);
 		return;
 	}
 	log_warning("%s/%s.json was replaced but may not survive a crash; writing it again from memory",
