@@ -143,20 +143,20 @@ static void rewrite_if_replaced(struct commit *c, const struct state_file *f, bo
  */
 static void complete(struct commit *c)
 {
-	struct commit_change *change = c->inflight, *next;
+	struct commit_change *change;
 	bool had_changes[COMMIT_KINDS_MAX] = { false };
 
-	c->inflight = NULL;
 	c->busy = false;
 	c->batches++;
 	for (unsigned i = 0; i < c->n_files; i++)
 		if (c->files[i].result < 0)
 			log_error_errno(c->files[i].result, "cannot save %s in %s", c->files[i].name, c->dir);
 	c->completing = true;
-	for (; change; change = next) {
+	/* One at a time: the changes not done yet stay pending for commit_find(). */
+	while ((change = c->inflight)) {
 		const struct state_file *f = file_of(c, change->kind);
 
-		next = change->next;
+		c->inflight = change->next;
 		had_changes[f - c->files] = true;
 		change->done(change, f->result);
 		change->next = NULL;

@@ -59,7 +59,7 @@ uint32_t rdma_pool_available(const struct rdma_pool *pool)
 	return pool->lendable - pool->borrowed;
 }
 
-const char *rdma_pool_pending_name(const struct rdma_pool *pool)
+static const char *pending_name(const struct rdma_pool *pool)
 {
 	switch (pool->pending) {
 	case RDMA_POOL_CREATING:   return "being created";
@@ -75,7 +75,7 @@ static int check_settled(const struct rdma_pool *pool, struct rdma_error *err)
 {
 	if (pool->pending)
 		return rdma_error_state(err, "name", "pool %s is %s: its change is not saved yet",
-					pool->name, rdma_pool_pending_name(pool));
+					pool->name, pending_name(pool));
 	return 0;
 }
 

@@ -101,8 +101,6 @@ int rdma_pool_destroy(struct rdma_device *dev, struct rdma_pool *pool, bool forc
 void rdma_pool_settle(struct rdma_device *dev, struct rdma_pool *pool);
 /* The pool's pending change could not be saved: the pool is as it was before (or gone, if new). */
 void rdma_pool_undo(struct rdma_device *dev, struct rdma_pool *pool);
-/* "being created", "being resized", "being destroyed"; NULL for a settled pool. */
-const char *rdma_pool_pending_name(const struct rdma_pool *pool);
 
 /*
  * One available MKEY for owner; InvalidState (counted in borrow_failures) when
