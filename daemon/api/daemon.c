@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* io.rdmad.Daemon */
 #include "daemon/api/api.h"
+#include "daemon/api/change.h"
 #include "daemon/api/dispatch.h"
 #include "daemon/core/state.h"
 #include "daemon/soft/workers.h"
@@ -92,29 +93,49 @@ static const struct api_field log_level_fields[] = {
 	{ NULL },
 };
 
+/* level (-1: reset) for SetLogLevel and in force, unless rdmad --log-level says otherwise. */
+static void use_log_level(struct manager *m, int level)
+{
+	m->log_level_set = level;
+	m->log_level_override = level >= 0 ? level : m->log_level_cmdline;
+	manager_apply_log_level(m);
+}
+
+/*
+ * The level is in force at once and answered once saved.  Changes are not
+ * serialized as for pools: the settings file holds the latest level, so a
+ * refused save goes back to the saved level only if no later change came
+ * (which will be saved, or refused, in its turn).
+ */
+static struct json_object *log_level_finish(struct api_change *change, int r)
+{
+	struct manager *m = change->m;
+
+	if (r == 0) {
+		/* In submission order: the last one of a batch is what its file holds. */
+		m->log_level_saved = change->value;
+		log_notice("log level %s%s", change->value >= 0 ? "set to " : "reset: now ",
+			   log_level_to_string(log_get_max_level()));
+	} else if (change->tag == m->log_level_changes) {
+		use_log_level(m, m->log_level_saved);
+		log_notice("log level back to %s", log_level_to_string(log_get_max_level()));
+	}
+	return NULL;
+}
+
 static int set_log_level(struct varlink_call *call, struct json_object *params, void *userdata)
 {
 	struct manager *m = userdata;
 	struct log_level_params p;
-	int level, old = m->log_level_set, r;
+	int level;
 
 	if (api_dispatch(call, params, log_level_fields, &p) < 0)
 		return 0;
 	/* The IDL's enum already limits the names; "reset" forgets the saved level. */
 	level = strcmp(p.level, "reset") == 0 ? -1 : log_level_from_string(p.level);
-
-	/* Saved first: a setting that would not survive a restart is refused. */
-	m->log_level_set = level;
-	r = state_save(m, &state_settings);
-	if (r < 0) {
-		m->log_level_set = old;
-		return r;
-	}
-	m->log_level_override = level >= 0 ? level : m->log_level_cmdline;
-	manager_apply_log_level(m);
-	log_notice("log level %s%s", level >= 0 ? "set to " : "reset: now ",
-		   log_level_to_string(log_get_max_level()));
-	return varlink_call_reply(call, NULL);
+	use_log_level(m, level);
+	return api_change_submit(call, m, &state_settings, NULL, m, log_level_finish,
+				 ++m->log_level_changes, level);
 }
 
 const struct varlink_method api_daemon_methods[] = {

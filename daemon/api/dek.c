@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* io.rdmad.Dek: DEKs and the crypto login.  Every method is API_METHOD_SECRET (root only). */
 #include "daemon/api/api.h"
+#include "daemon/api/change.h"
 #include "daemon/api/dispatch.h"
 #include "daemon/verbs/crypto_login.h"
 #include "daemon/verbs/dek.h"
@@ -191,6 +192,33 @@ static int get_params(const struct create_params *c, const uint8_t *key, size_t 
 	return r;
 }
 
+/*
+ * Create and Destroy are answered here once saved, or undone if they cannot
+ * be: a DEK that would not come back after a restart is not made, one that
+ * would come back is not destroyed.
+ */
+static struct json_object *finish(struct api_change *change, int r)
+{
+	struct rdma_dek *dek = change->object;
+	bool destroyed = dek->pending == RDMA_DEK_DESTROYING;
+	struct json_object *reply;
+
+	if (r < 0) {
+		rdma_dek_undo(change->dev, dek);
+		return NULL;
+	}
+	rdma_dek_settle(change->dev, dek);
+	if (destroyed)
+		return NULL;
+	reply = json_object_new_object();
+	json_object_object_add(reply, "dek", dek_json(change->dev, &dek->obj));
+	return reply;
+}
+
+/*
+ * A Create meeting a pending DEK of its name is refused (InvalidState) rather
+ * than run again later: the key would wait in the call's parameters meanwhile.
+ */
 static int create(struct varlink_call *call, struct json_object *params, void *userdata)
 {
 	struct manager *m = userdata;
@@ -217,13 +245,7 @@ static int create(struct varlink_call *call, struct json_object *params, void *u
 	secret_free(key, KEY_BUF);
 	if (r < 0)
 		return api_reply_error(call, IFACE, &err);
-	/* A DEK that would not come back after a restart is not made. */
-	r = state_save(m, &state_deks);
-	if (r < 0) {
-		rdma_dek_destroy(dev, dek, &err);
-		return r;
-	}
-	return api_reply_record(call, "dek", dek_json(dev, &dek->obj));
+	return api_change_submit(call, m, &state_deks, dev, dek, finish, 0, 0);
 }
 
 static int list(struct varlink_call *call, struct json_object *params, void *userdata)
@@ -287,15 +309,14 @@ static int destroy(struct varlink_call *call, struct json_object *params, void *
 	struct rdma_device *dev;
 	struct rdma_dek *dek = call_dek(call, params, userdata, &dev);
 	struct rdma_error err;
-	int r;
 
 	if (!dek)
 		return 0;
+	if (dek->pending)
+		return api_change_wait(call, params, destroy, userdata, userdata, dek);
 	if (rdma_dek_destroy(dev, dek, &err) < 0)
 		return api_reply_error(call, IFACE, &err);
-	/* Gone already; if it cannot be saved, the caller learns that it would come back. */
-	r = state_save(userdata, &state_deks);
-	return r < 0 ? r : varlink_call_reply(call, NULL);
+	return api_change_submit(call, userdata, &state_deks, dev, dek, finish, 0, 0);
 }
 
 struct login_params {

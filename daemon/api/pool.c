@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* io.rdmad.Pool */
 #include "daemon/api/api.h"
+#include "daemon/api/change.h"
 #include "daemon/api/dispatch.h"
 #include "daemon/verbs/pool.h"
 #include "daemon/core/state.h"
@@ -38,12 +39,17 @@ static struct json_object *pool_json(struct rdma_device *dev, struct rdma_object
 	return o;
 }
 
-static int reply_pool(struct varlink_call *call, struct rdma_device *dev, struct rdma_pool *pool)
+static struct json_object *pool_reply(struct rdma_device *dev, struct rdma_pool *pool)
 {
 	struct json_object *reply = json_object_new_object();
 
 	json_object_object_add(reply, "pool", pool_json(dev, &pool->obj));
-	return varlink_call_reply(call, reply);
+	return reply;
+}
+
+static int reply_pool(struct varlink_call *call, struct rdma_device *dev, struct rdma_pool *pool)
+{
+	return varlink_call_reply(call, pool_reply(dev, pool));
 }
 
 /* The parameters of every pool method; each reads the fields it takes. */
@@ -90,17 +96,45 @@ static struct rdma_pool *call_pool(struct varlink_call *call, struct json_object
 	return pool;
 }
 
+/*
+ * Every change is answered here once saved, or undone if it cannot be: a pool
+ * that would not come back after a restart is not made, one that would come
+ * back is not destroyed.
+ */
+static struct json_object *finish(struct api_change *change, int r)
+{
+	struct rdma_pool *pool = change->object;
+	bool destroyed = pool->pending == RDMA_POOL_DESTROYING;
+
+	if (r < 0) {
+		rdma_pool_undo(change->dev, pool);
+		return NULL;
+	}
+	rdma_pool_settle(change->dev, pool);
+	return destroyed ? NULL : pool_reply(change->dev, pool);
+}
+
+static int submit(struct varlink_call *call, struct manager *m, struct rdma_device *dev,
+		  struct rdma_pool *pool)
+{
+	return api_change_submit(call, m, &state_pools, dev, pool, finish, 0, 0);
+}
+
 static int create(struct varlink_call *call, struct json_object *params, void *userdata)
 {
 	struct rdma_device *dev = api_device(call, userdata, params, IFACE);
 	struct pool_params p = { .max_entries = RDMA_POOL_DEFAULT_ENTRIES };
-	struct rdma_error err = { 0 };
+	struct rdma_error err = { 0 }, ignored;
 	struct rdma_pool *pool;
 	uint32_t flags;
 	int r;
 
 	if (!dev || api_dispatch(call, params, create_fields, &p) < 0)
 		return 0;
+	/* The name is known to be free, or taken, once the other pool's change is saved. */
+	pool = rdma_pool_find(dev, p.name, &ignored);
+	if (pool && pool->pending)
+		return api_change_wait(call, params, create, userdata, userdata, pool);
 	flags = rdma_pool_type_flags(p.type);
 	if (!flags) {
 		rdma_error_invalid(&err, "type", "signature, crypto or signature+crypto");
@@ -109,13 +143,7 @@ static int create(struct varlink_call *call, struct json_object *params, void *u
 	r = rdma_pool_create(dev, p.name, flags, p.size, p.pd, p.max_entries, &pool, &err);
 	if (r < 0)
 		return api_reply_failure(call, IFACE, &err, r);
-	/* A pool that would not come back after a restart is not made. */
-	r = state_save(userdata, &state_pools);
-	if (r < 0) {
-		rdma_pool_destroy(dev, pool, true, &err);
-		return r;
-	}
-	return reply_pool(call, dev, pool);
+	return submit(call, userdata, dev, pool);
 }
 
 static int list(struct varlink_call *call, struct json_object *params, void *userdata)
@@ -138,21 +166,19 @@ static int resize(struct varlink_call *call, struct json_object *params, void *u
 	struct pool_params p = { 0 };
 	struct rdma_pool *pool = call_pool(call, params, resize_fields, &p, userdata, &dev);
 	struct rdma_error err = { 0 };
-	uint32_t old;
 	int r;
 
 	if (!pool)
 		return 0;
-	old = pool->size;
+	if (pool->pending)
+		return api_change_wait(call, params, resize, userdata, userdata, pool);
 	r = rdma_pool_resize(dev, pool, p.size, &err);
 	if (r < 0)
 		return api_reply_failure(call, IFACE, &err, r);
-	r = state_save(userdata, &state_pools);
-	if (r < 0) {
-		rdma_pool_resize(dev, pool, old, &err);
-		return r;
-	}
-	return reply_pool(call, dev, pool);
+	/* The same size: nothing to save. */
+	if (!pool->pending)
+		return reply_pool(call, dev, pool);
+	return submit(call, userdata, dev, pool);
 }
 
 static int destroy(struct varlink_call *call, struct json_object *params, void *userdata)
@@ -165,12 +191,12 @@ static int destroy(struct varlink_call *call, struct json_object *params, void *
 
 	if (!pool)
 		return 0;
+	if (pool->pending)
+		return api_change_wait(call, params, destroy, userdata, userdata, pool);
 	r = rdma_pool_destroy(dev, pool, p.force, &err);
 	if (r < 0)
 		return api_reply_failure(call, IFACE, &err, r);
-	/* Gone already; if it cannot be saved, the caller learns that it would come back. */
-	r = state_save(userdata, &state_pools);
-	return r < 0 ? r : varlink_call_reply(call, NULL);
+	return submit(call, userdata, dev, pool);
 }
 
 static int borrow(struct varlink_call *call, struct json_object *params, void *userdata)
@@ -185,6 +211,9 @@ static int borrow(struct varlink_call *call, struct json_object *params, void *u
 
 	if (!pool)
 		return 0;
+	/* A pool being created or destroyed lends once that is saved (or refused). */
+	if (pool->pending == RDMA_POOL_CREATING || pool->pending == RDMA_POOL_DESTROYING)
+		return api_change_wait(call, params, borrow, userdata, userdata, pool);
 	r = rdma_pool_borrow(pool, varlink_call_connection(call), &mkey, &err);
 	if (r < 0)
 		return api_reply_failure(call, IFACE, &err, r);

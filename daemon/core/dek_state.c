@@ -4,6 +4,8 @@
  * name, size, import method and KEK, key file, opaque value, PD, a plaintext
  * import's keytag, and a fingerprint of the key material.  Never key bytes:
  * the key file is read again at start, and checked against the fingerprint.
+ * A DEK being destroyed is left out, one being created is in: the file is
+ * what holds once the pending changes settle.
  */
 #include "daemon/verbs/dek.h"
 #include "daemon/core/manager.h"
@@ -43,9 +45,14 @@ static struct json_object *dek_record(struct rdma_object *obj)
 	return o;
 }
 
+static bool dek_kept(struct rdma_object *obj)
+{
+	return rdma_dek(obj)->pending != RDMA_DEK_DESTROYING;
+}
+
 static struct json_object *deks_save_device(struct manager *m, struct rdma_device *dev)
 {
-	return state_save_table(dev, RDMA_OBJ_DEK, dek_record);
+	return state_save_table(dev, RDMA_OBJ_DEK, dek_kept, dek_record);
 }
 
 /* What a record says, as creation parameters; NULL or a field name that is wrong. */

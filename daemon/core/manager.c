@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "daemon/soft/soft_device.h"
+#include "daemon/core/commit.h"
 #include "daemon/core/manager.h"
 #include "daemon/verbs/secret.h"
 #include "daemon/core/state.h"
@@ -143,6 +144,7 @@ int manager_new(struct manager **out, const struct manager_options *opts)
 	m->log_level_override = opts->log_level;
 	m->log_level_cmdline = opts->log_level;
 	m->log_level_set = -1;
+	m->log_level_saved = -1;
 	m->socket_path = strdup(opts->socket_path ? opts->socket_path : RDMAD_SOCKET_PATH);
 	m->state_dir = strdup(opts->state_dir ? opts->state_dir : RDMAD_STATE_DIR);
 	m->config_path = strdup(opts->config_path ? opts->config_path : RDMAD_CONFIG_PATH);
@@ -176,6 +178,7 @@ struct manager *manager_free(struct manager *m)
 {
 	if (!m)
 		return NULL;
+	m->commit = commit_free(m->commit);
 	m->workers = worker_set_free(m->workers);
 	/* What the workers owned is the main thread's to free now. */
 	for (unsigned i = 0; i < m->n_devices; i++)
@@ -301,6 +304,9 @@ int manager_start(struct manager *m)
 	r = state_restore(m);
 	if (r < 0)
 		return r;
+	r = commit_new(&m->commit, m, NULL);
+	if (r < 0)
+		return log_error_errno(r, "cannot start the state committer");
 	r = worker_set_start(&m->workers, m->event, m->cpus, m->n_cpus);
 	if (r < 0)
 		return log_error_errno(r, "cannot start the dataplane workers");
@@ -342,5 +348,7 @@ int manager_loop(struct manager *m)
 	r = event_loop_run(m->event, &m->config.busy_poll_usec);
 	sd_notify(0, "STOPPING=1\nSTATUS=Shutting down");
 	log_info("rdmad stopping");
+	/* Changes already made are written and answered: clients are still connected. */
+	commit_flush(m->commit);
 	return r < 0 ? log_error_errno(r, "event loop failed") : 0;
 }

@@ -20,6 +20,7 @@
 struct varlink_server;
 struct worker_set;
 struct api_monitor;
+struct commit;
 
 struct manager_options {
 	const char *socket_path;
@@ -39,6 +40,8 @@ struct manager {
 	int log_level_override;   /* what wins over rdmad.conf: --log-level, else the saved level */
 	int log_level_cmdline;    /* rdmad --log-level; -1: not given */
 	int log_level_set;        /* by SetLogLevel, kept in the state directory; -1: never */
+	int log_level_saved;      /* log_level_set as the settings file holds it */
+	uint64_t log_level_changes;  /* SetLogLevel calls so far, to tell the latest */
 	int state_lock_fd;
 	int ready_fd;             /* told once serving, when rdmad detached */
 	bool socket_activated;
@@ -61,6 +64,7 @@ struct manager {
 		bool exists;
 		gid_t gid;
 	} read_group;
+	struct commit *commit;    /* writes the state files (daemon/core/commit.h) */
 };
 
 int manager_new(struct manager **out, const struct manager_options *opts);
@@ -70,7 +74,10 @@ struct manager *manager_free(struct manager *m);
 void manager_set_ready_fd(struct manager *m, int fd);
 /* State directory, devices and their data path, what users configured, signals. */
 int manager_start(struct manager *m);
-/* READY=1, then the event loop until it ends (serving is the API's: api_varlink_init). */
+/*
+ * READY=1, then the event loop until it ends (serving is the API's:
+ * api_varlink_init); then every pending state change is written and answered.
+ */
 int manager_loop(struct manager *m);
 /*
  * Re-reads the configuration and looks group RDMAD_READ_GROUP up again; on

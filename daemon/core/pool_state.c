@@ -5,6 +5,8 @@
  * are not kept, so a restored pool gets a PD of its own (pd_owned), whether or
  * not it was created on a PD the user gave.  Counters start again from zero,
  * and nothing is borrowed after a restart (the borrowers' connections are gone).
+ * A pool's pending change is saved as if it settled: a pool being destroyed is
+ * left out, a pool being created or resized is saved as it is now.
  */
 #include "daemon/core/manager.h"
 #include "daemon/verbs/pool.h"
@@ -13,6 +15,11 @@
 #include "lib/log.h"
 
 #include <string.h>
+
+static bool pool_kept(struct rdma_object *obj)
+{
+	return rdma_pool(obj)->pending != RDMA_POOL_DESTROYING;
+}
 
 static struct json_object *pool_record(struct rdma_object *obj)
 {
@@ -28,7 +35,7 @@ static struct json_object *pool_record(struct rdma_object *obj)
 
 static struct json_object *pools_save_device(struct manager *m, struct rdma_device *dev)
 {
-	return state_save_table(dev, RDMA_OBJ_POOL, pool_record);
+	return state_save_table(dev, RDMA_OBJ_POOL, pool_kept, pool_record);
 }
 
 static void pools_restore_device(struct manager *m, struct rdma_device *dev,
@@ -47,12 +54,15 @@ static void pools_restore_device(struct manager *m, struct rdma_device *dev,
 			continue;
 		}
 		if (rdma_pool_create(dev, name, rdma_pool_type_flags(type), (uint32_t)size, 0,
-				     (uint32_t)entries, &pool, &err) < 0)
+				     (uint32_t)entries, &pool, &err) < 0) {
 			log_error("%s: saved pool '%s' not restored: %s: %s", dev->name, name,
 				  *err.field ? err.field : rdma_error_name(err.code), err.reason);
-		else
-			log_info("%s: pool '%s' restored: %u MKEYs on PD %u", dev->name, name, pool->size,
-				 pool->pd->handle);
+			continue;
+		}
+		/* It comes from the file: nothing to wait for. */
+		rdma_pool_settle(dev, pool);
+		log_info("%s: pool '%s' restored: %u MKEYs on PD %u", dev->name, name, pool->size,
+			 pool->pd->handle);
 	}
 }
 

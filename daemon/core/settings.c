@@ -31,7 +31,7 @@ static int settings_restore(struct manager *m, struct json_object *saved)
 		log_error("settings: log_level '%s' is not a level; ignored", name);
 		return 0;
 	}
-	m->log_level_set = level;
+	m->log_level_set = m->log_level_saved = level;
 	if (m->log_level_override < 0) {
 		m->log_level_override = level;
 		log_set_max_level(level);

@@ -37,41 +37,81 @@ static int fsync_dir(const char *dir)
 	return r;
 }
 
-int state_write_file(const char *dir, const char *name, const char *data, size_t len)
+/* Writes file's temporary copy, fsyncs it and renames it over the old file. */
+static int replace_file(const char *dir, struct state_file *file)
 {
 	char tmp[PATH_MAX], path[PATH_MAX];
 	int fd, r;
 
-	if ((size_t)snprintf(path, sizeof(path), "%s/%s.json", dir, name) >= sizeof(path) ||
-	    (size_t)snprintf(tmp, sizeof(tmp), "%s/%s" TMP_INFIX "XXXXXX", dir, name) >= sizeof(tmp))
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s.json", dir, file->name) >= sizeof(path) ||
+	    (size_t)snprintf(tmp, sizeof(tmp), "%s/%s" TMP_INFIX "XXXXXX", dir, file->name) >= sizeof(tmp))
 		return -ENAMETOOLONG;
 	/* mkostemp makes it 0600: state may name key files and settings, nobody else's business. */
 	fd = mkostemp(tmp, O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	r = write_all(fd, data, len);
+	r = write_all(fd, file->text, file->len);
 	if (r == 0 && fsync(fd) < 0)
 		r = -errno;
 	if (close(fd) < 0 && r == 0)
 		r = -errno;
 	if (r == 0 && rename(tmp, path) < 0)
 		r = -errno;
-	if (r < 0) {
+	if (r < 0)
 		unlink(tmp);
-		return r;
+	else
+		file->replaced = true;
+	return r;
+}
+
+void state_write_files(const char *dir, struct state_file *files, unsigned n)
+{
+	bool renamed = false;
+	int r;
+
+	for (unsigned i = 0; i < n; i++) {
+		files[i].replaced = false;
+		if (files[i].result == 0)
+			files[i].result = replace_file(dir, &files[i]);
+		renamed |= files[i].replaced;
 	}
-	/* The rename itself must reach the disk, or a crash could bring the old file back. */
-	return fsync_dir(dir);
+	if (!renamed)
+		return;
+	/* The renames themselves must reach the disk, or a crash could bring old files back. */
+	r = fsync_dir(dir);
+	for (unsigned i = 0; r < 0 && i < n; i++)
+		if (files[i].replaced)
+			files[i].result = r;
+}
+
+int state_write_file(const char *dir, const char *name, const char *data, size_t len)
+{
+	struct state_file file = { .name = name, .text = (char *)data, .len = len };
+
+	state_write_files(dir, &file, 1);
+	return file.result;
 }
 
 struct json_object *state_save_table(struct rdma_device *dev, enum rdma_object_kind table,
+				     bool (*kept)(struct rdma_object *obj),
 				     struct json_object *(*record)(struct rdma_object *obj))
 {
 	struct json_object *list = json_object_new_array();
 	struct rdma_object *obj;
 
-	for (uint32_t pos = 0; list && (obj = object_table_next(&dev->tables[table], &pos)); )
-		json_object_array_add(list, record(obj));
+	for (uint32_t pos = 0; list && (obj = object_table_next(&dev->tables[table], &pos)); ) {
+		struct json_object *rec;
+
+		if (!kept(obj))
+			continue;
+		rec = record(obj);
+		/* A record missing for want of memory would be a record lost: no file at all. */
+		if (!rec || json_object_array_add(list, rec) < 0) {
+			json_object_put(rec);
+			json_object_put(list);
+			return NULL;
+		}
+	}
 	return list;
 }
 
@@ -120,24 +160,23 @@ static int restore_kind(struct manager *m, const struct state_kind *kind, struct
 	return 0;
 }
 
-int state_save(struct manager *m, const struct state_kind *kind)
+char *state_serialize(struct manager *m, const struct state_kind *kind, size_t *len)
 {
 	struct json_object *file, *data = kind->save ? kind->save(m) : save_per_device(m, kind);
-	const char *text;
-	int r;
+	char *text = NULL;
 
-	if (!data)
-		return log_error_errno(-ENOMEM, "cannot save %s", kind->name);
-	file = json_object_new_object();
-	json_object_object_add(file, "version", json_object_new_int(STATE_VERSION));
-	json_object_object_add(file, kind->name, data);
-	text = json_object_to_json_string_ext(file, JSON_C_TO_STRING_PRETTY |
-						    JSON_C_TO_STRING_NOSLASHESCAPE);
-	r = state_write_file(m->state_dir, kind->name, text, strlen(text));
+	file = data ? json_object_new_object() : NULL;
+	if (file) {
+		json_object_object_add(file, "version", json_object_new_int(STATE_VERSION));
+		json_object_object_add(file, kind->name, json_object_get(data));
+		text = strdup(json_object_to_json_string_ext(file, JSON_C_TO_STRING_PRETTY |
+								      JSON_C_TO_STRING_NOSLASHESCAPE));
+	}
 	json_object_put(file);
-	if (r < 0)
-		return log_error_errno(r, "cannot save %s in %s", kind->name, m->state_dir);
-	return 0;
+	json_object_put(data);
+	if (text)
+		*len = strlen(text);
+	return text;
 }
 
 /* A crash between mkostemp() and rename() leaves a temporary file: nobody will finish it. */

@@ -9,7 +9,10 @@
  * A file is always replaced whole and atomically: a temporary file in the same
  * directory is written and fsync'ed, renamed over the old one, and the
  * directory is fsync'ed, so a crash at any moment leaves the old file or the
- * new one.  Temporary files a crash left behind are removed at start.
+ * new one.  Temporary files a crash left behind are removed at start.  Files
+ * are written off the main loop, by daemon/core/commit.h: the main thread
+ * serializes a kind (state_serialize), the committer's thread writes it
+ * (state_write_files).
  *
  * Device objects (QPs, MRs, MKEYs, PDs) are not kept, as on a real device.
  *
@@ -28,13 +31,16 @@
  *
  * (a kind that is not per device, as the settings, gives save and restore
  * instead), declare it below, add it to the kinds[] table in state.c (its
- * place there is the restore order), and call state_save(m, &state_ports)
- * after every change a client makes (see daemon/api/dek.c: a change that
- * cannot be saved is undone and the call fails).
+ * place there is the restore order), and submit every change a client makes
+ * to the committer (daemon/core/commit.h, through daemon/api/change.h): the
+ * call is answered once the change is durable, and a change that cannot be
+ * saved is undone and the call fails.
  */
 #pragma once
 
 #include <json-c/json.h>
+#include <stdbool.h>
+#include <stddef.h>
 
 #include "daemon/verbs/object.h"
 
@@ -76,15 +82,42 @@ extern const struct state_kind state_pools;      /* daemon/core/pool_state.c */
  * so that the next save does not destroy what an administrator may recover.
  */
 int state_restore(struct manager *m);
-/* Writes kind's file from the running state; -errno (logged) on failure. */
-int state_save(struct manager *m, const struct state_kind *kind);
+/*
+ * kind's file as it would be written now, from the running state (main
+ * thread): malloc'ed text of *len bytes, or NULL when out of memory.
+ */
+char *state_serialize(struct manager *m, const struct state_kind *kind, size_t *len);
 
 /*
  * A save_device for a kind whose records are the objects of one of the
- * device's tables: record(obj) for each, in handle order.
+ * device's tables: record(obj) for each that kept(obj), in handle order;
+ * NULL when out of memory (a record missing would be an object lost).
  */
 struct json_object *state_save_table(struct rdma_device *dev, enum rdma_object_kind table,
+				     bool (*kept)(struct rdma_object *obj),
 				     struct json_object *(*record)(struct rdma_object *obj));
 
-/* Replaces dir/name with len bytes of data, atomically and durably (see above). */
+/* One file of state_write_files(). */
+struct state_file {
+	const struct state_kind *kind;
+	const char *name;         /* STATE_DIR/NAME.json */
+	char *text;
+	size_t len;
+	/* In: 0 to write the file, -errno to leave it (the text could not be made).  Out: 0 or -errno. */
+	int result;
+	/*
+	 * Out: the new file was renamed over the old one.  With a result < 0
+	 * (the directory's fsync failed) the new content is in place but may not
+	 * survive a crash.
+	 */
+	bool replaced;
+};
+
+/*
+ * Replaces each file whose result is 0, atomically (see above), then fsyncs
+ * the directory once for all of them.  Touches no daemon state: the
+ * committer's thread calls it.
+ */
+void state_write_files(const char *dir, struct state_file *files, unsigned n);
+/* Replaces dir/name with len bytes of data, atomically and durably: 0 or -errno. */
 int state_write_file(const char *dir, const char *name, const char *data, size_t len);

@@ -36,6 +36,14 @@ const char *rdma_dek_state_name(enum rdma_dek_state state)
 	return state == RDMA_DEK_READY ? "ready" : "error";
 }
 
+/* A pending DEK's refusal, as InvalidState on field. */
+static int pending_refusal(const struct rdma_dek *dek, const char *field, struct rdma_error *err)
+{
+	return rdma_error_state(err, field, "DEK %u '%s' is being %s: its change is not saved yet; "
+				"retry once it is answered", dek->obj.handle, dek->name,
+				dek->pending == RDMA_DEK_CREATING ? "created" : "destroyed");
+}
+
 const char *rdma_dek_import_name(enum rdma_dek_import import)
 {
 	return import == RDMA_DEK_WRAPPED ? "wrapped" : "plaintext";
@@ -89,6 +97,9 @@ static int check_params(struct rdma_device *dev, const struct rdma_dek_params *p
 					  "digits, '_', '.' or '-', at most %d in all", p->name,
 					  RDMA_DEK_NAME_MAX - 1);
 	other = rdma_dek_find(dev, p->name, NULL);
+	/* The name is free or taken for good only once the other's change is saved. */
+	if (other && other->pending)
+		return pending_refusal(other, "name", err);
 	if (other)
 		return rdma_error_invalid(err, "name", "DEK %u is named '%s' already",
 					  other->obj.handle, p->name);
@@ -267,6 +278,7 @@ int rdma_dek_create(struct rdma_device *dev, const struct rdma_crypto_config *co
 		return r;
 	}
 	rdma_object_use(&dek->obj, pd);
+	dek->pending = RDMA_DEK_CREATING;
 	log_info("%s: DEK %u '%s' created (AES-%u-XTS, %s import%s)", dev->name, dek->obj.handle,
 		 dek->name, dek->key_bits, rdma_dek_import_name(dek->import),
 		 dek->key_file ? "" : ", key given by value, not persistent");
@@ -341,19 +353,46 @@ int rdma_dek_restore(struct rdma_device *dev, const struct rdma_crypto_config *c
 
 int rdma_dek_destroy(struct rdma_device *dev, struct rdma_dek *dek, struct rdma_error *err)
 {
-	uint32_t handle = dek->obj.handle;
-	char name[RDMA_DEK_NAME_MAX];
-	int r;
+	struct rdma_object *user;
 
-	snprintf(name, sizeof(name), "%s", dek->name);
-	r = rdma_object_destroy(dev, RDMA_OBJ_DEK, handle, err);
-	if (r == 0)
-		log_info("%s: DEK %u '%s' destroyed", dev->name, handle, name);
-	return r;
+	if (dek->pending)
+		return pending_refusal(dek, "name", err);
+	user = rdma_object_find_user(dev, &dek->obj);
+	if (user)
+		return rdma_error_in_use(err, &dek->obj, user);
+	dek->pending = RDMA_DEK_DESTROYING;
+	return 0;
+}
+
+/* The DEK and its key material: gone from memory (wiped) as from the state file. */
+static void dek_free(struct rdma_device *dev, struct rdma_dek *dek, const char *what)
+{
+	log_info("%s: DEK %u '%s' %s", dev->name, dek->obj.handle, dek->name, what);
+	rdma_object_free(dev, &dek->obj);
+}
+
+void rdma_dek_settle(struct rdma_device *dev, struct rdma_dek *dek)
+{
+	if (dek->pending == RDMA_DEK_DESTROYING)
+		dek_free(dev, dek, "destroyed");
+	else
+		dek->pending = RDMA_DEK_SETTLED;
+}
+
+void rdma_dek_undo(struct rdma_device *dev, struct rdma_dek *dek)
+{
+	if (dek->pending == RDMA_DEK_CREATING)
+		dek_free(dev, dek, "not kept: its creation could not be saved");
+	else
+		dek->pending = RDMA_DEK_SETTLED;
 }
 
 const uint8_t *rdma_dek_key(const struct rdma_dek *dek, size_t *len, struct rdma_error *err)
 {
+	if (dek->pending) {
+		pending_refusal(dek, "dek", err);
+		return NULL;
+	}
 	if (dek->state != RDMA_DEK_READY || !dek->secret) {
 		rdma_error_state(err, "dek", "DEK %u '%s' is in state error: %s", dek->obj.handle,
 				 dek->name, dek->error);

@@ -18,6 +18,12 @@
  * changed owner, mode or content, its import KEK is gone) is kept in state
  * ERROR with the reason, as mlx5's DEK state ERROR: visible, destroyable,
  * unusable.
+ *
+ * DEKs are persistent, and creating or destroying one is done in two steps as
+ * for pools (daemon/verbs/pool.h): the DEK is pending until the state file
+ * holding the change is durable, then settled (rdma_dek_settle) or, if that
+ * file could not be written, undone (rdma_dek_undo).  A pending DEK serves no
+ * MKEY, so undoing never meets a user.
  */
 #pragma once
 
@@ -36,6 +42,8 @@
 #define RDMA_DEK_INPUT_MAX  (64 + RDMA_DEK_KEYTAG_LEN + 8)
 
 enum rdma_dek_state { RDMA_DEK_READY, RDMA_DEK_ERROR };
+/* A change not yet durable (see above). */
+enum rdma_dek_pending { RDMA_DEK_SETTLED, RDMA_DEK_CREATING, RDMA_DEK_DESTROYING };
 enum rdma_dek_import { RDMA_DEK_PLAINTEXT, RDMA_DEK_WRAPPED };
 
 struct rdma_dek {
@@ -53,6 +61,7 @@ struct rdma_dek {
 	/* A fingerprint of the key material, to notice a key file changed under us. */
 	uint8_t check[RDMA_DEK_CHECK_LEN];
 	enum rdma_dek_state state;
+	enum rdma_dek_pending pending;
 	char error[384];                 /* why, in state ERROR: "field: reason" */
 	uint8_t *secret;                 /* key1 || key2 [|| keytag], secure memory; NULL in ERROR */
 };
@@ -77,9 +86,10 @@ struct rdma_dek_params {
 };
 
 /*
- * A new DEK in state READY.  A wrapped import uses the device's crypto login
- * (which config says is still valid).  Errors name the field: name, size,
- * key_file / key, keytag, opaque, pd, import, login.
+ * A new DEK in state READY, pending (RDMA_DEK_CREATING).  A wrapped import
+ * uses the device's crypto login (which config says is still valid).  Errors
+ * name the field: name, size, key_file / key, keytag, opaque, pd, import,
+ * login; a name taken by a pending DEK is InvalidState until it settles.
  */
 int rdma_dek_create(struct rdma_device *dev, const struct rdma_crypto_config *config,
 		    const struct rdma_dek_params *p, struct rdma_dek **out, struct rdma_error *err);
@@ -100,8 +110,16 @@ int rdma_dek_restore(struct rdma_device *dev, const struct rdma_crypto_config *c
 /* The DEK with this handle or name, or NULL with NoSuchObject. */
 struct rdma_dek *rdma_dek_lookup(struct rdma_device *dev, uint32_t handle, struct rdma_error *err);
 struct rdma_dek *rdma_dek_find(struct rdma_device *dev, const char *name, struct rdma_error *err);
-/* Refused with ObjectInUse while an MKEY uses it. */
+/*
+ * Refused with ObjectInUse while an MKEY uses it.  The DEK is then pending
+ * (RDMA_DEK_DESTROYING): it serves no new MKEY and goes once it settles.
+ * Only for a settled DEK.
+ */
 int rdma_dek_destroy(struct rdma_device *dev, struct rdma_dek *dek, struct rdma_error *err);
+/* The DEK's pending change is durable: a destroyed DEK is freed (its key wiped). */
+void rdma_dek_settle(struct rdma_device *dev, struct rdma_dek *dek);
+/* The DEK's pending change could not be saved: a new DEK goes, a destroyed one stays. */
+void rdma_dek_undo(struct rdma_device *dev, struct rdma_dek *dek);
 
 const char *rdma_dek_state_name(enum rdma_dek_state state);    /* "ready", "error" */
 const char *rdma_dek_import_name(enum rdma_dek_import import); /* "plaintext", "wrapped" */
@@ -112,7 +130,8 @@ const char *rdma_dek_import_name(enum rdma_dek_import import); /* "plaintext", "
  * The key (key1 || key2: 32 or 64 bytes) for dp_xts_create() /
  * dp_transform_create(), which copy it; the pointer is valid while the DEK
  * lives and must not be copied anywhere else.  NULL with InvalidState (field
- * "dek") when the DEK is in state ERROR.
+ * "dek") when the DEK is in state ERROR, or pending: a DEK being created or
+ * destroyed serves no MKEY until that is saved (undoing it must find no user).
  */
 const uint8_t *rdma_dek_key(const struct rdma_dek *dek, size_t *len, struct rdma_error *err);
 /*

@@ -12,11 +12,11 @@ static void pool_release(struct rdma_device *dev, struct rdma_object *obj)
 {
 	struct rdma_pool *pool = rdma_pool(obj);
 
-	for (uint32_t i = 0; i < pool->size; i++)
+	for (uint32_t i = 0; i < pool->n_mkeys; i++)
 		rdma_object_free(dev, &pool->mkeys[i]->obj);
 	free(pool->mkeys);
 	pool->mkeys = NULL;
-	pool->size = 0;
+	pool->size = pool->n_mkeys = pool->lendable = 0;
 }
 
 const struct rdma_object_type rdma_pool_type = {
@@ -56,7 +56,27 @@ uint32_t rdma_pool_type_flags(const char *name)
 
 uint32_t rdma_pool_available(const struct rdma_pool *pool)
 {
-	return pool->size - pool->borrowed;
+	return pool->lendable - pool->borrowed;
+}
+
+static const char *pending_name(const struct rdma_pool *pool)
+{
+	switch (pool->pending) {
+	case RDMA_POOL_CREATING:   return "being created";
+	case RDMA_POOL_RESIZING:   return "being resized";
+	case RDMA_POOL_DESTROYING: return "being destroyed";
+	case RDMA_POOL_SETTLED:    break;
+	}
+	return NULL;
+}
+
+/* Refuses a change to a pool whose last change is not settled (the API waits for it instead). */
+static int check_settled(const struct rdma_pool *pool, struct rdma_error *err)
+{
+	if (pool->pending)
+		return rdma_error_state(err, "name", "pool %s is %s: its change is not saved yet",
+					pool->name, pending_name(pool));
+	return 0;
 }
 
 static bool name_valid(const char *name)
@@ -82,36 +102,48 @@ struct rdma_pool *rdma_pool_find(struct rdma_device *dev, const char *name, stru
 	return NULL;
 }
 
-/* Frees the last MKEYs until size are left (none of them borrowed). */
-static void shrink_to(struct rdma_device *dev, struct rdma_pool *pool, uint32_t size)
+/* Frees the MKEYs from mkeys[n] on (none of them borrowed). */
+static void free_from(struct rdma_device *dev, struct rdma_pool *pool, uint32_t n)
 {
-	while (pool->size > size)
-		rdma_object_free(dev, &pool->mkeys[--pool->size]->obj);
+	while (pool->n_mkeys > n)
+		rdma_object_free(dev, &pool->mkeys[--pool->n_mkeys]->obj);
 }
 
-/* Creates MKEYs until size; all or none. */
-static int grow_to(struct rdma_device *dev, struct rdma_pool *pool, uint32_t size,
+/* Creates MKEYs until there are n; all or none. */
+static int grow_to(struct rdma_device *dev, struct rdma_pool *pool, uint32_t n,
 		   struct rdma_error *err)
 {
-	uint32_t old = pool->size;
-	struct rdma_mkey **mkeys = realloc(pool->mkeys, size * sizeof(*mkeys));
+	uint32_t old = pool->n_mkeys;
+	struct rdma_mkey **mkeys = realloc(pool->mkeys, n * sizeof(*mkeys));
 
 	if (!mkeys)
 		return rdma_error_system(err, -ENOMEM);
 	pool->mkeys = mkeys;
-	while (pool->size < size) {
+	while (pool->n_mkeys < n) {
 		struct rdma_mkey *mkey;
 		int r = rdma_mkey_create(dev, pool->pd->handle, pool->mkey_flags, pool->max_entries,
 					 &mkey, err);
 
 		if (r < 0) {
-			shrink_to(dev, pool, old);
+			free_from(dev, pool, old);
 			return r;
 		}
 		mkey->pool = pool;
-		pool->mkeys[pool->size++] = mkey;
+		pool->mkeys[pool->n_mkeys++] = mkey;
 	}
 	return 0;
+}
+
+/* The pool and its MKEYs; its own PD too, unless the user put other objects on it. */
+static void pool_free(struct rdma_device *dev, struct rdma_pool *pool)
+{
+	struct rdma_object *pd = pool->pd;
+	bool own_pd = pool->own_pd;
+	struct rdma_error err;
+
+	rdma_object_free(dev, &pool->obj);
+	if (own_pd && rdma_object_destroy(dev, RDMA_OBJ_PD, pd->handle, &err) < 0)
+		log_info("pool's PD %u stays: it is still in use", pd->handle);
 }
 
 static void give_back(struct rdma_mkey *mkey);
@@ -144,7 +176,11 @@ int rdma_pool_create(struct rdma_device *dev, const char *name, uint32_t mkey_fl
 	if (!name_valid(name))
 		return rdma_error_invalid(err, "name", "1 to %d letters, digits, '_', '.' or '-'",
 					  RDMA_POOL_NAME_MAX - 1);
-	if (rdma_pool_find(dev, name, &ignored))
+	pool = rdma_pool_find(dev, name, &ignored);
+	/* Its name is free only once its destroy is saved (it comes back if that fails). */
+	if (pool && pool->pending == RDMA_POOL_DESTROYING)
+		return check_settled(pool, err);
+	if (pool)
 		return rdma_error_invalid(err, "name", "a pool named %s exists", name);
 	if (!mkey_flags || (mkey_flags & ~RDMA_MKEY_FLAGS_ALL))
 		return rdma_error_invalid(err, "type", "signature, crypto or signature+crypto");
@@ -180,6 +216,8 @@ int rdma_pool_create(struct rdma_device *dev, const char *name, uint32_t mkey_fl
 			rdma_object_free(dev, pd_obj);
 		return r;
 	}
+	pool->size = size;
+	pool->pending = RDMA_POOL_CREATING;
 	*out = pool;
 	return 0;
 }
@@ -187,34 +225,47 @@ int rdma_pool_create(struct rdma_device *dev, const char *name, uint32_t mkey_fl
 int rdma_pool_resize(struct rdma_device *dev, struct rdma_pool *pool, uint32_t size,
 		     struct rdma_error *err)
 {
-	int r = size_check(dev, size, err);
+	uint32_t old = pool->size;
+	int r = check_settled(pool, err);
 
+	if (r == 0)
+		r = size_check(dev, size, err);
 	if (r < 0)
 		return r;
 	rdma_pool_reap(pool);
 	if (size < pool->borrowed)
 		return rdma_error_state(err, "size", "%u MKEYs of pool %s are borrowed", pool->borrowed,
 					pool->name);
-	if (size > pool->size)
-		return grow_to(dev, pool, size, err);
-	/* Borrowed MKEYs move to the front so the ones freed are available ones. */
-	for (uint32_t i = 0, j = 0; i < pool->size; i++)
-		if (pool->mkeys[i]->borrower) {
-			struct rdma_mkey *t = pool->mkeys[j];
+	if (size == old)
+		return 0;
+	if (size > old) {
+		r = grow_to(dev, pool, size, err);
+		if (r < 0)
+			return r;
+	} else {
+		/* Borrowed MKEYs move to the front so the ones removed are available ones. */
+		for (uint32_t i = 0, j = 0; i < old; i++)
+			if (pool->mkeys[i]->borrower) {
+				struct rdma_mkey *t = pool->mkeys[j];
 
-			pool->mkeys[j++] = pool->mkeys[i];
-			pool->mkeys[i] = t;
-		}
-	shrink_to(dev, pool, size);
+				pool->mkeys[j++] = pool->mkeys[i];
+				pool->mkeys[i] = t;
+			}
+	}
+	pool->settled_size = old;
+	pool->size = size;
+	pool->lendable = size < old ? size : old;
+	pool->pending = RDMA_POOL_RESIZING;
 	return 0;
 }
 
 int rdma_pool_destroy(struct rdma_device *dev, struct rdma_pool *pool, bool force,
 		      struct rdma_error *err)
 {
-	struct rdma_object *pd = pool->pd;
-	bool own_pd = pool->own_pd;
+	int r = check_settled(pool, err);
 
+	if (r < 0)
+		return r;
 	rdma_pool_reap(pool);
 	for (uint32_t i = 0; i < pool->size; i++) {
 		struct rdma_mkey *mkey = pool->mkeys[i];
@@ -227,19 +278,59 @@ int rdma_pool_destroy(struct rdma_device *dev, struct rdma_pool *pool, bool forc
 		if (mkey->borrower && !force)
 			return rdma_error_in_use(err, &pool->obj, &mkey->obj);
 	}
-	rdma_object_free(dev, &pool->obj);
-	/* Its own PD goes too, unless the user put other objects on it. */
-	if (own_pd && rdma_object_destroy(dev, RDMA_OBJ_PD, pd->handle, err) < 0)
-		log_info("pool's PD %u stays: it is still in use", pd->handle);
-	memset(err, 0, sizeof(*err));
+	/* Idle, as checked: taken back now, nothing can configure them while the destroy is saved. */
+	for (uint32_t i = 0; i < pool->size; i++)
+		if (pool->mkeys[i]->borrower)
+			give_back(pool->mkeys[i]);
+	pool->lendable = 0;
+	pool->pending = RDMA_POOL_DESTROYING;
 	return 0;
+}
+
+void rdma_pool_settle(struct rdma_device *dev, struct rdma_pool *pool)
+{
+	switch (pool->pending) {
+	case RDMA_POOL_DESTROYING:
+		pool_free(dev, pool);
+		return;
+	case RDMA_POOL_CREATING:
+	case RDMA_POOL_RESIZING:
+		/* What a shrink removed; nothing after a create or a growth. */
+		free_from(dev, pool, pool->size);
+		pool->lendable = pool->size;
+		break;
+	case RDMA_POOL_SETTLED:
+		break;
+	}
+	pool->pending = RDMA_POOL_SETTLED;
+}
+
+void rdma_pool_undo(struct rdma_device *dev, struct rdma_pool *pool)
+{
+	switch (pool->pending) {
+	case RDMA_POOL_CREATING:
+		pool_free(dev, pool);
+		return;
+	case RDMA_POOL_RESIZING:
+		/* What a growth added was never lent; what a shrink removed was kept. */
+		free_from(dev, pool, pool->settled_size);
+		pool->size = pool->settled_size;
+		break;
+	case RDMA_POOL_DESTROYING:
+	case RDMA_POOL_SETTLED:
+		break;
+	}
+	pool->lendable = pool->size;
+	pool->pending = RDMA_POOL_SETTLED;
 }
 
 int rdma_pool_borrow(struct rdma_pool *pool, const void *owner, struct rdma_mkey **out,
 		     struct rdma_error *err)
 {
+	if (pool->pending == RDMA_POOL_CREATING || pool->pending == RDMA_POOL_DESTROYING)
+		return check_settled(pool, err);
 	rdma_pool_reap(pool);
-	for (uint32_t i = 0; i < pool->size; i++) {
+	for (uint32_t i = 0; i < pool->lendable; i++) {
 		struct rdma_mkey *mkey = pool->mkeys[i];
 
 		if (mkey->borrower)
@@ -253,6 +344,10 @@ int rdma_pool_borrow(struct rdma_pool *pool, const void *owner, struct rdma_mkey
 		return 0;
 	}
 	pool->borrow_failures++;
+	if (pool->lendable < pool->size)
+		return rdma_error_state(err, "name", "all %u MKEYs of pool %s are borrowed (the %u its "
+					"resize adds are lent once it is saved)", pool->lendable,
+					pool->name, pool->size - pool->lendable);
 	return rdma_error_state(err, "name", "all %u MKEYs of pool %s are borrowed", pool->size,
 				pool->name);
 }

@@ -7,6 +7,13 @@
  * returned when it goes away.  A returned MKEY is invalidated (free again, its
  * layout, signature and crypto gone), so the next borrower starts clean and
  * the MRs and DEK it used are no longer held.
+ *
+ * Pools are persistent, and a change to one (create, resize, destroy) is made
+ * in two steps: the change itself leaves the pool pending, and once the state
+ * file holding it is durable the change is settled (rdma_pool_settle), or, if
+ * the file could not be written, undone (rdma_pool_undo).  Undoing never
+ * needs a resource that could be missing: what a pending change would free is
+ * kept until it settles, and what it added is not lent before.
  */
 #pragma once
 
@@ -20,6 +27,14 @@
 /* SPDK creates its pool MKEYs with 128 translation entries. */
 #define RDMA_POOL_DEFAULT_ENTRIES 128
 
+/* A change not yet durable (see above). */
+enum rdma_pool_pending {
+	RDMA_POOL_SETTLED,
+	RDMA_POOL_CREATING,       /* undo: the pool goes */
+	RDMA_POOL_RESIZING,       /* undo: back to settled_size */
+	RDMA_POOL_DESTROYING,     /* lends nothing; goes once settled, stays if undone */
+};
+
 struct rdma_pool {
 	struct rdma_object obj;   /* handle = pool number; refs: its PD */
 	struct rdma_device *dev;
@@ -29,7 +44,13 @@ struct rdma_pool {
 	struct rdma_object *pd;
 	bool own_pd;              /* created with the pool (no PD given), destroyed with it */
 	struct rdma_mkey **mkeys;
-	uint32_t size;
+	uint32_t size;            /* MKEYs in the pool: mkeys[0 .. size) */
+	/* MKEYs allocated: size, and after it those a pending shrink frees once it settles. */
+	uint32_t n_mkeys;
+	/* Borrow takes from mkeys[0 .. lendable): those a pending resize keeps either way. */
+	uint32_t lendable;
+	enum rdma_pool_pending pending;
+	uint32_t settled_size;    /* the size before a pending resize */
 	uint32_t borrowed;
 	uint32_t high_water;      /* most MKEYs borrowed at once */
 	uint64_t borrows, returns, borrow_failures;
@@ -48,20 +69,44 @@ uint32_t rdma_pool_available(const struct rdma_pool *pool);
 
 /*
  * size MKEYs of mkey_flags with max_entries entries each, on pd; pd 0: a PD of
- * the pool's own.  All or nothing.
+ * the pool's own.  All or nothing.  The pool is pending (RDMA_POOL_CREATING):
+ * it lends nothing before it settles.  A name taken by a pool being destroyed
+ * is refused with InvalidState until that settles.
  */
 int rdma_pool_create(struct rdma_device *dev, const char *name, uint32_t mkey_flags, uint32_t size,
 		     uint32_t pd, uint32_t max_entries, struct rdma_pool **out, struct rdma_error *err);
 /* The pool named name, or NULL with NoSuchObject (handle 0: pools are named). */
 struct rdma_pool *rdma_pool_find(struct rdma_device *dev, const char *name, struct rdma_error *err);
-/* Creates or destroys available MKEYs; never below what is borrowed. */
+/*
+ * Creates or destroys available MKEYs; never below what is borrowed.  The
+ * pool has its new size at once, pending (RDMA_POOL_RESIZING) unless the size
+ * did not change: MKEYs added are lent once it settles, MKEYs removed are
+ * freed then.  Only for a settled pool.
+ */
 int rdma_pool_resize(struct rdma_device *dev, struct rdma_pool *pool, uint32_t size,
 		     struct rdma_error *err);
-/* Refused (ObjectInUse naming one) while MKEYs are borrowed, unless force. */
+/*
+ * Refused (ObjectInUse naming one) while MKEYs are borrowed, unless force, or
+ * while posted WRs go through one.  The pool is then pending
+ * (RDMA_POOL_DESTROYING): it lends nothing and goes once it settles.  A forced
+ * destroy takes the borrowed MKEYs back at once (invalidated, as on Return),
+ * so that nothing can start using them.  Only for a settled pool.
+ */
 int rdma_pool_destroy(struct rdma_device *dev, struct rdma_pool *pool, bool force,
 		      struct rdma_error *err);
+/*
+ * The pool's pending change is durable: it holds (a destroyed pool is freed
+ * here, with its own PD unless something else uses that).
+ */
+void rdma_pool_settle(struct rdma_device *dev, struct rdma_pool *pool);
+/* The pool's pending change could not be saved: the pool is as it was before (or gone, if new). */
+void rdma_pool_undo(struct rdma_device *dev, struct rdma_pool *pool);
 
-/* One available MKEY for owner; InvalidState (counted in borrow_failures) when none is. */
+/*
+ * One available MKEY for owner; InvalidState (counted in borrow_failures) when
+ * none is, and InvalidState (not counted) while the pool is being created or
+ * destroyed.
+ */
 int rdma_pool_borrow(struct rdma_pool *pool, const void *owner, struct rdma_mkey **out,
 		     struct rdma_error *err);
 /*

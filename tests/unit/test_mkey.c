@@ -3,8 +3,9 @@
  * daemon/verbs/mkey.c and daemon/verbs/pool.c below the API: the creation rule of
  * max_entries (reference §1.2), configure persistence and all-or-nothing
  * (§3.1-3.2), the signature-error record and its re-arming (§3.4-3.5), the
- * pool counters (§6.1), and plain MKEYs (no flag): their bytes through list
- * and interleaved layouts, by the daemon and by the NIC's context.
+ * pool counters (§6.1), a pool's pending changes and their undoing, and plain
+ * MKEYs (no flag): their bytes through list and interleaved layouts, by the
+ * daemon and by the NIC's context.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -403,6 +404,7 @@ static void test_pool_counters(void **state)
 	assert_int_equal(rdma_pool_create(f->dev, "p", 0, 2, 0, 16, &p, &err), -EINVAL);
 	assert_string_equal(err.field, "type");
 	assert_int_equal(rdma_pool_create(f->dev, "p", RDMA_MKEY_BLOCK_SIGNATURE, 2, 0, 16, &p, &err), 0);
+	rdma_pool_settle(f->dev, p);
 	assert_true(p->own_pd);
 	assert_int_equal(p->max_entries, 16);
 	assert_int_equal(rdma_pool_borrow(p, &owner1, &a, &err), 0);
@@ -421,13 +423,107 @@ static void test_pool_counters(void **state)
 	assert_int_equal(rdma_pool_available(p), 1);
 	/* Shrinking keeps the borrowed one. */
 	assert_int_equal(rdma_pool_resize(f->dev, p, 1, &err), 0);
+	rdma_pool_settle(f->dev, p);
 	assert_ptr_equal(p->mkeys[0], b);
 	assert_int_equal(rdma_pool_resize(f->dev, p, 3, &err), 0);
+	rdma_pool_settle(f->dev, p);
 	assert_int_equal(rdma_pool_available(p), 2);
 	assert_int_equal(rdma_pool_return(b, &owner2, &err), 0);
 	assert_int_equal(p->returns, 2);
 	assert_int_equal(p->high_water, 2);
 	assert_int_equal(rdma_pool_destroy(f->dev, p, false, &err), 0);
+	rdma_pool_settle(f->dev, p);
+	assert_null(rdma_pool_find(f->dev, "p", &err));
+}
+
+/* MKEYs of the device's table: what a pool's undo must give back exactly. */
+static uint32_t mkey_count(struct fixture *f)
+{
+	return f->dev->tables[RDMA_OBJ_MKEY].count;
+}
+
+/*
+ * A pool's change stays pending until it is saved: then settled, or undone
+ * when the state file could not be written.  Undoing needs nothing that could
+ * be missing: what a change frees is kept until it settles, what it adds is
+ * not lent before, and a pool being created or destroyed lends nothing.
+ */
+static void test_pool_pending(void **state)
+{
+	struct fixture *f = *state;
+	uint32_t mkeys = mkey_count(f), pds = f->dev->tables[RDMA_OBJ_PD].count;
+	struct rdma_mkey *a, *b, *kept[4];
+	struct rdma_error err;
+	struct rdma_pool *p;
+	int owner;
+
+	/* A refused create leaves nothing: no pool, no MKEY, no PD of its own. */
+	assert_int_equal(rdma_pool_create(f->dev, "q", RDMA_MKEY_CRYPTO, 3, 0, 4, &p, &err), 0);
+	assert_int_equal(p->pending, RDMA_POOL_CREATING);
+	assert_int_equal(rdma_pool_borrow(p, &owner, &a, &err), -EPERM);
+	assert_string_equal(err.field, "name");
+	assert_non_null(strstr(err.reason, "being created"));
+	assert_int_equal(p->borrow_failures, 0);
+	assert_int_equal(rdma_pool_resize(f->dev, p, 4, &err), -EPERM);
+	rdma_pool_undo(f->dev, p);
+	assert_null(rdma_pool_find(f->dev, "q", &err));
+	assert_int_equal(mkey_count(f), mkeys);
+	assert_int_equal(f->dev->tables[RDMA_OBJ_PD].count, pds);
+
+	assert_int_equal(rdma_pool_create(f->dev, "q", RDMA_MKEY_CRYPTO, 3, 0, 4, &p, &err), 0);
+	rdma_pool_settle(f->dev, p);
+	memcpy(kept, p->mkeys, 3 * sizeof(*kept));
+	assert_int_equal(rdma_pool_borrow(p, &owner, &a, &err), 0);
+
+	/* Growing: the size is there at once, the new MKEYs are lent once saved. */
+	assert_int_equal(rdma_pool_resize(f->dev, p, 5, &err), 0);
+	assert_int_equal(p->size, 5);
+	assert_int_equal(rdma_pool_available(p), 2);
+	assert_int_equal(rdma_pool_borrow(p, &owner, &b, &err), 0);
+	assert_int_equal(rdma_pool_borrow(p, &owner, &b, &err), 0);
+	assert_int_equal(rdma_pool_borrow(p, &owner, &b, &err), -EPERM);
+	assert_non_null(strstr(err.reason, "lent once it is saved"));
+	rdma_pool_undo(f->dev, p);
+	assert_int_equal(p->size, 3);
+	assert_int_equal(mkey_count(f), mkeys + 3);
+	assert_memory_equal(p->mkeys, kept, 3 * sizeof(*kept));
+	assert_int_equal(rdma_pool_return_all(f->dev, &owner), 3);
+
+	/* Shrinking: the MKEYs removed are kept, unlent, until saved; undone, the same ones are back. */
+	assert_int_equal(rdma_pool_resize(f->dev, p, 1, &err), 0);
+	assert_int_equal(p->size, 1);
+	assert_int_equal(mkey_count(f), mkeys + 3);
+	assert_int_equal(rdma_pool_borrow(p, &owner, &a, &err), 0);
+	assert_int_equal(rdma_pool_borrow(p, &owner, &b, &err), -EPERM);
+	assert_int_equal(rdma_pool_destroy(f->dev, p, true, &err), -EPERM);
+	assert_non_null(strstr(err.reason, "being resized"));
+	rdma_pool_undo(f->dev, p);
+	assert_int_equal(p->size, 3);
+	assert_int_equal(rdma_pool_available(p), 2);
+	assert_int_equal(rdma_pool_resize(f->dev, p, 2, &err), 0);
+	rdma_pool_settle(f->dev, p);
+	assert_int_equal(mkey_count(f), mkeys + 2);
+
+	/*
+	 * Destroying: a forced destroy takes the borrowed MKEY back at once; the
+	 * pool lends nothing, its name is not free, and undone it is whole again.
+	 */
+	assert_int_equal(rdma_pool_destroy(f->dev, p, true, &err), 0);
+	assert_int_equal(p->borrowed, 0);
+	assert_null(a->borrower);
+	assert_int_equal(rdma_pool_borrow(p, &owner, &a, &err), -EPERM);
+	assert_non_null(strstr(err.reason, "being destroyed"));
+	assert_int_equal(rdma_pool_create(f->dev, "q", RDMA_MKEY_CRYPTO, 1, 0, 4, &p, &err), -EPERM);
+	assert_string_equal(err.field, "name");
+	p = rdma_pool_find(f->dev, "q", &err);
+	rdma_pool_undo(f->dev, p);
+	assert_int_equal(rdma_pool_available(p), 2);
+	assert_int_equal(mkey_count(f), mkeys + 2);
+	assert_int_equal(rdma_pool_destroy(f->dev, p, false, &err), 0);
+	rdma_pool_settle(f->dev, p);
+	assert_null(rdma_pool_find(f->dev, "q", &err));
+	assert_int_equal(mkey_count(f), mkeys);
+	assert_int_equal(f->dev->tables[RDMA_OBJ_PD].count, pds);
 }
 
 int main(void)
@@ -438,6 +534,7 @@ int main(void)
 		cmocka_unit_test(test_refused_configure_changes_nothing),
 		cmocka_unit_test(test_error_record_and_rearming),
 		cmocka_unit_test(test_pool_counters),
+		cmocka_unit_test(test_pool_pending),
 		cmocka_unit_test(test_plain_mkey),
 	};
 

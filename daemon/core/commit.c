@@ -1,0 +1,334 @@
+/* SPDX-License-Identifier: MIT */
+/* Group commit of the state files on a thread of its own (see commit.h). */
+#include "daemon/core/commit.h"
+#include "daemon/core/manager.h"
+#include "daemon/core/state.h"
+#include "lib/log.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+/* Kinds of state, so files in a batch, at most (state.c has three). */
+#define COMMIT_KINDS_MAX 8
+/*
+ * Answers per turn of the event loop: a batch of 64 answered at once would
+ * keep other clients' calls waiting for all 64 replies.
+ */
+#define COMMIT_ANSWERS_PER_TURN 4
+
+struct commit {
+	struct manager *m;
+	char *dir;
+	commit_write_fn write;
+	int efd;                  /* the thread rings it when a batch is written */
+	sd_event_source *source;
+	sd_event_source *answering_source;  /* answers a few changes per turn */
+	pthread_t thread;
+	bool started;
+
+	/* Shared with the thread: the flags under lock; files are the thread's while job is set. */
+	pthread_mutex_t lock;
+	pthread_cond_t wake;      /* job or stop */
+	pthread_cond_t finished;  /* written, for commit_flush() */
+	bool job, written, stop;
+	struct state_file files[COMMIT_KINDS_MAX];
+	unsigned n_files;
+
+	/* The main thread's. */
+	const struct state_kind *dirty[COMMIT_KINDS_MAX];
+	unsigned n_dirty;
+	struct commit_change *queued, **queued_tail;  /* for the next batch */
+	struct commit_change *inflight;               /* in the batch being written */
+	struct commit_change *settled, **settled_tail; /* done, to be answered */
+	bool busy;                /* a batch is with the thread */
+	bool completing;          /* in complete(): what the hooks submit waits for its end */
+	unsigned long batches;
+};
+
+static void *commit_main(void *arg)
+{
+	struct commit *c = arg;
+
+	pthread_mutex_lock(&c->lock);
+	for (;;) {
+		unsigned n;
+
+		while (!c->job && !c->stop)
+			pthread_cond_wait(&c->wake, &c->lock);
+		/* A batch handed over before stop is written all the same. */
+		if (!c->job)
+			break;
+		n = c->n_files;
+		pthread_mutex_unlock(&c->lock);
+		c->write(c->dir, c->files, n);
+		pthread_mutex_lock(&c->lock);
+		c->job = false;
+		c->written = true;
+		pthread_cond_signal(&c->finished);
+		eventfd_write(c->efd, 1);
+	}
+	pthread_mutex_unlock(&c->lock);
+	return NULL;
+}
+
+static void mark_dirty(struct commit *c, const struct state_kind *kind)
+{
+	for (unsigned i = 0; i < c->n_dirty; i++)
+		if (c->dirty[i] == kind)
+			return;
+	if (c->n_dirty < COMMIT_KINDS_MAX)
+		c->dirty[c->n_dirty++] = kind;
+}
+
+/* Serializes every dirty kind and hands the batch to the thread, if it is free. */
+static void start_batch(struct commit *c)
+{
+	if (c->busy || c->completing || !c->n_dirty)
+		return;
+	for (unsigned i = 0; i < c->n_dirty; i++) {
+		struct state_file *f = &c->files[i];
+
+		*f = (struct state_file){ .kind = c->dirty[i], .name = c->dirty[i]->name };
+		f->text = state_serialize(c->m, f->kind, &f->len);
+		if (!f->text)
+			f->result = -ENOMEM;
+	}
+	c->n_files = c->n_dirty;
+	c->n_dirty = 0;
+	c->inflight = c->queued;
+	c->queued = NULL;
+	c->queued_tail = &c->queued;
+	c->busy = true;
+	pthread_mutex_lock(&c->lock);
+	c->job = true;
+	pthread_cond_signal(&c->wake);
+	pthread_mutex_unlock(&c->lock);
+}
+
+static const struct state_file *file_of(const struct commit *c, const struct state_kind *kind)
+{
+	for (unsigned i = 0; i < c->n_files; i++)
+		if (c->files[i].kind == kind)
+			return &c->files[i];
+	return NULL;
+}
+
+/* A file replaced before the directory's fsync failed holds undone changes: written again. */
+static void rewrite_if_replaced(struct commit *c, const struct state_file *f, bool had_changes)
+{
+	if (f->result >= 0 || !f->replaced)
+		return;
+	/* Once: a batch that only rewrites does not start another. */
+	if (!had_changes) {
+		log_error("%s/%s.json was written again but may not survive a crash: the refused changes "
+			  "may come back after one", c->dir, f->name);
+		return;
+	}
+	log_warning("%s/%s.json was replaced but may not survive a crash; writing it again from memory",
+		    c->dir, f->name);
+	mark_dirty(c, f->kind);
+}
+
+/*
+ * The thread wrote the batch: every change in it is settled or undone, the
+ * next batch starts, and the changes are answered a few at a time.
+ */
+static void complete(struct commit *c)
+{
+	struct commit_change *change;
+	bool had_changes[COMMIT_KINDS_MAX] = { false };
+
+	c->busy = false;
+	c->batches++;
+	for (unsigned i = 0; i < c->n_files; i++)
+		if (c->files[i].result < 0)
+			log_error_errno(c->files[i].result, "cannot save %s in %s", c->files[i].name, c->dir);
+	c->completing = true;
+	/* One at a time: the changes not done yet stay pending for commit_find(). */
+	while ((change = c->inflight)) {
+		const struct state_file *f = file_of(c, change->kind);
+
+		c->inflight = change->next;
+		had_changes[f - c->files] = true;
+		change->done(change, f->result);
+		change->next = NULL;
+		*c->settled_tail = change;
+		c->settled_tail = &change->next;
+	}
+	c->completing = false;
+	if (c->settled)
+		sd_event_source_set_enabled(c->answering_source, SD_EVENT_ON);
+	for (unsigned i = 0; i < c->n_files; i++) {
+		rewrite_if_replaced(c, &c->files[i], had_changes[i]);
+		free(c->files[i].text);
+		c->files[i].text = NULL;
+	}
+	c->n_files = 0;
+	start_batch(c);
+}
+
+/* Takes the thread's "written" under the lock; true when a batch came back. */
+static bool take_written(struct commit *c, bool wait)
+{
+	bool written;
+
+	pthread_mutex_lock(&c->lock);
+	while (wait && !c->written)
+		pthread_cond_wait(&c->finished, &c->lock);
+	written = c->written;
+	c->written = false;
+	pthread_mutex_unlock(&c->lock);
+	return written;
+}
+
+/* Answers up to max settled changes, in order. */
+static void answer(struct commit *c, unsigned max)
+{
+	for (unsigned i = 0; i < max && c->settled; i++) {
+		struct commit_change *change = c->settled;
+
+		c->settled = change->next;
+		if (!c->settled)
+			c->settled_tail = &c->settled;
+		change->answer(change);
+	}
+	if (!c->settled)
+		sd_event_source_set_enabled(c->answering_source, SD_EVENT_OFF);
+}
+
+static int on_answering(sd_event_source *s, void *userdata)
+{
+	answer(userdata, COMMIT_ANSWERS_PER_TURN);
+	return 0;
+}
+
+static int on_written(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+{
+	struct commit *c = userdata;
+	eventfd_t n;
+
+	eventfd_read(fd, &n);
+	/* commit_flush() may have taken the batch already. */
+	if (c->busy && take_written(c, false))
+		complete(c);
+	return 0;
+}
+
+int commit_new(struct commit **out, struct manager *m, commit_write_fn write)
+{
+	struct commit *c = calloc(1, sizeof(*c));
+	sigset_t all, old;
+	int r;
+
+	if (!c)
+		return -ENOMEM;
+	c->m = m;
+	c->efd = -1;
+	c->write = write ? write : state_write_files;
+	c->queued_tail = &c->queued;
+	c->settled_tail = &c->settled;
+	pthread_mutex_init(&c->lock, NULL);
+	pthread_cond_init(&c->wake, NULL);
+	pthread_cond_init(&c->finished, NULL);
+	c->dir = strdup(m->state_dir);
+	c->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (!c->dir || c->efd < 0) {
+		r = c->dir ? -errno : -ENOMEM;
+		goto fail;
+	}
+	r = sd_event_add_io(m->event, &c->source, c->efd, EPOLLIN, on_written, c);
+	/* Answers first: the sooner a batch is answered, the sooner the next one is written. */
+	if (r >= 0)
+		r = sd_event_source_set_priority(c->source, SD_EVENT_PRIORITY_IMPORTANT);
+	/* A turn like any connection's: other clients' calls come in between. */
+	if (r >= 0)
+		r = sd_event_add_defer(m->event, &c->answering_source, on_answering, c);
+	if (r >= 0)
+		r = sd_event_source_set_enabled(c->answering_source, SD_EVENT_OFF);
+	if (r < 0)
+		goto fail;
+	/* Signals are the event loop's: the thread starts with all of them blocked. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	r = -pthread_create(&c->thread, NULL, commit_main, c);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (r < 0)
+		goto fail;
+	c->started = true;
+	pthread_setname_np(c->thread, "rdmad-commit");
+	*out = c;
+	return 0;
+fail:
+	commit_free(c);
+	return r;
+}
+
+struct commit *commit_free(struct commit *c)
+{
+	if (!c)
+		return NULL;
+	if (c->started) {
+		pthread_mutex_lock(&c->lock);
+		c->stop = true;
+		pthread_cond_signal(&c->wake);
+		pthread_mutex_unlock(&c->lock);
+		pthread_join(c->thread, NULL);
+	}
+	if (c->queued || c->inflight || c->settled)
+		log_error("state changes left unanswered at exit");
+	for (unsigned i = 0; i < c->n_files; i++)
+		free(c->files[i].text);
+	sd_event_source_disable_unref(c->answering_source);
+	sd_event_source_disable_unref(c->source);
+	if (c->efd >= 0)
+		close(c->efd);
+	pthread_cond_destroy(&c->finished);
+	pthread_cond_destroy(&c->wake);
+	pthread_mutex_destroy(&c->lock);
+	free(c->dir);
+	free(c);
+	return NULL;
+}
+
+void commit_submit(struct commit *c, struct commit_change *change)
+{
+	change->next = NULL;
+	*c->queued_tail = change;
+	c->queued_tail = &change->next;
+	mark_dirty(c, change->kind);
+	start_batch(c);
+}
+
+struct commit_change *commit_find(struct commit *c, const void *object)
+{
+	struct commit_change *lists[] = { c->queued, c->inflight };
+
+	for (size_t i = 0; i < sizeof(lists) / sizeof(lists[0]); i++)
+		for (struct commit_change *change = lists[i]; change; change = change->next)
+			if (change->object == object)
+				return change;
+	return NULL;
+}
+
+void commit_flush(struct commit *c)
+{
+	start_batch(c);
+	while (c->busy) {
+		take_written(c, true);
+		complete(c);
+	}
+	answer(c, UINT_MAX);
+}
+
+unsigned long commit_batches(const struct commit *c)
+{
+	return c->batches;
+}
