@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <sched.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/un.h>
@@ -159,7 +160,7 @@ int varlink_client_send_fds(struct varlink_client *client, const char *method,
  * tens of microseconds.  So look for the reply without sleeping for a while
  * first, as the kernel's busy polling does for network sockets.
  */
-#define SPIN_NS 50000
+#define SPIN_NS 20000
 
 static long long now_ns(void)
 {
@@ -186,15 +187,24 @@ static int received(ssize_t n)
 	return n == 0 ? -ECONNRESET : 0;
 }
 
+/*
+ * Only a thread that is the process's one waiter spins: threads spinning side
+ * by side would take the CPUs from the daemon that is to answer them, and
+ * from each other when their replies come.
+ */
+static atomic_uint waiters;
+
 /* What varlink_recv() gave without sleeping within SPIN_NS: -EAGAIN for nothing. */
 static ssize_t recv_spinning(struct varlink_client *client)
 {
 	long long end = now_ns() + SPIN_NS;
-	ssize_t n;
+	ssize_t n = -EAGAIN;
 
-	while ((n = varlink_recv(client->fd, &client->in, &client->in_fds, 64 * 1024,
-				 MSG_DONTWAIT)) == -EAGAIN && now_ns() < end)
-		sched_yield();
+	if (atomic_fetch_add_explicit(&waiters, 1, memory_order_relaxed) == 0)
+		while ((n = varlink_recv(client->fd, &client->in, &client->in_fds, 64 * 1024,
+					 MSG_DONTWAIT)) == -EAGAIN && now_ns() < end)
+			sched_yield();
+	atomic_fetch_sub_explicit(&waiters, 1, memory_order_relaxed);
 	return n;
 }
 
