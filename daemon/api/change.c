@@ -17,7 +17,7 @@ struct api_waiter {
 
 static void waiter_free(struct api_waiter *w)
 {
-	json_object_put(w->params);
+	varlink_params_drop(w->params);
 	varlink_call_unref(w->call);
 	free(w);
 }
@@ -111,10 +111,15 @@ int api_change_wait(struct varlink_call *call, struct json_object *params, varli
 	w = calloc(1, sizeof(*w));
 	if (!w)
 		return -ENOMEM;
+	/* The server wipes the call's own parameters when this handler returns. */
 	*w = (struct api_waiter){
-		.change = change, .call = varlink_call_ref(call), .params = json_object_get(params),
-		.fn = fn, .userdata = userdata,
+		.change = change, .params = varlink_params_keep(params), .fn = fn, .userdata = userdata,
 	};
+	if (params && !w->params) {
+		free(w);
+		return -ENOMEM;
+	}
+	w->call = varlink_call_ref(call);
 	for (p = &change->waiters; *p; p = &(*p)->next)
 		;
 	*p = w;

@@ -360,3 +360,19 @@ int varlink_buffer_append_message(struct varlink_buffer *b, struct json_object *
 	b->len += len + 1;
 	return 0;
 }
+
+struct json_object *varlink_params_keep(struct json_object *params)
+{
+	struct json_object *copy = NULL;
+
+	if (params && json_object_deep_copy(params, &copy, NULL) < 0)
+		return NULL;
+	return copy;
+}
+
+void varlink_params_drop(struct json_object *kept)
+{
+	if (kept)
+		varlink_json_wipe_strings(kept);
+	json_object_put(kept);
+}

@@ -53,6 +53,13 @@ struct varlink_call;
 typedef int (*varlink_method_fn)(struct varlink_call *call, struct json_object *params,
 				 void *userdata);
 
+/*
+ * A copy of params that a handler keeps past its return (to run the call
+ * again later), and its end, which wipes its strings as the server would.
+ */
+struct json_object *varlink_params_keep(struct json_object *params);
+void varlink_params_drop(struct json_object *kept);
+
 enum {
 	VARLINK_METHOD_REQUIRES_MORE = 1u << 0, /* answer ExpectedMore to calls without more */
 	/* Changes state.  Refused when the server has no authorizer. */
