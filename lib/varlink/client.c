@@ -22,6 +22,9 @@ struct varlink_client {
 	struct varlink_fds reply_fds;  /* of the reply read last */
 };
 
+/* Connections of this process: with one, fill() spins before it sleeps. */
+static atomic_uint n_clients;
+
 int varlink_client_connect(struct varlink_client **out, const char *address)
 {
 	struct sockaddr_un addr = { .sun_family = AF_UNIX };
@@ -57,6 +60,7 @@ int varlink_client_connect(struct varlink_client **out, const char *address)
 		return -ENOMEM;
 	}
 	client->fd = fd;
+	atomic_fetch_add_explicit(&n_clients, 1, memory_order_relaxed);
 	*out = client;
 	return 0;
 }
@@ -65,6 +69,7 @@ struct varlink_client *varlink_client_free(struct varlink_client *client)
 {
 	if (!client)
 		return NULL;
+	atomic_fetch_sub_explicit(&n_clients, 1, memory_order_relaxed);
 	close(client->fd);
 	varlink_buffer_release(&client->in);
 	varlink_buffer_release(&client->out);
@@ -154,14 +159,6 @@ int varlink_client_send_fds(struct varlink_client *client, const char *method,
 	return r < 0 ? r : flush(client);
 }
 
-/*
- * A reply to a short call comes within microseconds, and sleeping for it costs
- * more than that: on a virtual machine an idle vCPU halts, and waking it takes
- * tens of microseconds.  So look for the reply without sleeping for a while
- * first, as the kernel's busy polling does for network sockets.
- */
-#define SPIN_NS 20000
-
 static long long now_ns(void)
 {
 	struct timespec ts;
@@ -175,6 +172,16 @@ static long long now_ms(void)
 	return now_ns() / 1000000;
 }
 
+/*
+ * A reply to a short call comes within microseconds, and sleeping for it costs
+ * more than that: on a virtual machine an idle vCPU halts, and waking it takes
+ * tens of microseconds.  So a process with one connection looks for its reply
+ * without sleeping for a while first, as the kernel's busy polling does for
+ * network sockets.  A process with several does not: its threads spinning
+ * side by side would take the CPUs from the daemon and from each other.
+ */
+#define SPIN_NS 20000
+
 /* What fill() makes of what varlink_recv() returned. */
 static int received(ssize_t n)
 {
@@ -187,24 +194,15 @@ static int received(ssize_t n)
 	return n == 0 ? -ECONNRESET : 0;
 }
 
-/*
- * Only a thread that is the process's one waiter spins: threads spinning side
- * by side would take the CPUs from the daemon that is to answer them, and
- * from each other when their replies come.
- */
-static atomic_uint waiters;
-
 /* What varlink_recv() gave without sleeping within SPIN_NS: -EAGAIN for nothing. */
 static ssize_t recv_spinning(struct varlink_client *client)
 {
 	long long end = now_ns() + SPIN_NS;
-	ssize_t n = -EAGAIN;
+	ssize_t n;
 
-	if (atomic_fetch_add_explicit(&waiters, 1, memory_order_relaxed) == 0)
-		while ((n = varlink_recv(client->fd, &client->in, &client->in_fds, 64 * 1024,
-					 MSG_DONTWAIT)) == -EAGAIN && now_ns() < end)
-			sched_yield();
-	atomic_fetch_sub_explicit(&waiters, 1, memory_order_relaxed);
+	while ((n = varlink_recv(client->fd, &client->in, &client->in_fds, 64 * 1024,
+				 MSG_DONTWAIT)) == -EAGAIN && now_ns() < end)
+		sched_yield();
 	return n;
 }
 
@@ -216,9 +214,11 @@ static int fill(struct varlink_client *client, long long deadline)
 
 	if (varlink_buffer_pending(&client->in) > VARLINK_MESSAGE_MAX)
 		return -EMSGSIZE;
-	n = recv_spinning(client);
-	if (n != -EAGAIN)
-		return received(n);
+	if (atomic_load_explicit(&n_clients, memory_order_relaxed) == 1) {
+		n = recv_spinning(client);
+		if (n != -EAGAIN)
+			return received(n);
+	}
 	if (deadline >= 0) {
 		long long left = deadline - now_ms();
 
