@@ -4,6 +4,12 @@
 
 #include "lib/varlink/varlink.h"
 #include "lib/varlink/idl.h"
+#include "lib/varlink/buffer.h"
+#include "lib/varlink/fds.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/socket.h>
 
 struct varlink_interface {
 	struct idl_interface *idl;
@@ -37,3 +43,49 @@ const struct varlink_interface *varlink_server_find_interface(const struct varli
 							      const char *name);
 /* Adds org.varlink.service, which every server has. */
 int varlink_service_register(struct varlink_server *server);
+
+struct varlink_connection {
+	struct varlink_server *server;
+	struct varlink_connection *prev, *next;
+	unsigned ref;
+	int fd;
+	sd_event_source *io;
+	sd_event_source *defer;
+	struct ucred peer;
+	gid_t *groups;              /* of the peer, when it connected */
+	size_t n_groups;
+	struct varlink_buffer in, out;
+	struct varlink_fd_queue in_fds, out_fds;
+	struct varlink_call *call;  /* the call being served, if any */
+	bool dead;
+	bool eof;                   /* the client closed its writing side */
+	size_t accounted;           /* its part of server->buffered */
+	/* CLOCK_MONOTONIC: the last byte either way or end of a call; ... */
+	uint64_t active_usec;
+	uint64_t partial_usec;      /* ... the first byte of an unfinished message, or 0; */
+	uint64_t over_usec;         /* ... since when replies over output_budget wait, or 0. */
+};
+
+struct varlink_call {
+	unsigned ref;
+	struct varlink_connection *conn;
+	const struct varlink_interface *iface;
+	const struct idl_member *member;
+	char *method;
+	unsigned flags;
+	struct varlink_fds fds;       /* passed with the call */
+	struct varlink_fds reply_fds; /* to go with the next reply */
+	bool done;
+	void (*on_cancel)(struct varlink_call *, void *);
+	void *cancel_data;
+};
+
+/* Between the connection (server.c) and its calls (call.c). */
+void conn_touch(struct varlink_connection *conn);
+void conn_unref(struct varlink_connection *conn);
+void conn_update_events(struct varlink_connection *conn);
+/* Sends msg with fds (moved out of *fds when queued). */
+int conn_send(struct varlink_connection *conn, struct json_object *msg, struct varlink_fds *fds);
+void call_close_fds(struct varlink_call *call);
+int varlink_call_error_string(struct varlink_call *call, const char *error, const char *key,
+			      const char *value);

@@ -46,45 +46,8 @@ enum conn_timeout {
 	TIMEOUT_IDLE,
 };
 
-struct varlink_connection {
-	struct varlink_server *server;
-	struct varlink_connection *prev, *next;
-	unsigned ref;
-	int fd;
-	sd_event_source *io;
-	sd_event_source *defer;
-	struct ucred peer;
-	gid_t *groups;              /* of the peer, when it connected */
-	size_t n_groups;
-	struct varlink_buffer in, out;
-	struct varlink_fd_queue in_fds, out_fds;
-	struct varlink_call *call;  /* the call being served, if any */
-	bool dead;
-	bool eof;                   /* the client closed its writing side */
-	size_t accounted;           /* its part of server->buffered */
-	/* CLOCK_MONOTONIC: the last byte either way or end of a call; ... */
-	uint64_t active_usec;
-	uint64_t partial_usec;      /* ... the first byte of an unfinished message, or 0; */
-	uint64_t over_usec;         /* ... since when replies over output_budget wait, or 0. */
-};
-
-struct varlink_call {
-	unsigned ref;
-	struct varlink_connection *conn;
-	const struct varlink_interface *iface;
-	const struct idl_member *member;
-	char *method;
-	unsigned flags;
-	struct varlink_fds fds;       /* passed with the call */
-	struct varlink_fds reply_fds; /* to go with the next reply */
-	bool done;
-	void (*on_cancel)(struct varlink_call *, void *);
-	void *cancel_data;
-};
-
 static void conn_close(struct varlink_connection *conn);
 static void conn_process(struct varlink_connection *conn);
-static void conn_update_events(struct varlink_connection *conn);
 static int on_sweep(sd_event_source *s, uint64_t usec, void *userdata);
 static uint64_t server_now(const struct varlink_server *server);
 
@@ -273,7 +236,7 @@ static bool conn_may_idle_out(const struct varlink_connection *conn)
 }
 
 /* Something happened on conn: its idle time starts again (only read when it may idle out). */
-static void conn_touch(struct varlink_connection *conn)
+void conn_touch(struct varlink_connection *conn)
 {
 	if (conn_may_idle_out(conn))
 		conn->active_usec = server_now(conn->server);
@@ -404,7 +367,7 @@ static struct varlink_connection *conn_ref(struct varlink_connection *conn)
 	return conn;
 }
 
-static void conn_unref(struct varlink_connection *conn)
+void conn_unref(struct varlink_connection *conn)
 {
 	if (!conn || --conn->ref > 0)
 		return;
@@ -419,12 +382,6 @@ static void conn_unref(struct varlink_connection *conn)
 const struct ucred *varlink_connection_peer(const struct varlink_connection *conn)
 {
 	return &conn->peer;
-}
-
-static void call_close_fds(struct varlink_call *call)
-{
-	varlink_fds_close(&call->fds);
-	varlink_fds_close(&call->reply_fds);
 }
 
 static void conn_close(struct varlink_connection *conn)
@@ -493,7 +450,7 @@ static void conn_time_partial(struct varlink_connection *conn, bool reading)
 		conn->partial_usec = server_now(conn->server);
 }
 
-static void conn_update_events(struct varlink_connection *conn)
+void conn_update_events(struct varlink_connection *conn)
 {
 	bool over, reading;
 
@@ -527,7 +484,7 @@ static void conn_update_events(struct varlink_connection *conn)
 }
 
 /* Sends msg with fds (moved out of *fds when queued). */
-static int conn_send(struct varlink_connection *conn, struct json_object *msg, struct varlink_fds *fds)
+int conn_send(struct varlink_connection *conn, struct json_object *msg, struct varlink_fds *fds)
 {
 	/*
 	 * Its calls wait while it is over its output budget, so only a stream
@@ -561,185 +518,6 @@ static int on_defer(sd_event_source *s, void *userdata)
 {
 	conn_process(userdata);
 	return 0;
-}
-
-/* ---- calls ---- */
-
-struct varlink_call *varlink_call_ref(struct varlink_call *call)
-{
-	call->ref++;
-	return call;
-}
-
-struct varlink_call *varlink_call_unref(struct varlink_call *call)
-{
-	if (!call || --call->ref > 0)
-		return NULL;
-	call_close_fds(call);
-	conn_unref(call->conn);
-	free(call->method);
-	free(call);
-	return NULL;
-}
-
-void varlink_call_set_cancel(struct varlink_call *call, void (*on_cancel)(struct varlink_call *, void *),
-			     void *userdata)
-{
-	call->on_cancel = on_cancel;
-	call->cancel_data = userdata;
-}
-
-bool varlink_call_wants_more(const struct varlink_call *call)
-{
-	return call->flags & VARLINK_CALL_MORE;
-}
-
-bool varlink_call_is_oneway(const struct varlink_call *call)
-{
-	return call->flags & VARLINK_CALL_ONEWAY;
-}
-
-const char *varlink_call_method(const struct varlink_call *call)
-{
-	return call->method;
-}
-
-const struct ucred *varlink_call_peer(const struct varlink_call *call)
-{
-	return &call->conn->peer;
-}
-
-struct varlink_connection *varlink_call_connection(struct varlink_call *call)
-{
-	return call->conn;
-}
-
-int varlink_call_peek_fd(const struct varlink_call *call, unsigned i)
-{
-	return varlink_fds_peek(&call->fds, i);
-}
-
-int varlink_call_take_fd(struct varlink_call *call, unsigned i)
-{
-	return varlink_fds_take(&call->fds, i);
-}
-
-unsigned varlink_call_n_fds(const struct varlink_call *call)
-{
-	return call->fds.n;
-}
-
-int varlink_call_push_fd(struct varlink_call *call, int fd)
-{
-	if (call->done)
-		return -EALREADY;
-	return varlink_fds_add(&call->reply_fds, fd);
-}
-
-/* Ends the call; the connection may then read its next message. */
-static void call_finish(struct varlink_call *call)
-{
-	struct varlink_connection *conn = call->conn;
-
-	call->done = true;
-	varlink_fds_close(&call->fds);
-	if (conn->call != call)
-		return;
-	conn->call = NULL;
-	conn_touch(conn);
-	if (!conn->dead)
-		sd_event_source_set_enabled(conn->defer, SD_EVENT_ONESHOT);
-}
-
-static int call_send(struct varlink_call *call, struct json_object *params, const char *error,
-		     bool continues)
-{
-	struct json_object *msg;
-	int r;
-
-	if (call->done) {
-		json_object_put(params);
-		return call->conn->dead ? -ENOTCONN : -EALREADY;
-	}
-	if (continues && !(call->flags & VARLINK_CALL_MORE)) {
-		/* A streaming reply to a caller that did not ask for more is a handler bug. */
-		json_object_put(params);
-		return -EINVAL;
-	}
-	if (!continues)
-		call_finish(call);
-	if (call->flags & VARLINK_CALL_ONEWAY) {
-		json_object_put(params);
-		varlink_fds_close(&call->reply_fds);
-		return 0;
-	}
-	if (!error && call->member && params) {
-		char path[256];
-
-		if (idl_validate(call->iface->idl, call->member->out, params, path, sizeof(path)) < 0)
-			log_error("varlink: reply of %s does not match its description at '%s'",
-				  call->method, path);
-	}
-
-	msg = json_object_new_object();
-	if (!msg) {
-		json_object_put(params);
-		varlink_fds_close(&call->reply_fds);
-		return -ENOMEM;
-	}
-	if (error)
-		json_object_object_add(msg, "error", json_object_new_string(error));
-	json_object_object_add(msg, "parameters", params ? params : json_object_new_object());
-	if (continues)
-		json_object_object_add(msg, "continues", json_object_new_boolean(1));
-	r = conn_send(call->conn, msg, &call->reply_fds);
-	varlink_fds_close(&call->reply_fds); /* what did not go out */
-	json_object_put(msg);
-	if (!call->conn->dead)
-		conn_update_events(call->conn);
-	return r;
-}
-
-int varlink_call_reply(struct varlink_call *call, struct json_object *params)
-{
-	return call_send(call, params, NULL, false);
-}
-
-int varlink_call_reply_more(struct varlink_call *call, struct json_object *params)
-{
-	return call_send(call, params, NULL, true);
-}
-
-int varlink_call_error(struct varlink_call *call, const char *error, struct json_object *params)
-{
-	return call_send(call, params, error, false);
-}
-
-static int call_error_string(struct varlink_call *call, const char *error, const char *key,
-			     const char *value)
-{
-	struct json_object *p = json_object_new_object();
-
-	json_object_object_add(p, key, json_object_new_string(value));
-	return varlink_call_error(call, error, p);
-}
-
-int varlink_call_error_invalid_parameter(struct varlink_call *call, const char *parameter)
-{
-	return call_error_string(call, VARLINK_ERROR_INVALID_PARAMETER, "parameter", parameter);
-}
-
-int varlink_call_error_errno(struct varlink_call *call, int negative_errno)
-{
-	struct varlink_server *server = call->conn->server;
-	struct json_object *p = json_object_new_object();
-	int err = negative_errno < 0 ? -negative_errno : negative_errno;
-	const char *name = strerrorname_np(err);
-
-	json_object_object_add(p, "errno", json_object_new_int(err));
-	json_object_object_add(p, "errnoName", json_object_new_string(name ? name : "EIO"));
-	return varlink_call_error(call, server->errno_error ? server->errno_error :
-				  VARLINK_ERROR_METHOD_NOT_IMPLEMENTED, p);
 }
 
 /* ---- dispatch ---- */
@@ -865,16 +643,16 @@ static int dispatch(struct varlink_connection *conn, struct json_object *msg, st
 		/* No method here speaks another protocol after its reply. */
 		varlink_call_error_invalid_parameter(call, "upgrade");
 	} else if (!call->iface) {
-		call_error_string(call, VARLINK_ERROR_INTERFACE_NOT_FOUND, "interface",
+		varlink_call_error_string(call, VARLINK_ERROR_INTERFACE_NOT_FOUND, "interface",
 				  iface_name ? iface_name : "");
 	} else if (!(call->member = idl_find(call->iface->idl, IDL_MEMBER_METHOD, dot + 1))) {
-		call_error_string(call, VARLINK_ERROR_METHOD_NOT_FOUND, "method", method);
+		varlink_call_error_string(call, VARLINK_ERROR_METHOD_NOT_FOUND, "method", method);
 	} else {
 		for (const struct varlink_method *m = call->iface->methods; m && m->name; m++)
 			if (strcmp(m->name, dot + 1) == 0)
 				handler = m;
 		if (!handler)
-			call_error_string(call, VARLINK_ERROR_METHOD_NOT_IMPLEMENTED, "method", method);
+			varlink_call_error_string(call, VARLINK_ERROR_METHOD_NOT_IMPLEMENTED, "method", method);
 		else if ((handler->flags & VARLINK_METHOD_REQUIRES_MORE) && !(flags & VARLINK_CALL_MORE))
 			varlink_call_error(call, VARLINK_ERROR_EXPECTED_MORE, NULL);
 		else if (!authorized(conn, handler, method))
