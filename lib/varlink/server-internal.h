@@ -32,6 +32,7 @@ struct varlink_server {
 	size_t buffered;                   /* bytes allocated to all connections' buffers */
 	sd_event_source *sweep;            /* the timeouts' timer */
 	uint64_t sweep_at;                 /* when it fires, 0 when it is off */
+	uint64_t refusal_logged_usec;      /* when a refused connection was last logged */
 	varlink_authorize_fn authorize;
 	void *authorize_data;
 	varlink_close_fn close_hook;

@@ -856,6 +856,22 @@ static void read_peer_groups(struct varlink_connection *conn)
 	conn->n_groups = 0;
 }
 
+/*
+ * A flood of connections must not flood the journal: one warning a second at
+ * most, counting those refused in between (all are in refused_limit).
+ */
+static void log_refusal(struct varlink_server *server, const struct ucred *peer)
+{
+	uint64_t now = server_now(server);
+
+	if (server->refusal_logged_usec && now - server->refusal_logged_usec < VARLINK_USEC_PER_SEC)
+		return;
+	log_warning("varlink: connection limit reached, refusing pid %d uid %u "
+		    "(%llu refused in all)", (int)peer->pid, (unsigned)peer->uid,
+		    (unsigned long long)server->stats.refused_limit);
+	server->refusal_logged_usec = now;
+}
+
 static int on_accept(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 {
 	struct varlink_server *server = userdata;
@@ -876,9 +892,8 @@ static int on_accept(sd_event_source *s, int fd, uint32_t revents, void *userdat
 		return 0;
 	}
 	if (!may_connect(server, peer.uid)) {
-		log_warning("varlink: connection limit reached, refusing pid %d uid %u",
-			    (int)peer.pid, (unsigned)peer.uid);
 		server->stats.refused_limit++;
+		log_refusal(server, &peer);
 		close(cfd);
 		return 0;
 	}
