@@ -324,12 +324,13 @@ void varlink_json_wipe_strings(struct json_object *obj)
 		explicit_bzero((char *)json_object_get_string(obj),
 			       (size_t)json_object_get_string_len(obj));
 		break;
-	case json_type_object:
+	case json_type_object: {
 		json_object_object_foreach(obj, key, val) {
 			(void)key;
 			varlink_json_wipe_strings(val);
 		}
 		break;
+	}
 	case json_type_array:
 		for (size_t i = 0; i < json_object_array_length(obj); i++)
 			varlink_json_wipe_strings(json_object_array_get_idx(obj, i));
