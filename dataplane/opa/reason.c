@@ -12,7 +12,6 @@ static const char *const names[OPA_REASON_COUNT] = {
 	[OPA_BAD_LT] = "bad_lt",
 	[OPA_BAD_L4] = "bad_l4",
 	[OPA_BAD_VESW] = "bad_vesw",
-	[OPA_BAD_PAD] = "bad_pad",
 	[OPA_RUNT] = "runt",
 	[OPA_OVERSIZE] = "oversize",
 	[OPA_DLID_ZERO] = "dlid_zero",

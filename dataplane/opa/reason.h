@@ -17,7 +17,6 @@ enum opa_reason {
 	OPA_BAD_LT,		/* 16B: LT (head flit) bit clear */
 	OPA_BAD_L4,		/* 16B: L4 type is not 0x78 (VNIC Ethernet) */
 	OPA_BAD_VESW,		/* VNIC: vesw_id is not the expected one */
-	OPA_BAD_PAD,		/* VNIC: tail pad count leaves no room for the frame */
 	OPA_RUNT,		/* VNIC: decapsulated frame < 60 bytes */
 	OPA_OVERSIZE,		/* VNIC: decapsulated frame > MTU + 18 */
 	OPA_DLID_ZERO,		/* VNIC: no DLID found for the destination MAC */

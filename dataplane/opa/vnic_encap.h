@@ -44,7 +44,7 @@ enum opa_reason opa_vnic_encap(const struct opa_vnic_tx *tx, const uint8_t *fram
 			       uint8_t *out, size_t out_size, size_t *out_len);
 
 /*
- * Checks a received packet (16B header, L4 type, vesw_id unless OPA_VNIC_ANY_VESW, pad, runt,
+ * Checks a received packet (16B header, L4 type, vesw_id unless OPA_VNIC_ANY_VESW, runt,
  * frame > mtu + 18) and points rx->frame at the Ethernet frame.  The ICRC is not checked.
  */
 enum opa_reason opa_vnic_decap(const uint8_t *pkt, size_t len, uint16_t vesw_id, uint32_t mtu,
