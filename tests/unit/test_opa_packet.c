@@ -73,6 +73,7 @@ static void test_16b_flag_bits(void **state)
 	uint8_t out[16];
 
 	(void)state;
+	memset(&back, 0, sizeof(back));	/* padding, for memcmp */
 	assert_int_equal(opa16b_build(&h, out), OPA_OK);
 	assert_int_equal(out[3], 0x80);			/* W0 bit 31 BECN */
 	assert_int_equal(out[7], 0x80 | 0x40 | 0x10);	/* W1 LT, L2=2, FECN bit 28 */
@@ -90,6 +91,7 @@ static void test_16b_round_trip(void **state)
 	uint8_t out[16];
 
 	(void)state;
+	memset(&back, 0, sizeof(back));	/* padding, for memcmp */
 	assert_int_equal(opa16b_build(&h, out), OPA_OK);
 	opa16b_decode(out, &back);
 	assert_memory_equal(&h, &back, sizeof(h));
