@@ -51,7 +51,8 @@ struct opa9b_mad_pkt {
 /* Bytes a packet around a MAD of mad_len bytes takes. */
 size_t opa9b_mad_pkt_len(size_t mad_len);
 
-/* The ICRC of pkt[0 .. len-4): CRC-32 over the packet with the variant fields set to ones. */
+/* The ICRC of pkt[0 .. len-4): CRC-32 over the packet with the variant fields set to ones.
+ * len >= OPA9B_HDRS_LEN + OPA9B_ICRC_LEN (opa9b_mad_parse() checks before calling). */
 uint32_t opa9b_icrc(const uint8_t *pkt, size_t len);
 
 /* Builds LRH+BTH+DETH+MAD+pad+ICRC into out; *out_len = bytes written. */
