@@ -493,6 +493,8 @@ static uint32_t dek_new(struct bench_dev *bd)
 
 	if (rdma_dek_create(bd->dev, &none, &prm, &dek, &err) < 0)
 		die("DEK", &err);
+	/* A new DEK serves once its change is saved; the bench saves nothing, so at once. */
+	rdma_dek_settle(bd->dev, dek);
 	return dek->obj.handle;
 }
 
