@@ -10,10 +10,7 @@ load helper
 load qp-helper
 
 setup_file() {
-	rdmad_start
-	"$RDMACTL" pd create >/dev/null
-	"$RDMACTL" pd create >/dev/null
-	"$RDMACTL" gid add 0 fe80::1 >/dev/null
+	datapath_start 2
 	MA=$(new_mr 1 8192 local_write,remote_write,remote_read)
 	MB=$(new_mr 1 8192 local_write,remote_write,remote_read)
 	export MA MB

@@ -10,10 +10,7 @@ load helper
 load qp-helper
 
 setup_file() {
-	rdmad_start
-	"$RDMACTL" pd create >/dev/null
-	"$RDMACTL" pd create >/dev/null
-	"$RDMACTL" gid add 0 fe80::1 >/dev/null
+	datapath_start 2
 	# Memory of PD 1 with every access, of PD 1 without remote access, of PD 1
 	# read-only, and of PD 2.
 	MA=$(new_mr 1 4096 local_write,remote_write,remote_read)

@@ -21,9 +21,7 @@ BOTH_T10="{\"mem\":$T10,\"wire\":$T10}"
 WIRE_CRC32='{"mem":null,"wire":{"sig_type":"crc","block_size":512,"crc":{"type":"crc32","seed":0}}}'
 
 setup_file() {
-	rdmad_start
-	"$RDMACTL" pd create >/dev/null
-	"$RDMACTL" gid add 0 fe80::1 >/dev/null
+	datapath_start
 }
 teardown_file() { rdmad_stop; }
 

@@ -16,9 +16,7 @@ BAD_PI=00005678f0debc9a
 setup_file() {
 	# QPs created without --recovery follow rdmad.conf.
 	echo "recovery = auto" >"$BATS_FILE_TMPDIR/rdmad.conf"
-	rdmad_start
-	"$RDMACTL" pd create >/dev/null
-	"$RDMACTL" gid add 0 fe80::1 >/dev/null
+	datapath_start
 }
 teardown_file() { rdmad_stop; }
 

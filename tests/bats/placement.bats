@@ -13,9 +13,7 @@ GOOD_PI=ec7d5678f0debc9a
 BAD_PI=00005678f0debc9a
 
 setup_file() {
-	rdmad_start
-	"$RDMACTL" pd create >/dev/null
-	"$RDMACTL" gid add 0 fe80::1 >/dev/null
+	datapath_start
 	# The workers' CPUs, as rdmad runs them (--cpus: all this process may use).
 	CPUS=$("$RDMACTL" -j status | jq -r '[.workers[].cpu] | join(" ")')
 	export CPUS

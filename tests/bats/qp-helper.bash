@@ -1,5 +1,16 @@
-# Shared by the suites that move data between QPs (datapath, pipelining): objects,
+# Shared by the suites that move data between QPs: the daemon with PDs and a GID, objects,
 # connecting RC QPs, polling completions, MR bytes.  Needs helper.bash.
+
+# datapath_start [PDS]: rdmad (rdmad_start), PDS PDs (default 1) and GID 0
+# fe80::1, which every suite moving data between QPs begins with.
+datapath_start() {
+	local i
+	rdmad_start
+	for i in $(seq 1 "${1:-1}"); do
+		"$RDMACTL" pd create >/dev/null
+	done
+	"$RDMACTL" gid add 0 fe80::1 >/dev/null
+}
 
 # new_mr PD SIZE [ACCESS]: an MR of the daemon's memory; prints its lkey.
 new_mr() {
