@@ -5,19 +5,7 @@
 # show up in a reply or in the daemon's log.
 
 load helper
-
-# key FILE BYTES: random key material, root-owned, mode 0600.
-key() {
-	head -c "$2" /dev/urandom >"$1"
-	chmod 0600 "$1"
-}
-
-# wrap KEK IN OUT: AES-KW (RFC 3394, default IV) of IN under the KEK file, by OpenSSL.
-wrap() {
-	local bits=$(($(stat -c %s "$1") * 8))
-	openssl enc -id-aes$bits-wrap -iv A6A6A6A6A6A6A6A6 -K "$(xxd -p -c 256 "$1")" -in "$2" -out "$3"
-	chmod 0600 "$3"
-}
+load key-helper
 
 setup_file() {
 	K="$BATS_FILE_TMPDIR/keys"

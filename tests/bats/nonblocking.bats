@@ -9,17 +9,7 @@
 # connection, sent while the first call is in the daemon.
 
 load helper
-
-key() {
-	head -c "$2" /dev/urandom >"$1"
-	chmod 0600 "$1"
-}
-
-wrap() {
-	local bits=$(($(stat -c %s "$1") * 8))
-	openssl enc -id-aes$bits-wrap -iv A6A6A6A6A6A6A6A6 -K "$(xxd -p -c 256 "$1")" -in "$2" -out "$3"
-	chmod 0600 "$3"
-}
+load key-helper
 
 setup_file() {
 	K="$BATS_FILE_TMPDIR/keys"

@@ -5,6 +5,7 @@
 # objects do not come back, and state files are replaced atomically.
 
 load helper
+load key-helper
 
 setup() {
 	load_libs
@@ -16,11 +17,6 @@ setup() {
 
 teardown() {
 	rdmad_stop "$D" || true
-}
-
-key() {
-	head -c "$2" /dev/urandom >"$1"
-	chmod 0600 "$1"
 }
 
 # rdmad_kill9: SIGKILL, as a crash; the wrapper's status file goes so a new start waits properly.
