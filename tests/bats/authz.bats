@@ -7,6 +7,7 @@
 # every method and every event: one added without a line here fails.
 
 load helper
+load users-helper
 load qp-helper
 
 IN_USER=rdmad-authz-in
@@ -15,18 +16,8 @@ OUT_USER=rdmad-authz-out
 setup_file() {
 	command -v setpriv >/dev/null || skip "setpriv missing"
 	# The group and the users are made here and removed in teardown_file.
-	if ! getent group rdma >/dev/null; then
-		groupadd --system rdma
-		touch "$BATS_FILE_TMPDIR/made-group"
-	fi
-	userdel "$IN_USER" 2>/dev/null || true
-	userdel "$OUT_USER" 2>/dev/null || true
-	useradd --no-create-home --no-user-group --shell /usr/sbin/nologin --groups rdma "$IN_USER"
-	useradd --no-create-home --no-user-group --shell /usr/sbin/nologin "$OUT_USER"
-	# Test directories are private; unprivileged callers need a socket they can reach.
-	D=$(mktemp -d /tmp/rdmad-authz.XXXXXX)
-	chmod 0755 "$D"
-	echo "$D" >"$BATS_FILE_TMPDIR/dir"
+	users_make "$IN_USER" "$OUT_USER"
+	D=$(shared_dir authz)
 	rdmad_start "$D"
 	chmod 0666 "$D/io.rdmad"
 }
@@ -36,22 +27,13 @@ teardown_file() {
 	rdmad_stop "$D/events"
 	rdmad_stop "$D"
 	rm -rf "$D"
-	userdel "$IN_USER" 2>/dev/null || true
-	userdel "$OUT_USER" 2>/dev/null || true
-	[ ! -e "$BATS_FILE_TMPDIR/made-group" ] || groupdel rdma
+	users_remove "$IN_USER" "$OUT_USER"
 }
 
 setup() {
 	load_libs
 	D=$(cat "$BATS_FILE_TMPDIR/dir")
 	export RDMACTL_SOCKET="$D/io.rdmad"
-}
-
-# as USER COMMAND...: runs COMMAND with USER's ids and the groups the user database gives it.
-as() {
-	local user=$1
-	shift
-	setpriv --reuid="$user" --regid="$(id -g "$user")" --init-groups "$@"
 }
 
 # denied USER RDMACTL-ARGS...: the call is refused with PermissionDenied, exit 1.

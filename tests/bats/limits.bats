@@ -6,24 +6,15 @@
 # Limits are small here so that each test takes a few seconds at most.
 
 load helper
+load users-helper
 
 A_USER=rdmad-limits-a   # in group rdma
 B_USER=rdmad-limits-b
 
 setup_file() {
 	command -v setpriv >/dev/null || skip "setpriv missing"
-	if ! getent group rdma >/dev/null; then
-		groupadd --system rdma
-		touch "$BATS_FILE_TMPDIR/made-group"
-	fi
-	userdel "$A_USER" 2>/dev/null || true
-	userdel "$B_USER" 2>/dev/null || true
-	useradd --no-create-home --no-user-group --shell /usr/sbin/nologin --groups rdma "$A_USER"
-	useradd --no-create-home --no-user-group --shell /usr/sbin/nologin "$B_USER"
-	# Test directories are private; other users need a socket they can reach.
-	D=$(mktemp -d /tmp/rdmad-limits.XXXXXX)
-	chmod 0755 "$D"
-	echo "$D" >"$BATS_FILE_TMPDIR/dir"
+	users_make "$A_USER" "$B_USER"
+	D=$(shared_dir limits)
 	cat >"$D/rdmad.conf" <<-EOF
 	max_connections = 24
 	max_connections_per_uid = 10
@@ -41,9 +32,7 @@ teardown_file() {
 	D=$(cat "$BATS_FILE_TMPDIR/dir" 2>/dev/null) || return 0
 	rdmad_stop "$D"
 	rm -rf "$D"
-	userdel "$A_USER" 2>/dev/null || true
-	userdel "$B_USER" 2>/dev/null || true
-	[ ! -e "$BATS_FILE_TMPDIR/made-group" ] || groupdel rdma
+	users_remove "$A_USER" "$B_USER"
 }
 
 setup() {
@@ -51,13 +40,6 @@ setup() {
 	D=$(cat "$BATS_FILE_TMPDIR/dir")
 	export RDMACTL_SOCKET="$D/io.rdmad"
 	HOG="$BUILD/tools/varlink-hog"
-}
-
-# as USER COMMAND...: runs COMMAND with USER's ids and groups.
-as() {
-	local user=$1
-	shift
-	setpriv --reuid="$user" --regid="$(id -g "$user")" --init-groups "$@"
 }
 
 # counter NAME: a field of the status's connections object.
