@@ -43,6 +43,32 @@ static struct json_object *event_json(const char *type, const struct rdma_device
 	return o;
 }
 
+static const char *vnic_state_word(int state)
+{
+	return state == VNIC_EVENT_FORWARDING ? "forwarding" : "drop_all";
+}
+
+/* Reference opa_vnic.md §3.1's opcodes. */
+static const char *vnic_trap_word(uint8_t opcode)
+{
+	switch (opcode) {
+	case 1: return "ucast_mac_change";
+	case 2: return "mcast_mac_change";
+	case 3: return "link_status_change";
+	}
+	return "unknown";
+}
+
+static const char *vnic_trap_result_word(uint8_t result)
+{
+	switch (result) {
+	case VNIC_TRAP_SENT: return "sent";
+	case VNIC_TRAP_RATE_LIMITED: return "rate_limited";
+	case VNIC_TRAP_NO_LID: return "no_trap_lid";
+	}
+	return "unknown";
+}
+
 static struct json_object *device_event_json(const struct rdma_device *dev, const struct rdma_event *ev)
 {
 	struct json_object *o = event_json(rdma_event_type_name(ev->type), dev);
@@ -72,6 +98,20 @@ static struct json_object *device_event_json(const struct rdma_device *dev, cons
 		json_add_uint(o, "expected_value", ev->sig[1]);
 		json_add_uint(o, "actual_value", ev->sig[2]);
 		json_add_uint(o, "offset", ev->sig[3]);
+		break;
+	case RDMA_EVENT_VNIC_STATE:
+		json_add_string(o, "old_state", vnic_state_word(ev->old_state));
+		json_add_string(o, "new_state", vnic_state_word(ev->new_state));
+		json_object_object_add(o, "passing", json_object_new_boolean(ev->passing));
+		break;
+	case RDMA_EVENT_VNIC_MAC_TABLE:
+		json_add_uint(o, "offset", ev->offset);
+		json_add_uint(o, "count", ev->count);
+		json_add_uint(o, "digest", ev->digest);
+		break;
+	case RDMA_EVENT_VNIC_TRAP:
+		json_add_string(o, "trap", vnic_trap_word(ev->trap));
+		json_add_string(o, "result", vnic_trap_result_word(ev->trap_result));
 		break;
 	default:
 		break;

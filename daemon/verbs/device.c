@@ -69,6 +69,8 @@ uint32_t rdma_device_limit(const struct rdma_device *dev, enum rdma_object_kind 
 	case RDMA_OBJ_DEK:  return 1u << dev->caps.log_max_num_deks;
 	case RDMA_OBJ_POOL: return 64;
 	case RDMA_OBJ_GID:  return 0;   /* entries live in the ports' GID tables */
+	case RDMA_OBJ_VNIC:
+	case RDMA_OBJ_FABRIC: return 0; /* daemon/vnic/ keeps them */
 	case RDMA_OBJ_KIND_COUNT: break;
 	}
 	return 0;

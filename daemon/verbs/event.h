@@ -18,6 +18,12 @@ enum rdma_event_type {
 	RDMA_EVENT_SIG_ERROR,         /* on an MKEY: sig[] = type, expected, actual, offset */
 	RDMA_EVENT_WR_CANCELED,       /* count WRs with wr_id became NOPs */
 	RDMA_EVENT_RECOVERY,          /* a QP was taken from SQD back to RTS */
+	/* A VNIC port's oper_state or passing changed: old/new_state (enum vnic_event_state). */
+	RDMA_EVENT_VNIC_STATE,
+	/* The manager wrote a VNIC port's MAC table: count entries from offset, digest. */
+	RDMA_EVENT_VNIC_MAC_TABLE,
+	/* A trap of a VNIC port: trap (opcode 1-3), trap_result (enum vnic_event_trap_result). */
+	RDMA_EVENT_VNIC_TRAP,
 	RDMA_EVENT_TYPE_COUNT,
 };
 
@@ -33,7 +39,16 @@ struct rdma_event {
 	uint32_t mkey;            /* RECOVERY: the first MKEY that had an error (0: none) */
 	uint64_t duration_ns;     /* RECOVERY: from the error to RTS (or the steps alone) */
 	bool automatic;           /* RECOVERY: started by the auto policy */
+	uint32_t offset;          /* VNIC_MAC_TABLE: the first entry written */
+	uint32_t digest;          /* VNIC_MAC_TABLE: the manager's mac_tbl_digest */
+	bool passing;             /* VNIC_STATE: frames flow now */
+	uint8_t trap;             /* VNIC_TRAP: opcode */
+	uint8_t trap_result;      /* VNIC_TRAP */
 };
+
+/* VNIC_STATE's old/new_state: the port's oper_state (reference opa_vnic.md §5.1). */
+enum vnic_event_state { VNIC_EVENT_DROP_ALL = 1, VNIC_EVENT_FORWARDING = 3 };
+enum vnic_event_trap_result { VNIC_TRAP_SENT, VNIC_TRAP_RATE_LIMITED, VNIC_TRAP_NO_LID };
 
 struct rdma_device;
 

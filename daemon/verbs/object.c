@@ -193,6 +193,7 @@ const char *rdma_object_kind_name(enum rdma_object_kind kind)
 		[RDMA_OBJ_PD] = "pd", [RDMA_OBJ_MR] = "mr", [RDMA_OBJ_CQ] = "cq",
 		[RDMA_OBJ_QP] = "qp", [RDMA_OBJ_AH] = "ah", [RDMA_OBJ_MKEY] = "mkey",
 		[RDMA_OBJ_DEK] = "dek", [RDMA_OBJ_POOL] = "pool", [RDMA_OBJ_GID] = "gid",
+		[RDMA_OBJ_VNIC] = "vnic", [RDMA_OBJ_FABRIC] = "fabric",
 	};
 
 	return kind < RDMA_OBJ_KIND_COUNT ? names[kind] : "?";

@@ -26,6 +26,14 @@ enum rdma_object_kind {
 	 * reference them and a delete is refused naming the user.
 	 */
 	RDMA_OBJ_GID,
+	/*
+	 * Omni-Path VNIC ports (handle: the Ethernet Manager's index) and the
+	 * OPA port they hang off (handle 1): not in tables either, as the
+	 * manager creates them through MADs (daemon/vnic/); kinds so that
+	 * events and errors name them.
+	 */
+	RDMA_OBJ_VNIC,
+	RDMA_OBJ_FABRIC,
 	RDMA_OBJ_KIND_COUNT,
 };
 
