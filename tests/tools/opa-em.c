@@ -1265,7 +1265,7 @@ static int cmd_get_mcast(struct em *em, const struct args *a)
 	return cmd_get_iface_macs(em, a, ATTR_MCAST_MACS);
 }
 
-/* raw LID HEX...: the words are joined; ':' '.' '-' '_' between digits are ignored. */
+/* raw LID HEX...: the words are joined; blanks and ":.-_" between digits are ignored. */
 static int cmd_raw(struct em *em, const struct args *a)
 {
 	uint8_t mad[OPA9B_MAD_MAX];
@@ -1281,7 +1281,7 @@ static int cmd_raw(struct em *em, const struct args *a)
 		return ret;
 	for (int i = 2; i < a->argc; i++)
 		for (const char *p = a->argv[i]; *p; p++) {
-			if (strchr(":.-_", *p))
+			if (strchr(" \t:.-_", *p))
 				continue;
 			if (nd == sizeof(digits) - 1)
 				return usage_error(a->argv[0], "more than 2048 bytes");
