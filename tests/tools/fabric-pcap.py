@@ -248,7 +248,7 @@ def main():
                 mads.write(sec, nsec, erf_record(sec, nsec, dgram[1:]))
             elif kind == FABRIC_16B and frames:
                 frames.write(sec, nsec, dgram[1:])
-    except (CaptureError, OSError) as e:
+    except (CaptureError, OSError, struct.error, IndexError) as e:
         print("fabric-pcap: %s: %s" % (args.capture, e), file=sys.stderr)
         return 1
     for w in (mads, frames):
