@@ -306,6 +306,8 @@ unsigned opa_fabric_mad_drain(struct opa_fabric *f, opa_fabric_mad_fn fn, void *
 {
 	unsigned n = 0;
 
+	if (!max)
+		max = dp_queue_capacity(&f->mads);
 	while (n < max) {
 		uint32_t cons = dp_queue_cons(&f->mads);
 		const struct mad_entry *e;

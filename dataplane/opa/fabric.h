@@ -113,7 +113,7 @@ unsigned opa_fabric_poll(struct opa_fabric *f, struct dp_worker *w);
 /* The fabric's worker: one datagram (hostile bytes). */
 void opa_fabric_rx_datagram(struct opa_fabric *f, const uint8_t *buf, size_t len);
 
-/* Main thread: hands up to max queued MADs to fn, oldest first; returns how many. */
+/* Main thread: hands up to max (0: a queue's worth) queued MADs to fn, oldest first; how many. */
 unsigned opa_fabric_mad_drain(struct opa_fabric *f, opa_fabric_mad_fn fn, void *arg,
 			      unsigned max);
 
