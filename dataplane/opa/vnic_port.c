@@ -158,6 +158,19 @@ static enum opa_reason choose_fields(const struct opa_vport_config *c, const uin
 	return r;
 }
 
+enum opa_reason opa_vport_encap(const struct opa_vport_config *c, const uint8_t *frame,
+				size_t len, uint8_t *out, size_t size, size_t *out_len,
+				uint32_t *dlid)
+{
+	struct opa_vnic_tx tx;
+
+	*dlid = 0;
+	if (choose_fields(c, frame, len, &tx) != OPA_OK)
+		return OPA_DLID_ZERO;
+	*dlid = tx.dlid;
+	return opa_vnic_encap(&tx, frame, len, out, size, out_len);
+}
+
 static void flush(struct opa_vport *p)
 {
 	struct dp_udp_tx_batch *b = &p->batch;
@@ -180,9 +193,9 @@ static void tx_one(struct opa_vport *p, const struct opa_vport_config *c,
 	struct opa_vnic_counters *k = &p->counters;
 	uint8_t *pkt = p->pkts + (size_t)slot * PKT_BUF_SIZE;
 	const struct opa_fabric_route *route;
-	struct opa_vnic_tx tx;
+	enum opa_reason r;
 	size_t pkt_len;
-	uint32_t i;
+	uint32_t i, dlid;
 
 	/* Short frames go out padded to 60 (reference §4.2) and are counted so. */
 	if (len < OPA_VNIC_MIN_FRAME) {
@@ -197,19 +210,20 @@ static void tx_one(struct opa_vport *p, const struct opa_vport_config *c,
 		opa_stat_add(&k->tx_drop_state, 1);
 		return;
 	}
-	if (choose_fields(c, p->frame, len, &tx) != OPA_OK) {
+	r = opa_vport_encap(c, p->frame, len, pkt + 1, PKT_BUF_SIZE - 1, &pkt_len, &dlid);
+	if (r == OPA_DLID_ZERO) {
 		opa_stat_add(&k->tx_dlid_zero, 1);
 		return;
 	}
-	route = opa_fabric_route(map, tx.dlid);
+	/* Refused only for an SC wider than 5 bits or a frame beyond the 11-bit Length. */
+	if (r != OPA_OK) {
+		opa_stat_add(&k->tx_carrier_errors, 1);
+		return;
+	}
+	route = opa_fabric_route(map, dlid);
 	if (!route) {
 		opa_stat_add(&k->tx_no_route, 1);
 		opa_fabric_count_frames(p->fabric, 0, 1);
-		return;
-	}
-	/* Refused only for an SC wider than 5 bits or a frame beyond the 11-bit Length. */
-	if (opa_vnic_encap(&tx, p->frame, len, pkt + 1, PKT_BUF_SIZE - 1, &pkt_len) != OPA_OK) {
-		opa_stat_add(&k->tx_carrier_errors, 1);
 		return;
 	}
 	pkt[0] = OPA_FABRIC_TYPE_16B;

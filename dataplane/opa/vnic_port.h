@@ -60,6 +60,15 @@ void opa_vport_attach(struct dp_worker *w, void *port);
 void opa_vport_detach(struct dp_worker *w, void *port);
 int opa_vport_attach_error(const struct opa_vport *p);
 
+/*
+ * The per-frame work of TX: header fields (flow hash, MAC index, §4.4-4.6) and encapsulation
+ * of frame[0 .. len) (len >= 60: the caller padded) into out; *dlid = the DLID chosen.
+ * OPA_DLID_ZERO when there is none, else what opa_vnic_encap() refused.
+ */
+enum opa_reason opa_vport_encap(const struct opa_vport_config *c, const uint8_t *frame,
+				size_t len, uint8_t *out, size_t size, size_t *out_len,
+				uint32_t *dlid);
+
 /* The port's worker: one turn of TX (what the tap watch runs); returns frames read. */
 unsigned opa_vport_tx_turn(struct opa_vport *p);
 
