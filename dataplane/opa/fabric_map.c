@@ -79,7 +79,8 @@ int opa_fabric_map_seal(struct opa_fabric_map *m)
 
 	if (m->sealed)
 		return 0;
-	qsort(m->pairs, m->n_pairs, sizeof(*m->pairs), pair_cmp);
+	if (m->n_pairs)	/* an empty map has no array to sort */
+		qsort(m->pairs, m->n_pairs, sizeof(*m->pairs), pair_cmp);
 	m->routes = calloc(m->n_pairs ? m->n_pairs : 1, sizeof(*m->routes));
 	m->addrs = calloc(m->n_pairs ? m->n_pairs : 1, sizeof(*m->addrs));
 	if (!m->routes || !m->addrs) {

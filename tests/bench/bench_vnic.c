@@ -171,6 +171,13 @@ static void node_open(struct node *x, uint32_t lid, int tap_fd)
 	opa_fabric_publish_vesw(x->fab, t);
 }
 
+static void node_close(struct node *x)
+{
+	opa_vesw_table_free(opa_fabric_publish_vesw(x->fab, NULL));
+	opa_vport_free(x->port);
+	opa_fabric_free(x->fab);
+}
+
 static void node_map(struct node *x, const struct node *peer, uint32_t peer_lid)
 {
 	struct opa_fabric_map *m = opa_fabric_map_new(opa_fabric_lid(x->fab),
@@ -288,6 +295,15 @@ int main(void)
 	}
 	printf("  target encap 64-byte >= %.1f M/s: %.2f M/s  %s\n", TARGET_ENCAP64 / 1e6,
 	       encap64 / 1e6, encap64 >= TARGET_ENCAP64 ? "met" : "NOT MET");
+	node_close(&rx_node);
+	node_close(&a);
+	node_close(&b);
+	close(a.tap[0]);
+	close(a.tap[1]);
+	close(b.tap[0]);
+	close(b.tap[1]);
+	close(devnull);
+	opa_vport_config_free((struct opa_vport_config *)ea.c);
 	printf("# total %.1f s\n", now() - t0);
 	return 0;
 }
