@@ -6,8 +6,8 @@
  * Inputs, looking through up to two VLAN tags: IPv4: protocol, source and destination
  * address, and for TCP/UDP/SCTP/UDP-Lite the two ports, only in unfragmented packets (a
  * flow's fragments must hash alike, and only the first carries ports); IPv6: next header
- * (the first only, as the RC choice), both addresses, the
- * flow label, ports for TCP/UDP/SCTP/UDP-Lite; anything else: both MACs and the EtherType.
+ * (the first only, as the RC choice), both addresses, the flow label, ports for
+ * TCP/UDP/SCTP/UDP-Lite; anything else: both MACs and the EtherType.
  * The words are combined with a multiply-rotate step and finished with the murmur3 32-bit
  * finaliser, so every input bit reaches the low byte the entropy keeps.
  */

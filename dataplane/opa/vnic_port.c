@@ -281,11 +281,9 @@ static void on_tap(struct dp_worker *w, int fd, uint32_t revents, void *arg)
 {
 	struct opa_vport *p = arg;
 
-	if (revents & EPOLLIN) {
-		opa_vport_tx_turn(p);
+	if (opa_vport_tx_turn(p))
 		return;
-	}
-	/* Hung up with nothing to read: stop watching, or the worker could never sleep. */
+	/* Hung up with nothing more to read: stop watching, or the worker could never sleep. */
 	if (revents & (EPOLLHUP | EPOLLERR))
 		dp_worker_remove_fd(w, fd);
 }
