@@ -1,0 +1,275 @@
+/* SPDX-License-Identifier: MIT */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "dataplane/udp.h"
+
+static void count(_Atomic uint64_t *c, uint64_t n)
+{
+	atomic_fetch_add_explicit(c, n, memory_order_relaxed);
+}
+
+static int parse_port(const char *s, uint16_t *port, const char **why)
+{
+	unsigned long v = 0;
+
+	if (!*s) {
+		*why = "missing port after ':'";
+		return -EINVAL;
+	}
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9') {
+			*why = "port is not a decimal number";
+			return -EINVAL;
+		}
+		v = v * 10 + (*s - '0');
+		if (v > 65535) {
+			*why = "port out of range (0-65535)";
+			return -EINVAL;
+		}
+	}
+	*port = v;
+	return 0;
+}
+
+/* host[0..host_len) is copied out so inet_pton sees a terminated string of bounded size. */
+static int parse_host(int family, const char *host, size_t host_len, struct dp_udp_addr *out,
+		      const char **why)
+{
+	char buf[INET6_ADDRSTRLEN];
+	void *dst = family == AF_INET ? (void *)&out->in.sin_addr : (void *)&out->in6.sin6_addr;
+
+	if (host_len == 0 || host_len >= sizeof(buf)) {
+		*why = host_len ? "host address too long" : "missing host address";
+		return -EINVAL;
+	}
+	memcpy(buf, host, host_len);
+	buf[host_len] = 0;
+	if (inet_pton(family, buf, dst) != 1) {
+		*why = family == AF_INET ? "not a numeric IPv4 address" : "not a numeric IPv6 address";
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int dp_udp_addr_parse(const char *s, uint16_t default_port, struct dp_udp_addr *out,
+		      const char **why)
+{
+	struct dp_udp_addr a;
+	const char *host = s, *port_s = NULL, *end;
+	uint16_t port = default_port;
+	int family, r;
+
+	memset(&a, 0, sizeof(a));
+	*why = NULL;
+	if (s[0] == '[') {
+		family = AF_INET6;
+		host = s + 1;
+		end = strchr(host, ']');
+		if (!end) {
+			*why = "missing ']' after the IPv6 address";
+			return -EINVAL;
+		}
+		if (end[1] == ':')
+			port_s = end + 2;
+		else if (end[1]) {
+			*why = "expected ':PORT' after ']'";
+			return -EINVAL;
+		}
+	} else {
+		family = AF_INET;
+		end = strchr(s, ':');
+		if (end && strchr(end + 1, ':')) {
+			*why = "an IPv6 address must be written in brackets: [ADDR]:PORT";
+			return -EINVAL;
+		}
+		if (end)
+			port_s = end + 1;
+		else
+			end = s + strlen(s);
+	}
+	r = parse_host(family, host, end - host, &a, why);
+	if (r)
+		return r;
+	if (port_s) {
+		r = parse_port(port_s, &port, why);
+		if (r)
+			return r;
+	} else if (!default_port) {
+		*why = "missing ':PORT'";
+		return -EINVAL;
+	}
+	if (family == AF_INET) {
+		a.in.sin_family = AF_INET;
+		a.in.sin_port = htons(port);
+		a.len = sizeof(a.in);
+	} else {
+		a.in6.sin6_family = AF_INET6;
+		a.in6.sin6_port = htons(port);
+		a.len = sizeof(a.in6);
+	}
+	*out = a;
+	return 0;
+}
+
+uint16_t dp_udp_addr_port(const struct dp_udp_addr *a)
+{
+	return ntohs(a->sa.sa_family == AF_INET6 ? a->in6.sin6_port : a->in.sin_port);
+}
+
+void dp_udp_addr_format(const struct dp_udp_addr *a, char *buf, size_t size)
+{
+	char host[INET6_ADDRSTRLEN] = "?";
+
+	if (a->sa.sa_family == AF_INET6) {
+		inet_ntop(AF_INET6, &a->in6.sin6_addr, host, sizeof(host));
+		snprintf(buf, size, "[%s]:%u", host, dp_udp_addr_port(a));
+	} else {
+		if (a->sa.sa_family == AF_INET)
+			inet_ntop(AF_INET, &a->in.sin_addr, host, sizeof(host));
+		snprintf(buf, size, "%s:%u", host, dp_udp_addr_port(a));
+	}
+}
+
+bool dp_udp_addr_equal(const struct dp_udp_addr *a, const struct dp_udp_addr *b)
+{
+	if (a->sa.sa_family != b->sa.sa_family)
+		return false;
+	if (a->sa.sa_family == AF_INET)
+		return a->in.sin_port == b->in.sin_port &&
+		       a->in.sin_addr.s_addr == b->in.sin_addr.s_addr;
+	if (a->sa.sa_family == AF_INET6)
+		return a->in6.sin6_port == b->in6.sin6_port &&
+		       a->in6.sin6_scope_id == b->in6.sin6_scope_id &&
+		       !memcmp(&a->in6.sin6_addr, &b->in6.sin6_addr, sizeof(a->in6.sin6_addr));
+	return false;
+}
+
+int dp_udp_open(struct dp_udp *u, const struct dp_udp_addr *addr)
+{
+	int fd, r;
+
+	memset(u, 0, sizeof(*u));
+	u->fd = -1;
+	if (addr->sa.sa_family != AF_INET && addr->sa.sa_family != AF_INET6)
+		return -EAFNOSUPPORT;
+	fd = socket(addr->sa.sa_family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	if (bind(fd, &addr->sa, addr->len) < 0)
+		goto fail;
+	u->local.len = sizeof(u->local.in6);
+	if (getsockname(fd, &u->local.sa, &u->local.len) < 0)
+		goto fail;
+	u->fd = fd;
+	return 0;
+fail:
+	r = -errno;
+	close(fd);
+	return r;
+}
+
+void dp_udp_close(struct dp_udp *u)
+{
+	if (u->fd >= 0)
+		close(u->fd);
+	u->fd = -1;
+}
+
+int dp_udp_recv(struct dp_udp *u, struct dp_udp_rx_batch *b, uint8_t *const *bufs,
+		size_t buf_size, unsigned n, dp_udp_rx_fn fn, void *arg)
+{
+	int got, i;
+
+	if (n > DP_UDP_BATCH)
+		n = DP_UDP_BATCH;
+	for (i = 0; i < (int)n; i++) {
+		b->iov[i] = (struct iovec){ .iov_base = bufs[i], .iov_len = buf_size };
+		b->msgs[i].msg_hdr = (struct msghdr){
+			.msg_name = &b->from[i].sa, .msg_namelen = sizeof(b->from[i].in6),
+			.msg_iov = &b->iov[i], .msg_iovlen = 1,
+		};
+	}
+	got = recvmmsg(u->fd, b->msgs, n, MSG_DONTWAIT, NULL);
+	if (got < 0) {
+		if (errno == EAGAIN || errno == EINTR)
+			return 0;
+		count(&u->stats.rx_errors, 1);
+		return -errno;
+	}
+	count(&u->stats.rx_datagrams, got);
+	for (i = 0; i < got; i++) {
+		struct mmsghdr *m = &b->msgs[i];
+
+		count(&u->stats.rx_bytes, m->msg_len);
+		/* MSG_TRUNC: the datagram was longer than the buffer; half a packet is no packet. */
+		if (m->msg_hdr.msg_flags & MSG_TRUNC) {
+			count(&u->stats.rx_truncated, 1);
+			continue;
+		}
+		b->from[i].len = m->msg_hdr.msg_namelen;
+		fn(arg, bufs[i], m->msg_len, &b->from[i]);
+	}
+	return got;
+}
+
+int dp_udp_send(struct dp_udp *u, const struct dp_udp_addr *to, const void *buf, size_t len)
+{
+	if (sendto(u->fd, buf, len, MSG_DONTWAIT, &to->sa, to->len) < 0) {
+		int e = errno;
+
+		count(e == EAGAIN || e == ENOBUFS ? &u->stats.tx_again : &u->stats.tx_errors, 1);
+		return -e;
+	}
+	count(&u->stats.tx_datagrams, 1);
+	count(&u->stats.tx_bytes, len);
+	return 0;
+}
+
+bool dp_udp_tx_add(struct dp_udp_tx_batch *b, const struct dp_udp_addr *to, const void *buf,
+		   size_t len, uint32_t tag)
+{
+	unsigned i = b->n;
+
+	if (i >= DP_UDP_BATCH)
+		return false;
+	b->iov[i] = (struct iovec){ .iov_base = (void *)buf, .iov_len = len };
+	b->msgs[i].msg_hdr = (struct msghdr){
+		.msg_name = (void *)&to->sa, .msg_namelen = to->len,
+		.msg_iov = &b->iov[i], .msg_iovlen = 1,
+	};
+	b->err[i] = 0;
+	b->tag[i] = tag;
+	b->n++;
+	return true;
+}
+
+unsigned dp_udp_send_batch(struct dp_udp *u, struct dp_udp_tx_batch *b)
+{
+	unsigned i = 0, sent = 0, k;
+	int r;
+
+	while (i < b->n) {
+		r = sendmmsg(u->fd, b->msgs + i, b->n - i, MSG_DONTWAIT);
+		if (r < 0) {
+			/* The failure belongs to the first datagram not sent; try the next ones. */
+			if (errno == EINTR)
+				continue;
+			b->err[i] = -errno;
+			count(errno == EAGAIN || errno == ENOBUFS ? &u->stats.tx_again :
+				&u->stats.tx_errors, 1);
+			i++;
+			continue;
+		}
+		for (k = i; k < i + (unsigned)r; k++)
+			count(&u->stats.tx_bytes, b->msgs[k].msg_len);
+		count(&u->stats.tx_datagrams, r);
+		sent += r;
+		i += r;
+	}
+	return sent;
+}

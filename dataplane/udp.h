@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A nonblocking UDP endpoint for the transports that travel between nodes (the OPA software
+ * fabric now, RoCE v2 later): one socket, IPv4 or IPv6, batched receive (recvmmsg) into the
+ * caller's buffers, single and batched send (sendto, sendmmsg), and counters.  Sending from
+ * several threads at once is fine (the kernel serialises per datagram), so every counter is
+ * atomic; the receiving side is one thread.
+ */
+#pragma once
+
+#include <netinet/in.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+#define DP_UDP_BATCH		32	/* datagrams per recvmmsg / sendmmsg call */
+#define DP_UDP_ADDR_STRLEN	(INET6_ADDRSTRLEN + 8)	/* "[v6]:65535" */
+
+/* A numeric IPv4 or IPv6 socket address; len says which. */
+struct dp_udp_addr {
+	union {
+		struct sockaddr sa;
+		struct sockaddr_in in;
+		struct sockaddr_in6 in6;
+	};
+	socklen_t len;
+};
+
+struct dp_udp_counters {
+	_Atomic uint64_t rx_datagrams;
+	_Atomic uint64_t rx_bytes;
+	_Atomic uint64_t rx_truncated;	/* longer than the caller's buffer: dropped */
+	_Atomic uint64_t rx_errors;	/* recvmmsg failed other than EAGAIN */
+	_Atomic uint64_t tx_datagrams;
+	_Atomic uint64_t tx_bytes;
+	_Atomic uint64_t tx_again;	/* socket buffer full (EAGAIN, ENOBUFS) */
+	_Atomic uint64_t tx_errors;	/* any other send failure */
+};
+
+struct dp_udp {
+	int fd;				/* -1: closed */
+	struct dp_udp_addr local;	/* as bound (the kernel's port if 0 was asked) */
+	struct dp_udp_counters stats;
+};
+
+/* One datagram handed over by dp_udp_recv(); buf is the caller's, valid during the call. */
+typedef void (*dp_udp_rx_fn)(void *arg, const uint8_t *buf, size_t len,
+			     const struct dp_udp_addr *from);
+
+/* The kernel's view of one receive batch: lives with the receiving thread, no state between calls. */
+struct dp_udp_rx_batch {
+	struct mmsghdr msgs[DP_UDP_BATCH];
+	struct iovec iov[DP_UDP_BATCH];
+	struct dp_udp_addr from[DP_UDP_BATCH];
+};
+
+/* Datagrams queued for one sendmmsg; err[i] is filled by dp_udp_send_batch(). */
+struct dp_udp_tx_batch {
+	unsigned n;
+	struct mmsghdr msgs[DP_UDP_BATCH];
+	struct iovec iov[DP_UDP_BATCH];
+	int err[DP_UDP_BATCH];		/* 0 or negative errno, per datagram */
+	uint32_t tag[DP_UDP_BATCH];	/* the caller's, e.g. which frame a datagram carries */
+};
+
+/*
+ * Parses "A.B.C.D:PORT" or "[IPv6]:PORT" (numeric hosts only; ":PORT" may be left out when
+ * default_port is not 0).  -EINVAL with *why naming what is wrong ("missing ']'", "port out
+ * of range", ...), a static string.
+ */
+int dp_udp_addr_parse(const char *s, uint16_t default_port, struct dp_udp_addr *out,
+		      const char **why);
+/* "A.B.C.D:PORT" or "[v6]:PORT" into buf (DP_UDP_ADDR_STRLEN is enough). */
+void dp_udp_addr_format(const struct dp_udp_addr *a, char *buf, size_t size);
+/* Same family, address and port (scope id too for IPv6). */
+bool dp_udp_addr_equal(const struct dp_udp_addr *a, const struct dp_udp_addr *b);
+uint16_t dp_udp_addr_port(const struct dp_udp_addr *a);
+
+/* Opens a nonblocking socket bound to addr (port 0: the kernel picks; u->local says which). */
+int dp_udp_open(struct dp_udp *u, const struct dp_udp_addr *addr);
+void dp_udp_close(struct dp_udp *u);
+
+/*
+ * Receives up to n (<= DP_UDP_BATCH) datagrams into bufs[i] (buf_size bytes each) and calls
+ * fn for each in order.  A datagram longer than buf_size is counted (rx_truncated) and not
+ * handed over.  Returns how many were received (0: none waiting) or a negative errno.
+ */
+int dp_udp_recv(struct dp_udp *u, struct dp_udp_rx_batch *b, uint8_t *const *bufs,
+		size_t buf_size, unsigned n, dp_udp_rx_fn fn, void *arg);
+
+/* Sends one datagram: 0 or a negative errno (-EAGAIN / -ENOBUFS: no room now). */
+int dp_udp_send(struct dp_udp *u, const struct dp_udp_addr *to, const void *buf, size_t len);
+
+static inline void dp_udp_tx_reset(struct dp_udp_tx_batch *b)
+{
+	b->n = 0;
+}
+
+static inline bool dp_udp_tx_full(const struct dp_udp_tx_batch *b)
+{
+	return b->n == DP_UDP_BATCH;
+}
+
+/* Queues one datagram (buf and to must stay valid until sent); false when the batch is full. */
+bool dp_udp_tx_add(struct dp_udp_tx_batch *b, const struct dp_udp_addr *to, const void *buf,
+		   size_t len, uint32_t tag);
+
+/*
+ * Sends the queued datagrams with as few sendmmsg calls as the kernel allows; a datagram the
+ * kernel refuses gets its err[] and the rest are still tried.  Returns how many were sent;
+ * the batch stays filled (err[], tag[]) for the caller to read, then dp_udp_tx_reset().
+ */
+unsigned dp_udp_send_batch(struct dp_udp *u, struct dp_udp_tx_batch *b);
