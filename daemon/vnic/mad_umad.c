@@ -32,7 +32,7 @@ struct umad_transport {
 	size_t npkeys;
 	char ca_name[UMAD_CA_NAME_LEN];
 	int portnum;
-	uint8_t *rbuf;			/* umad_size() + MAD_UMAD_MAD_MAX */
+	uint8_t *rbuf;			/* MAD_UMAD_HDR_SIZE + MAD_UMAD_MAD_MAX */
 	uint8_t *sbuf;
 };
 
@@ -96,7 +96,7 @@ int mad_umad_build_send(void *umad, size_t cap, const struct mad_addr *to, const
 {
 	int index;
 
-	if (len < MAD_UMAD_MAD_MIN || len > MAD_UMAD_MAD_MAX || cap < umad_size() + len)
+	if (len < MAD_UMAD_MAD_MIN || len > MAD_UMAD_MAD_MAX || cap < MAD_UMAD_HDR_SIZE + len)
 		return -EMSGSIZE;
 	/* umad carries 16-bit LIDs (extended LIDs would need a GRH); OPA SLs have 5 bits. */
 	if (to->lid == 0 || to->lid > 0xffff || to->sl > 31 || to->qpn > 0xffffff)
@@ -104,11 +104,12 @@ int mad_umad_build_send(void *umad, size_t cap, const struct mad_addr *to, const
 	index = pkey_index(pkeys, npkeys, to->pkey);
 	if (index < 0)
 		return index;
-	memset(umad, 0, umad_size());
+	memset(umad, 0, MAD_UMAD_HDR_SIZE);
 	umad_set_addr_net(umad, htobe16((uint16_t)to->lid), htobe32(to->qpn), to->sl,
 			  htobe32(MAD_UMAD_QP1_QKEY));
-	umad_set_pkey(umad, index);
-	memcpy(umad_get_mad(umad), mad, len);
+	/* Not umad_set_pkey(): it does nothing until a port is open, and this runs without one. */
+	((struct ib_user_mad *)umad)->addr.pkey_index = (uint16_t)index;
+	memcpy(((struct ib_user_mad *)umad)->data, mad, len);
 	return 0;
 }
 
@@ -141,8 +142,8 @@ static int umad_transport_send(struct mad_transport *t, const struct mad_addr *t
 	struct umad_transport *u = to_umad(t);
 	int r;
 
-	r = mad_umad_build_send(u->sbuf, umad_size() + MAD_UMAD_MAD_MAX, to, u->pkeys, u->npkeys,
-				mad, len);
+	r = mad_umad_build_send(u->sbuf, MAD_UMAD_HDR_SIZE + MAD_UMAD_MAD_MAX, to, u->pkeys,
+				u->npkeys, mad, len);
 	if (r < 0)
 		return r;
 	/* Replies and traps are never retried (reference §7.11): timeout 0, no retries. */
@@ -191,7 +192,7 @@ static int drop_unreadable(struct umad_transport *u)
 	int len = OVERSIZE_DRAIN_MAX, r;
 	uint8_t *big;
 
-	big = malloc(umad_size() + OVERSIZE_DRAIN_MAX);
+	big = malloc(MAD_UMAD_HDR_SIZE + OVERSIZE_DRAIN_MAX);
 	if (!big)
 		return -ENOMEM;
 	r = umad_recv(u->portid, big, &len, 0);
@@ -232,7 +233,8 @@ static int on_umad(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 			continue;
 		}
 		if (u->t.recv)
-			u->t.recv(u->t.userdata, &from, umad_get_mad(u->rbuf), (size_t)len);
+			u->t.recv(u->t.userdata, &from, ((struct ib_user_mad *)u->rbuf)->data,
+				  (size_t)len);
 	}
 	return 0;
 }
@@ -322,6 +324,9 @@ static int open_agent(struct umad_transport *u, sd_event *event)
 	u->portid = umad_open_port(u->ca_name, u->portnum);
 	if (u->portid < 0)
 		return u->portid;
+	/* Our buffers have the P_Key index header, which an open port turns on in libibumad. */
+	if (umad_size() != MAD_UMAD_HDR_SIZE)
+		return -EPROTO;
 	fd = umad_get_fd(u->portid);
 	flags = fcntl(fd, F_GETFL);
 	/* umad_recv() with no timeout reads at once: it must not block the event loop. */
@@ -356,8 +361,8 @@ int mad_umad_open(struct mad_transport **out, sd_event *event, const char *ca_na
 	u->agent_id = -1;
 	copy_name(u->ca_name, sizeof(u->ca_name), ports[i].ca_name);
 	u->portnum = ports[i].portnum;
-	u->rbuf = calloc(1, umad_size() + MAD_UMAD_MAD_MAX);
-	u->sbuf = calloc(1, umad_size() + MAD_UMAD_MAD_MAX);
+	u->rbuf = calloc(1, MAD_UMAD_HDR_SIZE + MAD_UMAD_MAD_MAX);
+	u->sbuf = calloc(1, MAD_UMAD_HDR_SIZE + MAD_UMAD_MAD_MAX);
 	r = u->rbuf && u->sbuf ? read_port(u) : -ENOMEM;
 	if (r >= 0)
 		r = open_agent(u, event);

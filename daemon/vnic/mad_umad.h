@@ -24,6 +24,11 @@
 #define MAD_UMAD_QP1_QKEY	0x80010000u
 #define MAD_UMAD_MAD_MIN	24
 #define MAD_UMAD_MAD_MAX	2048
+/*
+ * The umad header with the P_Key index, as the kernel uses it once a port is
+ * open (umad_size() is 8 bytes less before): the buffers here always have it.
+ */
+#define MAD_UMAD_HDR_SIZE	sizeof(struct ib_user_mad)
 
 /*
  * Opens the first Omni-Path port (or ca_name/port when given; NULL/0 = any),
@@ -56,7 +61,7 @@ int mad_umad_choose_port(const struct mad_umad_port_desc *ports, size_t n, const
 void mad_umad_reg_attr(struct umad_reg_attr *attr);
 
 /*
- * Fills a send buffer (umad_size() + len bytes, cap available) for one MAD to
+ * Fills a send buffer (MAD_UMAD_HDR_SIZE + len bytes, cap available) for one MAD to
  * `to` on QP1: address, Q_Key 0x80010000, P_Key index of to->pkey in pkeys
  * (exact value, else the same partition with the other membership bit),
  * then the MAD.  -EMSGSIZE for a MAD outside 24..2048 or a short buffer,
