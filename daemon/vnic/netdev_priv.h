@@ -15,6 +15,7 @@ struct vnic_netdev_watch {
 	sd_event *event;
 	struct nl_sock *req;		/* changes and queries, blocking */
 	struct nl_sock *notify;		/* RTNLGRP_LINK, nonblocking */
+	struct nl_cb *notify_cb;	/* its callbacks (a reference of our own) */
 	sd_event_source *notify_source;
 	sd_event_source *mc_timer;
 	uint64_t mc_poll_usec;

@@ -149,15 +149,15 @@ static int on_notify(sd_event_source *s, int fd, uint32_t revents, void *userdat
 	bool overrun = false;
 	int r;
 
-	/* nl_recvmsgs_report() is 0 once the nonblocking socket has nothing left. */
+	/* Until the nonblocking socket is empty: -NLE_AGAIN (or 0, by libnl version). */
 	do {
-		r = nl_recvmsgs_report(w->notify, nl_socket_get_cb(w->notify));
+		r = nl_recvmsgs_report(w->notify, w->notify_cb);
 		if (r == -NLE_NOMEM) {	/* ENOBUFS: notifications were lost */
 			overrun = true;
 			r = 1;
 		}
 	} while (r > 0);
-	if (r < 0)
+	if (r < 0 && r != -NLE_AGAIN)
 		log_warning_errno(vnic_nl_errno(r), "vnic: reading link notifications");
 	if (overrun)
 		log_debug("vnic: link notifications overran; reading every port again");
@@ -232,7 +232,10 @@ static int open_notify(struct vnic_netdev_watch *w)
 		r = nl_socket_set_nonblocking(w->notify);
 	if (r >= 0)
 		r = nl_socket_set_buffer_size(w->notify, NOTIFY_RCVBUF, 0);
-	return r < 0 ? vnic_nl_errno(r) : 0;
+	if (r < 0)
+		return vnic_nl_errno(r);
+	w->notify_cb = nl_socket_get_cb(w->notify);
+	return w->notify_cb ? 0 : -ENOMEM;
 }
 
 int vnic_netdev_watch_new(struct vnic_netdev_watch **out, sd_event *event, uint64_t mc_poll_usec)
@@ -283,6 +286,7 @@ void vnic_netdev_watch_free(struct vnic_netdev_watch *w)
 		log_error("vnic: netdev watch freed with interfaces still open");
 	sd_event_source_disable_unref(w->notify_source);
 	sd_event_source_disable_unref(w->mc_timer);
+	nl_cb_put(w->notify_cb);
 	nl_socket_free(w->notify);
 	nl_socket_free(w->req);
 	sd_event_unref(w->event);
