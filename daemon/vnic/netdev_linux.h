@@ -32,7 +32,8 @@ struct vnic_mac_list {
 /*
  * What the host did to the interface.  Each is called only on a change the
  * driver did not make itself through this API (except vnic_netdev_set_up(),
- * which acts as the host would).  Any member may be NULL.
+ * which acts as the host would).  Any member may be NULL.  They run from
+ * the event loop and may call the setters, but must not destroy a netdev.
  */
 struct vnic_netdev_events {
 	void (*on_admin)(void *userdata, bool up);

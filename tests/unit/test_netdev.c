@@ -5,7 +5,8 @@
  * namespace), created, configured and checked through sysfs; the host's
  * actions (`ip link set ...`, `ip maddr add`) seen through the callbacks
  * while the event loop runs; frames both ways between the TAP descriptor
- * and an AF_PACKET socket.  Needs root and /dev/net/tun: skipped otherwise.
+ * and an AF_PACKET socket.  Needs root and /dev/net/tun: without them only
+ * the parser test runs.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -32,8 +33,6 @@
 
 /* IEEE 802 "local experimental" EtherType: nothing else on the link sends it. */
 #define TEST_ETHERTYPE 0x88b5
-
-static const char *skip_reason;
 
 struct seen {
 	unsigned admin_calls, mac_calls, mtu_calls, mc_calls;
@@ -155,10 +154,6 @@ static int setup(void **state)
 	struct fixture *f = calloc(1, sizeof(*f));
 
 	assert_non_null(f);
-	if (skip_reason) {
-		*state = f;
-		return 0;
-	}
 	assert_int_equal(sd_event_new(&f->event), 0);
 	/* Fast multicast polling: the tests wait for it. */
 	assert_int_equal(vnic_netdev_watch_new(&f->watch, f->event, 50000), 0);
@@ -179,10 +174,6 @@ static int teardown(void **state)
 
 static void create(struct fixture *f, const char *name)
 {
-	if (skip_reason) {
-		print_message("skipped: %s\n", skip_reason);
-		skip();
-	}
 	assert_int_equal(vnic_netdev_create(&f->nd, f->watch, name, &events, &f->seen), 0);
 }
 
@@ -473,6 +464,9 @@ static const char *enter_namespace(void)
 
 int main(void)
 {
+	const struct CMUnitTest parse_tests[] = {
+		cmocka_unit_test(test_mcast_parse),
+	};
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_mcast_parse),
 		cmocka_unit_test_setup_teardown(test_create_and_configure, setup, teardown),
@@ -482,8 +476,12 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_destroy_removes, setup, teardown),
 	};
 
-	skip_reason = enter_namespace();
-	if (skip_reason)
+	/* Why the interface tests cannot run here (not root, no TUN), or NULL. */
+	const char *skip_reason = enter_namespace();
+	/* Not cmocka's skip(): its TAP output is "not ok ... # SKIP", which tests/run.sh counts. */
+	if (skip_reason) {
 		fprintf(stderr, "test_netdev: interface tests skipped: %s\n", skip_reason);
+		return cmocka_run_group_tests(parse_tests, NULL, NULL);
+	}
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
