@@ -23,6 +23,8 @@ const struct cmd cmd_root[] = {
 	  .sub = cmd_pool },
 	{ .name = "dek", .summary = "Data encryption keys for AES-XTS MKEYs, and the crypto login",
 	  .sub = cmd_dek },
+	{ .name = "vnic", .summary = "Omni-Path VNIC ports: configuration, MAC tables, counters, fabric",
+	  .sub = cmd_vnic },
 	{ .name = "offload", .summary = "Run one MKEY transform on local bytes, without the daemon",
 	  .sub = cmd_offload },
 	{ .name = "monitor", .summary = "Print device events as they happen, until interrupted",

@@ -11,7 +11,7 @@
 
 static const char *const event_types[] = {
 	"object_created", "object_destroyed", "qp_state", "sq_drained", "sig_error",
-	"wr_canceled", "recovery", NULL,
+	"wr_canceled", "recovery", "vnic_state", "vnic_mac_table", "vnic_trap", NULL,
 };
 
 /* "12:34:56.789 qp_state qp 5: device soft0 old_state RTR new_state RTS" */

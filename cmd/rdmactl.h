@@ -118,6 +118,7 @@ bool mkey_configure_given(const struct cmd_args *args);
 int mkey_configure_params(struct ctl *ctl, const struct cmd_args *args, struct json_object *params);
 extern const struct cmd cmd_pool[];
 extern const struct cmd cmd_dek[];
+extern const struct cmd cmd_vnic[];
 
 int cmd_status_run(struct ctl *ctl, const struct cmd_args *args);
 int cmd_monitor_run(struct ctl *ctl, const struct cmd_args *args);

@@ -40,6 +40,33 @@ static struct json_object *workers_summary(struct json_object *workers)
 	return json_object_new_string(buf);
 }
 
+/* "vnic0 forwarding passing, vnic1 drop_all", or "-" */
+static struct json_object *vnic_summary(struct json_object *ports)
+{
+	size_t n = json_object_array_length(ports);
+	struct json_object *line;
+	char *buf = NULL;
+	size_t size = 0;
+	FILE *f = open_memstream(&buf, &size);
+
+	if (!f)
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *p = json_object_array_get_idx(ports, i);
+
+		fprintf(f, "%s%s %s%s", i ? ", " : "",
+			json_object_get_string(json_object_object_get(p, "ifname")),
+			json_object_get_string(json_object_object_get(p, "oper_state")),
+			json_object_get_boolean(json_object_object_get(p, "passing")) ? " passing" : "");
+	}
+	if (!n)
+		fputs("-", f);
+	fclose(f);
+	line = json_object_new_string(buf);
+	free(buf);
+	return line;
+}
+
 /* "open 3 max 4096 ...": an object of scalars as one line, whole, where the text output would wrap it. */
 static struct json_object *fields_line(struct json_object *obj)
 {
@@ -80,6 +107,8 @@ int cmd_status_run(struct ctl *ctl, const struct cmd_args *args)
 				json_object_object_add(shown, "uptime", json_object_new_string(uptime));
 			else if (strcmp(key, "workers") == 0)
 				json_object_object_add(shown, key, workers_summary(val));
+			else if (strcmp(key, "vnic_ports") == 0)
+				json_object_object_add(shown, key, vnic_summary(val));
 			else if (json_object_is_type(val, json_type_object))
 				json_object_object_add(shown, key, fields_line(val));
 			else if (strcmp(key, "started_usec") != 0)

@@ -24,6 +24,7 @@ static const struct {
 	{ "io.rdmad.Mkey", api_mkey_methods },
 	{ "io.rdmad.Pool", api_pool_methods },
 	{ "io.rdmad.Dek", api_dek_methods },
+	{ "io.rdmad.Vnic", api_vnic_methods },
 	{ "io.rdmad.Monitor", api_monitor_methods },
 };
 

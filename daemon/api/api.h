@@ -25,6 +25,7 @@ extern const struct varlink_method api_gid_methods[];
 extern const struct varlink_method api_mkey_methods[];
 extern const struct varlink_method api_pool_methods[];
 extern const struct varlink_method api_dek_methods[];
+extern const struct varlink_method api_vnic_methods[];
 extern const struct varlink_method api_monitor_methods[];
 
 /* The monitor: device events to io.rdmad.Monitor subscribers (daemon/api/monitor.c). */

@@ -5,6 +5,7 @@
 #include "daemon/api/dispatch.h"
 #include "daemon/core/state.h"
 #include "daemon/soft/workers.h"
+#include "daemon/vnic/vnic.h"
 #include "lib/log.h"
 
 #include <string.h>
@@ -51,6 +52,27 @@ static struct json_object *connections_json(const struct varlink_server *server)
 	return o;
 }
 
+static struct json_object *vnic_ports_json(const struct vnic_service *s)
+{
+	struct json_object *ports = json_object_new_array();
+
+	for (unsigned i = 0; s && i < VNIC_MAX_VPORTS; i++) {
+		const struct vnic_port *p = vnic_service_port(s, i);
+		struct json_object *o;
+
+		if (!p)
+			continue;
+		o = json_object_new_object();
+		json_add_string(o, "device", s->env.dev->name);
+		json_add_uint(o, "handle", i);
+		json_add_string(o, "ifname", p->ifname);
+		json_add_string(o, "oper_state", vnic_port_forwarding(p) ? "forwarding" : "drop_all");
+		json_add_bool(o, "passing", vnic_port_passing(p));
+		json_object_array_add(ports, o);
+	}
+	return ports;
+}
+
 static int get_status(struct varlink_call *call, struct json_object *params, void *userdata)
 {
 	struct manager *m = userdata;
@@ -71,6 +93,7 @@ static int get_status(struct varlink_call *call, struct json_object *params, voi
 		json_object_array_add(devices, json_object_new_string(m->devices[i]->name));
 	json_object_object_add(reply, "devices", devices);
 	json_object_object_add(reply, "workers", workers_json(m->workers));
+	json_object_object_add(reply, "vnic_ports", vnic_ports_json(m->vnic));
 	return varlink_call_reply(call, reply);
 }
 

@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 #include "daemon/core/config.h"
 #include "daemon/verbs/recovery.h"
+#include "dataplane/opa/opa16b.h"
+#include "dataplane/opa/opa9b.h"
+#include "dataplane/udp.h"
 #include "lib/log.h"
 #include "lib/varlink/varlink.h"
 
@@ -21,6 +24,13 @@ void config_defaults(struct rdmad_config *config)
 		.max_mr_size = RDMAD_MAX_MR_SIZE_DEFAULT,
 		.busy_poll_usec = RDMAD_BUSY_POLL_USEC_DEFAULT,
 	};
+}
+
+void config_free(struct rdmad_config *config)
+{
+	free(config->fabric.nodes);
+	config->fabric.nodes = NULL;
+	config->fabric.n_nodes = 0;
 }
 
 static int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
@@ -112,7 +122,8 @@ static void unknown_setting(const char *key, char *msg, size_t size)
 	for (size_t i = 0; i < sizeof(number_settings) / sizeof(number_settings[0]) && used < size; i++)
 		used += (size_t)snprintf(msg + used, size - used, ", %s", number_settings[i].key);
 	if (used < size)
-		snprintf(msg + used, size - used, ", recovery, crypto_credential, import_kek.NAME)");
+		snprintf(msg + used, size - used, ", recovery, crypto_credential, import_kek.NAME, "
+			 "fabric_lid, fabric_address, fabric_node.LID)");
 }
 
 static char *strip(char *s)
@@ -181,6 +192,102 @@ static int add_import_kek(struct rdma_crypto_config *c, const char *name, const 
 	return 0;
 }
 
+/* A LID: decimal or 0x hexadecimal, 1 to 24 bits. */
+static int parse_lid(const char *s, uint32_t *out)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(s, &end, 0);
+	if (errno || end == s || *end || s[0] == '-' || v == 0 || v > OPA16B_LID_MAX)
+		return -EINVAL;
+	*out = (uint32_t)v;
+	return 0;
+}
+
+static int check_address(const char *key, const char *text, char *msg, size_t size)
+{
+	struct dp_udp_addr addr;
+	const char *why;
+
+	if (strlen(text) >= RDMAD_FABRIC_ADDR_TEXT ||
+	    dp_udp_addr_parse(text, RDMAD_FABRIC_PORT_DEFAULT, &addr, &why) < 0) {
+		snprintf(msg, size, "%s: '%s' is not an address HOST:PORT (numeric IPv4 host, or "
+			 "[IPv6]:PORT): %s", key, text,
+			 strlen(text) >= RDMAD_FABRIC_ADDR_TEXT ? "too long" : why);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* fabric_node.LID = ADDRESS...: who serves LID on the software fabric (docs/opa-fabric.md). */
+static int add_fabric_node(struct rdmad_fabric_config *f, const char *lid_text, const char *value,
+			   char *msg, size_t size)
+{
+	struct rdmad_fabric_node node = { 0 }, *nodes;
+	char key[64], copy[1024], *save = NULL, *word;
+
+	snprintf(key, sizeof(key), "fabric_node.%.40s", lid_text);
+	if (parse_lid(lid_text, &node.lid) < 0) {
+		snprintf(msg, size, "%s: '%s' is not a LID (1 to 0x%x, decimal or 0x hex)", key,
+			 lid_text, OPA16B_LID_MAX);
+		return -EINVAL;
+	}
+	for (unsigned i = 0; i < f->n_nodes; i++)
+		if (f->nodes[i].lid == node.lid) {
+			snprintf(msg, size, "%s: LID %u is set twice", key, node.lid);
+			return -EINVAL;
+		}
+	if (f->n_nodes >= RDMAD_FABRIC_NODES_MAX) {
+		snprintf(msg, size, "%s: no more than %d nodes", key, RDMAD_FABRIC_NODES_MAX);
+		return -EINVAL;
+	}
+	snprintf(copy, sizeof(copy), "%s", value);
+	for (word = strtok_r(copy, " \t", &save); word; word = strtok_r(NULL, " \t", &save)) {
+		if (check_address(key, word, msg, size) < 0)
+			return -EINVAL;
+		if (node.n_addrs == RDMAD_FABRIC_NODE_ADDRS) {
+			snprintf(msg, size, "%s: no more than %d addresses", key,
+				 RDMAD_FABRIC_NODE_ADDRS);
+			return -EINVAL;
+		}
+		strcpy(node.addrs[node.n_addrs++], word);
+	}
+	if (!node.n_addrs) {
+		snprintf(msg, size, "%s: give one address HOST:PORT or more", key);
+		return -EINVAL;
+	}
+	nodes = realloc(f->nodes, (f->n_nodes + 1) * sizeof(*nodes));
+	if (!nodes) {
+		snprintf(msg, size, "%s: out of memory", key);
+		return -ENOMEM;
+	}
+	nodes[f->n_nodes++] = node;
+	f->nodes = nodes;
+	return 0;
+}
+
+static int apply_fabric(struct rdmad_fabric_config *f, const char *key, const char *value,
+			char *msg, size_t size)
+{
+	if (strcmp(key, "fabric_lid") == 0) {
+		if (parse_lid(value, &f->lid) < 0 || f->lid > OPA9B_LID_UNICAST_MAX) {
+			snprintf(msg, size, "fabric_lid: '%s' is not a unicast LID (1 to 0x%x)", value,
+				 OPA9B_LID_UNICAST_MAX);
+			return -EINVAL;
+		}
+		return 0;
+	}
+	if (strcmp(key, "fabric_address") == 0) {
+		if (check_address(key, value, msg, size) < 0)
+			return -EINVAL;
+		strcpy(f->address, value);
+		return 0;
+	}
+	return add_fabric_node(f, key + strlen("fabric_node."), value, msg, size);
+}
+
 /* One "key = value" line; a message naming the key and its allowed values on error. */
 static int apply(struct rdmad_config *c, const char *key, const char *value, char *msg, size_t size)
 {
@@ -207,6 +314,9 @@ static int apply(struct rdmad_config *c, const char *key, const char *value, cha
 		return set_path(c->crypto.credential, key, value, msg, size);
 	} else if (strncmp(key, "import_kek.", strlen("import_kek.")) == 0) {
 		return add_import_kek(&c->crypto, key + strlen("import_kek."), value, msg, size);
+	} else if (strcmp(key, "fabric_lid") == 0 || strcmp(key, "fabric_address") == 0 ||
+		   strncmp(key, "fabric_node.", strlen("fabric_node.")) == 0) {
+		return apply_fabric(&c->fabric, key, value, msg, size);
 	} else {
 		unknown_setting(key, msg, size);
 		return -EINVAL;
@@ -223,12 +333,20 @@ static int check(const char *path, const struct rdmad_config *c, char *err, size
 			 c->limits.max_connections);
 		return -EINVAL;
 	}
+	if (!c->fabric.lid && (c->fabric.address[0] || c->fabric.n_nodes)) {
+		snprintf(err, err_size, "%s: fabric_address and fabric_node.LID need fabric_lid, this "
+			 "node's LID on the fabric", path);
+		return -EINVAL;
+	}
 	return 0;
 }
 
 int config_load(const char *path, struct rdmad_config *config, char *err, size_t err_size)
 {
 	struct rdmad_config c = *config;
+
+	/* The fabric map is the file's alone, built afresh (config->fabric stays config's). */
+	c.fabric = (struct rdmad_fabric_config) { 0 };
 	char *line = NULL;
 	size_t cap = 0;
 	unsigned lineno = 0;
@@ -272,7 +390,11 @@ int config_load(const char *path, struct rdmad_config *config, char *err, size_t
 	fclose(f);
 	if (r == 0)
 		r = check(path, &c, err, err_size);
-	if (r == 0)
+	if (r == 0) {
+		config_free(config);
 		*config = c;
+	} else {
+		config_free(&c);
+	}
 	return r;
 }

@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "daemon/verbs/crypto_config.h"
+#include "daemon/vnic/fabric_config.h"
 #include "lib/varlink/varlink.h"
 
 #define RDMAD_CONFIG_PATH "/etc/rdmad/rdmad.conf"
@@ -19,6 +20,7 @@ struct rdmad_config {
 	unsigned busy_poll_usec;  /* the event loop stays awake this long after work */
 	/* Crypto officer's provisioning (crypto_credential, import_kek.NAME), for the model. */
 	struct rdma_crypto_config crypto;
+	struct rdmad_fabric_config fabric;
 };
 
 #define RDMAD_MAX_MR_SIZE_DEFAULT (1ull << 30)
@@ -27,6 +29,8 @@ struct rdmad_config {
 #define RDMAD_BUSY_POLL_USEC_MAX     10000
 
 void config_defaults(struct rdmad_config *config);
+/* What config_load() allocated (the fabric map). */
+void config_free(struct rdmad_config *config);
 /*
  * Reads path over the defaults.  A missing file is no error.  On a bad line
  * returns -EINVAL with "FILE:LINE: what" in err, and config is left untouched.

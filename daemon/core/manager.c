@@ -179,6 +179,8 @@ struct manager *manager_free(struct manager *m)
 	if (!m)
 		return NULL;
 	m->commit = commit_free(m->commit);
+	/* The OPA port leaves the workers before they stop. */
+	vnic_stop(m);
 	m->workers = worker_set_free(m->workers);
 	/* What the workers owned is the main thread's to free now. */
 	for (unsigned i = 0; i < m->n_devices; i++)
@@ -193,6 +195,7 @@ struct manager *manager_free(struct manager *m)
 	free(m->socket_path);
 	free(m->state_dir);
 	free(m->config_path);
+	config_free(&m->config);
 	free(m);
 	return NULL;
 }
@@ -224,6 +227,12 @@ int manager_reload(struct manager *m, char *err, size_t err_size)
 	r = config_load(m->config_path, &c, err, err_size);
 	if (r < 0)
 		return r;
+	r = vnic_reload(m, &c.fabric, err, err_size);
+	if (r < 0) {
+		config_free(&c);
+		return r;
+	}
+	config_free(&m->config);
 	m->config = c;
 	apply_config(m);
 	log_info("configuration reloaded from %s", m->config_path);
@@ -315,6 +324,9 @@ int manager_start(struct manager *m)
 		if (r < 0)
 			return log_error_errno(r, "cannot start the data path of %s", m->devices[i]->name);
 	}
+	r = vnic_start(m);
+	if (r < 0)
+		return r;
 	apply_config(m);
 
 	r = sd_event_add_signal(m->event, NULL, SIGTERM | SD_EVENT_SIGNAL_PROCMASK, NULL, NULL);

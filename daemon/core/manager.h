@@ -21,6 +21,8 @@ struct varlink_server;
 struct worker_set;
 struct api_monitor;
 struct commit;
+struct vnic_service;
+struct json_object;
 
 struct manager_options {
 	const char *socket_path;
@@ -65,6 +67,8 @@ struct manager {
 		gid_t gid;
 	} read_group;
 	struct commit *commit;    /* writes the state files (daemon/core/commit.h) */
+	struct vnic_service *vnic;   /* the first device's OPA port, or NULL (daemon/vnic/vnic.h) */
+	struct json_object *vnic_saved;  /* what vnic.json held, until the OPA port starts */
 };
 
 int manager_new(struct manager **out, const struct manager_options *opts);
@@ -86,4 +90,9 @@ int manager_loop(struct manager *m);
 int manager_reload(struct manager *m, char *err, size_t err_size);
 struct rdma_device *manager_find_device(struct manager *m, const char *name);
 uint64_t manager_uptime_usec(const struct manager *m);
+
+/* The OPA port (daemon/core/vnic_state.c): after the workers start, before they stop, at reload. */
+int vnic_start(struct manager *m);
+void vnic_stop(struct manager *m);
+int vnic_reload(struct manager *m, const struct rdmad_fabric_config *fc, char *err, size_t err_size);
 

@@ -22,6 +22,7 @@ static const struct state_kind *const kinds[] = {
 	&state_settings,
 	&state_deks,
 	&state_pools,
+	&state_vnic,
 };
 
 static int fsync_dir(const char *dir)

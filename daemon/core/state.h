@@ -75,6 +75,7 @@ struct state_kind {
 extern const struct state_kind state_settings;   /* daemon/core/settings.c */
 extern const struct state_kind state_deks;       /* daemon/core/dek_state.c */
 extern const struct state_kind state_pools;      /* daemon/core/pool_state.c */
+extern const struct state_kind state_vnic;       /* daemon/core/vnic_state.c */
 
 /*
  * Restores every kind in table order.  A file that does not parse, or is not

@@ -9,19 +9,19 @@
 #include <stdint.h>
 #include <systemd/sd-event.h>
 
+#include "dataplane/nic.h"
 #include "dataplane/worker.h"
 
 #define WORKER_EVENT_TYPES_MAX 32
 
-/* The types of struct dp_event the daemon's workers report (0 is none). */
+/*
+ * The types of struct dp_event the daemon's workers report (0 is none): the
+ * NIC's (enum dp_nic_event, dataplane/nic.h) and, after them, the OPA
+ * fabric's, whose type its driver gives it (dataplane/opa/fabric.h).
+ */
 enum worker_event_type {
-	WORKER_EVENT_QP_ERROR = 1,   /* QP object went to ERR; ptr its data path, cookie the device's */
-	/* A completion in a CQ waited on or armed: object its cqn, ptr its ring, value solicited. */
-	WORKER_EVENT_CQ_ENTRY,
-	/* Signature-error reports wait on the device's lists: cookie the device's data path. */
-	WORKER_EVENT_REPORTS,
-	/* sig_pipelining stopped a QP's send queue in SQD: as QP_ERROR, value when (CLOCK_MONOTONIC ns). */
-	WORKER_EVENT_QP_STOPPED,
+	/* MADs wait in the software fabric's queue: cookie the fabric. */
+	WORKER_EVENT_FABRIC_MADS = DP_EVENT_TYPES,
 };
 
 typedef void (*worker_event_fn)(struct dp_worker *w, const struct dp_event *ev, void *userdata);

@@ -167,7 +167,7 @@ static uint16_t set_mactbl(struct vema *v, const struct vema_req *req, uint8_t *
 		return VEMA_STATUS_UNSUP;
 	}
 	if (v->ops->mactable_changed)
-		v->ops->mactable_changed(v->ctx, vp);
+		v->ops->mactable_changed(v->ctx, vp, h.offset, h.num_entries);
 	status = get_mactbl(v, req, out);
 	return status;
 }

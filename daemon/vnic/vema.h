@@ -23,8 +23,8 @@ struct vema_ops {
 	int (*vport_created)(void *ctx, struct vnic_vport *vp);
 	/* vp's VESWPortInfo or state changed; changed = enum vport_change bits. */
 	void (*vport_changed)(void *ctx, struct vnic_vport *vp, unsigned changed);
-	/* vp's MAC table was written (or restored). */
-	void (*mactable_changed)(void *ctx, struct vnic_vport *vp);
+	/* vp's MAC table slots [offset, offset + num) were written (or all restored). */
+	void (*mactable_changed)(void *ctx, struct vnic_vport *vp, uint32_t offset, uint32_t num);
 	/* Delete VESW: vp is back at POD values, its MAC table released.  Reprogram all. */
 	void (*vport_reset)(void *ctx, struct vnic_vport *vp);
 	/* The counters of vp. */
@@ -37,6 +37,8 @@ struct vema_ops {
 	int (*send)(void *ctx, const struct mad_addr *to, const uint8_t *mad, size_t len);
 	/* Monotonic clock, µs. */
 	uint64_t (*now_us)(void *ctx);
+	/* A trap of vp was sent or not (enum vema_trap_result), for the driver's events; may be NULL. */
+	void (*trap_done)(void *ctx, const struct vnic_vport *vp, unsigned opcode, int result);
 };
 
 /* Why a MAD got no reply at all. */

@@ -86,7 +86,7 @@ int vema_restore_vport(struct vema *v, unsigned index, const struct vema_vport_s
 	if (v->ops->vport_changed)
 		v->ops->vport_changed(v->ctx, vp, VPORT_CHG_ALL);
 	if (vp->macs && v->ops->mactable_changed)
-		v->ops->mactable_changed(v->ctx, vp);
+		v->ops->mactable_changed(v->ctx, vp, 0, VNIC_MAC_TBL_ENTRIES);
 	return 0;
 undo:
 	vport_set_remove(&v->vports, index);

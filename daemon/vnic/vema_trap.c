@@ -21,16 +21,14 @@ static bool rate_limited(struct vnic_vport *vp, uint64_t now)
 	return false;
 }
 
-enum vema_trap_result vema_port_event(struct vema *v, unsigned index, enum vema_trap_opcode event)
+static enum vema_trap_result port_event(struct vema *v, struct vnic_vport *vp,
+				       enum vema_trap_opcode event)
 {
-	struct vnic_vport *vp = vema_vport(v, index);
 	uint8_t mad[VEMA_TRAP_LEN];
 	struct vema_trap_data d;
 	struct mad_addr to;
 	uint64_t now;
 
-	if (!vp)
-		return VEMA_TRAP_NO_VPORT;
 	now = v->ops->now_us ? v->ops->now_us(v->ctx) : 0;
 	if (rate_limited(vp, now)) {
 		v->stats.traps_rate_limited++;
@@ -64,6 +62,19 @@ enum vema_trap_result vema_port_event(struct vema *v, unsigned index, enum vema_
 		vp->trap_window_end = now + VEMA_TRAP_WINDOW_US;
 	v->stats.traps_sent++;
 	return VEMA_TRAP_SENT;
+}
+
+enum vema_trap_result vema_port_event(struct vema *v, unsigned index, enum vema_trap_opcode event)
+{
+	struct vnic_vport *vp = vema_vport(v, index);
+	enum vema_trap_result r;
+
+	if (!vp)
+		return VEMA_TRAP_NO_VPORT;
+	r = port_event(v, vp, event);
+	if (v->ops->trap_done)
+		v->ops->trap_done(v->ctx, vp, event, r);
+	return r;
 }
 
 static void notify_state(struct vema *v, struct vnic_vport *vp)

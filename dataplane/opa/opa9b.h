@@ -27,6 +27,7 @@
 #define OPA9B_OP_UD_SEND_ONLY	0x64
 #define OPA9B_GSI_QP		1
 #define OPA9B_GSI_QKEY		0x80010000u
+#define OPA9B_LID_UNICAST_MAX	0xbfff	/* 16-bit LIDs above are multicast/permissive */
 #define OPA9B_MAD_MIN		24	/* the common MAD header */
 #define OPA9B_MAD_MAX		2048	/* OPA_MGMT_MAD_SIZE */
 #define OPA9B_MAX_PKT		(OPA9B_HDRS_LEN + OPA9B_MAD_MAX + 3 + OPA9B_ICRC_LEN)

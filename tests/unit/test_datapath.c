@@ -315,7 +315,7 @@ static void test_error_reported_before_its_completion(void **state)
 	turn(f, soft_qp(a)->worker->index);
 	/* Both QPs went to ERR (remote access error, class C): two events, in order. */
 	assert_true(dp_queue_pop(&soft_qp(a)->worker->events, &ev));
-	assert_int_equal(ev.type, WORKER_EVENT_QP_ERROR);
+	assert_int_equal(ev.type, DP_EVENT_QP_ERROR);
 	assert_int_equal(ev.object, b->obj.handle);
 	assert_true(dp_queue_pop(&soft_qp(a)->worker->events, &ev));
 	assert_int_equal(ev.object, a->obj.handle);

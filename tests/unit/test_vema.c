@@ -47,7 +47,7 @@ static void fake_changed(void *ctx, struct vnic_vport *vp, unsigned changed)
 	f->last_changed = changed;
 }
 
-static void fake_mactable(void *ctx, struct vnic_vport *vp)
+static void fake_mactable(void *ctx, struct vnic_vport *vp, uint32_t offset, uint32_t num)
 {
 	((struct fake *)ctx)->mactable++;
 }
