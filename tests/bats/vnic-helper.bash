@@ -5,6 +5,7 @@
 #   namespace A: rdmad LID 1 at 10.231.0.1:4795, opa-em LID 100 at 10.231.0.1:4796
 #   namespace B: rdmad LID 2 at 10.231.0.2:4795
 #
+# The veth ends are $VETH_A and $VETH_B.
 # Multicast LID 0xF00001 reaches both rdmad.  Needs root, ip and /dev/net/tun.
 
 OPA_EM="$BUILD/tools/opa-em"
@@ -35,14 +36,16 @@ vnic_fabric_setup() {
 	NS_B=rdmad-b-$$
 	A=$BATS_FILE_TMPDIR/a
 	B=$BATS_FILE_TMPDIR/b
-	export NS_A NS_B A B
+	VETH_A=fa$$
+	VETH_B=fb$$
+	export NS_A NS_B A B VETH_A VETH_B
 	ip netns add "$NS_A"
 	ip netns add "$NS_B"
-	ip link add "fa$$" netns "$NS_A" type veth peer name "fb$$" netns "$NS_B"
-	ip -n "$NS_A" addr add 10.231.0.1/24 dev "fa$$"
-	ip -n "$NS_B" addr add 10.231.0.2/24 dev "fb$$"
-	ip -n "$NS_A" link set "fa$$" up
-	ip -n "$NS_B" link set "fb$$" up
+	ip link add "$VETH_A" netns "$NS_A" type veth peer name "$VETH_B" netns "$NS_B"
+	ip -n "$NS_A" addr add 10.231.0.1/24 dev "$VETH_A"
+	ip -n "$NS_B" addr add 10.231.0.2/24 dev "$VETH_B"
+	ip -n "$NS_A" link set "$VETH_A" up
+	ip -n "$NS_B" link set "$VETH_B" up
 	ip -n "$NS_A" link set lo up
 	ip -n "$NS_B" link set lo up
 	mkdir -p "$A" "$B"
