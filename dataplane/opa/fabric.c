@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/socket.h>
 
 #include "dataplane/opa/fabric.h"
 #include "dataplane/opa/bytes.h"
@@ -15,6 +16,14 @@
 #define DGRAM_MAX	(1 + OPA_VNIC_MAX_PKT)
 #define RX_BUF_SIZE	16384
 #define RX_BATCHES	4	/* per readiness report: then let the worker look at the rest */
+/*
+ * The receive buffer asked for: the kernel's default (net.core.rmem_default, about 200 KiB,
+ * some 60 full-size frames as the kernel accounts them) overflows while the receiving worker
+ * is busy writing the previous batch to the TAP, and each datagram lost there is a TCP segment
+ * the VNIC's users retransmit.  SO_RCVBUFFORCE where rdmad may (CAP_NET_ADMIN), else what
+ * net.core.rmem_max allows.
+ */
+#define RCVBUF		(4 << 20)
 
 _Static_assert(RX_BUF_SIZE >= DGRAM_MAX, "a receive buffer holds any datagram");
 _Static_assert(RX_BUF_SIZE >= 1 + OPA9B_MAX_PKT, "a receive buffer holds any MAD packet");
@@ -40,6 +49,15 @@ struct opa_fabric {
 	uint8_t *rx_bufs[DP_UDP_BATCH];
 	uint8_t *rx_mem;
 };
+
+/* Best effort: a smaller buffer only costs drops under load, counted by the kernel. */
+static void set_rcvbuf(int fd)
+{
+	int size = RCVBUF;
+
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &size, sizeof(size)) < 0)
+		(void)setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, sizeof(size));
+}
 
 int opa_fabric_new(struct opa_fabric **out, const struct opa_fabric_config *cfg,
 		   struct opa_fabric_map *map)
@@ -71,6 +89,7 @@ int opa_fabric_new(struct opa_fabric **out, const struct opa_fabric_config *cfg,
 		dp_queue_release(&f->mads);
 		goto fail;
 	}
+	set_rcvbuf(f->udp.fd);
 	atomic_init(&f->map, map);
 	atomic_init(&f->vesw, NULL);
 	*out = f;

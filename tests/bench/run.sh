@@ -1,5 +1,6 @@
 #!/bin/sh
-# Runs every benchmark binary in $BUILD/bench (make bench).
+# Runs every benchmark binary in $BUILD/bench (make bench), then the network benches
+# (vnic-net.sh: ping and TCP over a VNIC beside a veth; it skips itself without root).
 set -u
 BUILD=${BUILD:-build}
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -10,4 +11,6 @@ for b in "$BUILD"/bench/*; do
 	echo "# bench: ${b##*/}"
 	"$b" || rc=1
 done
+echo "# bench: vnic-net.sh"
+BUILD=$BUILD sh tests/bench/vnic-net.sh || rc=1
 exit $rc
