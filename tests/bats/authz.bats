@@ -182,6 +182,10 @@ io.rdmad.Dek.Destroy root
 io.rdmad.Dek.Login root
 io.rdmad.Dek.Logout root
 io.rdmad.Dek.GetLogin root
+io.rdmad.Vnic.List rdma
+io.rdmad.Vnic.Show rdma
+io.rdmad.Vnic.Counters rdma
+io.rdmad.Vnic.Fabric rdma
 io.rdmad.Monitor.Subscribe rdma
 '
 
@@ -199,6 +203,9 @@ sq_drained rdma
 sig_error rdma
 wr_canceled rdma
 recovery rdma
+vnic_state rdma
+vnic_mac_table rdma
+vnic_trap rdma
 '
 
 # probe_all: every method of every interface the daemon lists, each called
@@ -271,6 +278,11 @@ monitor_as() {
 	return 1
 }
 
+# The interface of VNIC port 0 of the daemon at RDMACTL_SOCKET.
+ctl_vnic_ifname() {
+	"$RDMACTL" -j vnic show 0 | jq -r '.[0].ifname'
+}
+
 # seen FILE: the events of a monitor's output as TYPE, or TYPE:dek for DEK events, once each.
 seen() {
 	jq -r 'if .kind == "dek" then "\(.type):dek" else .type end' "$1" | sort -u
@@ -283,6 +295,10 @@ seen() {
 	assert_equal "$types" "$(awk 'NF == 2 && $1 !~ /:/ { print $1 }' <<<"$EVENTS" | sort)"
 	# A daemon of its own: PD 1, and nothing else the other tests left.
 	E=$D/events
+	# With an OPA port (a software fabric on loopback) for the VNIC events.
+	mkdir -p "$E"
+	printf 'fabric_lid = 1\nfabric_address = 127.0.0.1:47951\nfabric_node.100 = 127.0.0.1:47952\n' \
+		>"$E/rdmad.conf"
 	rdmad_start "$E"
 	chmod 0666 "$E/io.rdmad"
 	denied "$OUT_USER" monitor
@@ -306,6 +322,15 @@ seen() {
 	"$RDMACTL" qp cancel "$A" --wrid 7 >/dev/null
 	"$RDMACTL" qp recover "$A" >/dev/null
 	"$RDMACTL" qp destroy "$B"
+	# The Ethernet Manager makes VNIC port 0, writes its MAC table; the host sets it up (a trap).
+	"$BUILD/tools/opa-em" --lid 100 --address 127.0.0.1:47952 --node 1=127.0.0.1:47951 \
+		set-cpi 1 trap_lid=100 -- set-port 1 0 vesw_id=1 config_state=forwarding \
+		-- set-macs 1 0 0 7 02:00:00:00:00:01=2 >/dev/null
+	ip link set "$(ctl_vnic_ifname)" up
+	for i in $(seq 1 100); do
+		[ "$(grep -l '"vnic_trap"' "$E/root" "$E/member" | wc -l)" -eq 2 ] && break
+		sleep 0.05
+	done
 	for i in $(seq 1 100); do
 		[ "$(grep -l '"object_destroyed".*"kind":"qp"' "$E/root" "$E/member" | wc -l)" -eq 2 ] && break
 		sleep 0.05
