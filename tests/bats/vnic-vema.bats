@@ -566,22 +566,26 @@ wait_gen() {
 # ---- the status matrix (§2.9) ----
 
 @test "status matrix: absent vports, read-only attributes, unknown attributes" {
-	local cell m a v want got
-	# vport 200 never exists; vport 4 does (made above).
-	for cell in \
-		"1 0x12 200 0x001c" "2 0x12 200 0x001c" \
-		"1 0x13 200 0x001c" "1 0x14 200 0x001c" \
-		"2 0x13 200 0x000c" "2 0x14 200 0x000c" "2 0x13 4 0x000c" "2 0x14 4 0x000c" \
-		"1 0x15 200 0x000c" "1 0x15 4 0x000c" "2 0x15 200 0x001c" \
-		"1 0x20 200 0x001c" "1 0x22 200 0x001c" \
-		"2 0x20 200 0x000c" "2 0x22 200 0x000c" "2 0x20 4 0x000c" "2 0x22 4 0x000c" \
-		"1 0x02 0 0x000c" "2 0x02 0 0x000c" \
-		"1 0x0099 4 0x000c" "2 0x0099 4 0x000c" "1 0x0099 200 0x000c" \
-		"1 0x01 200 0x0000" "1 0x11 200 0x0000"; do
+	local cells cell m a v want args=() i=0
+	# METHOD ATTR VPORT STATUS; vport 200 never exists, vport 4 does (made above).
+	cells=("1 0x12 200 28" "2 0x12 200 28" "1 0x13 200 28" "1 0x14 200 28"
+		"2 0x13 200 12" "2 0x14 200 12" "2 0x13 4 12" "2 0x14 4 12"
+		"1 0x15 200 12" "1 0x15 4 12" "2 0x15 200 28"
+		"1 0x20 200 28" "1 0x22 200 28" "2 0x20 200 12" "2 0x22 200 12"
+		"2 0x20 4 12" "2 0x22 4 12" "1 0x02 0 12" "2 0x02 0 12"
+		"1 0x0099 4 12" "2 0x0099 4 12" "1 0x0099 200 12" "1 0x01 200 0" "1 0x11 200 0")
+	# One opa-em run, one raw request per cell, one reply line each, in order.
+	for cell in "${cells[@]}"; do
 		read -r m a v want <<<"$cell"
-		got=$(status_of "$m" "$a" "$v")
-		[ "$got" = "$want" ] || {
-			echo "method $m attr $a vport $v: status $got, want $want" >&2
+		args+=(raw 1 "$(hdr "$m" "$a" "$v" $((0x9900 + i++)))$(zeros 2008)" --)
+	done
+	run em --timeout 300 "${args[@]:0:${#args[@]}-1}"
+	assert_success
+	assert_equal "${#lines[@]}" "${#cells[@]}"
+	for i in "${!cells[@]}"; do
+		read -r m a v want <<<"${cells[$i]}"
+		output=${lines[$i]} jqe ".mad_len == 2048 and .method == 129 and .status == $want" || {
+			echo "method $m attr $a vport $v: want status $want" >&2
 			return 1
 		}
 	done
