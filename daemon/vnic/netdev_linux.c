@@ -88,9 +88,11 @@ int vnic_netdev_query(struct vnic_netdev *nd, struct vnic_link_state *st)
 	return 0;
 }
 
+/* IFF_TUN_EXCL: an interface of that name already there (the host's persistent TAP, or ours
+ * still open) is -EBUSY, never taken over. */
 static int open_tap(const char *name, int *fd_out)
 {
-	struct ifreq ifr = { .ifr_flags = IFF_TAP | IFF_NO_PI };
+	struct ifreq ifr = { .ifr_flags = IFF_TAP | IFF_NO_PI | IFF_TUN_EXCL };
 	int fd;
 
 	fd = open("/dev/net/tun", O_RDWR | O_NONBLOCK | O_CLOEXEC);

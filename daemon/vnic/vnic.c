@@ -386,16 +386,17 @@ static void on_mtu(void *userdata, unsigned mtu)
 	publish_port(userdata);
 }
 
+/*
+ * rx_mode's unicast list is the secondary one (§3.1 b), which a TAP does not show: always
+ * empty.  The device address is not in it: its changes are on_mac's (§3.1 a), counted there
+ * once.
+ */
 static void on_mc_list(void *userdata, const struct vnic_mac_list *list)
 {
 	struct vnic_port *p = userdata;
-	struct vnic_service *s = p->svc;
-	struct vnic_vport *vp = vema_vport(&s->vema, p->index);
 
-	if (!vp || vnic_netdev_read_unicast(p->netdev, vp->info.port.base_mac, s->macs) < 0)
-		return;
-	vema_host_rx_mode(&s->vema, p->index, (const uint8_t (*)[6])s->macs->mac, s->macs->n,
-			  (const uint8_t (*)[6])list->mac, list->n);
+	vema_host_rx_mode(&p->svc->vema, p->index, NULL, 0, (const uint8_t (*)[6])list->mac,
+			  list->n);
 }
 
 /* ---- MADs */
