@@ -124,16 +124,18 @@ $(BUILD)/bench/%: $(BUILD)/obj/tests/bench/%.o $(BENCH_LIB) $(ALL_LIBS)
 	$(CC) $(LDFLAGS) -o $@ $< $(BENCH_LIB) $(ALL_LIBS) $(LDLIBS) -lcrypto
 
 # Fuzz targets: with replay.c here (make check replays the corpus), with libFuzzer in make fuzz.
-$(BUILD)/fuzz/%: $(BUILD)/obj/tests/fuzz/%.o $(BUILD)/obj/tests/fuzz/replay.o $(LIBDP) $(LIBLIB)
+$(BUILD)/fuzz/%: $(BUILD)/obj/tests/fuzz/%.o $(BUILD)/obj/tests/fuzz/replay.o $(LIBDAEMON) $(LIBDP) $(LIBLIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $< $(BUILD)/obj/tests/fuzz/replay.o $(LIBDP) $(LIBLIB) $(LDLIBS)
+	$(CC) $(LDFLAGS) -o $@ $< $(BUILD)/obj/tests/fuzz/replay.o $(LIBDAEMON) $(LIBDP) $(LIBLIB) $(LDLIBS)
 
 FUZZ_SECONDS ?= 60
 FUZZ_CFLAGS   = -g -O1 -std=gnu11 -D_GNU_SOURCE -DRDMAD_VERSION='"$(VERSION)"' -I. \
                 -fsanitize=fuzzer,address,undefined $(PKG_CFLAGS)
-build-fuzz/%: tests/fuzz/%.c $(LIB_SRC) $(DP_SRC)
+# The VEMA agent is pure logic: the one part of daemon/ a fuzz target links.
+VEMA_SRC     := $(addprefix daemon/vnic/,mactable.c vema.c vema_attr.c vema_state.c vema_trap.c vport.c)
+build-fuzz/%: tests/fuzz/%.c $(LIB_SRC) $(DP_SRC) $(VEMA_SRC)
 	@mkdir -p build-fuzz
-	clang $(FUZZ_CFLAGS) -o $@ $< $(LIB_SRC) $(DP_SRC) $(PKG_LIBS)
+	clang $(FUZZ_CFLAGS) -o $@ $< $(LIB_SRC) $(DP_SRC) $(VEMA_SRC) $(PKG_LIBS)
 
 # New inputs that reach new code land in the corpus; commit the interesting ones.
 fuzz: deps

@@ -64,11 +64,6 @@ int vema_restore_vport(struct vema *v, unsigned index, const struct vema_vport_s
 	rc = vport_set_add(&v->vports, index, &vp);
 	if (rc < 0)
 		return rc;
-	if (v->ops->vport_created) {
-		rc = v->ops->vport_created(v->ctx, vp);
-		if (rc < 0)
-			goto undo;
-	}
 	vema_vpinfo_decode(in->info, &info);
 	vport_configure(vp, &info);
 	/* A table the EM wrote only zeros to still carries its digest. */
@@ -82,6 +77,12 @@ int vema_restore_vport(struct vema *v, unsigned index, const struct vema_vport_s
 
 		vema_mac_slot_decode(in->macs[i].entry, &s);
 		mactable_replace(vp->macs, in->macs[i].index, &s, 1);
+	}
+	/* Last, as nothing after it can fail: the driver's port is never left behind. */
+	if (v->ops->vport_created) {
+		rc = v->ops->vport_created(v->ctx, vp);
+		if (rc < 0)
+			goto undo;
 	}
 	if (v->ops->vport_changed)
 		v->ops->vport_changed(v->ctx, vp, VPORT_CHG_ALL);

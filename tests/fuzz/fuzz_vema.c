@@ -9,13 +9,8 @@
  * service); its pure files are compiled in here instead.
  */
 #include "tests/fuzz/fuzz.h"
+#include "daemon/vnic/vema.h"
 
-#include "daemon/vnic/mactable.c"
-#include "daemon/vnic/vema.c"
-#include "daemon/vnic/vema_attr.c"
-#include "daemon/vnic/vema_state.c"
-#include "daemon/vnic/vema_trap.c"
-#include "daemon/vnic/vport.c"
 
 #include <stdlib.h>
 #include <string.h>
