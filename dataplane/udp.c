@@ -2,6 +2,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <netinet/udp.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -180,11 +181,40 @@ void dp_udp_close(struct dp_udp *u)
 	u->fd = -1;
 }
 
+int dp_udp_enable_gro(struct dp_udp *u)
+{
+	int on = 1;
+
+	if (setsockopt(u->fd, SOL_UDP, UDP_GRO, &on, sizeof(on)) < 0)
+		return -errno;
+	u->gro = true;
+	return 0;
+}
+
+/* The segment size of a GRO buffer, 0 for a plain datagram. */
+static size_t gro_size(const struct msghdr *h)
+{
+	struct cmsghdr *c;
+	int v;
+
+	if (h->msg_flags & MSG_CTRUNC)
+		return 0;
+	for (c = CMSG_FIRSTHDR(h); c; c = CMSG_NXTHDR((struct msghdr *)h, c)) {
+		if (c->cmsg_level == SOL_UDP && c->cmsg_type == UDP_GRO &&
+		    c->cmsg_len >= CMSG_LEN(sizeof(int))) {
+			memcpy(&v, CMSG_DATA(c), sizeof(v));
+			return v > 0 ? (size_t)v : 0;
+		}
+	}
+	return 0;
+}
+
 int dp_udp_recv(struct dp_udp *u, struct dp_udp_rx_batch *b, uint8_t *const *bufs,
 		size_t buf_size, unsigned n, dp_udp_rx_fn fn, void *arg)
 {
-	int got, i;
+	int got, i, datagrams = 0;
 
+	b->msgs_got = 0;
 	if (n > DP_UDP_BATCH)
 		n = DP_UDP_BATCH;
 	for (i = 0; i < (int)n; i++) {
@@ -193,6 +223,10 @@ int dp_udp_recv(struct dp_udp *u, struct dp_udp_rx_batch *b, uint8_t *const *buf
 			.msg_name = &b->from[i].sa, .msg_namelen = sizeof(b->from[i].in6),
 			.msg_iov = &b->iov[i], .msg_iovlen = 1,
 		};
+		if (u->gro) {
+			b->msgs[i].msg_hdr.msg_control = b->ctl[i].buf;
+			b->msgs[i].msg_hdr.msg_controllen = sizeof(b->ctl[i].buf);
+		}
 	}
 	got = recvmmsg(u->fd, b->msgs, n, MSG_DONTWAIT, NULL);
 	if (got < 0) {
@@ -201,20 +235,36 @@ int dp_udp_recv(struct dp_udp *u, struct dp_udp_rx_batch *b, uint8_t *const *buf
 		count(&u->stats.rx_errors, 1);
 		return -errno;
 	}
-	count(&u->stats.rx_datagrams, got);
+	b->msgs_got = got;
 	for (i = 0; i < got; i++) {
 		struct mmsghdr *m = &b->msgs[i];
+		size_t len = m->msg_len, seg = u->gro ? gro_size(&m->msg_hdr) : 0, off, l;
 
-		count(&u->stats.rx_bytes, m->msg_len);
+		count(&u->stats.rx_bytes, len);
 		/* MSG_TRUNC: the datagram was longer than the buffer; half a packet is no packet. */
 		if (m->msg_hdr.msg_flags & MSG_TRUNC) {
+			count(&u->stats.rx_datagrams, 1);
 			count(&u->stats.rx_truncated, 1);
+			datagrams++;
 			continue;
 		}
 		b->from[i].len = m->msg_hdr.msg_namelen;
-		fn(arg, bufs[i], m->msg_len, &b->from[i]);
+		if (!seg || seg >= len) {
+			count(&u->stats.rx_datagrams, 1);
+			datagrams++;
+			fn(arg, bufs[i], len, &b->from[i]);
+			continue;
+		}
+		/* A GRO buffer: datagrams of seg bytes, the last one maybe shorter. */
+		count(&u->stats.rx_gro, 1);
+		for (off = 0; off < len; off += l) {
+			l = len - off < seg ? len - off : seg;
+			count(&u->stats.rx_datagrams, 1);
+			datagrams++;
+			fn(arg, bufs[i] + off, l, &b->from[i]);
+		}
 	}
-	return got;
+	return datagrams;
 }
 
 int dp_udp_send(struct dp_udp *u, const struct dp_udp_addr *to, const void *buf, size_t len)
@@ -248,13 +298,15 @@ bool dp_udp_tx_add(struct dp_udp_tx_batch *b, const struct dp_udp_addr *to, cons
 	return true;
 }
 
-unsigned dp_udp_send_batch(struct dp_udp *u, struct dp_udp_tx_batch *b)
+/* Sends b's datagrams [from, to) one sendmmsg entry each; how many were sent. */
+static unsigned send_plain(struct dp_udp *u, struct dp_udp_tx_batch *b, unsigned from,
+			   unsigned to)
 {
-	unsigned i = 0, sent = 0, k;
+	unsigned i = from, sent = 0, k;
 	int r;
 
-	while (i < b->n) {
-		r = sendmmsg(u->fd, b->msgs + i, b->n - i, MSG_DONTWAIT);
+	while (i < to) {
+		r = sendmmsg(u->fd, b->msgs + i, to - i, MSG_DONTWAIT);
 		if (r < 0) {
 			/* The failure belongs to the first datagram not sent; try the next ones. */
 			if (errno == EINTR)
@@ -270,6 +322,112 @@ unsigned dp_udp_send_batch(struct dp_udp *u, struct dp_udp_tx_batch *b)
 		count(&u->stats.tx_datagrams, r);
 		sent += r;
 		i += r;
+	}
+	return sent;
+}
+
+static bool same_dest(const struct msghdr *a, const struct msghdr *b)
+{
+	return a->msg_namelen == b->msg_namelen &&
+	       (a->msg_name == b->msg_name || !memcmp(a->msg_name, b->msg_name, a->msg_namelen));
+}
+
+/*
+ * Groups b's datagrams into runs for GSO: consecutive, one destination, one size (the last
+ * of a run may be shorter), at most DP_UDP_GSO_MAX_BYTES together.  The runs' entries in
+ * b->gmsgs point into b->iov; how many runs.
+ */
+static unsigned group(struct dp_udp_tx_batch *b)
+{
+	unsigned i = 0, j, ng = 0;
+
+	while (i < b->n) {
+		const struct msghdr *h = &b->msgs[i].msg_hdr;
+		size_t seg = b->iov[i].iov_len, total = seg;
+		struct msghdr *g = &b->gmsgs[ng].msg_hdr;
+
+		for (j = i + 1; j < b->n; j++) {
+			size_t l = b->iov[j].iov_len;
+
+			if (l > seg || !l || total + l > DP_UDP_GSO_MAX_BYTES ||
+			    !same_dest(h, &b->msgs[j].msg_hdr))
+				break;
+			total += l;
+			if (l < seg) {
+				j++;
+				break;
+			}
+		}
+		*g = *h;
+		g->msg_iov = &b->iov[i];
+		g->msg_iovlen = j - i;
+		if (j - i > 1) {
+			struct cmsghdr *c = &b->gctl[ng].align;
+			uint16_t v = seg;
+
+			g->msg_control = b->gctl[ng].buf;
+			g->msg_controllen = sizeof(b->gctl[ng].buf);
+			c->cmsg_level = SOL_UDP;
+			c->cmsg_type = UDP_SEGMENT;
+			c->cmsg_len = CMSG_LEN(sizeof(v));
+			memcpy(CMSG_DATA(c), &v, sizeof(v));
+		}
+		b->gfirst[ng] = i;
+		b->gcount[ng] = j - i;
+		ng++;
+		i = j;
+	}
+	return ng;
+}
+
+unsigned dp_udp_send_batch(struct dp_udp *u, struct dp_udp_tx_batch *b)
+{
+	unsigned ng, gi = 0, sent = 0, k, first, cnt;
+	int r, e;
+
+	if (b->n < 2 || atomic_load_explicit(&u->gso_off, memory_order_relaxed))
+		return send_plain(u, b, 0, b->n);
+	ng = group(b);
+	if (ng == b->n)
+		return send_plain(u, b, 0, b->n);	/* no run of two: nothing to gain */
+	while (gi < ng) {
+		r = sendmmsg(u->fd, b->gmsgs + gi, ng - gi, MSG_DONTWAIT);
+		if (r >= 0) {
+			for (k = gi; k < gi + (unsigned)r; k++) {
+				count(&u->stats.tx_bytes, b->gmsgs[k].msg_len);
+				count(&u->stats.tx_datagrams, b->gcount[k]);
+				if (b->gcount[k] > 1)
+					count(&u->stats.tx_gso, 1);
+				sent += b->gcount[k];
+			}
+			gi += r;
+			continue;
+		}
+		e = errno;
+		if (e == EINTR)
+			continue;
+		first = b->gfirst[gi];
+		cnt = b->gcount[gi];
+		if (cnt > 1 && (e == EINVAL || e == EIO)) {
+			/*
+			 * The kernel (or the path: a segment beyond its MTU) refuses GSO.  The run goes
+			 * again one by one; if that works, GSO was the problem: off for this socket.
+			 */
+			r = send_plain(u, b, first, first + cnt);
+			sent += r;
+			gi++;
+			if (r > 0) {
+				atomic_store_explicit(&u->gso_off, true, memory_order_relaxed);
+				sent += send_plain(u, b, first + cnt, b->n);
+				break;
+			}
+			continue;
+		}
+		/* The failure belongs to every datagram of the first run not sent. */
+		for (k = first; k < first + cnt; k++)
+			b->err[k] = -e;
+		count(e == EAGAIN || e == ENOBUFS ? &u->stats.tx_again : &u->stats.tx_errors, cnt);
+		gi++;
 	}
 	return sent;
 }

@@ -5,6 +5,14 @@
  * caller's buffers, single and batched send (sendto, sendmmsg), and counters.  Sending from
  * several threads at once is fine (the kernel serialises per datagram), so every counter is
  * atomic; the receiving side is one thread.
+ *
+ * Segmentation offload (Linux >= 4.18), invisible to the callers: a batch's consecutive
+ * datagrams of one size to one address (the last may be shorter) leave as one sendmmsg entry
+ * with a UDP_SEGMENT cmsg, the kernel cutting them apart as late as it can (UDP GSO); a
+ * kernel or path that refuses it (EINVAL, EIO) turns it off for the socket and the datagrams
+ * go one by one.  On receive, dp_udp_enable_gro() lets the kernel hand over several
+ * datagrams of one flow as one buffer (UDP GRO); dp_udp_recv() cuts it at the gso_size the
+ * kernel reports, so callbacks and counters still see one datagram at a time.
  */
 #pragma once
 
@@ -17,6 +25,8 @@
 
 #define DP_UDP_BATCH		32	/* datagrams per recvmmsg / sendmmsg call */
 #define DP_UDP_ADDR_STRLEN	(INET6_ADDRSTRLEN + 8)	/* "[v6]:65535" */
+#define DP_UDP_GSO_MAX_BYTES	65000	/* payload of one GSO send (an IP packet's limit) */
+#define DP_UDP_GRO_BUF_SIZE	65536	/* a receive buffer that holds any GRO buffer */
 
 /* A numeric IPv4 or IPv6 socket address; len says which. */
 struct dp_udp_addr {
@@ -37,12 +47,16 @@ struct dp_udp_counters {
 	_Atomic uint64_t tx_bytes;
 	_Atomic uint64_t tx_again;	/* socket buffer full (EAGAIN, ENOBUFS) */
 	_Atomic uint64_t tx_errors;	/* any other send failure */
+	_Atomic uint64_t tx_gso;	/* sendmmsg entries that carried several datagrams */
+	_Atomic uint64_t rx_gro;	/* buffers the kernel coalesced from several datagrams */
 };
 
 struct dp_udp {
 	int fd;				/* -1: closed */
 	struct dp_udp_addr local;	/* as bound (the kernel's port if 0 was asked) */
 	struct dp_udp_counters stats;
+	_Atomic bool gso_off;		/* the kernel refused UDP_SEGMENT once: plain sends */
+	bool gro;			/* UDP_GRO is on: buffers of DP_UDP_GRO_BUF_SIZE needed */
 };
 
 /* One datagram handed over by dp_udp_recv(); buf is the caller's, valid during the call. */
@@ -54,6 +68,11 @@ struct dp_udp_rx_batch {
 	struct mmsghdr msgs[DP_UDP_BATCH];
 	struct iovec iov[DP_UDP_BATCH];
 	struct dp_udp_addr from[DP_UDP_BATCH];
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];	/* UDP_GRO: the segment size */
+		struct cmsghdr align;
+	} ctl[DP_UDP_BATCH];
+	unsigned msgs_got;		/* buffers the last dp_udp_recv() filled */
 };
 
 /* Datagrams queued for one sendmmsg; err[i] is filled by dp_udp_send_batch(). */
@@ -63,6 +82,13 @@ struct dp_udp_tx_batch {
 	struct iovec iov[DP_UDP_BATCH];
 	int err[DP_UDP_BATCH];		/* 0 or negative errno, per datagram */
 	uint32_t tag[DP_UDP_BATCH];	/* the caller's, e.g. which frame a datagram carries */
+	/* dp_udp_send_batch()'s own: the sendmmsg entries, one per run of datagrams. */
+	struct mmsghdr gmsgs[DP_UDP_BATCH];
+	union {
+		char buf[CMSG_SPACE(sizeof(uint16_t))];	/* UDP_SEGMENT */
+		struct cmsghdr align;
+	} gctl[DP_UDP_BATCH];
+	uint8_t gfirst[DP_UDP_BATCH], gcount[DP_UDP_BATCH];
 };
 
 /*
@@ -83,9 +109,16 @@ int dp_udp_open(struct dp_udp *u, const struct dp_udp_addr *addr);
 void dp_udp_close(struct dp_udp *u);
 
 /*
- * Receives up to n (<= DP_UDP_BATCH) datagrams into bufs[i] (buf_size bytes each) and calls
- * fn for each in order.  A datagram longer than buf_size is counted (rx_truncated) and not
- * handed over.  Returns how many were received (0: none waiting) or a negative errno.
+ * Asks the kernel for UDP GRO (coalesced receive).  The caller's receive buffers must then be
+ * DP_UDP_GRO_BUF_SIZE bytes.  0 or a negative errno (an old kernel: plain receive goes on).
+ */
+int dp_udp_enable_gro(struct dp_udp *u);
+
+/*
+ * Receives up to n (<= DP_UDP_BATCH) buffers into bufs[i] (buf_size bytes each) and calls
+ * fn for each datagram in order (a GRO buffer is cut into its datagrams).  A datagram longer
+ * than buf_size is counted (rx_truncated) and not handed over.  Returns how many datagrams
+ * were received (0: none waiting) or a negative errno; b->msgs_got says how many buffers.
  */
 int dp_udp_recv(struct dp_udp *u, struct dp_udp_rx_batch *b, uint8_t *const *bufs,
 		size_t buf_size, unsigned n, dp_udp_rx_fn fn, void *arg);
@@ -108,8 +141,10 @@ bool dp_udp_tx_add(struct dp_udp_tx_batch *b, const struct dp_udp_addr *to, cons
 		   size_t len, uint32_t tag);
 
 /*
- * Sends the queued datagrams with as few sendmmsg calls as the kernel allows; a datagram the
- * kernel refuses gets its err[] and the rest are still tried.  Returns how many were sent;
- * the batch stays filled (err[], tag[]) for the caller to read, then dp_udp_tx_reset().
+ * Sends the queued datagrams with as few sendmmsg calls as the kernel allows, runs of equal
+ * size to one address as single GSO entries; a datagram the kernel refuses gets its err[]
+ * (every datagram of a refused GSO entry does) and the rest are still tried.  Returns how
+ * many datagrams were sent; the batch stays filled (err[], tag[]) for the caller to read,
+ * then dp_udp_tx_reset().
  */
 unsigned dp_udp_send_batch(struct dp_udp *u, struct dp_udp_tx_batch *b);

@@ -25,6 +25,12 @@
 
 /* /proc/net/dev_mcast holds one short line per address of every interface. */
 #define MCAST_TEXT_MAX (4u << 20)
+/*
+ * The TAP's transmit queue (frames the stack queued for rdmad to read): the default 1000
+ * overflows while the port's worker is sending the previous burst, and each frame dropped
+ * there is a TCP segment retransmitted.
+ */
+#define TAP_TXQLEN	10000
 
 int vnic_nl_errno(int nle)
 {
@@ -154,6 +160,13 @@ int vnic_netdev_create(struct vnic_netdev **out, struct vnic_netdev_watch *w, co
 	rtnl_link_put(changes);
 	if (r < 0)
 		goto fail_named;
+	/* Best effort: a shorter queue only costs drops under load, counted as tx_dropped. */
+	changes = rtnl_link_alloc();
+	if (changes) {
+		rtnl_link_set_txqlen(changes, TAP_TXQLEN);
+		(void)link_change(nd, changes, "txqueuelen");
+		rtnl_link_put(changes);
+	}
 	r = vnic_netdev_query(nd, &st);
 	if (r < 0)
 		goto fail_named;

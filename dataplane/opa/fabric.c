@@ -14,7 +14,7 @@
 
 /* The longest datagram: type byte + the longest 16B packet (a 9B MAD packet is shorter). */
 #define DGRAM_MAX	(1 + OPA_VNIC_MAX_PKT)
-#define RX_BUF_SIZE	16384
+#define RX_BUF_SIZE	DP_UDP_GRO_BUF_SIZE	/* UDP GRO: several datagrams in one buffer */
 #define RX_BATCHES	4	/* per readiness report: then let the worker look at the rest */
 /*
  * The receive buffer asked for: the kernel's default (net.core.rmem_default, about 200 KiB,
@@ -90,6 +90,8 @@ int opa_fabric_new(struct opa_fabric **out, const struct opa_fabric_config *cfg,
 		goto fail;
 	}
 	set_rcvbuf(f->udp.fd);
+	/* Best effort: without GRO (a kernel before 5.0) each datagram is received alone. */
+	(void)dp_udp_enable_gro(&f->udp);
 	atomic_init(&f->map, map);
 	atomic_init(&f->vesw, NULL);
 	*out = f;
@@ -276,7 +278,7 @@ unsigned opa_fabric_poll(struct opa_fabric *f, struct dp_worker *w)
 		if (got <= 0)
 			break;
 		seen += got;
-		if (got < DP_UDP_BATCH)
+		if (f->rx.msgs_got < DP_UDP_BATCH)
 			break;
 	}
 	/* One event per poll, not per MAD; a full event queue is retried at the next poll. */

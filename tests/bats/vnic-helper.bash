@@ -44,8 +44,8 @@ vnic_fabric_setup() {
 	ip link add "$VETH_A" netns "$NS_A" type veth peer name "$VETH_B" netns "$NS_B"
 	ip -n "$NS_A" addr add 10.231.0.1/24 dev "$VETH_A"
 	ip -n "$NS_B" addr add 10.231.0.2/24 dev "$VETH_B"
-	ip -n "$NS_A" link set "$VETH_A" up
-	ip -n "$NS_B" link set "$VETH_B" up
+	ip -n "$NS_A" link set "$VETH_A" mtu 1600 up
+	ip -n "$NS_B" link set "$VETH_B" mtu 1600 up
 	ip -n "$NS_A" link set lo up
 	ip -n "$NS_B" link set lo up
 	mkdir -p "$A" "$B"

@@ -469,6 +469,137 @@ static void test_fabric_refused_lid(void **state)
 	opa_fabric_map_free(m);
 }
 
+/* ---------------------------------------------------------------- UDP GSO and GRO */
+
+struct rx_log {
+	unsigned n;
+	size_t len[64];
+	uint8_t first[64];
+};
+
+static void log_datagram(void *arg, const uint8_t *buf, size_t len, const struct dp_udp_addr *from)
+{
+	struct rx_log *l = arg;
+
+	(void)from;
+	assert_true(l->n < 64);
+	l->len[l->n] = len;
+	l->first[l->n] = buf[0];
+	l->n++;
+}
+
+/* Receives from u (GRO on) until n datagrams arrived; how many buffers they came in. */
+static unsigned gro_recv_n(struct dp_udp *u, struct rx_log *l, unsigned n)
+{
+	static uint8_t mem[4][DP_UDP_GRO_BUF_SIZE];
+	uint8_t *const bufs[4] = { mem[0], mem[1], mem[2], mem[3] };
+	struct dp_udp_rx_batch *b = calloc(1, sizeof(*b));
+	unsigned buffers = 0;
+	int tries, got;
+
+	for (tries = 0; l->n < n && tries < 200; tries++) {
+		got = dp_udp_recv(u, b, bufs, DP_UDP_GRO_BUF_SIZE, 4, log_datagram, l);
+		assert_true(got >= 0);
+		buffers += b->msgs_got;
+		if (l->n < n)
+			wait_readable(u->fd);
+	}
+	free(b);
+	assert_int_equal(l->n, n);
+	return buffers;
+}
+
+/*
+ * Runs of one size to one address leave as one GSO entry (the last datagram may be shorter;
+ * another address, a larger size or a shorter datagram ends a run); a GRO receiver gets each
+ * run as one buffer and dp_udp_recv() cuts it back into datagrams, in order.
+ */
+static void test_udp_gso_gro(void **state)
+{
+	struct dp_udp s, r, other;
+	struct dp_udp_addr any = loopback_any();
+	struct dp_udp_tx_batch *b = calloc(1, sizeof(*b));
+	/* Datagram i starts with byte i; its length and destination: */
+	static const size_t lens[] = { 100, 100, 100, 40, 100, 100, 100, 100, 200 };
+	const unsigned to_other = 6, n = sizeof(lens) / sizeof(lens[0]);
+	static uint8_t d[9][200];
+	struct rx_log lr = { 0 };
+	unsigned i, buffers;
+
+	(void)state;
+	assert_int_equal(dp_udp_open(&s, &any), 0);
+	assert_int_equal(dp_udp_open(&r, &any), 0);
+	assert_int_equal(dp_udp_open(&other, &any), 0);
+	assert_int_equal(dp_udp_enable_gro(&r), 0);
+	dp_udp_tx_reset(b);
+	for (i = 0; i < n; i++) {
+		memset(d[i], i, sizeof(d[i]));
+		assert_true(dp_udp_tx_add(b, i == to_other ? &other.local : &r.local, d[i], lens[i],
+					  i));
+	}
+	/* Runs: [0-3] (3 is shorter), [4-5], [6] (other), [7], [8] (larger): two GSO entries. */
+	assert_int_equal(dp_udp_send_batch(&s, b), n);
+	for (i = 0; i < n; i++)
+		assert_int_equal(b->err[i], 0);
+	assert_false(atomic_load(&s.gso_off));
+	assert_int_equal(atomic_load(&s.stats.tx_gso), 2);
+	assert_int_equal(atomic_load(&s.stats.tx_datagrams), n);
+	assert_int_equal(atomic_load(&s.stats.tx_bytes), 940);
+
+	buffers = gro_recv_n(&r, &lr, n - 1);
+	assert_int_equal(buffers, 4);
+	assert_int_equal(atomic_load(&r.stats.rx_gro), 2);
+	assert_int_equal(atomic_load(&r.stats.rx_datagrams), n - 1);
+	for (i = 0; i < n - 1; i++) {
+		unsigned k = i < to_other ? i : i + 1;
+
+		assert_int_equal(lr.first[i], k);
+		assert_int_equal(lr.len[i], lens[k]);
+	}
+	assert_int_equal(raw_recv(&other, d[0], sizeof(d[0])), 100);
+	assert_int_equal(d[0][0], to_other);
+	dp_udp_close(&s);
+	dp_udp_close(&r);
+	dp_udp_close(&other);
+	free(b);
+}
+
+/* A socket the kernel refuses GSO on (no UDP checksum): the run goes one by one, GSO off. */
+static void test_udp_gso_refused(void **state)
+{
+	struct dp_udp s, r;
+	struct dp_udp_addr any = loopback_any();
+	struct dp_udp_tx_batch *b = calloc(1, sizeof(*b));
+	static uint8_t d[3][64];
+	uint8_t buf[128];
+	int one = 1;
+	unsigned i;
+
+	(void)state;
+	assert_int_equal(dp_udp_open(&s, &any), 0);
+	assert_int_equal(dp_udp_open(&r, &any), 0);
+	assert_int_equal(setsockopt(s.fd, SOL_SOCKET, SO_NO_CHECK, &one, sizeof(one)), 0);
+	dp_udp_tx_reset(b);
+	for (i = 0; i < 3; i++) {
+		memset(d[i], i, sizeof(d[i]));
+		assert_true(dp_udp_tx_add(b, &r.local, d[i], sizeof(d[i]), i));
+	}
+	assert_int_equal(dp_udp_send_batch(&s, b), 3);
+	for (i = 0; i < 3; i++)
+		assert_int_equal(b->err[i], 0);
+	assert_true(atomic_load(&s.gso_off));
+	assert_int_equal(atomic_load(&s.stats.tx_gso), 0);
+	assert_int_equal(atomic_load(&s.stats.tx_datagrams), 3);
+	assert_int_equal(atomic_load(&s.stats.tx_errors), 0);
+	for (i = 0; i < 3; i++) {
+		assert_int_equal(raw_recv(&r, buf, sizeof(buf)), 64);
+		assert_int_equal(buf[0], i);
+	}
+	dp_udp_close(&s);
+	dp_udp_close(&r);
+	free(b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -477,6 +608,8 @@ int main(void)
 		cmocka_unit_test(test_map),
 		cmocka_unit_test(test_map_large_lookup),
 		cmocka_unit_test(test_fabric_refused_lid),
+		cmocka_unit_test(test_udp_gso_gro),
+		cmocka_unit_test(test_udp_gso_refused),
 		cmocka_unit_test_setup_teardown(test_mad_round_trip, pair_setup, pair_teardown),
 		cmocka_unit_test_setup_teardown(test_reply_goes_by_map, pair_setup, pair_teardown),
 		cmocka_unit_test_setup_teardown(test_rx_refusals, pair_setup, pair_teardown),
