@@ -179,6 +179,24 @@ ping_ok() {
 	assert_output --partial '"new_state":"drop_all","passing":false'
 }
 
+@test "the host joining a multicast group sends a multicast-MAC trap and moves the gen count" {
+	local gen
+	gen=$(em get-port 2 0 | jq .mc_macs_gen_count)
+	em wait-trap 6000 2 0 >"$BATS_TEST_TMPDIR/trap" &
+	local emp=$!
+	sleep 0.3
+	ip -n "$NS_B" maddr add 01:00:5e:01:02:03 dev vnic0
+	wait "$emp"
+	[ "$(jq -r .opcode_name "$BATS_TEST_TMPDIR/trap")" = iface_mcast_mac_change ]
+	[ "$(jq .veswportindex "$BATS_TEST_TMPDIR/trap")" = 0 ]
+	[ "$(em get-port 2 0 | jq .mc_macs_gen_count)" -gt "$gen" ]
+	# The manager reads the interface's multicast list, the new group in it.
+	run em get-mcast 2 0
+	assert_success
+	assert_output --partial "01:00:5e:01:02:03"
+	ip -n "$NS_B" maddr del 01:00:5e:01:02:03 dev vnic0
+}
+
 @test "a capture of the fabric decodes: the MADs (recipe A) and the inner Ethernet (recipe B)" {
 	command -v dumpcap >/dev/null || skip "needs dumpcap (tshark)"
 	local cap=$BATS_TEST_TMPDIR/fabric.pcapng
