@@ -31,6 +31,15 @@
  * there is a TCP segment retransmitted.
  */
 #define TAP_TXQLEN	10000
+/*
+ * Every frame on the TAP descriptor comes and goes behind a struct virtio_net_hdr
+ * (IFF_VNET_HDR): what lets the data path tell the host a received frame's checksum needs no
+ * verification, and take the host's TCP super-frames with their checksums left to it (TSO
+ * and TX checksum offload: the data path segments, dataplane/opa/vnic_gso.h); see
+ * docs/decisions.md, the VNIC data path.
+ */
+#define TAP_VNET_HDR_LEN	10
+#define TAP_OFFLOADS		(TUN_F_CSUM | TUN_F_TSO4 | TUN_F_TSO6)
 
 int vnic_nl_errno(int nle)
 {
@@ -98,14 +107,15 @@ int vnic_netdev_query(struct vnic_netdev *nd, struct vnic_link_state *st)
  * still open) is -EBUSY, never taken over. */
 static int open_tap(const char *name, int *fd_out)
 {
-	struct ifreq ifr = { .ifr_flags = IFF_TAP | IFF_NO_PI | IFF_TUN_EXCL };
-	int fd;
+	struct ifreq ifr = { .ifr_flags = IFF_TAP | IFF_NO_PI | IFF_TUN_EXCL | IFF_VNET_HDR };
+	int fd, hdr_len = TAP_VNET_HDR_LEN;
 
 	fd = open("/dev/net/tun", O_RDWR | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	memcpy(ifr.ifr_name, name, strlen(name) + 1);
-	if (ioctl(fd, TUNSETIFF, &ifr) < 0) {
+	if (ioctl(fd, TUNSETIFF, &ifr) < 0 || ioctl(fd, TUNSETVNETHDRSZ, &hdr_len) < 0 ||
+	    ioctl(fd, TUNSETOFFLOAD, (unsigned long)TAP_OFFLOADS) < 0) {
 		int r = -errno;
 
 		close(fd);
@@ -201,6 +211,12 @@ void vnic_netdev_destroy(struct vnic_netdev *nd)
 int vnic_netdev_fd(const struct vnic_netdev *nd)
 {
 	return nd->fd;
+}
+
+size_t vnic_netdev_vnet_hdr_len(const struct vnic_netdev *nd)
+{
+	(void)nd;
+	return TAP_VNET_HDR_LEN;
 }
 
 int vnic_netdev_ifindex(const struct vnic_netdev *nd)

@@ -67,6 +67,9 @@ void vnic_netdev_destroy(struct vnic_netdev *nd);
 
 /* The nonblocking TAP descriptor, still owned by nd: the data path may dup() it. */
 int vnic_netdev_fd(const struct vnic_netdev *nd);
+/* Each frame read or written on it comes behind a struct virtio_net_hdr of this size; the
+ * TAP has TX checksum offload and TSO (IPv4, IPv6) on: what opa_vport_set_vnet_hdr() takes. */
+size_t vnic_netdev_vnet_hdr_len(const struct vnic_netdev *nd);
 int vnic_netdev_ifindex(const struct vnic_netdev *nd);
 const char *vnic_netdev_name(const struct vnic_netdev *nd);
 

@@ -201,6 +201,9 @@ static int vport_created(void *ctx, struct vnic_vport *vp)
 			opa_vport_config_free(c);
 			goto fail;
 		}
+		r = opa_vport_set_vnet_hdr(p->dp, vnic_netdev_vnet_hdr_len(p->netdev));
+		if (r < 0)
+			goto fail;
 		dp_worker_submit_wait(p->worker, opa_vport_attach, p->dp);
 		dp_worker_barrier(p->worker);
 		r = opa_vport_attach_error(p->dp);

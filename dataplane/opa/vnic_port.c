@@ -3,7 +3,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/uio.h>
 #include <unistd.h>
+
+#include <linux/virtio_net.h>
 
 #include "dataplane/opa/vnic_port.h"
 #include "dataplane/opa/bytes.h"
@@ -12,10 +15,13 @@
 #include "dataplane/opa/mac_index.h"
 #include "dataplane/opa/stat.h"
 #include "dataplane/opa/vnic_encap.h"
+#include "dataplane/opa/vnic_gso.h"
 
 #define ETH_P_8021Q	0x8100
 /* Type byte + the longest packet a frame of OPA_VPORT_FRAME_MAX bytes could need. */
 #define PKT_BUF_SIZE	(1 + OPA_VNIC_MAX_PKT)
+/* A TSO super-frame: 64 KiB of IP packet behind an Ethernet header, VLAN tag included. */
+#define OPA_VPORT_READ_MAX	(65536 + 18)
 
 struct opa_vport_config {
 	struct opa_vnic_port hdr;
@@ -36,6 +42,7 @@ struct tx_frame {
 
 struct opa_vport {
 	int tap_fd;
+	size_t vnet_hdr_len;			/* 0, or the TAP's virtio_net_hdr size */
 	struct opa_fabric *fabric;
 	_Atomic(struct opa_vport_config *) config;
 	struct opa_vnic_counters counters;
@@ -44,7 +51,10 @@ struct opa_vport {
 	struct dp_udp_tx_batch batch;
 	struct tx_frame frames[OPA_VPORT_TX_BURST];
 	uint8_t *pkts;				/* OPA_VPORT_TX_BURST packet buffers */
-	uint8_t frame[OPA_VPORT_FRAME_MAX];
+	unsigned n_slots;			/* frames[] and pkts taken this turn */
+	uint8_t vnet_hdr[sizeof(struct virtio_net_hdr_v1)];	/* of the frame read */
+	uint8_t frame[OPA_VPORT_READ_MAX];	/* a frame, or a TCP super-frame to cut */
+	uint8_t seg[OPA_VPORT_FRAME_MAX];	/* one segment of it */
 };
 
 struct opa_vport_config *opa_vport_config_new(const struct opa_vnic_port *hdr,
@@ -92,6 +102,14 @@ int opa_vport_new(struct opa_vport **out, struct opa_fabric *f, int tap_fd,
 	p->fabric = f;
 	atomic_init(&p->config, initial);
 	*out = p;
+	return 0;
+}
+
+int opa_vport_set_vnet_hdr(struct opa_vport *p, size_t len)
+{
+	if (len && len != sizeof(struct virtio_net_hdr) && len != sizeof(struct virtio_net_hdr_v1))
+		return -EINVAL;
+	p->vnet_hdr_len = len;
 	return 0;
 }
 
@@ -185,9 +203,9 @@ static void flush(struct opa_vport *p)
 	dp_udp_tx_reset(b);
 }
 
-/* One frame read into p->frame: decide, count the drops, queue its datagrams. */
+/* One frame (room for 60 bytes in it): decide, count the drops, queue its datagrams. */
 static void tx_one(struct opa_vport *p, const struct opa_vport_config *c,
-		   const struct opa_fabric_map *map, unsigned slot, size_t len)
+		   const struct opa_fabric_map *map, unsigned slot, uint8_t *frame, size_t len)
 {
 	struct tx_frame *fr = &p->frames[slot];
 	struct opa_vnic_counters *k = &p->counters;
@@ -199,18 +217,18 @@ static void tx_one(struct opa_vport *p, const struct opa_vport_config *c,
 
 	/* Short frames go out padded to 60 (reference §4.2) and are counted so. */
 	if (len < OPA_VNIC_MIN_FRAME) {
-		memset(p->frame + len, 0, OPA_VNIC_MIN_FRAME - len);
+		memset(frame + len, 0, OPA_VNIC_MIN_FRAME - len);
 		len = OPA_VNIC_MIN_FRAME;
 	}
 	*fr = (struct tx_frame){
-		.len = len, .mcast = p->frame[0] & 1, .vlan = frame_is_vlan(p->frame, len),
+		.len = len, .mcast = frame[0] & 1, .vlan = frame_is_vlan(frame, len),
 	};
 	count_total(&k->tx, len);
 	if (!c || !c->up) {
 		opa_stat_add(&k->tx_drop_state, 1);
 		return;
 	}
-	r = opa_vport_encap(c, p->frame, len, pkt + 1, PKT_BUF_SIZE - 1, &pkt_len, &dlid);
+	r = opa_vport_encap(c, frame, len, pkt + 1, PKT_BUF_SIZE - 1, &pkt_len, &dlid);
 	if (r == OPA_DLID_ZERO) {
 		opa_stat_add(&k->tx_dlid_zero, 1);
 		return;
@@ -259,6 +277,65 @@ static void tx_account(struct opa_vport *p, unsigned n)
 	opa_fabric_count_frames(p->fabric, sent, 0);
 }
 
+/* One frame into p->frame (its virtio_net_hdr, if any, into p->vnet_hdr): its length, 0 for
+ * a frame shorter than its header, -1 when there is none to read. */
+static ssize_t tap_read(struct opa_vport *p)
+{
+	struct iovec iov[2] = {
+		{ .iov_base = p->vnet_hdr, .iov_len = p->vnet_hdr_len },
+		{ .iov_base = p->frame, .iov_len = sizeof(p->frame) },
+	};
+	ssize_t got;
+
+	if (!p->vnet_hdr_len) {
+		got = read(p->tap_fd, p->frame, sizeof(p->frame));
+		return got > 0 ? got : -1;
+	}
+	got = readv(p->tap_fd, iov, 2);
+	if (got <= 0)
+		return -1;
+	return got > (ssize_t)p->vnet_hdr_len ? got - (ssize_t)p->vnet_hdr_len : 0;
+}
+
+/* The next slot of the turn; when all are taken, the batch goes out and they are free. */
+static unsigned next_slot(struct opa_vport *p)
+{
+	if (p->n_slots == OPA_VPORT_TX_BURST) {
+		flush(p);
+		tx_account(p, p->n_slots);
+		p->n_slots = 0;
+	}
+	return p->n_slots++;
+}
+
+/* The frame read into p->frame, as its virtio_net_hdr asks (dataplane/opa/vnic_gso.h). */
+static void tx_read_frame(struct opa_vport *p, const struct opa_vport_config *c,
+			  const struct opa_fabric_map *map, size_t len)
+{
+	struct virtio_net_hdr h;
+	struct opa_gso g;
+	unsigned i;
+
+	if (!p->vnet_hdr_len) {
+		tx_one(p, c, map, next_slot(p), p->frame, len);
+		return;
+	}
+	memcpy(&h, p->vnet_hdr, sizeof(h));
+	if (h.gso_type == VIRTIO_NET_HDR_GSO_NONE) {
+		if (opa_vnet_csum(&h, p->frame, len) == 0) {
+			tx_one(p, c, map, next_slot(p), p->frame, len);
+			return;
+		}
+	} else if (opa_gso_parse(&h, p->frame, len, &g) == 0 && g.hlen + g.mss <= sizeof(p->seg)) {
+		for (i = 0; i < g.nseg; i++)
+			tx_one(p, c, map, next_slot(p), p->seg,
+			       opa_gso_segment(&g, p->frame, i, p->seg));
+		return;
+	}
+	/* A header the frame cannot satisfy: the kernel sends none. */
+	opa_stat_add(&p->counters.tx_carrier_errors, 1);
+}
+
 unsigned opa_vport_tx_turn(struct opa_vport *p)
 {
 	const struct opa_vport_config *c = config_of(p);
@@ -266,14 +343,19 @@ unsigned opa_vport_tx_turn(struct opa_vport *p)
 	unsigned n;
 	ssize_t got;
 
+	p->n_slots = 0;
 	for (n = 0; n < OPA_VPORT_TX_BURST; n++) {
-		got = read(p->tap_fd, p->frame, sizeof(p->frame));
-		if (got <= 0)
+		got = tap_read(p);
+		if (got < 0)
 			break;	/* EAGAIN: drained; 0 or an error: the watch reports it */
-		tx_one(p, c, map, n, got);
+		if (!got) {
+			opa_stat_add(&p->counters.tx_carrier_errors, 1);
+			continue;	/* shorter than its virtio_net_hdr */
+		}
+		tx_read_frame(p, c, map, got);
 	}
 	flush(p);
-	tx_account(p, n);
+	tx_account(p, p->n_slots);
 	return n;
 }
 
@@ -309,6 +391,24 @@ int opa_vport_attach_error(const struct opa_vport *p)
 
 /* ---- RX (the fabric's worker) ---- */
 
+/*
+ * One frame to the host.  With a virtio_net_hdr its flags say VIRTIO_NET_HDR_F_DATA_VALID:
+ * the frame crossed the fabric under the 16B ICRC, so the host skips verifying its TCP/UDP
+ * checksum, as behind a NIC with RX checksum offload (docs/decisions.md); gso_type NONE.
+ */
+static int tap_write(struct opa_vport *p, const uint8_t *frame, size_t len)
+{
+	static const struct virtio_net_hdr_v1 h = { .flags = VIRTIO_NET_HDR_F_DATA_VALID };
+	struct iovec iov[2] = {
+		{ .iov_base = (void *)&h, .iov_len = p->vnet_hdr_len },
+		{ .iov_base = (void *)frame, .iov_len = len },
+	};
+
+	if (!p->vnet_hdr_len)
+		return write(p->tap_fd, frame, len) == (ssize_t)len ? 0 : -1;
+	return writev(p->tap_fd, iov, 2) == (ssize_t)(p->vnet_hdr_len + len) ? 0 : -1;
+}
+
 enum opa_reason opa_vport_rx(struct opa_vport *p, const uint8_t *pkt, size_t len)
 {
 	const struct opa_vport_config *c = config_of(p);
@@ -334,7 +434,7 @@ enum opa_reason opa_vport_rx(struct opa_vport *p, const uint8_t *pkt, size_t len
 	default:
 		return r;
 	}
-	if (write(p->tap_fd, rx.frame, rx.frame_len) != (ssize_t)rx.frame_len) {
+	if (tap_write(p, rx.frame, rx.frame_len) < 0) {
 		opa_stat_add(&k->rx_fifo_errors, 1);
 		return OPA_OK;
 	}

@@ -4,7 +4,8 @@
  * frame, one write() = one frame: a TAP device in the daemon, a SOCK_SEQPACKET socketpair in
  * tests) and 16B packets on the fabric (reference opa_vnic.md §4, §5.3).
  *
- *   TX, on the port's worker: read up to OPA_VPORT_TX_BURST frames, pad to 60, choose the
+ *   TX, on the port's worker: read up to OPA_VPORT_TX_BURST frames (a TCP super-frame is cut
+ *      into segments first, see opa_vport_set_vnet_hdr), pad to 60, choose the
  *      header fields, encapsulate, send to the DLID's addresses with sendmmsg; count (§4.7).
  *   RX, on the fabric's worker (after the fabric demuxed the vesw_id): drop-state, decap
  *      (runt, oversize, trim), write() to the tap; count (§4.8).
@@ -48,6 +49,15 @@ void opa_vport_config_free(struct opa_vport_config *c);
 /* A port on fabric f reading and writing frames on tap_fd (nonblocking; the caller's to close). */
 int opa_vport_new(struct opa_vport **out, struct opa_fabric *f, int tap_fd,
 		  struct opa_vport_config *initial);
+/*
+ * Before attaching: each frame on the tap comes and goes behind a virtio_net_hdr of len
+ * bytes (a TAP opened with IFF_VNET_HDR, TUNSETVNETHDRSZ len: 10 or 12); 0 (the default)
+ * for none.  TX completes a checksum the header asks for (NEEDS_CSUM) and cuts TCP
+ * super-frames into segments (GSO TCPV4/TCPV6: the TAP may have TUNSETOFFLOAD TUN_F_CSUM |
+ * TUN_F_TSO4 | TUN_F_TSO6; dataplane/opa/vnic_gso.h); RX writes DATA_VALID (the fabric's
+ * ICRC protected the frame) and gso_type NONE.  -EINVAL for another size.
+ */
+int opa_vport_set_vnet_hdr(struct opa_vport *p, size_t len);
 /* After opa_vport_detach has run and the port left the fabric's vesw table (barrier); frees
  * the configuration in force too. */
 void opa_vport_free(struct opa_vport *p);

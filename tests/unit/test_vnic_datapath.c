@@ -8,6 +8,9 @@
  */
 #include <stdlib.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
+
+#include <linux/virtio_net.h>
 
 #include "tests/unit/fabric_pair.h"
 #include "dataplane/opa/bytes.h"
@@ -503,6 +506,254 @@ static void test_flow_hash(void **state)
 	(void)opa_vnic_flow_hash(f1, 5);
 }
 
+/* ---- the TAP's virtio_net_hdr: checksum offload and TSO (dataplane/opa/vnic_gso.h) ---- */
+
+#define VH	sizeof(struct virtio_net_hdr)
+
+/* RFC 1071 one byte pair at a time, big-endian words: the test's own, unfolded. */
+static uint32_t ref_sum(uint32_t s, const uint8_t *b, size_t n)
+{
+	for (size_t i = 0; i < n; i += 2)
+		s += (uint32_t)b[i] << 8 | (i + 1 < n ? b[i + 1] : 0);
+	return s;
+}
+
+static uint16_t ref_fold(uint32_t s)
+{
+	while (s >> 16)
+		s = (s & 0xffff) + (s >> 16);
+	return (uint16_t)s;
+}
+
+/* The sum of the TCP/UDP pseudo-header of the L4 bytes at l4 .. l4 + l4_len. */
+static uint32_t ref_pseudo(const uint8_t *f, size_t l3, bool v6, uint8_t proto, size_t l4_len)
+{
+	uint32_t s = v6 ? ref_sum(0, f + l3 + 8, 32) : ref_sum(0, f + l3 + 12, 8);
+
+	return s + proto + (uint32_t)l4_len;
+}
+
+static void vnet_on(struct net *n)
+{
+	assert_int_equal(opa_vport_set_vnet_hdr(n->a.port, 7), -EINVAL);
+	assert_int_equal(opa_vport_set_vnet_hdr(n->a.port, VH), 0);
+	assert_int_equal(opa_vport_set_vnet_hdr(n->b.port, VH), 0);
+}
+
+static void host_send_vnet(struct node *x, const struct virtio_net_hdr *h, const uint8_t *f,
+			   size_t len)
+{
+	struct iovec iov[2] = { { (void *)h, VH }, { (void *)f, len } };
+
+	assert_int_equal(writev(x->tap[1], iov, 2), (ssize_t)(VH + len));
+}
+
+/* A frame B's host received: its header says DATA_VALID, no GSO. */
+static size_t host_recv_vnet(struct node *x, uint8_t *buf, size_t size)
+{
+	struct virtio_net_hdr h;
+	uint8_t all[VH + 2048];
+	size_t len = host_recv(x, all, sizeof(all));
+
+	assert_true(len > VH && len - VH <= size);
+	memcpy(&h, all, VH);
+	assert_int_equal(h.flags, VIRTIO_NET_HDR_F_DATA_VALID);
+	assert_int_equal(h.gso_type, VIRTIO_NET_HDR_GSO_NONE);
+	memcpy(buf, all + VH, len - VH);
+	return len - VH;
+}
+
+/*
+ * A TCP super-frame to mac_b as the kernel hands it over (IPv4 or IPv6, TCP with 12 bytes of
+ * options, payload bytes i * 7): the TCP checksum field holds the pseudo-header's sum.
+ * Returns its length; *l3, *l4 the header offsets.
+ */
+static size_t tso_frame(uint8_t *f, bool v6, size_t payload, uint8_t flags, size_t *l4_out)
+{
+	size_t l3 = 14, l4 = v6 ? l3 + 40 : l3 + 20, hlen = l4 + 32, len = hlen + payload;
+
+	memset(f, 0, hlen);
+	memcpy(f, mac_b, 6);
+	memcpy(f + 6, mac_a, 6);
+	opa_put_be16(f + 12, v6 ? 0x86dd : 0x0800);
+	if (!v6) {
+		f[l3] = 0x45;
+		opa_put_be16(f + l3 + 2, len - l3);
+		opa_put_be16(f + l3 + 4, 0xfffe);	/* the id wraps within the frame */
+		f[l3 + 6] = 0x40;			/* DF */
+		f[l3 + 8] = 64;
+		f[l3 + 9] = 6;
+		memcpy(f + l3 + 12, "\x0a\xe8\x01\x01\x0a\xe8\x01\x02", 8);
+		opa_put_be16(f + l3 + 10, (uint16_t)~ref_fold(ref_sum(0, f + l3, 20)));
+	} else {
+		f[l3] = 0x60;
+		opa_put_be16(f + l3 + 4, len - l4);
+		f[l3 + 6] = 6;
+		f[l3 + 7] = 64;
+		f[l3 + 8] = 0xfd;
+		f[l3 + 23] = 1;
+		f[l3 + 24] = 0xfd;
+		f[l3 + 39] = 2;
+	}
+	opa_put_be16(f + l4, 40000);
+	opa_put_be16(f + l4 + 2, 5201);
+	opa_put_be32(f + l4 + 4, 0xfffff000);		/* the sequence number wraps too */
+	opa_put_be32(f + l4 + 8, 0x01020304);
+	f[l4 + 12] = 8 << 4;
+	f[l4 + 13] = flags;
+	opa_put_be16(f + l4 + 14, 512);
+	memcpy(f + l4 + 20, "\x01\x01\x08\x0a\x00\x00\x00\x01\x00\x00\x00\x02", 12);
+	for (size_t i = 0; i < payload; i++)
+		f[hlen + i] = (uint8_t)(i * 7);
+	opa_put_be16(f + l4 + 16, ref_fold(ref_pseudo(f, l3, v6, 6, len - l4)));
+	*l4_out = l4;
+	return len;
+}
+
+/* Segment i of the super-frame f as Linux's tcp_gso_segment sends it, built here. */
+static size_t expect_segment(const uint8_t *f, bool v6, size_t l4, size_t payload, size_t mss,
+			     unsigned i, unsigned nseg, uint8_t *out)
+{
+	size_t l3 = 14, hlen = l4 + 32, off = i * mss;
+	size_t n = payload - off < mss ? payload - off : mss, len = hlen + n;
+
+	memcpy(out, f, hlen);
+	memcpy(out + hlen, f + hlen + off, n);
+	if (!v6) {
+		opa_put_be16(out + l3 + 2, len - l3);
+		opa_put_be16(out + l3 + 4, opa_get_be16(f + l3 + 4) + i);
+		opa_put_be16(out + l3 + 10, 0);
+		opa_put_be16(out + l3 + 10, (uint16_t)~ref_fold(ref_sum(0, out + l3, 20)));
+	} else {
+		opa_put_be16(out + l3 + 4, len - l4);
+	}
+	opa_put_be32(out + l4 + 4, opa_get_be32(f + l4 + 4) + off);
+	if (i + 1 < nseg)
+		out[l4 + 13] &= ~(0x01 | 0x08);		/* FIN, PSH: the last only */
+	if (i)
+		out[l4 + 13] &= ~0x80;			/* CWR: the first only */
+	opa_put_be16(out + l4 + 16, 0);
+	opa_put_be16(out + l4 + 16,
+		     (uint16_t)~ref_fold(ref_sum(ref_pseudo(out, l3, v6, 6, len - l4), out + l4,
+						 len - l4)));
+	return len;
+}
+
+static void tso_through(struct net *n, bool v6)
+{
+	const size_t payload = 3000, mss = 1400;
+	const unsigned nseg = 3;
+	uint8_t f[4096], got[2048], want[2048];
+	struct virtio_net_hdr h = {
+		.flags = VIRTIO_NET_HDR_F_NEEDS_CSUM,
+		.gso_type = v6 ? VIRTIO_NET_HDR_GSO_TCPV6 : VIRTIO_NET_HDR_GSO_TCPV4,
+		.gso_size = mss, .csum_offset = 16,
+	};
+	struct opa_vnic_counters c;
+	size_t l4, len, seg_len;
+	unsigned i;
+
+	/* ACK | PSH | FIN | CWR */
+	len = tso_frame(f, v6, payload, 0x10 | 0x08 | 0x01 | 0x80, &l4);
+	h.hdr_len = l4 + 32;
+	h.csum_start = l4;
+	host_send_vnet(&n->a, &h, f, len);
+	assert_int_equal(opa_vport_tx_turn(n->a.port), 1);
+	fabric_poll_n(n->b.fab, NULL, nseg);
+	for (i = 0; i < nseg; i++) {
+		seg_len = host_recv_vnet(&n->b, got, sizeof(got));
+		assert_int_equal(seg_len, expect_segment(f, v6, l4, payload, mss, i, nseg, want));
+		assert_memory_equal(got, want, seg_len);
+		/* Checked once more as a receiver would: the sums come out as all ones. */
+		if (!v6)
+			assert_int_equal(ref_fold(ref_sum(0, got + 14, 20)), 0xffff);
+		assert_int_equal(ref_fold(ref_sum(ref_pseudo(got, 14, v6, 6, seg_len - l4),
+						  got + l4, seg_len - l4)), 0xffff);
+	}
+	assert_false(host_pending(&n->b));
+	c = counters(&n->a);
+	assert_int_equal(c.tx.packets, nseg);
+	assert_int_equal(opa_vnic_tx_errors(&c), 0);
+}
+
+static void test_tso_v4(void **state)
+{
+	vnet_on(*state);
+	tso_through(*state, false);
+}
+
+static void test_tso_v6(void **state)
+{
+	vnet_on(*state);
+	tso_through(*state, true);
+}
+
+/* A super-frame of more segments than a turn has slots: all go out, in order. */
+static void test_tso_many_segments(void **state)
+{
+	struct net *n = *state;
+	static uint8_t f[65536];
+	uint8_t got[2048], want[2048];
+	const size_t mss = 1000;
+	size_t l4, len, payload = 60000, seg_len;
+	unsigned i, nseg = 60;
+	struct virtio_net_hdr h = {
+		.flags = VIRTIO_NET_HDR_F_NEEDS_CSUM, .gso_type = VIRTIO_NET_HDR_GSO_TCPV4,
+		.gso_size = mss, .csum_offset = 16,
+	};
+
+	vnet_on(n);
+	len = tso_frame(f, false, payload, 0x10, &l4);
+	h.hdr_len = l4 + 32;
+	h.csum_start = l4;
+	host_send_vnet(&n->a, &h, f, len);
+	assert_int_equal(opa_vport_tx_turn(n->a.port), 1);
+	fabric_poll_n(n->b.fab, NULL, nseg);
+	for (i = 0; i < nseg; i++) {
+		seg_len = host_recv_vnet(&n->b, got, sizeof(got));
+		assert_int_equal(seg_len, expect_segment(f, false, l4, payload, mss, i, nseg, want));
+		assert_memory_equal(got, want, seg_len);
+	}
+	assert_int_equal(counters(&n->a).tx.packets, nseg);
+}
+
+/* NEEDS_CSUM without GSO: a UDP checksum completed; a header that does not fit: dropped. */
+static void test_vnet_csum_and_bad(void **state)
+{
+	struct net *n = *state;
+	uint8_t f[200], got[2048];
+	struct virtio_net_hdr h = {
+		.flags = VIRTIO_NET_HDR_F_NEEDS_CSUM, .csum_start = 34, .csum_offset = 6,
+	};
+	size_t len = 14 + 20 + 8 + 101, l4 = 34;
+
+	vnet_on(n);
+	make_frame(f, len, mac_b, 0x0800);
+	f[14] = 0x45;
+	opa_put_be16(f + 16, len - 14);
+	f[23] = 17;
+	opa_put_be16(f + l4 + 4, len - l4);
+	opa_put_be16(f + l4 + 6, ref_fold(ref_pseudo(f, 14, false, 17, len - l4)));
+	host_send_vnet(&n->a, &h, f, len);
+	/* csum_offset beyond the frame; a UDP super-frame (not offered to the host). */
+	h.csum_offset = 200;
+	host_send_vnet(&n->a, &h, f, len);
+	h.csum_offset = 6;
+	h.gso_type = VIRTIO_NET_HDR_GSO_UDP;
+	h.gso_size = 50;
+	host_send_vnet(&n->a, &h, f, len);
+	assert_int_equal(opa_vport_tx_turn(n->a.port), 3);
+	fabric_poll_n(n->b.fab, NULL, 1);
+	assert_int_equal(host_recv_vnet(&n->b, got, sizeof(got)), len);
+	assert_int_equal(ref_fold(ref_sum(ref_pseudo(got, 14, false, 17, len - l4), got + l4,
+					  len - l4)), 0xffff);
+	assert_memory_equal(got, f, l4 + 6);
+	assert_memory_equal(got + l4 + 8, f + l4 + 8, len - l4 - 8);
+	assert_false(host_pending(&n->b));
+	assert_int_equal(counters(&n->a).tx_carrier_errors, 2);
+	assert_int_equal(counters(&n->a).tx.packets, 1);
+}
+
 int main(void)
 {
 #define T(t) cmocka_unit_test_setup_teardown(t, net_setup, net_teardown)
@@ -517,6 +768,10 @@ int main(void)
 		T(test_rx_fifo_full),
 		T(test_map_swap),
 		T(test_attach_on_worker),
+		T(test_tso_v4),
+		T(test_tso_v6),
+		T(test_tso_many_segments),
+		T(test_vnet_csum_and_bad),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
