@@ -45,6 +45,7 @@ struct opa_fabric {
 	int attach_error;
 	/* The fabric's worker only. */
 	bool mads_unannounced;		/* queued since the last event the worker could emit */
+	struct opa_vport *rx_port;	/* the port that received last: may hold frames */
 	struct dp_udp_rx_batch rx;
 	uint8_t *rx_bufs[DP_UDP_BATCH];
 	uint8_t *rx_mem;
@@ -235,13 +236,28 @@ static void rx_frame(struct opa_fabric *f, const uint8_t *pkt, size_t len)
 	vesw_id = opa_get_le16(pkt + OPA16B_HDR_LEN + 2) & OPA_VNIC_VESW_MASK;
 	t = atomic_load_explicit(&f->vesw, memory_order_acquire);
 	port = t ? t->ports[vesw_id] : NULL;
-	if (port)
+	if (port) {
+		/* Coalescing is per port: a frame for another writes what this one held. */
+		if (f->rx_port != port) {
+			if (f->rx_port)
+				opa_vport_rx_flush(f->rx_port);
+			f->rx_port = port;
+		}
 		opa_vport_rx(port, pkt, len);
+	}
 	else if (t && t->nohandler)
 		opa_vport_count_nohandler(t->nohandler);
 }
 
-void opa_fabric_rx_datagram(struct opa_fabric *f, const uint8_t *buf, size_t len)
+/* The end of a receive batch: the frames a port held back go to its host. */
+static void rx_flush(struct opa_fabric *f)
+{
+	if (f->rx_port)
+		opa_vport_rx_flush(f->rx_port);
+	f->rx_port = NULL;
+}
+
+static void rx_datagram(struct opa_fabric *f, const uint8_t *buf, size_t len)
 {
 	opa_stat_add(&f->counters.rx_datagrams, 1);
 	if (len < 1) {
@@ -260,11 +276,17 @@ void opa_fabric_rx_datagram(struct opa_fabric *f, const uint8_t *buf, size_t len
 	}
 }
 
+void opa_fabric_rx_datagram(struct opa_fabric *f, const uint8_t *buf, size_t len)
+{
+	rx_datagram(f, buf, len);
+	rx_flush(f);
+}
+
 static void on_datagram(void *arg, const uint8_t *buf, size_t len, const struct dp_udp_addr *from)
 {
 	/* The source address is not used: replies go by the map (docs/opa-fabric.md). */
 	(void)from;
-	opa_fabric_rx_datagram(arg, buf, len);
+	rx_datagram(arg, buf, len);
 }
 
 unsigned opa_fabric_poll(struct opa_fabric *f, struct dp_worker *w)
@@ -275,6 +297,8 @@ unsigned opa_fabric_poll(struct opa_fabric *f, struct dp_worker *w)
 	for (i = 0; i < RX_BATCHES; i++) {
 		got = dp_udp_recv(&f->udp, &f->rx, f->rx_bufs, RX_BUF_SIZE, DP_UDP_BATCH,
 				  on_datagram, f);
+		/* Before the buffers are received into again: ports hold frames in them. */
+		rx_flush(f);
 		if (got <= 0)
 			break;
 		seen += got;

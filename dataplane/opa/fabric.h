@@ -110,7 +110,7 @@ int opa_fabric_attach_error(const struct opa_fabric *f);
  * Called by the socket watch; tests call it directly with w = NULL (no event).
  */
 unsigned opa_fabric_poll(struct opa_fabric *f, struct dp_worker *w);
-/* The fabric's worker: one datagram (hostile bytes). */
+/* The fabric's worker: one datagram (hostile bytes), a receive batch of its own. */
 void opa_fabric_rx_datagram(struct opa_fabric *f, const uint8_t *buf, size_t len);
 
 /* Main thread: hands up to max (0: a queue's worth) queued MADs to fn, oldest first; how many. */

@@ -8,7 +8,8 @@
  *      into segments first, see opa_vport_set_vnet_hdr), pad to 60, choose the
  *      header fields, encapsulate, send to the DLID's addresses with sendmmsg; count (§4.7).
  *   RX, on the fabric's worker (after the fabric demuxed the vesw_id): drop-state, decap
- *      (runt, oversize, trim), write() to the tap; count (§4.8).
+ *      (runt, oversize, trim), write() to the tap (TCP segments of a receive batch
+ *      coalesced, see opa_vport_rx); count (§4.8).
  *
  * The port's configuration is an immutable snapshot the driver publishes (opa_vport_publish),
  * read by the port's worker (TX) and the fabric's worker (RX): the old one is freed after
@@ -55,7 +56,7 @@ int opa_vport_new(struct opa_vport **out, struct opa_fabric *f, int tap_fd,
  * for none.  TX completes a checksum the header asks for (NEEDS_CSUM) and cuts TCP
  * super-frames into segments (GSO TCPV4/TCPV6: the TAP may have TUNSETOFFLOAD TUN_F_CSUM |
  * TUN_F_TSO4 | TUN_F_TSO6; dataplane/opa/vnic_gso.h); RX writes DATA_VALID (the fabric's
- * ICRC protected the frame) and gso_type NONE.  -EINVAL for another size.
+ * ICRC protected the frame) and gso_type NONE, or coalesced TCP super-frames (opa_vport_rx).  -EINVAL for another size.
  */
 int opa_vport_set_vnet_hdr(struct opa_vport *p, size_t len);
 /* After opa_vport_detach has run and the port left the fabric's vesw table (barrier); frees
@@ -82,8 +83,21 @@ enum opa_reason opa_vport_encap(const struct opa_vport_config *c, const uint8_t 
 /* The port's worker: one turn of TX (what the tap watch runs); returns frames read. */
 unsigned opa_vport_tx_turn(struct opa_vport *p);
 
-/* The fabric's worker: a 16B packet whose vesw_id selected this port.  What decap refused. */
+/*
+ * The fabric's worker: a 16B packet whose vesw_id selected this port.  What decap refused.
+ * With a virtio_net_hdr (opa_vport_set_vnet_hdr), a TCP segment may be held back (receive
+ * coalescing, software GRO): in-order segments of one flow (untagged IPv4 without options or
+ * fragments, or IPv6 without extension headers; headers equal but for the IP length, id and
+ * checksums; no flag but ACK, PSH on the last; each payload the first's size but the last;
+ * at most 64 segments, 64 KiB of IP packet) go to the host as one super-frame: gso_type
+ * TCPV4/TCPV6, gso_size the first's payload, NEEDS_CSUM at the TCP checksum holding the
+ * pseudo-header's sum.  pkt must stay as it is until opa_vport_rx_flush; a frame that does
+ * not merge writes what is held first, so the order is kept.  The counters count each
+ * original frame, when it is written.
+ */
 enum opa_reason opa_vport_rx(struct opa_vport *p, const uint8_t *pkt, size_t len);
+/* The fabric's worker, after a receive batch: writes what opa_vport_rx held back. */
+void opa_vport_rx_flush(struct opa_vport *p);
 /* The fabric's worker: a packet for an unknown vesw_id (counted here, reference §4.8). */
 void opa_vport_count_nohandler(struct opa_vport *p);
 

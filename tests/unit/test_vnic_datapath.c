@@ -16,6 +16,7 @@
 #include "dataplane/opa/bytes.h"
 #include "dataplane/opa/flow_hash.h"
 #include "dataplane/opa/vnic_encap.h"
+#include "dataplane/opa/vnic_gso.h"
 #include "dataplane/opa/vnic_port.h"
 #include "dataplane/worker.h"
 
@@ -688,33 +689,295 @@ static void test_tso_v6(void **state)
 	tso_through(*state, true);
 }
 
-/* A super-frame of more segments than a turn has slots: all go out, in order. */
+/*
+ * A message B's host received, any size: its virtio_net_hdr into *h (checked: DATA_VALID
+ * without GSO, or a coalesced TCP super-frame with NEEDS_CSUM at the TCP checksum, which
+ * holds the pseudo-header's sum, and a valid IPv4 header checksum), the frame into buf.
+ */
+static size_t host_recv_any(struct node *x, struct virtio_net_hdr *h, uint8_t *buf, size_t size)
+{
+	static uint8_t all[VH + 70000];
+	size_t len = host_recv(x, all, sizeof(all)), flen, l4;
+	bool v6;
+
+	assert_true(len > VH && len - VH <= size);
+	memcpy(h, all, VH);
+	flen = len - VH;
+	memcpy(buf, all + VH, flen);
+	if (h->gso_type == VIRTIO_NET_HDR_GSO_NONE) {
+		assert_int_equal(h->flags, VIRTIO_NET_HDR_F_DATA_VALID);
+		return flen;
+	}
+	v6 = h->gso_type == VIRTIO_NET_HDR_GSO_TCPV6;
+	assert_true(v6 || h->gso_type == VIRTIO_NET_HDR_GSO_TCPV4);
+	l4 = v6 ? 14 + 40 : 14 + 20;
+	assert_int_equal(h->flags, VIRTIO_NET_HDR_F_NEEDS_CSUM);
+	assert_int_equal(h->csum_start, l4);
+	assert_int_equal(h->csum_offset, 16);
+	assert_int_equal(h->hdr_len, l4 + (buf[l4 + 12] >> 4) * 4);
+	assert_true(h->gso_size > 0 && flen - h->hdr_len > h->gso_size);
+	if (!v6) {
+		assert_int_equal(opa_get_be16(buf + 16), flen - 14);
+		assert_int_equal(ref_fold(ref_sum(0, buf + 14, 20)), 0xffff);
+	} else {
+		assert_int_equal(opa_get_be16(buf + 18), flen - 54);
+	}
+	assert_int_equal(opa_get_be16(buf + l4 + 16),
+			 ref_fold(ref_pseudo(buf, 14, v6, 6, flen - l4)));
+	return flen;
+}
+
+/*
+ * B's host reads until it has n segments of what A sent: a super-frame counts as the
+ * segments the host's TCP would see in it (cut as tcp_gso_segment would); each is compared
+ * with want(i).  Returns the super-frames read.
+ */
+typedef size_t (*want_fn)(unsigned i, uint8_t *out, void *arg);
+
+static unsigned host_recv_segments(struct node *x, unsigned n, want_fn want, void *arg)
+{
+	static uint8_t frame[70000];
+	uint8_t seg[2048], w[2048];
+	struct virtio_net_hdr h;
+	struct opa_gso g;
+	unsigned i = 0, j, supers = 0;
+	size_t len, seg_len;
+
+	while (i < n) {
+		len = host_recv_any(x, &h, frame, sizeof(frame));
+		if (h.gso_type == VIRTIO_NET_HDR_GSO_NONE) {
+			assert_int_equal(len, want(i, w, arg));
+			assert_memory_equal(frame, w, len);
+			i++;
+			continue;
+		}
+		supers++;
+		assert_int_equal(opa_gso_parse(&h, frame, len, &g), 0);
+		assert_true(g.nseg > 1 && i + g.nseg <= n);
+		for (j = 0; j < g.nseg; j++, i++) {
+			seg_len = opa_gso_segment(&g, frame, j, seg);
+			assert_int_equal(seg_len, want(i, w, arg));
+			assert_memory_equal(seg, w, seg_len);
+		}
+	}
+	return supers;
+}
+
+struct tso_want {
+	const uint8_t *f;
+	bool v6;
+	size_t l4, payload, mss;
+	unsigned nseg;
+};
+
+static size_t tso_want_seg(unsigned i, uint8_t *out, void *arg)
+{
+	const struct tso_want *t = arg;
+
+	return expect_segment(t->f, t->v6, t->l4, t->payload, t->mss, i, t->nseg, out);
+}
+
+/* A super-frame of more segments than a turn has slots: all go out, in order; B's host gets
+ * them coalesced again (one super-frame or a few, by receive batch). */
 static void test_tso_many_segments(void **state)
 {
 	struct net *n = *state;
 	static uint8_t f[65536];
-	uint8_t got[2048], want[2048];
 	const size_t mss = 1000;
-	size_t l4, len, payload = 60000, seg_len;
-	unsigned i, nseg = 60;
+	size_t l4, len, payload = 60000;
+	unsigned nseg = 60;
 	struct virtio_net_hdr h = {
 		.flags = VIRTIO_NET_HDR_F_NEEDS_CSUM, .gso_type = VIRTIO_NET_HDR_GSO_TCPV4,
 		.gso_size = mss, .csum_offset = 16,
 	};
+	struct tso_want t = { f, false, 0, payload, mss, nseg };
+	struct opa_vnic_counters cb;
 
 	vnet_on(n);
 	len = tso_frame(f, false, payload, 0x10, &l4);
+	t.l4 = l4;
 	h.hdr_len = l4 + 32;
 	h.csum_start = l4;
 	host_send_vnet(&n->a, &h, f, len);
 	assert_int_equal(opa_vport_tx_turn(n->a.port), 1);
 	fabric_poll_n(n->b.fab, NULL, nseg);
-	for (i = 0; i < nseg; i++) {
-		seg_len = host_recv_vnet(&n->b, got, sizeof(got));
-		assert_int_equal(seg_len, expect_segment(f, false, l4, payload, mss, i, nseg, want));
-		assert_memory_equal(got, want, seg_len);
-	}
+	assert_true(host_recv_segments(&n->b, nseg, tso_want_seg, &t) >= 1);
+	assert_false(host_pending(&n->b));
 	assert_int_equal(counters(&n->a).tx.packets, nseg);
+	cb = counters(&n->b);
+	assert_int_equal(cb.rx.packets, nseg);
+	assert_int_equal(cb.rx.bytes, counters(&n->a).tx.bytes);
+	assert_int_equal(cb.rx.size[OPA_VNIC_SIZE_1024_1518], nseg);
+	assert_int_equal(cb.rx.unicast, nseg);
+}
+
+/* A's host sends frames one by one (no GSO); B receives them in one poll. */
+static void send_frames(struct net *n, uint8_t (*frames)[2048], const size_t *lens, unsigned k)
+{
+	struct virtio_net_hdr h = { 0 };
+	unsigned i;
+
+	for (i = 0; i < k; i++)
+		host_send_vnet(&n->a, &h, frames[i], lens[i]);
+	assert_int_equal(opa_vport_tx_turn(n->a.port), k);
+	fabric_poll_n(n->b.fab, NULL, k);
+}
+
+/* B's receive counters are A's send counters, frame by frame, coalesced or not. */
+static void assert_counted_alike(struct net *n)
+{
+	struct opa_vnic_counters ca = counters(&n->a), cb = counters(&n->b);
+	unsigned i;
+
+	assert_int_equal(cb.rx.packets, ca.tx.packets);
+	assert_int_equal(cb.rx.bytes, ca.tx.bytes);
+	assert_int_equal(cb.rx.unicast, ca.tx.unicast);
+	assert_int_equal(cb.rx.mcastbcast, ca.tx.mcastbcast);
+	assert_int_equal(cb.rx.untagged, ca.tx.untagged);
+	for (i = 0; i < OPA_VNIC_SIZE_BUCKETS; i++)
+		assert_int_equal(cb.rx.size[i], ca.tx.size[i]);
+	assert_int_equal(opa_vnic_rx_errors(&cb), 0);
+}
+
+/*
+ * Receive coalescing: a run of in-order segments of one flow (the last with PSH) reaches
+ * the host as one super-frame: the sender's super-frame again, byte for byte (the TCP
+ * checksum field holding the pseudo-header's sum as the sender's kernel left it).
+ */
+static void gro_run(struct net *n, bool v6)
+{
+	static uint8_t f[8192], got[70000];
+	uint8_t frames[5][2048];
+	size_t lens[5], l4, len, payload = 4500, mss = 1000;
+	struct virtio_net_hdr h;
+	unsigned i;
+
+	vnet_on(n);
+	len = tso_frame(f, v6, payload, 0x10 | 0x08, &l4);
+	for (i = 0; i < 5; i++)
+		lens[i] = expect_segment(f, v6, l4, payload, mss, i, 5, frames[i]);
+	send_frames(n, frames, lens, 5);
+	assert_int_equal(host_recv_any(&n->b, &h, got, sizeof(got)), len);
+	assert_int_equal(h.gso_type, v6 ? VIRTIO_NET_HDR_GSO_TCPV6 : VIRTIO_NET_HDR_GSO_TCPV4);
+	assert_int_equal(h.gso_size, mss);
+	assert_int_equal(h.hdr_len, l4 + 32);
+	assert_memory_equal(got, f, len);
+	assert_false(host_pending(&n->b));
+	assert_int_equal(counters(&n->b).rx.packets, 5);
+	assert_counted_alike(n);
+}
+
+static void test_gro_v4(void **state)
+{
+	gro_run(*state, false);
+}
+
+static void test_gro_v6(void **state)
+{
+	gro_run(*state, true);
+}
+
+struct mixed_want {
+	uint8_t (*frames)[2048];
+	const size_t *lens;
+	const unsigned *order;	/* the frame sent i-th segment of B's host is */
+};
+
+static size_t mixed_want_seg(unsigned i, uint8_t *out, void *arg)
+{
+	const struct mixed_want *m = arg;
+
+	memcpy(out, m->frames[m->order[i]], m->lens[m->order[i]]);
+	return m->lens[m->order[i]];
+}
+
+/*
+ * What does not continue the held run is not merged, and what was held is written first:
+ * an ARP between segments, another flow (port), a gap in the sequence, a FIN, a segment
+ * after a PSH, another ACK number, an IPv4 frame with options, another TTL.  The host sees every frame, in the order sent.
+ */
+static void test_gro_mixed_kept_in_order(void **state)
+{
+	struct net *n = *state;
+	static uint8_t f[16384];
+	static uint8_t frames[17][2048];
+	size_t lens[17], l4, payload = 11500, mss = 1000;
+	const unsigned nseg = 12;
+	unsigned i, k = 0, order[17];
+	uint8_t seg[12][2048];
+	size_t seg_len[12];
+	struct mixed_want m = { frames, lens, order };
+
+	vnet_on(n);
+	tso_frame(f, false, payload, 0x10, &l4);
+	for (i = 0; i < nseg; i++)
+		seg_len[i] = expect_segment(f, false, l4, payload, mss, i, nseg, seg[i]);
+#define ADD(src, l) do { memcpy(frames[k], (src), (l)); lens[k] = (l); k++; } while (0)
+	ADD(seg[0], seg_len[0]);				/* 0, 1: merged */
+	ADD(seg[1], seg_len[1]);
+	lens[k] = make_frame(frames[k], 42, mac_b, 0x0806);	/* ARP: no */
+	k++;
+	ADD(seg[2], seg_len[2]);				/* alone: the next is ... */
+	ADD(seg[3], seg_len[3]);				/* ... another flow */
+	opa_put_be16(frames[k - 1] + l4, 40001);
+	ADD(seg[3], seg_len[3]);				/* 3 */
+	ADD(seg[5], seg_len[5]);				/* a gap: 4 is missing */
+	ADD(seg[6], seg_len[6]);				/* FIN */
+	frames[k - 1][l4 + 13] |= 0x01;
+	ADD(seg[7], seg_len[7]);				/* PSH ends a run ... */
+	frames[k - 1][l4 + 13] |= 0x08;
+	ADD(seg[8], seg_len[8]);				/* ... this starts one */
+	ADD(seg[9], seg_len[9]);				/* another ACK number */
+	opa_put_be32(frames[k - 1] + l4 + 8, 0x01020305);
+	ADD(seg[10], seg_len[10]);				/* an IPv4 option (NOP x4) */
+	{
+		uint8_t *p = frames[k - 1];
+
+		memmove(p + 38, p + 34, seg_len[10] - 34);
+		memset(p + 34, 1, 4);
+		p[14] = 0x46;
+		opa_put_be16(p + 16, seg_len[10] + 4 - 14);
+		lens[k - 1] += 4;
+	}
+	ADD(seg[11], seg_len[11]);				/* 11 (short), then ... */
+	ADD(seg[11], seg_len[11]);				/* ... another TTL */
+	opa_put_be32(frames[k - 1] + l4 + 4, opa_get_be32(seg[11] + l4 + 4) + 500);
+	frames[k - 1][22] = 63;
+#undef ADD
+	for (i = 0; i < k; i++)
+		order[i] = i;
+	send_frames(n, frames, lens, k);
+	/* The ARP arrives padded to 60: compared as sent, padded. */
+	memset(frames[2] + 42, 0, 18);
+	lens[2] = 60;
+	/* One super-frame only: segments 0 and 1. */
+	assert_int_equal(host_recv_segments(&n->b, k, mixed_want_seg, &m), 1);
+	assert_false(host_pending(&n->b));
+	assert_int_equal(counters(&n->b).rx.packets, k);
+	assert_counted_alike(n);
+}
+
+/* Without the virtio_net_hdr nothing is coalesced: segments arrive one by one. */
+static void test_gro_off_without_vnet_hdr(void **state)
+{
+	struct net *n = *state;
+	static uint8_t f[8192];
+	uint8_t seg[2048], got[2048];
+	size_t l4, len;
+	unsigned i;
+
+	tso_frame(f, false, 3000, 0x10, &l4);
+	for (i = 0; i < 3; i++)
+		host_send(&n->a, seg, expect_segment(f, false, l4, 3000, 1000, i, 3, seg));
+	assert_int_equal(opa_vport_tx_turn(n->a.port), 3);
+	fabric_poll_n(n->b.fab, NULL, 3);
+	for (i = 0; i < 3; i++) {
+		len = host_recv(&n->b, got, sizeof(got));
+		assert_int_equal(len, expect_segment(f, false, l4, 3000, 1000, i, 3, seg));
+		assert_memory_equal(got, seg, len);
+	}
+	assert_false(host_pending(&n->b));
+	assert_counted_alike(n);
 }
 
 /* NEEDS_CSUM without GSO: a UDP checksum completed; a header that does not fit: dropped. */
@@ -772,6 +1035,10 @@ int main(void)
 		T(test_tso_v6),
 		T(test_tso_many_segments),
 		T(test_vnet_csum_and_bad),
+		T(test_gro_v4),
+		T(test_gro_v6),
+		T(test_gro_mixed_kept_in_order),
+		T(test_gro_off_without_vnet_hdr),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
