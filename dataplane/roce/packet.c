@@ -89,6 +89,8 @@ enum roce_reason roce_pkt_parse(const uint8_t *buf, size_t len, struct roce_pkt 
 
 	if (len < ROCE_BTH_LEN + ROCE_ICRC_LEN)
 		return ROCE_SHORT;
+	if (len > ROCE_MAX_PKT)
+		return ROCE_TOO_LONG;	/* no UDP datagram carries it: we could not rebuild it */
 	roce_bth_parse(buf, &p->bth);
 	if (p->bth.tver != 0)
 		return ROCE_BAD_TVER;

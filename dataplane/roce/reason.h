@@ -13,7 +13,7 @@ enum roce_reason {
 				 * length field disagrees with the buffer */
 	ROCE_BAD_FIELD,		/* builder: a field does not fit its bit width */
 	ROCE_NO_ROOM,		/* builder: output buffer too small */
-	ROCE_TOO_LONG,		/* builder: more than a UDP datagram can carry */
+	ROCE_TOO_LONG,		/* more than a UDP datagram can carry */
 	ROCE_BAD_OPCODE,	/* opcode not in the table (RD, reserved, unknown) */
 	ROCE_BAD_TVER,		/* BTH transport version is not 0 */
 	ROCE_BAD_PAD,		/* PadCnt larger than the payload, or pad on a packet without one */

@@ -648,6 +648,7 @@ static void test_build_refusals(void **state)
 
 static void test_parse_refusals(void **state)
 {
+	static uint8_t huge[ROCE_MAX_PKT + 1];
 	uint8_t buf[64];
 	struct roce_pkt p;
 	size_t len;
@@ -675,6 +676,10 @@ static void test_parse_refusals(void **state)
 	assert_int_equal(roce_pkt_parse(buf, 16, &p), ROCE_BAD_PAD);
 	assert_int_equal(roce_pkt_parse(buf, 20, &p), ROCE_OK);
 	assert_int_equal(p.payload_len, 2);
+	memset(huge, 0, sizeof(huge));
+	huge[0] = 0x04;
+	assert_int_equal(roce_pkt_parse(huge, ROCE_MAX_PKT + 1, &p), ROCE_TOO_LONG);
+	assert_int_equal(roce_pkt_parse(huge, ROCE_MAX_PKT - 3, &p), ROCE_OK);
 }
 
 static void test_ip_refusals(void **state)
