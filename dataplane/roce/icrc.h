@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The RoCE v2 invariant CRC (reference roce_virtio.md §2.7): CRC-32 (IEEE 802.3, reflected,
+ * init ~0, final ~0: zlib's crc32()) over
+ *
+ *   8 x 0xff | IP header | UDP header | BTH | rest of the transport packet up to the ICRC
+ *
+ * with the fields a router may change set to ones: IPv4 TOS, TTL, header checksum; IPv6
+ * traffic class, flow label, hop limit; the UDP checksum; BTH byte 4 (FECN, BECN, Resv6a).
+ * Stored least significant byte first.  The IPv4 Identification and flags ARE covered, which
+ * is why a daemon sends with ID 0 and DF (§2.9).
+ *
+ * The IP+UDP headers and the transport packet are separate arguments because a socket
+ * receiver has them apart: the kernel kept the headers, the daemon rebuilds them.
+ */
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dataplane/roce/ip_udp.h"
+#include "dataplane/roce/reason.h"
+
+/* The CRC of ip_udp (IP header with options + UDP header, ip_udp_len <= ROCE_IP_UDP_MAX, the
+ * IP version in its first nibble) and transport[0 .. transport_len - 4); transport_len >=
+ * BTH + ICRC.  Callers check the lengths (roce_ip_locate() does). */
+uint32_t roce_icrc(const uint8_t *ip_udp, size_t ip_udp_len, const uint8_t *transport,
+		   size_t transport_len);
+
+/* Writes the ICRC into the last 4 bytes of transport. */
+void roce_icrc_seal(const uint8_t *ip_udp, size_t ip_udp_len, uint8_t *transport,
+		    size_t transport_len);
+
+/* Checks the ICRC of a whole IPv4/IPv6 datagram (roce_ip_locate's checks first). */
+enum roce_reason roce_icrc_check_ip(const uint8_t *ip, size_t len);
+
+/* The same for a UDP payload received on a socket, with the headers the peer's kernel sent
+ * given as a: the daemon's ICRC rule (ID 0, DF) applies only if a says so. */
+enum roce_reason roce_icrc_check_payload(const struct roce_ip_udp *a, const uint8_t *transport,
+					 size_t transport_len);
+/* Seals a transport packet for sending through a socket whose kernel writes the headers a. */
+enum roce_reason roce_icrc_seal_payload(const struct roce_ip_udp *a, uint8_t *transport,
+					size_t transport_len);
