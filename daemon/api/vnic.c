@@ -194,8 +194,9 @@ static struct json_object *fabric_json(const struct vnic_service *s)
 		json_add_uint(o, "rx_mads", c.rx_mads);
 		json_add_uint(o, "rx_frames", c.rx_frames);
 		json_add_uint(o, "rx_bad_type", c.rx_bad_type);
-		json_add_uint(o, "rx_bad_packet", c.rx_bad_packet + c.rx_mad_overflow);
+		json_add_uint(o, "rx_bad_packet", c.rx_bad_packet);
 		json_add_uint(o, "rx_wrong_dlid", c.rx_wrong_dlid);
+		json_add_uint(o, "rx_mad_overflow", c.rx_mad_overflow);
 		json_add_uint(o, "tx_datagrams", c.tx_datagrams);
 		json_add_uint(o, "tx_mads", c.tx_mads);
 		json_add_uint(o, "tx_frames", c.tx_frames);
