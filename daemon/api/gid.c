@@ -18,6 +18,9 @@ static struct json_object *gid_json(struct rdma_device *dev, unsigned port,
 	json_add_uint(o, "index", e->obj.handle);
 	json_add_string(o, "gid", text);
 	json_add_uint(o, "users", e->obj.users);
+	/* Absent (null) for a user's entry: replies of before roce_netdev stay as they were. */
+	if (e->netdev[0])
+		json_add_string(o, "netdev", e->netdev);
 	return o;
 }
 

@@ -123,7 +123,7 @@ static void unknown_setting(const char *key, char *msg, size_t size)
 		used += (size_t)snprintf(msg + used, size - used, ", %s", number_settings[i].key);
 	if (used < size)
 		snprintf(msg + used, size - used, ", recovery, crypto_credential, import_kek.NAME, "
-			 "fabric_lid, fabric_address, fabric_node.LID)");
+			 "fabric_lid, fabric_address, fabric_node.LID, roce_netdev)");
 }
 
 static char *strip(char *s)
@@ -288,6 +288,24 @@ static int apply_fabric(struct rdmad_fabric_config *f, const char *key, const ch
 	return add_fabric_node(f, key + strlen("fabric_node."), value, msg, size);
 }
 
+/* roce_netdev = IFNAME: a name the kernel could give an interface. */
+static int set_roce_netdev(char dst[IF_NAMESIZE], const char *value, char *msg, size_t size)
+{
+	size_t len = strlen(value);
+	bool ok = len > 0 && len < IF_NAMESIZE && strcmp(value, ".") != 0 &&
+		  strcmp(value, "..") != 0;
+
+	for (const char *p = value; ok && *p; p++)
+		ok = !isspace((unsigned char)*p) && *p != '/' && *p != ':';
+	if (!ok) {
+		snprintf(msg, size, "roce_netdev: '%s' is not an interface name (1 to %d characters, "
+			 "no space, '/' or ':')", value, IF_NAMESIZE - 1);
+		return -EINVAL;
+	}
+	memcpy(dst, value, len + 1);
+	return 0;
+}
+
 /* One "key = value" line; a message naming the key and its allowed values on error. */
 static int apply(struct rdmad_config *c, const char *key, const char *value, char *msg, size_t size)
 {
@@ -317,6 +335,8 @@ static int apply(struct rdmad_config *c, const char *key, const char *value, cha
 	} else if (strcmp(key, "fabric_lid") == 0 || strcmp(key, "fabric_address") == 0 ||
 		   strncmp(key, "fabric_node.", strlen("fabric_node.")) == 0) {
 		return apply_fabric(&c->fabric, key, value, msg, size);
+	} else if (strcmp(key, "roce_netdev") == 0) {
+		return set_roce_netdev(c->roce_netdev, value, msg, size);
 	} else {
 		unknown_setting(key, msg, size);
 		return -EINVAL;

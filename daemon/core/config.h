@@ -2,6 +2,7 @@
 /* rdmad.conf(5): "key = value" lines; '#' starts a comment. */
 #pragma once
 
+#include <net/if.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -21,6 +22,8 @@ struct rdmad_config {
 	/* Crypto officer's provisioning (crypto_credential, import_kek.NAME), for the model. */
 	struct rdma_crypto_config crypto;
 	struct rdmad_fabric_config fabric;
+	/* The interface whose addresses are port 1's RoCE v2 GIDs; "": none (read at start). */
+	char roce_netdev[IF_NAMESIZE];
 };
 
 #define RDMAD_MAX_MR_SIZE_DEFAULT (1ull << 30)

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+#include "daemon/soft/gid_netlink.h"
 #include "daemon/soft/soft_device.h"
 #include "daemon/core/commit.h"
 #include "daemon/core/manager.h"
@@ -179,6 +180,8 @@ struct manager *manager_free(struct manager *m)
 	if (!m)
 		return NULL;
 	m->commit = commit_free(m->commit);
+	gid_netlink_free(m->roce_gids);
+	m->roce_gids = NULL;
 	/* The OPA port leaves the workers before they stop. */
 	vnic_stop(m);
 	m->workers = worker_set_free(m->workers);
@@ -232,6 +235,11 @@ int manager_reload(struct manager *m, char *err, size_t err_size)
 		config_free(&c);
 		return r;
 	}
+	if (strcmp(c.roce_netdev, m->config.roce_netdev) != 0)
+		log_notice("roce_netdev changed to '%s': it takes effect when rdmad restarts",
+			   c.roce_netdev);
+	/* Kept as in force until then, so that the next reload compares with it. */
+	memcpy(c.roce_netdev, m->config.roce_netdev, sizeof(c.roce_netdev));
 	config_free(&m->config);
 	m->config = c;
 	apply_config(m);
@@ -313,6 +321,13 @@ int manager_start(struct manager *m)
 	r = state_restore(m);
 	if (r < 0)
 		return r;
+	/* After what users configured: the host's addresses take the indexes left free. */
+	if (m->config.roce_netdev[0]) {
+		r = gid_netlink_new(&m->roce_gids, m->event, m->devices[0], 1, m->config.roce_netdev);
+		if (r < 0)
+			return log_error_errno(r, "cannot follow the addresses of roce_netdev %s",
+					       m->config.roce_netdev);
+	}
 	r = commit_new(&m->commit, m, NULL);
 	if (r < 0)
 		return log_error_errno(r, "cannot start the state committer");

@@ -22,6 +22,7 @@ struct worker_set;
 struct api_monitor;
 struct commit;
 struct vnic_service;
+struct gid_netlink;
 struct json_object;
 
 struct manager_options {
@@ -68,6 +69,7 @@ struct manager {
 	} read_group;
 	struct commit *commit;    /* writes the state files (daemon/core/commit.h) */
 	struct vnic_service *vnic;   /* the first device's OPA port, or NULL (daemon/vnic/vnic.h) */
+	struct gid_netlink *roce_gids;   /* port 1's GIDs from roce_netdev, or NULL */
 	struct json_object *vnic_saved;  /* what vnic.json held, until the OPA port starts */
 };
 

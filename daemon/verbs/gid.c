@@ -2,8 +2,17 @@
 #include "daemon/verbs/gid.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+static void empty(struct rdma_gid_entry *e)
+{
+	memset(e->gid, 0, RDMA_GID_LEN);
+	e->netdev[0] = '\0';
+	e->address_gone = false;
+	e->valid = false;
+}
 
 int rdma_gid_tables_init(struct rdma_device *dev)
 {
@@ -37,10 +46,20 @@ int rdma_gid_parse(const char *text, uint8_t gid[RDMA_GID_LEN])
 		return 0;
 	if (inet_pton(AF_INET, text, &v4) != 1)
 		return -EINVAL;
+	rdma_gid_from_ipv4(&v4, gid);
+	return 0;
+}
+
+void rdma_gid_from_ipv4(const struct in_addr *addr, uint8_t gid[RDMA_GID_LEN])
+{
 	memset(gid, 0, 10);
 	gid[10] = gid[11] = 0xff;
-	memcpy(gid + 12, &v4, 4);
-	return 0;
+	memcpy(gid + 12, addr, 4);
+}
+
+void rdma_gid_from_ipv6(const struct in6_addr *addr, uint8_t gid[RDMA_GID_LEN])
+{
+	memcpy(gid, addr, RDMA_GID_LEN);
 }
 
 void rdma_gid_format(const uint8_t gid[RDMA_GID_LEN], char out[RDMA_GID_TEXT_MAX])
@@ -121,12 +140,110 @@ int rdma_gid_del(struct rdma_device *dev, unsigned port, uint32_t index, struct 
 	struct rdma_gid_entry *e = rdma_gid_get(dev, port, index, "index", err);
 	struct rdma_object *user;
 
+	char text[RDMA_GID_TEXT_MAX];
+
 	if (!e)
 		return err->code == RDMA_ERR_NO_SUCH_OBJECT ? -ENOENT : -EINVAL;
+	if (e->netdev[0]) {
+		rdma_gid_format(e->gid, text);
+		return rdma_error_state(err, "index", "%u holds %s, an address of %s (roce_netdev): "
+					"it goes when the address is removed from %s", index, text,
+					e->netdev, e->netdev);
+	}
 	user = rdma_object_find_user(dev, &e->obj);
 	if (user)
 		return rdma_error_in_use(err, &e->obj, user);
-	memset(e->gid, 0, RDMA_GID_LEN);
-	e->valid = false;
+	empty(e);
 	return 0;
+}
+
+/* Port's entry holding gid, or NULL. */
+static struct rdma_gid_entry *find_gid(struct rdma_device *dev, unsigned port,
+				       const uint8_t gid[RDMA_GID_LEN])
+{
+	for (uint32_t i = 0; i < dev->ports[port - 1].gid_tbl_len; i++) {
+		struct rdma_gid_entry *e = &dev->gid_tables[port - 1][i];
+
+		if (e->valid && memcmp(e->gid, gid, RDMA_GID_LEN) == 0)
+			return e;
+	}
+	return NULL;
+}
+
+static bool listed(const uint8_t (*gids)[RDMA_GID_LEN], size_t n, const uint8_t gid[RDMA_GID_LEN])
+{
+	for (size_t i = 0; i < n; i++)
+		if (memcmp(gids[i], gid, RDMA_GID_LEN) == 0)
+			return true;
+	return false;
+}
+
+/* Empties e, or marks it address_gone while an AH or QP still sends from it. */
+static void drop_netdev_entry(struct rdma_device *dev, struct rdma_gid_entry *e)
+{
+	if (rdma_object_find_user(dev, &e->obj))
+		e->address_gone = true;
+	else
+		empty(e);
+}
+
+/* Puts gid at the lowest free index of port for netdev; false when the table is full. */
+static bool place(struct rdma_device *dev, unsigned port, const char *netdev,
+		  const uint8_t gid[RDMA_GID_LEN])
+{
+	for (uint32_t i = 0; i < dev->ports[port - 1].gid_tbl_len; i++) {
+		struct rdma_gid_entry *e = &dev->gid_tables[port - 1][i];
+
+		if (e->valid)
+			continue;
+		memcpy(e->gid, gid, RDMA_GID_LEN);
+		snprintf(e->netdev, sizeof(e->netdev), "%s", netdev);
+		e->address_gone = false;
+		e->valid = true;
+		return true;
+	}
+	return false;
+}
+
+unsigned rdma_gid_sync_netdev(struct rdma_device *dev, unsigned port, const char *netdev,
+			      const uint8_t (*gids)[RDMA_GID_LEN], size_t n)
+{
+	unsigned no_room = 0;
+
+	for (uint32_t i = 0; i < dev->ports[port - 1].gid_tbl_len; i++) {
+		struct rdma_gid_entry *e = &dev->gid_tables[port - 1][i];
+
+		if (e->valid && strcmp(e->netdev, netdev) == 0 && !listed(gids, n, e->gid))
+			drop_netdev_entry(dev, e);
+	}
+	for (size_t k = 0; k < n; k++) {
+		struct rdma_gid_entry *e = find_gid(dev, port, gids[k]);
+
+		if (e) {
+			/* Back before its last user went: the same entry again. */
+			if (strcmp(e->netdev, netdev) == 0)
+				e->address_gone = false;
+			continue;
+		}
+		if (!place(dev, port, netdev, gids[k]))
+			no_room++;
+	}
+	return no_room;
+}
+
+unsigned rdma_gid_sweep_gone(struct rdma_device *dev, unsigned port)
+{
+	unsigned stay = 0;
+
+	for (uint32_t i = 0; i < dev->ports[port - 1].gid_tbl_len; i++) {
+		struct rdma_gid_entry *e = &dev->gid_tables[port - 1][i];
+
+		if (!e->valid || !e->address_gone)
+			continue;
+		if (rdma_object_find_user(dev, &e->obj))
+			stay++;
+		else
+			empty(e);
+	}
+	return stay;
 }
