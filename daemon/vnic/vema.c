@@ -8,7 +8,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "dataplane/opa/bytes.h"
+#include "dataplane/bytes.h"
 
 /* A request after the filter: the header fields the handlers use and the data area,
  * zero where the MAD was shorter than 2048 bytes. */
@@ -306,7 +306,7 @@ static size_t unmatched_reply(struct vema *v, const uint8_t *mad, uint8_t *reply
 		return drop(v, VEMA_DROP_NO_ROOM);
 	memcpy(reply, mad, VEMA_COMMON_HDR_LEN);
 	reply[VEMA_OFF_METHOD] = VEMA_METHOD_GET_RESP;
-	opa_put_be16(reply + VEMA_OFF_STATUS, VEMA_STATUS_UNSUP);
+	dp_put_be16(reply + VEMA_OFF_STATUS, VEMA_STATUS_UNSUP);
 	v->stats.unmatched_replies++;
 	return VEMA_COMMON_HDR_LEN;
 }
@@ -331,8 +331,8 @@ size_t vema_handle(struct vema *v, const struct mad_addr *from, const uint8_t *m
 	if (reply_size < VEMA_MAD_LEN)
 		return drop(v, VEMA_DROP_NO_ROOM);
 
-	req.attr_id = opa_get_be16(mad + VEMA_OFF_ATTR_ID);
-	req.attr_mod = opa_get_be32(mad + VEMA_OFF_ATTR_MOD);
+	req.attr_id = dp_get_be16(mad + VEMA_OFF_ATTR_ID);
+	req.attr_mod = dp_get_be32(mad + VEMA_OFF_ATTR_MOD);
 	data_len = len - VEMA_HDR_LEN;
 	if (data_len > VEMA_DATA_LEN)
 		data_len = VEMA_DATA_LEN;
@@ -343,7 +343,7 @@ size_t vema_handle(struct vema *v, const struct mad_addr *from, const uint8_t *m
 	memcpy(reply, mad, VEMA_HDR_LEN);
 	reply[VEMA_OFF_METHOD] = VEMA_METHOD_GET_RESP;
 	status = dispatch(v, &req, reply + VEMA_HDR_LEN);
-	opa_put_be16(reply + VEMA_OFF_STATUS, status);
+	dp_put_be16(reply + VEMA_OFF_STATUS, status);
 	v->stats.replies++;
 	return VEMA_MAD_LEN;
 }

@@ -8,14 +8,14 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "dataplane/opa/bytes.h"
+#include "dataplane/bytes.h"
 
 const uint8_t vema_oui[3] = { 0x00, 0x06, 0x6a };
 
 static void put_be64(uint8_t *p, uint64_t v)
 {
-	opa_put_be32(p, v >> 32);
-	opa_put_be32(p + 4, (uint32_t)v);
+	dp_put_be32(p, v >> 32);
+	dp_put_be32(p + 4, (uint32_t)v);
 }
 
 /* ---- ClassPortInfo */
@@ -26,14 +26,14 @@ void vema_cpi_reply(const uint8_t stored[VEMA_CPI_LEN], uint8_t out[VEMA_CPI_LEN
 	out[0] = VEMA_BASE_VERSION;
 	out[1] = VEMA_CLASS_VERSION;
 	/* bit 0: the agent sends traps; bits 8-15: 255 VNIC ports. */
-	opa_put_be16(out + 2, 0xff01);
+	dp_put_be16(out + 2, 0xff01);
 	/* Response time 4.096 µs x 2^18, cap_mask2 0. */
-	opa_put_be32(out + 4, 18);
+	dp_put_be32(out + 4, 18);
 }
 
 uint32_t vema_cpi_trap_lid(const uint8_t cpi[VEMA_CPI_LEN])
 {
-	return opa_get_be32(cpi + VEMA_CPI_OFF_TRAP_LID);
+	return dp_get_be32(cpi + VEMA_CPI_OFF_TRAP_LID);
 }
 
 uint8_t vema_cpi_trap_sl(const uint8_t cpi[VEMA_CPI_LEN])
@@ -118,14 +118,14 @@ void vema_vpinfo_encode(const struct vnic_veswport_info *info, uint8_t out[VEMA_
 				uint16_t v;
 
 				memcpy(&v, base + f->mem + 2 * k, 2);
-				opa_put_be16(w + 2 * k, v);
+				dp_put_be16(w + 2 * k, v);
 				break;
 			}
 			case F_BE32: {
 				uint32_t v;
 
 				memcpy(&v, base + f->mem + 4 * k, 4);
-				opa_put_be32(w + 4 * k, v);
+				dp_put_be32(w + 4 * k, v);
 				break;
 			}
 			}
@@ -149,13 +149,13 @@ void vema_vpinfo_decode(const uint8_t in[VEMA_VPINFO_LEN], struct vnic_veswport_
 				base[f->mem + k] = w[k];
 				break;
 			case F_BE16: {
-				uint16_t v = opa_get_be16(w + 2 * k);
+				uint16_t v = dp_get_be16(w + 2 * k);
 
 				memcpy(base + f->mem + 2 * k, &v, 2);
 				break;
 			}
 			case F_BE32: {
-				uint32_t v = opa_get_be32(w + 4 * k);
+				uint32_t v = dp_get_be32(w + 4 * k);
 
 				memcpy(base + f->mem + 4 * k, &v, 4);
 				break;
@@ -169,57 +169,57 @@ void vema_vpinfo_decode(const uint8_t in[VEMA_VPINFO_LEN], struct vnic_veswport_
 
 void vema_mactbl_hdr_decode(const uint8_t in[VEMA_MACTBL_HDR_LEN], struct vema_mactbl_hdr *h)
 {
-	h->offset = opa_get_be16(in);
-	h->num_entries = opa_get_be16(in + 2);
-	h->digest = opa_get_be32(in + 4);
+	h->offset = dp_get_be16(in);
+	h->num_entries = dp_get_be16(in + 2);
+	h->digest = dp_get_be32(in + 4);
 }
 
 void vema_mactbl_hdr_encode(const struct vema_mactbl_hdr *h, uint8_t out[VEMA_MACTBL_HDR_LEN])
 {
-	opa_put_be16(out, h->offset);
-	opa_put_be16(out + 2, h->num_entries);
-	opa_put_be32(out + 4, h->digest);
+	dp_put_be16(out, h->offset);
+	dp_put_be16(out + 2, h->num_entries);
+	dp_put_be32(out + 4, h->digest);
 }
 
 void vema_mac_slot_decode(const uint8_t in[VEMA_MACTBL_ENTRY_LEN], struct vnic_mac_slot *s)
 {
 	memcpy(s->mac, in, 6);
 	memcpy(s->mask, in + 6, 6);
-	s->dlid_sd = opa_get_be32(in + 12);
+	s->dlid_sd = dp_get_be32(in + 12);
 }
 
 void vema_mac_slot_encode(const struct vnic_mac_slot *s, uint8_t out[VEMA_MACTBL_ENTRY_LEN])
 {
 	memcpy(out, s->mac, 6);
 	memcpy(out + 6, s->mask, 6);
-	opa_put_be32(out + 12, s->dlid_sd);
+	dp_put_be32(out + 12, s->dlid_sd);
 }
 
 /* ---- interface MAC lists */
 
 void vema_iface_hdr_decode(const uint8_t in[VEMA_IFACE_HDR_LEN], struct vema_iface_hdr *h)
 {
-	h->start_idx = opa_get_be16(in);
-	h->num_macs = opa_get_be16(in + 2);
-	h->total = opa_get_be16(in + 4);
-	h->gen_count = opa_get_be16(in + 6);
+	h->start_idx = dp_get_be16(in);
+	h->num_macs = dp_get_be16(in + 2);
+	h->total = dp_get_be16(in + 4);
+	h->gen_count = dp_get_be16(in + 6);
 }
 
 void vema_iface_hdr_encode(const struct vema_iface_hdr *h, uint8_t out[VEMA_IFACE_HDR_LEN])
 {
-	opa_put_be16(out, h->start_idx);
-	opa_put_be16(out + 2, h->num_macs);
-	opa_put_be16(out + 4, h->total);
-	opa_put_be16(out + 6, h->gen_count);
+	dp_put_be16(out, h->start_idx);
+	dp_put_be16(out + 2, h->num_macs);
+	dp_put_be16(out + 4, h->total);
+	dp_put_be16(out + 6, h->gen_count);
 }
 
 /* ---- counters */
 
 static void counters_id_encode(const struct vema_counters_id *id, uint8_t *out)
 {
-	opa_put_be16(out, id->vp_instance);
-	opa_put_be16(out + 2, id->vesw_id);
-	opa_put_be32(out + 4, id->veswport_num);
+	dp_put_be16(out, id->vp_instance);
+	dp_put_be16(out + 2, id->vesw_id);
+	dp_put_be32(out + 4, id->veswport_num);
 }
 
 /* unicast, mcastbcast, untagged, vlan, then the seven size buckets: 11 x be64. */
@@ -283,18 +283,18 @@ void vema_trap_encode(uint64_t tid, const struct vema_trap_data *d, uint8_t out[
 	out[VEMA_OFF_CLASS_VERSION] = VEMA_CLASS_VERSION;
 	out[VEMA_OFF_METHOD] = VEMA_METHOD_TRAP;
 	put_be64(out + VEMA_OFF_TID, tid);
-	opa_put_be16(out + VEMA_OFF_ATTR_ID, VEMA_ATTR_NOTICE);
+	dp_put_be16(out + VEMA_OFF_ATTR_ID, VEMA_ATTR_NOTICE);
 	memcpy(out + VEMA_OFF_OUI, vema_oui, 3);
 
 	notice[0] = VEMA_NOTICE_GEN_TYPE;
 	memcpy(notice + 1, vema_oui, 3);
 	/* trap_num and toggle_count stay 0, as the kernel leaves them. */
-	opa_put_be32(notice + 8, d->issuer_lid);
+	dp_put_be32(notice + 8, d->issuer_lid);
 
-	opa_put_be16(trap, d->fabric_id);
-	opa_put_be16(trap + 2, d->vesw_id);
-	opa_put_be32(trap + 4, d->veswportnum);
-	opa_put_be16(trap + 8, d->opaportnum);
+	dp_put_be16(trap, d->fabric_id);
+	dp_put_be16(trap + 2, d->vesw_id);
+	dp_put_be32(trap + 4, d->veswportnum);
+	dp_put_be16(trap + 8, d->opaportnum);
 	trap[10] = d->veswportindex;
 	trap[11] = d->opcode;
 }

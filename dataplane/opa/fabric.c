@@ -6,7 +6,7 @@
 #include <sys/socket.h>
 
 #include "dataplane/opa/fabric.h"
-#include "dataplane/opa/bytes.h"
+#include "dataplane/bytes.h"
 #include "dataplane/opa/opa16b.h"
 #include "dataplane/opa/stat.h"
 #include "dataplane/opa/vnic_encap.h"
@@ -233,7 +233,7 @@ static void rx_frame(struct opa_fabric *f, const uint8_t *pkt, size_t len)
 		return;
 	}
 	opa_stat_add(&f->counters.rx_frames, 1);
-	vesw_id = opa_get_le16(pkt + OPA16B_HDR_LEN + 2) & OPA_VNIC_VESW_MASK;
+	vesw_id = dp_get_le16(pkt + OPA16B_HDR_LEN + 2) & OPA_VNIC_VESW_MASK;
 	t = atomic_load_explicit(&f->vesw, memory_order_acquire);
 	port = t ? t->ports[vesw_id] : NULL;
 	if (port) {

@@ -2,7 +2,7 @@
 #include <string.h>
 
 #include "dataplane/opa/flow_hash.h"
-#include "dataplane/opa/bytes.h"
+#include "dataplane/bytes.h"
 
 #define ETH_HLEN	14
 #define ETH_P_8021Q	0x8100
@@ -37,7 +37,7 @@ static uint32_t fmix32(uint32_t h)
 static uint32_t mix_bytes(uint32_t h, const uint8_t *p, size_t n)
 {
 	for (; n >= 4; p += 4, n -= 4)
-		h = mix(h, opa_get_be32(p));
+		h = mix(h, dp_get_be32(p));
 	if (n) {
 		uint32_t last = 0;
 
@@ -58,11 +58,11 @@ static uint32_t ipv4_hash(const uint8_t *ip, size_t len)
 	size_t ihl = (size_t)(ip[0] & 0xf) * 4;
 	uint32_t h = mix(0x4, ip[9]);
 	/* More-fragments bit or a fragment offset: not the whole datagram. */
-	int fragment = opa_get_be16(ip + 6) & 0x3fff;
+	int fragment = dp_get_be16(ip + 6) & 0x3fff;
 
 	h = mix_bytes(h, ip + 12, 8);
 	if (!fragment && has_ports(ip[9]) && ihl >= IPV4_MIN_HLEN && len >= ihl + 4)
-		h = mix(h, opa_get_be32(ip + ihl));
+		h = mix(h, dp_get_be32(ip + ihl));
 	return h;
 }
 
@@ -70,10 +70,10 @@ static uint32_t ipv6_hash(const uint8_t *ip, size_t len)
 {
 	uint32_t h = mix(0x6, ip[6]);
 
-	h = mix(h, opa_get_be32(ip) & 0xfffff);		/* flow label */
+	h = mix(h, dp_get_be32(ip) & 0xfffff);		/* flow label */
 	h = mix_bytes(h, ip + 8, 32);
 	if (has_ports(ip[6]) && len >= IPV6_HLEN + 4)
-		h = mix(h, opa_get_be32(ip + IPV6_HLEN));
+		h = mix(h, dp_get_be32(ip + IPV6_HLEN));
 	return h;
 }
 
@@ -86,7 +86,7 @@ uint32_t opa_vnic_flow_hash(const uint8_t *frame, size_t len)
 	if (len < ETH_HLEN)
 		return fmix32(mix_bytes(0, frame, len));
 	for (tags = 0; tags <= MAX_VLAN_TAGS && off + 2 <= len; tags++) {
-		proto = opa_get_be16(frame + off);
+		proto = dp_get_be16(frame + off);
 		off += 2;
 		if (proto != ETH_P_8021Q && proto != ETH_P_8021AD)
 			break;

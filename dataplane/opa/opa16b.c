@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "dataplane/opa/opa16b.h"
-#include "dataplane/opa/bytes.h"
+#include "dataplane/bytes.h"
 
 enum opa_reason opa16b_build(const struct opa16b_hdr *h, uint8_t out[OPA16B_HDR_LEN])
 {
@@ -15,17 +15,17 @@ enum opa_reason opa16b_build(const struct opa16b_hdr *h, uint8_t out[OPA16B_HDR_
 	     (uint32_t)h->fecn << 28 | (uint32_t)h->l2 << 29 | (uint32_t)h->lt << 31;
 	w2 = h->l4 | (h->slid >> 20) << 8 | (h->dlid >> 20) << 12 | (uint32_t)h->pkey << 16;
 	w3 = h->entropy | (uint32_t)h->age << 16;
-	opa_put_le32(out, w0);
-	opa_put_le32(out + 4, w1);
-	opa_put_le32(out + 8, w2);
-	opa_put_le32(out + 12, w3);
+	dp_put_le32(out, w0);
+	dp_put_le32(out + 4, w1);
+	dp_put_le32(out + 8, w2);
+	dp_put_le32(out + 12, w3);
 	return OPA_OK;
 }
 
 void opa16b_decode(const uint8_t *buf, struct opa16b_hdr *h)
 {
-	uint32_t w0 = opa_get_le32(buf), w1 = opa_get_le32(buf + 4);
-	uint32_t w2 = opa_get_le32(buf + 8), w3 = opa_get_le32(buf + 12);
+	uint32_t w0 = dp_get_le32(buf), w1 = dp_get_le32(buf + 4);
+	uint32_t w2 = dp_get_le32(buf + 8), w3 = dp_get_le32(buf + 12);
 
 	h->slid = (w0 & 0xfffff) | ((w2 >> 8) & 0xf) << 20;
 	h->dlid = (w1 & 0xfffff) | ((w2 >> 12) & 0xf) << 20;

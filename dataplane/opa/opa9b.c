@@ -8,7 +8,7 @@
 #include <isa-l/crc.h>
 
 #include "dataplane/opa/opa9b.h"
-#include "dataplane/opa/bytes.h"
+#include "dataplane/bytes.h"
 
 #define BTH_OFF		OPA9B_LRH_LEN
 #define DETH_OFF	(OPA9B_LRH_LEN + OPA9B_BTH_LEN)
@@ -53,19 +53,19 @@ enum opa_reason opa9b_mad_build(const struct opa9b_mad_addr *a, const uint8_t *m
 	memset(out, 0, total);
 	out[0] = a->sc << 4;				/* LVer 0 */
 	out[1] = a->sl << 4 | OPA9B_LNH_LOCAL;
-	opa_put_be16(out + 2, a->dlid);
-	opa_put_be16(out + 4, total / 4);		/* 11 bits: total <= 2088 bytes */
-	opa_put_be16(out + 6, a->slid);
+	dp_put_be16(out + 2, a->dlid);
+	dp_put_be16(out + 4, total / 4);		/* 11 bits: total <= 2088 bytes */
+	dp_put_be16(out + 6, a->slid);
 	out[BTH_OFF] = OPA9B_OP_UD_SEND_ONLY;
 	out[BTH_OFF + 1] = pad << 4;			/* SE 0, M 0, TVer 0 */
-	opa_put_be16(out + BTH_OFF + 2, a->pkey);
-	opa_put_be24(out + BTH_OFF + 5, OPA9B_GSI_QP);
-	opa_put_be24(out + BTH_OFF + 9, a->psn);
-	opa_put_be32(out + DETH_OFF, OPA9B_GSI_QKEY);
-	opa_put_be24(out + DETH_OFF + 5, a->src_qp);
+	dp_put_be16(out + BTH_OFF + 2, a->pkey);
+	dp_put_be24(out + BTH_OFF + 5, OPA9B_GSI_QP);
+	dp_put_be24(out + BTH_OFF + 9, a->psn);
+	dp_put_be32(out + DETH_OFF, OPA9B_GSI_QKEY);
+	dp_put_be24(out + DETH_OFF + 5, a->src_qp);
 	memcpy(out + OPA9B_HDRS_LEN, mad, mad_len);
 	/* The ICRC goes out least significant byte first, as the Ethernet FCS does. */
-	opa_put_le32(out + total - OPA9B_ICRC_LEN, opa9b_icrc(out, total));
+	dp_put_le32(out + total - OPA9B_ICRC_LEN, opa9b_icrc(out, total));
 	*out_len = total;
 	return OPA_OK;
 }
@@ -80,29 +80,29 @@ enum opa_reason opa9b_mad_parse(const uint8_t *pkt, size_t len, struct opa9b_mad
 		return OPA_BAD_LNH;
 	if (pkt[0] & 0xf)
 		return OPA_BAD_LVER;
-	if ((size_t)(opa_get_be16(pkt + 4) & 0x7ff) * 4 != len)
+	if ((size_t)(dp_get_be16(pkt + 4) & 0x7ff) * 4 != len)
 		return OPA_BAD_LENGTH;
 	if (pkt[BTH_OFF] != OPA9B_OP_UD_SEND_ONLY)
 		return OPA_BAD_OPCODE;
 	if (pkt[BTH_OFF + 1] & 0xf)
 		return OPA_BAD_TVER;
-	if (opa_get_be24(pkt + BTH_OFF + 5) != OPA9B_GSI_QP)
+	if (dp_get_be24(pkt + BTH_OFF + 5) != OPA9B_GSI_QP)
 		return OPA_BAD_QP;
-	if (opa_get_be32(pkt + DETH_OFF) != OPA9B_GSI_QKEY)
+	if (dp_get_be32(pkt + DETH_OFF) != OPA9B_GSI_QKEY)
 		return OPA_BAD_QKEY;
 	pad = (pkt[BTH_OFF + 1] >> 4) & 3;
 	mad_len = len - OPA9B_HDRS_LEN - OPA9B_ICRC_LEN;
 	if (mad_len < OPA9B_MAD_MIN + pad || mad_len - pad > OPA9B_MAD_MAX)
 		return OPA_BAD_MAD_LEN;
-	if (opa_get_le32(pkt + len - OPA9B_ICRC_LEN) != opa9b_icrc(pkt, len))
+	if (dp_get_le32(pkt + len - OPA9B_ICRC_LEN) != opa9b_icrc(pkt, len))
 		return OPA_BAD_ICRC;
 	p->addr.sc = pkt[0] >> 4;
 	p->addr.sl = pkt[1] >> 4;
-	p->addr.dlid = opa_get_be16(pkt + 2);
-	p->addr.slid = opa_get_be16(pkt + 6);
-	p->addr.pkey = opa_get_be16(pkt + BTH_OFF + 2);
-	p->addr.psn = opa_get_be24(pkt + BTH_OFF + 9);
-	p->addr.src_qp = opa_get_be24(pkt + DETH_OFF + 5);
+	p->addr.dlid = dp_get_be16(pkt + 2);
+	p->addr.slid = dp_get_be16(pkt + 6);
+	p->addr.pkey = dp_get_be16(pkt + BTH_OFF + 2);
+	p->addr.psn = dp_get_be24(pkt + BTH_OFF + 9);
+	p->addr.src_qp = dp_get_be24(pkt + DETH_OFF + 5);
 	p->mad = pkt + OPA9B_HDRS_LEN;
 	p->mad_len = mad_len - pad;
 	return OPA_OK;

@@ -2,7 +2,7 @@
 #include <string.h>
 
 #include "dataplane/opa/vnic_encap.h"
-#include "dataplane/opa/bytes.h"
+#include "dataplane/bytes.h"
 
 static size_t frame_len_on_wire(size_t eth_len)
 {
@@ -47,8 +47,8 @@ enum opa_reason opa_vnic_encap(const struct opa_vnic_tx *tx, const uint8_t *fram
 	r = opa16b_build(&h, out);
 	if (r)
 		return r;
-	opa_put_le16(out + OPA16B_HDR_LEN, 0);
-	opa_put_le16(out + OPA16B_HDR_LEN + 2, tx->vesw_id);
+	dp_put_le16(out + OPA16B_HDR_LEN, 0);
+	dp_put_le16(out + OPA16B_HDR_LEN + 2, tx->vesw_id);
 	memcpy(out + OPA_VNIC_HDR_LEN, frame, len);
 	/* Short-frame padding, flit pad and ICRC are all zero; the kernel left them unset. */
 	memset(out + OPA_VNIC_HDR_LEN + len, 0, total - OPA_VNIC_HDR_LEN - len - 1);
@@ -70,7 +70,7 @@ enum opa_reason opa_vnic_decap(const uint8_t *pkt, size_t len, uint16_t vesw_id,
 	if (rx->hdr.l4 != OPA_VNIC_L4_ETHR)
 		return OPA_BAD_L4;
 	/* All 12 bits: the newest hfi1 keyed on 8 only (reference §4.8), older ones on 12. */
-	rx->vesw_id = opa_get_le16(pkt + OPA16B_HDR_LEN + 2) & OPA_VNIC_VESW_MASK;
+	rx->vesw_id = dp_get_le16(pkt + OPA16B_HDR_LEN + 2) & OPA_VNIC_VESW_MASK;
 	if (vesw_id != OPA_VNIC_ANY_VESW && rx->vesw_id != vesw_id)
 		return OPA_BAD_VESW;
 	/*

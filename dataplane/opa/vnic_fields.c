@@ -2,7 +2,7 @@
 #include <string.h>
 
 #include "dataplane/opa/vnic_fields.h"
-#include "dataplane/opa/bytes.h"
+#include "dataplane/bytes.h"
 
 #define ETH_HLEN	14
 #define ETH_P_8021Q	0x8100
@@ -81,7 +81,7 @@ uint8_t opa_vnic_sc(const struct opa_vnic_port *port, const uint8_t *frame, size
 	uint8_t pcp;
 
 	/* Only an in-band 802.1Q tag counts, as __vlan_get_tag() in the kernel. */
-	if (len < ETH_HLEN + 4 || opa_get_be16(frame + 12) != ETH_P_8021Q)
+	if (len < ETH_HLEN + 4 || dp_get_be16(frame + 12) != ETH_P_8021Q)
 		return mc ? port->non_vlan_sc_mc : port->non_vlan_sc_uc;
 	pcp = frame[14] >> 5;
 	return mc ? port->pcp_to_sc_mc[pcp] : port->pcp_to_sc_uc[pcp];
@@ -95,7 +95,7 @@ static enum rc_shift rc_shift_of(const uint8_t *frame, size_t len)
 	for (;;) {
 		if (off + 2 > len)
 			return RC_DEFAULT;
-		proto = opa_get_be16(frame + off);
+		proto = dp_get_be16(frame + off);
 		if (proto != ETH_P_8021Q && proto != ETH_P_8021AD)
 			break;
 		off += 4;

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "dataplane/opa/vnic_gso.h"
-#include "dataplane/opa/bytes.h"
+#include "dataplane/bytes.h"
 
 #define ETHERTYPE_IP_	0x0800
 #define ETHERTYPE_IPV6_	0x86dd
@@ -86,12 +86,12 @@ int opa_gso_parse(const struct virtio_net_hdr *h, const uint8_t *frame, size_t l
 		return -EINVAL;
 	if (len < l3)
 		return -EINVAL;
-	proto = opa_get_be16(frame + 12);
+	proto = dp_get_be16(frame + 12);
 	if (proto == ETHERTYPE_VLAN_) {
 		l3 += 4;
 		if (len < l3)
 			return -EINVAL;
-		proto = opa_get_be16(frame + 16);
+		proto = dp_get_be16(frame + 16);
 	}
 	g->l3 = l3;
 	g->v6 = type == VIRTIO_NET_HDR_GSO_TCPV6;
@@ -131,7 +131,7 @@ size_t opa_gso_segment(const struct opa_gso *g, const uint8_t *frame, unsigned i
 
 	memcpy(out, frame, g->hlen);
 	memcpy(out + g->hlen, frame + g->hlen + off, n);
-	opa_put_be32(th + 4, opa_get_be32(frame + g->l4 + 4) + (uint32_t)off);
+	dp_put_be32(th + 4, dp_get_be32(frame + g->l4 + 4) + (uint32_t)off);
 	if (!last)
 		th[13] &= ~(TCP_FIN | TCP_PSH);
 	if (i)
@@ -140,13 +140,13 @@ size_t opa_gso_segment(const struct opa_gso *g, const uint8_t *frame, unsigned i
 	if (!g->v6) {
 		size_t ihl = g->l4 - g->l3;
 
-		opa_put_be16(ip + 2, (uint16_t)(seg_len - g->l3));
-		opa_put_be16(ip + 4, (uint16_t)(opa_get_be16(frame + g->l3 + 4) + i));
+		dp_put_be16(ip + 2, (uint16_t)(seg_len - g->l3));
+		dp_put_be16(ip + 4, (uint16_t)(dp_get_be16(frame + g->l3 + 4) + i));
 		ip[10] = ip[11] = 0;
 		put16(ip + 10, opa_csum_fold(opa_csum_add(0, ip, ihl)));
 		sum = opa_csum_add(0, ip + 12, 8);
 	} else {
-		opa_put_be16(ip + 4, (uint16_t)(seg_len - g->l4));
+		dp_put_be16(ip + 4, (uint16_t)(seg_len - g->l4));
 		sum = opa_csum_add(0, ip + 8, 32);
 	}
 	/* The pseudo-header's protocol and TCP length, as big-endian words. */

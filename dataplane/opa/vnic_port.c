@@ -13,7 +13,7 @@
 
 #include "dataplane/opa/vnic_port.h"
 #include "dataplane/opa/vnic_port_int.h"
-#include "dataplane/opa/bytes.h"
+#include "dataplane/bytes.h"
 #include "dataplane/opa/fabric.h"
 #include "dataplane/opa/flow_hash.h"
 #include "dataplane/opa/mac_index.h"
@@ -105,7 +105,7 @@ void opa_vport_read_counters(const struct opa_vport *p, struct opa_vnic_counters
 
 bool opa_vport_frame_is_vlan(const uint8_t *frame, size_t len)
 {
-	return len >= 14 && opa_get_be16(frame + 12) == ETH_P_8021Q;
+	return len >= 14 && dp_get_be16(frame + 12) == ETH_P_8021Q;
 }
 
 /* Every frame that reaches the decision: packets, bytes with FCS, size bucket. */

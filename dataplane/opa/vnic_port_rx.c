@@ -6,7 +6,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "dataplane/opa/bytes.h"
+#include "dataplane/bytes.h"
 #include "dataplane/opa/stat.h"
 #include "dataplane/opa/vnic_encap.h"
 #include "dataplane/opa/vnic_gso.h"
@@ -68,15 +68,15 @@ static bool tcp_seg_parse(const uint8_t *f, size_t len, struct tcp_seg *s)
 
 	if (len < 14 + 40 + 20)
 		return false;
-	type = opa_get_be16(f + 12);
+	type = dp_get_be16(f + 12);
 	if (type == 0x0800) {
-		if (f[14] != 0x45 || (opa_get_be16(f + 20) & 0x3fff) || f[23] != 6 ||
-		    opa_get_be16(f + 16) != len - 14)
+		if (f[14] != 0x45 || (dp_get_be16(f + 20) & 0x3fff) || f[23] != 6 ||
+		    dp_get_be16(f + 16) != len - 14)
 			return false;
 		s->l4 = 14 + 20;
 		s->v6 = false;
 	} else if (type == 0x86dd) {
-		if (f[14] >> 4 != 6 || f[20] != 6 || opa_get_be16(f + 18) != len - 54)
+		if (f[14] >> 4 != 6 || f[20] != 6 || dp_get_be16(f + 18) != len - 54)
 			return false;
 		s->l4 = 14 + 40;
 		s->v6 = true;
@@ -90,7 +90,7 @@ static bool tcp_seg_parse(const uint8_t *f, size_t len, struct tcp_seg *s)
 		return false;
 	s->hlen = s->l4 + doff;
 	s->payload = len - s->hlen;
-	s->seq = opa_get_be32(f + s->l4 + 4);
+	s->seq = dp_get_be32(f + s->l4 + 4);
 	s->psh = f[s->l4 + 13] & TCP_PSH_;
 	return true;
 }
@@ -141,13 +141,13 @@ static bool gro_write(struct opa_vport *p, struct rx_gro *g)
 	if (g->psh)
 		f[g->l4 + 13] |= TCP_PSH_;	/* as the kernel's tcp_gro_receive */
 	if (!g->v6) {
-		opa_put_be16(f + 16, (uint16_t)(g->total - 14));
+		dp_put_be16(f + 16, (uint16_t)(g->total - 14));
 		f[24] = f[25] = 0;
 		c = opa_csum_fold(opa_csum_add(0, f + 14, 20));
 		memcpy(f + 24, &c, 2);
 		sum = opa_csum_add(0, f + 26, 8);
 	} else {
-		opa_put_be16(f + 18, (uint16_t)(g->total - 54));
+		dp_put_be16(f + 18, (uint16_t)(g->total - 54));
 		sum = opa_csum_add(0, f + 22, 32);
 	}
 	/* NEEDS_CSUM: the TCP field holds the pseudo-header's sum, as the host's own TSO

@@ -3,7 +3,7 @@
 #include <isa-l/crc.h>
 
 #include "dataplane/roce/icrc.h"
-#include "dataplane/roce/bytes.h"
+#include "dataplane/bytes.h"
 
 /* The masked IB LRH stand-in: RoCE v2 has no LRH, the CRC starts as if 8 bytes of ones
  * preceded the IP header (§2.7 step 3). */

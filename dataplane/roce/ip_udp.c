@@ -2,7 +2,7 @@
 #include <string.h>
 
 #include "dataplane/roce/ip_udp.h"
-#include "dataplane/roce/bytes.h"
+#include "dataplane/bytes.h"
 #include "dataplane/roce/icrc.h"
 #include "dataplane/offload/crc.h"
 
@@ -29,21 +29,21 @@ static void ipv4_build(const struct roce_ip_udp *a, size_t udp_len, uint8_t *out
 {
 	out[0] = 0x45;
 	out[1] = a->tclass;
-	roce_put_be16(out + 2, ROCE_IPV4_HDR_LEN + udp_len);
-	roce_put_be16(out + 4, a->ip_id);
-	roce_put_be16(out + 6, a->df ? IPV4_DF : 0);
+	dp_put_be16(out + 2, ROCE_IPV4_HDR_LEN + udp_len);
+	dp_put_be16(out + 4, a->ip_id);
+	dp_put_be16(out + 6, a->df ? IPV4_DF : 0);
 	out[8] = a->hop_limit;
 	out[9] = IPPROTO_UDP_NUM;
-	roce_put_be16(out + 10, 0);
+	dp_put_be16(out + 10, 0);
 	memcpy(out + 12, a->sgid + 12, 4);
 	memcpy(out + 16, a->dgid + 12, 4);
-	roce_put_be16(out + 10, dp_ip_csum(0, out, ROCE_IPV4_HDR_LEN));
+	dp_put_be16(out + 10, dp_ip_csum(0, out, ROCE_IPV4_HDR_LEN));
 }
 
 static void ipv6_build(const struct roce_ip_udp *a, size_t udp_len, uint8_t *out)
 {
-	roce_put_be32(out, 6u << 28 | (uint32_t)a->tclass << 20 | a->flow_label);
-	roce_put_be16(out + 4, udp_len);
+	dp_put_be32(out, 6u << 28 | (uint32_t)a->tclass << 20 | a->flow_label);
+	dp_put_be16(out + 4, udp_len);
 	out[6] = IPPROTO_UDP_NUM;
 	out[7] = a->hop_limit;
 	memcpy(out + 8, a->sgid, 16);
@@ -65,10 +65,10 @@ enum roce_reason roce_ip_udp_build(const struct roce_ip_udp *a, size_t transport
 	else
 		ipv6_build(a, udp_len, out);
 	udp = out + hdr_len - ROCE_UDP_HDR_LEN;
-	roce_put_be16(udp, a->sport);
-	roce_put_be16(udp + 2, a->dport);
-	roce_put_be16(udp + 4, udp_len);
-	roce_put_be16(udp + 6, 0);
+	dp_put_be16(udp, a->sport);
+	dp_put_be16(udp + 2, a->dport);
+	dp_put_be16(udp + 4, udp_len);
+	dp_put_be16(udp + 6, 0);
 	return ROCE_OK;
 }
 
@@ -87,21 +87,21 @@ enum roce_reason roce_ip_locate(const uint8_t *ip, size_t len, struct roce_ip_vi
 			return ROCE_SHORT;
 		if (ip[9] != IPPROTO_UDP_NUM)
 			return ROCE_BAD_IP;
-		ip_total = roce_get_be16(ip + 2);
+		ip_total = dp_get_be16(ip + 2);
 	} else if (ip[0] >> 4 == 6) {
 		ip_hdr = ROCE_IPV6_HDR_LEN;
 		if (len < ip_hdr)
 			return ROCE_SHORT;
 		if (ip[6] != IPPROTO_UDP_NUM)
 			return ROCE_BAD_IP;
-		ip_total = ROCE_IPV6_HDR_LEN + roce_get_be16(ip + 4);
+		ip_total = ROCE_IPV6_HDR_LEN + dp_get_be16(ip + 4);
 	} else {
 		return ROCE_BAD_IP;
 	}
 	if (ip_total > len || ip_total < ip_hdr + ROCE_UDP_HDR_LEN)
 		return ROCE_BAD_LENGTH;
 	udp = ip + ip_hdr;
-	if (roce_get_be16(udp + 4) != ip_total - ip_hdr)
+	if (dp_get_be16(udp + 4) != ip_total - ip_hdr)
 		return ROCE_BAD_LENGTH;
 	v->ip_udp_len = ip_hdr + ROCE_UDP_HDR_LEN;
 	v->transport = udp + ROCE_UDP_HDR_LEN;
@@ -119,7 +119,7 @@ static uint16_t udp6_csum(const uint8_t *ip6, size_t udp_len)
 	uint32_t sum;
 	uint16_t c;
 
-	roce_put_be32(pseudo, udp_len);
+	dp_put_be32(pseudo, udp_len);
 	pseudo[7] = IPPROTO_UDP_NUM;
 	sum = dp_ip_csum_update(0, ip6 + 8, 32);
 	sum = dp_ip_csum_update(sum, pseudo, sizeof(pseudo));
@@ -147,7 +147,7 @@ enum roce_reason roce_frame_build(const struct roce_ip_udp *a, const struct roce
 		return r;
 	roce_icrc_seal(out, hdr_len, out + hdr_len, t_len);
 	if (hdr_len == ROCE_IPV6_HDR_LEN + ROCE_UDP_HDR_LEN)
-		roce_put_be16(out + ROCE_IPV6_HDR_LEN + 6,
+		dp_put_be16(out + ROCE_IPV6_HDR_LEN + 6,
 			      udp6_csum(out, ROCE_UDP_HDR_LEN + t_len));
 	*out_len = hdr_len + t_len;
 	return ROCE_OK;

@@ -2,7 +2,7 @@
 #include <string.h>
 
 #include "dataplane/roce/packet.h"
-#include "dataplane/roce/bytes.h"
+#include "dataplane/bytes.h"
 
 static size_t pad_of(size_t payload_len)
 {
@@ -56,23 +56,23 @@ static enum roce_reason walk_ext(uint16_t flags, struct roce_pkt *p, const uint8
 	}
 	if (flags & ROCE_F_ATOMIC_ACK) {
 		if (out)
-			roce_put_be64(out + off, p->atomic_orig);
+			dp_put_be64(out + off, p->atomic_orig);
 		else
-			p->atomic_orig = roce_get_be64(in + off);
+			p->atomic_orig = dp_get_be64(in + off);
 		off += ROCE_ATOMIC_ACK_LEN;
 	}
 	if (flags & ROCE_F_IMMDT) {
 		if (out)
-			roce_put_be32(out + off, p->imm);
+			dp_put_be32(out + off, p->imm);
 		else
-			p->imm = roce_get_be32(in + off);
+			p->imm = dp_get_be32(in + off);
 		off += ROCE_IMMDT_LEN;
 	}
 	if (flags & ROCE_F_IETH) {
 		if (out)
-			roce_put_be32(out + off, p->inv_rkey);
+			dp_put_be32(out + off, p->inv_rkey);
 		else
-			p->inv_rkey = roce_get_be32(in + off);
+			p->inv_rkey = dp_get_be32(in + off);
 		off += ROCE_IETH_LEN;
 	}
 	/* CNP: the reserved bytes are written as zero and not checked on receive. */

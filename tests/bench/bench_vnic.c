@@ -22,7 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "dataplane/opa/bytes.h"
+#include "dataplane/bytes.h"
 #include "dataplane/opa/fabric.h"
 #include "dataplane/opa/vnic_encap.h"
 #include "dataplane/opa/vnic_port.h"
@@ -83,15 +83,15 @@ static void make_frame(uint8_t *f, size_t len, const uint8_t dmac[6], unsigned f
 	memset(f, 0, len);
 	memcpy(f, dmac, 6);
 	f[6] = 0x02;
-	opa_put_be16(f + 12, 0x0800);
+	dp_put_be16(f + 12, 0x0800);
 	f[14] = 0x45;
-	opa_put_be16(f + 16, len - 14);
+	dp_put_be16(f + 16, len - 14);
 	f[14 + 8] = 64;
 	f[14 + 9] = 17;
-	opa_put_be32(f + 14 + 12, 0x0a000001);
-	opa_put_be32(f + 14 + 16, 0x0a000002);
-	opa_put_be16(f + 34, 10000 + flow);
-	opa_put_be16(f + 36, 4791);
+	dp_put_be32(f + 14 + 12, 0x0a000001);
+	dp_put_be32(f + 14 + 16, 0x0a000002);
+	dp_put_be16(f + 34, 10000 + flow);
+	dp_put_be16(f + 36, 4791);
 }
 
 static const uint8_t dmac[6] = { 0x00, 0x11, 0x22, 0x33, 0x44, 0x55 };

@@ -7,7 +7,7 @@
  * input's ICRC checked out the builder must produce that same ICRC.
  */
 #include "tests/fuzz/fuzz.h"
-#include "dataplane/roce/bytes.h"
+#include "dataplane/bytes.h"
 #include "dataplane/roce/icrc.h"
 #include "dataplane/roce/ip_udp.h"
 #include "dataplane/roce/packet.h"
@@ -60,20 +60,20 @@ static bool headers_of(const uint8_t *ip, size_t ip_udp_len, struct roce_ip_udp 
 
 	memset(a, 0, sizeof(*a));
 	if (ip[0] >> 4 == 4) {
-		uint16_t frag = roce_get_be16(ip + 6);
+		uint16_t frag = dp_get_be16(ip + 6);
 
 		if (ip[0] != 0x45 || (frag != 0 && frag != 0x4000))
 			return false;
 		a->tclass = ip[1];
-		a->ip_id = roce_get_be16(ip + 4);
+		a->ip_id = dp_get_be16(ip + 4);
 		a->df = frag != 0;
 		a->hop_limit = ip[8];
 		a->sgid[10] = a->sgid[11] = a->dgid[10] = a->dgid[11] = 0xff;
 		memcpy(a->sgid + 12, ip + 12, 4);
 		memcpy(a->dgid + 12, ip + 16, 4);
 	} else {
-		a->tclass = roce_get_be16(ip) >> 4;
-		a->flow_label = roce_get_be32(ip) & 0xfffff;
+		a->tclass = dp_get_be16(ip) >> 4;
+		a->flow_label = dp_get_be32(ip) & 0xfffff;
 		a->hop_limit = ip[7];
 		memcpy(a->sgid, ip + 8, 16);
 		memcpy(a->dgid, ip + 24, 16);
@@ -81,8 +81,8 @@ static bool headers_of(const uint8_t *ip, size_t ip_udp_len, struct roce_ip_udp 
 		if (roce_gid_is_ipv4(a->sgid) || roce_gid_is_ipv4(a->dgid))
 			return false;
 	}
-	a->sport = roce_get_be16(udp);
-	a->dport = roce_get_be16(udp + 2);
+	a->sport = dp_get_be16(udp);
+	a->dport = dp_get_be16(udp + 2);
 	return true;
 }
 

@@ -74,7 +74,7 @@
 #include <unistd.h>
 #include <json-c/json.h>
 
-#include "dataplane/opa/bytes.h"
+#include "dataplane/bytes.h"
 #include "dataplane/opa/opa9b.h"
 #include "lib/hex.h"
 #include "lib/json-util.h"
@@ -371,7 +371,7 @@ static void fields_to_json(const struct field_table *t, const uint8_t *data,
 			arr = json_object_new_array();
 			for (size_t j = 0; j < f->count; j++)
 				json_object_array_add(arr, json_object_new_uint64(
-					f->kind == FK_BYTES ? p[j] : opa_get_be32(p + 4 * j)));
+					f->kind == FK_BYTES ? p[j] : dp_get_be32(p + 4 * j)));
 			json_object_object_add(obj, f->name, arr);
 			break;
 		}
@@ -399,7 +399,7 @@ static int set_element(const struct field *f, uint8_t *p, size_t idx, const char
 	if (f->kind == FK_BYTES)
 		p[idx] = (uint8_t)v;
 	else
-		opa_put_be32(p + 4 * idx, (uint32_t)v);
+		dp_put_be32(p + 4 * idx, (uint32_t)v);
 	return 0;
 }
 
@@ -675,7 +675,7 @@ static bool is_vema_trap(const struct rx_mad *rx)
 {
 	return rx->len >= MAD_HDR_LEN + TRAP_MIN_DATA && rx->mad[0] == MAD_BASE_VERSION &&
 	       rx->mad[1] == MAD_CLASS_EMA && rx->mad[3] == MAD_METHOD_TRAP &&
-	       opa_get_be16(rx->mad + MAD_OFF_ATTR_ID) == ATTR_NOTICE;
+	       dp_get_be16(rx->mad + MAD_OFF_ATTR_ID) == ATTR_NOTICE;
 }
 
 static const char *trap_opcode_name(unsigned int opcode)
@@ -723,17 +723,17 @@ static void print_trap(struct em *em, const struct rx_mad *rx)
 	json_add_string(obj, "type", "trap");
 	add_packet_fields(obj, rx);
 	json_add_uint(obj, "tid", mad_tid(rx->mad));
-	json_add_uint(obj, "attr_mod", opa_get_be32(rx->mad + MAD_OFF_ATTR_MOD));
+	json_add_uint(obj, "attr_mod", dp_get_be32(rx->mad + MAD_OFF_ATTR_MOD));
 	json_add_uint(obj, "gen_type", notice[0]);
 	snprintf(oui, sizeof(oui), "%02x:%02x:%02x", notice[1], notice[2], notice[3]);
 	json_add_string(obj, "oui", oui);
-	json_add_uint(obj, "trap_num", opa_get_be16(notice + 4));
-	json_add_uint(obj, "toggle_count", opa_get_be16(notice + 6));
-	json_add_uint(obj, "issuer_lid", opa_get_be32(notice + 8));
-	json_add_uint(obj, "fabric_id", opa_get_be16(rec + 0));
-	json_add_uint(obj, "veswid", opa_get_be16(rec + 2));
-	json_add_uint(obj, "veswportnum", opa_get_be32(rec + 4));
-	json_add_uint(obj, "opaportnum", opa_get_be16(rec + 8));
+	json_add_uint(obj, "trap_num", dp_get_be16(notice + 4));
+	json_add_uint(obj, "toggle_count", dp_get_be16(notice + 6));
+	json_add_uint(obj, "issuer_lid", dp_get_be32(notice + 8));
+	json_add_uint(obj, "fabric_id", dp_get_be16(rec + 0));
+	json_add_uint(obj, "veswid", dp_get_be16(rec + 2));
+	json_add_uint(obj, "veswportnum", dp_get_be32(rec + 4));
+	json_add_uint(obj, "opaportnum", dp_get_be16(rec + 8));
 	json_add_uint(obj, "veswportindex", rec[10]);
 	json_add_uint(obj, "opcode", rec[11]);
 	json_add_string(obj, "opcode_name", trap_opcode_name(rec[11]));
@@ -757,8 +757,8 @@ static void print_other(const struct rx_mad *rx)
 	json_add_uint(obj, "tid", mad_tid(rx->mad));
 	json_add_uint(obj, "mgmt_class", rx->mad[1]);
 	json_add_uint(obj, "method", rx->mad[3]);
-	json_add_uint(obj, "status", opa_get_be16(rx->mad + MAD_OFF_STATUS));
-	json_add_uint(obj, "attr_id", opa_get_be16(rx->mad + MAD_OFF_ATTR_ID));
+	json_add_uint(obj, "status", dp_get_be16(rx->mad + MAD_OFF_STATUS));
+	json_add_uint(obj, "attr_id", dp_get_be16(rx->mad + MAD_OFF_ATTR_ID));
 	add_hex(obj, "hex", rx->mad, rx->len);
 	print_json(obj);
 	json_object_put(obj);
@@ -821,8 +821,8 @@ static void request_init(struct em *em, struct request *req, const char *command
 	/* The pid in the upper half keeps a late reply to an earlier run from matching. */
 	em->seq++;
 	put_be(m + MAD_OFF_TID, 8, (uint64_t)(getpid() & 0xffff) << 32 | em->seq);
-	opa_put_be16(m + MAD_OFF_ATTR_ID, attr_id);
-	opa_put_be32(m + MAD_OFF_ATTR_MOD, vport < 0 ? 0 : (uint32_t)vport);
+	dp_put_be16(m + MAD_OFF_ATTR_ID, attr_id);
+	dp_put_be32(m + MAD_OFF_ATTR_MOD, vport < 0 ? 0 : (uint32_t)vport);
 	memcpy(m + MAD_OFF_OUI, intel_oui, sizeof(intel_oui));
 }
 
@@ -857,7 +857,7 @@ static const char *reply_header_problem(const struct request *req, const struct 
 		return "class_version is not 0x80";
 	if (m[3] != MAD_METHOD_GETRESP)
 		return "method is not GetResp (0x81)";
-	if (opa_get_be16(m + MAD_OFF_ATTR_ID) != req->attr_id)
+	if (dp_get_be16(m + MAD_OFF_ATTR_ID) != req->attr_id)
 		return "attr_id is not the request's";
 	if (memcmp(m + MAD_OFF_ATTR_MOD, req->mad + MAD_OFF_ATTR_MOD, 4))
 		return "attr_mod is not the request's";
@@ -890,7 +890,7 @@ static const char *status_name(unsigned int status)
 static struct json_object *reply_object(const struct request *req, const struct rx_mad *rx)
 {
 	struct json_object *obj = json_object_new_object();
-	unsigned int status = opa_get_be16(rx->mad + MAD_OFF_STATUS);
+	unsigned int status = dp_get_be16(rx->mad + MAD_OFF_STATUS);
 
 	json_add_string(obj, "type", "reply");
 	json_add_string(obj, "command", req->command);
@@ -911,7 +911,7 @@ static struct json_object *reply_object(const struct request *req, const struct 
 static int finish_reply(const struct request *req, const struct rx_mad *rx,
 			struct json_object *obj, size_t need)
 {
-	unsigned int status = opa_get_be16(rx->mad + MAD_OFF_STATUS);
+	unsigned int status = dp_get_be16(rx->mad + MAD_OFF_STATUS);
 	const char *problem = reply_header_problem(req, rx);
 	int ret = EM_OK;
 
@@ -1073,7 +1073,7 @@ static int cmd_read_modify_write(struct em *em, const struct args *a, uint16_t a
 	request_init(em, &get, a->argv[0], lid, vport, MAD_METHOD_GET, attr_id);
 	if ((ret = transact(em, &get, &rx)))
 		return ret;
-	if (opa_get_be16(rx.mad + MAD_OFF_STATUS) || reply_header_problem(&get, &rx) ||
+	if (dp_get_be16(rx.mad + MAD_OFF_STATUS) || reply_header_problem(&get, &rx) ||
 	    rx.len < MAD_HDR_LEN + t->len)
 		return print_table_reply(&get, &rx, t);
 	memcpy(request_data(&set), rx.mad + MAD_HDR_LEN, t->len);
@@ -1104,11 +1104,11 @@ static int print_mac_table(const struct request *req, const struct rx_mad *rx)
 
 	if (rx->len < MAD_HDR_LEN + MACTBL_HDR)
 		return finish_reply(req, rx, obj, MACTBL_HDR);
-	offset = opa_get_be16(d);
-	n = opa_get_be16(d + 2);
+	offset = dp_get_be16(d);
+	n = dp_get_be16(d + 2);
 	json_add_uint(obj, "offset", offset);
 	json_add_uint(obj, "num_entries", n);
-	json_add_uint(obj, "mac_tbl_digest", opa_get_be32(d + 4));
+	json_add_uint(obj, "mac_tbl_digest", dp_get_be32(d + 4));
 	avail = (rx->len - MAD_HDR_LEN - MACTBL_HDR) / MACTBL_ENTRY;
 	if (n > avail) {
 		json_add_bool(obj, "truncated", true);
@@ -1118,7 +1118,7 @@ static int print_mac_table(const struct request *req, const struct rx_mad *rx)
 	for (size_t i = 0; i < n; i++) {
 		const uint8_t *e = d + MACTBL_HDR + i * MACTBL_ENTRY;
 		struct json_object *entry = json_object_new_object();
-		uint32_t dlid_sd = opa_get_be32(e + 12);
+		uint32_t dlid_sd = dp_get_be32(e + 12);
 
 		json_add_uint(entry, "index", offset + i);
 		format_mac(e, mac);
@@ -1148,8 +1148,8 @@ static int cmd_get_macs(struct em *em, const struct args *a)
 		return ret;
 	/* Out-of-range values go out as given: refusing them is the agent's job (§2.4). */
 	request_init(em, &req, a->argv[0], lid, vport, MAD_METHOD_GET, ATTR_MAC_TABLE);
-	opa_put_be16(request_data(&req), (uint16_t)offset);
-	opa_put_be16(request_data(&req) + 2, (uint16_t)count);
+	dp_put_be16(request_data(&req), (uint16_t)offset);
+	dp_put_be16(request_data(&req) + 2, (uint16_t)count);
 	if ((ret = transact(em, &req, &rx)))
 		return ret;
 	return print_mac_table(&req, &rx);
@@ -1177,7 +1177,7 @@ static int parse_mac_entry(const char *s, uint8_t *e)
 	if (parse_mac(mac, e) || parse_uint(rest, 0xffffff, &dlid))
 		return -EINVAL;
 	memset(e + 6, memcmp(e, "\0\0\0\0\0\0", 6) ? 0xff : 0, 6);
-	opa_put_be32(e + 12, (uint32_t)(dlid << 8 | sd));
+	dp_put_be32(e + 12, (uint32_t)(dlid << 8 | sd));
 	return 0;
 }
 
@@ -1198,9 +1198,9 @@ static int cmd_set_macs(struct em *em, const struct args *a)
 		return usage_error(a->argv[0], "give 1 .. 125 MAC=DLID[/SD] entries");
 	request_init(em, &req, a->argv[0], lid, vport, MAD_METHOD_SET, ATTR_MAC_TABLE);
 	d = request_data(&req);
-	opa_put_be16(d, (uint16_t)offset);
-	opa_put_be16(d + 2, (uint16_t)n);
-	opa_put_be32(d + 4, (uint32_t)digest);
+	dp_put_be16(d, (uint16_t)offset);
+	dp_put_be16(d + 2, (uint16_t)n);
+	dp_put_be32(d + 4, (uint32_t)digest);
 	for (int i = 0; i < n; i++)
 		if (parse_mac_entry(a->argv[5 + i], d + MACTBL_HDR + i * MACTBL_ENTRY))
 			return usage_error(a->argv[0], "an entry is not MAC=DLID[/SD]");
@@ -1228,19 +1228,19 @@ static int cmd_get_iface_macs(struct em *em, const struct args *a, uint16_t attr
 	    (ret = too_many(a, 5)))
 		return ret;
 	request_init(em, &req, a->argv[0], lid, vport, MAD_METHOD_GET, attr_id);
-	opa_put_be16(request_data(&req), (uint16_t)start);
-	opa_put_be16(request_data(&req) + 2, (uint16_t)count);
+	dp_put_be16(request_data(&req), (uint16_t)start);
+	dp_put_be16(request_data(&req) + 2, (uint16_t)count);
 	if ((ret = transact(em, &req, &rx)))
 		return ret;
 	obj = reply_object(&req, &rx);
 	if (rx.len < MAD_HDR_LEN + IFMACS_HDR)
 		return finish_reply(&req, &rx, obj, IFMACS_HDR);
 	d = rx.mad + MAD_HDR_LEN;
-	n = opa_get_be16(d + 2);
-	json_add_uint(obj, "start_idx", opa_get_be16(d));
+	n = dp_get_be16(d + 2);
+	json_add_uint(obj, "start_idx", dp_get_be16(d));
 	json_add_uint(obj, "num_macs_in_msg", n);
-	json_add_uint(obj, "tot_macs_in_lst", opa_get_be16(d + 4));
-	json_add_uint(obj, "gen_count", opa_get_be16(d + 6));
+	json_add_uint(obj, "tot_macs_in_lst", dp_get_be16(d + 4));
+	json_add_uint(obj, "gen_count", dp_get_be16(d + 6));
 	avail = (rx.len - MAD_HDR_LEN - IFMACS_HDR) / 6;
 	if (n > avail) {
 		json_add_bool(obj, "truncated", true);
@@ -1308,7 +1308,7 @@ static int cmd_raw(struct em *em, const struct args *a)
 		add_hex(obj, "reply", rx.mad, rx.len);
 		add_packet_fields(obj, &rx);
 		json_add_uint(obj, "method", rx.mad[3]);
-		json_add_uint(obj, "status", opa_get_be16(rx.mad + MAD_OFF_STATUS));
+		json_add_uint(obj, "status", dp_get_be16(rx.mad + MAD_OFF_STATUS));
 	}
 	print_json(obj);
 	json_object_put(obj);

@@ -13,7 +13,7 @@
 #include <linux/virtio_net.h>
 
 #include "tests/unit/fabric_pair.h"
-#include "dataplane/opa/bytes.h"
+#include "dataplane/bytes.h"
 #include "dataplane/opa/flow_hash.h"
 #include "dataplane/opa/vnic_encap.h"
 #include "dataplane/opa/vnic_gso.h"
@@ -152,7 +152,7 @@ static size_t make_frame(uint8_t *f, size_t len, const uint8_t dst[6], uint16_t 
 
 	memcpy(f, dst, 6);
 	memcpy(f + 6, mac_a, 6);
-	opa_put_be16(f + 12, type);
+	dp_put_be16(f + 12, type);
 	for (i = 14; i < len; i++)
 		f[i] = i;
 	return len;
@@ -301,8 +301,8 @@ static void test_multicast_and_vlan(void **state)
 
 	/* Broadcast, VLAN-tagged (PCP 0): to the multicast LID, i.e. B and the raw node, not A. */
 	make_frame(frame, sizeof(frame), mac_bcast, 0x8100);
-	opa_put_be16(frame + 14, 0x0005);
-	opa_put_be16(frame + 16, 0x0800);
+	dp_put_be16(frame + 14, 0x0005);
+	dp_put_be16(frame + 16, 0x0800);
 	host_send(&n->a, frame, sizeof(frame));
 	assert_int_equal(opa_vport_tx_turn(n->a.port), 1);
 	fabric_poll_n(n->b.fab, NULL, 1);
@@ -576,19 +576,19 @@ static size_t tso_frame(uint8_t *f, bool v6, size_t payload, uint8_t flags, size
 	memset(f, 0, hlen);
 	memcpy(f, mac_b, 6);
 	memcpy(f + 6, mac_a, 6);
-	opa_put_be16(f + 12, v6 ? 0x86dd : 0x0800);
+	dp_put_be16(f + 12, v6 ? 0x86dd : 0x0800);
 	if (!v6) {
 		f[l3] = 0x45;
-		opa_put_be16(f + l3 + 2, len - l3);
-		opa_put_be16(f + l3 + 4, 0xfffe);	/* the id wraps within the frame */
+		dp_put_be16(f + l3 + 2, len - l3);
+		dp_put_be16(f + l3 + 4, 0xfffe);	/* the id wraps within the frame */
 		f[l3 + 6] = 0x40;			/* DF */
 		f[l3 + 8] = 64;
 		f[l3 + 9] = 6;
 		memcpy(f + l3 + 12, "\x0a\xe8\x01\x01\x0a\xe8\x01\x02", 8);
-		opa_put_be16(f + l3 + 10, (uint16_t)~ref_fold(ref_sum(0, f + l3, 20)));
+		dp_put_be16(f + l3 + 10, (uint16_t)~ref_fold(ref_sum(0, f + l3, 20)));
 	} else {
 		f[l3] = 0x60;
-		opa_put_be16(f + l3 + 4, len - l4);
+		dp_put_be16(f + l3 + 4, len - l4);
 		f[l3 + 6] = 6;
 		f[l3 + 7] = 64;
 		f[l3 + 8] = 0xfd;
@@ -596,17 +596,17 @@ static size_t tso_frame(uint8_t *f, bool v6, size_t payload, uint8_t flags, size
 		f[l3 + 24] = 0xfd;
 		f[l3 + 39] = 2;
 	}
-	opa_put_be16(f + l4, 40000);
-	opa_put_be16(f + l4 + 2, 5201);
-	opa_put_be32(f + l4 + 4, 0xfffff000);		/* the sequence number wraps too */
-	opa_put_be32(f + l4 + 8, 0x01020304);
+	dp_put_be16(f + l4, 40000);
+	dp_put_be16(f + l4 + 2, 5201);
+	dp_put_be32(f + l4 + 4, 0xfffff000);		/* the sequence number wraps too */
+	dp_put_be32(f + l4 + 8, 0x01020304);
 	f[l4 + 12] = 8 << 4;
 	f[l4 + 13] = flags;
-	opa_put_be16(f + l4 + 14, 512);
+	dp_put_be16(f + l4 + 14, 512);
 	memcpy(f + l4 + 20, "\x01\x01\x08\x0a\x00\x00\x00\x01\x00\x00\x00\x02", 12);
 	for (size_t i = 0; i < payload; i++)
 		f[hlen + i] = (uint8_t)(i * 7);
-	opa_put_be16(f + l4 + 16, ref_fold(ref_pseudo(f, l3, v6, 6, len - l4)));
+	dp_put_be16(f + l4 + 16, ref_fold(ref_pseudo(f, l3, v6, 6, len - l4)));
 	*l4_out = l4;
 	return len;
 }
@@ -621,20 +621,20 @@ static size_t expect_segment(const uint8_t *f, bool v6, size_t l4, size_t payloa
 	memcpy(out, f, hlen);
 	memcpy(out + hlen, f + hlen + off, n);
 	if (!v6) {
-		opa_put_be16(out + l3 + 2, len - l3);
-		opa_put_be16(out + l3 + 4, opa_get_be16(f + l3 + 4) + i);
-		opa_put_be16(out + l3 + 10, 0);
-		opa_put_be16(out + l3 + 10, (uint16_t)~ref_fold(ref_sum(0, out + l3, 20)));
+		dp_put_be16(out + l3 + 2, len - l3);
+		dp_put_be16(out + l3 + 4, dp_get_be16(f + l3 + 4) + i);
+		dp_put_be16(out + l3 + 10, 0);
+		dp_put_be16(out + l3 + 10, (uint16_t)~ref_fold(ref_sum(0, out + l3, 20)));
 	} else {
-		opa_put_be16(out + l3 + 4, len - l4);
+		dp_put_be16(out + l3 + 4, len - l4);
 	}
-	opa_put_be32(out + l4 + 4, opa_get_be32(f + l4 + 4) + off);
+	dp_put_be32(out + l4 + 4, dp_get_be32(f + l4 + 4) + off);
 	if (i + 1 < nseg)
 		out[l4 + 13] &= ~(0x01 | 0x08);		/* FIN, PSH: the last only */
 	if (i)
 		out[l4 + 13] &= ~0x80;			/* CWR: the first only */
-	opa_put_be16(out + l4 + 16, 0);
-	opa_put_be16(out + l4 + 16,
+	dp_put_be16(out + l4 + 16, 0);
+	dp_put_be16(out + l4 + 16,
 		     (uint16_t)~ref_fold(ref_sum(ref_pseudo(out, l3, v6, 6, len - l4), out + l4,
 						 len - l4)));
 	return len;
@@ -717,12 +717,12 @@ static size_t host_recv_any(struct node *x, struct virtio_net_hdr *h, uint8_t *b
 	assert_int_equal(h->hdr_len, l4 + (buf[l4 + 12] >> 4) * 4);
 	assert_true(h->gso_size > 0 && flen - h->hdr_len > h->gso_size);
 	if (!v6) {
-		assert_int_equal(opa_get_be16(buf + 16), flen - 14);
+		assert_int_equal(dp_get_be16(buf + 16), flen - 14);
 		assert_int_equal(ref_fold(ref_sum(0, buf + 14, 20)), 0xffff);
 	} else {
-		assert_int_equal(opa_get_be16(buf + 18), flen - 54);
+		assert_int_equal(dp_get_be16(buf + 18), flen - 54);
 	}
-	assert_int_equal(opa_get_be16(buf + l4 + 16),
+	assert_int_equal(dp_get_be16(buf + l4 + 16),
 			 ref_fold(ref_pseudo(buf, 14, v6, 6, flen - l4)));
 	return flen;
 }
@@ -919,7 +919,7 @@ static void test_gro_mixed_kept_in_order(void **state)
 	k++;
 	ADD(seg[2], seg_len[2]);				/* alone: the next is ... */
 	ADD(seg[3], seg_len[3]);				/* ... another flow */
-	opa_put_be16(frames[k - 1] + l4, 40001);
+	dp_put_be16(frames[k - 1] + l4, 40001);
 	ADD(seg[3], seg_len[3]);				/* 3 */
 	ADD(seg[5], seg_len[5]);				/* a gap: 4 is missing */
 	ADD(seg[6], seg_len[6]);				/* FIN */
@@ -928,7 +928,7 @@ static void test_gro_mixed_kept_in_order(void **state)
 	frames[k - 1][l4 + 13] |= 0x08;
 	ADD(seg[8], seg_len[8]);				/* ... this starts one */
 	ADD(seg[9], seg_len[9]);				/* another ACK number */
-	opa_put_be32(frames[k - 1] + l4 + 8, 0x01020305);
+	dp_put_be32(frames[k - 1] + l4 + 8, 0x01020305);
 	ADD(seg[10], seg_len[10]);				/* an IPv4 option (NOP x4) */
 	{
 		uint8_t *p = frames[k - 1];
@@ -936,12 +936,12 @@ static void test_gro_mixed_kept_in_order(void **state)
 		memmove(p + 38, p + 34, seg_len[10] - 34);
 		memset(p + 34, 1, 4);
 		p[14] = 0x46;
-		opa_put_be16(p + 16, seg_len[10] + 4 - 14);
+		dp_put_be16(p + 16, seg_len[10] + 4 - 14);
 		lens[k - 1] += 4;
 	}
 	ADD(seg[11], seg_len[11]);				/* 11 (short), then ... */
 	ADD(seg[11], seg_len[11]);				/* ... another TTL */
-	opa_put_be32(frames[k - 1] + l4 + 4, opa_get_be32(seg[11] + l4 + 4) + 500);
+	dp_put_be32(frames[k - 1] + l4 + 4, dp_get_be32(seg[11] + l4 + 4) + 500);
 	frames[k - 1][22] = 63;
 #undef ADD
 	for (i = 0; i < k; i++)
@@ -993,10 +993,10 @@ static void test_vnet_csum_and_bad(void **state)
 	vnet_on(n);
 	make_frame(f, len, mac_b, 0x0800);
 	f[14] = 0x45;
-	opa_put_be16(f + 16, len - 14);
+	dp_put_be16(f + 16, len - 14);
 	f[23] = 17;
-	opa_put_be16(f + l4 + 4, len - l4);
-	opa_put_be16(f + l4 + 6, ref_fold(ref_pseudo(f, 14, false, 17, len - l4)));
+	dp_put_be16(f + l4 + 4, len - l4);
+	dp_put_be16(f + l4 + 6, ref_fold(ref_pseudo(f, 14, false, 17, len - l4)));
 	host_send_vnet(&n->a, &h, f, len);
 	/* csum_offset beyond the frame; a UDP super-frame (not offered to the host). */
 	h.csum_offset = 200;
