@@ -33,6 +33,15 @@ void json_add_hex64(struct json_object *obj, const char *key, uint64_t value)
 	json_add_string(obj, key, buf);
 }
 
+void json_add_mac(struct json_object *obj, const char *key, const uint8_t mac[6])
+{
+	char buf[18];
+
+	snprintf(buf, sizeof(buf), "%02x:%02x:%02x:%02x:%02x:%02x", mac[0], mac[1], mac[2], mac[3],
+		 mac[4], mac[5]);
+	json_add_string(obj, key, buf);
+}
+
 const char *json_get_string(struct json_object *obj, const char *key)
 {
 	struct json_object *v;

@@ -12,6 +12,8 @@ void json_add_uint(struct json_object *obj, const char *key, uint64_t value);
 void json_add_bool(struct json_object *obj, const char *key, bool value);
 /* "0x" and 16 hex digits, the way GUIDs are shown. */
 void json_add_hex64(struct json_object *obj, const char *key, uint64_t value);
+/* An Ethernet address as "aa:bb:cc:dd:ee:ff". */
+void json_add_mac(struct json_object *obj, const char *key, const uint8_t mac[6]);
 
 /* Fields of parameters the varlink layer already type-checked; absent gives NULL / def. */
 const char *json_get_string(struct json_object *obj, const char *key);

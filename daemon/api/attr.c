@@ -62,15 +62,13 @@ int api_av_resolve(struct api_av *av, const char *prefix, struct rdma_error *err
 
 void api_av_add_json(struct json_object *o, const struct rdma_ah_attr *av)
 {
-	char gid[RDMA_GID_TEXT_MAX], mac[18];
+	char gid[RDMA_GID_TEXT_MAX];
 
 	rdma_gid_format(av->dgid, gid);
-	snprintf(mac, sizeof(mac), "%02x:%02x:%02x:%02x:%02x:%02x", av->dmac[0], av->dmac[1],
-		 av->dmac[2], av->dmac[3], av->dmac[4], av->dmac[5]);
 	json_add_string(o, "dgid", gid);
 	json_add_uint(o, "sgid_index", av->sgid_index);
 	json_add_uint(o, "flow_label", av->flow_label);
 	json_add_uint(o, "hop_limit", av->hop_limit);
 	json_add_uint(o, "traffic_class", av->traffic_class);
-	json_add_string(o, "dmac", mac);
+	json_add_mac(o, "dmac", av->dmac);
 }

@@ -11,15 +11,6 @@
 
 #define IFACE "io.rdmad.Vnic"
 
-static struct json_object *mac_json(const uint8_t mac[6])
-{
-	char text[18];
-
-	snprintf(text, sizeof(text), "%02x:%02x:%02x:%02x:%02x:%02x", mac[0], mac[1], mac[2], mac[3],
-		 mac[4], mac[5]);
-	return json_object_new_string(text);
-}
-
 static struct json_object *u8_array(const uint8_t *v, size_t n)
 {
 	struct json_object *a = json_object_new_array();
@@ -62,7 +53,7 @@ static struct json_object *port_json(const struct vnic_service *s, const struct 
 	json_add_uint(o, "rc", w->rc);
 	json_add_uint(o, "eth_mtu", w->eth_mtu);
 	json_add_uint(o, "port_num", pi->port_num);
-	json_object_object_add(o, "base_mac", mac_json(pi->base_mac));
+	json_add_mac(o, "base_mac", pi->base_mac);
 	json_add_uint(o, "encap_slid", pi->encap_slid);
 	json_object_object_add(o, "pcp_to_sc_uc", u8_array(pi->pcp_to_sc_uc, 8));
 	json_object_object_add(o, "pcp_to_vl_uc", u8_array(pi->pcp_to_vl_uc, 8));
@@ -93,8 +84,8 @@ static struct json_object *mac_table_json(const struct vnic_vport *vp)
 			continue;
 		e = json_object_new_object();
 		json_add_uint(e, "slot", i);
-		json_object_object_add(e, "mac", mac_json(slot->mac));
-		json_object_object_add(e, "mask", mac_json(slot->mask));
+		json_add_mac(e, "mac", slot->mac);
+		json_add_mac(e, "mask", slot->mask);
 		json_add_uint(e, "dlid", slot->dlid_sd >> 8);
 		json_add_uint(e, "side_data", slot->dlid_sd & 0xff);
 		json_add_bool(e, "source_mac", slot->dlid_sd & OPA_VNIC_SD_IS_SRC_MAC);

@@ -78,15 +78,21 @@ enum roce_reason roce_icrc_check_ip(const uint8_t *ip, size_t len)
 	return compare(ip, v.ip_udp_len, v.transport, v.transport_len);
 }
 
+/* The IP and UDP headers a transport payload travels behind, rebuilt from a. */
+static enum roce_reason payload_headers(const struct roce_ip_udp *a, size_t transport_len,
+					uint8_t hdr[ROCE_IP_UDP_MAX])
+{
+	if (transport_len < ROCE_BTH_LEN + ROCE_ICRC_LEN)
+		return ROCE_SHORT;
+	return roce_ip_udp_build(a, transport_len, hdr);
+}
+
 enum roce_reason roce_icrc_check_payload(const struct roce_ip_udp *a, const uint8_t *transport,
 					 size_t transport_len)
 {
 	uint8_t hdr[ROCE_IP_UDP_MAX];
-	enum roce_reason r;
+	enum roce_reason r = payload_headers(a, transport_len, hdr);
 
-	if (transport_len < ROCE_BTH_LEN + ROCE_ICRC_LEN)
-		return ROCE_SHORT;
-	r = roce_ip_udp_build(a, transport_len, hdr);
 	if (r != ROCE_OK)
 		return r;
 	return compare(hdr, roce_ip_udp_len(a), transport, transport_len);
@@ -96,11 +102,8 @@ enum roce_reason roce_icrc_seal_payload(const struct roce_ip_udp *a, uint8_t *tr
 					size_t transport_len)
 {
 	uint8_t hdr[ROCE_IP_UDP_MAX];
-	enum roce_reason r;
+	enum roce_reason r = payload_headers(a, transport_len, hdr);
 
-	if (transport_len < ROCE_BTH_LEN + ROCE_ICRC_LEN)
-		return ROCE_SHORT;
-	r = roce_ip_udp_build(a, transport_len, hdr);
 	if (r != ROCE_OK)
 		return r;
 	roce_icrc_seal(hdr, roce_ip_udp_len(a), transport, transport_len);
