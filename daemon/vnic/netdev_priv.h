@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * What netdev_linux.c (the TAP interface and its configuration) and
- * netdev_watch.c (link notifications, multicast polling) share.  Not for
+ * What netdev_linux.c (the TAP interface), netdev_config.c (its configuration
+ * and state through rtnetlink) and netdev_watch.c (link notifications,
+ * multicast polling) share.  Not for
  * the driver: it uses netdev_linux.h.
  */
 #pragma once
 
 #include <net/if.h>
 #include <netlink/netlink.h>
+#include <netlink/route/link.h>
 
 #include "daemon/vnic/netdev_linux.h"
 
@@ -43,8 +45,12 @@ struct vnic_netdev {
 	struct vnic_mac_list mc;
 };
 
+/* netdev_config.c */
+
 /* libnl's NLE_* as a negative errno. */
 int vnic_nl_errno(int nle);
+/* Sends `changes` (what: for the log) for nd's interface. */
+int vnic_link_change(struct vnic_netdev *nd, struct rtnl_link *changes, const char *what);
 
 /* The state the kernel has now: IFF_* flags, address, MTU, operstate. */
 struct vnic_link_state {
