@@ -280,6 +280,17 @@ ping_ok() {
 	assert_output --partial "need fabric_lid"
 }
 
+@test "a port handle out of range is refused naming it, and changes nothing" {
+	run ctl "$A" vnic show 300
+	assert_failure
+	assert_output --partial "handle"
+	run ctl "$A" -j vnic counters abc
+	assert_failure 2
+	assert_output --partial "PORT: 'abc' is not a number in 0-255"
+	run ctl "$A" -j vnic show 0
+	assert_success
+}
+
 @test "without a fabric the device has no OPA port, and rdmactl says so" {
 	run ctl "$A" -j vnic show 7
 	assert_failure
