@@ -10,10 +10,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A failure to talk to the daemon is never a usage error, whatever its errno (cmd_exit_code()). */
+/*
+ * A failure to talk to the daemon is never a usage error nor a signature
+ * error, whatever its errno (cmd_exit_code()).
+ */
 static int talk_failure(int r)
 {
-	return r == -EINVAL ? -EIO : r;
+	return r == -EINVAL || r == -EBADMSG ? -EIO : r;
 }
 
 static int ctl_connect(struct ctl *ctl)

@@ -9,6 +9,7 @@
 #include "cmd/output.h"
 #include "lib/base64.h"
 #include "lib/io.h"
+#include "dataplane/offload/transform_json.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -241,10 +242,18 @@ static int mkey_check(struct ctl *ctl, const struct cmd_args *args)
 
 /* ---- transfers ---- */
 
-/* Writes each Tx chunk to stdout, in order. */
+/* Where Tx chunks go, and the first signature error one of them said. */
+struct tx_sink {
+	const char *path;
+	int fd;
+	size_t pos;
+	int sig;
+};
+
+/* Writes each Tx chunk, in order. */
 static int tx_chunk(struct json_object *reply, void *data)
 {
-	size_t *pos = data;
+	struct tx_sink *sink = data;
 	const char *text = json_object_get_string(json_object_object_get(reply, "data"));
 	uint64_t offset = json_object_get_uint64(json_object_object_get(reply, "offset"));
 	size_t len = strlen(text), n;
@@ -253,31 +262,63 @@ static int tx_chunk(struct json_object *reply, void *data)
 
 	if (!bytes)
 		return -ENOMEM;
-	if (offset != *pos || base64_decode(text, len, bytes, &n) < 0) {
-		fprintf(stderr, "rdmactl: mkey tx: the daemon sent data out of order or not in base64\n");
-		r = -EPROTO;
-	} else if (fwrite(bytes, 1, n, stdout) != n) {
-		fprintf(stderr, "rdmactl: mkey tx: writing standard output: %s\n", strerror(errno));
-		r = -EIO;
-	}
-	*pos += n;
+	if (offset != sink->pos || base64_decode(text, len, bytes, &n) < 0)
+		r = ctl_fail("%s: the daemon sent data out of order or not in base64", sink->path);
+	else if ((r = write_all(sink->fd, bytes, n)) < 0)
+		r = ctl_fail("%s: writing the output: %s", sink->path, strerror(-r));
+	if (r == 0 && sink->sig == 0)
+		sink->sig = ctl_report_sig_error_json(sink->path, json_object_object_get(reply, "sig_error"));
+	sink->pos += n;
 	free(bytes);
 	return r;
 }
 
 static int mkey_tx(struct ctl *ctl, const struct cmd_args *args)
 {
-	struct json_object *params = mkey_params(ctl, args);
-	size_t pos = 0;
+	struct json_object *params;
+	struct tx_sink sink = { .path = args->path };
 	int r;
 
-	if (!params)
-		return -EINVAL;
-	r = ctl_call_more(ctl, args->path, IFACE ".Tx", params, tx_chunk, &pos);
+	r = ctl_binary_output_open(args, &sink.fd);
+	if (r < 0)
+		return r;
+	params = mkey_params(ctl, args);
+	r = params ? ctl_call_more(ctl, args->path, IFACE ".Tx", params, tx_chunk, &sink) : -EINVAL;
 	json_object_put(params);
-	if (fflush(stdout) != 0 && r == 0)
-		r = ctl_fail("%s: writing standard output: %s", args->path, strerror(errno));
-	return r < 0 ? -EIO : 0;
+	if (ctl_binary_output_close(args, sink.fd) < 0 && r == 0)
+		r = -EIO;
+	return r < 0 ? r : sink.sig;
+}
+
+/*
+ * Warns when the wire bytes are not whole blocks of the MKEY's wire domain.
+ * Its configuration is what `offload` takes, less the DEK that names the key
+ * here; one the dataplane cannot read gives no warning.
+ */
+static void rx_warn_partial_block(struct ctl *ctl, const struct cmd_args *args,
+				  struct json_object *params, size_t len)
+{
+	struct json_object *reply = NULL, *config, *copy = NULL, *crypto;
+	struct dp_transform_cfg cfg;
+	struct dp_error err;
+	char *error = NULL;
+
+	if (ctl_call_raw(ctl, IFACE ".Show", json_object_get(params), &reply, &error) == 0 && !error &&
+	    json_object_object_get_ex(json_object_object_get(reply, "mkey"), "config", &config) &&
+	    json_object_is_type(config, json_type_object) &&
+	    json_object_deep_copy(config, &copy, NULL) == 0) {
+		if (json_object_object_get_ex(copy, "crypto", &crypto) &&
+		    json_object_is_type(crypto, json_type_object)) {
+			json_object_object_del(crypto, "dek");
+			json_object_object_del(crypto, "keytag");
+		}
+		if (dp_transform_cfg_from_json(copy, &cfg, &err) == 0)
+			ctl_warn_partial_block(args->path, &cfg, true, len);
+	}
+	json_object_put(params);
+	json_object_put(copy);
+	json_object_put(reply);
+	free(error);
 }
 
 static int mkey_rx(struct ctl *ctl, const struct cmd_args *args)
@@ -296,6 +337,7 @@ static int mkey_rx(struct ctl *ctl, const struct cmd_args *args)
 		return ctl_fail("%s: standard input: %s", args->path,
 				r == -EFBIG ? "more than the 33554432 bytes one transfer carries" : strerror(-r));
 	}
+	rx_warn_partial_block(ctl, args, params, len);
 	text = malloc(base64_encoded_size(CHUNK) + 1);
 	r = text ? 0 : -ENOMEM;
 	/* One call at least: an empty transfer is still a transfer. */
@@ -318,11 +360,13 @@ static int mkey_rx(struct ctl *ctl, const struct cmd_args *args)
 	} while (pos < len);
 	if (r == 0 && ctl->json)
 		output_print_json(ctl, reply);
+	if (r == 0)
+		r = ctl_report_sig_error_json(args->path, json_object_object_get(reply, "sig_error"));
 	json_object_put(reply);
 	json_object_put(params);
 	free(text);
 	free(data);
-	return r < 0 ? -EIO : 0;
+	return r;
 }
 
 #define ARG_MKEY(req, text) { .name = "MKEY", .kind = ARG_POSITIONAL, .help = text, .required = req }
@@ -350,7 +394,8 @@ static const struct cmd_arg configure_args[] = {
 	CMD_ARG_DEV, { NULL },
 };
 static const struct cmd_arg tx_args[] = {
-	ARG_MKEY(true, "the MKEY's handle; the wire bytes go to standard output"), CMD_ARG_DEV, { NULL },
+	ARG_MKEY(true, "the MKEY's handle; the wire bytes go to standard output"), CMD_ARG_OUTPUT,
+	CMD_ARG_DEV, { NULL },
 };
 static const struct cmd_arg rx_args[] = {
 	ARG_MKEY(true, "the MKEY's handle; the wire bytes come from standard input"), CMD_ARG_DEV, { NULL },

@@ -120,12 +120,14 @@ static int transfer_init(struct ctl *ctl, const struct cmd_args *args, struct tr
 	if (ctl_add_number(ctl, args, "MR", t->params, "handle", UINT32_MAX) < 0 ||
 	    arg_get_u64(ctl, args, "--offset", 0, INT64_MAX, &t->offset) < 0) {
 		json_object_put(t->params);
+		t->params = NULL;
 		return -EINVAL;
 	}
 	r = ctl_call(ctl, args->path, IFACE ".Show", t->params, &reply);
 	if (r < 0) {
 		json_object_put(t->params);
-		return -EIO;
+		t->params = NULL;
+		return r;
 	}
 	mr = json_object_object_get(reply, "mr");
 	t->mrlen = json_object_get_uint64(json_object_object_get(mr, "mrlen"));
@@ -161,7 +163,7 @@ static struct json_object *call_params(const struct transfer *t, uint64_t offset
 
 static int mr_write(struct ctl *ctl, const struct cmd_args *args)
 {
-	struct transfer t;
+	struct transfer t = { 0 };
 	uint8_t *data = NULL;
 	size_t len = 0, pos = 0;
 	uint64_t max;
@@ -208,24 +210,14 @@ static int mr_write(struct ctl *ctl, const struct cmd_args *args)
 	return r;
 }
 
-static int mr_read(struct ctl *ctl, const struct cmd_args *args)
+/* The bytes of length from the transfer's offset to fd, a call per CHUNK. */
+static int read_to(struct ctl *ctl, const struct cmd_args *args, const struct transfer *t,
+		   uint64_t length, int fd)
 {
-	uint64_t length = 0, pos = 0;
-	struct transfer t;
-	uint8_t *bytes;
-	int r;
+	uint8_t *bytes = malloc(CHUNK);
+	uint64_t pos = 0;
+	int r = bytes && transfer_fits(args, t, length) ? 0 : -EIO;
 
-	r = transfer_init(ctl, args, &t);
-	if (r < 0)
-		return r;
-	if (arg_get_u64(ctl, args, "--length", 0, INT64_MAX, &length) < 0) {
-		json_object_put(t.params);
-		return -EINVAL;
-	}
-	if (!arg_get(args, "--length"))
-		length = t.offset < t.mrlen ? t.mrlen - t.offset : 0;
-	bytes = malloc(CHUNK);
-	r = bytes && transfer_fits(args, &t, length) ? 0 : -EIO;
 	do {
 		uint64_t n = length - pos < CHUNK ? length - pos : CHUNK;
 		struct json_object *p, *reply;
@@ -234,9 +226,9 @@ static int mr_read(struct ctl *ctl, const struct cmd_args *args)
 
 		if (r < 0)
 			break;
-		p = call_params(&t, t.offset + pos);
+		p = call_params(t, t->offset + pos);
 		json_object_object_add(p, "length", json_object_new_uint64(n));
-		r = ctl_call(ctl, args->path, IFACE ".Read", p, &reply) < 0 ? -EIO : 0;
+		r = ctl_call(ctl, args->path, IFACE ".Read", p, &reply);
 		json_object_put(p);
 		if (r < 0)
 			break;
@@ -244,15 +236,36 @@ static int mr_read(struct ctl *ctl, const struct cmd_args *args)
 		if (strlen(text) > base64_encoded_size(CHUNK) ||
 		    base64_decode(text, strlen(text), bytes, &got) < 0 || got != n)
 			r = ctl_fail("%s: the daemon sent %s", args->path, "data that is not what was asked");
-		else if (fwrite(bytes, 1, got, stdout) != got)
-			r = ctl_fail("%s: writing standard output: %s", args->path, strerror(errno));
+		else if ((r = write_all(fd, bytes, got)) < 0)
+			r = ctl_fail("%s: writing the output: %s", args->path, strerror(-r));
 		json_object_put(reply);
 		pos += n;
 	} while (pos < length);
-	if (fflush(stdout) != 0 && r == 0)
-		r = ctl_fail("%s: writing standard output: %s", args->path, strerror(errno));
 	free(bytes);
-	json_object_put(t.params);
+	return r;
+}
+
+static int mr_read(struct ctl *ctl, const struct cmd_args *args)
+{
+	uint64_t length = 0;
+	struct transfer t = { 0 };
+	int fd, r;
+
+	r = ctl_binary_output_open(args, &fd);
+	if (r < 0)
+		return r;
+	r = transfer_init(ctl, args, &t);
+	if (r == 0 && arg_get_u64(ctl, args, "--length", 0, INT64_MAX, &length) < 0)
+		r = -EINVAL;
+	if (r == 0) {
+		if (!arg_get(args, "--length"))
+			length = t.offset < t.mrlen ? t.mrlen - t.offset : 0;
+		r = read_to(ctl, args, &t, length, fd);
+	}
+	if (ctl_binary_output_close(args, fd) < 0 && r == 0)
+		r = -EIO;
+	if (t.params)
+		json_object_put(t.params);
 	return r;
 }
 
@@ -303,7 +316,7 @@ static const struct cmd_arg read_args[] = {
 	ARG_MR(true, "the MR's handle; the bytes go to standard output"), ARG_OFFSET,
 	{ .name = "--length", .kind = ARG_OPTION, .metavar = "L",
 	  .help = "how many bytes (default: to the end of the MR)" },
-	CMD_ARG_DEV, { NULL },
+	CMD_ARG_OUTPUT, CMD_ARG_DEV, { NULL },
 };
 
 const struct cmd cmd_mr[] = {

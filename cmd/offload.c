@@ -76,10 +76,16 @@ static int write_report(const char *path, const struct dp_sig_err *rec)
 	return rc;
 }
 
-/* One transfer: IN on stdin, OUT on stdout, the record to report_path. */
-static int offload_run(enum dp_dir dir, const char *config_path, const char *key_path,
-		       const char *report_path)
+/*
+ * One transfer: IN on stdin, OUT to out_fd, the record to report_path.  A
+ * signature error is said after the bytes went out (the hardware delivers
+ * them too) and gives -EBADMSG.
+ */
+static int offload_run(const struct cmd_args *args, enum dp_dir dir, int out_fd)
 {
+	const char *config_path = arg_get(args, "--config");
+	const char *key_path = arg_get(args, "--key-file");
+	const char *report_path = arg_get(args, "--report");
 	struct dp_transform_cfg cfg;
 	struct dp_transform *t = NULL;
 	struct dp_sig_err rec;
@@ -122,6 +128,7 @@ static int offload_run(enum dp_dir dir, const char *config_path, const char *key
 		fprintf(stderr, PROG ": reading input: %s\n", strerror(-rc));
 		goto out;
 	}
+	ctl_warn_partial_block(args->path, &cfg, dir == DP_RX, in_len);
 	rc = dp_transform_out_len(t, dir, in_len, &out_len, &err);
 	if (rc) {
 		fprintf(stderr, PROG ": input: %s\n", err.message);
@@ -137,7 +144,7 @@ static int offload_run(enum dp_dir dir, const char *config_path, const char *key
 		fprintf(stderr, PROG ": %s: %s\n", err.field, err.message);
 		goto out;
 	}
-	rc = write_all(STDOUT_FILENO, out, out_len);
+	rc = write_all(out_fd, out, out_len);
 	if (rc) {
 		fprintf(stderr, PROG ": writing output: %s\n", strerror(-rc));
 		goto out;
@@ -145,7 +152,8 @@ static int offload_run(enum dp_dir dir, const char *config_path, const char *key
 	dp_transform_check(t, &rec);
 	if (report_path && write_report(report_path, &rec))
 		goto out;
-	status = 0;
+	status = ctl_report_sig_error(args->path, dp_sig_err_type_name(rec.type), rec.expected,
+				      rec.actual, rec.offset);
 out:
 	dp_transform_destroy(t);
 	if (key) {
@@ -158,16 +166,26 @@ out:
 	return status;
 }
 
+static int offload(const struct cmd_args *args, enum dp_dir dir)
+{
+	int fd, r = ctl_binary_output_open(args, &fd);
+
+	if (r < 0)
+		return r;
+	r = offload_run(args, dir, fd);
+	if (ctl_binary_output_close(args, fd) < 0 && r == 0)
+		r = -EIO;
+	return r;
+}
+
 static int offload_tx(struct ctl *ctl, const struct cmd_args *args)
 {
-	return offload_run(DP_TX, arg_get(args, "--config"), arg_get(args, "--key-file"),
-			   arg_get(args, "--report"));
+	return offload(args, DP_TX);
 }
 
 static int offload_rx(struct ctl *ctl, const struct cmd_args *args)
 {
-	return offload_run(DP_RX, arg_get(args, "--config"), arg_get(args, "--key-file"),
-			   arg_get(args, "--report"));
+	return offload(args, DP_RX);
 }
 
 static const struct cmd_arg offload_args[] = {
@@ -177,6 +195,7 @@ static const struct cmd_arg offload_args[] = {
 	  .help = "raw AES-XTS key key1||key2, 32 or 64 bytes (needed with crypto)" },
 	{ .name = "--report", .kind = ARG_OPTION, .metavar = "FILE",
 	  .help = "write the mkey-check record as JSON" },
+	CMD_ARG_OUTPUT,
 	{ NULL },
 };
 

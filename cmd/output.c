@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define TEXT_WIDTH 100
@@ -62,12 +63,43 @@ static bool is_inline(struct json_object *v)
 	return is_scalar(v) || (json_object_is_type(v, json_type_array) && all_scalars(v));
 }
 
+/* "KEY SEP VALUE" as one word of the line, as long as it is: nothing is ever cut. */
+static void emit_joined(struct line *l, const char *key, const char *sep, const char *value)
+{
+	char *word;
+
+	if (asprintf(&word, "%s%s%s", key, sep, value) < 0) {
+		emit(l, "(out of memory)");
+		return;
+	}
+	emit(l, word);
+	free(word);
+}
+
 static void emit_pair(struct line *l, const char *key, const char *value)
 {
-	char buf[512];
+	emit_joined(l, key, " ", value);
+}
 
-	snprintf(buf, sizeof(buf), "%s %s", key, value);
-	emit(l, buf);
+/* A list of scalars as "a,b,c" ("-" when empty); NULL when out of memory. */
+static char *join_scalars(struct json_object *arr)
+{
+	size_t n = json_object_array_length(arr), len = 0;
+	char *text = NULL;
+	FILE *f;
+
+	if (n == 0)
+		return strdup("-");
+	f = open_memstream(&text, &len);
+	if (!f)
+		return NULL;
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, "%s%s", i ? "," : "", scalar_string(json_object_array_get_idx(arr, i)));
+	if (fclose(f) != 0) {
+		free(text);
+		return NULL;
+	}
+	return text;
 }
 
 static void emit_fields(struct line *l, struct json_object *obj, const char *skip);
@@ -77,16 +109,11 @@ static void emit_field(struct line *l, const char *key, struct json_object *v)
 	if (is_scalar(v)) {
 		emit_pair(l, key, scalar_string(v));
 	} else if (json_object_is_type(v, json_type_array) && all_scalars(v)) {
-		char buf[512] = "";
-		size_t n = json_object_array_length(v);
+		char *list = join_scalars(v);
 
-		for (size_t i = 0; i < n; i++) {
-			size_t used = strlen(buf);
-
-			snprintf(buf + used, sizeof(buf) - used, "%s%s", i ? "," : "",
-				 scalar_string(json_object_array_get_idx(v, i)));
-		}
-		emit_pair(l, key, n ? buf : "-");
+		/* Out of memory is said, never passed off as a shorter list. */
+		emit_pair(l, key, list ? list : "(out of memory)");
+		free(list);
 	} else if (json_object_is_type(v, json_type_array)) {
 		/* Each element on its own line: "port 1 state ACTIVE ...". */
 		for (size_t i = 0; i < json_object_array_length(v); i++) {
@@ -94,11 +121,8 @@ static void emit_field(struct line *l, const char *key, struct json_object *v)
 			emit_fields(l, json_object_array_get_idx(v, i), NULL);
 		}
 	} else {
-		char label[128];
-
 		newline_indent(l);
-		snprintf(label, sizeof(label), "%s:", key);
-		emit(l, label);
+		emit_joined(l, key, ":", "");
 		emit_fields(l, v, NULL);
 	}
 }

@@ -328,6 +328,8 @@ int cmd_exit_code(int r)
 {
 	if (r >= 0)
 		return EXIT_OK;
+	if (r == -EBADMSG)
+		return EXIT_SIGNATURE;
 	return r == -EINVAL ? EXIT_USAGE : EXIT_FAIL;
 }
 

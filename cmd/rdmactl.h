@@ -7,6 +7,7 @@
 #pragma once
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <json-c/json.h>
 
@@ -15,10 +16,11 @@
 /*
  * Exit codes (rdmactl(8) EXIT STATUS).  Commands and the builders of their
  * parameters return 0 or a negative errno, having printed what went wrong:
- * -EINVAL is a usage error, any other a failure (a varlink error included);
- * cmd_exit_code() is the one place that turns them into exit codes.
+ * -EINVAL is a usage error (found here or by the daemon's parameter check),
+ * -EBADMSG a transfer that ran and found a signature error, any other a
+ * failure; cmd_exit_code() is the one place that turns them into exit codes.
  */
-enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2 };
+enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2, EXIT_SIGNATURE = 3 };
 
 struct ctl;
 struct cmd_args;
@@ -217,6 +219,32 @@ void ctl_complete_words(const char *const *words, const char *prefix,
 /* Calls method with params (consumed), printing nothing but an error; 0 or a negative errno. */
 int ctl_call_quiet(struct ctl *ctl, const struct cmd_args *args, const char *method,
 		   struct json_object *params);
+
+/* The "--output FILE" option of the commands that print bytes. */
+#define CMD_ARG_OUTPUT { .name = "--output", .kind = ARG_OPTION, .metavar = "FILE", \
+			 .help = "write the bytes to FILE (standard output: only when not a terminal)" }
+/*
+ * The descriptor the bytes go to: --output's file, else standard output
+ * unless it is a terminal (a usage error).  Closed by ctl_binary_output_close().
+ */
+int ctl_binary_output_open(const struct cmd_args *args, int *fd);
+int ctl_binary_output_close(const struct cmd_args *args, int fd);
+
+/*
+ * A transfer's signature error (err_type "none" is none) said on stderr:
+ * -EBADMSG (EXIT_SIGNATURE) when there is one, else 0.  The _json form takes
+ * the mkey-check record as the daemon and `offload --report` write it.
+ */
+int ctl_report_sig_error(const char *path, const char *err_type, uint64_t expected,
+			 uint64_t actual, uint64_t offset);
+int ctl_report_sig_error_json(const char *path, struct json_object *rec);
+struct dp_transform_cfg;
+/*
+ * A warning on stderr when len bytes of input (wire bytes, or memory bytes)
+ * are not whole blocks of the configuration's signature.
+ */
+void ctl_warn_partial_block(const char *path, const struct dp_transform_cfg *cfg,
+			    bool input_on_wire, size_t len);
 
 /* Completion of device names, from the daemon. */
 void complete_devices(struct ctl *ctl, const char *prefix,

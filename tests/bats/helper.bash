@@ -131,3 +131,31 @@ wait_for_lines() { # FILE N
 	cat "$1" >&2
 	return 1
 }
+
+# on_tty CMD...: runs CMD with its standard output on a pseudo-terminal
+# (standard input and error as they are), copies what it printed there to
+# standard output, and exits with CMD's status.
+on_tty() {
+	python3 -c '
+import os, subprocess, sys
+master, slave = os.openpty()
+child = subprocess.Popen(sys.argv[1:], stdout=slave)
+os.close(slave)
+while True:
+    try:
+        chunk = os.read(master, 4096)
+    except OSError:
+        break
+    if not chunk:
+        break
+    sys.stdout.buffer.write(chunk)
+sys.exit(child.wait())
+' "$@"
+}
+
+# sig_error CMD...: runs CMD, which must find a signature error (exit status 3, rdmactl(8)).
+sig_error() {
+	local rc=0
+	"$@" || rc=$?
+	[ "$rc" -eq 3 ] || { echo "expected exit status 3 (a signature error), got $rc: $*" >&2; return 1; }
+}

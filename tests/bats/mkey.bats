@@ -304,27 +304,27 @@ t10dif_wire() { # APP REF [FLAGS]: T10-DIF (CRC guard, bg 0xFFFF) on the wire, n
 	h=$(mkey_create 1 block_signature 4)
 	t10dif_wire $((0x5678)) $((0xf0debc9a)) >cfg.json
 	{ bytes a5 512; bytes ec7d5678f0debc9a 1; bytes a5 512; bytes 00007678f0debc9a 1; } >wire
-	"$RDMACTL" offload rx --config cfg.json --report rep.json <wire >expected
+	sig_error "$RDMACTL" offload rx --config cfg.json --report rep.json <wire >expected
 	assert_equal "$(cat rep.json)" "{\"err_type\":\"guard\",\"expected_value\":0,\"actual_value\":$((0xec7d)),\"offset\":520}"
 	"$RDMACTL" mkey configure "$h" --layout "$mr:0:1024" --config cfg.json >/dev/null
-	run "$RDMACTL" -j mkey rx "$h" <wire
-	assert_success
-	assert_equal "$(jq -c .sig_error <<<"$output")" "$(cat rep.json)"
+	run -3 "$RDMACTL" -j mkey rx "$h" <wire
+	assert_line --index 1 "rdmactl: mkey rx: signature error: guard expected 0x0 actual 0xec7d at offset 520"
+	assert_equal "$(head -1 <<<"$output" | jq -c .sig_error)" "$(cat rep.json)"
 	# The bytes are delivered whatever the error.
 	"$RDMACTL" mr read "$mr" --length 1024 | cmp - expected
 	assert_equal "$(mkey_json "$h" | jq -c '[.sig_armed, .sig_error_pending, .sig_errors]')" '[false,true,1]'
 	# A second error before a configure is ignored (the PSV is in ERROR state).
 	{ bytes a5 512; bytes 1111567800000000 1; bytes a5 512; bytes ec7d5678f0debc9a 1; } >wire2
-	"$RDMACTL" mkey rx "$h" <wire2
+	sig_error "$RDMACTL" mkey rx "$h" <wire2
 	assert_equal "$("$RDMACTL" mkey check "$h")" "$(cat rep.json)"
 	# Read and clear.
 	assert_equal "$("$RDMACTL" mkey check "$h")" '{"err_type":"none","expected_value":0,"actual_value":0,"offset":0}'
-	"$RDMACTL" mkey rx "$h" <wire
+	sig_error "$RDMACTL" mkey rx "$h" <wire
 	assert_equal "$("$RDMACTL" mkey check "$h" | jq -r .err_type)" none
 	# A configure re-arms: the next error is recorded.
 	"$RDMACTL" mkey configure "$h" >/dev/null
-	"$RDMACTL" mkey rx "$h" <wire2
-	"$RDMACTL" offload rx --config cfg.json --report rep2.json <wire2 >/dev/null
+	sig_error "$RDMACTL" mkey rx "$h" <wire2
+	sig_error "$RDMACTL" offload rx --config cfg.json --report rep2.json <wire2 >/dev/null
 	assert_equal "$("$RDMACTL" -j mkey check "$h")" "$(cat rep2.json)"
 	assert_equal "$(mkey_json "$h" | jq -c '[.transfers, .sig_errors, .sig_error_pending]')" '[4,4,false]'
 }
@@ -337,7 +337,7 @@ t10dif_wire() { # APP REF [FLAGS]: T10-DIF (CRC guard, bg 0xFFFF) on the wire, n
 	h=$(mkey_create 1 block_signature 4)
 	t10dif_wire 1 2 >cfg.json
 	"$RDMACTL" mkey configure "$h" --layout "$mr:0:512" --config cfg.json >/dev/null
-	{ bytes 00 512; bytes 0000000100000002 1; } | "$RDMACTL" mkey rx "$h"
+	{ bytes 00 512; bytes 0000000100000002 1; } | sig_error "$RDMACTL" mkey rx "$h"
 	"$RDMACTL" mkey configure "$h" --reset-sig >/dev/null
 	run "$RDMACTL" mkey check "$h"
 	assert_refused InvalidState config
@@ -555,10 +555,10 @@ dek_create() {
 	# One flipped ciphertext bit garbles its data unit: the guard check fails there.
 	python3 -c "
 d = bytearray(open('wire', 'rb').read()); d[600] ^= 1; open('bad', 'wb').write(d)"
-	"$RDMACTL" offload rx --config cfg.json --key-file key --report rep.json <bad >/dev/null
+	sig_error "$RDMACTL" offload rx --config cfg.json --key-file key --report rep.json <bad >/dev/null
 	assert_equal "$(jq -r .err_type rep.json)" guard
 	"$RDMACTL" mkey configure "$h" >/dev/null
-	"$RDMACTL" mkey rx "$h" <bad
+	sig_error "$RDMACTL" mkey rx "$h" <bad
 	assert_equal "$("$RDMACTL" mkey check "$h")" "$(cat rep.json)"
 	# Crypto stays when only the signature changes.
 	t10dif_wire 1 2 >sig.json
@@ -650,4 +650,40 @@ d = bytearray(open('wire', 'rb').read()); d[600] ^= 1; open('bad', 'wb').write(d
 	run "$RDMACTL" __complete mkey configure 1 --access local_write,remote_
 	assert_line local_write,remote_write
 	assert_line local_write,remote_atomic
+}
+
+@test "mkey tx and mr read refuse a terminal: --output FILE or a redirect; mkey rx warns of a partial block" {
+	mr=$(mr_create 1 8192)
+	h=$(mkey_create 1 block_signature 4)
+	t10dif_wire $((0x5678)) $((0xf0debc9a)) >cfg.json
+	bytes a5 1024 | "$RDMACTL" mr write "$mr"
+	"$RDMACTL" mkey configure "$h" --layout "$mr:0:1024" --config cfg.json >/dev/null
+	run -2 on_tty "$RDMACTL" mkey tx "$h"
+	assert_output "rdmactl: mkey tx: the output is binary: refusing to write it to a terminal; give --output FILE or redirect standard output"
+	run -2 on_tty "$RDMACTL" mr read "$mr" --length 16
+	assert_output "rdmactl: mr read: the output is binary: refusing to write it to a terminal; give --output FILE or redirect standard output"
+	# Refused before anything ran: no transfer counted.
+	assert_equal "$(mkey_json "$h" | jq -c .transfers)" 0
+	run -0 on_tty "$RDMACTL" mkey tx "$h" --output wire
+	assert_output ""
+	bytes a5 1024 | "$RDMACTL" offload tx --config cfg.json | cmp - wire
+	run -0 on_tty "$RDMACTL" mr read "$mr" --length 1024 --output mem
+	cmp mem <(bytes a5 1024)
+	# 700 wire bytes: one block and 180 bytes of the next one's data.
+	run -0 --separate-stderr bash -c "head -c 700 wire | '$RDMACTL' mkey rx $h"
+	assert_equal "$stderr" "rdmactl: mkey rx: warning: the input (700 bytes) is not whole blocks: it ends 180 bytes into a block of 520 bytes (512 data + 8 signature)"
+	run -0 --separate-stderr bash -c "'$RDMACTL' mkey rx $h <wire"
+	assert_equal "$stderr" ""
+}
+
+@test "mkey tx finding a signature error in memory exits 3, the wire bytes still written" {
+	mr=$(mr_create 1 4096)
+	h=$(mkey_create 1 block_signature 4)
+	t10=$(t10dif_wire 1 2 | jq -c .wire)
+	echo "{\"mem\":$t10,\"wire\":$t10}" >cfg.json
+	bytes 00 520 | "$RDMACTL" mr write "$mr"
+	"$RDMACTL" mkey configure "$h" --layout "$mr:0:520" --config cfg.json >/dev/null
+	run -3 --separate-stderr "$RDMACTL" mkey tx "$h" --output wire
+	assert_regex "$stderr" '^rdmactl: mkey tx: signature error: guard expected 0x0 actual 0x[0-9a-f]+ at offset 0$'
+	[ "$(stat -c %s wire)" -eq 520 ]
 }

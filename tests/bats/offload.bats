@@ -49,7 +49,9 @@ crc() { # TYPE SEED
 @test "rx strips and checks; a corrupted guard is reported, the bytes still delivered" {
 	echo "{\"mem\":null,\"wire\":$(t10dif crc 65535 $((0x5678)) $((0xf0debc9a)))}" >cfg.json
 	{ bytes a5 512; bytes ec7d5678f0debc9a 1; bytes a5 512; bytes 00007678f0debc9a 1; } >wire
-	run -0 bash -c "'$RDMACTL' offload rx --config cfg.json --report rep.json <wire >mem"
+	# Exit status 3: the transfer ran and found a signature error, said on stderr.
+	run -3 --separate-stderr bash -c "'$RDMACTL' offload rx --config cfg.json --report rep.json <wire >mem"
+	assert_equal "$stderr" "rdmactl: offload rx: signature error: guard expected 0x0 actual 0xec7d at offset 520"
 	cmp mem <(bytes a5 1024)
 	# expected = the field found, actual = computed; offset = block 1 x (512 + 8).
 	assert_equal "$(cat rep.json)" "{\"err_type\":\"guard\",\"expected_value\":0,\"actual_value\":$((0xec7d)),\"offset\":520}"
@@ -108,5 +110,45 @@ crc() { # TYPE SEED
 	assert_failure 2
 	run "$RDMACTL" offload tx help
 	assert_success
-	assert_line --index 0 'Usage: rdmactl offload tx --config FILE [--key-file FILE] [--report FILE]'
+	assert_line --index 0 'Usage: rdmactl offload tx --config FILE [--key-file FILE] [--report FILE] [--output FILE]'
+}
+
+@test "tx finding a signature error in memory exits 3; a good transfer says nothing on stderr" {
+	t10=$(t10dif crc 65535 $((0x5678)) $((0xf0debc9a)))
+	echo "{\"mem\":$t10,\"wire\":$t10}" >cfg.json
+	{ bytes a5 512; bytes 00007678f0debc9a 1; } >bad
+	run -3 --separate-stderr bash -c "'$RDMACTL' offload tx --config cfg.json <bad >wire"
+	assert_equal "$stderr" "rdmactl: offload tx: signature error: guard expected 0x0 actual 0xec7d at offset 0"
+	{ bytes a5 512; bytes ec7d5678f0debc9a 1; } >good
+	run -0 --separate-stderr bash -c "'$RDMACTL' offload tx --config cfg.json <good >wire"
+	assert_equal "$stderr" ""
+}
+
+@test "binary output is refused on a terminal unless --output FILE; nothing written there" {
+	echo "{\"mem\":null,\"wire\":$(t10dif crc 65535 0 0)}" >cfg.json
+	bytes a5 512 >mem
+	run -2 on_tty "$RDMACTL" offload tx --config cfg.json <mem
+	assert_output "rdmactl: offload tx: the output is binary: refusing to write it to a terminal; give --output FILE or redirect standard output"
+	run -0 on_tty "$RDMACTL" offload tx --config cfg.json --output wire <mem
+	assert_output ""
+	[ "$(stat -c %s wire)" -eq 520 ]
+	cmp <("$RDMACTL" offload tx --config cfg.json <mem) wire
+	run -1 --separate-stderr "$RDMACTL" offload tx --config cfg.json --output nodir/wire <mem
+	assert_equal "$stderr" "rdmactl: offload tx: --output nodir/wire: No such file or directory"
+}
+
+@test "input that is not whole blocks is warned about, and still transformed" {
+	echo "{\"mem\":null,\"wire\":$(t10dif crc 65535 0 0)}" >cfg.json
+	# tx: 700 memory bytes are one block and 188 bytes of the next.
+	bytes a5 700 >mem
+	run -0 --separate-stderr bash -c "'$RDMACTL' offload tx --config cfg.json <mem >wire"
+	assert_equal "$stderr" "rdmactl: offload tx: warning: the input (700 bytes) is not whole blocks: it ends 188 bytes into a block of 512 bytes"
+	[ "$(stat -c %s wire)" -eq 708 ]
+	# rx: the wire has the partial block; whole blocks are no warning.
+	run -0 --separate-stderr bash -c "'$RDMACTL' offload rx --config cfg.json <wire >back"
+	assert_equal "$stderr" "rdmactl: offload rx: warning: the input (708 bytes) is not whole blocks: it ends 188 bytes into a block of 520 bytes (512 data + 8 signature)"
+	cmp back mem
+	bytes a5 1024 >mem2
+	run -0 --separate-stderr bash -c "'$RDMACTL' offload tx --config cfg.json <mem2 >/dev/null"
+	assert_equal "$stderr" ""
 }

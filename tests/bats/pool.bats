@@ -302,3 +302,13 @@ restart_in() {
 	rdmad_stop "$d"
 	export RDMACTL_SOCKET=$main
 }
+
+@test "pool show text prints every key of a 1000-MKEY pool, none cut" {
+	"$RDMACTL" pool create big --type signature --size 1000 --max-entries 4 >/dev/null
+	keys=$("$RDMACTL" -j pool show big | jq -r '.[0].mkeys | map(tostring) | join(",")')
+	[ "$(tr ',' '\n' <<<"$keys" | wc -l)" -eq 1000 ]
+	run -0 "$RDMACTL" pool show big
+	# The list is one word of its line, however long.
+	assert_line --regexp "^    mkeys $keys\$"
+	"$RDMACTL" pool destroy big
+}
