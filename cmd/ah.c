@@ -78,7 +78,7 @@ const struct cmd cmd_ah[] = {
 	{ .name = "list", .summary = "List address handles", .args = dev_only, .run = ah_list },
 	{ .name = "create", .summary = "Create an address handle on a PD", .args = create_args,
 	  .run = ah_create },
-	{ .name = "destroy", .summary = "Destroy an address handle", .args = destroy_args,
+	{ .name = "destroy", .spelled_out = true, .summary = "Destroy an address handle", .args = destroy_args,
 	  .run = ah_destroy },
 	{ NULL },
 };

@@ -98,14 +98,35 @@ static void print_error(const char *path, const char *error, struct json_object 
 	fputc('\n', stderr);
 }
 
-/* Says what the daemon refused (stderr, and the JSON output); takes error and params. */
+/*
+ * The daemon's parameter check refusing a call is a usage error as much as
+ * rdmactl's own (exit status 2): the varlink one (a missing, unknown or
+ * mistyped field) and each interface's InvalidArgument (a value out of range).
+ */
+static bool is_usage_error(const char *error)
+{
+	static const char prefix[] = "io.rdmad.", suffix[] = ".InvalidArgument";
+	size_t len = strlen(error);
+
+	if (strcmp(error, "org.varlink.service.InvalidParameter") == 0)
+		return true;
+	return strncmp(error, prefix, strlen(prefix)) == 0 && len > strlen(suffix) &&
+	       strcmp(error + len - strlen(suffix), suffix) == 0;
+}
+
+/*
+ * Says what the daemon refused (stderr, and the JSON output); takes error and
+ * params.  -EINVAL for a usage error, else -EBADE.
+ */
 static int report_error(struct ctl *ctl, const char *path, char *error, struct json_object *params)
 {
+	int r = is_usage_error(error) ? -EINVAL : -EBADE;
+
 	print_error(path, error, params);
 	ctl->out->error(ctl, error, params);
 	json_object_put(params);
 	free(error);
-	return -EBADE;
+	return r;
 }
 
 int ctl_call(struct ctl *ctl, const char *path, const char *method, struct json_object *params,

@@ -100,7 +100,7 @@ const struct cmd cmd_cq[] = {
 	{ .name = "list", .summary = "List completion queues", .args = dev_only, .run = cq_list },
 	{ .name = "create", .summary = "Create a completion queue", .args = create_args,
 	  .run = cq_create },
-	{ .name = "destroy", .summary = "Destroy a completion queue no QP uses",
+	{ .name = "destroy", .spelled_out = true, .summary = "Destroy a completion queue no QP uses",
 	  .args = destroy_args, .run = cq_destroy },
 	{ .name = "notify", .summary = "Arm a CQ for one completion event (REQ_NOTIFY_CQ)",
 	  .args = notify_args, .run = cq_notify },

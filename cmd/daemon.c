@@ -9,9 +9,10 @@
 static int daemon_reload(struct ctl *ctl, const struct cmd_args *args)
 {
 	struct json_object *reply;
+	int r = ctl_call(ctl, args->path, "io.rdmad.Daemon.Reload", NULL, &reply);
 
-	if (ctl_call(ctl, args->path, "io.rdmad.Daemon.Reload", NULL, &reply) < 0)
-		return -EIO;
+	if (r < 0)
+		return r;
 	json_object_put(reply);
 	return 0;
 }
@@ -25,7 +26,7 @@ static int daemon_log_level(struct ctl *ctl, const struct cmd_args *args)
 	r = ctl_call(ctl, args->path, "io.rdmad.Daemon.SetLogLevel", params, &reply);
 	json_object_put(params);
 	if (r < 0)
-		return -EIO;
+		return r;
 	json_object_put(reply);
 	return 0;
 }

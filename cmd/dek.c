@@ -228,7 +228,7 @@ const struct cmd cmd_dek[] = {
 	{ .name = "list", .summary = "List DEKs", .args = dev_only, .run = dek_list },
 	{ .name = "create", .summary = "Create a DEK from a key file", .args = create_args,
 	  .run = dek_create },
-	{ .name = "destroy", .summary = "Destroy a DEK no MKEY uses, wiping its key",
+	{ .name = "destroy", .spelled_out = true, .summary = "Destroy a DEK no MKEY uses, wiping its key",
 	  .args = destroy_args, .run = dek_destroy },
 	{ .name = "login", .summary = "Open the crypto login that wrapped imports need",
 	  .args = login_args, .run = dek_login },

@@ -40,7 +40,7 @@ static int dev_show(struct ctl *ctl, const struct cmd_args *args)
 	r = ctl_call(ctl, args->path, "io.rdmad.Device.Show", params, &reply);
 	json_object_put(params);
 	if (r < 0)
-		return -EIO;
+		return r;
 	devices = json_object_object_get(reply, "devices");
 	ctl->out->begin_list(ctl);
 	for (size_t i = 0; i < json_object_array_length(devices); i++) {
@@ -70,9 +70,10 @@ static int dev_show(struct ctl *ctl, const struct cmd_args *args)
 static int dev_list(struct ctl *ctl, const struct cmd_args *args)
 {
 	struct json_object *reply, *devices;
+	int r = ctl_call(ctl, args->path, "io.rdmad.Device.List", NULL, &reply);
 
-	if (ctl_call(ctl, args->path, "io.rdmad.Device.List", NULL, &reply) < 0)
-		return -EIO;
+	if (r < 0)
+		return r;
 	devices = json_object_object_get(reply, "devices");
 	if (ctl->json) {
 		output_print_json(ctl, devices);

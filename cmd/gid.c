@@ -71,7 +71,7 @@ const struct cmd cmd_gid[] = {
 	  .run = gid_show, .is_default = true },
 	{ .name = "add", .summary = "Put a GID at an empty index (ADD_GID)", .args = add_args,
 	  .run = gid_add },
-	{ .name = "del", .summary = "Empty a GID table entry no AH or QP uses (DEL_GID)",
+	{ .name = "del", .spelled_out = true, .summary = "Empty a GID table entry no AH or QP uses (DEL_GID)",
 	  .args = del_args, .run = gid_del },
 	{ NULL },
 };

@@ -22,12 +22,15 @@ int main(int argc, char **argv)
 		{ "details",     no_argument,       NULL, 'd' },
 		{ "socket",      required_argument, NULL, 's' },
 		{ "interactive", no_argument,       NULL, 'i' },
+		{ "batch",       required_argument, NULL, 'b' },
+		{ "force",       no_argument,       NULL, 'f' },
 		{ "version",     no_argument,       NULL, 'V' },
 		{ "help",        no_argument,       NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct ctl ctl = { .out = &output_text };
-	bool interactive = false;
+	const char *batch = NULL;
+	bool interactive = false, force = false;
 	int c, r;
 
 	ctl.socket_path = getenv("RDMACTL_SOCKET");
@@ -45,23 +48,22 @@ int main(int argc, char **argv)
 	}
 
 	/* "+": options stop at the object, so commands keep their own. */
-	while ((c = getopt_long(argc, argv, "+jpds:iVh", options, NULL)) >= 0) {
+	while ((c = getopt_long(argc, argv, "+jpds:ib:fVh", options, NULL)) >= 0) {
 		switch (c) {
 		case 'j':
-			ctl.json = true;
-			ctl.out = &output_json;
-			break;
 		case 'p':
-			ctl.pretty = true;
-			break;
 		case 'd':
-			ctl.details = true;
-			break;
 		case 's':
-			ctl.socket_path = optarg;
+			ctl_set_global_option(&ctl, (char)c, optarg);
 			break;
 		case 'i':
 			interactive = true;
+			break;
+		case 'b':
+			batch = optarg;
+			break;
+		case 'f':
+			force = true;
 			break;
 		case 'V':
 			printf("rdmactl %s\n", RDMAD_VERSION);
@@ -75,7 +77,18 @@ int main(int argc, char **argv)
 		}
 	}
 
-	if (interactive || (optind == argc && isatty(STDIN_FILENO)))
+	/* One source of commands: the words given, a batch file, or the shell. */
+	if (batch && (interactive || optind < argc))
+		r = cmd_exit_code(ctl_usage_error("-b runs the commands of a file: no %s with it",
+						  interactive ? "-i" : "command"));
+	else if (interactive && optind < argc)
+		r = cmd_exit_code(ctl_usage_error("-i runs the shell: no command with it ('%s')",
+						  argv[optind]));
+	else if (force && !batch)
+		r = cmd_exit_code(ctl_usage_error("--force goes with -b"));
+	else if (batch)
+		r = batch_run(&ctl, batch, force);
+	else if (interactive || (optind == argc && isatty(STDIN_FILENO)))
 		r = shell_run(&ctl);
 	else
 		r = cmd_dispatch(&ctl, argc - optind, argv + optind);

@@ -415,7 +415,7 @@ const struct cmd cmd_mkey[] = {
 	  .args = tx_args, .run = mkey_tx },
 	{ .name = "rx", .summary = "One transfer: wire bytes on standard input into the layout's memory",
 	  .args = rx_args, .run = mkey_rx },
-	{ .name = "destroy", .summary = "Destroy an MKEY that is not from a pool", .args = mkey_only,
+	{ .name = "destroy", .spelled_out = true, .summary = "Destroy an MKEY that is not from a pool", .args = mkey_only,
 	  .run = mkey_destroy },
 	{ NULL },
 };

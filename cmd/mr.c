@@ -329,7 +329,7 @@ const struct cmd cmd_mr[] = {
 	  .args = dma_args, .run = mr_dma },
 	{ .name = "reg", .summary = "Register an application's memfd as an MR (REG_USER_MR)",
 	  .args = reg_args, .run = mr_reg },
-	{ .name = "destroy", .summary = "Destroy (deregister) an MR nothing uses", .args = destroy_args,
+	{ .name = "destroy", .spelled_out = true, .summary = "Destroy (deregister) an MR nothing uses", .args = destroy_args,
 	  .run = mr_destroy },
 	{ .name = "write", .summary = "Write standard input into an MR's memory",
 	  .args = write_args, .run = mr_write },

@@ -37,7 +37,7 @@ int ctl_call_quiet(struct ctl *ctl, const struct cmd_args *args, const char *met
 	r = ctl_call(ctl, args->path, method, params, &reply);
 	json_object_put(params);
 	json_object_put(reply);
-	return r < 0 ? -EIO : 0;
+	return r < 0 ? r : 0;
 }
 
 int ctl_object_destroy(struct ctl *ctl, const struct cmd_args *args, const char *arg,

@@ -222,9 +222,10 @@ int output_call_records(struct ctl *ctl, const struct cmd_args *args, const char
 			struct json_object *params, const char *key, const char *label)
 {
 	struct json_object *reply, *v;
+	int r = call_for(ctl, args, method, params, key, &reply, &v);
 
-	if (call_for(ctl, args, method, params, key, &reply, &v) < 0)
-		return -EIO;
+	if (r < 0)
+		return r;
 	ctl->out->begin_list(ctl);
 	if (json_object_is_type(v, json_type_array))
 		for (size_t i = 0; i < json_object_array_length(v); i++)
@@ -240,9 +241,10 @@ int output_call_value(struct ctl *ctl, const struct cmd_args *args, const char *
 		      struct json_object *params, const char *key)
 {
 	struct json_object *reply, *v;
+	int r = call_for(ctl, args, method, params, key, &reply, &v);
 
-	if (call_for(ctl, args, method, params, key, &reply, &v) < 0)
-		return -EIO;
+	if (r < 0)
+		return r;
 	if (ctl->json)
 		output_print_json(ctl, v);
 	else

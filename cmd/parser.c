@@ -45,14 +45,20 @@ static bool is_help(const char *word)
 	return strcmp(word, "help") == 0 || strcmp(word, "-h") == 0 || strcmp(word, "--help") == 0;
 }
 
-/* Exact name, else the only entry the word is a prefix of; NULL with *ambiguous otherwise. */
-static const struct cmd *find_cmd(const struct cmd *table, const char *word, bool *ambiguous)
+/*
+ * Exact name, else the only entry the word is a prefix of; NULL with
+ * *ambiguous otherwise, or with *unabbreviated when that entry is one that
+ * must be spelled out (it destroys something: a typo must not).
+ */
+static const struct cmd *find_cmd(const struct cmd *table, const char *word, bool *ambiguous,
+				  const struct cmd **unabbreviated)
 {
 	const struct cmd *found = NULL;
 	size_t len = strlen(word);
 	unsigned n = 0;
 
 	*ambiguous = false;
+	*unabbreviated = NULL;
 	for (const struct cmd *c = table; c->name; c++)
 		if (strcmp(c->name, word) == 0)
 			return c;
@@ -63,6 +69,10 @@ static const struct cmd *find_cmd(const struct cmd *table, const char *word, boo
 		}
 	if (n > 1) {
 		*ambiguous = true;
+		return NULL;
+	}
+	if (found && found->spelled_out) {
+		*unabbreviated = found;
 		return NULL;
 	}
 	return found;
@@ -134,9 +144,14 @@ void cmd_help(const struct cmd *table, const char *path)
 		       "  -s, --socket PATH    the rdmad socket (default $RDMACTL_SOCKET or "
 		       RDMACTL_SOCKET_DEFAULT ")\n"
 		       "  -i, --interactive    run the interactive shell\n"
+		       "  -b, --batch FILE     run the commands of FILE ('-': standard input)\n"
+		       "  -f, --force          with -b: go on after a command fails\n"
 		       "  -V, --version        print the version\n"
 		       "  -h, --help           print this help\n");
-	printf("\nNames may be abbreviated to any unambiguous prefix.\n"
+	if (!path[0])
+		printf("\n-j, -p, -d and -s may also follow the object and the command.\n");
+	printf("\nNames may be abbreviated to any unambiguous prefix; destroy and del must be\n"
+	       "spelled out.\n"
 	       "Run 'rdmactl %s%sCOMMAND help' for a command's arguments.\n",
 	       path, path[0] ? " " : "");
 }
@@ -189,15 +204,24 @@ static int store(struct cmd_args *out, const struct cmd_arg *a, const char *valu
 }
 
 /* Returns 0, 1 when help was asked for, or -EINVAL after printing a usage error. */
-static int parse_args(const struct cmd *c, int argc, char **argv, struct cmd_args *out)
+static int parse_args(struct ctl *ctl, const struct cmd *c, int argc, char **argv,
+		      struct cmd_args *out)
 {
 	const struct cmd_arg *pos = c->args;
 
 	for (int i = 0; i < argc; i++) {
 		const char *w = argv[i];
+		int taken;
 
 		if (is_help(w))
 			return 1;
+		taken = ctl_global_option(ctl, argc, argv, i);
+		if (taken < 0)
+			return -EINVAL;
+		if (taken > 0) {
+			i += taken - 1;
+			continue;
+		}
 		if (strncmp(w, "--", 2) == 0 && w[2]) {
 			const char *eq = strchr(w, '=');
 			size_t len = eq ? (size_t)(eq - w) : strlen(w);
@@ -275,9 +299,16 @@ static int run_words(struct ctl *ctl, int argc, char **argv)
 	int i = 0, r;
 
 	for (;;) {
-		const struct cmd *next;
+		const struct cmd *next, *unabbreviated;
 		bool ambiguous;
+		int taken = i < argc ? ctl_global_option(ctl, argc, argv, i) : 0;
 
+		if (taken < 0)
+			return -EINVAL;
+		if (taken > 0) {
+			i += taken;
+			continue;
+		}
 		if (i == argc) {
 			next = find_default(table);
 			if (!next) {
@@ -290,7 +321,10 @@ static int run_words(struct ctl *ctl, int argc, char **argv)
 			cmd_help(table, path);
 			return 0;
 		} else {
-			next = find_cmd(table, argv[i], &ambiguous);
+			next = find_cmd(table, argv[i], &ambiguous, &unabbreviated);
+			if (unabbreviated)
+				return ctl_usage_error("%s%s'%s' is short for '%s', which must be spelled out",
+						       path, path[0] ? ": " : "", argv[i], unabbreviated->name);
 			if (!next) {
 				fprintf(stderr, "rdmactl: %s%s%s '%s'; valid: ", path, path[0] ? ": " : "",
 					ambiguous ? "ambiguous command" : "unknown command", argv[i]);
@@ -314,7 +348,7 @@ static int run_words(struct ctl *ctl, int argc, char **argv)
 		args.argv = argv + i;
 		return node->run(ctl, &args);
 	}
-	r = parse_args(node, argc - i, argv + i, &args);
+	r = parse_args(ctl, node, argc - i, argv + i, &args);
 	if (r == 1) {
 		print_leaf_help(node, path);
 		return 0;
@@ -335,7 +369,18 @@ int cmd_exit_code(int r)
 
 int cmd_dispatch(struct ctl *ctl, int argc, char **argv)
 {
-	return cmd_exit_code(run_words(ctl, argc, argv));
+	struct ctl saved = *ctl;
+	int r = run_words(ctl, argc, argv);
+
+	/* The line's own options end with it (the shell and batch run more lines). */
+	if (ctl->socket_path != saved.socket_path)
+		ctl_disconnect(ctl);
+	ctl->socket_path = saved.socket_path;
+	ctl->json = saved.json;
+	ctl->pretty = saved.pretty;
+	ctl->details = saved.details;
+	ctl->out = saved.out;
+	return cmd_exit_code(r);
 }
 
 /* ---- reading parsed arguments ---- */
@@ -442,8 +487,13 @@ static void complete_leaf(struct ctl *ctl, const struct cmd *c, int n, char **wo
 	/* Replay the words before the current one to know what is still open. */
 	for (int i = 0; i < n - 1; i++) {
 		const struct cmd_arg *a;
+		int taken = ctl_global_option(NULL, n - 1, words, i);
 		bool ambiguous;
 
+		if (taken > 0) {
+			i += taken - 1;
+			continue;
+		}
 		if (strncmp(words[i], "--", 2) == 0) {
 			const char *eq = strchr(words[i], '=');
 
@@ -494,10 +544,15 @@ void cmd_complete(struct ctl *ctl, int n, char **words,
 		i++;
 	}
 	for (; i < n - 1; i++) {
-		const struct cmd *c;
+		const struct cmd *c, *unabbreviated;
+		int taken = ctl_global_option(NULL, n - 1, words, i);
 		bool ambiguous;
 
-		c = find_cmd(table, words[i], &ambiguous);
+		if (taken > 0) {
+			i += taken - 1;
+			continue;
+		}
+		c = find_cmd(table, words[i], &ambiguous, &unabbreviated);
 		if (!c)
 			return;
 		if (!c->sub) {

@@ -46,7 +46,7 @@ const struct cmd cmd_pd[] = {
 	  .args = pd_optional, .run = pd_show, .is_default = true },
 	{ .name = "list", .summary = "List protection domains", .args = dev_only, .run = pd_list },
 	{ .name = "create", .summary = "Create a protection domain", .args = dev_only, .run = pd_create },
-	{ .name = "destroy", .summary = "Destroy a protection domain nothing uses", .args = pd_required,
+	{ .name = "destroy", .spelled_out = true, .summary = "Destroy a protection domain nothing uses", .args = pd_required,
 	  .run = pd_destroy },
 	{ NULL },
 };

@@ -123,7 +123,7 @@ const struct cmd cmd_pool[] = {
 	{ .name = "create", .summary = "Create a pool of MKEYs of one kind", .args = create_args,
 	  .run = pool_create },
 	{ .name = "resize", .summary = "Grow or shrink a pool", .args = resize_args, .run = pool_resize },
-	{ .name = "destroy", .summary = "Destroy a pool and its MKEYs", .args = destroy_args,
+	{ .name = "destroy", .spelled_out = true, .summary = "Destroy a pool and its MKEYs", .args = destroy_args,
 	  .run = pool_destroy },
 	{ NULL },
 };

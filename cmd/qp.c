@@ -507,7 +507,7 @@ const struct cmd cmd_qp[] = {
 	  .run = qp_create },
 	{ .name = "modify", .summary = "Move a queue pair to a state, setting attributes",
 	  .args = modify_args, .run = qp_modify },
-	{ .name = "destroy", .summary = "Destroy a queue pair", .args = destroy_args,
+	{ .name = "destroy", .spelled_out = true, .summary = "Destroy a queue pair", .args = destroy_args,
 	  .run = qp_destroy },
 	{ .name = "post", .summary = "Post a send WR (send, send_imm, write, write_imm, read, "
 	  "local_inv, send_inv, configure)",

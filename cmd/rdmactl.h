@@ -53,6 +53,7 @@ struct cmd {
 	const struct cmd_arg *args;  /* a table ending with { NULL } */
 	int (*run)(struct ctl *ctl, const struct cmd_args *args);   /* 0 or a negative errno */
 	bool is_default;             /* runs when its parent is given no command */
+	bool spelled_out;            /* destructive: never run from an abbreviation */
 	bool raw_args;               /* run gets the words unparsed (offload's own parser) */
 };
 
@@ -125,8 +126,29 @@ extern const struct cmd cmd_vnic[];
 int cmd_status_run(struct ctl *ctl, const struct cmd_args *args);
 int cmd_monitor_run(struct ctl *ctl, const struct cmd_args *args);
 
-/* Runs one command line; returns an exit code. */
+/*
+ * Runs one command line; returns an exit code.  Global options among its
+ * words (-j, -p, -d, -s PATH) apply to this line only.
+ */
 int cmd_dispatch(struct ctl *ctl, int argc, char **argv);
+/*
+ * The global option at argv[i] (-j, --json, -p, --pretty, -d, --details, -s
+ * PATH, --socket PATH, --socket=PATH, or short ones together, -jp), applied
+ * to ctl when ctl is not NULL: the words it takes, 0 when argv[i] is none, or
+ * -EINVAL after a usage error.
+ */
+int ctl_global_option(struct ctl *ctl, int argc, char **argv, int i);
+/* Sets global option letter ('j', 'p', 'd', or 's' with its value) wherever it was given. */
+void ctl_set_global_option(struct ctl *ctl, char letter, const char *value);
+/*
+ * The commands of path ("-": standard input), one per line as on the command
+ * line after the global options; blank lines and lines starting with '#'
+ * are skipped.  Stops at the first that fails and returns its exit code;
+ * with force, runs them all and returns the last failure's.
+ */
+int batch_run(struct ctl *ctl, const char *path, bool force);
+/* Splits a line on blanks, '...' and "..." grouping words; the count, or -1 if over max. */
+int split_words(char *line, char **words, int max);
 /* 0 or a negative errno as an exit code: -EINVAL is EXIT_USAGE, any other EXIT_FAIL. */
 int cmd_exit_code(int r);
 /* Candidates for the last word of words[0..n-1] (the word being typed, maybe ""). */

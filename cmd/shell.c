@@ -12,38 +12,6 @@
 
 static struct ctl *shell_ctl;
 
-/* Splits on blanks; '...' and "..." group words.  Returns the count or -1 if too many. */
-static int split_words(char *line, char **words, int max)
-{
-	int n = 0;
-	char *p = line;
-
-	for (;;) {
-		char *out;
-		char quote = 0;
-
-		while (*p == ' ' || *p == '\t')
-			p++;
-		if (!*p)
-			return n;
-		if (n == max)
-			return -1;
-		words[n++] = out = p;
-		while (*p && (quote || (*p != ' ' && *p != '\t'))) {
-			if (!quote && (*p == '\'' || *p == '"'))
-				quote = *p++;
-			else if (quote && *p == quote) {
-				quote = 0;
-				p++;
-			} else
-				*out++ = *p++;
-		}
-		if (*p)
-			p++;
-		*out = '\0';
-	}
-}
-
 struct matches {
 	char **list;
 	size_t n, cap;
@@ -108,6 +76,8 @@ int shell_run(struct ctl *ctl)
 	shell_ctl = ctl;
 	ctl->interactive = true;
 	rl_readline_name = "rdmactl";
+	/* Prompt and echo on stderr: standard output carries only what commands print. */
+	rl_outstream = stderr;
 	rl_attempted_completion_function = shell_completion;
 	while ((line = readline("rdmactl> "))) {
 		char *words[SHELL_WORDS_MAX];

@@ -93,8 +93,10 @@ int cmd_status_run(struct ctl *ctl, const struct cmd_args *args)
 	struct json_object *reply, *shown;
 	char uptime[64];
 
-	if (ctl_call(ctl, args->path, "io.rdmad.Daemon.GetStatus", NULL, &reply) < 0)
-		return -EIO;
+	int r = ctl_call(ctl, args->path, "io.rdmad.Daemon.GetStatus", NULL, &reply);
+
+	if (r < 0)
+		return r;
 	if (ctl->json) {
 		ctl->out->details(ctl, reply);
 	} else {

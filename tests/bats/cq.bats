@@ -25,7 +25,7 @@ cq_count() {
 }
 
 assert_refused() {
-	assert_failure 1
+	assert_failure "$(refusal_status "$1")"
 	assert_output --partial "io.rdmad.Cq.$1: field '$2'"
 }
 

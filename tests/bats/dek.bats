@@ -36,14 +36,15 @@ field() {
 	python3 -c 'import json,sys; v=json.loads(sys.argv[1]); k=sys.argv[2]; v=v.get("dek", v).get(k) if isinstance(v, dict) else v; print(json.dumps(v) if not isinstance(v, str) else v)' "$1" "$2"
 }
 
-# refused FIELD RDMACTL-ARGS...: InvalidArgument naming FIELD, exit 1, no DEK changed.
+# refused FIELD RDMACTL-ARGS...: an error naming FIELD, exit 2 for InvalidArgument
+# and 1 for the others, no DEK changed.
 refused() {
 	local want=$1
 	shift
 	local before
 	before=$("$RDMACTL" -j dek list)
 	run --separate-stderr "$RDMACTL" -j "$@"
-	assert_failure 1
+	assert_failure "$(refusal_status "$(jq -r .error <<<"$output")")"
 	assert_output --regexp "^\{\"error\":\"io\.rdmad\.Dek\.(InvalidArgument|InvalidState|NotSupported)\",\"parameters\":\{\"field\":\"$want\","
 	assert_equal "$("$RDMACTL" -j dek list)" "$before"
 }

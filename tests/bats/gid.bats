@@ -23,7 +23,7 @@ ahs() {
 }
 
 assert_refused() {
-	assert_failure 1
+	assert_failure "$(refusal_status "$1")"
 	assert_output --partial "io.rdmad.$1: field '$2'"
 }
 

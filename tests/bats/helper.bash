@@ -159,3 +159,12 @@ sig_error() {
 	"$@" || rc=$?
 	[ "$rc" -eq 3 ] || { echo "expected exit status 3 (a signature error), got $rc: $*" >&2; return 1; }
 }
+
+# refusal_status ERROR: rdmactl's exit status for a varlink error: 2 for the
+# daemon's parameter check (InvalidParameter, InvalidArgument), 1 otherwise.
+refusal_status() {
+	case $1 in
+	*.InvalidParameter | *InvalidArgument) echo 2 ;;
+	*) echo 1 ;;
+	esac
+}

@@ -35,9 +35,9 @@ mkey_json() {
 mkey_count() {
 	"$RDMACTL" -j mkey list | jq length
 }
-# assert_refused ERROR FIELD: the last run failed with exit 1 naming the error and the field.
+# assert_refused ERROR FIELD: the last run failed naming the error and the field, with its exit status.
 assert_refused() {
-	assert_failure 1
+	assert_failure "$(refusal_status "$1")"
 	assert_output --partial "io.rdmad.Mkey.$1: field '$2'"
 }
 # configure_refused MKEY ERROR FIELD ARGS...: refused as said, and the MKEY is unchanged.

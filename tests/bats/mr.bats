@@ -33,9 +33,9 @@ mr_count() {
 	"$RDMACTL" -j mr list | jq length
 }
 
-# assert_refused ERROR FIELD: the last run failed with exit 1 naming the error and the field.
+# assert_refused ERROR FIELD: the last run failed naming the error and the field, with its exit status.
 assert_refused() {
-	assert_failure 1
+	assert_failure "$(refusal_status "$1")"
 	assert_output --partial "io.rdmad.Mr.$1: field '$2'"
 }
 
@@ -291,10 +291,10 @@ PY
 	run -1 --separate-stderr "$RDMACTL" mr reg "$pd" --fd 77 --length 4096
 	assert_equal "$stderr" "rdmactl: mr reg: 77 is not a file descriptor rdmactl holds open"
 	head -c 4096 /dev/zero >"$BATS_TEST_TMPDIR/plain"
-	run -1 --separate-stderr bash -c "exec 3<>'$BATS_TEST_TMPDIR/plain'; '$RDMACTL' mr reg $pd --fd 3 --length 4096"
+	run -2 --separate-stderr bash -c "exec 3<>'$BATS_TEST_TMPDIR/plain'; '$RDMACTL' mr reg $pd --fd 3 --length 4096"
 	assert_regex "$stderr" "field 'fd', reason 'must be a memfd sealed with F_SEAL_SHRINK'"
 	# Passed read-only: the daemon maps the pages writable.
-	run -1 --separate-stderr python3 -c '
+	run -2 --separate-stderr python3 -c '
 import fcntl, os, sys
 fd = os.memfd_create("ro", os.MFD_ALLOW_SEALING)
 os.ftruncate(fd, 4096)
@@ -303,7 +303,7 @@ os.dup2(os.open("/proc/self/fd/%d" % fd, os.O_RDONLY), 3)
 os.execv(sys.argv[1], [sys.argv[1], "mr", "reg", sys.argv[2], "--fd", "3", "--length", "4096"])
 ' "$RDMACTL" "$pd"
 	assert_regex "$stderr" "field 'fd', reason 'not open for reading and writing'"
-	run -1 --separate-stderr reg_user "$pd" --fd 3 --length 8192
+	run -2 --separate-stderr reg_user "$pd" --fd 3 --length 8192
 	assert_regex "$stderr" "field 'length'"
 	run -2 --separate-stderr "$RDMACTL" mr reg "$pd" --length 10
 	assert_equal "$stderr" "rdmactl: mr reg: missing option --fd N"

@@ -25,7 +25,7 @@ counters() {
 	pool_json "$1" | jq -c '[.size, .available, .borrowed, .high_water, .borrow_failures]'
 }
 assert_refused() {
-	assert_failure 1
+	assert_failure "$(refusal_status "$1")"
 	assert_output --partial "io.rdmad.Pool.$1: field '$2'"
 }
 

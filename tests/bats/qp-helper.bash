@@ -79,9 +79,9 @@ get() {
 	"$RDMACTL" mr read "$1" --offset "$2" --length "$3" | xxd -p | tr -d '\n'
 }
 
-# assert_refused IFACE ERROR FIELD: the last run failed with exit 1 naming the error and the field.
+# assert_refused IFACE ERROR FIELD: the last run failed naming the error and the field, with its exit status.
 assert_refused() {
-	assert_failure 1
+	assert_failure "$(refusal_status "$2")"
 	assert_output --partial "io.rdmad.$1.$2: field '$3'"
 }
 

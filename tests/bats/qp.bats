@@ -67,9 +67,9 @@ qp_goto() {
 	"$RDMACTL" qp modify "$qp" --state sqd
 }
 
-# assert_refused ERROR FIELD: the last run failed with exit 1 naming the error and the field.
+# assert_refused ERROR FIELD: the last run failed naming the error and the field, with its exit status.
 assert_refused() {
-	assert_failure 1
+	assert_failure "$(refusal_status "$1")"
 	assert_output --partial "io.rdmad.Qp.$1: field '$2'"
 }
 
