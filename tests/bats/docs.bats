@@ -282,3 +282,16 @@ pkgdir() {
 	run -2 "$TOP/build-aux/install-extras.sh" /tmp/x
 	assert_output --partial usage
 }
+
+@test "rdmactl(8) EXIT STATUS names every error of every interface with its status" {
+	section=$(sed -n '/^\.SH EXIT STATUS/,/^\.SH /p' "$TOP/man/rdmactl.8")
+	for e in $(grep -ho '^error [A-Za-z]*' "$TOP"/daemon/api/*.varlink | awk '{print $2}' | sort -u); do
+		grep -Eq "^\.BR? io\.rdmad\.[A-Za-z*]+\.$e\$" <<<"$section" || {
+			echo "rdmactl(8) EXIT STATUS does not name io.rdmad.*.$e" >&2
+			return 1
+		}
+	done
+	for e in $(grep -o 'org\.varlink\.service\.[A-Za-z]*' "$TOP/lib/varlink/varlink.h" | sort -u); do
+		grep -q "$e" <<<"$section" || { echo "rdmactl(8) EXIT STATUS does not name $e" >&2; return 1; }
+	done
+}
