@@ -19,6 +19,16 @@ static int talk_failure(int r)
 	return r == -EINVAL || r == -EBADMSG ? -EIO : r;
 }
 
+/* What went wrong on a connection, in words. */
+static const char *talk_error(int r)
+{
+	if (r == -ECONNRESET)
+		return "the daemon closed the connection";
+	if (r == -EINTR)
+		return "interrupted";
+	return strerror(-r);
+}
+
 static int ctl_connect(struct ctl *ctl)
 {
 	int r;
@@ -29,6 +39,9 @@ static int ctl_connect(struct ctl *ctl)
 	if (ctl->client)
 		return 0;
 	r = varlink_client_connect(&ctl->client, ctl->socket_path);
+	/* In the shell, Ctrl-C stops the command waiting for the daemon (shell.c). */
+	if (r >= 0 && ctl->interrupt)
+		varlink_client_set_interrupt(ctl->client, ctl->interrupt);
 	if (r < 0)
 		fprintf(stderr, "rdmactl: cannot connect to %s: %s%s\n", ctl->socket_path, strerror(-r),
 			r == -ENOENT || r == -ECONNREFUSED ? " (is rdmad running?)" : "");
@@ -73,8 +86,7 @@ int ctl_call_raw(struct ctl *ctl, const char *method, struct json_object *params
 		return r;
 	r = varlink_client_call_fds(ctl->client, method, params, fds, n_fds, reply, error);
 	if (r < 0) {
-		fprintf(stderr, "rdmactl: %s: %s\n", method,
-			r == -ECONNRESET ? "the daemon closed the connection" : strerror(-r));
+		fprintf(stderr, "rdmactl: %s: %s\n", method, talk_error(r));
 		/* A broken connection is not reused (the shell goes on with a new one). */
 		ctl_disconnect(ctl);
 	}
@@ -175,8 +187,7 @@ int ctl_call_more(struct ctl *ctl, const char *path, const char *method, struct 
 		}
 	}
 	if (r < 0) {
-		fprintf(stderr, "rdmactl: %s: %s\n", method,
-			r == -ECONNRESET ? "the daemon closed the connection" : strerror(-r));
+		fprintf(stderr, "rdmactl: %s: %s\n", method, talk_error(r));
 		ctl_disconnect(ctl);
 	}
 	return talk_failure(r);

@@ -6,6 +6,7 @@
  */
 #pragma once
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -170,6 +171,8 @@ struct ctl {
 	bool pretty;
 	bool details;
 	bool interactive;
+	/* Set by the shell's SIGINT handler: a wait for the daemon ends (-EINTR). */
+	const volatile sig_atomic_t *interrupt;
 	const struct output *out;
 	struct varlink_client *client;   /* connected on first use */
 	struct json_object *doc;         /* JSON output being gathered */
@@ -273,3 +276,7 @@ void complete_devices(struct ctl *ctl, const char *prefix,
 		      void (*add)(void *data, const char *word), void *data);
 
 int shell_run(struct ctl *ctl);
+/* The shell's history file (cmd/shell_history.c): read at start, each line appended as run. */
+void shell_history_open(void);
+void shell_history_add(const char *line);
+void shell_history_close(void);

@@ -2,13 +2,17 @@
 /* The interactive shell: the same command table, read line by line, completed by readline. */
 #include "cmd/rdmactl.h"
 
+#include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <readline/history.h>
+#include <sys/select.h>
+#include <unistd.h>
 #include <readline/readline.h>
 
 #define SHELL_WORDS_MAX 128
+#define SHELL_PROMPT "rdmactl> "
 
 static struct ctl *shell_ctl;
 
@@ -68,23 +72,111 @@ static char **shell_completion(const char *text, int start, int end)
 	return rl_completion_matches(text, next_match);
 }
 
+/* Ctrl-C: set by the handler, acted on by the loop (readline is no signal handler's to call). */
+static volatile sig_atomic_t interrupted;
+
+static void on_sigint(int sig)
+{
+	interrupted = 1;
+}
+
+/* The line readline handed over (NULL at end of input), once it has. */
+static struct {
+	bool done;
+	char *line;
+} input;
+
+static void on_line(char *line)
+{
+	input.done = true;
+	input.line = line;
+	rl_callback_handler_remove();
+}
+
+/* What was typed is dropped and a new prompt comes, as in bash. */
+static void drop_line(void)
+{
+	rl_replace_line("", 0);
+	rl_crlf();
+	rl_on_new_line();
+	rl_redisplay();
+}
+
+/*
+ * One line, or NULL at end of input.  readline's callback interface lets
+ * the loop see Ctrl-C between keys: it clears the line and never ends the
+ * shell.
+ */
+static char *read_line(void)
+{
+	int fd = fileno(rl_instream ? rl_instream : stdin);
+	sigset_t sigint, unblocked;
+
+	/* SIGINT comes only inside pselect(): one between keys would be missed until the next. */
+	sigemptyset(&sigint);
+	sigaddset(&sigint, SIGINT);
+	sigprocmask(SIG_BLOCK, &sigint, &unblocked);
+	input.done = false;
+	interrupted = 0;
+	rl_callback_handler_install(SHELL_PROMPT, on_line);
+	while (!input.done) {
+		fd_set readable;
+
+		FD_ZERO(&readable);
+		FD_SET(fd, &readable);
+		if (pselect(fd + 1, &readable, NULL, NULL, NULL, &unblocked) < 0) {
+			if (errno != EINTR)
+				break;
+			if (interrupted) {
+				interrupted = 0;
+				drop_line();
+			}
+			continue;
+		}
+		rl_callback_read_char();
+	}
+	if (!input.done)
+		rl_callback_handler_remove();
+	sigprocmask(SIG_SETMASK, &unblocked, NULL);
+	/* A Ctrl-C as the line was taken belonged to the editing, not to the command. */
+	interrupted = 0;
+	return input.done ? input.line : NULL;
+}
+
+/* SIGINT sets the flag and interrupts what waits (no SA_RESTART): a running command stops. */
+static void catch_sigint(struct sigaction *old)
+{
+	struct sigaction sa = { .sa_handler = on_sigint };
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, old);
+	/* The handler is ours, not readline's. */
+	rl_catch_signals = 0;
+}
+
 int shell_run(struct ctl *ctl)
 {
+	struct sigaction old_sigint;
 	int last = EXIT_OK;
 	char *line;
 
 	shell_ctl = ctl;
 	ctl->interactive = true;
+	ctl->interrupt = &interrupted;
 	rl_readline_name = "rdmactl";
 	/* Prompt and echo on stderr: standard output carries only what commands print. */
 	rl_outstream = stderr;
 	rl_attempted_completion_function = shell_completion;
-	while ((line = readline("rdmactl> "))) {
+	catch_sigint(&old_sigint);
+	/* Lines typed by a person, not those a script pipes in. */
+	if (isatty(STDIN_FILENO))
+		shell_history_open();
+	while ((line = read_line())) {
 		char *words[SHELL_WORDS_MAX];
 		int n;
 
 		if (*line)
-			add_history(line);
+			shell_history_add(line);
 		n = split_words(line, words, SHELL_WORDS_MAX);
 		if (n < 0)
 			last = cmd_exit_code(ctl_usage_error("too many words"));
@@ -94,6 +186,10 @@ int shell_run(struct ctl *ctl)
 		} else if (n > 0)
 			last = cmd_dispatch(ctl, n, words);
 		free(line);
+		/* A Ctrl-C that stopped the command is spent. */
+		interrupted = 0;
 	}
+	shell_history_close();
+	sigaction(SIGINT, &old_sigint, NULL);
 	return last;
 }

@@ -20,6 +20,7 @@ struct varlink_client {
 	struct varlink_buffer in, out;
 	struct varlink_fd_queue in_fds, out_fds;
 	struct varlink_fds reply_fds;  /* of the reply read last */
+	const volatile sig_atomic_t *interrupt;  /* set: a wait for a reply ends with -EINTR */
 };
 
 /* Connections of this process: with one, fill() spins before it sleeps. */
@@ -182,11 +183,22 @@ static long long now_ms(void)
  */
 #define SPIN_NS 20000
 
+void varlink_client_set_interrupt(struct varlink_client *client,
+				  const volatile sig_atomic_t *flag)
+{
+	client->interrupt = flag;
+}
+
+static bool interrupted(const struct varlink_client *client)
+{
+	return client->interrupt && *client->interrupt;
+}
+
 /* What fill() makes of what varlink_recv() returned. */
-static int received(ssize_t n)
+static int received(const struct varlink_client *client, ssize_t n)
 {
 	if (n == -EINTR)
-		return 0;
+		return interrupted(client) ? -EINTR : 0;
 	if (n == -ETOOMANYREFS)
 		return -EPROTO;
 	if (n < 0)
@@ -214,21 +226,23 @@ static int fill(struct varlink_client *client, long long deadline)
 
 	if (varlink_buffer_pending(&client->in) > VARLINK_MESSAGE_MAX)
 		return -EMSGSIZE;
+	if (interrupted(client))
+		return -EINTR;
 	if (atomic_load_explicit(&n_clients, memory_order_relaxed) == 1) {
 		n = recv_spinning(client);
 		if (n != -EAGAIN)
-			return received(n);
+			return received(client, n);
 	}
 	if (deadline >= 0) {
 		long long left = deadline - now_ms();
 
 		r = poll(&pfd, 1, left > 0 ? (int)left : 0);
 		if (r < 0)
-			return errno == EINTR ? 0 : -errno;
+			return errno == EINTR && !interrupted(client) ? 0 : -errno;
 		if (r == 0)
 			return -ETIMEDOUT;
 	}
-	return received(varlink_recv(client->fd, &client->in, &client->in_fds, 64 * 1024, 0));
+	return received(client, varlink_recv(client->fd, &client->in, &client->in_fds, 64 * 1024, 0));
 }
 
 int varlink_client_read(struct varlink_client *client, struct json_object **params, char **error,

@@ -210,11 +210,21 @@ const struct ucred *varlink_connection_peer(const struct varlink_connection *con
 
 struct varlink_client;
 
+#include <signal.h>
+
 /* address: "unix:/path", "unix:@abstract" or a plain path. */
 int varlink_client_connect(struct varlink_client **out, const char *address);
 struct varlink_client *varlink_client_free(struct varlink_client *client);
 /* The server has closed the connection (a call on it would fail), e.g. as idle. */
 bool varlink_client_hung_up(const struct varlink_client *client);
+/*
+ * While *flag is set (by a signal handler installed without SA_RESTART), a
+ * wait for a reply ends with -EINTR, whether it had begun or not, so an
+ * interactive client can stop a long call; the connection must then be
+ * closed (the reply may still come).  NULL (the default): waits go on.
+ */
+void varlink_client_set_interrupt(struct varlink_client *client,
+				  const volatile sig_atomic_t *flag);
 
 int varlink_client_send(struct varlink_client *client, const char *method,
 			struct json_object *params, unsigned flags);
@@ -231,7 +241,7 @@ int varlink_client_send_fds(struct varlink_client *client, const char *method,
  * *continues whether more replies follow.  timeout_ms < 0 waits forever.
  * Returns -EPROTO on a malformed reply (or file descriptors against the rules
  * of lib/varlink/fds.h), -ECONNRESET when the server closed,
- * -ETIMEDOUT on timeout.
+ * -ETIMEDOUT on timeout, -EINTR when interrupted (interruptible clients).
  */
 int varlink_client_read(struct varlink_client *client, struct json_object **params, char **error,
 			bool *continues, int timeout_ms);

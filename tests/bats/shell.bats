@@ -1,0 +1,56 @@
+#!/usr/bin/env bats
+# The interactive shell through a pseudo-terminal (issue 15 item 6): Ctrl-C
+# clears the line or stops the running command and never ends the shell; the
+# history is kept in the user's state directory.
+
+load helper
+load pty-helper
+
+setup_file() {
+	rdmad_start
+	"$RDMACTL" pd create >/dev/null    # PD 1
+}
+teardown_file() { rdmad_stop; }
+
+setup() {
+	load_libs
+	cd "$BATS_TEST_TMPDIR"
+	export XDG_STATE_HOME=$BATS_TEST_TMPDIR/state
+}
+
+@test "Ctrl-C drops the line being typed, never runs it, and the shell goes on" {
+	run -0 pty_session "$RDMACTL" -i -- 'expect:rdmactl> ' 'send:pd destroy 1' 'expect:pd destroy 1' \
+		'send:\x03' 'expect:rdmactl> ' 'send:\x03' 'expect:rdmactl> ' \
+		'send:dev list\r' 'expect:soft0' 'expect:rdmactl> ' 'send:quit\r'
+	# The dropped line did not run: PD 1 is still there.
+	run -0 "$RDMACTL" -j pd show 1
+	assert_equal "$(jq '.[0].handle' <<<"$output")" 1
+}
+
+@test "Ctrl-C stops a running monitor, not the shell; Ctrl-D on an empty line leaves it" {
+	run -0 pty_session "$RDMACTL" -i -- 'expect:rdmactl> ' 'send:monitor\r' 'expect: subscribed' \
+		'send:\x03' 'expect:rdmactl: io.rdmad.Monitor.Subscribe: interrupted' 'expect:rdmactl> ' \
+		'send:pd show 1\r' 'expect:pd 1: device soft0' 'expect:rdmactl> ' 'send:\x04'
+	# The daemon saw the monitor go: it serves a new one.
+	assert_daemon_serves
+}
+
+@test "the history is kept in \$XDG_STATE_HOME/rdmactl/history and read by the next session" {
+	run -0 pty_session "$RDMACTL" -i -- 'expect:rdmactl> ' 'send:pd show 1\r' 'expect:pd 1:' \
+		'expect:rdmactl> ' 'send:dev list\r' 'expect:soft0' 'expect:rdmactl> ' 'send:\x04'
+	assert_equal "$(cat state/rdmactl/history)" "$(printf 'pd show 1\ndev list')"
+	assert_equal "$(stat -c %a state/rdmactl)" 700
+	# Up twice: "pd show 1" from the last session, run again.
+	run -0 pty_session "$RDMACTL" -i -- 'expect:rdmactl> ' 'send:\x1b[A\x1b[A\r' 'expect:pd 1: device' \
+		'expect:rdmactl> ' 'send:quit\r'
+	assert_equal "$(tail -1 state/rdmactl/history)" quit
+}
+
+@test "without XDG_STATE_HOME the history goes to ~/.local/state/rdmactl/history" {
+	unset XDG_STATE_HOME
+	export HOME=$BATS_TEST_TMPDIR/home
+	mkdir -p "$HOME"
+	run -0 pty_session "$RDMACTL" -i -- 'expect:rdmactl> ' 'send:dev list\r' 'expect:soft0' \
+		'expect:rdmactl> ' 'send:exit\r'
+	assert_equal "$(cat home/.local/state/rdmactl/history)" "$(printf 'dev list\nexit')"
+}
