@@ -298,25 +298,22 @@ static int mkey_tx(struct ctl *ctl, const struct cmd_args *args)
 static void rx_warn_partial_block(struct ctl *ctl, const struct cmd_args *args,
 				  struct json_object *params, size_t len)
 {
-	struct json_object *reply = NULL, *config, *copy = NULL, *crypto;
+	struct json_object *reply = NULL, *config, *crypto;
 	struct dp_transform_cfg cfg;
 	struct dp_error err;
 	char *error = NULL;
 
-	if (ctl_call_raw(ctl, IFACE ".Show", json_object_get(params), &reply, &error) == 0 && !error &&
+	if (ctl_call_raw(ctl, IFACE ".Show", params, &reply, &error) == 0 && !error &&
 	    json_object_object_get_ex(json_object_object_get(reply, "mkey"), "config", &config) &&
-	    json_object_is_type(config, json_type_object) &&
-	    json_object_deep_copy(config, &copy, NULL) == 0) {
-		if (json_object_object_get_ex(copy, "crypto", &crypto) &&
+	    json_object_is_type(config, json_type_object)) {
+		if (json_object_object_get_ex(config, "crypto", &crypto) &&
 		    json_object_is_type(crypto, json_type_object)) {
 			json_object_object_del(crypto, "dek");
 			json_object_object_del(crypto, "keytag");
 		}
-		if (dp_transform_cfg_from_json(copy, &cfg, &err) == 0)
+		if (dp_transform_cfg_from_json(config, &cfg, &err) == 0)
 			ctl_warn_partial_block(args->path, &cfg, true, len);
 	}
-	json_object_put(params);
-	json_object_put(copy);
 	json_object_put(reply);
 	free(error);
 }
