@@ -247,3 +247,13 @@ unsigned rdma_gid_sweep_gone(struct rdma_device *dev, unsigned port)
 	}
 	return stay;
 }
+
+bool rdma_gid_is_local(const struct rdma_device *dev, const uint8_t gid[RDMA_GID_LEN])
+{
+	for (unsigned p = 0; p < dev->num_ports; p++)
+		for (uint32_t i = 0; i < dev->ports[p].gid_tbl_len; i++)
+			if (dev->gid_tables[p][i].valid &&
+			    memcmp(dev->gid_tables[p][i].gid, gid, RDMA_GID_LEN) == 0)
+				return true;
+	return false;
+}

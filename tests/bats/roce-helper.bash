@@ -1,0 +1,117 @@
+# Two rdmad speaking RoCE v2 to each other, each in its own network namespace,
+# the namespaces joined by a veth pair (MTU 1500, so the path MTU is 1024):
+#
+#   namespace A: rdmad, veth $VETH_A 10.232.0.1, roce_netdev = $VETH_A
+#   namespace B: rdmad, veth $VETH_B 10.232.0.2, roce_netdev = $VETH_B
+#
+# Each rdmad's port 1 GIDs are its interface's addresses; ::ffff:10.232.0.N
+# is the one the QPs use.  Needs root and ip.  Needs helper.bash and
+# vnic-helper.bash (ns_rdmad_start, ctl).
+
+ROCE_GID_A=::ffff:10.232.0.1
+ROCE_GID_B=::ffff:10.232.0.2
+
+roce_require() {
+	[ "$(id -u)" -eq 0 ] || skip "needs root for network namespaces"
+	command -v ip >/dev/null || skip "needs ip (iproute2)"
+}
+
+# roce_setup [EXTRA CONF LINES]: namespaces, veth pair, both rdmad (dirs $A and $B).
+roce_setup() {
+	NS_A=rdmad-ra-$$
+	NS_B=rdmad-rb-$$
+	A=$BATS_FILE_TMPDIR/a
+	B=$BATS_FILE_TMPDIR/b
+	VETH_A=ra$$
+	VETH_B=rb$$
+	export NS_A NS_B A B VETH_A VETH_B
+	ip netns add "$NS_A"
+	ip netns add "$NS_B"
+	ip link add "$VETH_A" netns "$NS_A" type veth peer name "$VETH_B" netns "$NS_B"
+	ip -n "$NS_A" addr add 10.232.0.1/24 dev "$VETH_A"
+	ip -n "$NS_B" addr add 10.232.0.2/24 dev "$VETH_B"
+	ip -n "$NS_A" link set "$VETH_A" up
+	ip -n "$NS_B" link set "$VETH_B" up
+	ip -n "$NS_A" link set lo up
+	ip -n "$NS_B" link set lo up
+	mkdir -p "$A" "$B"
+	printf 'roce_netdev = %s\n%s\n' "$VETH_A" "${1:-}" >"$A/rdmad.conf"
+	printf 'roce_netdev = %s\n%s\n' "$VETH_B" "${1:-}" >"$B/rdmad.conf"
+	ns_rdmad_start "$NS_A" "$A"
+	ns_rdmad_start "$NS_B" "$B"
+	roce_wait_gid "$A" "$ROCE_GID_A"
+	roce_wait_gid "$B" "$ROCE_GID_B"
+}
+
+roce_teardown() {
+	[ -n "${NS_A:-}" ] || return 0
+	rdmad_stop "$A" || true
+	rdmad_stop "$B" || true
+	ip netns del "$NS_A" 2>/dev/null || true
+	ip netns del "$NS_B" 2>/dev/null || true
+}
+
+# roce_gid_index DIR GID: the index of GID in port 1's table.
+roce_gid_index() {
+	ctl "$1" -j gid show | jq -r --arg g "$2" '[.[] | select(.gid == $g) | .index] | .[0]'
+}
+
+roce_wait_gid() {
+	local i
+	for i in $(seq 1 40); do
+		[ "$(roce_gid_index "$1" "$2")" != null ] && return 0
+		sleep 0.05
+	done
+	echo "no GID $2 in $1" >&2
+	return 1
+}
+
+# roce_objects DIR: PD 1, CQ, and an MR of SIZE (default 1 MiB) with remote access.
+# Sets ${DIR}_CQ / _MR style globals through the names given: roce_objects DIR CQVAR MRVAR [SIZE]
+roce_objects() {
+	local dir=$1 size=${4:-1048576}
+	ctl "$dir" pd create >/dev/null
+	printf -v "$2" '%s' "$(ctl "$dir" -j cq create --cqe 256 | jq -r '.[0].handle')"
+	printf -v "$3" '%s' "$(ctl "$dir" -j mr create 1 --size "$size" \
+		--access local_write,remote_write,remote_read | jq -r '.[0].lkey')"
+}
+
+# roce_qp DIR CQ TYPE: a QP of PD 1; prints its number.
+roce_qp() {
+	ctl "$1" -j qp create --pd 1 --send-cq "$2" --recv-cq "$2" --type "$3" \
+		--max-send-wr 256 --max-recv-wr 256 | jq -r '.[0].handle'
+}
+
+# roce_connect DIR QP SGID DGID PEER [TYPE]: RESET -> INIT -> RTR -> RTS towards QP PEER
+# on the other host (PSNs 100 both ways, path MTU 1024, timeout 10 = 4 ms, retry_cnt 7).
+roce_connect() {
+	local dir=$1 qp=$2 sgid=$3 dgid=$4 peer=$5 idx
+	idx=$(roce_gid_index "$dir" "$sgid")
+	ctl "$dir" qp modify "$qp" --state init --access local_write,remote_write,remote_read
+	ctl "$dir" qp modify "$qp" --state rtr --dgid "$dgid" --sgid-index "$idx" --path-mtu 1024 \
+		--dest-qp "$peer" --rq-psn 100 --max-dest-rd-atomic 4 --min-rnr-timer 1
+	ctl "$dir" qp modify "$qp" --state rts --timeout "${ROCE_TIMEOUT:-10}" --retry-cnt "${ROCE_RETRY:-7}" \
+		--rnr-retry 7 --sq-psn 100 --max-rd-atomic 4
+}
+
+# roce_pair TYPE: QP QA on A and QB on B connected to each other (CQs CA, CB; MRs MA, MB).
+roce_pair() {
+	roce_objects "$A" CA MA
+	roce_objects "$B" CB MB
+	QA=$(roce_qp "$A" "$CA" "$1")
+	QB=$(roce_qp "$B" "$CB" "$1")
+	roce_connect "$A" "$QA" "$ROCE_GID_A" "$ROCE_GID_B" "$QB"
+	roce_connect "$B" "$QB" "$ROCE_GID_B" "$ROCE_GID_A" "$QA"
+	export CA CB MA MB QA QB
+}
+
+# roce_poll DIR CQ N: the completions of CQ once N have come (or 10 s passed), as JSON.
+roce_poll() {
+	local dir=$1 cq=$2 n=$3 all='[]' got i
+	for i in $(seq 1 50); do
+		got=$(ctl "$dir" -j cq poll "$cq" --max 1024 --wait 200)
+		all=$(jq -c --argjson a "$all" '$a + .' <<<"$got")
+		[ "$(jq length <<<"$all")" -ge "$n" ] && break
+	done
+	echo "$all"
+}
