@@ -106,7 +106,9 @@ struct rdma_dp_send_wr {
 	uint32_t send_flags;      /* DP_SEND_* */
 	uint32_t imm;             /* host order; goes on the wire in network order */
 	uint32_t remote_key;
-	uint64_t remote_offset;
+	uint64_t remote_offset;   /* from the first byte of the MR of remote_key (this device's) */
+	bool has_remote_addr, has_remote_offset;
+	uint64_t remote_addr;     /* instead: the peer's own address (a QP connected to another host) */
 	const uint8_t *inline_data;
 	uint32_t inline_len;
 	const struct rdma_dp_sge *sges;

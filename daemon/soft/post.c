@@ -241,7 +241,9 @@ static int fill_send(struct rdma_device *dev, struct rdma_qp *qp, const struct r
 			length += wr->sges[i].length;
 	}
 	if (dp_wr_has_remote(wr->opcode)) {
-		req->rdma.remote_addr = key_iova(dev, wr->remote_key, wr->remote_offset);
+		/* A peer on another host: its address as its MR gives it; here, from this device's MR. */
+		req->rdma.remote_addr = wr->has_remote_addr ? wr->remote_addr :
+					key_iova(dev, wr->remote_key, wr->remote_offset);
 		req->rdma.rkey = wr->remote_key;
 	}
 	/* ibv_send_wr's invalidate_rkey shares imm_data, in host order. */

@@ -27,18 +27,33 @@ void roce_msg_answer(struct dp_worker *w, struct dp_qp *q, uint32_t index, uint8
 	dp_comp_response(w, q->nic, &answer);
 }
 
-/* The first PSN not acknowledged: the oldest message's (a READ's next response), or the next to use. */
+/*
+ * The first PSN not acknowledged: in the oldest message, its next READ
+ * response, or the first packet after what ACKs covered; else the next PSN
+ * to use.
+ */
 static uint32_t oldest_unacked(struct dp_qp *q)
 {
 	uint32_t end = atomic_load_explicit(&q->req_next, memory_order_relaxed);
+	struct dp_roce_qp *c = q->roce;
 
 	for (uint32_t i = dp_queue_cons(&q->sq); i != end; i++) {
 		struct dp_roce_msg *m = roce_msg_at(q, i);
 
-		if (m)
-			return m->read_next != m->psn ? m->read_next : m->psn;
+		if (!m)
+			continue;
+		if (q->wqes[i & q->sq.mask].opcode == DP_WR_RDMA_READ)
+			return m->read_next;
+		return roce_psn_diff(c->acked, m->psn) > 0 ? c->acked : m->psn;
 	}
 	return q->psn_next;
+}
+
+/* What the peer acknowledged reaches psn (exclusive). */
+static void acked_to(struct dp_qp *q, uint32_t psn)
+{
+	if (roce_psn_diff(psn, q->roce->acked) > 0 && roce_psn_diff(psn, q->psn_next) <= 0)
+		q->roce->acked = psn;
 }
 
 /* The retransmission timer runs while something is unacknowledged, from the last progress. */
@@ -154,6 +169,7 @@ static void acknowledge(struct dp_worker *w, struct dp_qp *q, const struct roce_
 	uint8_t value = roce_aeth_value(p->aeth.syndrome);
 	uint32_t index;
 
+	acked_to(q, roce_aeth_type(p->aeth.syndrome) == ROCE_AETH_ACK ? roce_psn_add(psn, 1) : psn);
 	switch (roce_aeth_type(p->aeth.syndrome)) {
 	case ROCE_AETH_ACK:
 		ack_through(w, q, psn);

@@ -77,7 +77,7 @@ void dp_roce_qp_connect(struct dp_worker *w, struct dp_qp *q, const struct dp_ro
 		roce_route_bind(q->nic->roce, rt);
 	c->rto_ns = timeout_ns(path->timeout);
 	if (rts) {
-		c->una = c->tx_psn = c->tx_high = path->sq_psn;
+		c->una = c->acked = c->tx_psn = c->tx_high = path->sq_psn;
 		c->tx_index = atomic_load_explicit(&q->req_next, memory_order_relaxed);
 		c->retry_left = path->retry_cnt;
 		q->psn_next = path->sq_psn;

@@ -98,7 +98,8 @@ struct dp_roce_qp {
 	struct dp_roce_route route;
 	uint64_t rto_ns;          /* 0: no retransmission timer */
 	/* Requester. */
-	uint32_t una;             /* every PSN before it is acknowledged */
+	uint32_t una;             /* every PSN before it is acknowledged (or, for a READ, answered) */
+	uint32_t acked;           /* every PSN before it is acknowledged by an ACK or implied by a NAK */
 	uint32_t tx_psn;          /* the next PSN to send */
 	uint32_t tx_high;         /* the next PSN never sent: below it, a send is a retransmission */
 	uint32_t tx_index;        /* the SQ index of the message tx_psn is in */
