@@ -82,16 +82,21 @@ roce_qp() {
 		--max-send-wr 256 --max-recv-wr 256 | jq -r '.[0].handle'
 }
 
-# roce_connect DIR QP SGID DGID PEER [TYPE]: RESET -> INIT -> RTR -> RTS towards QP PEER
-# on the other host (PSNs 100 both ways, path MTU 1024, timeout 10 = 4 ms, retry_cnt 7).
+# roce_connect DIR QP SGID DGID PEER [uc]: RESET -> INIT -> RTR -> RTS towards QP PEER on
+# the other host (PSNs 100 both ways, path MTU 1024; RC: timeout $ROCE_TIMEOUT (default
+# 14 = 67 ms), retry_cnt $ROCE_RETRY (default 7: for ever), rnr_retry 7, min_rnr_timer 1).
 roce_connect() {
-	local dir=$1 qp=$2 sgid=$3 dgid=$4 peer=$5 idx
+	local dir=$1 qp=$2 sgid=$3 dgid=$4 peer=$5 idx rc_rtr=() rc_rts=()
 	idx=$(roce_gid_index "$dir" "$sgid")
+	if [ "${6:-rc}" = rc ]; then
+		rc_rtr=(--max-dest-rd-atomic 4 --min-rnr-timer 1)
+		rc_rts=(--timeout "${ROCE_TIMEOUT:-14}" --retry-cnt "${ROCE_RETRY:-7}" --rnr-retry 7
+			--max-rd-atomic 4)
+	fi
 	ctl "$dir" qp modify "$qp" --state init --access local_write,remote_write,remote_read
 	ctl "$dir" qp modify "$qp" --state rtr --dgid "$dgid" --sgid-index "$idx" --path-mtu 1024 \
-		--dest-qp "$peer" --rq-psn 100 --max-dest-rd-atomic 4 --min-rnr-timer 1
-	ctl "$dir" qp modify "$qp" --state rts --timeout "${ROCE_TIMEOUT:-10}" --retry-cnt "${ROCE_RETRY:-7}" \
-		--rnr-retry 7 --sq-psn 100 --max-rd-atomic 4
+		--dest-qp "$peer" --rq-psn 100 "${rc_rtr[@]}"
+	ctl "$dir" qp modify "$qp" --state rts --sq-psn 100 "${rc_rts[@]}"
 }
 
 # roce_pair TYPE: QP QA on A and QB on B connected to each other (CQs CA, CB; MRs MA, MB).

@@ -1,7 +1,8 @@
 #!/usr/bin/env bats
-# RoCE v2 between two rdmad in two network namespaces joined by a veth pair:
-# RC SEND, WRITE (with immediate) and READ from 1 byte to 1 MiB, UC, UD, the
-# bytes checked on both sides, the counters.  Needs root.
+# RoCE v2 between two rdmad in two network namespaces joined by a veth pair
+# (roce-helper.bash): RC SEND, WRITE (with immediate) and READ from 1 byte to
+# 1 MiB, RNR, UC, UD, remote errors and retries running out; the bytes checked
+# on both sides, the completions, the counters.  Needs root.
 
 load helper
 load vnic-helper
@@ -11,6 +12,9 @@ setup_file() {
 	roce_require
 	roce_setup
 	roce_pair rc
+	IOVA_A=$(ctl "$A" -j mr show "$MA" | jq -r '.[0].iova')
+	IOVA_B=$(ctl "$B" -j mr show "$MB" | jq -r '.[0].iova')
+	export IOVA_A IOVA_B
 }
 
 teardown_file() {
@@ -22,9 +26,9 @@ setup() {
 	[ -n "${NS_A:-}" ] || skip "needs root for network namespaces"
 }
 
-# fill DIR KEY OFFSET LENGTH SEED: writes LENGTH pseudo-random bytes; prints their sha256.
+# fill DIR KEY OFFSET LENGTH: writes LENGTH random bytes; prints their sha256.
 fill() {
-	local f=$BATS_TEST_TMPDIR/fill.$5
+	local f=$BATS_TEST_TMPDIR/fill
 	head -c "$4" </dev/urandom >"$f"
 	ctl "$1" mr write "$2" --offset "$3" <"$f"
 	sha256sum <"$f" | cut -d' ' -f1
@@ -34,13 +38,186 @@ sum() {
 	ctl "$1" mr read "$2" --offset "$3" --length "$4" | sha256sum | cut -d' ' -f1
 }
 
-@test "RC SEND of 3000 bytes lands in the receive WR on the other host" {
-	want=$(fill "$A" "$MA" 0 3000 s1)
+# wc DIR CQ N: the N completions, one line each: "wr_id status opcode byte_len imm src_qp flags".
+wc() {
+	roce_poll "$1" "$2" "$3" | jq -r '.[] | "\(.wr_id) \(.status) \(.opcode) \(.byte_len) \(.imm) \(.src_qp) \(.flags | join(","))"'
+}
+
+roce_counter() {
+	ctl "$1" -j qp show "$2" | jq -r ".[0].counters.roce.$3"
+}
+
+@test "RC SEND of 3000 bytes (3 packets) lands in the receive WR on the other host" {
+	want=$(fill "$A" "$MA" 0 3000)
 	ctl "$B" qp post-recv "$QB" --wrid 7 --sge "$MB:0:4096"
 	ctl "$A" qp post "$QA" send --wrid 8 --sge "$MA:0:3000" --signaled
-	run roce_poll "$B" "$CB" 1
-	assert_equal "$(jq -r '.[0] | "\(.wr_id) \(.status) \(.opcode) \(.byte_len)"' <<<"$output")" "7 success recv 3000"
-	run roce_poll "$A" "$CA" 1
-	assert_equal "$(jq -r '.[0] | "\(.wr_id) \(.status) \(.opcode)"' <<<"$output")" "8 success send"
+	run wc "$B" "$CB" 1
+	assert_output "7 success recv 3000 0 0 "
+	run wc "$A" "$CA" 1
+	assert_output "8 success send 3000 0 0 "
 	assert_equal "$(sum "$B" "$MB" 0 3000)" "$want"
+}
+
+@test "RC SEND with immediate and solicited, both ways; SEND of 0 bytes" {
+	ctl "$A" qp post-recv "$QA" --wrid 1 --sge "$MA:0:64"
+	ctl "$B" qp post-recv "$QB" --wrid 2 --sge "$MB:0:64"
+	printf '\1\2\3\4\5' | ctl "$B" mr write "$MB" --offset 4000
+	ctl "$B" qp post "$QB" send_imm --sge "$MB:4000:5" --imm 0x11223344 --solicited --wrid 3 --signaled
+	ctl "$A" qp post "$QA" send --wrid 4 --signaled
+	run wc "$A" "$CA" 2
+	assert_line "1 success recv 5 287454020 0 with_imm"
+	assert_line "4 success send 0 0 0 "
+	run wc "$B" "$CB" 2
+	assert_line "2 success recv 0 0 0 "
+	assert_line "3 success send 5 0 0 "
+	assert_equal "$(ctl "$A" mr read "$MA" --offset 0 --length 5 | xxd -p)" 0102030405
+}
+
+@test "RC WRITE and READ of 1, 1023, 1025, 4096, 65536 and 1048576 bytes keep every byte" {
+	for len in 1 1023 1025 4096 65536 1048576; do
+		want=$(fill "$A" "$MA" 0 "$len")
+		ctl "$A" qp post "$QA" write --wrid "$len" --sge "$MA:0:$len" --remote "$MB@$((IOVA_B))" --signaled
+		run wc "$A" "$CA" 1
+		assert_output "$len success rdma_write $len 0 0 "
+		assert_equal "$(sum "$B" "$MB" 0 "$len")" "$want"
+		want=$(fill "$B" "$MB" 0 "$len")
+		ctl "$A" qp post "$QA" read --wrid "$len" --sge "$MA:0:$len" --remote "$MB@$((IOVA_B))" --signaled
+		run wc "$A" "$CA" 1
+		assert_output "$len success rdma_read $len 0 0 "
+		assert_equal "$(sum "$A" "$MA" 0 "$len")" "$want"
+	done
+	# A READ at an offset into the peer's region, into an offset of ours.
+	want=$(ctl "$B" mr read "$MB" --offset 5000 --length 3333 | sha256sum | cut -d' ' -f1)
+	ctl "$A" qp post "$QA" read --wrid 9 --sge "$MA:7:3333" --remote "$MB@$((IOVA_B + 5000))" --signaled
+	run wc "$A" "$CA" 1
+	assert_output "9 success rdma_read 3333 0 0 "
+	assert_equal "$(sum "$A" "$MA" 7 3333)" "$want"
+}
+
+@test "RC WRITE with immediate consumes a receive WR and reports the length written" {
+	want=$(fill "$A" "$MA" 0 2500)
+	ctl "$B" qp post-recv "$QB" --wrid 21
+	ctl "$A" qp post "$QA" write_imm --sge "$MA:0:2500" --remote "$MB@$((IOVA_B + 100))" --imm 77 \
+		--wrid 22 --signaled
+	run wc "$B" "$CB" 1
+	assert_output "21 success recv_rdma_with_imm 2500 77 0 with_imm"
+	run wc "$A" "$CA" 1
+	assert_output "22 success rdma_write 2500 0 0 "
+	assert_equal "$(sum "$B" "$MB" 100 2500)" "$want"
+}
+
+@test "RC SEND before its receive WR: RNR NAKs until the WR comes, then delivered once" {
+	rnr_before=$(roce_counter "$B" "$QB" rnr_naks_sent)
+	fill "$A" "$MA" 0 1500 >/dev/null
+	ctl "$A" qp post "$QA" send --wrid 31 --sge "$MA:0:1500" --signaled
+	sleep 0.2
+	[ "$(roce_counter "$B" "$QB" rnr_naks_sent)" -gt "$rnr_before" ]
+	ctl "$B" qp post-recv "$QB" --wrid 32 --sge "$MB:0:2048"
+	run wc "$B" "$CB" 1
+	assert_output "32 success recv 1500 0 0 "
+	run wc "$A" "$CA" 1
+	assert_output "31 success send 1500 0 0 "
+	[ "$(ctl "$A" -j qp show "$QA" | jq -r '.[0].counters.rnr_naks')" -gt 0 ]
+	[ "$(ctl "$B" -j qp show "$QB" | jq -r '.[0].counters.recvs')" -ge 1 ]
+}
+
+@test "the counters say what crossed the wire, per QP and per device" {
+	run ctl "$A" -j qp show "$QA"
+	[ "$(jq -r '.[0].counters.roce.tx_packets' <<<"$output")" -gt 1000 ]
+	[ "$(jq -r '.[0].counters.roce.rx_packets' <<<"$output")" -gt 100 ]
+	run ctl "$B" -j dev show soft0
+	[ "$(jq -r '.[0].datapath.roce.rx_packets' <<<"$output")" -gt 1000 ]
+	assert_equal "$(jq -r '.[0].datapath.roce.icrc_errors' <<<"$output")" 0
+	# The QPs run on the worker of the RoCE endpoint.
+	assert_equal "$(ctl "$A" -j qp show "$QA" | jq -r '.[0].state')" RTS
+}
+
+@test "UC WRITE crosses; UC SEND without a receive WR is lost, the sender succeeds" {
+	CUA=$(ctl "$A" -j cq create --cqe 64 | jq -r '.[0].handle')
+	CUB=$(ctl "$B" -j cq create --cqe 64 | jq -r '.[0].handle')
+	UA=$(roce_qp "$A" "$CUA" uc)
+	UB=$(roce_qp "$B" "$CUB" uc)
+	roce_connect "$A" "$UA" "$ROCE_GID_A" "$ROCE_GID_B" "$UB" uc
+	roce_connect "$B" "$UB" "$ROCE_GID_B" "$ROCE_GID_A" "$UA" uc
+	want=$(fill "$A" "$MA" 0 5000)
+	ctl "$A" qp post "$UA" write --wrid 41 --sge "$MA:0:5000" --remote "$MB@$((IOVA_B + 8192))" --signaled
+	run wc "$A" "$CUA" 1
+	assert_output "41 success rdma_write 5000 0 0 "
+	sleep 0.2
+	assert_equal "$(sum "$B" "$MB" 8192 5000)" "$want"
+	ctl "$A" qp post "$UA" send --wrid 42 --sge "$MA:0:100" --signaled
+	run wc "$A" "$CUA" 1
+	assert_output "42 success send 100 0 0 "
+	ctl "$B" qp post-recv "$UB" --wrid 43 --sge "$MB:0:200"
+	ctl "$A" qp post "$UA" send --wrid 44 --sge "$MA:0:150" --signaled
+	run wc "$B" "$CUB" 1
+	assert_output "43 success recv 150 0 0 "
+}
+
+@test "UD SEND to another host: the GRH area holds the IPv4 header, src_qp the sender" {
+	CDA=$(ctl "$A" -j cq create --cqe 64 | jq -r '.[0].handle')
+	CDB=$(ctl "$B" -j cq create --cqe 64 | jq -r '.[0].handle')
+	for d in A B; do
+		dir=${!d}
+		q=$(ctl "$dir" -j qp create --pd 1 --send-cq "$([ $d = A ] && echo "$CDA" || echo "$CDB")" \
+			--recv-cq "$([ $d = A ] && echo "$CDA" || echo "$CDB")" --type ud | jq -r '.[0].handle')
+		ctl "$dir" qp modify "$q" --state init --qkey 0x2222
+		ctl "$dir" qp modify "$q" --state rtr
+		ctl "$dir" qp modify "$q" --state rts --sq-psn 0
+		printf -v "D$d" '%s' "$q"
+	done
+	idx=$(roce_gid_index "$A" "$ROCE_GID_A")
+	AH=$(ctl "$A" -j ah create 1 --dgid "$ROCE_GID_B" --sgid-index "$idx" | jq -r '.[0].handle')
+	printf 'hello' | ctl "$A" mr write "$MA" --offset 0
+	ctl "$B" qp post-recv "$DB" --wrid 51 --sge "$MB:0:100"
+	ctl "$A" qp post "$DA" send_imm --sge "$MA:0:5" --ah "$AH" --dest-qp "$DB" --qkey 0x2222 --imm 5 \
+		--wrid 52 --signaled
+	run wc "$B" "$CDB" 1
+	assert_output "51 success recv 45 5 $DA grh,with_imm"
+	run wc "$A" "$CDA" 1
+	assert_output "52 success send 5 0 0 "
+	# 20 zero bytes, an IPv4 header from 10.232.0.1 to 10.232.0.2, then the payload.
+	run ctl "$B" mr read "$MB" --offset 0 --length 45
+	hex=$(ctl "$B" mr read "$MB" --offset 0 --length 45 | xxd -p | tr -d '\n')
+	assert_equal "${hex:0:40}" 0000000000000000000000000000000000000000
+	assert_equal "${hex:64:16}" 0ae800010ae80002
+	assert_equal "${hex:80}" 68656c6c6f
+	# A wrong Q_Key is dropped: nothing arrives, the sender still succeeds.
+	ctl "$B" qp post-recv "$DB" --wrid 53 --sge "$MB:0:100"
+	ctl "$A" qp post "$DA" send --sge "$MA:0:5" --ah "$AH" --dest-qp "$DB" --qkey 0x3333 --wrid 54 --signaled
+	run wc "$A" "$CDA" 1
+	assert_output "54 success send 5 0 0 "
+	run ctl "$B" -j cq poll "$CDB" --wait 300
+	assert_output "[]"
+}
+
+@test "RC WRITE with a bad rkey: REM_ACCESS_ERR at the requester, both QPs go to ERR" {
+	CEA=$(ctl "$A" -j cq create --cqe 64 | jq -r '.[0].handle')
+	CEB=$(ctl "$B" -j cq create --cqe 64 | jq -r '.[0].handle')
+	EA=$(roce_qp "$A" "$CEA" rc)
+	EB=$(roce_qp "$B" "$CEB" rc)
+	roce_connect "$A" "$EA" "$ROCE_GID_A" "$ROCE_GID_B" "$EB"
+	roce_connect "$B" "$EB" "$ROCE_GID_B" "$ROCE_GID_A" "$EA"
+	ctl "$A" qp post "$EA" write --wrid 61 --sge "$MA:0:16" --remote "$((MB + 1))@$((IOVA_B))"
+	ctl "$A" qp post "$EA" write --wrid 62 --sge "$MA:0:16" --remote "$MB@$((IOVA_B))"
+	run wc "$A" "$CEA" 2
+	assert_line --index 0 "61 rem_access_err rdma_write 0 0 0 "
+	assert_line --index 1 "62 wr_flush_err rdma_write 0 0 0 "
+	assert_equal "$(ctl "$A" -j qp show "$EA" | jq -r '.[0].state')" ERR
+	assert_equal "$(ctl "$B" -j qp show "$EB" | jq -r '.[0].state')" ERR
+	[ "$(roce_counter "$A" "$EA" naks_received)" -ge 1 ]
+}
+
+@test "RC to a QP that does not answer: retries, then RETRY_EXC_ERR" {
+	CXA=$(ctl "$A" -j cq create --cqe 64 | jq -r '.[0].handle')
+	XA=$(roce_qp "$A" "$CXA" rc)
+	# QP 999 of host B does not exist: nothing answers.  timeout 10 = 4 ms, retry_cnt 2.
+	ROCE_TIMEOUT=10 ROCE_RETRY=2 roce_connect "$A" "$XA" "$ROCE_GID_A" "$ROCE_GID_B" 999
+	ctl "$A" qp post "$XA" write --wrid 71 --sge "$MA:0:16" --remote "$MB@$((IOVA_B))"
+	run wc "$A" "$CXA" 1
+	assert_output "71 retry_exc_err rdma_write 0 0 0 "
+	assert_equal "$(roce_counter "$A" "$XA" timeouts)" 3
+	assert_equal "$(roce_counter "$A" "$XA" retransmits)" 2
+	assert_equal "$(ctl "$A" -j qp show "$XA" | jq -r '.[0].state')" ERR
+	[ "$(ctl "$B" -j dev show soft0 | jq -r '.[0].datapath.roce.rx_dropped')" -ge 3 ]
 }
