@@ -221,3 +221,58 @@ roce_counter() {
 	assert_equal "$(ctl "$A" -j qp show "$XA" | jq -r '.[0].state')" ERR
 	[ "$(ctl "$B" -j dev show soft0 | jq -r '.[0].datapath.roce.rx_dropped')" -ge 3 ]
 }
+
+@test "a capture of the veth decodes in tshark without a malformed packet, and every ICRC checks" {
+	command -v dumpcap >/dev/null || skip "needs dumpcap (tshark)"
+	local cap=$BATS_TEST_TMPDIR/roce.pcap
+	CWA=$(ctl "$A" -j cq create --cqe 64 | jq -r '.[0].handle')
+	CWB=$(ctl "$B" -j cq create --cqe 64 | jq -r '.[0].handle')
+	WA=$(roce_qp "$A" "$CWA" rc)
+	WB=$(roce_qp "$B" "$CWB" rc)
+	roce_connect "$A" "$WA" "$ROCE_GID_A" "$ROCE_GID_B" "$WB"
+	roce_connect "$B" "$WB" "$ROCE_GID_B" "$ROCE_GID_A" "$WA"
+	ip netns exec "$NS_B" dumpcap -q -P -i "$VETH_B" -f "udp port 4791" -w "$cap" 2>/dev/null &
+	local dp=$!
+	for i in $(seq 1 50); do [ -s "$cap" ] && break; sleep 0.1; done
+	sleep 0.3
+	fill "$A" "$MA" 0 3000 >/dev/null
+	ctl "$B" qp post-recv "$WB" --wrid 1 --sge "$MB:0:4096"
+	ctl "$A" qp post "$WA" send_imm --wrid 2 --sge "$MA:0:3000" --imm 9 --solicited --signaled
+	ctl "$A" qp post "$WA" write --wrid 3 --sge "$MA:0:2100" --remote "$MB@$((IOVA_B))" --signaled
+	ctl "$A" qp post "$WA" read --wrid 4 --sge "$MA:0:2500" --remote "$MB@$((IOVA_B))" --signaled
+	run wc "$A" "$CWA" 3
+	assert_line "4 success rdma_read 2500 0 0 "
+	sleep 0.3
+	kill -INT "$dp"
+	wait "$dp" || true
+	run --separate-stderr tshark -r "$cap" --disable-protocol rpcordma -Y _ws.malformed
+	assert_success
+	assert_output ""
+	# opcode, PSN, AckReq, SE, pad, RETH length, AETH syndrome: SEND FIRST, MIDDLE,
+	# LAST with immediate (AckReq, SE); WRITE FIRST (RETH 2100), MIDDLE, LAST
+	# (AckReq); READ request (RETH 2500); from B an ACK (0x1f) of each message and
+	# READ RESPONSE FIRST, MIDDLE, LAST (AETH 0x1f on the first and last).
+	run --separate-stderr tshark -r "$cap" --disable-protocol rpcordma -T fields -E separator=, \
+		-e infiniband.bth.opcode -e infiniband.bth.psn -e infiniband.bth.a -e infiniband.bth.se \
+		-e infiniband.bth.padcnt -e infiniband.reth.dmalen -e infiniband.aeth.syndrome
+	assert_success
+	assert_line --index 0 "0,100,0,0,0,,"
+	assert_line --index 1 "1,101,0,0,0,,"
+	assert_line "3,102,1,1,0,,"
+	assert_line "6,103,0,0,0,2100,"
+	assert_line "8,105,1,0,0,,"
+	assert_line "12,106,0,0,0,2500,"
+	assert_line "13,106,0,0,0,,31"
+	assert_line "14,107,0,0,0,,"
+	assert_line "15,108,0,0,0,,31"
+	assert_line "17,102,0,0,0,,31"
+	assert_line "17,105,0,0,0,,31"
+	# IPv4 ID 0 and DF on every packet: what lets a socket receiver rebuild the ICRC's headers.
+	run --separate-stderr tshark -r "$cap" -T fields -e ip.id -e ip.flags.df
+	assert_success
+	refute_line --regexp "^(0x0*[1-9a-f]|.*	0$)"
+	# Every packet's ICRC, by a checker written from the standard (tests/tools/roce-icrc.py).
+	run python3 "$TOP/tests/tools/roce-icrc.py" check-pcap "$cap"
+	assert_success
+	assert_output --regexp "^[0-9]+ OK, 0 BAD$"
+}
