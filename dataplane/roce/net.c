@@ -248,6 +248,15 @@ static void on_datagram(void *arg, const uint8_t *buf, size_t len, const struct 
 	dispatch(x->w, x->r, &p, &hdr);
 }
 
+/* The end of a receive batch: the ACKs owed (one acknowledges every request before it), then what is queued. */
+static void end_of_batch(struct dp_worker *w, struct dp_roce *r)
+{
+	for (unsigned i = 0; i < r->n_owe_ack; i++)
+		roce_resp_ack(w, r->owe_ack[i]);
+	r->n_owe_ack = 0;
+	roce_tx_flush(r);
+}
+
 static void on_readable(struct dp_worker *w, int fd, uint32_t revents, void *arg)
 {
 	struct dp_roce *r = arg;
@@ -258,14 +267,19 @@ static void on_readable(struct dp_worker *w, int fd, uint32_t revents, void *arg
 	for (unsigned round = 0; round < RX_ROUNDS; round++) {
 		int got = dp_udp_recv(u, &r->rx, r->rx_bufs, DP_ROCE_PKT_MAX, DP_UDP_BATCH, on_datagram, &x);
 
-		/* ACKs once per batch: one acknowledges every request before it. */
-		for (unsigned i = 0; i < r->n_owe_ack; i++)
-			roce_resp_ack(w, r->owe_ack[i]);
-		r->n_owe_ack = 0;
-		roce_tx_flush(r);
+		end_of_batch(w, r);
 		if (got <= 0 || r->rx.msgs_got < DP_UDP_BATCH)
 			break;
 	}
+}
+
+void dp_roce_input(struct dp_worker *w, struct dp_nic *nic, const uint8_t *buf, size_t len,
+		   const struct dp_udp_addr *from, const struct dp_udp_addr *to)
+{
+	struct rx_ctx x = { w, nic->roce };
+
+	on_datagram(&x, buf, len, from, to);
+	end_of_batch(w, nic->roce);
 }
 
 /* ---- life ---- */

@@ -148,6 +148,14 @@ void dp_roce_qp_free(struct dp_roce_qp *c);
 /* ---- the QP's worker ---- */
 
 /*
+ * The endpoint's worker: one datagram as its socket hands it over (from the
+ * peer's address to ours), then whatever it makes us send.  For tests and
+ * fuzzing: the sockets' own path is the same.
+ */
+void dp_roce_input(struct dp_worker *w, struct dp_nic *nic, const uint8_t *buf, size_t len,
+		   const struct dp_udp_addr *from, const struct dp_udp_addr *to);
+
+/*
  * The QP enters RTR (the responder's side of path: its route, rq_psn) or
  * RTS from RTR (requester: sq_psn, timeout, retry_cnt).
  */
