@@ -276,3 +276,48 @@ roce_counter() {
 	assert_success
 	assert_output --regexp "^[0-9]+ OK, 0 BAD$"
 }
+
+# crc16_t10dif HEXFILE: the T10-DIF guard (CRC-16, polynomial 0x8BB7, initial 0, not
+# reflected: SBC-3) of the file's bytes, as 4 hex digits; written from the standard.
+crc16_t10dif() {
+	python3 - "$1" <<'PY'
+import sys
+crc = 0
+for b in open(sys.argv[1], "rb").read():
+    crc ^= b << 8
+    for _ in range(8):
+        crc = ((crc << 1) ^ 0x8bb7 if crc & 0x8000 else crc << 1) & 0xffff
+print("%04x" % crc)
+PY
+}
+
+@test "a WRITE through a T10-DIF MKEY carries the wire domain: the peer receives data and PI" {
+	local data=$BATS_TEST_TMPDIR/block
+	head -c 512 </dev/urandom >"$data"
+	ctl "$A" mr write "$MA" --offset 0 <"$data"
+	echo '{"mem":null,"wire":{"sig_type":"t10dif","block_size":512,"t10dif":{"bg_type":"crc","bg":0,"app_tag":4660,"ref_tag":305419896}}}' \
+		>"$BATS_TEST_TMPDIR/wire.json"
+	K=$(ctl "$A" -j mkey create 1 --flags block_signature --max-entries 4 | jq -r '.[0].handle')
+	ctl "$A" mkey configure "$K" --layout "$MA:0:512" --access local_write,remote_read \
+		--config "$BATS_TEST_TMPDIR/wire.json" >/dev/null
+	ctl "$A" qp post "$QA" write --wrid 81 --sge "$K:0:520" --remote "$MB@$((IOVA_B + 60000))" --signaled
+	run wc "$A" "$CA" 1
+	assert_output "81 success rdma_write 520 0 0 "
+	# The block, then its PI as the wire carries it: guard, application tag 0x1234, reference tag.
+	assert_equal "$(ctl "$B" mr read "$MB" --offset 60000 --length 512 | sha256sum)" "$(sha256sum <"$data")"
+	assert_equal "$(ctl "$B" mr read "$MB" --offset 60512 --length 8 | xxd -p)" "$(crc16_t10dif "$data")123412345678"
+	# Back through the MKEY: a READ of the 520 wire bytes is checked (no error) and stripped.
+	head -c 512 /dev/zero | ctl "$A" mr write "$MA" --offset 0
+	ctl "$A" qp post "$QA" read --wrid 82 --sge "$K:0:520" --remote "$MB@$((IOVA_B + 60000))" --signaled
+	run wc "$A" "$CA" 1
+	assert_output "82 success rdma_read 520 0 0 "
+	assert_equal "$(ctl "$A" mr read "$MA" --offset 0 --length 512 | sha256sum)" "$(sha256sum <"$data")"
+	assert_equal "$(ctl "$A" mkey check "$K" | jq -r .err_type)" none
+	# A byte changed on the peer's side: the READ still completes, the guard error is the MKEY's.
+	printf 'X' | ctl "$B" mr write "$MB" --offset 60100
+	ctl "$A" qp post "$QA" read --wrid 83 --sge "$K:0:520" --remote "$MB@$((IOVA_B + 60000))" --signaled
+	run wc "$A" "$CA" 1
+	assert_output "83 success rdma_read 520 0 0 "
+	assert_equal "$(ctl "$A" mkey check "$K" | jq -r .err_type)" guard
+	[ "$(ctl "$A" -j qp show "$QA" | jq -r '.[0].counters.sig_errors.guard')" -ge 1 ]
+}
