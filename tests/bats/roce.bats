@@ -321,3 +321,19 @@ PY
 	assert_equal "$(ctl "$A" mkey check "$K" | jq -r .err_type)" guard
 	[ "$(ctl "$A" -j qp show "$QA" | jq -r '.[0].counters.sig_errors.guard')" -ge 1 ]
 }
+
+@test "an address vector from an IPv6 GID to an IPv4 one is refused, naming av.dgid" {
+	CFA=$(ctl "$A" -j cq create --cqe 8 | jq -r '.[0].handle')
+	FA=$(roce_qp "$A" "$CFA" rc)
+	v6=$(ctl "$A" -j gid show | jq -r '[.[] | select(.gid | startswith("fe80")) | .index] | .[0]')
+	ctl "$A" qp modify "$FA" --state init --access local_write
+	run ctl "$A" qp modify "$FA" --state rtr --dgid "$ROCE_GID_B" --sgid-index "$v6" --path-mtu 1024 \
+		--dest-qp 2 --rq-psn 0 --max-dest-rd-atomic 1 --min-rnr-timer 1
+	assert_failure 1
+	assert_output --partial "io.rdmad.Qp.InvalidArgument: field 'av.dgid'"
+	assert_output --partial "both IPv4 (::ffff:a.b.c.d) or both IPv6"
+	assert_equal "$(ctl "$A" -j qp show "$FA" | jq -r '.[0].state')" INIT
+	run ctl "$A" ah create 1 --dgid "$ROCE_GID_B" --sgid-index "$v6"
+	assert_failure 1
+	assert_output --partial "io.rdmad.Ah.InvalidArgument: field 'dgid'"
+}

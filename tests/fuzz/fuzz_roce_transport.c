@@ -82,6 +82,32 @@ static void post_recvs(struct dp_qp *q)
 	}
 }
 
+/* A WRITE of 600 bytes and a READ of 700 (PSNs 3 and 3 more), for responses to answer. */
+static void post_sends(struct dp_qp *q)
+{
+	static const uint8_t opcodes[2] = { DP_WR_RDMA_WRITE, DP_WR_RDMA_READ };
+
+	if (dp_queue_count(&q->sq))
+		return;
+	for (unsigned i = 0; i < 2; i++) {
+		uint32_t index;
+		struct dp_sq_req *r = dp_queue_reserve(&q->sq, &index);
+
+		if (!r)
+			return;
+		memset(r, 0, q->sq.entry_size);
+		r->wr_id = index;
+		r->opcode = opcodes[i];
+		r->send_flags = DP_SEND_SIGNALED;
+		r->rdma.remote_addr = 0x7f0000;
+		r->rdma.rkey = 0x4242;
+		r->num_sge = 1;
+		r->sg_list[0] = (struct dp_sge){ .addr = MR_IOVA + 0x8000 + i * 1024, .length = 600 + i * 100,
+						 .lkey = MR_KEY };
+		dp_queue_publish(&q->sq, 1);
+	}
+}
+
 static void setup(void)
 {
 	struct dp_key *k = calloc(1, sizeof(*k));
@@ -107,7 +133,8 @@ static void setup(void)
 		bring_up(qps[i]);
 	}
 	roce_gid_addr(peer_gid, 49152, &peer);
-	roce_gid_addr(self_gid, ROCE_UDP_PORT, &self);
+	/* The endpoint was asked for port 0 (any free one): the port its ICRC check assumes. */
+	roce_gid_addr(self_gid, 0, &self);
 }
 
 /* A QP the input sent to ERR (or that flushed) goes back to RTS through RESET, as a driver would. */
@@ -124,7 +151,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static uint8_t pkt[DP_ROCE_PKT_MAX];
 	struct dp_cqe e[64];
-	struct roce_ip_udp hdr = { .df = true, .sport = 49152, .dport = ROCE_UDP_PORT };
+	struct roce_ip_udp hdr = { .df = true, .sport = 49152, .dport = 0 };
 
 	if (!cq)
 		setup();
@@ -137,6 +164,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		(void)roce_icrc_seal_payload(&hdr, pkt, size - 1);
 	for (unsigned i = 0; i < 3; i++)
 		post_recvs(qps[i]);
+	post_sends(qps[0]);
+	turns(1);
 	dp_roce_input(&worker, &nic, pkt, size - 1, &peer, &self);
 	turns(1 + (data[0] >> 1 & 7));
 	while (dp_cq_poll(cq, e, 64))
