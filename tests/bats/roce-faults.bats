@@ -14,8 +14,6 @@ setup_file() {
 	roce_setup "$(printf 'roce_fault_drop_ppm = 20000\nroce_fault_duplicate_ppm = 20000\nroce_fault_reorder_ppm = 20000')"
 	# timeout 10 (4 ms): a lost packet is sent again soon.
 	ROCE_TIMEOUT=10 roce_pair rc
-	IOVA_B=$(ctl "$B" -j mr show "$MB" | jq -r '.[0].iova')
-	export IOVA_B
 }
 
 teardown_file() {
@@ -25,17 +23,6 @@ teardown_file() {
 setup() {
 	load_libs
 	[ -n "${NS_A:-}" ] || skip "needs root for network namespaces"
-}
-
-fill() {
-	local f=$BATS_TEST_TMPDIR/fill
-	head -c "$4" </dev/urandom >"$f"
-	ctl "$1" mr write "$2" --offset "$3" <"$f"
-	sha256sum <"$f" | cut -d' ' -f1
-}
-
-sum() {
-	ctl "$1" mr read "$2" --offset "$3" --length "$4" | sha256sum | cut -d' ' -f1
 }
 
 wc() {

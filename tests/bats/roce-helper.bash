@@ -25,15 +25,7 @@ roce_setup() {
 	VETH_A=ra$$
 	VETH_B=rb$$
 	export NS_A NS_B A B VETH_A VETH_B
-	ip netns add "$NS_A"
-	ip netns add "$NS_B"
-	ip link add "$VETH_A" netns "$NS_A" type veth peer name "$VETH_B" netns "$NS_B"
-	ip -n "$NS_A" addr add 10.232.0.1/24 dev "$VETH_A"
-	ip -n "$NS_B" addr add 10.232.0.2/24 dev "$VETH_B"
-	ip -n "$NS_A" link set "$VETH_A" up
-	ip -n "$NS_B" link set "$VETH_B" up
-	ip -n "$NS_A" link set lo up
-	ip -n "$NS_B" link set lo up
+	ns_veth_pair 10.232.0 1500
 	mkdir -p "$A" "$B"
 	printf 'roce_netdev = %s\n%s\n' "$VETH_A" "${1:-}" >"$A/rdmad.conf"
 	printf 'roce_netdev = %s\n%s\n' "$VETH_B" "${1:-}" >"$B/rdmad.conf"
@@ -66,16 +58,6 @@ roce_wait_gid() {
 	return 1
 }
 
-# roce_objects DIR: PD 1, CQ, and an MR of SIZE (default 1 MiB) with remote access.
-# Sets ${DIR}_CQ / _MR style globals through the names given: roce_objects DIR CQVAR MRVAR [SIZE]
-roce_objects() {
-	local dir=$1 size=${4:-1048576}
-	ctl "$dir" pd create >/dev/null
-	printf -v "$2" '%s' "$(ctl "$dir" -j cq create --cqe 256 | jq -r '.[0].handle')"
-	printf -v "$3" '%s' "$(ctl "$dir" -j mr create 1 --size "$size" \
-		--access local_write,remote_write,remote_read | jq -r '.[0].lkey')"
-}
-
 # roce_qp DIR CQ TYPE: a QP of PD 1; prints its number.
 roce_qp() {
 	ctl "$1" -j qp create --pd 1 --send-cq "$2" --recv-cq "$2" --type "$3" \
@@ -99,15 +81,43 @@ roce_connect() {
 	ctl "$dir" qp modify "$qp" --state rts --sq-psn 100 "${rc_rts[@]}"
 }
 
-# roce_pair TYPE: QP QA on A and QB on B connected to each other (CQs CA, CB; MRs MA, MB).
+# roce_qps TYPE: a new CQ and QP of TYPE on each host, connected to each other: CQs
+# PCA and PCB, QPs PQA and PQB.
+roce_qps() {
+	PCA=$(ctl "$A" -j cq create --cqe 256 | jq -r '.[0].handle')
+	PCB=$(ctl "$B" -j cq create --cqe 256 | jq -r '.[0].handle')
+	PQA=$(roce_qp "$A" "$PCA" "$1")
+	PQB=$(roce_qp "$B" "$PCB" "$1")
+	roce_connect "$A" "$PQA" "$ROCE_GID_A" "$ROCE_GID_B" "$PQB" "$1"
+	roce_connect "$B" "$PQB" "$ROCE_GID_B" "$ROCE_GID_A" "$PQA" "$1"
+}
+
+# roce_pair TYPE: PD 1 and a 1 MiB MR with remote access on each host (MA, MB; IOVA_B
+# the address of MB), and a pair of QPs of TYPE (QA, QB completing into CA, CB).
 roce_pair() {
-	roce_objects "$A" CA MA
-	roce_objects "$B" CB MB
-	QA=$(roce_qp "$A" "$CA" "$1")
-	QB=$(roce_qp "$B" "$CB" "$1")
-	roce_connect "$A" "$QA" "$ROCE_GID_A" "$ROCE_GID_B" "$QB"
-	roce_connect "$B" "$QB" "$ROCE_GID_B" "$ROCE_GID_A" "$QA"
-	export CA CB MA MB QA QB
+	local dir
+	for dir in "$A" "$B"; do
+		ctl "$dir" pd create >/dev/null
+	done
+	MA=$(ctl "$A" -j mr create 1 --size 1048576 --access local_write,remote_write,remote_read | jq -r '.[0].lkey')
+	MB=$(ctl "$B" -j mr create 1 --size 1048576 --access local_write,remote_write,remote_read | jq -r '.[0].lkey')
+	IOVA_B=$(ctl "$B" -j mr show "$MB" | jq -r '.[0].iova')
+	roce_qps "$1"
+	CA=$PCA CB=$PCB QA=$PQA QB=$PQB
+	export CA CB MA MB QA QB IOVA_B
+}
+
+# fill DIR KEY OFFSET LENGTH: writes LENGTH random bytes into the MR; prints their sha256.
+fill() {
+	local f=$BATS_TEST_TMPDIR/fill
+	head -c "$4" </dev/urandom >"$f"
+	ctl "$1" mr write "$2" --offset "$3" <"$f"
+	sha256sum <"$f" | cut -d' ' -f1
+}
+
+# sum DIR KEY OFFSET LENGTH: the sha256 of the MR's bytes.
+sum() {
+	ctl "$1" mr read "$2" --offset "$3" --length "$4" | sha256sum | cut -d' ' -f1
 }
 
 # roce_poll DIR CQ N: the completions of CQ once N have come (or 10 s passed), as JSON.

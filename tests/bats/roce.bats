@@ -12,9 +12,6 @@ setup_file() {
 	roce_require
 	roce_setup
 	roce_pair rc
-	IOVA_A=$(ctl "$A" -j mr show "$MA" | jq -r '.[0].iova')
-	IOVA_B=$(ctl "$B" -j mr show "$MB" | jq -r '.[0].iova')
-	export IOVA_A IOVA_B
 }
 
 teardown_file() {
@@ -24,18 +21,6 @@ teardown_file() {
 setup() {
 	load_libs
 	[ -n "${NS_A:-}" ] || skip "needs root for network namespaces"
-}
-
-# fill DIR KEY OFFSET LENGTH: writes LENGTH random bytes; prints their sha256.
-fill() {
-	local f=$BATS_TEST_TMPDIR/fill
-	head -c "$4" </dev/urandom >"$f"
-	ctl "$1" mr write "$2" --offset "$3" <"$f"
-	sha256sum <"$f" | cut -d' ' -f1
-}
-
-sum() {
-	ctl "$1" mr read "$2" --offset "$3" --length "$4" | sha256sum | cut -d' ' -f1
 }
 
 # wc DIR CQ N: the N completions, one line each: "wr_id status opcode byte_len imm src_qp flags".
@@ -133,12 +118,8 @@ roce_counter() {
 }
 
 @test "UC WRITE crosses; UC SEND without a receive WR is lost, the sender succeeds" {
-	CUA=$(ctl "$A" -j cq create --cqe 64 | jq -r '.[0].handle')
-	CUB=$(ctl "$B" -j cq create --cqe 64 | jq -r '.[0].handle')
-	UA=$(roce_qp "$A" "$CUA" uc)
-	UB=$(roce_qp "$B" "$CUB" uc)
-	roce_connect "$A" "$UA" "$ROCE_GID_A" "$ROCE_GID_B" "$UB" uc
-	roce_connect "$B" "$UB" "$ROCE_GID_B" "$ROCE_GID_A" "$UA" uc
+	roce_qps uc
+	CUA=$PCA CUB=$PCB UA=$PQA UB=$PQB
 	want=$(fill "$A" "$MA" 0 5000)
 	ctl "$A" qp post "$UA" write --wrid 41 --sge "$MA:0:5000" --remote "$MB@$((IOVA_B + 8192))" --signaled
 	run wc "$A" "$CUA" 1
@@ -192,12 +173,8 @@ roce_counter() {
 }
 
 @test "RC WRITE with a bad rkey: REM_ACCESS_ERR at the requester, both QPs go to ERR" {
-	CEA=$(ctl "$A" -j cq create --cqe 64 | jq -r '.[0].handle')
-	CEB=$(ctl "$B" -j cq create --cqe 64 | jq -r '.[0].handle')
-	EA=$(roce_qp "$A" "$CEA" rc)
-	EB=$(roce_qp "$B" "$CEB" rc)
-	roce_connect "$A" "$EA" "$ROCE_GID_A" "$ROCE_GID_B" "$EB"
-	roce_connect "$B" "$EB" "$ROCE_GID_B" "$ROCE_GID_A" "$EA"
+	roce_qps rc
+	CEA=$PCA EA=$PQA EB=$PQB
 	ctl "$A" qp post "$EA" write --wrid 61 --sge "$MA:0:16" --remote "$((MB + 1))@$((IOVA_B))"
 	ctl "$A" qp post "$EA" write --wrid 62 --sge "$MA:0:16" --remote "$MB@$((IOVA_B))"
 	run wc "$A" "$CEA" 2
@@ -225,12 +202,8 @@ roce_counter() {
 @test "a capture of the veth decodes in tshark without a malformed packet, and every ICRC checks" {
 	command -v dumpcap >/dev/null || skip "needs dumpcap (tshark)"
 	local cap=$BATS_TEST_TMPDIR/roce.pcap
-	CWA=$(ctl "$A" -j cq create --cqe 64 | jq -r '.[0].handle')
-	CWB=$(ctl "$B" -j cq create --cqe 64 | jq -r '.[0].handle')
-	WA=$(roce_qp "$A" "$CWA" rc)
-	WB=$(roce_qp "$B" "$CWB" rc)
-	roce_connect "$A" "$WA" "$ROCE_GID_A" "$ROCE_GID_B" "$WB"
-	roce_connect "$B" "$WB" "$ROCE_GID_B" "$ROCE_GID_A" "$WA"
+	roce_qps rc
+	CWA=$PCA WA=$PQA WB=$PQB
 	ip netns exec "$NS_B" dumpcap -q -P -i "$VETH_B" -f "udp port 4791" -w "$cap" 2>/dev/null &
 	local dp=$!
 	for i in $(seq 1 50); do [ -s "$cap" ] && break; sleep 0.1; done
