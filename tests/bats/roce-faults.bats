@@ -86,3 +86,25 @@ transfers() {
 	done
 	assert_equal "$(ctl "$A" -j qp show "$QA" | jq -r '.[0].state')" RTS
 }
+
+# start_refused CONF: rdmad started with that rdmad.conf fails; its output in $output.
+start_refused() {
+	local d=$BATS_TEST_TMPDIR/bad
+	mkdir -p "$d"
+	printf '%s\n' "$@" >"$d/rdmad.conf"
+	run ip netns exec "$NS_A" "$RDMAD" --foreground --socket "$d/io.rdmad" --state-dir "$d/state" \
+		--config "$d/rdmad.conf"
+	assert_failure
+}
+
+@test "bad RoCE settings are refused naming the key and the allowed values" {
+	start_refused "roce_netdev = $VETH_A" "roce_port = 0"
+	assert_output --partial "roce_port: '0' is not a number (a UDP port) in 1-65535"
+	start_refused "roce_netdev = $VETH_A" "roce_fault_drop_ppm = 1000001"
+	assert_output --partial "roce_fault_drop_ppm: '1000001' is not a number of packets per million in 0-1000000"
+	start_refused "roce_netdev = $VETH_A" "roce_fault_drop_ppm = 600000" "roce_fault_reorder_ppm = 600000"
+	assert_output --partial "roce_fault_drop_ppm + roce_fault_duplicate_ppm + roce_fault_reorder_ppm exceed 1000000"
+	# The port the running rdmad holds: refused at start, nothing half done.
+	start_refused "roce_netdev = $VETH_A"
+	assert_output --partial "cannot serve RoCE v2 on UDP port 4791"
+}
