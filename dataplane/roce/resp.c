@@ -60,7 +60,8 @@ void roce_resp_ack(struct dp_worker *w, struct dp_qp *q)
 	struct dp_roce_qp *c = q->roce;
 
 	c->ack_listed = false;
-	if (!c->ack_due)
+	/* Responses go in order: the ACK of a later request waits for a READ's last response. */
+	if (!c->ack_due || c->read_count)
 		return;
 	c->ack_due = false;
 	send_aeth(w, q, c->ack_psn, ROCE_AETH_ACK_UNLIMITED);
@@ -186,6 +187,8 @@ unsigned roce_resp_reads(struct dp_worker *w, struct dp_qp *q)
 		c->read_head = (c->read_head + 1) % c->n_reads;
 		c->read_count--;
 	}
+	if (!c->read_count && c->ack_due)
+		roce_resp_ack(w, q);
 	return sent;
 }
 
