@@ -56,17 +56,23 @@ static void acked_to(struct dp_qp *q, uint32_t psn)
 		q->roce->acked = psn;
 }
 
-/* The retransmission timer runs while something is unacknowledged, from the last progress. */
-static void rearm(struct dp_worker *w, struct dp_qp *q, bool progress)
+/*
+ * The retransmission timer runs while something is unacknowledged, from
+ * the last progress (una moved, or force: packets sent again).
+ */
+static void rearm(struct dp_worker *w, struct dp_qp *q, bool force)
 {
 	struct dp_roce_qp *c = q->roce;
+	uint32_t before = c->una;
 
 	c->una = oldest_unacked(q);
+	if (c->una != before)
+		c->retry_left = c->path.retry_cnt;
 	if (!c->rto_ns || c->una == q->psn_next) {
 		dp_worker_timer_cancel(w, &c->rto);
 		return;
 	}
-	if (progress || !dp_timer_armed(&c->rto))
+	if (force || c->una != before || !dp_timer_armed(&c->rto))
 		dp_worker_timer_arm(w, &c->rto, dp_worker_now_ns() + c->rto_ns);
 }
 
@@ -237,17 +243,13 @@ static void read_response(struct dp_worker *w, struct dp_qp *q, const struct roc
 
 void roce_comp_packet(struct dp_worker *w, struct dp_qp *q, const struct roce_pkt *p)
 {
-	uint32_t una = q->roce->una;
-
 	if (q->type != DP_QPT_RC)
 		return;
 	if ((p->bth.opcode & 0x1f) == ROCE_ACKNOWLEDGE)
 		acknowledge(w, q, p);
 	else if (p->op->flags & ROCE_F_PAYLOAD)
 		read_response(w, q, p);
-	rearm(w, q, q->roce->una != una);
-	if (q->roce->una != una)
-		q->roce->retry_left = q->roce->path.retry_cnt;
+	rearm(w, q, false);
 	roce_req_pump(w, q);
 }
 
