@@ -26,6 +26,7 @@ struct dp_roce_counters {
 	_Atomic uint64_t icrc_errors;                  /* device: dropped for a wrong ICRC */
 	_Atomic uint64_t rx_dropped;                   /* malformed, no such QP, wrong state, address or P_Key */
 	_Atomic uint64_t faults;                       /* outgoing packets dropped, doubled or held back for tests */
+	_Atomic uint64_t tx_errors;                    /* device: packets the kernel would not send */
 };
 
 struct dp_counters {

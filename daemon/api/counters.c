@@ -23,6 +23,7 @@ static struct json_object *roce_json(struct dp_roce_counters *c)
 	json_add_uint(o, "icrc_errors", get(&c->icrc_errors));
 	json_add_uint(o, "rx_dropped", get(&c->rx_dropped));
 	json_add_uint(o, "faults", get(&c->faults));
+	json_add_uint(o, "tx_errors", get(&c->tx_errors));
 	return o;
 }
 

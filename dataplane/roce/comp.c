@@ -269,7 +269,7 @@ void roce_comp_timeout(struct dp_worker *w, struct dp_qp *q)
 		return;
 	}
 	roce_req_rewind(w, q, c->una);
-	roce_tx_flush(q->nic->roce);
+	roce_tx_flush(w, q->nic->roce);
 	rearm(w, q, true);
 }
 

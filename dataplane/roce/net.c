@@ -83,7 +83,7 @@ void roce_route_bind(struct dp_roce *r, struct dp_roce_route *route)
 	route->hdr.sport = dp_udp_addr_port(&route->sock->local);
 }
 
-void roce_tx_flush(struct dp_roce *r)
+void roce_tx_flush(struct dp_worker *w, struct dp_roce *r)
 {
 	struct dp_udp *sock = r->tx.n ? r->tx_sock[0] : NULL;
 
@@ -99,17 +99,23 @@ void roce_tx_flush(struct dp_roce *r)
 		free(r->held);
 		r->held = NULL;
 	}
-	/* A packet the kernel would not take is a packet lost: RC sends it again, UC/UD lose it. */
-	if (sock && sock->fd >= 0)
-		dp_udp_send_batch(sock, &r->tx);
+	/*
+	 * A packet the kernel would not take is a packet lost: RC sends it
+	 * again, UC/UD lose it.  Counted: EMSGSIZE says the path MTU is more
+	 * than the link carries.
+	 */
+	if (sock && sock->fd >= 0 && dp_udp_send_batch(sock, &r->tx) < r->tx.n)
+		for (unsigned i = 0; i < r->tx.n; i++)
+			if (r->tx.err[i])
+				DEVICE_COUNT(w, r->nic, tx_errors);
 	dp_udp_tx_reset(&r->tx);
 }
 
 /* A buffer for the next packet to sock: the batch goes first when full or another socket's. */
-static unsigned tx_slot(struct dp_roce *r, struct dp_udp *sock)
+static unsigned tx_slot(struct dp_worker *w, struct dp_roce *r, struct dp_udp *sock)
 {
 	if (dp_udp_tx_full(&r->tx) || (r->tx.n && r->tx_sock[0] != sock))
-		roce_tx_flush(r);
+		roce_tx_flush(w, r);
 	return r->tx.n;
 }
 
@@ -165,7 +171,7 @@ void roce_send_pkt(struct dp_worker *w, struct dp_qp *q, const struct dp_roce_ro
 {
 	struct dp_roce *r = q->nic->roce;
 	struct dp_udp *sock = route->sock;
-	unsigned i = tx_slot(r, sock);
+	unsigned i = tx_slot(w, r, sock);
 	size_t n;
 
 	if (roce_pkt_build(p, payload, len, r->tx_bufs[i], DP_ROCE_PKT_MAX, &n) != ROCE_OK ||
@@ -254,7 +260,7 @@ static void end_of_batch(struct dp_worker *w, struct dp_roce *r)
 	for (unsigned i = 0; i < r->n_owe_ack; i++)
 		roce_resp_ack(w, r->owe_ack[i]);
 	r->n_owe_ack = 0;
-	roce_tx_flush(r);
+	roce_tx_flush(w, r);
 }
 
 static void on_readable(struct dp_worker *w, int fd, uint32_t revents, void *arg)

@@ -126,6 +126,6 @@ unsigned dp_roce_poll(struct dp_worker *w, struct dp_qp *q)
 		break;
 	}
 	if (n)
-		roce_tx_flush(q->nic->roce);
+		roce_tx_flush(w, q->nic->roce);
 	return n;
 }

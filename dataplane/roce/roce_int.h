@@ -52,7 +52,7 @@ struct dp_roce {
 void roce_send_pkt(struct dp_worker *w, struct dp_qp *q, const struct dp_roce_route *route,
 		   const struct roce_pkt *p, const void *payload, size_t len);
 /* Sends what is queued. */
-void roce_tx_flush(struct dp_roce *r);
+void roce_tx_flush(struct dp_worker *w, struct dp_roce *r);
 /*
  * Points route at the socket of its source port (route->hdr.sport), opened
  * the first time; where that port cannot be had, the endpoint's own socket,

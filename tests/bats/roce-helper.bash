@@ -65,7 +65,7 @@ roce_qp() {
 }
 
 # roce_connect DIR QP SGID DGID PEER [uc]: RESET -> INIT -> RTR -> RTS towards QP PEER on
-# the other host (PSNs 100 both ways, path MTU 1024; RC: timeout $ROCE_TIMEOUT (default
+# the other host (PSNs 100 both ways, path MTU $ROCE_MTU (default 1024); RC: timeout $ROCE_TIMEOUT (default
 # 14 = 67 ms), retry_cnt $ROCE_RETRY (default 7: for ever), rnr_retry 7, min_rnr_timer 1).
 roce_connect() {
 	local dir=$1 qp=$2 sgid=$3 dgid=$4 peer=$5 idx rc_rtr=() rc_rts=()
@@ -76,7 +76,7 @@ roce_connect() {
 			--max-rd-atomic 4)
 	fi
 	ctl "$dir" qp modify "$qp" --state init --access local_write,remote_write,remote_read
-	ctl "$dir" qp modify "$qp" --state rtr --dgid "$dgid" --sgid-index "$idx" --path-mtu 1024 \
+	ctl "$dir" qp modify "$qp" --state rtr --dgid "$dgid" --sgid-index "$idx" --path-mtu "${ROCE_MTU:-1024}" \
 		--dest-qp "$peer" --rq-psn 100 "${rc_rtr[@]}"
 	ctl "$dir" qp modify "$qp" --state rts --sq-psn 100 "${rc_rts[@]}"
 }

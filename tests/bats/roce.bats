@@ -310,3 +310,17 @@ PY
 	assert_failure 1
 	assert_output --partial "io.rdmad.Ah.InvalidArgument: field 'dgid'"
 }
+
+@test "a path MTU larger than the link carries: what fits crosses, the rest is counted and retried out" {
+	ROCE_MTU=4096 ROCE_TIMEOUT=10 ROCE_RETRY=1 roce_qps rc
+	want=$(fill "$A" "$MA" 0 1000)
+	ctl "$A" qp post "$PQA" write --wrid 91 --sge "$MA:0:1000" --remote "$MB@$((IOVA_B))" --signaled
+	run wc "$A" "$PCA" 1
+	assert_output "91 success rdma_write 1000 0 0 "
+	assert_equal "$(sum "$B" "$MB" 0 1000)" "$want"
+	before=$(ctl "$A" -j dev show soft0 | jq -r '.[0].datapath.roce.tx_errors')
+	ctl "$A" qp post "$PQA" write --wrid 92 --sge "$MA:0:8000" --remote "$MB@$((IOVA_B))" --signaled
+	run wc "$A" "$PCA" 1
+	assert_output "92 retry_exc_err rdma_write 0 0 0 "
+	[ "$(ctl "$A" -j dev show soft0 | jq -r '.[0].datapath.roce.tx_errors')" -gt "$before" ]
+}
