@@ -10,6 +10,8 @@
 
 ROCE_GID_A=::ffff:10.232.0.1
 ROCE_GID_B=::ffff:10.232.0.2
+ROCE_GID6_A=fd00:232::1
+ROCE_GID6_B=fd00:232::2
 
 roce_require() {
 	[ "$(id -u)" -eq 0 ] || skip "needs root for network namespaces"
@@ -26,6 +28,8 @@ roce_setup() {
 	VETH_B=rb$$
 	export NS_A NS_B A B VETH_A VETH_B
 	ns_veth_pair 10.232.0 1500
+	ip -n "$NS_A" addr add "$ROCE_GID6_A/64" dev "$VETH_A" nodad
+	ip -n "$NS_B" addr add "$ROCE_GID6_B/64" dev "$VETH_B" nodad
 	mkdir -p "$A" "$B"
 	printf 'roce_netdev = %s\n%s\n' "$VETH_A" "${1:-}" >"$A/rdmad.conf"
 	printf 'roce_netdev = %s\n%s\n' "$VETH_B" "${1:-}" >"$B/rdmad.conf"
@@ -33,6 +37,8 @@ roce_setup() {
 	ns_rdmad_start "$NS_B" "$B"
 	roce_wait_gid "$A" "$ROCE_GID_A"
 	roce_wait_gid "$B" "$ROCE_GID_B"
+	roce_wait_gid "$A" "$ROCE_GID6_A"
+	roce_wait_gid "$B" "$ROCE_GID6_B"
 }
 
 roce_teardown() {
@@ -81,15 +87,17 @@ roce_connect() {
 	ctl "$dir" qp modify "$qp" --state rts --sq-psn 100 "${rc_rts[@]}"
 }
 
-# roce_qps TYPE: a new CQ and QP of TYPE on each host, connected to each other: CQs
-# PCA and PCB, QPs PQA and PQB.
+# roce_qps TYPE [6]: a new CQ and QP of TYPE on each host, connected to each other over
+# IPv4 (or IPv6) GIDs: CQs PCA and PCB, QPs PQA and PQB.
 roce_qps() {
+	local ga=$ROCE_GID_A gb=$ROCE_GID_B
+	[ "${2:-}" = 6 ] && ga=$ROCE_GID6_A gb=$ROCE_GID6_B
 	PCA=$(ctl "$A" -j cq create --cqe 256 | jq -r '.[0].handle')
 	PCB=$(ctl "$B" -j cq create --cqe 256 | jq -r '.[0].handle')
 	PQA=$(roce_qp "$A" "$PCA" "$1")
 	PQB=$(roce_qp "$B" "$PCB" "$1")
-	roce_connect "$A" "$PQA" "$ROCE_GID_A" "$ROCE_GID_B" "$PQB" "$1"
-	roce_connect "$B" "$PQB" "$ROCE_GID_B" "$ROCE_GID_A" "$PQA" "$1"
+	roce_connect "$A" "$PQA" "$ga" "$gb" "$PQB" "$1"
+	roce_connect "$B" "$PQB" "$gb" "$ga" "$PQA" "$1"
 }
 
 # roce_pair TYPE: PD 1 and a 1 MiB MR with remote access on each host (MA, MB; IOVA_B

@@ -324,3 +324,34 @@ PY
 	assert_output "92 retry_exc_err rdma_write 0 0 0 "
 	[ "$(ctl "$A" -j dev show soft0 | jq -r '.[0].datapath.roce.tx_errors')" -gt "$before" ]
 }
+
+@test "RC over IPv6 GIDs: SEND and READ cross, a capture's ICRCs (IPv6 rule) check" {
+	command -v dumpcap >/dev/null || skip "needs dumpcap (tshark)"
+	local cap=$BATS_TEST_TMPDIR/roce6.pcap
+	roce_qps rc 6
+	ip netns exec "$NS_B" dumpcap -q -P -i "$VETH_B" -f "udp port 4791" -w "$cap" 2>/dev/null &
+	local dp=$!
+	for i in $(seq 1 50); do [ -s "$cap" ] && break; sleep 0.1; done
+	sleep 0.3
+	want=$(fill "$A" "$MA" 0 2000)
+	ctl "$B" qp post-recv "$PQB" --wrid 101 --sge "$MB:0:4096"
+	ctl "$A" qp post "$PQA" send --wrid 102 --sge "$MA:0:2000" --signaled
+	run wc "$B" "$PCB" 1
+	assert_output "101 success recv 2000 0 0 "
+	assert_equal "$(sum "$B" "$MB" 0 2000)" "$want"
+	want=$(fill "$B" "$MB" 4096 3000)
+	ctl "$A" qp post "$PQA" read --wrid 103 --sge "$MA:0:3000" --remote "$MB@$((IOVA_B + 4096))" --signaled
+	run wc "$A" "$PCA" 2
+	assert_line "103 success rdma_read 3000 0 0 "
+	assert_equal "$(sum "$A" "$MA" 0 3000)" "$want"
+	sleep 0.3
+	kill -INT "$dp"
+	wait "$dp" || true
+	run --separate-stderr tshark -r "$cap" --disable-protocol rpcordma -Y "ipv6 && !_ws.malformed" -T fields \
+		-e infiniband.bth.opcode
+	assert_success
+	assert_line 12
+	run python3 "$TOP/tests/tools/roce-icrc.py" check-pcap "$cap"
+	assert_success
+	assert_output --regexp "^[0-9]+ OK, 0 BAD$"
+}
