@@ -850,12 +850,12 @@ int main(void)
 		if (rows[i].kind == ROCE_BW && rows[i].op == DP_WR_RDMA_WRITE && rows[i].len >= 4096)
 			check_written(rows[i].c);
 
-	printf("%-34s %9s %9s %9s %-5s %8s %7s %7s %7s %7s\n", "row", "median", "min", "max", "unit", "vs TCP",
-	       "retx", "timeout", "NAKs", "faults");
+	printf("%-32s %9s %9s %9s %-5s %7s %7s %6s %6s %6s %6s %6s %6s\n", "row", "median", "min", "max", "unit",
+	       "vs TCP", "retx", "timeo", "NAK-r", "dup", "oos", "drop", "fault");
 	for (unsigned i = 0; i < n_rows; i++) {
 		const struct row *r = &rows[i];
 		bool bw = r->kind == ROCE_BW || r->kind == TCP_BW;
-		char ref[48], ratio[16] = "", c[4][24] = { "", "", "", "" };
+		char ref[48], ratio[16] = "", c[7][24] = { "", "", "", "", "", "", "" };
 		const struct row *q;
 
 		snprintf(ref, sizeof(ref), "TCP %s %s", bw ? "bw" : "lat", size_text(r->len));
@@ -863,17 +863,22 @@ int main(void)
 		if (r->c && q && q->median > 0)
 			snprintf(ratio, sizeof(ratio), "x%.2f", r->median / q->median);
 		if (r->c) {
-			snprintf(c[0], sizeof(c[0]), "%llu", (unsigned long long)r->sum.retransmits);
-			snprintf(c[1], sizeof(c[1]), "%llu", (unsigned long long)r->sum.timeouts);
-			snprintf(c[2], sizeof(c[2]), "%llu", (unsigned long long)r->sum.naks_received);
-			snprintf(c[3], sizeof(c[3]), "%llu", (unsigned long long)r->sum.faults);
+			const uint64_t v[7] = { r->sum.retransmits, r->sum.timeouts, r->sum.naks_received,
+						r->sum.duplicates, r->sum.out_of_sequence, r->sum.rx_dropped + r->sum.icrc_errors,
+						r->sum.faults };
+
+			for (unsigned k = 0; k < 7; k++)
+				snprintf(c[k], sizeof(c[k]), "%llu", (unsigned long long)v[k]);
 		}
-		printf("%-34s %9.*f %9.*f %9.*f %-5s %8s %7s %7s %7s %7s\n", r->name, bw ? 1 : 2, r->median,
-		       bw ? 1 : 2, r->min, bw ? 1 : 2, r->max, bw ? "MiB/s" : "us", ratio, c[0], c[1], c[2], c[3]);
+		printf("%-32s %9.*f %9.*f %9.*f %-5s %7s %7s %6s %6s %6s %6s %6s %6s\n", r->name, bw ? 1 : 2,
+		       r->median, bw ? 1 : 2, r->min, bw ? 1 : 2, r->max, bw ? "MiB/s" : "us", ratio, c[0], c[1],
+		       c[2], c[3], c[4], c[5], c[6]);
 	}
 	printf("# vs TCP: bw rows against TCP bw of the size (higher is better), lat rows against TCP "
-	       "ping-pong of the size (lower is better); retx: request packets sent again, timeout: "
-	       "retransmission timer expiries, NAKs: NAKs received, faults: packets dropped on purpose; "
+	       "ping-pong of the size (lower is better); retx: request packets sent again, timeo: "
+	       "retransmission timer expiries, NAK-r: NAKs received, dup: duplicate requests answered, oos: "
+	       "request packets after a gap, drop: packets dropped on receipt (malformed, bad ICRC, no QP), "
+	       "fault: packets dropped on purpose (1%% loss); "
 	       "both devices of the pair, summed over the samples\n");
 	printf("# targets (issue 13):\n");
 	for (unsigned i = 0; i < 3; i++) {
