@@ -20,7 +20,8 @@
  * and yields when it finds nothing to do.  No varlink in the loop.
  *
  * One RC QP on each device, connected to the other (dgid the peer's GID,
- * path MTU 1024 on the veth's MTU of 1500, timeout 14, retry_cnt 7,
+ * path MTU 1024 on the veth's MTU of 1500 (BENCH_PATH_MTU=4096: the veth's
+ * MTU 4200, room for 4096 of payload and the headers), timeout 14, retry_cnt 7,
  * rnr_retry 7, PSNs starting 0xfff000 so that they wrap in the first
  * sample).  Rows, for 64 B, 4 KiB and 64 KiB:
  *
@@ -48,7 +49,8 @@
  * loss-free) and soft-RoCE's published figure (reference roce_virtio.md §6).
  *
  * BENCH_MS (default 120): ms per sample; BENCH_ONLY: rows whose name
- * contains it.  ~30 s in all.
+ * contains it; BENCH_PATH_MTU (default 1024): the QPs' path MTU.  ~30 s
+ * in all.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -91,7 +93,6 @@
 #define RQ_DEPTH      256u
 #define SIGNAL_EVERY  16u
 #define POLL_BATCH    64u
-#define PATH_MTU      1024u
 #define START_PSN     0xfff000u
 #define ROCE_PORT     4791
 #define LOSSY_PORT    4792
@@ -101,6 +102,7 @@
 #define LAT_MAX       (1u << 20) /* round trips kept per sample */
 
 static double sample_ms = 120;
+static uint32_t path_mtu = 1024;   /* BENCH_PATH_MTU; the veth's MTU is 1500, or 4200 for 4096 */
 
 /* ---------------------------------------------------------------- namespaces, veth */
 
@@ -165,7 +167,7 @@ static void enter_ns(int fd)
 
 static void net_setup(void)
 {
-	char addr[2][32], path[64];
+	char addr[2][32], path[64], mtu[16];
 	pid_t pid = getpid();
 
 	for (unsigned i = 0; i < 2; i++) {
@@ -173,6 +175,7 @@ static void net_setup(void)
 		snprintf(veth_name[i], sizeof(veth_name[i]), "rb%c%d", 'a' + i, (int)pid % 1000000);
 		snprintf(addr[i], sizeof(addr[i]), "%s/24", addr_of[i]);
 	}
+	snprintf(mtu, sizeof(mtu), "%u", path_mtu > 1024 ? path_mtu + 104 : 1500);
 	atexit(net_teardown);
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
@@ -186,7 +189,7 @@ static void net_setup(void)
 		bench_die("ip link add ... type veth failed", NULL);
 	for (unsigned i = 0; i < 2; i++) {
 		if (ip_cmd("-n", ns_name[i], "addr", "add", addr[i], "dev", veth_name[i], NULL) != 0 ||
-		    ip_cmd("-n", ns_name[i], "link", "set", veth_name[i], "mtu", "1500", "up", NULL) != 0 ||
+		    ip_cmd("-n", ns_name[i], "link", "set", veth_name[i], "mtu", mtu, "up", NULL) != 0 ||
 		    ip_cmd("-n", ns_name[i], "link", "set", "lo", "up", NULL) != 0)
 			bench_die("configuring the veth pair failed", NULL);
 		snprintf(path, sizeof(path), "/var/run/netns/%s", ns_name[i]);
@@ -314,7 +317,7 @@ static void conn_new(struct conn *c, struct side *a, struct side *b)
 	for (unsigned i = 0; i < 2; i++) {
 		struct end *me = &c->e[i], *peer = &c->e[1 - i];
 		struct bench_rc_path path = {
-			.dest_qpn = peer->qp->obj.handle, .dgid = peer->s->gid, .path_mtu = PATH_MTU,
+			.dest_qpn = peer->qp->obj.handle, .dgid = peer->s->gid, .path_mtu = path_mtu,
 			.sq_psn = START_PSN + i, .rq_psn = START_PSN + 1 - i, .max_rd_atomic = 4,
 		};
 
@@ -787,6 +790,11 @@ int main(void)
 	}
 	if ((e = getenv("BENCH_MS")) && atof(e) > 0)
 		sample_ms = atof(e);
+	if ((e = getenv("BENCH_PATH_MTU"))) {
+		path_mtu = (uint32_t)atoi(e);
+		if (path_mtu != 256 && path_mtu != 512 && path_mtu != 1024 && path_mtu != 2048 && path_mtu != 4096)
+			bench_die("BENCH_PATH_MTU: 256, 512, 1024, 2048 or 4096", NULL);
+	}
 	lat = calloc(LAT_MAX, sizeof(*lat));
 	if (!sides || !conn || !lossy || !lat)
 		bench_die("out of memory", NULL);
@@ -834,8 +842,8 @@ int main(void)
 
 	cpulist_format(allowed, (size_t)n_allowed, text, sizeof(text));
 	printf("# bench_roce: RoCE v2 between two soft devices in two network namespaces over a veth pair "
-	       "(MTU 1500, path MTU %u), TCP on the same pair; median of %d interleaved samples of %.0f ms\n",
-	       PATH_MTU, NSAMPLE, sample_ms);
+	       "(MTU %u, path MTU %u), TCP on the same pair; median of %d interleaved samples of %.0f ms\n",
+	       path_mtu > 1024 ? path_mtu + 104 : 1500, path_mtu, NSAMPLE, sample_ms);
 	printf("# CPUs allowed: %s; device A's worker on CPU %d, device B's on CPU %d (the 1%%-loss pair's "
 	       "the same); main thread (posts and reaps both, TCP's A end) and TCP's B threads not pinned\n",
 	       text, cpu_a, cpu_b);
