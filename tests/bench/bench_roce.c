@@ -21,7 +21,8 @@
  *
  * One RC QP on each device, connected to the other (dgid the peer's GID,
  * path MTU 1024 on the veth's MTU of 1500 (BENCH_PATH_MTU=4096: the veth's
- * MTU 4200, room for 4096 of payload and the headers), timeout 14, retry_cnt 7,
+ * MTU 4200, room for 4096 of payload and the headers), timeout 14 (67 ms;
+ * BENCH_TIMEOUT), retry_cnt 7,
  * rnr_retry 7, PSNs starting 0xfff000 so that they wrap in the first
  * sample).  Rows, for 64 B, 4 KiB and 64 KiB:
  *
@@ -102,6 +103,7 @@
 #define LAT_MAX       (1u << 20) /* round trips kept per sample */
 
 static double sample_ms = 120;
+static uint32_t rc_timeout = 14;  /* BENCH_TIMEOUT */
 static uint32_t path_mtu = 1024;   /* BENCH_PATH_MTU; the veth's MTU is 1500, or 4200 for 4096 */
 
 /* ---------------------------------------------------------------- namespaces, veth */
@@ -319,6 +321,7 @@ static void conn_new(struct conn *c, struct side *a, struct side *b)
 		struct bench_rc_path path = {
 			.dest_qpn = peer->qp->obj.handle, .dgid = peer->s->gid, .path_mtu = path_mtu,
 			.sq_psn = START_PSN + i, .rq_psn = START_PSN + 1 - i, .max_rd_atomic = 4,
+			.timeout = rc_timeout,
 		};
 
 		bench_qp_connect_rc(me->s->dev, me->qp, &path);
@@ -790,6 +793,8 @@ int main(void)
 	}
 	if ((e = getenv("BENCH_MS")) && atof(e) > 0)
 		sample_ms = atof(e);
+	if ((e = getenv("BENCH_TIMEOUT")) && atoi(e) > 0 && atoi(e) < 32)
+		rc_timeout = (uint32_t)atoi(e);
 	if ((e = getenv("BENCH_PATH_MTU"))) {
 		path_mtu = (uint32_t)atoi(e);
 		if (path_mtu != 256 && path_mtu != 512 && path_mtu != 1024 && path_mtu != 2048 && path_mtu != 4096)
@@ -842,8 +847,9 @@ int main(void)
 
 	cpulist_format(allowed, (size_t)n_allowed, text, sizeof(text));
 	printf("# bench_roce: RoCE v2 between two soft devices in two network namespaces over a veth pair "
-	       "(MTU %u, path MTU %u), TCP on the same pair; median of %d interleaved samples of %.0f ms\n",
-	       path_mtu > 1024 ? path_mtu + 104 : 1500, path_mtu, NSAMPLE, sample_ms);
+	       "(MTU %u, path MTU %u), TCP on the same pair; RC timeout %u (%.1f ms); median of %d interleaved "
+	       "samples of %.0f ms\n", path_mtu > 1024 ? path_mtu + 104 : 1500, path_mtu, rc_timeout,
+	       4.096e-3 * (double)(1u << rc_timeout), NSAMPLE, sample_ms);
 	printf("# CPUs allowed: %s; device A's worker on CPU %d, device B's on CPU %d (the 1%%-loss pair's "
 	       "the same); main thread (posts and reaps both, TCP's A end) and TCP's B threads not pinned\n",
 	       text, cpu_a, cpu_b);

@@ -114,7 +114,8 @@ void bench_qp_connect_rc(struct rdma_device *dev, struct rdma_qp *qp, const stru
 {
 	struct rdma_qp_attr a = {
 		.access_flags = RDMA_ACCESS_ALL, .path_mtu = path->path_mtu,
-		.max_dest_rd_atomic = path->max_rd_atomic, .min_rnr_timer = 1, .timeout = 14,
+		.max_dest_rd_atomic = path->max_rd_atomic, .min_rnr_timer = 1,
+		.timeout = path->timeout ? path->timeout : 14,
 		.retry_cnt = 7, .rnr_retry = 7, .max_rd_atomic = path->max_rd_atomic,
 		.dest_qp_num = path->dest_qpn, .sq_psn = path->sq_psn, .rq_psn = path->rq_psn,
 	};

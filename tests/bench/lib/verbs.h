@@ -36,11 +36,12 @@ struct bench_rc_path {
 	uint32_t path_mtu;        /* bytes */
 	uint32_t sq_psn, rq_psn;
 	uint32_t max_rd_atomic;   /* both ways (max_rd_atomic, max_dest_rd_atomic) */
+	uint32_t timeout;         /* 4.096 us << timeout; 0: 14 (67 ms) */
 };
 
 /*
  * RESET -> INIT -> RTR -> RTS towards path, with what daemon/verbs/qp_state.c
- * requires of RC: all access, timeout 14 (67 ms), retry_cnt 7, rnr_retry 7,
- * min_rnr_timer 1, hop limit 64.
+ * requires of RC: all access, retry_cnt 7, rnr_retry 7, min_rnr_timer 1,
+ * hop limit 64.
  */
 void bench_qp_connect_rc(struct rdma_device *dev, struct rdma_qp *qp, const struct bench_rc_path *path);
