@@ -58,6 +58,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -141,13 +142,9 @@ static const struct pair_cfg default_pair = {
 
 /* A software device with its own started worker set (as rdmad: worker_set_start, rdma_device_start). */
 struct bench_dev {
-	char name[16];
-	sd_event *event;
-	struct worker_set *ws;
-	struct rdma_device *dev;
+	struct bench_soft s;
 	int cpus[MAX_WORKERS];
 	unsigned n_workers;
-	uint32_t pd;
 	struct bench_pair pairs[MAX_PAIRS];
 	unsigned n_pairs;
 };
@@ -156,39 +153,11 @@ static const uint8_t bench_gid[RDMA_GID_LEN] = { 0xfe, 0x80, [15] = 1 };
 
 static void bench_dev_start(struct bench_dev *bd, unsigned index, const int *cpus, unsigned n)
 {
-	struct rdma_error err;
-	struct rdma_object *pd;
-	int r;
-
 	memset(bd, 0, sizeof(*bd));
-	snprintf(bd->name, sizeof(bd->name), "soft%u", index);
 	memcpy(bd->cpus, cpus, n * sizeof(int));
 	bd->n_workers = n;
-	if (sd_event_new(&bd->event) < 0)
-		bench_die("sd_event_new", NULL);
-	r = worker_set_start(&bd->ws, bd->event, cpus, n);
-	if (r < 0)
-		bench_die("worker_set_start failed", NULL);
-	if (soft_device_create(&bd->dev, bd->name, index) < 0)
-		bench_die("soft_device_create failed", NULL);
-	if (rdma_device_start(bd->dev, bd->ws) < 0)
-		bench_die("rdma_device_start failed", NULL);
-	pd = rdma_object_create(bd->dev, RDMA_OBJ_PD, &err);
-	if (!pd)
-		bench_die("PD", &err);
-	bd->pd = pd->handle;
 	/* The address vector's source GID (index 0 of port 1); loopback: the destination is the same. */
-	if (rdma_gid_add(bd->dev, RDMA_QP_PORT, 0, bench_gid, &err) < 0)
-		bench_die("GID", &err);
-}
-
-/* As rdmad tears down (manager_free): workers stopped first, then the device and its data path. */
-static void bench_dev_stop(struct bench_dev *bd)
-{
-	bd->ws = worker_set_free(bd->ws);
-	rdma_device_workers_stopped(bd->dev);
-	rdma_device_free(bd->dev);
-	sd_event_unref(bd->event);
+	bench_soft_start(&bd->s, index, cpus, n, bench_gid);
 }
 
 /* RESET -> INIT -> RTR -> RTS towards the QP numbered dest, looped back (the destination GID is the source's). */
@@ -196,7 +165,7 @@ static void connect_qp(struct bench_dev *bd, struct rdma_qp *qp, uint32_t dest)
 {
 	struct bench_rc_path path = { .dest_qpn = dest, .dgid = bench_gid, .path_mtu = 4096, .max_rd_atomic = 1 };
 
-	bench_qp_connect_rc(bd->dev, qp, &path);
+	bench_qp_connect_rc(bd->s.dev, qp, &path);
 }
 
 /* cpu >= 0: placed on that CPU's worker (qp create --cpu). */
@@ -204,7 +173,7 @@ static struct rdma_qp *qp_new(struct bench_dev *bd, struct bench_pair *p, const 
 {
 	struct rdma_qp_init init = {
 		.has_cpu = cpu >= 0, .cpu = cpu >= 0 ? (uint32_t)cpu : 0,
-		.type = RDMA_QPT_RC, .pd = bd->pd, .send_cq = p->scq->obj.handle,
+		.type = RDMA_QPT_RC, .pd = bd->s.pd, .send_cq = p->scq->obj.handle,
 		.recv_cq = p->rcq->obj.handle, .sq_sig_all = cfg->sq_sig_all,
 		.sig_pipelining = cfg->sig_pipelining, .has_recovery = true,
 		.recovery = RDMA_RECOVERY_AUTO,
@@ -214,7 +183,7 @@ static struct rdma_qp *qp_new(struct bench_dev *bd, struct bench_pair *p, const 
 	struct rdma_error err;
 	struct rdma_qp *qp;
 
-	if (rdma_qp_create(bd->dev, &init, &qp, &err) < 0)
+	if (rdma_qp_create(bd->s.dev, &init, &qp, &err) < 0)
 		bench_die("QP", &err);
 	if (!soft_qp(qp))
 		bench_die("the QP has no data path", NULL);
@@ -226,7 +195,7 @@ static struct rdma_mr *mr_new(struct bench_dev *bd, uint8_t seed)
 	struct rdma_error err;
 	struct rdma_mr *mr;
 
-	if (rdma_mr_create(bd->dev, bd->pd, MR_SIZE, RDMA_ACCESS_ALL, MR_SIZE, &mr, &err) < 0)
+	if (rdma_mr_create(bd->s.dev, bd->s.pd, MR_SIZE, RDMA_ACCESS_ALL, MR_SIZE, &mr, &err) < 0)
 		bench_die("MR", &err);
 	for (uint32_t i = 0; i < MR_SIZE; i++)
 		mr->addr[i] = (uint8_t)(i * 131 + seed);
@@ -252,8 +221,8 @@ static void bench_dev_add_pairs(struct bench_dev *bd, unsigned n, const struct p
 			bench_die("too many pairs", NULL);
 		memset(p, 0, sizeof(*p));
 		/* Each CQ holds all its QPs could complete into it at once (both QPs' queues). */
-		if (rdma_cq_create(bd->dev, 2 * scqe, &p->scq, &err) < 0 ||
-		    rdma_cq_create(bd->dev, 2 * rcqe, &p->rcq, &err) < 0)
+		if (rdma_cq_create(bd->s.dev, 2 * scqe, &p->scq, &err) < 0 ||
+		    rdma_cq_create(bd->s.dev, 2 * rcqe, &p->rcq, &err) < 0)
 			bench_die("CQ", &err);
 		p->req = qp_new(bd, p, cfg, cfg->apart ? bd->cpus[0] : -1);
 		p->resp = qp_new(bd, p, cfg, cfg->apart ? bd->cpus[1] : -1);
@@ -262,12 +231,12 @@ static void bench_dev_add_pairs(struct bench_dev *bd, unsigned n, const struct p
 		connect_qp(bd, p->req, p->resp->obj.handle);
 		connect_qp(bd, p->resp, p->req->obj.handle);
 		if (cfg->apart) {
-			if (soft_qp(p->req)->worker != &bd->ws->workers[0] ||
-			    soft_qp(p->resp)->worker != &bd->ws->workers[1])
+			if (soft_qp(p->req)->worker != &bd->s.ws->workers[0] ||
+			    soft_qp(p->resp)->worker != &bd->s.ws->workers[1])
 				bench_die("the pair is not apart on the two workers", NULL);
 		} else if (!soft_qp(p->req)->worker || soft_qp(p->req)->worker != soft_qp(p->resp)->worker) {
 			bench_die("the two QPs of a pair are not on one worker", NULL);
-		} else if (soft_qp(p->req)->worker != &bd->ws->workers[bd->n_pairs % bd->n_workers]) {
+		} else if (soft_qp(p->req)->worker != &bd->s.ws->workers[bd->n_pairs % bd->n_workers]) {
 			bench_die("pair not on the worker expected (round robin)", NULL);
 		}
 		bd->n_pairs++;
@@ -337,7 +306,7 @@ static struct rdma_mkey *mkey_new(struct bench_dev *bd, struct rdma_mr *mr, uint
 	struct rdma_error err;
 	struct rdma_mkey *m;
 
-	if (rdma_mkey_create(bd->dev, bd->pd, flags, 4, &m, &err) < 0)
+	if (rdma_mkey_create(bd->s.dev, bd->s.pd, flags, 4, &m, &err) < 0)
 		bench_die("MKEY", &err);
 	rdma_mkey_conf_init(&c);
 	c.set_layout = true;
@@ -348,7 +317,7 @@ static struct rdma_mkey *mkey_new(struct bench_dev *bd, struct rdma_mr *mr, uint
 	c.set_sig = !cfg->crypto.enabled;
 	c.set_crypto = cfg->crypto.enabled;
 	c.crypto.dek = dek;
-	if (rdma_mkey_configure(bd->dev, m, &c, &err) < 0)
+	if (rdma_mkey_configure(bd->s.dev, m, &c, &err) < 0)
 		bench_die("MKEY configure", &err);
 	return m;
 }
@@ -384,10 +353,10 @@ static uint32_t dek_new(struct bench_dev *bd)
 	struct rdma_error err;
 	struct rdma_dek *dek;
 
-	if (rdma_dek_create(bd->dev, &none, &prm, &dek, &err) < 0)
+	if (rdma_dek_create(bd->s.dev, &none, &prm, &dek, &err) < 0)
 		bench_die("DEK", &err);
 	/* A new DEK serves once its change is saved; the bench saves nothing, so at once. */
-	rdma_dek_settle(bd->dev, dek);
+	rdma_dek_settle(bd->s.dev, dek);
 	return dek->obj.handle;
 }
 
@@ -442,7 +411,7 @@ static void post_recvs(struct bench_dev *bd, struct bench_pair *p, const struct 
 		int r;
 
 		op->fill_recv(op, p, p->recv_posted, &sge);
-		r = rdma_dp_post_recv(bd->dev, p->resp, p->recv_posted, &sge, 1, &err);
+		r = rdma_dp_post_recv(bd->s.dev, p->resp, p->recv_posted, &sge, 1, &err);
 		if (r < 0 && queue_full(r)) {
 			/* Its completion was seen, its slot not given back yet: next turn. */
 			p->rq_busy++;
@@ -468,7 +437,7 @@ static bool post_one(struct bench_dev *bd, struct bench_pair *p, const struct wr
 	wr.wr_id = seq;
 	if (force_signal || seq % signal_every == signal_every - 1)
 		wr.send_flags |= DP_SEND_SIGNALED;
-	r = rdma_dp_post_sends(bd->dev, p->req, &wr, 1, &(uint32_t){ 0 }, &err);
+	r = rdma_dp_post_sends(bd->s.dev, p->req, &wr, 1, &(uint32_t){ 0 }, &err);
 	if (r < 0 && queue_full(r)) {
 		p->sq_busy++;
 		return false;
@@ -524,7 +493,7 @@ static uint64_t worker_sleeps(struct bench_dev *bd)
 	uint64_t n = 0;
 
 	for (unsigned i = 0; i < bd->n_workers; i++)
-		n += atomic_load_explicit(&bd->ws->workers[i].stats.sleeps, memory_order_relaxed);
+		n += atomic_load_explicit(&bd->s.ws->workers[i].stats.sleeps, memory_order_relaxed);
 	return n;
 }
 
@@ -550,7 +519,7 @@ static void run_wr_loop(struct bench_dev *bd, const struct wr_op *op, double sec
 		if (op->fill_recv)
 			post_recvs(bd, p, op);
 	}
-	rdma_datapath_counters(bd->dev, &c0);
+	rdma_datapath_counters(bd->s.dev, &c0);
 	t = t0 = bench_now();
 	end = t0 + seconds;
 	do {
@@ -575,7 +544,7 @@ static void run_wr_loop(struct bench_dev *bd, const struct wr_op *op, double sec
 		res->wrs += bd->pairs[i].done;
 	res->seconds = t - t0;
 	res->worker_sleeps = worker_sleeps(bd) - sleeps0;
-	rdma_datapath_counters(bd->dev, &c1);
+	rdma_datapath_counters(bd->s.dev, &c1);
 	res->rnr_naks = atomic_load(&c1.rnr_naks) - atomic_load(&c0.rnr_naks);
 
 	drain_end = bench_now() + DRAIN_SECONDS;
@@ -599,7 +568,7 @@ static void run_wr_loop(struct bench_dev *bd, const struct wr_op *op, double sec
 		res->rq_busy += p->rq_busy;
 	}
 	/* What the workers reported (errors, none expected), as the event loop would. */
-	rdma_datapath_sync(bd->dev);
+	rdma_datapath_sync(bd->s.dev);
 }
 
 /* ---------------------------------------------------------------- operations */
@@ -671,7 +640,7 @@ static void post_bad_transaction(struct bench_dev *bd, struct bench_pair *p, uin
 	struct rdma_error err;
 	uint32_t bad;
 
-	if (rdma_dp_post_sends(bd->dev, p->req, wrs, 2, &bad, &err) < 0)
+	if (rdma_dp_post_sends(bd->s.dev, p->req, wrs, 2, &bad, &err) < 0)
 		bench_die("post the transaction", &err);
 }
 
@@ -700,12 +669,12 @@ static void measure_recoveries(struct bench_dev *bd, unsigned n, uint64_t *since
 		rdma_mkey_conf_init(&c);
 		c.set_sig = true;
 		c.cfg = t10;
-		if (rdma_mkey_configure(bd->dev, p->t10, &c, &err) < 0)
+		if (rdma_mkey_configure(bd->s.dev, p->t10, &c, &err) < 0)
 			bench_die("MKEY configure", &err);
 		post_bad_transaction(bd, p, i);
 		give_up = bench_now() + DRAIN_SECONDS;
 		while (p->req->recovery.runs == runs) {
-			sd_event_run(bd->event, 100000);
+			sd_event_run(bd->s.event, 100000);
 			if (bench_now() > give_up)
 				bench_die("no recovery", NULL);
 		}
@@ -734,8 +703,7 @@ struct row {
 	const struct wr_op *op;
 	struct dp_transform *engine;   /* the offload engine's reference: TX of 4 KiB of wire bytes */
 	enum unit unit;
-	double s[NSAMPLE];
-	double median, min, max;
+	struct bench_stat stat;
 	struct loop_result sum;   /* all samples */
 	const char *ref;          /* the row the ratio is against (NULL: memcpy's, for GB/s rows) */
 };
@@ -789,8 +757,9 @@ static double sample_engine(struct dp_transform *t, double seconds)
 	return (double)n * 4096 / (t1 - t0) / 1e9;
 }
 
-static double sample_row(struct row *r, double seconds)
+static double sample_row(void *row, double seconds)
 {
+	struct row *r = row;
 	struct loop_result res;
 	double per_s;
 
@@ -810,26 +779,6 @@ static double sample_row(struct row *r, double seconds)
 	return r->unit == UNIT_GBPS ? per_s * r->op->bytes / 1e9 : per_s / 1e6;
 }
 
-static void measure_rows(struct row *rows, unsigned n)
-{
-	/* Warm-up: a short run of each (first touches, the workers' first turns). */
-	for (unsigned i = 0; i < n; i++)
-		(void)sample_row(&rows[i], sample_ms / 1000.0 / 4);
-	for (unsigned i = 0; i < n; i++)
-		memset(&rows[i].sum, 0, sizeof(rows[i].sum));
-	for (unsigned k = 0; k < NSAMPLE; k++)
-		for (unsigned j = 0; j < n; j++) {
-			unsigned i = (j + k) % n;
-
-			rows[i].s[k] = sample_row(&rows[i], sample_ms / 1000.0);
-		}
-	for (unsigned i = 0; i < n; i++) {
-		qsort(rows[i].s, NSAMPLE, sizeof(double), bench_cmp_double);
-		rows[i].median = rows[i].s[NSAMPLE / 2];
-		rows[i].min = rows[i].s[0];
-		rows[i].max = rows[i].s[NSAMPLE - 1];
-	}
-}
 
 /* A WRITE landed where it was sent: the responder's MR holds the requester's bytes. */
 static void check_written(struct bench_dev *bd)
@@ -906,12 +855,8 @@ int main(void)
 	took = calloc(n_recoveries, sizeof(*took));
 	if (!one || !two || !rec || !apart || !since || !took)
 		bench_die("out of memory", NULL);
-	log_set_max_level(LOG_WARNING);
-
 	/* CPUs: the main thread on the first allowed; the workers as the comment at the top says. */
-	n_allowed = cpulist_allowed(allowed, CPULIST_MAX);
-	if (n_allowed <= 0)
-		bench_die("cannot read the CPUs this process may run on", NULL);
+	n_allowed = (int)bench_init(allowed, CPULIST_MAX);
 	main_cpu = allowed[0];
 	pin_self(main_cpu);
 	if (n_allowed >= 3) {
@@ -981,7 +926,9 @@ int main(void)
 	}
 	fflush(stdout);
 
-	measure_rows(rows, n_rows);
+	bench_interleave(&(struct bench_rows){ .rows = rows, .size = sizeof(rows[0]), .n = n_rows, .sample = sample_row,
+					   .forget_offset = offsetof(struct row, sum), .forget_size = sizeof(rows[0].sum),
+					   .stat_offset = offsetof(struct row, stat) }, sample_ms / 1000.0, NSAMPLE);
 	for (unsigned i = 0; i < n_rows; i++)
 		if (rows[i].op == &op_write_4k)
 			check_written(rows[i].bd);
@@ -992,17 +939,17 @@ int main(void)
 	       "vs ref", "m-wait", "RNR", "q-full", "w-sleeps");
 	for (unsigned i = 0; i < n_rows; i++)
 		if (!rows[i].bd && !rows[i].engine)
-			memcpy_gbs = rows[i].median;
+			memcpy_gbs = rows[i].stat.median;
 	for (unsigned i = 0; i < n_rows; i++) {
 		struct row *r = &rows[i];
 		char ratio[16] = "", full[16] = "", rnr[24] = "", busy[24] = "", sleeps[24] = "";
 
 		if (r->ref) {
 			for (unsigned j = 0; j < n_rows; j++)
-				if (strcmp(rows[j].name, r->ref) == 0 && rows[j].median > 0)
-					snprintf(ratio, sizeof(ratio), "x%.3f eng", r->median / rows[j].median);
+				if (strcmp(rows[j].name, r->ref) == 0 && rows[j].stat.median > 0)
+					snprintf(ratio, sizeof(ratio), "x%.3f eng", r->stat.median / rows[j].stat.median);
 		} else if (r->unit == UNIT_GBPS && r->bd && memcpy_gbs > 0) {
-			snprintf(ratio, sizeof(ratio), "x%.3f", r->median / memcpy_gbs);
+			snprintf(ratio, sizeof(ratio), "x%.3f", r->stat.median / memcpy_gbs);
 		}
 		if (r->bd) {
 			snprintf(full, sizeof(full), "%.0f%%", r->sum.seconds > 0 ?
@@ -1011,8 +958,8 @@ int main(void)
 			snprintf(busy, sizeof(busy), "%llu", (unsigned long long)(r->sum.sq_busy + r->sum.rq_busy));
 			snprintf(sleeps, sizeof(sleeps), "%llu", (unsigned long long)r->sum.worker_sleeps);
 		}
-		printf("%-40s %9.3f %9.3f %9.3f %-6s %11s %7s %7s %7s %8s\n", r->name, r->median, r->min,
-		       r->max, r->unit == UNIT_GBPS ? "GB/s" : "Mmsg/s", ratio, full, rnr, busy, sleeps);
+		printf("%-40s %9.3f %9.3f %9.3f %-6s %11s %7s %7s %7s %8s\n", r->name, r->stat.median, r->stat.min,
+		       r->stat.max, r->unit == UNIT_GBPS ? "GB/s" : "Mmsg/s", ratio, full, rnr, busy, sleeps);
 	}
 	printf("# vs ref: GB/s rows against memcpy, MKEY rows against the engine's row (\"eng\")\n");
 	printf("# m-wait: time the main thread found every window full and could post nothing (high: "
@@ -1029,10 +976,10 @@ int main(void)
 	printf("# %.1f s\n", bench_now() - t_start);
 	fflush(stdout);
 
-	bench_dev_stop(one);
-	bench_dev_stop(two);
-	bench_dev_stop(rec);
-	bench_dev_stop(apart);
+	bench_soft_stop(&one->s);
+	bench_soft_stop(&two->s);
+	bench_soft_stop(&rec->s);
+	bench_soft_stop(&apart->s);
 	dp_transform_destroy(t10_engine);
 	dp_transform_destroy(xts_engine);
 	free(one);

@@ -64,6 +64,7 @@
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -208,53 +209,24 @@ static void net_setup(void)
 
 /* A software device in namespace ns, with its worker and its RoCE endpoint. */
 struct side {
-	char name[16];
-	sd_event *event;
-	struct worker_set *ws;
-	struct rdma_device *dev;
-	uint32_t pd;
+	struct bench_soft soft;
 	uint8_t gid[RDMA_GID_LEN];
 };
 
 static void side_start(struct side *s, unsigned index, unsigned ns, int cpu, uint16_t port, uint32_t drop_ppm)
 {
 	struct dp_roce_faults faults = { .drop = drop_ppm };
-	struct rdma_error err;
-	struct rdma_object *pd;
 	struct in_addr a;
 
-	memset(s, 0, sizeof(*s));
-	snprintf(s->name, sizeof(s->name), "soft%u", index);
-	/* The worker thread inherits the namespace: the sockets it opens for flows are there too. */
-	enter_ns(ns_fd[ns]);
-	if (sd_event_new(&s->event) < 0)
-		bench_die("sd_event_new", NULL);
-	if (worker_set_start(&s->ws, s->event, &cpu, 1) < 0)
-		bench_die("worker_set_start failed", NULL);
-	if (soft_device_create(&s->dev, s->name, index) < 0)
-		bench_die("soft_device_create failed", NULL);
-	if (rdma_device_start(s->dev, s->ws) < 0)
-		bench_die("rdma_device_start failed", NULL);
-	if (rdma_datapath_roce_start(s->dev, port, &faults) < 0)
-		bench_die("rdma_datapath_roce_start failed", NULL);
-	enter_ns(root_ns);
-	pd = rdma_object_create(s->dev, RDMA_OBJ_PD, &err);
-	if (!pd)
-		bench_die("PD", &err);
-	s->pd = pd->handle;
 	/* Index 0 of port 1: the source GID of the QPs, the address of the namespace's veth. */
 	inet_pton(AF_INET, addr_of[ns], &a);
 	rdma_gid_from_ipv4(&a, s->gid);
-	if (rdma_gid_add(s->dev, RDMA_QP_PORT, 0, s->gid, &err) < 0)
-		bench_die("GID", &err);
-}
-
-static void side_stop(struct side *s)
-{
-	s->ws = worker_set_free(s->ws);
-	rdma_device_workers_stopped(s->dev);
-	rdma_device_free(s->dev);
-	sd_event_unref(s->event);
+	/* The worker thread inherits the namespace: the sockets it opens for flows are there too. */
+	enter_ns(ns_fd[ns]);
+	bench_soft_start(&s->soft, index, &cpu, 1, s->gid);
+	if (rdma_datapath_roce_start(s->soft.dev, port, &faults) < 0)
+		bench_die("rdma_datapath_roce_start failed", NULL);
+	enter_ns(root_ns);
 }
 
 /* One end of a connection: a QP with its send and receive CQs and an MR. */
@@ -274,21 +246,21 @@ struct conn {
 static void end_new(struct end *e, struct side *s, uint8_t seed)
 {
 	struct rdma_qp_init init = {
-		.type = RDMA_QPT_RC, .pd = s->pd,
+		.type = RDMA_QPT_RC, .pd = s->soft.pd,
 		.cap = { .max_send_wr = SQ_DEPTH, .max_recv_wr = RQ_DEPTH, .max_send_sge = 1, .max_recv_sge = 1 },
 	};
 	struct rdma_error err;
 
 	memset(e, 0, sizeof(*e));
 	e->s = s;
-	if (rdma_cq_create(s->dev, 2 * SQ_DEPTH, &e->scq, &err) < 0 ||
-	    rdma_cq_create(s->dev, 2 * RQ_DEPTH, &e->rcq, &err) < 0)
+	if (rdma_cq_create(s->soft.dev, 2 * SQ_DEPTH, &e->scq, &err) < 0 ||
+	    rdma_cq_create(s->soft.dev, 2 * RQ_DEPTH, &e->rcq, &err) < 0)
 		bench_die("CQ", &err);
 	init.send_cq = e->scq->obj.handle;
 	init.recv_cq = e->rcq->obj.handle;
-	if (rdma_qp_create(s->dev, &init, &e->qp, &err) < 0)
+	if (rdma_qp_create(s->soft.dev, &init, &e->qp, &err) < 0)
 		bench_die("QP", &err);
-	if (rdma_mr_create(s->dev, s->pd, MR_SIZE, RDMA_ACCESS_ALL, MR_SIZE, &e->mr, &err) < 0)
+	if (rdma_mr_create(s->soft.dev, s->soft.pd, MR_SIZE, RDMA_ACCESS_ALL, MR_SIZE, &e->mr, &err) < 0)
 		bench_die("MR", &err);
 	for (uint32_t i = 0; i < MR_SIZE; i++)
 		e->mr->addr[i] = (uint8_t)(i * 131 + seed);
@@ -300,7 +272,7 @@ static void post_recvs(struct end *e)
 		struct rdma_dp_sge sge = { .key = e->mr->obj.handle, .length = MSG_MAX,
 					   .offset = AREA + (e->recv_posted % N_SLOTS) * MSG_MAX };
 		struct rdma_error err;
-		int r = rdma_dp_post_recv(e->s->dev, e->qp, e->recv_posted, &sge, 1, &err);
+		int r = rdma_dp_post_recv(e->s->soft.dev, e->qp, e->recv_posted, &sge, 1, &err);
 
 		if (r == -ENOBUFS)
 			return;   /* a completion seen before its slot was given back: next turn */
@@ -324,12 +296,12 @@ static void conn_new(struct conn *c, struct side *a, struct side *b)
 			.timeout = rc_timeout,
 		};
 
-		bench_qp_connect_rc(me->s->dev, me->qp, &path);
+		bench_qp_connect_rc(me->s->soft.dev, me->qp, &path);
 		post_recvs(me);
 	}
 	/* Both on their device's RoCE worker (the one endpoint's), so on the wire. */
 	for (unsigned i = 0; i < 2; i++)
-		if (soft_qp(c->e[i].qp)->worker != &c->e[i].s->ws->workers[0])
+		if (soft_qp(c->e[i].qp)->worker != &c->e[i].s->soft.ws->workers[0])
 			bench_die("a QP is not on its device's RoCE worker", NULL);
 }
 
@@ -339,7 +311,7 @@ static void check_cqe(const struct end *e, const struct dp_cqe *cqe, const char 
 {
 	if (cqe->status != DP_WC_SUCCESS) {
 		fprintf(stderr, "bench_roce: %s: %s completion of QP %u wr_id %llu: status %u\n",
-			e->s->name, which, cqe->qp_num, (unsigned long long)cqe->wr_id, cqe->status);
+			e->s->soft.name, which, cqe->qp_num, (unsigned long long)cqe->wr_id, cqe->status);
 		exit(1);
 	}
 }
@@ -397,7 +369,7 @@ static bool post_one(struct end *e, const struct end *peer, enum dp_wr_opcode op
 		wr.has_remote_addr = true;
 		wr.remote_addr = peer->mr->iova + off;
 	}
-	r = rdma_dp_post_sends(e->s->dev, e->qp, &wr, 1, &(uint32_t){ 0 }, &err);
+	r = rdma_dp_post_sends(e->s->soft.dev, e->qp, &wr, 1, &(uint32_t){ 0 }, &err);
 	if (r == -ENOBUFS)
 		return false;
 	if (r < 0)
@@ -669,8 +641,7 @@ struct row {
 	enum dp_wr_opcode op;
 	uint32_t len;
 	struct conn *c;
-	double s[NSAMPLE];
-	double median, min, max;
+	struct bench_stat stat;
 	struct dp_roce_counters sum;   /* both devices of c, over the samples */
 };
 
@@ -680,13 +651,14 @@ static void roce_counters(struct conn *c, struct dp_counters *out)
 	for (unsigned i = 0; i < 2; i++) {
 		struct dp_counters one;
 
-		rdma_datapath_counters(c->e[i].s->dev, &one);
+		rdma_datapath_counters(c->e[i].s->soft.dev, &one);
 		dp_counters_add(out, &one);
 	}
 }
 
-static double sample_row(struct row *r, double seconds)
+static double sample_row(void *row, double seconds)
 {
+	struct row *r = row;
 	struct dp_counters c0, c1;
 	double v = 0;
 
@@ -714,31 +686,12 @@ static double sample_row(struct row *r, double seconds)
 		for (unsigned i = 0; i < sizeof(r->sum) / sizeof(uint64_t); i++)
 			sum[i] += atomic_load(&from1[i]) - atomic_load(&from0[i]);
 		/* What the workers reported (errors, none expected), as the event loop would. */
-		rdma_datapath_sync(r->c->e[0].s->dev);
-		rdma_datapath_sync(r->c->e[1].s->dev);
+		rdma_datapath_sync(r->c->e[0].s->soft.dev);
+		rdma_datapath_sync(r->c->e[1].s->soft.dev);
 	}
 	return v;
 }
 
-static void measure_rows(struct row *rows, unsigned n)
-{
-	for (unsigned i = 0; i < n; i++)
-		(void)sample_row(&rows[i], sample_ms / 1000.0 / 4);
-	for (unsigned i = 0; i < n; i++)
-		memset(&rows[i].sum, 0, sizeof(rows[i].sum));
-	for (unsigned k = 0; k < NSAMPLE; k++)
-		for (unsigned j = 0; j < n; j++) {
-			unsigned i = (j + k) % n;
-
-			rows[i].s[k] = sample_row(&rows[i], sample_ms / 1000.0);
-		}
-	for (unsigned i = 0; i < n; i++) {
-		qsort(rows[i].s, NSAMPLE, sizeof(double), bench_cmp_double);
-		rows[i].median = rows[i].s[NSAMPLE / 2];
-		rows[i].min = rows[i].s[0];
-		rows[i].max = rows[i].s[NSAMPLE - 1];
-	}
-}
 
 static const struct row *find_row(const struct row *rows, unsigned n, const char *name)
 {
@@ -760,6 +713,20 @@ static void check_written(const struct conn *c)
 		bench_die("RDMA WRITE: B's memory is not what A wrote", NULL);
 }
 
+/* Appends r to rows, named from what it measures ("RoCE WRITE bw 4 KiB" and suffix). */
+static void add_row(struct row *rows, unsigned *n, struct row r, const char *suffix)
+{
+	static const char *const kinds[] = {
+		[ROCE_BW] = "RoCE %s bw %s%s", [ROCE_LAT] = "RoCE %s lat %s%s",
+		[TCP_BW] = "TCP%s bw %s%s", [TCP_LAT] = "TCP%s lat %s%s",
+	};
+	bool roce = r.kind == ROCE_BW || r.kind == ROCE_LAT;
+
+	snprintf(r.name, sizeof(r.name), kinds[r.kind], roce ? (r.op == DP_WR_SEND ? "SEND" : "WRITE") : "",
+		 size_text(r.len), suffix);
+	rows[(*n)++] = r;
+}
+
 /* A target line: ratio, what it is against, and whether it holds. */
 static void target(const struct row *rows, unsigned n, const char *what, const char *ref, bool higher,
 		   double need, double aim)
@@ -767,9 +734,9 @@ static void target(const struct row *rows, unsigned n, const char *what, const c
 	const struct row *r = find_row(rows, n, what), *q = find_row(rows, n, ref);
 	double x;
 
-	if (!r || !q || q->median <= 0)
+	if (!r || !q || q->stat.median <= 0)
 		return;
-	x = r->median / q->median;
+	x = r->stat.median / q->stat.median;
 	printf("%-34s x%-6.2f of %-24s target %s %.1fx%s: %s\n", what, x, ref, higher ? ">=" : "<=", need,
 	       aim > 0 ? " (aim 0.8x)" : "", (higher ? x >= need : x <= need) ?
 	       (aim > 0 && x < aim ? "met, below the aim" : "met") : "NOT MET");
@@ -803,10 +770,7 @@ int main(void)
 	lat = calloc(LAT_MAX, sizeof(*lat));
 	if (!sides || !conn || !lossy || !lat)
 		bench_die("out of memory", NULL);
-	log_set_max_level(LOG_WARNING);
-	n_allowed = cpulist_allowed(allowed, CPULIST_MAX);
-	if (n_allowed <= 0)
-		bench_die("cannot read the CPUs this process may run on", NULL);
+	n_allowed = (int)bench_init(allowed, CPULIST_MAX);
 	cpu_a = allowed[0];
 	cpu_b = allowed[n_allowed > 1 ? 1 : 0];
 
@@ -821,25 +785,17 @@ int main(void)
 	memset(tcp_buf, 0x5a, sizeof(tcp_buf));
 
 	for (unsigned i = 0; i < 3; i++) {
-		const char *sz = size_text(sizes[i]);
+		uint32_t len = sizes[i];
 
-		all[n_all] = (struct row){ .kind = ROCE_BW, .op = DP_WR_RDMA_WRITE, .len = sizes[i], .c = conn };
-		snprintf(all[n_all++].name, sizeof(all[0].name), "RoCE WRITE bw %s", sz);
-		all[n_all] = (struct row){ .kind = ROCE_BW, .op = DP_WR_SEND, .len = sizes[i], .c = conn };
-		snprintf(all[n_all++].name, sizeof(all[0].name), "RoCE SEND bw %s", sz);
-		all[n_all] = (struct row){ .kind = TCP_BW, .len = sizes[i] };
-		snprintf(all[n_all++].name, sizeof(all[0].name), "TCP bw %s", sz);
-		all[n_all] = (struct row){ .kind = ROCE_LAT, .op = DP_WR_RDMA_WRITE, .len = sizes[i], .c = conn };
-		snprintf(all[n_all++].name, sizeof(all[0].name), "RoCE WRITE lat %s", sz);
-		all[n_all] = (struct row){ .kind = ROCE_LAT, .op = DP_WR_SEND, .len = sizes[i], .c = conn };
-		snprintf(all[n_all++].name, sizeof(all[0].name), "RoCE SEND lat %s", sz);
-		all[n_all] = (struct row){ .kind = TCP_LAT, .len = sizes[i] };
-		snprintf(all[n_all++].name, sizeof(all[0].name), "TCP lat %s", sz);
-		if (sizes[i] >= 4096) {
-			all[n_all] = (struct row){ .kind = ROCE_BW, .op = DP_WR_RDMA_WRITE, .len = sizes[i],
-						   .c = lossy };
-			snprintf(all[n_all++].name, sizeof(all[0].name), "RoCE WRITE bw %s, 1%% loss", sz);
-		}
+		add_row(all, &n_all, (struct row){ .kind = ROCE_BW, .op = DP_WR_RDMA_WRITE, .len = len, .c = conn }, "");
+		add_row(all, &n_all, (struct row){ .kind = ROCE_BW, .op = DP_WR_SEND, .len = len, .c = conn }, "");
+		add_row(all, &n_all, (struct row){ .kind = TCP_BW, .len = len }, "");
+		add_row(all, &n_all, (struct row){ .kind = ROCE_LAT, .op = DP_WR_RDMA_WRITE, .len = len, .c = conn }, "");
+		add_row(all, &n_all, (struct row){ .kind = ROCE_LAT, .op = DP_WR_SEND, .len = len, .c = conn }, "");
+		add_row(all, &n_all, (struct row){ .kind = TCP_LAT, .len = len }, "");
+		if (len >= 4096)
+			add_row(all, &n_all, (struct row){ .kind = ROCE_BW, .op = DP_WR_RDMA_WRITE, .len = len,
+							   .c = lossy }, ", 1% loss");
 	}
 	for (unsigned i = 0; i < n_all; i++)
 		if (!only || strstr(all[i].name, only))
@@ -859,7 +815,9 @@ int main(void)
 	bench_cpu_probe(allowed, n_allowed < 2 ? (unsigned)n_allowed : 2, 0.3);
 	fflush(stdout);
 
-	measure_rows(rows, n_rows);
+	bench_interleave(&(struct bench_rows){ .rows = rows, .size = sizeof(rows[0]), .n = n_rows, .sample = sample_row,
+					   .forget_offset = offsetof(struct row, sum), .forget_size = sizeof(rows[0].sum),
+					   .stat_offset = offsetof(struct row, stat) }, sample_ms / 1000.0, NSAMPLE);
 	for (unsigned i = 0; i < n_rows; i++)
 		if (rows[i].kind == ROCE_BW && rows[i].op == DP_WR_RDMA_WRITE && rows[i].len >= 4096)
 			check_written(rows[i].c);
@@ -874,8 +832,8 @@ int main(void)
 
 		snprintf(ref, sizeof(ref), "TCP %s %s", bw ? "bw" : "lat", size_text(r->len));
 		q = find_row(rows, n_rows, ref);
-		if (r->c && q && q->median > 0)
-			snprintf(ratio, sizeof(ratio), "x%.2f", r->median / q->median);
+		if (r->c && q && q->stat.median > 0)
+			snprintf(ratio, sizeof(ratio), "x%.2f", r->stat.median / q->stat.median);
 		if (r->c) {
 			const uint64_t v[7] = { r->sum.retransmits, r->sum.timeouts, r->sum.naks_received,
 						r->sum.duplicates, r->sum.out_of_sequence, r->sum.rx_dropped + r->sum.icrc_errors,
@@ -885,7 +843,7 @@ int main(void)
 				snprintf(c[k], sizeof(c[k]), "%llu", (unsigned long long)v[k]);
 		}
 		printf("%-32s %9.*f %9.*f %9.*f %-5s %7s %7s %6s %6s %6s %6s %6s %6s\n", r->name, bw ? 1 : 2,
-		       r->median, bw ? 1 : 2, r->min, bw ? 1 : 2, r->max, bw ? "MiB/s" : "us", ratio, c[0], c[1],
+		       r->stat.median, bw ? 1 : 2, r->stat.min, bw ? 1 : 2, r->stat.max, bw ? "MiB/s" : "us", ratio, c[0], c[1],
 		       c[2], c[3], c[4], c[5], c[6]);
 	}
 	printf("# vs TCP: bw rows against TCP bw of the size (higher is better), lat rows against TCP "
@@ -913,7 +871,7 @@ int main(void)
 	fflush(stdout);
 
 	for (unsigned i = 0; i < 4; i++)
-		side_stop(&sides[i]);
+		bench_soft_stop(&sides[i].soft);
 	close(tcp_stream);
 	close(tcp_pingpong);
 	free(sides);

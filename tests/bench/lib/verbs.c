@@ -7,13 +7,31 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <syslog.h>
 #include <time.h>
 
+#include <systemd/sd-event.h>
+
+#include "daemon/soft/soft_device.h"
+#include "daemon/soft/workers.h"
 #include "daemon/verbs/gid.h"
 #include "daemon/verbs/mr.h"
 #include "daemon/verbs/qp.h"
+#include "lib/cpulist.h"
+#include "lib/log.h"
 
 #define PROBE_MAX 8
+
+unsigned bench_init(int *cpus, size_t max)
+{
+	int n;
+
+	log_set_max_level(LOG_WARNING);
+	n = cpulist_allowed(cpus, max);
+	if (n <= 0)
+		bench_die("cannot read the CPUs this process may run on", NULL);
+	return (unsigned)n;
+}
 
 double bench_now(void)
 {
@@ -38,6 +56,33 @@ void bench_die(const char *what, const struct rdma_error *err)
 	else
 		fprintf(stderr, "%s: %s\n", program_invocation_short_name, what);
 	exit(1);
+}
+
+void bench_interleave(const struct bench_rows *r, double seconds, unsigned nsample)
+{
+	double *s = calloc((size_t)r->n * nsample + 1, sizeof(*s));
+
+	if (!s)
+		bench_die("out of memory", NULL);
+	/* Warm-up: a short run of each (first touches, the workers' first turns). */
+	for (unsigned i = 0; i < r->n; i++)
+		(void)r->sample((char *)r->rows + i * r->size, seconds / 4);
+	for (unsigned i = 0; i < r->n; i++)
+		memset((char *)r->rows + i * r->size + r->forget_offset, 0, r->forget_size);
+	for (unsigned k = 0; k < nsample; k++)
+		for (unsigned j = 0; j < r->n; j++) {
+			unsigned i = (j + k) % r->n;
+
+			s[(size_t)i * nsample + k] = r->sample((char *)r->rows + i * r->size, seconds);
+		}
+	for (unsigned i = 0; i < r->n; i++) {
+		double *v = s + (size_t)i * nsample;
+		struct bench_stat *out = (struct bench_stat *)((char *)r->rows + i * r->size + r->stat_offset);
+
+		qsort(v, nsample, sizeof(double), bench_cmp_double);
+		*out = (struct bench_stat){ .median = v[nsample / 2], .min = v[0], .max = v[nsample - 1] };
+	}
+	free(s);
 }
 
 struct probe {
@@ -97,6 +142,37 @@ void bench_cpu_probe(const int *cpus, unsigned n, double seconds)
 			break;
 		}
 	printf("\n");
+}
+
+void bench_soft_start(struct bench_soft *s, unsigned index, const int *cpus, unsigned n, const uint8_t *gid)
+{
+	struct rdma_error err;
+	struct rdma_object *pd;
+
+	memset(s, 0, sizeof(*s));
+	snprintf(s->name, sizeof(s->name), "soft%u", index);
+	if (sd_event_new(&s->event) < 0)
+		bench_die("sd_event_new", NULL);
+	if (worker_set_start(&s->ws, s->event, cpus, n) < 0)
+		bench_die("worker_set_start failed", NULL);
+	if (soft_device_create(&s->dev, s->name, index) < 0)
+		bench_die("soft_device_create failed", NULL);
+	if (rdma_device_start(s->dev, s->ws) < 0)
+		bench_die("rdma_device_start failed", NULL);
+	pd = rdma_object_create(s->dev, RDMA_OBJ_PD, &err);
+	if (!pd)
+		bench_die("PD", &err);
+	s->pd = pd->handle;
+	if (rdma_gid_add(s->dev, RDMA_QP_PORT, 0, gid, &err) < 0)
+		bench_die("GID", &err);
+}
+
+void bench_soft_stop(struct bench_soft *s)
+{
+	s->ws = worker_set_free(s->ws);
+	rdma_device_workers_stopped(s->dev);
+	rdma_device_free(s->dev);
+	sd_event_unref(s->event);
 }
 
 static void modify(struct rdma_device *dev, struct rdma_qp *qp, const struct rdma_qp_attr *values,
