@@ -49,7 +49,8 @@
  * WRITE latency <= 2x TCP ping-pong of 4 KiB; 1%-loss WRITE >= 0.5x
  * loss-free) and soft-RoCE's published figure (reference roce_virtio.md §6).
  *
- * BENCH_MS (default 120): ms per sample; BENCH_ONLY: rows whose name
+ * BENCH_CPUS=A,B[,MAIN]: the CPUs of device A's worker, device B's and the
+ * main thread (pinned) instead.  BENCH_MS (default 120): ms per sample; BENCH_ONLY: rows whose name
  * contains it; BENCH_PATH_MTU (default 1024): the QPs' path MTU.  ~30 s
  * in all.
  */
@@ -746,13 +747,13 @@ int main(void)
 {
 	static const uint32_t sizes[] = { 64, 4096, 65536 };
 	const char *e, *only = getenv("BENCH_ONLY");
-	int allowed[CPULIST_MAX], n_allowed, cpu_a, cpu_b;
+	int allowed[CPULIST_MAX], n_allowed, cpu_a, cpu_b, main_cpu = -1;
 	struct side *sides = calloc(4, sizeof(*sides));
 	struct conn *conn = calloc(1, sizeof(*conn)), *lossy = calloc(1, sizeof(*lossy));
 	struct row all[24], rows[24];
 	unsigned n_all = 0, n_rows = 0;
 	double t_start = bench_now();
-	char text[128];
+	char text[128], main_text[32] = "not pinned";
 
 	if (geteuid() != 0) {
 		printf("# bench_roce: skipped: needs root (network namespaces and a veth pair)\n");
@@ -773,6 +774,17 @@ int main(void)
 	n_allowed = (int)bench_init(allowed, CPULIST_MAX);
 	cpu_a = allowed[0];
 	cpu_b = allowed[n_allowed > 1 ? 1 : 0];
+	/* For looking at placement: BENCH_CPUS=A,B[,MAIN] (device A's worker, B's, the main thread pinned). */
+	if ((e = getenv("BENCH_CPUS")) && *e && sscanf(e, "%d,%d,%d", &cpu_a, &cpu_b, &main_cpu) < 2)
+		bench_die("BENCH_CPUS: A,B[,MAIN]", NULL);
+	if (main_cpu >= 0) {
+		cpu_set_t set;
+
+		CPU_ZERO(&set);
+		CPU_SET(main_cpu, &set);
+		if (sched_setaffinity(0, sizeof(set), &set) < 0)
+			bench_die("cannot pin the main thread", NULL);
+	}
 
 	net_setup();
 	side_start(&sides[0], 0, 0, cpu_a, ROCE_PORT, 0);
@@ -802,13 +814,15 @@ int main(void)
 			rows[n_rows++] = all[i];
 
 	cpulist_format(allowed, (size_t)n_allowed, text, sizeof(text));
+	if (main_cpu >= 0)
+		snprintf(main_text, sizeof(main_text), "on CPU %d", main_cpu);
 	printf("# bench_roce: RoCE v2 between two soft devices in two network namespaces over a veth pair "
 	       "(MTU %u, path MTU %u), TCP on the same pair; RC timeout %u (%.1f ms); median of %d interleaved "
 	       "samples of %.0f ms\n", path_mtu > 1024 ? path_mtu + 104 : 1500, path_mtu, rc_timeout,
 	       4.096e-3 * (double)(1u << rc_timeout), NSAMPLE, sample_ms);
 	printf("# CPUs allowed: %s; device A's worker on CPU %d, device B's on CPU %d (the 1%%-loss pair's "
-	       "the same); main thread (posts and reaps both, TCP's A end) and TCP's B threads not pinned\n",
-	       text, cpu_a, cpu_b);
+	       "the same); main thread (posts and reaps both, TCP's A end) %s, TCP's B threads not pinned\n",
+	       text, cpu_a, cpu_b, main_text);
 	printf("# bw: %u WRs outstanding, every %uth signaled (TCP: write() of the size in a loop, Nagle on); "
 	       "lat: WRITE = post -> its completion (data there + ACK back), SEND and TCP = ping-pong round "
 	       "trip, the size each way\n", SQ_DEPTH, SIGNAL_EVERY);
