@@ -27,8 +27,9 @@
  * sample).  Rows, for 64 B, 4 KiB and 64 KiB:
  *
  *   RoCE WRITE bw, SEND bw: A -> B, SQ_DEPTH WRs outstanding, every
- *     SIGNAL_EVERY-th signaled (as ib_write_bw's tx-depth and cq-mod); B's
- *     receive queue kept full.  MiB/s of payload.
+ *     SIGNAL_EVERY-th signaled (as ib_write_bw's tx-depth and cq-mod), or
+ *     more often so that one completion covers at most 64 KiB (64 KiB:
+ *     every WR); B's receive queue kept full.  MiB/s of payload completed.
  *   TCP bw: a plain socket loop, write() of the size in a loop from A, a
  *     thread in B reading (Nagle on, as iperf3 -l SIZE).  MiB/s of payload
  *     received.
@@ -94,7 +95,7 @@
 #define MR_SIZE       (2 * AREA) /* the RDMA area (sources, WRITE targets), then the receive buffers */
 #define SQ_DEPTH      128u
 #define RQ_DEPTH      256u
-#define SIGNAL_EVERY  16u
+#define SIGNAL_EVERY  16u      /* at most; and at least every 64 KiB (signal_every) */
 #define POLL_BATCH    64u
 #define START_PSN     0xfff000u
 #define ROCE_PORT     4791
@@ -397,11 +398,21 @@ static void drain(struct end *a, struct end *b, uint64_t recvs_due, uint32_t len
 	}
 }
 
+/*
+ * Every how many WRs of len one is signaled: SIGNAL_EVERY, or fewer so that
+ * a completion covers at most 64 KiB (what a sample counts moves in steps
+ * of what one completion covers).
+ */
+static uint64_t signal_every(uint32_t len)
+{
+	return len >= MSG_MAX / SIGNAL_EVERY ? (MSG_MAX + len - 1) / len : SIGNAL_EVERY;
+}
+
 /* RoCE WRITE or SEND from A to B for seconds, SQ_DEPTH outstanding: MiB/s of payload completed. */
 static double roce_bw(struct conn *c, enum dp_wr_opcode op, uint32_t len, double seconds)
 {
 	struct end *a = &c->e[0], *b = &c->e[1];
-	uint64_t recv0 = b->recv_done;
+	uint64_t recv0 = b->recv_done, every = signal_every(len);
 	double t0, t, end;
 	uint64_t done;
 
@@ -414,7 +425,7 @@ static double roce_bw(struct conn *c, enum dp_wr_opcode op, uint32_t len, double
 		if (op == DP_WR_SEND)
 			took += reap(b, len);
 		while (a->posted - a->done < SQ_DEPTH &&
-		       post_one(a, b, op, len, a->posted % SIGNAL_EVERY == SIGNAL_EVERY - 1))
+		       post_one(a, b, op, len, a->posted % every == every - 1))
 			took++;
 		if (!took)
 			sched_yield();
@@ -422,10 +433,10 @@ static double roce_bw(struct conn *c, enum dp_wr_opcode op, uint32_t len, double
 	} while (t < end);
 	done = a->done;
 	/* Untimed: up to the next signaled WR, then everything complete. */
-	while (a->posted % SIGNAL_EVERY) {
+	while (a->posted % every) {
 		give_up_after(t + DRAIN_SECONDS, "the send queue does not drain");
 		if (a->posted - a->done < SQ_DEPTH)
-			post_one(a, b, op, len, a->posted % SIGNAL_EVERY == SIGNAL_EVERY - 1);
+			post_one(a, b, op, len, a->posted % every == every - 1);
 		(void)reap(a, len);
 		(void)reap(b, len);
 	}
@@ -823,7 +834,8 @@ int main(void)
 	printf("# CPUs allowed: %s; device A's worker on CPU %d, device B's on CPU %d (the 1%%-loss pair's "
 	       "the same); main thread (posts and reaps both, TCP's A end) %s, TCP's B threads not pinned\n",
 	       text, cpu_a, cpu_b, main_text);
-	printf("# bw: %u WRs outstanding, every %uth signaled (TCP: write() of the size in a loop, Nagle on); "
+	printf("# bw: %u WRs outstanding, every %uth signaled or at least one per 64 KiB (TCP: write() of "
+	       "the size in a loop, Nagle on); "
 	       "lat: WRITE = post -> its completion (data there + ACK back), SEND and TCP = ping-pong round "
 	       "trip, the size each way\n", SQ_DEPTH, SIGNAL_EVERY);
 	bench_cpu_probe(allowed, n_allowed < 2 ? (unsigned)n_allowed : 2, 0.3);
