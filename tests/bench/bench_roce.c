@@ -116,6 +116,8 @@ static char ns_name[2][32], veth_name[2][16];
 static bool ns_made[2];
 static int ns_fd[2] = { -1, -1 }, root_ns = -1;
 
+static bool ip_quiet;   /* ip's errors not shown (teardown: the names may be gone already) */
+
 /* Runs ip with the arguments given (NULL-terminated); its exit status, or -1. */
 static int ip_cmd(const char *arg, ...)
 {
@@ -138,6 +140,8 @@ static int ip_cmd(const char *arg, ...)
 
 		if (null >= 0)
 			dup2(null, STDOUT_FILENO);
+		if (null >= 0 && ip_quiet)
+			dup2(null, STDERR_FILENO);
 		execvp("ip", (char *const *)argv);
 		_exit(127);
 	}
@@ -150,6 +154,7 @@ static int ip_cmd(const char *arg, ...)
 /* At exit, and on SIGINT/SIGTERM: the namespaces go, and the veth pair with them. */
 static void net_teardown(void)
 {
+	ip_quiet = true;
 	for (unsigned i = 0; i < 2; i++)
 		if (ns_made[i]) {
 			ns_made[i] = false;
