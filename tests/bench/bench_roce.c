@@ -9,7 +9,7 @@
  *
  * The bench creates the namespaces and the veth pair itself (ip(8); root
  * needed: without it, a line says the bench is skipped and it exits 0) and
- * removes them when it exits, on failure too.  Each device has its own
+ * removes them when it exits, on failure and SIGINT/SIGTERM too.  Each device has its own
  * started worker set of one worker (as rdmad: worker_set_start,
  * rdma_device_start, rdma_datapath_roce_start), started while the main
  * thread is inside the device's namespace: the worker thread, the
@@ -19,12 +19,11 @@
  * main thread, which posts on both devices and reaps both, is not pinned
  * and yields when it finds nothing to do.  No varlink in the loop.
  *
- * One RC QP on each device, connected to the other (dgid the peer's GID,
+ * One RC QP on each device, connected to the other: dgid the peer's GID,
  * path MTU 1024 on the veth's MTU of 1500 (BENCH_PATH_MTU=4096: the veth's
- * MTU 4200, room for 4096 of payload and the headers), timeout 14 (67 ms;
- * BENCH_TIMEOUT), retry_cnt 7,
- * rnr_retry 7, PSNs starting 0xfff000 so that they wrap in the first
- * sample).  Rows, for 64 B, 4 KiB and 64 KiB:
+ * MTU 4200, room for 4096 of payload and the headers), timeout 14 (67 ms),
+ * retry_cnt 7, rnr_retry 7, PSNs starting 0xfff000 so that they wrap in
+ * the first sample.  Rows, for 64 B, 4 KiB and 64 KiB:
  *
  *   RoCE WRITE bw, SEND bw: A -> B, SQ_DEPTH WRs outstanding, every
  *     SIGNAL_EVERY-th signaled (as ib_write_bw's tx-depth and cq-mod), or
@@ -50,10 +49,11 @@
  * WRITE latency <= 2x TCP ping-pong of 4 KiB; 1%-loss WRITE >= 0.5x
  * loss-free) and soft-RoCE's published figure (reference roce_virtio.md §6).
  *
- * BENCH_CPUS=A,B[,MAIN]: the CPUs of device A's worker, device B's and the
- * main thread (pinned) instead.  BENCH_MS (default 120): ms per sample; BENCH_ONLY: rows whose name
- * contains it; BENCH_PATH_MTU (default 1024): the QPs' path MTU.  ~30 s
- * in all.
+ * BENCH_MS (default 120): ms per sample; BENCH_ONLY: rows whose name
+ * contains it; BENCH_PATH_MTU (default 1024): the QPs' path MTU;
+ * BENCH_TIMEOUT (default 14): their RC timeout; BENCH_CPUS=A,B[,MAIN]: the
+ * CPUs of device A's worker, device B's and the main thread (pinned)
+ * instead.  ~40 s in all.
  */
 #include <arpa/inet.h>
 #include <errno.h>
