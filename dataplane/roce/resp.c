@@ -302,6 +302,7 @@ static void complete_message(struct dp_worker *w, struct dp_qp *q, const struct 
 		/* Sent again from its first packet once the receiver has a WR. */
 		c->epsn = c->rx.first_psn;
 		c->nak_sent = true;
+		c->nak_high = p->bth.psn;
 		DP_COUNT(w, q, roce.rnr_naks_sent, 1);
 		nak(w, q, c->rx.first_psn, ROCE_AETH_RNR_NAK, resp.rnr_timer);
 	} else if (resp.status != DP_WC_SUCCESS) {
@@ -329,6 +330,7 @@ static void send_or_write(struct dp_worker *w, struct dp_qp *q, const struct roc
 			if (q->type == DP_QPT_UC)
 				return;   /* UC: the message is lost */
 			c->nak_sent = true;
+			c->nak_high = p->bth.psn;
 			DP_COUNT(w, q, roce.rnr_naks_sent, 1);
 			nak(w, q, p->bth.psn, ROCE_AETH_RNR_NAK, (uint8_t)(q->min_rnr_timer & 31));
 			return;
@@ -365,8 +367,18 @@ static void reliable(struct dp_worker *w, struct dp_qp *q, const struct roce_pkt
 
 	if (d > 0) {
 		DP_COUNT(w, q, roce.out_of_sequence, 1);
+		/*
+		 * One NAK per gap, but a packet seen again since says the requester
+		 * went back: if the gap is still there (the packet that fills it was
+		 * lost again), it hears so now rather than at its timeout.
+		 */
+		if (c->nak_sent && roce_psn_diff(p->bth.psn, c->nak_high) <= 0)
+			c->nak_sent = false;
+		if (roce_psn_diff(p->bth.psn, c->nak_high) > 0)
+			c->nak_high = p->bth.psn;
 		if (!c->nak_sent) {
 			c->nak_sent = true;
+			c->nak_high = p->bth.psn;
 			DP_COUNT(w, q, roce.naks_sent, 1);
 			nak(w, q, c->epsn, ROCE_AETH_NAK, ROCE_NAK_PSN_SEQ);
 		}

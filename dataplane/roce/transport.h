@@ -35,8 +35,9 @@
 
 /* Request packets sent and not acknowledged, at most (as rxe). */
 #define DP_ROCE_WINDOW 128
-/* A long message asks for an ACK at least this often. */
+/* A long message asks for an ACK at least this often (within a window, or the window never moves). */
 #define DP_ROCE_ACK_EVERY 64
+_Static_assert(DP_ROCE_ACK_EVERY <= DP_ROCE_WINDOW, "an ACK asked for within every window");
 /* The largest path MTU (IBV_MTU_4096). */
 #define DP_ROCE_MTU_MAX 4096
 /* Room for one packet: headers (BTH + RETH + ImmDt), payload, pad, ICRC. */
@@ -109,6 +110,7 @@ struct dp_roce_qp {
 	uint32_t epsn;            /* the next request PSN expected */
 	uint32_t msn;             /* messages completed */
 	bool nak_sent;            /* a NAK for epsn went out: what follows is dropped quietly */
+	uint32_t nak_high;        /* the latest PSN seen since (a repeat of one: the requester went back) */
 	bool ack_due;             /* an ACK for ack_psn goes out at the end of the receive batch */
 	uint32_t ack_psn;
 	bool ack_listed;          /* in the endpoint's list of QPs that owe an ACK */
