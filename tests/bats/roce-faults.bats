@@ -25,7 +25,7 @@ setup() {
 	[ -n "${NS_A:-}" ] || skip "needs root for network namespaces"
 }
 
-wc() {
+completions() {
 	roce_poll "$1" "$2" "$3" | jq -r '.[] | "\(.wr_id) \(.status) \(.opcode) \(.byte_len)"'
 }
 
@@ -36,21 +36,21 @@ transfers() {
 		want=$(fill "$A" "$MA" 0 "$len")
 		ctl "$B" qp post-recv "$QB" --wrid "$len" --sge "$MB:0:$len"
 		ctl "$A" qp post "$QA" send --wrid "$len" --sge "$MA:0:$len" --signaled
-		run wc "$B" "$CB" 1
+		run completions "$B" "$CB" 1
 		assert_output "$len success recv $len"
-		run wc "$A" "$CA" 1
+		run completions "$A" "$CA" 1
 		assert_output "$len success send $len"
 		assert_equal "$(sum "$B" "$MB" 0 "$len")" "$want"
 
 		want=$(fill "$A" "$MA" 0 "$len")
 		ctl "$A" qp post "$QA" write --wrid "$len" --sge "$MA:0:$len" --remote "$MB@$((IOVA_B))" --signaled
-		run wc "$A" "$CA" 1
+		run completions "$A" "$CA" 1
 		assert_output "$len success rdma_write $len"
 		assert_equal "$(sum "$B" "$MB" 0 "$len")" "$want"
 
 		want=$(fill "$B" "$MB" 0 "$len")
 		ctl "$A" qp post "$QA" read --wrid "$len" --sge "$MA:0:$len" --remote "$MB@$((IOVA_B))" --signaled
-		run wc "$A" "$CA" 1
+		run completions "$A" "$CA" 1
 		assert_output "$len success rdma_read $len"
 		assert_equal "$(sum "$A" "$MA" 0 "$len")" "$want"
 	done

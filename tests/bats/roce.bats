@@ -23,8 +23,8 @@ setup() {
 	[ -n "${NS_A:-}" ] || skip "needs root for network namespaces"
 }
 
-# wc DIR CQ N: the N completions, one line each: "wr_id status opcode byte_len imm src_qp flags".
-wc() {
+# completions DIR CQ N: the N completions, one line each: "wr_id status opcode byte_len imm src_qp flags".
+completions() {
 	roce_poll "$1" "$2" "$3" | jq -r '.[] | "\(.wr_id) \(.status) \(.opcode) \(.byte_len) \(.imm) \(.src_qp) \(.flags | join(","))"'
 }
 
@@ -36,9 +36,9 @@ roce_counter() {
 	want=$(fill "$A" "$MA" 0 3000)
 	ctl "$B" qp post-recv "$QB" --wrid 7 --sge "$MB:0:4096"
 	ctl "$A" qp post "$QA" send --wrid 8 --sge "$MA:0:3000" --signaled
-	run wc "$B" "$CB" 1
+	run completions "$B" "$CB" 1
 	assert_output "7 success recv 3000 0 0 "
-	run wc "$A" "$CA" 1
+	run completions "$A" "$CA" 1
 	assert_output "8 success send 3000 0 0 "
 	assert_equal "$(sum "$B" "$MB" 0 3000)" "$want"
 }
@@ -49,10 +49,10 @@ roce_counter() {
 	printf '\1\2\3\4\5' | ctl "$B" mr write "$MB" --offset 4000
 	ctl "$B" qp post "$QB" send_imm --sge "$MB:4000:5" --imm 0x11223344 --solicited --wrid 3 --signaled
 	ctl "$A" qp post "$QA" send --wrid 4 --signaled
-	run wc "$A" "$CA" 2
+	run completions "$A" "$CA" 2
 	assert_line "1 success recv 5 287454020 0 with_imm"
 	assert_line "4 success send 0 0 0 "
-	run wc "$B" "$CB" 2
+	run completions "$B" "$CB" 2
 	assert_line "2 success recv 0 0 0 "
 	assert_line "3 success send 5 0 0 "
 	assert_equal "$(ctl "$A" mr read "$MA" --offset 0 --length 5 | xxd -p)" 0102030405
@@ -62,19 +62,19 @@ roce_counter() {
 	for len in 1 1023 1025 4096 65536 1048576; do
 		want=$(fill "$A" "$MA" 0 "$len")
 		ctl "$A" qp post "$QA" write --wrid "$len" --sge "$MA:0:$len" --remote "$MB@$((IOVA_B))" --signaled
-		run wc "$A" "$CA" 1
+		run completions "$A" "$CA" 1
 		assert_output "$len success rdma_write $len 0 0 "
 		assert_equal "$(sum "$B" "$MB" 0 "$len")" "$want"
 		want=$(fill "$B" "$MB" 0 "$len")
 		ctl "$A" qp post "$QA" read --wrid "$len" --sge "$MA:0:$len" --remote "$MB@$((IOVA_B))" --signaled
-		run wc "$A" "$CA" 1
+		run completions "$A" "$CA" 1
 		assert_output "$len success rdma_read $len 0 0 "
 		assert_equal "$(sum "$A" "$MA" 0 "$len")" "$want"
 	done
 	# A READ at an offset into the peer's region, into an offset of ours.
 	want=$(ctl "$B" mr read "$MB" --offset 5000 --length 3333 | sha256sum | cut -d' ' -f1)
 	ctl "$A" qp post "$QA" read --wrid 9 --sge "$MA:7:3333" --remote "$MB@$((IOVA_B + 5000))" --signaled
-	run wc "$A" "$CA" 1
+	run completions "$A" "$CA" 1
 	assert_output "9 success rdma_read 3333 0 0 "
 	assert_equal "$(sum "$A" "$MA" 7 3333)" "$want"
 }
@@ -84,9 +84,9 @@ roce_counter() {
 	ctl "$B" qp post-recv "$QB" --wrid 21
 	ctl "$A" qp post "$QA" write_imm --sge "$MA:0:2500" --remote "$MB@$((IOVA_B + 100))" --imm 77 \
 		--wrid 22 --signaled
-	run wc "$B" "$CB" 1
+	run completions "$B" "$CB" 1
 	assert_output "21 success recv_rdma_with_imm 2500 77 0 with_imm"
-	run wc "$A" "$CA" 1
+	run completions "$A" "$CA" 1
 	assert_output "22 success rdma_write 2500 0 0 "
 	assert_equal "$(sum "$B" "$MB" 100 2500)" "$want"
 }
@@ -98,9 +98,9 @@ roce_counter() {
 	sleep 0.2
 	[ "$(roce_counter "$B" "$QB" rnr_naks_sent)" -gt "$rnr_before" ]
 	ctl "$B" qp post-recv "$QB" --wrid 32 --sge "$MB:0:2048"
-	run wc "$B" "$CB" 1
+	run completions "$B" "$CB" 1
 	assert_output "32 success recv 1500 0 0 "
-	run wc "$A" "$CA" 1
+	run completions "$A" "$CA" 1
 	assert_output "31 success send 1500 0 0 "
 	[ "$(ctl "$A" -j qp show "$QA" | jq -r '.[0].counters.rnr_naks')" -gt 0 ]
 	[ "$(ctl "$B" -j qp show "$QB" | jq -r '.[0].counters.recvs')" -ge 1 ]
@@ -122,16 +122,16 @@ roce_counter() {
 	CUA=$PCA CUB=$PCB UA=$PQA UB=$PQB
 	want=$(fill "$A" "$MA" 0 5000)
 	ctl "$A" qp post "$UA" write --wrid 41 --sge "$MA:0:5000" --remote "$MB@$((IOVA_B + 8192))" --signaled
-	run wc "$A" "$CUA" 1
+	run completions "$A" "$CUA" 1
 	assert_output "41 success rdma_write 5000 0 0 "
 	sleep 0.2
 	assert_equal "$(sum "$B" "$MB" 8192 5000)" "$want"
 	ctl "$A" qp post "$UA" send --wrid 42 --sge "$MA:0:100" --signaled
-	run wc "$A" "$CUA" 1
+	run completions "$A" "$CUA" 1
 	assert_output "42 success send 100 0 0 "
 	ctl "$B" qp post-recv "$UB" --wrid 43 --sge "$MB:0:200"
 	ctl "$A" qp post "$UA" send --wrid 44 --sge "$MA:0:150" --signaled
-	run wc "$B" "$CUB" 1
+	run completions "$B" "$CUB" 1
 	assert_output "43 success recv 150 0 0 "
 }
 
@@ -153,9 +153,9 @@ roce_counter() {
 	ctl "$B" qp post-recv "$DB" --wrid 51 --sge "$MB:0:100"
 	ctl "$A" qp post "$DA" send_imm --sge "$MA:0:5" --ah "$AH" --dest-qp "$DB" --qkey 0x2222 --imm 5 \
 		--wrid 52 --signaled
-	run wc "$B" "$CDB" 1
+	run completions "$B" "$CDB" 1
 	assert_output "51 success recv 45 5 $DA grh,with_imm"
-	run wc "$A" "$CDA" 1
+	run completions "$A" "$CDA" 1
 	assert_output "52 success send 5 0 0 "
 	# 20 zero bytes, an IPv4 header from 10.232.0.1 to 10.232.0.2, then the payload.
 	run ctl "$B" mr read "$MB" --offset 0 --length 45
@@ -166,7 +166,7 @@ roce_counter() {
 	# A wrong Q_Key is dropped: nothing arrives, the sender still succeeds.
 	ctl "$B" qp post-recv "$DB" --wrid 53 --sge "$MB:0:100"
 	ctl "$A" qp post "$DA" send --sge "$MA:0:5" --ah "$AH" --dest-qp "$DB" --qkey 0x3333 --wrid 54 --signaled
-	run wc "$A" "$CDA" 1
+	run completions "$A" "$CDA" 1
 	assert_output "54 success send 5 0 0 "
 	run ctl "$B" -j cq poll "$CDB" --wait 300
 	assert_output "[]"
@@ -177,7 +177,7 @@ roce_counter() {
 	CEA=$PCA EA=$PQA EB=$PQB
 	ctl "$A" qp post "$EA" write --wrid 61 --sge "$MA:0:16" --remote "$((MB + 1))@$((IOVA_B))"
 	ctl "$A" qp post "$EA" write --wrid 62 --sge "$MA:0:16" --remote "$MB@$((IOVA_B))"
-	run wc "$A" "$CEA" 2
+	run completions "$A" "$CEA" 2
 	assert_line --index 0 "61 rem_access_err rdma_write 0 0 0 "
 	assert_line --index 1 "62 wr_flush_err rdma_write 0 0 0 "
 	assert_equal "$(ctl "$A" -j qp show "$EA" | jq -r '.[0].state')" ERR
@@ -191,7 +191,7 @@ roce_counter() {
 	# QP 999 of host B does not exist: nothing answers.  timeout 10 = 4 ms, retry_cnt 2.
 	ROCE_TIMEOUT=10 ROCE_RETRY=2 roce_connect "$A" "$XA" "$ROCE_GID_A" "$ROCE_GID_B" 999
 	ctl "$A" qp post "$XA" write --wrid 71 --sge "$MA:0:16" --remote "$MB@$((IOVA_B))"
-	run wc "$A" "$CXA" 1
+	run completions "$A" "$CXA" 1
 	assert_output "71 retry_exc_err rdma_write 0 0 0 "
 	assert_equal "$(roce_counter "$A" "$XA" timeouts)" 3
 	assert_equal "$(roce_counter "$A" "$XA" retransmits)" 2
@@ -213,7 +213,7 @@ roce_counter() {
 	ctl "$A" qp post "$WA" send_imm --wrid 2 --sge "$MA:0:3000" --imm 9 --solicited --signaled
 	ctl "$A" qp post "$WA" write --wrid 3 --sge "$MA:0:2100" --remote "$MB@$((IOVA_B))" --signaled
 	ctl "$A" qp post "$WA" read --wrid 4 --sge "$MA:0:2500" --remote "$MB@$((IOVA_B))" --signaled
-	run wc "$A" "$CWA" 3
+	run completions "$A" "$CWA" 3
 	assert_line "4 success rdma_read 2500 0 0 "
 	sleep 0.3
 	kill -INT "$dp"
@@ -244,6 +244,18 @@ roce_counter() {
 	run --separate-stderr tshark -r "$cap" -T fields -e ip.id -e ip.flags.df
 	assert_success
 	refute_line --regexp "^(0x0*[1-9a-f]|.*	0$)"
+	# UDP source port: the flow's, both ways (reference roce_virtio.md §2.8: the product of
+	# the QP numbers folded to a 20-bit flow label, then 0xC000 | 14 bits); destination 4791.
+	sport=$(python3 -c "
+v = $WA * $WB
+v ^= v >> 20
+v ^= v >> 40
+fl = v & 0xfffff
+print(0xc000 | ((fl & 0x3fff) ^ ((fl & 0xfc000) >> 14)))")
+	run --separate-stderr tshark -r "$cap" -T fields -e udp.srcport -e udp.dstport
+	assert_success
+	assert_line "$sport	4791"
+	[ "$(sort -u <<<"$output" | wc -l)" = 1 ]
 	# Every packet's ICRC, by a checker written from the standard (tests/tools/roce-icrc.py).
 	run python3 "$TOP/tests/tools/roce-icrc.py" check-pcap "$cap"
 	assert_success
@@ -274,7 +286,7 @@ PY
 	ctl "$A" mkey configure "$K" --layout "$MA:0:512" --access local_write,remote_read \
 		--config "$BATS_TEST_TMPDIR/wire.json" >/dev/null
 	ctl "$A" qp post "$QA" write --wrid 81 --sge "$K:0:520" --remote "$MB@$((IOVA_B + 60000))" --signaled
-	run wc "$A" "$CA" 1
+	run completions "$A" "$CA" 1
 	assert_output "81 success rdma_write 520 0 0 "
 	# The block, then its PI as the wire carries it: guard, application tag 0x1234, reference tag.
 	assert_equal "$(ctl "$B" mr read "$MB" --offset 60000 --length 512 | sha256sum)" "$(sha256sum <"$data")"
@@ -282,14 +294,14 @@ PY
 	# Back through the MKEY: a READ of the 520 wire bytes is checked (no error) and stripped.
 	head -c 512 /dev/zero | ctl "$A" mr write "$MA" --offset 0
 	ctl "$A" qp post "$QA" read --wrid 82 --sge "$K:0:520" --remote "$MB@$((IOVA_B + 60000))" --signaled
-	run wc "$A" "$CA" 1
+	run completions "$A" "$CA" 1
 	assert_output "82 success rdma_read 520 0 0 "
 	assert_equal "$(ctl "$A" mr read "$MA" --offset 0 --length 512 | sha256sum)" "$(sha256sum <"$data")"
 	assert_equal "$(ctl "$A" mkey check "$K" | jq -r .err_type)" none
 	# A byte changed on the peer's side: the READ still completes, the guard error is the MKEY's.
 	printf 'X' | ctl "$B" mr write "$MB" --offset 60100
 	ctl "$A" qp post "$QA" read --wrid 83 --sge "$K:0:520" --remote "$MB@$((IOVA_B + 60000))" --signaled
-	run wc "$A" "$CA" 1
+	run completions "$A" "$CA" 1
 	assert_output "83 success rdma_read 520 0 0 "
 	assert_equal "$(ctl "$A" mkey check "$K" | jq -r .err_type)" guard
 	[ "$(ctl "$A" -j qp show "$QA" | jq -r '.[0].counters.sig_errors.guard')" -ge 1 ]
@@ -315,12 +327,12 @@ PY
 	ROCE_MTU=4096 ROCE_TIMEOUT=10 ROCE_RETRY=1 roce_qps rc
 	want=$(fill "$A" "$MA" 0 1000)
 	ctl "$A" qp post "$PQA" write --wrid 91 --sge "$MA:0:1000" --remote "$MB@$((IOVA_B))" --signaled
-	run wc "$A" "$PCA" 1
+	run completions "$A" "$PCA" 1
 	assert_output "91 success rdma_write 1000 0 0 "
 	assert_equal "$(sum "$B" "$MB" 0 1000)" "$want"
 	before=$(ctl "$A" -j dev show soft0 | jq -r '.[0].datapath.roce.tx_errors')
 	ctl "$A" qp post "$PQA" write --wrid 92 --sge "$MA:0:8000" --remote "$MB@$((IOVA_B))" --signaled
-	run wc "$A" "$PCA" 1
+	run completions "$A" "$PCA" 1
 	assert_output "92 retry_exc_err rdma_write 0 0 0 "
 	[ "$(ctl "$A" -j dev show soft0 | jq -r '.[0].datapath.roce.tx_errors')" -gt "$before" ]
 }
@@ -336,12 +348,12 @@ PY
 	want=$(fill "$A" "$MA" 0 2000)
 	ctl "$B" qp post-recv "$PQB" --wrid 101 --sge "$MB:0:4096"
 	ctl "$A" qp post "$PQA" send --wrid 102 --sge "$MA:0:2000" --signaled
-	run wc "$B" "$PCB" 1
+	run completions "$B" "$PCB" 1
 	assert_output "101 success recv 2000 0 0 "
 	assert_equal "$(sum "$B" "$MB" 0 2000)" "$want"
 	want=$(fill "$B" "$MB" 4096 3000)
 	ctl "$A" qp post "$PQA" read --wrid 103 --sge "$MA:0:3000" --remote "$MB@$((IOVA_B + 4096))" --signaled
-	run wc "$A" "$PCA" 2
+	run completions "$A" "$PCA" 2
 	assert_line "103 success rdma_read 3000 0 0 "
 	assert_equal "$(sum "$A" "$MA" 0 3000)" "$want"
 	sleep 0.3
