@@ -81,31 +81,24 @@ static int stage(struct dp_worker *w, struct dp_qp *q, struct dp_send_wqe *wqe)
 	return dp_move_out(&x, &wqe->mem, m->wire, len);
 }
 
-/* n bytes of the message's wire bytes from off, contiguous. */
+/* n bytes of the message's wire bytes from off, contiguous (gathered when they span segments). */
 static const uint8_t *payload_at(struct dp_roce *r, const struct dp_send_wqe *wqe, uint64_t off, uint32_t n)
 {
-	struct dp_seg out = { r->gather, n };
-	uint64_t skip = off;
-	uint32_t s = 0;
+	uint32_t s = 0, got = 0;
 
 	if (wqe->roce.wire)
 		return wqe->roce.wire + off;
-	while (s < wqe->mem.n_segs && skip >= wqe->mem.segs[s].length)
-		skip -= wqe->mem.segs[s++].length;
-	if (s < wqe->mem.n_segs && wqe->mem.segs[s].length - skip >= n)
-		return wqe->mem.segs[s].addr + skip;
-	/* Across segments: gathered. */
-	{
-		struct dp_seg rest[DP_SEGS_MAX];
-		uint32_t k = 0;
+	while (s < wqe->mem.n_segs && off >= wqe->mem.segs[s].length)
+		off -= wqe->mem.segs[s++].length;
+	if (s < wqe->mem.n_segs && wqe->mem.segs[s].length - off >= n)
+		return wqe->mem.segs[s].addr + off;
+	for (; s < wqe->mem.n_segs && got < n; s++, off = 0) {
+		uint32_t take = wqe->mem.segs[s].length - (uint32_t)off;
 
-		for (uint32_t i = s; i < wqe->mem.n_segs; i++, k++)
-			rest[k] = wqe->mem.segs[i];
-		if (k) {
-			rest[0].addr += skip;
-			rest[0].length -= (uint32_t)skip;
-		}
-		dp_copy_segs(&out, 1, rest, k, n);
+		if (take > n - got)
+			take = n - got;
+		memcpy(r->gather + got, wqe->mem.segs[s].addr + off, take);
+		got += take;
 	}
 	return r->gather;
 }

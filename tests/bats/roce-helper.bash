@@ -67,7 +67,7 @@ roce_wait_gid() {
 # roce_qp DIR CQ TYPE: a QP of PD 1; prints its number.
 roce_qp() {
 	ctl "$1" -j qp create --pd 1 --send-cq "$2" --recv-cq "$2" --type "$3" \
-		--max-send-wr 256 --max-recv-wr 256 | jq -r '.[0].handle'
+		--max-send-wr 256 --max-recv-wr 256 --max-send-sge 4 --max-recv-sge 4 | jq -r '.[0].handle'
 }
 
 # roce_connect DIR QP SGID DGID PEER [uc]: RESET -> INIT -> RTR -> RTS towards QP PEER on

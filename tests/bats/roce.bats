@@ -367,3 +367,20 @@ PY
 	assert_success
 	assert_output --regexp "^[0-9]+ OK, 0 BAD$"
 }
+
+@test "RC SEND gathered from three SGEs across packet edges, scattered into two on the other host" {
+	local f=$BATS_TEST_TMPDIR/parts
+	head -c 2800 </dev/urandom >"$f"
+	head -c 700 "$f" | ctl "$A" mr write "$MA" --offset 10000
+	tail -c +701 "$f" | head -c 900 | ctl "$A" mr write "$MA" --offset 20000
+	tail -c +1601 "$f" | ctl "$A" mr write "$MA" --offset 30000
+	ctl "$B" qp post-recv "$QB" --wrid 111 --sge "$MB:40000:1000" --sge "$MB:50000:2000"
+	ctl "$A" qp post "$QA" send --wrid 112 --sge "$MA:10000:700" --sge "$MA:20000:900" \
+		--sge "$MA:30000:1200" --signaled
+	run completions "$B" "$CB" 1
+	assert_output "111 success recv 2800 0 0 "
+	run completions "$A" "$CA" 1
+	assert_output "112 success send 2800 0 0 "
+	assert_equal "$( { ctl "$B" mr read "$MB" --offset 40000 --length 1000
+			   ctl "$B" mr read "$MB" --offset 50000 --length 1800; } | sha256sum)" "$(sha256sum <"$f")"
+}
