@@ -5,6 +5,7 @@
  * (IP checksum); the portable path is ISA-L + memcpy.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -77,6 +78,21 @@ enum dp_kern_level dp_kern_level(void)
 
 int dp_kern_env_status(void)
 {
+	return env_status;
+}
+
+int dp_kern_env_describe(char *buf, size_t size)
+{
+	size_t n;
+
+	n = (size_t)snprintf(buf, size, "%s=%s: %s (levels this CPU runs:", DP_KERN_LEVEL_ENV,
+			     getenv(DP_KERN_LEVEL_ENV) ? getenv(DP_KERN_LEVEL_ENV) : "",
+			     env_status == -EINVAL ? "not a kernel level" : "this CPU cannot run it");
+	for (int l = 0; l < DP_KERN_LEVELS && n < size; l++)
+		if (supported[l])
+			n += (size_t)snprintf(buf + n, size - n, " %s", level_names[l]);
+	if (n < size)
+		snprintf(buf + n, size - n, ")");
 	return env_status;
 }
 

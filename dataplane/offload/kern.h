@@ -54,6 +54,9 @@ enum dp_kern_level dp_kern_level(void);
  * -EINVAL (not a level name) or -EOPNOTSUPP (a level this CPU lacks); on an error the best
  * level runs, and programs should refuse to go on (a forced level must not pass silently). */
 int dp_kern_env_status(void);
+/* That status in words for a program's refusal ("RDMAD_OFFLOAD_LEVEL=avx512: ... (levels this
+ * CPU runs: portable, ...)"); returns dp_kern_env_status(). */
+int dp_kern_env_describe(char *buf, size_t size);
 
 /* Force a level (tests, the benchmark).  Returns the previous level, or -EOPNOTSUPP when the
  * CPU cannot run it.  Not thread-safe: set it before any transfer runs. */

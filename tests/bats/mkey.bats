@@ -305,7 +305,7 @@ t10dif_wire() { # APP REF [FLAGS]: T10-DIF (CRC guard, bg 0xFFFF) on the wire, n
 	t10dif_wire $((0x5678)) $((0xf0debc9a)) >cfg.json
 	{ bytes a5 512; bytes ec7d5678f0debc9a 1; bytes a5 512; bytes 00007678f0debc9a 1; } >wire
 	"$RDMACTL" offload rx --config cfg.json --report rep.json <wire >expected
-	assert_equal "$(cat rep.json)" "{\"err_type\":\"guard\",\"expected_value\":0,\"actual_value\":$((0xec7d)),\"offset\":520}"
+	assert_equal "$(jq -c 'del(.kernel)' rep.json)" "{\"err_type\":\"guard\",\"expected_value\":0,\"actual_value\":$((0xec7d)),\"offset\":520}"
 	"$RDMACTL" mkey configure "$h" --layout "$mr:0:1024" --config cfg.json >/dev/null
 	run "$RDMACTL" -j mkey rx "$h" <wire
 	assert_success
