@@ -148,8 +148,6 @@ __attribute__((constructor)) static void kern_fold_init(void)
 /* ---------------------------------------------------------------- 128-bit lanes */
 
 #define FOLD_TARGET __attribute__((target("pclmul,ssse3,sse4.1,sse4.2")))
-#define LD(p) _mm_loadu_si128((const __m128i *)(const void *)(p))
-#define ST(p, v) _mm_storeu_si128((__m128i *)(void *)(p), (v))
 
 FOLD_TARGET static inline __m128i kld(const uint64_t k[2])
 {
@@ -161,15 +159,22 @@ FOLD_TARGET static inline __m128i fold(__m128i x, __m128i k)
 	return _mm_xor_si128(_mm_clmulepi64_si128(x, k, 0x00), _mm_clmulepi64_si128(x, k, 0x11));
 }
 
-/* Load a lane (copying it), in polynomial order for the MSB-first CRCs. */
-#define LANE(v, s, d, off, copy, refl, bsw)                     \
+/* Load a lane of W bits (copying it), in polynomial order for the MSB-first CRCs. */
+#define LD_128(p) _mm_loadu_si128((const __m128i *)(const void *)(p))
+#define ST_128(p, v) _mm_storeu_si128((__m128i *)(void *)(p), (v))
+#define SHUF_128 _mm_shuffle_epi8
+#define LD_256(p) _mm256_loadu_si256((const __m256i *)(const void *)(p))
+#define ST_256(p, v) _mm256_storeu_si256((__m256i *)(void *)(p), (v))
+#define SHUF_256 _mm256_shuffle_epi8
+#define LANE_W(W, v, s, d, off, copy, refl, bsw)                \
 	do {                                                    \
-		v = LD((s) + (off));                            \
+		v = LD_##W((s) + (off));                        \
 		if (copy)                                       \
-			ST((d) + (off), v);                     \
+			ST_##W((d) + (off), v);                 \
 		if (!(refl))                                    \
-			v = _mm_shuffle_epi8(v, bsw);           \
+			v = SHUF_##W(v, bsw);                   \
 	} while (0)
+#define LANE(v, s, d, off, copy, refl, bsw) LANE_W(128, v, s, d, off, copy, refl, bsw)
 
 #define GROUP(y, s, d, off, copy, refl, bsw)                            \
 	do {                                                            \
@@ -301,22 +306,13 @@ static inline __m128i fold_bwd(const struct kfold *kf, bool refl, __m128i init,
 /* Two 128-bit lanes per register and per multiply: ymm j of a group holds lanes 2j (low half)
  * and 2j + 1 of the 128-bit layout above, so the same constants, tree and reduction serve. */
 #define VPCL_TARGET __attribute__((target("avx2,vpclmulqdq,pclmul")))
-#define LDY(p) _mm256_loadu_si256((const __m256i *)(const void *)(p))
-#define STY(p, v) _mm256_storeu_si256((__m256i *)(void *)(p), (v))
 
 VPCL_TARGET static inline __m256i foldy(__m256i x, __m256i k)
 {
 	return _mm256_xor_si256(_mm256_clmulepi64_epi128(x, k, 0x00), _mm256_clmulepi64_epi128(x, k, 0x11));
 }
 
-#define LANEY(v, s, d, off, copy, refl, bsw)                    \
-	do {                                                    \
-		v = LDY((s) + (off));                           \
-		if (copy)                                       \
-			STY((d) + (off), v);                    \
-		if (!(refl))                                    \
-			v = _mm256_shuffle_epi8(v, bsw);        \
-	} while (0)
+#define LANEY(v, s, d, off, copy, refl, bsw) LANE_W(256, v, s, d, off, copy, refl, bsw)
 
 #define GROUPY(y, s, d, off, copy, refl, bsw)                           \
 	do {                                                            \
@@ -426,7 +422,7 @@ FOLD_TARGET static inline uint64_t fold_reduce(enum dp_fold_kind kd, __m128i a)
 	if (kd == DP_FOLD_CRC32C)
 		return _mm_crc32_u64(_mm_crc32_u64(0, (uint64_t)_mm_cvtsi128_si64(a)),
 				     (uint64_t)_mm_extract_epi64(a, 1));
-	ST(lane, a);
+	ST_128(lane, a);
 	return dp_crc64_xp10_update_table(0, lane, 16);
 }
 

@@ -12,21 +12,14 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "tests/unit/test_rng.h"
+
 #include "dataplane/offload/kern.h"
 #include "dataplane/offload/transform.h"
 #include "dataplane/offload/xts.h"
 
 #define CAP (40u * 4224u + 4096u)
 
-static uint64_t rng = 0xD1B54A32D192ED03ull;
-
-static uint64_t rnd(void)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
-}
 
 static const uint32_t sizes[] = { 512, 520, 4048, 4096, 4160 };
 
@@ -150,6 +143,7 @@ static void test_levels_agree(void **state)
 	int old = dp_kern_level(), ran = 0;
 
 	(void)state;
+	test_rng_state = 0xD1B54A32D192ED03ull;
 	assert_int_equal(dp_crypto_global_init(NULL), 0);
 	for (int it = 0; it < 1500; it++)
 		ran += one_case(raw, in, ref, out);
