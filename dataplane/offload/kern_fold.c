@@ -307,6 +307,9 @@ static inline __m128i fold_bwd(const struct kfold *kf, bool refl, __m128i init,
  * and 2j + 1 of the 128-bit layout above, so the same constants, tree and reduction serve. */
 #define VPCL_TARGET __attribute__((target("avx2,vpclmulqdq,pclmul")))
 
+#define LO(v) _mm256_castsi256_si128(v)
+#define HI(v) _mm256_extracti128_si256(v, 1)
+
 VPCL_TARGET static inline __m256i foldy(__m256i x, __m256i k)
 {
 	return _mm256_xor_si256(_mm256_clmulepi64_epi128(x, k, 0x00), _mm256_clmulepi64_epi128(x, k, 0x11));
@@ -330,8 +333,6 @@ VPCL_TARGET static inline __m256i foldy(__m256i x, __m256i k)
 		x3 = _mm256_xor_si256(foldy(x3, k), y3);                \
 	} while (0)
 
-#define LO(v) _mm256_castsi256_si128(v)
-#define HI(v) _mm256_extracti128_si256(v, 1)
 
 VPCL_TARGET static inline __m256i kldy(const uint64_t k[2])
 {
@@ -346,6 +347,24 @@ VPCL_TARGET static inline __m256i bswap_y(void)
 VPCL_TARGET static inline __m256i low_lane(__m128i v)
 {
 	return _mm256_set_m128i(_mm_setzero_si128(), v);
+}
+
+/* Two constants in one register: k_lo for the low 128-bit lane, k_hi for the high one. */
+VPCL_TARGET static inline __m256i kpair(const uint64_t k_lo[2], const uint64_t k_hi[2])
+{
+	return _mm256_set_m128i(kld(k_hi), kld(k_lo));
+}
+
+/* tree8 with two lanes per multiply: 3 wide folds and one narrow instead of 7 narrow ones,
+ * which on 512-byte blocks is a fifth of the carry-less multiplies. */
+VPCL_TARGET static inline __m128i tree8y(const struct kfold *kf, __m256i x0, __m256i x1, __m256i x2, __m256i x3)
+{
+	__m256i t = _mm256_xor_si256(foldy(x0, kpair(kf->k[7], kf->k[6])), foldy(x1, kpair(kf->k[5], kf->k[4])));
+	__m128i a;
+
+	t = _mm256_xor_si256(t, foldy(x2, kpair(kf->k[3], kf->k[2])));
+	a = _mm_xor_si128(LO(t), HI(t));
+	return _mm_xor_si128(_mm_xor_si128(a, fold(LO(x3), kld(kf->k[1]))), HI(x3));
 }
 
 VPCL_TARGET __attribute__((always_inline))
@@ -366,9 +385,7 @@ static inline __m128i fold_fwd256(const struct kfold *kf, bool refl, bool copy, 
 		GROUPY(y, src, dst, p, copy, refl, bsw);
 		FOLD4Y(k8);
 	}
-	return fold_lanes16(kf, refl, copy,
-			    tree8(kf, LO(x0), HI(x0), LO(x1), HI(x1), LO(x2), HI(x2), LO(x3), HI(x3)),
-			    dst, src, p, len, done);
+	return fold_lanes16(kf, refl, copy, tree8y(kf, x0, x1, x2, x3), dst, src, p, len, done);
 }
 
 VPCL_TARGET __attribute__((always_inline))
@@ -389,7 +406,7 @@ static inline __m128i fold_bwd256(const struct kfold *kf, bool refl, __m128i ini
 		FOLD4Y(kb);
 	}
 	x0 = _mm256_xor_si256(x0, low_lane(init));
-	acc = tree8(kf, LO(x0), HI(x0), LO(x1), HI(x1), LO(x2), HI(x2), LO(x3), HI(x3));
+	acc = tree8y(kf, x0, x1, x2, x3);
 	if (groups > 1)
 		acc = fold(acc, kld(kf->norm[groups]));
 	return acc;
