@@ -176,28 +176,32 @@ FOLD_TARGET static inline __m128i fold(__m128i x, __m128i k)
 	} while (0)
 #define LANE(v, s, d, off, copy, refl, bsw) LANE_W(128, v, s, d, off, copy, refl, bsw)
 
-#define GROUP(y, s, d, off, copy, refl, bsw)                            \
-	do {                                                            \
-		LANE(y##0, s, d, (off), copy, refl, bsw);               \
-		LANE(y##1, s, d, (off) + 16, copy, refl, bsw);          \
-		LANE(y##2, s, d, (off) + 32, copy, refl, bsw);          \
-		LANE(y##3, s, d, (off) + 48, copy, refl, bsw);          \
-		LANE(y##4, s, d, (off) + 64, copy, refl, bsw);          \
-		LANE(y##5, s, d, (off) + 80, copy, refl, bsw);          \
-		LANE(y##6, s, d, (off) + 96, copy, refl, bsw);          \
-		LANE(y##7, s, d, (off) + 112, copy, refl, bsw);         \
+/* Four lanes of W bits at off, named y##a .. y##d (a group is 128 bytes of lanes). */
+#define LANES4(W, y, a, b, c, e, s, d, off, copy, refl, bsw)                            \
+	do {                                                                            \
+		LANE_W(W, y##a, s, d, (off), copy, refl, bsw);                          \
+		LANE_W(W, y##b, s, d, (off) + (W) / 8, copy, refl, bsw);                \
+		LANE_W(W, y##c, s, d, (off) + 2 * (W) / 8, copy, refl, bsw);            \
+		LANE_W(W, y##e, s, d, (off) + 3 * (W) / 8, copy, refl, bsw);            \
+	} while (0)
+#define GROUP(y, s, d, off, copy, refl, bsw)                                            \
+	do {                                                                            \
+		LANES4(128, y, 0, 1, 2, 3, s, d, (off), copy, refl, bsw);               \
+		LANES4(128, y, 4, 5, 6, 7, s, d, (off) + 64, copy, refl, bsw);          \
 	} while (0)
 
-#define FOLD8(k)                                                \
+/* x##i = fold(x##i, k) ^ y##i for four lanes, with the fold and XOR of a width. */
+#define FOLD4_W(FOLD, XOR, a, b, c, e, k)                       \
 	do {                                                    \
-		x0 = _mm_xor_si128(fold(x0, k), y0);            \
-		x1 = _mm_xor_si128(fold(x1, k), y1);            \
-		x2 = _mm_xor_si128(fold(x2, k), y2);            \
-		x3 = _mm_xor_si128(fold(x3, k), y3);            \
-		x4 = _mm_xor_si128(fold(x4, k), y4);            \
-		x5 = _mm_xor_si128(fold(x5, k), y5);            \
-		x6 = _mm_xor_si128(fold(x6, k), y6);            \
-		x7 = _mm_xor_si128(fold(x7, k), y7);            \
+		x##a = XOR(FOLD(x##a, k), y##a);                \
+		x##b = XOR(FOLD(x##b, k), y##b);                \
+		x##c = XOR(FOLD(x##c, k), y##c);                \
+		x##e = XOR(FOLD(x##e, k), y##e);                \
+	} while (0)
+#define FOLD8(k)                                                                \
+	do {                                                                    \
+		FOLD4_W(fold, _mm_xor_si128, 0, 1, 2, 3, k);                    \
+		FOLD4_W(fold, _mm_xor_si128, 4, 5, 6, 7, k);                    \
 	} while (0)
 
 /* The eight lanes to one: lane j moves forward by 128 * (7 - j) bits, all at once. */
@@ -315,23 +319,9 @@ VPCL_TARGET static inline __m256i foldy(__m256i x, __m256i k)
 	return _mm256_xor_si256(_mm256_clmulepi64_epi128(x, k, 0x00), _mm256_clmulepi64_epi128(x, k, 0x11));
 }
 
-#define LANEY(v, s, d, off, copy, refl, bsw) LANE_W(256, v, s, d, off, copy, refl, bsw)
+#define GROUPY(y, s, d, off, copy, refl, bsw) LANES4(256, y, 0, 1, 2, 3, s, d, off, copy, refl, bsw)
 
-#define GROUPY(y, s, d, off, copy, refl, bsw)                           \
-	do {                                                            \
-		LANEY(y##0, s, d, (off), copy, refl, bsw);              \
-		LANEY(y##1, s, d, (off) + 32, copy, refl, bsw);         \
-		LANEY(y##2, s, d, (off) + 64, copy, refl, bsw);         \
-		LANEY(y##3, s, d, (off) + 96, copy, refl, bsw);         \
-	} while (0)
-
-#define FOLD4Y(k)                                                       \
-	do {                                                            \
-		x0 = _mm256_xor_si256(foldy(x0, k), y0);                \
-		x1 = _mm256_xor_si256(foldy(x1, k), y1);                \
-		x2 = _mm256_xor_si256(foldy(x2, k), y2);                \
-		x3 = _mm256_xor_si256(foldy(x3, k), y3);                \
-	} while (0)
+#define FOLD4Y(k) FOLD4_W(foldy, _mm256_xor_si256, 0, 1, 2, 3, k)
 
 
 VPCL_TARGET static inline __m256i kldy(const uint64_t k[2])
