@@ -15,6 +15,7 @@
 #include <json-c/json.h>
 
 #include "cmd/rdmactl.h"
+#include "dataplane/offload/kern.h"
 #include "dataplane/offload/transform.h"
 #include "dataplane/offload/transform_json.h"
 #include "dataplane/offload/xts.h"
@@ -62,7 +63,11 @@ static int read_key(const char *path, uint8_t **key, size_t *len)
 static int write_report(const char *path, const struct dp_sig_err *rec)
 {
 	struct json_object *o = dp_sig_err_to_json(rec);
-	const char *s = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
+	const char *s;
+
+	/* which guard kernels ran: a level forced for a test shows here */
+	json_object_object_add(o, "kernel", json_object_new_string(dp_kern_level_name(dp_kern_level())));
+	s = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
 	FILE *f = fopen(path, "we");
 	int rc = 0;
 
@@ -94,7 +99,12 @@ static int offload_run(const struct cmd_args *args, enum dp_dir dir, int out_fd)
 	uint8_t *in = NULL, *out = NULL, *key = NULL;
 	size_t in_len = 0, out_len = 0, key_len = 0;
 	int rc, status = -EIO;
+	char level_msg[160];
 
+	if (dp_kern_env_describe(level_msg, sizeof(level_msg)) < 0) {
+		fprintf(stderr, PROG ": %s\n", level_msg);
+		return -EIO;
+	}
 	rc = ctl_read_text_file(config_path, 1 << 20, &cfg_text);
 	if (rc < 0) {
 		fprintf(stderr, PROG ": config %s: %s\n", config_path,
@@ -188,6 +198,16 @@ static int offload_rx(struct ctl *ctl, const struct cmd_args *args)
 	return offload(args, DP_RX);
 }
 
+/* The kernel levels this CPU runs, one a line, the one in effect marked. */
+static int offload_levels(struct ctl *ctl, const struct cmd_args *args)
+{
+	for (int l = 0; l < DP_KERN_LEVELS; l++)
+		if (dp_kern_level_supported((enum dp_kern_level)l))
+			printf("%s%s\n", dp_kern_level_name((enum dp_kern_level)l),
+			       (int)dp_kern_level() == l ? " *" : "");
+	return 0;
+}
+
 static const struct cmd_arg offload_args[] = {
 	{ .name = "--config", .kind = ARG_OPTION, .metavar = "FILE", .required = true,
 	  .help = "the MKEY configuration: JSON with mem, wire, check_mask, copy_mask, crypto" },
@@ -204,5 +224,7 @@ const struct cmd cmd_offload[] = {
 	  .args = offload_args, .run = offload_tx },
 	{ .name = "rx", .summary = "Wire bytes on stdin to memory bytes on stdout",
 	  .args = offload_args, .run = offload_rx },
+	{ .name = "levels", .summary = "The guard kernel levels this CPU runs (* = in effect)",
+	  .run = offload_levels },
 	{ NULL },
 };

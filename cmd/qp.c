@@ -258,15 +258,25 @@ static int qp_post(struct ctl *ctl, const struct cmd_args *args)
 	int r;
 
 	json_object_object_add(params, "opcode", json_object_new_string(arg_get(args, "OPCODE")));
-	if (remote && !split_numbers(remote, rv, 2)) {
+	/* KEY:OFFSET into a region of this device, KEY@ADDR an address of the peer's. */
+	bool at = remote && strchr(remote, '@');
+	char spec[64] = "", *sep;
+
+	if (remote && strlen(remote) < sizeof(spec)) {
+		strcpy(spec, remote);
+		if ((sep = strchr(spec, '@')))
+			*sep = ':';
+	}
+	if (remote && !split_numbers(spec, rv, 2)) {
 		json_object_put(params);
-		return ctl_usage_error("%s: --remote %s: KEY:OFFSET, two numbers", args->path, remote);
+		return ctl_usage_error("%s: --remote %s: KEY:OFFSET or KEY@ADDR, two numbers", args->path,
+				       remote);
 	}
 	if (remote) {
 		struct json_object *o = json_object_new_object();
 
 		json_object_object_add(o, "key", json_object_new_int64((int64_t)rv[0]));
-		json_object_object_add(o, "offset", json_object_new_int64((int64_t)rv[1]));
+		json_object_object_add(o, at ? "addr" : "offset", json_object_new_int64((int64_t)rv[1]));
 		json_object_object_add(params, "remote", o);
 	}
 	r = add_sges(args, params);
@@ -374,8 +384,8 @@ static const struct cmd_arg post_args[] = {
 	{ .name = "OPCODE", .kind = ARG_POSITIONAL, .help = "the WR's opcode", .required = true,
 	  .values = opcodes },
 	ARG_SGE("memory to send, write or read into: LENGTH bytes at OFFSET of the MR of lkey KEY"),
-	{ .name = "--remote", .kind = ARG_OPTION, .metavar = "KEY:OFFSET",
-	  .help = "the peer's memory (write, write_imm, read): rkey and offset in its MR" },
+	{ .name = "--remote", .kind = ARG_OPTION, .metavar = "KEY:OFFSET|KEY@ADDR",
+	  .help = "the peer's memory (write, write_imm, read): rkey and offset in its MR, or rkey and the peer's address (its MR's iova plus an offset: a QP connected to another host)" },
 	{ .name = "--imm", .kind = ARG_OPTION, .metavar = "N",
 	  .help = "immediate data, 32 bits (send_imm, write_imm)" },
 	{ .name = "--key", .kind = ARG_OPTION, .metavar = "KEY",

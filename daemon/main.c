@@ -2,6 +2,7 @@
 /* rdmad: the RDMA device management daemon.  See rdmad(8). */
 #include "daemon/api/api.h"
 #include "daemon/core/manager.h"
+#include "dataplane/offload/kern.h"
 #include "lib/log.h"
 
 #include <errno.h>
@@ -91,6 +92,7 @@ int main(int argc, char **argv)
 	struct manager_options opts = { .log_level = -1 };
 	struct manager *m = NULL;
 	bool foreground = false;
+	char level_msg[160];
 	int ready_fd = -1;
 	int c, r;
 
@@ -133,6 +135,10 @@ int main(int argc, char **argv)
 	if (optind < argc) {
 		fprintf(stderr, "rdmad: unexpected argument '%s'\nTry 'rdmad --help'.\n", argv[optind]);
 		return 2;
+	}
+	if (dp_kern_env_describe(level_msg, sizeof(level_msg)) < 0) {
+		fprintf(stderr, "rdmad: %s\n", level_msg);
+		return 1;
 	}
 	if (!foreground && !under_service_manager()) {
 		r = detach(&ready_fd);

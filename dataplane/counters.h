@@ -12,6 +12,23 @@
 #include "dataplane/offload/sig.h"
 #include "dataplane/wqe.h"
 
+/* RoCE v2 on the wire (dataplane/roce/): a QP's packets, and the device's drops before any QP. */
+struct dp_roce_counters {
+	_Atomic uint64_t tx_packets;
+	_Atomic uint64_t rx_packets;                   /* taken by a QP */
+	_Atomic uint64_t retransmits;                  /* request packets sent again */
+	_Atomic uint64_t timeouts;                     /* the retransmission timer ran out */
+	_Atomic uint64_t naks_sent;                    /* PSN sequence errors seen as responder */
+	_Atomic uint64_t naks_received;                /* every NAK type but RNR */
+	_Atomic uint64_t rnr_naks_sent;
+	_Atomic uint64_t duplicates;                   /* requests seen again, answered without executing */
+	_Atomic uint64_t out_of_sequence;              /* request packets after a gap, dropped */
+	_Atomic uint64_t icrc_errors;                  /* device: dropped for a wrong ICRC */
+	_Atomic uint64_t rx_dropped;                   /* malformed, no such QP, wrong state, address or P_Key */
+	_Atomic uint64_t faults;                       /* outgoing packets dropped, doubled or held back for tests */
+	_Atomic uint64_t tx_errors;                    /* device: packets the kernel would not send */
+};
+
 struct dp_counters {
 	_Atomic uint64_t wrs[DP_WR_OPCODE_COUNT];      /* send WRs executed, by opcode */
 	_Atomic uint64_t recvs;                        /* receive WRs consumed by a transfer */
@@ -24,6 +41,7 @@ struct dp_counters {
 	_Atomic uint64_t sig_errors[DP_SIG_ERR_APPTAG + 1];  /* by enum dp_sig_err_type (0 unused) */
 	_Atomic uint64_t sig_stops;                    /* sig_pipelining: the SQ stopped in SQD */
 	_Atomic uint64_t nops;                         /* canceled WRs executed as NOPs */
+	struct dp_roce_counters roce;
 };
 
 /*

@@ -86,13 +86,24 @@ bool dp_resolve_remote(const struct dp_keytab *kt, unsigned worker, const struct
 
 /* ---- moving bytes (move.c) ---- */
 
-/* One transfer the responder executes, and what it finds on the requester's side. */
+/*
+ * One transfer, and who asked for it.  The responder executes one for a
+ * request; over RoCE the requester runs one for its own MKEY too (the wire
+ * domain leaves and arrives there).
+ */
 struct dp_xfer {
 	struct dp_worker *w;
 	struct dp_nic *nic;
-	const struct dp_qp *requester;
+	/*
+	 * The request: opcode, keys, immediate, and its bytes (mem): the
+	 * requester's memory over loopback, the wire bytes over RoCE.
+	 */
 	const struct dp_send_wqe *wqe;
-	struct dp_packet *resp;   /* signature errors of the requester's MKEY go here */
+	enum dp_qp_type type;     /* the requester's */
+	uint32_t requester_qpn;
+	/* The requester's context (loopback and its own transfers), NULL for a QP on another host. */
+	const struct dp_qp *requester;
+	struct dp_packet *resp;   /* the answer; signature errors of the requester's WR go here */
 	struct dp_qp *responder;
 };
 
@@ -104,6 +115,9 @@ struct dp_xfer {
  * -ENOMEM when bytes could not be staged.
  */
 int dp_move(struct dp_xfer *x, const struct dp_wqe_mem *dst, const struct dp_wqe_mem *src, uint64_t len);
+/* The two halves of a move across the wire: memory (through its MKEY) to wire bytes, and back. */
+int dp_move_out(struct dp_xfer *x, const struct dp_wqe_mem *src, uint8_t *wire, uint64_t len);
+int dp_move_in(struct dp_xfer *x, const struct dp_wqe_mem *dst, const uint8_t *wire, uint64_t len);
 /* Copies length bytes from one list of segments to another (each long enough). */
 void dp_copy_segs(const struct dp_seg *dst, uint32_t n_dst, const struct dp_seg *src, uint32_t n_src,
 		  uint64_t length);
@@ -112,8 +126,13 @@ void dp_copy_segs(const struct dp_seg *dst, uint32_t n_dst, const struct dp_seg 
 
 /* Requester + completer of one QP: sends what its SQ holds, retires what is done, flushes in ERR. */
 unsigned dp_qp_poll(struct dp_worker *w, void *qp);
-/* Responder: one request from worker from. */
+/* Responder: one request from worker from (loopback). */
 void dp_resp_request(struct dp_worker *w, struct dp_nic *nic, unsigned from, const struct dp_packet *req);
+/*
+ * Responder, whatever the transport: executes the whole message x names on
+ * x->responder (UD: the QP the message reached, or NULL), filling x->resp.
+ */
+void dp_resp_execute(struct dp_xfer *x);
 /* Completer: one response. */
 void dp_comp_response(struct dp_worker *w, struct dp_nic *nic, const struct dp_packet *resp);
 /* Completer: retires the done WQEs at the head of q's SQ, in order. */

@@ -26,7 +26,7 @@ static struct dp_queue *queue_to(struct dp_nic *nic, unsigned to, unsigned from,
 	return kind == DP_PKT_REQUEST ? &nw->requests[from] : &nw->responses[from];
 }
 
-int dp_transport_request(struct dp_worker *w, struct dp_nic *nic, const struct dp_packet *p)
+int dp_loopback_request(struct dp_worker *w, struct dp_nic *nic, const struct dp_packet *p)
 {
 	struct dp_worker *to = dp_nic_qp_worker(nic, p->qpn);
 
@@ -42,18 +42,18 @@ int dp_transport_request(struct dp_worker *w, struct dp_nic *nic, const struct d
 	return 0;
 }
 
-void dp_transport_response(struct dp_worker *w, struct dp_nic *nic, unsigned to, const struct dp_packet *p)
+void dp_loopback_response(struct dp_worker *w, struct dp_nic *nic, unsigned to, const struct dp_packet *p)
 {
 	if (to == w->index) {
 		dp_comp_response(w, nic, p);
 		return;
 	}
-	/* Room was there before the request was taken (dp_transport_poll), and only w produces here. */
+	/* Room was there before the request was taken (dp_loopback_poll), and only w produces here. */
 	dp_queue_push(queue_to(nic, to, w->index, DP_PKT_RESPONSE), p);
 	dp_worker_wake(nic->workers[to]);
 }
 
-unsigned dp_transport_poll(struct dp_worker *w, void *arg)
+unsigned dp_loopback_poll(struct dp_worker *w, void *arg)
 {
 	struct dp_nic *nic = arg;
 	struct dp_nic_worker *nw = &nic->per_worker[w->index];
@@ -76,7 +76,7 @@ unsigned dp_transport_poll(struct dp_worker *w, void *arg)
 	return n;
 }
 
-int dp_transport_init(struct dp_nic *nic)
+int dp_loopback_init(struct dp_nic *nic)
 {
 	unsigned n = nic->n_workers;
 
@@ -100,7 +100,7 @@ int dp_transport_init(struct dp_nic *nic)
 	return 0;
 }
 
-void dp_transport_release(struct dp_nic *nic)
+void dp_loopback_release(struct dp_nic *nic)
 {
 	for (unsigned i = 0; nic->per_worker && i < nic->n_workers; i++) {
 		struct dp_nic_worker *nw = &nic->per_worker[i];

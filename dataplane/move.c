@@ -74,7 +74,7 @@ static void sig_error(struct dp_xfer *x, const struct dp_wqe_mem *m, enum dp_dir
 	if (!r)
 		return;   /* counted; the MKEY's record misses it, as a lost SIG_ERR CQE would */
 	*r = (struct dp_report){
-		.qp = x->requester, .qpn = x->requester->qpn, .wr_id = x->wqe->wr_id, .mkey = m->mkey_key,
+		.qp = x->requester, .qpn = x->requester ? x->requester_qpn : x->responder->qpn, .wr_id = x->wqe->wr_id, .mkey = m->mkey_key,
 		.dir = dir, .err = *e, .at_ns = resp->sig_found_ns,
 	};
 	r->next = atomic_load_explicit(&nw->reports, memory_order_relaxed);
@@ -122,6 +122,26 @@ static int mkey_rx(struct dp_xfer *x, const struct dp_wqe_mem *dst, const uint8_
 		dp_mkey_scatter(span, mem);
 	if (e.type != DP_SIG_ERR_NONE)
 		sig_error(x, dst, DP_RX, &e);
+	return 0;
+}
+
+int dp_move_out(struct dp_xfer *x, const struct dp_wqe_mem *src, uint8_t *wire, uint64_t len)
+{
+	struct dp_seg out = { wire, (uint32_t)len };
+
+	if (src->mkey.mkey)
+		return len ? mkey_tx(x, src, wire, len) : 0;
+	dp_copy_segs(&out, 1, src->segs, src->n_segs, len);
+	return 0;
+}
+
+int dp_move_in(struct dp_xfer *x, const struct dp_wqe_mem *dst, const uint8_t *wire, uint64_t len)
+{
+	struct dp_seg in = { (uint8_t *)wire, (uint32_t)len };
+
+	if (dst->mkey.mkey)
+		return len ? mkey_rx(x, dst, wire, len) : 0;
+	dp_copy_segs(dst->segs, dst->n_segs, &in, 1, len);
 	return 0;
 }
 

@@ -14,7 +14,7 @@ static void free_key_entry(struct dp_key *k)
 /* The NIC's poller comes before any QP's: the worker's table has room for it. */
 static void on_add_poller(struct dp_worker *w, void *nic)
 {
-	(void)dp_worker_add_poller(w, dp_transport_poll, nic);
+	(void)dp_worker_add_poller(w, dp_loopback_poll, nic);
 }
 
 int dp_nic_init(struct dp_nic *nic, struct dp_worker **workers, unsigned n, uint32_t n_mr,
@@ -34,7 +34,7 @@ int dp_nic_init(struct dp_nic *nic, struct dp_worker **workers, unsigned n, uint
 	}
 	r = dp_keytab_init(&nic->keytab, n_mr, n_mkey);
 	if (r == 0)
-		r = dp_transport_init(nic);
+		r = dp_loopback_init(nic);
 	if (r < 0) {
 		dp_nic_release(nic);
 		return r;
@@ -64,7 +64,8 @@ void dp_nic_release(struct dp_nic *nic)
 		free(r);
 		r = next;
 	}
-	dp_transport_release(nic);
+	dp_loopback_release(nic);
+	dp_roce_close(nic);
 	for (unsigned i = 0; nic->per_worker && i < nic->n_workers; i++) {
 		free(nic->per_worker[i].scratch[0]);
 		free(nic->per_worker[i].scratch[1]);

@@ -57,6 +57,7 @@ struct dp_report {
 };
 
 struct dp_qp;
+struct dp_roce;
 struct dp_worker;
 
 /* What one worker holds of one NIC. */
@@ -79,6 +80,7 @@ struct dp_nic {
 	_Atomic uint32_t *qp_worker;
 	uint32_t n_qpn;
 	bool running;             /* false once the workers have stopped */
+	struct dp_roce *roce;     /* the RoCE v2 endpoint, NULL when the device does not speak it */
 	void *owner;              /* the driver's; the NIC does not use it */
 };
 

@@ -60,6 +60,7 @@ void dp_qp_free(struct dp_qp *q)
 	free(q->sq_slots);
 	free(q->sq_canceled);
 	free(q->wqes);
+	dp_roce_qp_free(q->roce);
 	dp_cq_put(q->send_cq);
 	dp_cq_put(q->recv_cq);
 	free(q);
@@ -101,9 +102,8 @@ static void on_update(struct dp_worker *w, void *arg)
 {
 	struct qp_update *u = arg;
 	struct dp_qp *q = u->q;
-	enum dp_qp_state state = u->attr.state;
+	enum dp_qp_state state = u->attr.state, before = q->state;
 
-	(void)w;
 	/*
 	 * A state the worker went to on its own (ERR; SQD after a signature
 	 * error) stands until the driver, told of it, moves the QP on.
@@ -120,6 +120,15 @@ static void on_update(struct dp_worker *w, void *arg)
 	q->min_rnr_timer = u->attr.min_rnr_timer;
 	q->max_dest_rd_atomic = u->attr.max_dest_rd_atomic;
 	q->qkey = u->attr.qkey;
+	if (u->attr.path.remote && !q->roce) {
+		q->roce = u->attr.roce;
+		u->attr.roce = NULL;
+	}
+	dp_roce_qp_free(u->attr.roce);
+	/* The path of RTR (responder) and of RTS (requester) apply when the QP enters them. */
+	if (q->roce && u->attr.path.remote && state != before &&
+	    (state == DP_QPS_RTR || (state == DP_QPS_RTS && before == DP_QPS_RTR)))
+		dp_roce_qp_connect(w, q, &u->attr.path, state == DP_QPS_RTS);
 	free(u);
 }
 
@@ -143,6 +152,11 @@ int dp_qp_update(struct dp_qp *q, const struct dp_qp_attr *attr)
 		return -ENOMEM;
 	u->q = q;
 	u->attr = *attr;
+	u->attr.roce = NULL;
+	if (attr->path.remote && !(u->attr.roce = dp_roce_qp_new(&attr->path, attr->max_dest_rd_atomic))) {
+		free(u);
+		return -ENOMEM;
+	}
 	dp_worker_submit_wait(q->worker, on_update, u);
 	/*
 	 * RTR lets a peer's requests in: done when the worker has it, so that a
@@ -163,8 +177,9 @@ static void on_stop(struct dp_worker *w, void *arg)
 {
 	struct dp_qp *q = arg;
 
-	(void)w;
 	q->state = DP_QPS_RESET;
+	if (q->roce)
+		dp_roce_qp_stop(w, q);
 }
 
 static void on_release(struct dp_worker *w, void *arg)

@@ -19,6 +19,7 @@
 #include "dataplane/counters.h"
 #include "dataplane/mkey.h"
 #include "dataplane/queue.h"
+#include "dataplane/roce/transport.h"
 #include "dataplane/timer.h"
 #include "dataplane/wqe.h"
 
@@ -36,8 +37,13 @@ enum dp_qp_state { DP_QPS_RESET, DP_QPS_INIT, DP_QPS_RTR, DP_QPS_RTS, DP_QPS_SQD
  */
 struct dp_sq_slot {
 	bool ud_local;            /* the destination GID is the device's and the message fits the MTU */
+	bool ud_remote;           /* the destination GID is another host's and the message fits the MTU */
 	uint32_t ud_qkey;         /* the Q_Key the message carries */
 	uint8_t grh[DP_GRH_LEN];  /* what the receive gets before the payload */
+	/* RoCE: the address vector as the packet's IP header carries it. */
+	uint8_t ud_sgid[16], ud_dgid[16];
+	uint8_t ud_traffic_class, ud_hop_limit;
+	uint32_t ud_flow_label;
 	/*
 	 * A configure WR: the MKEY's new key table entry, built and owned by the
 	 * driver until the requester publishes it (every WR's post sets it,
@@ -84,6 +90,7 @@ struct dp_send_wqe {
 	uint32_t remote_qpn;      /* UD */
 	struct dp_wqe_mem mem;
 	struct dp_sq_slot slot;   /* UD */
+	struct dp_roce_msg roce;  /* its packets, when it travels over RoCE */
 	uint8_t inline_data[DP_INLINE_MAX];
 };
 
@@ -103,6 +110,9 @@ struct dp_qp_attr {
 	enum dp_qp_state state;
 	uint32_t access_flags, dest_qpn, rnr_retry, min_rnr_timer, max_dest_rd_atomic, qkey;
 	uint32_t stops_seen;      /* the signature stops the driver has been told of */
+	struct dp_roce_path path; /* RC/UC: where the peer is (path.remote: on another host) */
+	/* A connection state for a remote path, should the QP have none yet (the worker frees a spare). */
+	struct dp_roce_qp *roce;
 };
 
 struct dp_nic;
@@ -123,6 +133,7 @@ struct dp_qp {
 	uint32_t max_send_wr, max_recv_wr;
 	uint32_t max_send_sge, max_recv_sge, max_inline;
 	struct dp_cq *send_cq, *recv_cq;
+	struct dp_roce_qp *roce;          /* the worker's: the connection to another host, or NULL */
 	bool sq_sig_all;
 	bool sig_pipelining;
 	/*

@@ -8,6 +8,7 @@
  * in ERR.
  */
 #include "dataplane/engine.h"
+#include "dataplane/roce/psn.h"
 
 #include <errno.h>
 #include <stddef.h>
@@ -49,6 +50,7 @@ static int start(struct dp_worker *w, struct dp_qp *q, uint32_t index, struct dp
 		.kind = DP_PKT_REQUEST, .psn = q->psn_next, .index = index, .epoch = q->epoch, .requester = q,
 		.qpn = q->type == DP_QPT_UD ? wqe->remote_qpn : q->dest_qpn,
 	};
+	bool ud_remote = q->type == DP_QPT_UD && wqe->slot.ud_remote && q->nic->roce;
 	int r;
 
 	if (wqe->canceled) {
@@ -72,19 +74,23 @@ static int start(struct dp_worker *w, struct dp_qp *q, uint32_t index, struct dp
 	}
 	if (wqe->opcode == DP_WR_CONFIGURE)
 		return configure(w, q, index, wqe);
-	/* UD: an address outside the device, or a message over the MTU, goes nowhere. */
-	if (q->type == DP_QPT_UD && !wqe->slot.ud_local) {
+	/*
+	 * UD: an address outside the device goes over RoCE when the NIC has it;
+	 * else, or for a message over the MTU, nowhere.
+	 */
+	if (q->type == DP_QPT_UD && !wqe->slot.ud_local && !ud_remote) {
 		DP_COUNT(w, q, lost, 1);
 		done(wqe, DP_WC_SUCCESS);
 		return 0;
 	}
 	dp_count_step(&q->in_flight, 1);
 	/* Taken before sending: a response on this worker may come (and rewind it) at once. */
-	q->psn_next++;
+	req.npsn = dp_transport_psns(q, wqe);
+	q->psn_next = roce_psn_add(q->psn_next, req.npsn);
 	r = dp_transport_request(w, q->nic, &req);
 	if (r == 0)
 		return 0;
-	q->psn_next--;
+	q->psn_next = req.psn;
 	dp_count_step(&q->in_flight, -1);
 	if (r == -EAGAIN)
 		return r;
@@ -169,17 +175,20 @@ static unsigned flush(struct dp_worker *w, struct dp_qp *q)
 unsigned dp_qp_poll(struct dp_worker *w, void *arg)
 {
 	struct dp_qp *q = arg;
+	unsigned n = 0;
 
 	dp_tell_pending(w, q);
+	if (q->roce && q->roce->path.remote && q->nic->roce)
+		n = dp_roce_poll(w, q);
 	switch (q->state) {
 	case DP_QPS_RTS:
-		return send_requests(w, q);
+		return n + send_requests(w, q);
 	case DP_QPS_SQD:
 		/* What was in flight when it stopped still completes. */
-		return dp_comp_retire(w, q);
+		return n + dp_comp_retire(w, q);
 	case DP_QPS_ERR:
-		return flush(w, q);
+		return n + flush(w, q);
 	default:
-		return 0;
+		return n;
 	}
 }

@@ -6,6 +6,7 @@
  * WQE completes with (reference roce_virtio.md §4.1-4.2).
  */
 #include "dataplane/engine.h"
+#include "dataplane/roce/psn.h"
 
 #include <string.h>
 
@@ -24,7 +25,7 @@ static void fault(struct dp_xfer *x, uint8_t requester_status, const struct dp_r
 {
 	struct dp_qp *qp = x->responder;
 
-	if (x->requester->type == DP_QPT_UC) {
+	if (x->type == DP_QPT_UC) {
 		x->resp->lost = true;
 		return;
 	}
@@ -37,7 +38,7 @@ static void fault(struct dp_xfer *x, uint8_t requester_status, const struct dp_r
 /* No receive WQE: an RNR NAK (the requester retries after the timer); UC loses the message. */
 static void receiver_not_ready(struct dp_xfer *x)
 {
-	if (x->requester->type == DP_QPT_UC) {
+	if (x->type == DP_QPT_UC) {
 		x->resp->lost = true;
 		return;
 	}
@@ -56,7 +57,7 @@ static void received(struct dp_xfer *x, const struct dp_recv_wqe *rwqe, uint8_t 
 {
 	DP_COUNT(x->w, x->responder, recvs, 1);
 	dp_complete_recv(x->w, x->responder, rwqe->wr_id, DP_WC_SUCCESS, opcode, len, x->wqe,
-			 x->requester->qpn);
+			 x->requester_qpn);
 }
 
 static void do_send(struct dp_xfer *x)
@@ -124,7 +125,7 @@ static void do_write(struct dp_xfer *x)
 		received(x, &rwqe, DP_WC_RECV_RDMA_WITH_IMM, (uint32_t)x->wqe->mem.length);
 }
 
-/* The READ's data lands in the requester's SGEs directly (loopback: one address space). */
+/* The READ's data lands in the requester's SGEs (loopback: one address space; RoCE: the responses). */
 static void do_read(struct dp_xfer *x)
 {
 	struct dp_wqe_mem remote;
@@ -189,6 +190,28 @@ static bool in_sequence(struct dp_qp *qp, const struct dp_packet *req)
 	return req->psn == qp->resp_epsn;
 }
 
+void dp_resp_execute(struct dp_xfer *x)
+{
+	if (x->type == DP_QPT_UD) {
+		do_ud_send(x);
+		return;
+	}
+	switch (x->wqe->opcode) {
+	case DP_WR_SEND:
+	case DP_WR_SEND_WITH_IMM:
+	case DP_WR_SEND_WITH_INV:
+		do_send(x);
+		break;
+	case DP_WR_RDMA_WRITE:
+	case DP_WR_RDMA_WRITE_WITH_IMM:
+		do_write(x);
+		break;
+	case DP_WR_RDMA_READ:
+		do_read(x);
+		break;
+	}
+}
+
 void dp_resp_request(struct dp_worker *w, struct dp_nic *nic, unsigned from, const struct dp_packet *req)
 {
 	const struct dp_qp *requester = req->requester;
@@ -197,14 +220,13 @@ void dp_resp_request(struct dp_worker *w, struct dp_nic *nic, unsigned from, con
 		.index = req->index, .epoch = req->epoch, .requester = req->requester,
 	};
 	struct dp_xfer x = {
-		.w = w, .nic = nic, .requester = requester, .resp = &resp,
+		.w = w, .nic = nic, .type = requester->type, .requester_qpn = requester->qpn,
+		.requester = requester, .resp = &resp,
 		.wqe = &requester->wqes[req->index & requester->sq.mask],
 		.responder = dp_nic_worker_qp(nic, w, req->qpn),
 	};
 
-	if (requester->type == DP_QPT_UD) {
-		do_ud_send(&x);
-	} else if (!accepts_requests(x.responder)) {
+	if (requester->type != DP_QPT_UD && !accepts_requests(x.responder)) {
 		/* Nobody answers: RC retries until retry_cnt runs out; UC's message is lost. */
 		if (requester->type == DP_QPT_RC)
 			resp.status = DP_WC_RETRY_EXC_ERR;
@@ -213,22 +235,9 @@ void dp_resp_request(struct dp_worker *w, struct dp_nic *nic, unsigned from, con
 	} else if (requester->type == DP_QPT_RC && !in_sequence(x.responder, req)) {
 		resp.dropped = true;
 	} else {
-		switch (x.wqe->opcode) {
-		case DP_WR_SEND:
-		case DP_WR_SEND_WITH_IMM:
-		case DP_WR_SEND_WITH_INV:
-			do_send(&x);
-			break;
-		case DP_WR_RDMA_WRITE:
-		case DP_WR_RDMA_WRITE_WITH_IMM:
-			do_write(&x);
-			break;
-		case DP_WR_RDMA_READ:
-			do_read(&x);
-			break;
-		}
-		if (!resp.rnr)
-			x.responder->resp_epsn = req->psn + 1;
+		dp_resp_execute(&x);
+		if (requester->type != DP_QPT_UD && !resp.rnr)
+			x.responder->resp_epsn = roce_psn_add(req->psn, req->npsn);
 	}
-	dp_transport_response(w, nic, from, &resp);
+	dp_loopback_response(w, nic, from, &resp);
 }

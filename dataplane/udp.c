@@ -150,7 +150,35 @@ bool dp_udp_addr_equal(const struct dp_udp_addr *a, const struct dp_udp_addr *b)
 	return false;
 }
 
+/* The options of flags on fd; -errno of the first refused. */
+static int set_options(int fd, int family, unsigned flags)
+{
+	int on = 1, size = DP_UDP_BIG_BUFFER;
+	int pmtu = family == AF_INET6 ? IPV6_PMTUDISC_DO : IP_PMTUDISC_DO;
+
+	if ((flags & DP_UDP_V6ONLY) && family == AF_INET6 &&
+	    setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &on, sizeof(on)) < 0)
+		return -errno;
+	if ((flags & DP_UDP_DONT_FRAGMENT) &&
+	    setsockopt(fd, family == AF_INET6 ? IPPROTO_IPV6 : IPPROTO_IP,
+		       family == AF_INET6 ? IPV6_MTU_DISCOVER : IP_MTU_DISCOVER, &pmtu, sizeof(pmtu)) < 0)
+		return -errno;
+	if (flags & DP_UDP_BIG_BUFFERS) {
+		/* The FORCE variants pass rmem_max/wmem_max with CAP_NET_ADMIN; without it, what the limit allows. */
+		if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &size, sizeof(size)) < 0)
+			(void)setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, sizeof(size));
+		if (setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &size, sizeof(size)) < 0)
+			(void)setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &size, sizeof(size));
+	}
+	return 0;
+}
+
 int dp_udp_open(struct dp_udp *u, const struct dp_udp_addr *addr)
+{
+	return dp_udp_open_flags(u, addr, 0);
+}
+
+int dp_udp_open_flags(struct dp_udp *u, const struct dp_udp_addr *addr, unsigned flags)
 {
 	int fd, r;
 
@@ -161,6 +189,11 @@ int dp_udp_open(struct dp_udp *u, const struct dp_udp_addr *addr)
 	fd = socket(addr->sa.sa_family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -errno;
+	r = set_options(fd, addr->sa.sa_family, flags);
+	if (r < 0) {
+		close(fd);
+		return r;
+	}
 	if (bind(fd, &addr->sa, addr->len) < 0)
 		goto fail;
 	u->local.len = sizeof(u->local.in6);
@@ -191,22 +224,57 @@ int dp_udp_enable_gro(struct dp_udp *u)
 	return 0;
 }
 
-/* The segment size of a GRO buffer, 0 for a plain datagram. */
-static size_t gro_size(const struct msghdr *h)
+int dp_udp_enable_pktinfo(struct dp_udp *u)
+{
+	int on = 1, r;
+
+	if (u->local.sa.sa_family == AF_INET6)
+		r = setsockopt(u->fd, IPPROTO_IPV6, IPV6_RECVPKTINFO, &on, sizeof(on));
+	else
+		r = setsockopt(u->fd, IPPROTO_IP, IP_PKTINFO, &on, sizeof(on));
+	if (r < 0)
+		return -errno;
+	u->pktinfo = true;
+	return 0;
+}
+
+/*
+ * What the kernel said of one received buffer: the segment size of a GRO buffer (0 for a
+ * plain datagram) and the local address it was sent to (to->len 0 when not said).
+ */
+static size_t read_cmsgs(const struct dp_udp *u, const struct msghdr *h, struct dp_udp_addr *to)
 {
 	struct cmsghdr *c;
+	size_t seg = 0;
 	int v;
 
+	to->len = 0;
 	if (h->msg_flags & MSG_CTRUNC)
 		return 0;
 	for (c = CMSG_FIRSTHDR(h); c; c = CMSG_NXTHDR((struct msghdr *)h, c)) {
 		if (c->cmsg_level == SOL_UDP && c->cmsg_type == UDP_GRO &&
 		    c->cmsg_len >= CMSG_LEN(sizeof(int))) {
 			memcpy(&v, CMSG_DATA(c), sizeof(v));
-			return v > 0 ? (size_t)v : 0;
+			seg = v > 0 ? (size_t)v : 0;
+		} else if (c->cmsg_level == IPPROTO_IP && c->cmsg_type == IP_PKTINFO &&
+			   c->cmsg_len >= CMSG_LEN(sizeof(struct in_pktinfo))) {
+			struct in_pktinfo pi;
+
+			memcpy(&pi, CMSG_DATA(c), sizeof(pi));
+			*to = (struct dp_udp_addr){ .in = { .sin_family = AF_INET, .sin_addr = pi.ipi_addr,
+							    .sin_port = u->local.in.sin_port },
+						    .len = sizeof(struct sockaddr_in) };
+		} else if (c->cmsg_level == IPPROTO_IPV6 && c->cmsg_type == IPV6_PKTINFO &&
+			   c->cmsg_len >= CMSG_LEN(sizeof(struct in6_pktinfo))) {
+			struct in6_pktinfo pi;
+
+			memcpy(&pi, CMSG_DATA(c), sizeof(pi));
+			*to = (struct dp_udp_addr){ .in6 = { .sin6_family = AF_INET6, .sin6_addr = pi.ipi6_addr,
+							     .sin6_port = u->local.in6.sin6_port },
+						    .len = sizeof(struct sockaddr_in6) };
 		}
 	}
-	return 0;
+	return seg;
 }
 
 int dp_udp_recv(struct dp_udp *u, struct dp_udp_rx_batch *b, uint8_t *const *bufs,
@@ -223,7 +291,7 @@ int dp_udp_recv(struct dp_udp *u, struct dp_udp_rx_batch *b, uint8_t *const *buf
 			.msg_name = &b->from[i].sa, .msg_namelen = sizeof(b->from[i].in6),
 			.msg_iov = &b->iov[i], .msg_iovlen = 1,
 		};
-		if (u->gro) {
+		if (u->gro || u->pktinfo) {
 			b->msgs[i].msg_hdr.msg_control = b->ctl[i].buf;
 			b->msgs[i].msg_hdr.msg_controllen = sizeof(b->ctl[i].buf);
 		}
@@ -238,7 +306,7 @@ int dp_udp_recv(struct dp_udp *u, struct dp_udp_rx_batch *b, uint8_t *const *buf
 	b->msgs_got = got;
 	for (i = 0; i < got; i++) {
 		struct mmsghdr *m = &b->msgs[i];
-		size_t len = m->msg_len, seg = u->gro ? gro_size(&m->msg_hdr) : 0, off, l;
+		size_t len = m->msg_len, seg = read_cmsgs(u, &m->msg_hdr, &b->to[i]), off, l;
 
 		count(&u->stats.rx_bytes, len);
 		/* MSG_TRUNC: the datagram was longer than the buffer; half a packet is no packet. */
@@ -252,7 +320,7 @@ int dp_udp_recv(struct dp_udp *u, struct dp_udp_rx_batch *b, uint8_t *const *buf
 		if (!seg || seg >= len) {
 			count(&u->stats.rx_datagrams, 1);
 			datagrams++;
-			fn(arg, bufs[i], len, &b->from[i]);
+			fn(arg, bufs[i], len, &b->from[i], &b->to[i]);
 			continue;
 		}
 		/* A GRO buffer: datagrams of seg bytes, the last one maybe shorter. */
@@ -261,7 +329,7 @@ int dp_udp_recv(struct dp_udp *u, struct dp_udp_rx_batch *b, uint8_t *const *buf
 			l = len - off < seg ? len - off : seg;
 			count(&u->stats.rx_datagrams, 1);
 			datagrams++;
-			fn(arg, bufs[i] + off, l, &b->from[i]);
+			fn(arg, bufs[i] + off, l, &b->from[i], &b->to[i]);
 		}
 	}
 	return datagrams;
@@ -295,6 +363,36 @@ bool dp_udp_tx_add(struct dp_udp_tx_batch *b, const struct dp_udp_addr *to, cons
 	b->err[i] = 0;
 	b->tag[i] = tag;
 	b->n++;
+	return true;
+}
+
+bool dp_udp_tx_add_from(struct dp_udp_tx_batch *b, const struct dp_udp_addr *to,
+			const struct dp_udp_addr *from, const void *buf, size_t len, uint32_t tag)
+{
+	struct msghdr *h = &b->msgs[b->n].msg_hdr;
+	struct cmsghdr *c = &b->sctl[b->n].align;
+
+	if (!dp_udp_tx_add(b, to, buf, len, tag))
+		return false;
+	memset(b->sctl[b->n - 1].buf, 0, sizeof(b->sctl[0].buf));
+	h->msg_control = b->sctl[b->n - 1].buf;
+	if (from->sa.sa_family == AF_INET6) {
+		struct in6_pktinfo pi = { .ipi6_addr = from->in6.sin6_addr };
+
+		c->cmsg_level = IPPROTO_IPV6;
+		c->cmsg_type = IPV6_PKTINFO;
+		c->cmsg_len = CMSG_LEN(sizeof(pi));
+		memcpy(CMSG_DATA(c), &pi, sizeof(pi));
+		h->msg_controllen = CMSG_SPACE(sizeof(pi));
+	} else {
+		struct in_pktinfo pi = { .ipi_spec_dst = from->in.sin_addr };
+
+		c->cmsg_level = IPPROTO_IP;
+		c->cmsg_type = IP_PKTINFO;
+		c->cmsg_len = CMSG_LEN(sizeof(pi));
+		memcpy(CMSG_DATA(c), &pi, sizeof(pi));
+		h->msg_controllen = CMSG_SPACE(sizeof(pi));
+	}
 	return true;
 }
 
@@ -349,8 +447,8 @@ static unsigned group(struct dp_udp_tx_batch *b)
 		for (j = i + 1; j < b->n; j++) {
 			size_t l = b->iov[j].iov_len;
 
-			if (l > seg || !l || total + l > DP_UDP_GSO_MAX_BYTES ||
-			    !same_dest(h, &b->msgs[j].msg_hdr))
+			if (l > seg || !l || total + l > DP_UDP_GSO_MAX_BYTES || h->msg_control ||
+			    b->msgs[j].msg_hdr.msg_control || !same_dest(h, &b->msgs[j].msg_hdr))
 				break;
 			total += l;
 			if (l < seg) {

@@ -57,19 +57,25 @@ struct dp_udp {
 	struct dp_udp_counters stats;
 	_Atomic bool gso_off;		/* the kernel refused UDP_SEGMENT once: plain sends */
 	bool gro;			/* UDP_GRO is on: buffers of DP_UDP_GRO_BUF_SIZE needed */
+	bool pktinfo;			/* receive: the local address each datagram was sent to */
 };
 
-/* One datagram handed over by dp_udp_recv(); buf is the caller's, valid during the call. */
+/*
+ * One datagram handed over by dp_udp_recv(); buf is the caller's, valid during the call.  to is
+ * the local address it was sent to (with dp_udp_enable_pktinfo(); else len 0).
+ */
 typedef void (*dp_udp_rx_fn)(void *arg, const uint8_t *buf, size_t len,
-			     const struct dp_udp_addr *from);
+			     const struct dp_udp_addr *from, const struct dp_udp_addr *to);
 
 /* The kernel's view of one receive batch: lives with the receiving thread, no state between calls. */
 struct dp_udp_rx_batch {
 	struct mmsghdr msgs[DP_UDP_BATCH];
 	struct iovec iov[DP_UDP_BATCH];
 	struct dp_udp_addr from[DP_UDP_BATCH];
+	struct dp_udp_addr to[DP_UDP_BATCH];
 	union {
-		char buf[CMSG_SPACE(sizeof(int))];	/* UDP_GRO: the segment size */
+		/* UDP_GRO: the segment size; IP_PKTINFO / IPV6_PKTINFO: the local address */
+		char buf[CMSG_SPACE(sizeof(int)) + CMSG_SPACE(sizeof(struct in6_pktinfo))];
 		struct cmsghdr align;
 	} ctl[DP_UDP_BATCH];
 	unsigned msgs_got;		/* buffers the last dp_udp_recv() filled */
@@ -82,6 +88,10 @@ struct dp_udp_tx_batch {
 	struct iovec iov[DP_UDP_BATCH];
 	int err[DP_UDP_BATCH];		/* 0 or negative errno, per datagram */
 	uint32_t tag[DP_UDP_BATCH];	/* the caller's, e.g. which frame a datagram carries */
+	union {
+		char buf[CMSG_SPACE(sizeof(struct in6_pktinfo))];	/* the source address */
+		struct cmsghdr align;
+	} sctl[DP_UDP_BATCH];
 	/* dp_udp_send_batch()'s own: the sendmmsg entries, one per run of datagrams. */
 	struct mmsghdr gmsgs[DP_UDP_BATCH];
 	union {
@@ -106,6 +116,16 @@ uint16_t dp_udp_addr_port(const struct dp_udp_addr *a);
 
 /* Opens a nonblocking socket bound to addr (port 0: the kernel picks; u->local says which). */
 int dp_udp_open(struct dp_udp *u, const struct dp_udp_addr *addr);
+
+enum dp_udp_open_flag {
+	DP_UDP_V6ONLY = 1 << 0,		/* an IPv6 socket that leaves IPv4 to a socket of its own */
+	DP_UDP_DONT_FRAGMENT = 1 << 1,	/* DF set, never fragmented: IPv4 sends ID 0 (RoCE v2's ICRC) */
+	DP_UDP_BIG_BUFFERS = 1 << 2,	/* socket buffers of DP_UDP_BIG_BUFFER bytes (root may exceed rmem_max) */
+};
+#define DP_UDP_BIG_BUFFER (8u << 20)
+
+/* dp_udp_open with enum dp_udp_open_flag options set before the bind. */
+int dp_udp_open_flags(struct dp_udp *u, const struct dp_udp_addr *addr, unsigned flags);
 void dp_udp_close(struct dp_udp *u);
 
 /*
@@ -113,6 +133,9 @@ void dp_udp_close(struct dp_udp *u);
  * DP_UDP_GRO_BUF_SIZE bytes.  0 or a negative errno (an old kernel: plain receive goes on).
  */
 int dp_udp_enable_gro(struct dp_udp *u);
+
+/* Asks the kernel for each datagram's local address (dp_udp_rx_fn's to).  0 or a negative errno. */
+int dp_udp_enable_pktinfo(struct dp_udp *u);
 
 /*
  * Receives up to n (<= DP_UDP_BATCH) buffers into bufs[i] (buf_size bytes each) and calls
@@ -139,6 +162,13 @@ static inline bool dp_udp_tx_full(const struct dp_udp_tx_batch *b)
 /* Queues one datagram (buf and to must stay valid until sent); false when the batch is full. */
 bool dp_udp_tx_add(struct dp_udp_tx_batch *b, const struct dp_udp_addr *to, const void *buf,
 		   size_t len, uint32_t tag);
+/*
+ * The same, sent from the local address from (of to's family; its port is ignored) rather than
+ * the one the kernel's route would pick: what a protocol whose checksum covers the source
+ * address needs (RoCE v2's ICRC).  Such a datagram always leaves on its own (no GSO run).
+ */
+bool dp_udp_tx_add_from(struct dp_udp_tx_batch *b, const struct dp_udp_addr *to,
+			const struct dp_udp_addr *from, const void *buf, size_t len, uint32_t tag);
 
 /*
  * Sends the queued datagrams with as few sendmmsg calls as the kernel allows, runs of equal

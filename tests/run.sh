@@ -35,6 +35,15 @@ for t in "$BUILD"/tests/test_*; do
 	run_tap "${t##*/}" "$t"
 done
 
+# The offload engine's known answers again at every other guard kernel level this CPU runs
+# (the one in effect ran above): each level must give the same bytes (docs/offload.md).
+for level in $("$BUILD"/rdmactl offload levels | awk '$2 != "*" { print $1 }'); do
+	echo "# kernel level $level: test_dp_sig, test_dp_kern, offload.bats"
+	run_tap "test_dp_sig at $level" env RDMAD_OFFLOAD_LEVEL="$level" "$BUILD"/tests/test_dp_sig
+	run_tap "test_dp_kern at $level" env RDMAD_OFFLOAD_LEVEL="$level" "$BUILD"/tests/test_dp_kern
+	run_tap "offload.bats at $level" env RDMAD_OFFLOAD_LEVEL="$level" bats -F tap tests/bats/offload.bats
+done
+
 # Every input the fuzzers kept must still go through cleanly (under ASan too).
 n=0
 for f in "$BUILD"/fuzz/fuzz_*; do

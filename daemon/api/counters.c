@@ -7,6 +7,26 @@ static uint64_t get(_Atomic uint64_t *v)
 	return atomic_load_explicit(v, memory_order_relaxed);
 }
 
+static struct json_object *roce_json(struct dp_roce_counters *c)
+{
+	struct json_object *o = json_object_new_object();
+
+	json_add_uint(o, "tx_packets", get(&c->tx_packets));
+	json_add_uint(o, "rx_packets", get(&c->rx_packets));
+	json_add_uint(o, "retransmits", get(&c->retransmits));
+	json_add_uint(o, "timeouts", get(&c->timeouts));
+	json_add_uint(o, "naks_sent", get(&c->naks_sent));
+	json_add_uint(o, "naks_received", get(&c->naks_received));
+	json_add_uint(o, "rnr_naks_sent", get(&c->rnr_naks_sent));
+	json_add_uint(o, "duplicates", get(&c->duplicates));
+	json_add_uint(o, "out_of_sequence", get(&c->out_of_sequence));
+	json_add_uint(o, "icrc_errors", get(&c->icrc_errors));
+	json_add_uint(o, "rx_dropped", get(&c->rx_dropped));
+	json_add_uint(o, "faults", get(&c->faults));
+	json_add_uint(o, "tx_errors", get(&c->tx_errors));
+	return o;
+}
+
 struct json_object *api_dp_counters_json(struct dp_counters *c, const struct rdma_sqd_stats *sqd)
 {
 	struct json_object *sig = json_object_new_object();
@@ -37,5 +57,6 @@ struct json_object *api_dp_counters_json(struct dp_counters *c, const struct rdm
 	json_add_uint(o, "recoveries", sqd->recoveries);
 	json_add_uint(o, "wrs_canceled", sqd->wrs_canceled);
 	json_add_uint(o, "nops", get(&c->nops));
+	json_object_object_add(o, "roce", roce_json(&c->roce));
 	return o;
 }

@@ -272,7 +272,10 @@ struct send_params {
 
 static const struct api_field remote_fields[] = {
 	WR_U32("key", remote_key),
-	{ .name = "offset", .type = API_FIELD_U64, .offset = offsetof(struct rdma_dp_send_wr, remote_offset) },
+	{ .name = "offset", .type = API_FIELD_U64, .offset = offsetof(struct rdma_dp_send_wr, remote_offset),
+	  .given = API_GIVEN(struct rdma_dp_send_wr, has_remote_offset) },
+	{ .name = "addr", .type = API_FIELD_U64, .offset = offsetof(struct rdma_dp_send_wr, remote_addr),
+	  .given = API_GIVEN(struct rdma_dp_send_wr, has_remote_addr) },
 	{ NULL },
 };
 
@@ -330,8 +333,11 @@ static int check_send(struct send_params *p, struct rdma_error *err)
 	}
 	if (!p->has_remote && (wr->opcode == DP_WR_RDMA_WRITE || wr->opcode == DP_WR_RDMA_WRITE_WITH_IMM ||
 			       wr->opcode == DP_WR_RDMA_READ))
-		return rdma_error_invalid(err, "remote", "%s needs the peer's memory (key and offset)",
+		return rdma_error_invalid(err, "remote", "%s needs the peer's memory (key and offset or addr)",
 					  dp_wr_opcode_name(wr->opcode));
+	if (p->has_remote && wr->has_remote_offset && wr->has_remote_addr)
+		return rdma_error_invalid(err, "remote.addr", "give offset (into this device's region) or "
+					  "addr (the peer's address), not both");
 	if (wr->ud && wr->remote_qpn > 0xffffff)
 		return rdma_error_invalid(err, "ud.remote_qpn", "%u; QP numbers are 24 bits",
 					  wr->remote_qpn);

@@ -23,6 +23,7 @@ void config_defaults(struct rdmad_config *config)
 		.limits = VARLINK_LIMITS_DEFAULT,
 		.max_mr_size = RDMAD_MAX_MR_SIZE_DEFAULT,
 		.busy_poll_usec = RDMAD_BUSY_POLL_USEC_DEFAULT,
+		.roce_port = ROCE_UDP_PORT,
 	};
 }
 
@@ -78,6 +79,14 @@ static const struct number_setting number_settings[] = {
 	  offsetof(struct rdmad_config, max_mr_size), FIELD_U64 },
 	{ "busy_poll_usec", "a number of microseconds", 0, RDMAD_BUSY_POLL_USEC_MAX, 1,
 	  offsetof(struct rdmad_config, busy_poll_usec), FIELD_UNSIGNED },
+	{ "roce_port", "a number (a UDP port)", 1, 65535, 1, offsetof(struct rdmad_config, roce_port),
+	  FIELD_UNSIGNED },
+	{ "roce_fault_drop_ppm", "a number of packets per million", 0, 1000000, 1,
+	  offsetof(struct rdmad_config, roce_faults.drop), FIELD_UNSIGNED },
+	{ "roce_fault_duplicate_ppm", "a number of packets per million", 0, 1000000, 1,
+	  offsetof(struct rdmad_config, roce_faults.duplicate), FIELD_UNSIGNED },
+	{ "roce_fault_reorder_ppm", "a number of packets per million", 0, 1000000, 1,
+	  offsetof(struct rdmad_config, roce_faults.reorder), FIELD_UNSIGNED },
 };
 
 static const struct number_setting *find_number_setting(const char *key)

@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "daemon/verbs/crypto_config.h"
+#include "dataplane/roce/transport.h"
 #include "daemon/vnic/fabric_config.h"
 #include "lib/varlink/varlink.h"
 
@@ -24,6 +25,9 @@ struct rdmad_config {
 	struct rdmad_fabric_config fabric;
 	/* The interface whose addresses are port 1's RoCE v2 GIDs; "": none (read at start). */
 	char roce_netdev[IF_NAMESIZE];
+	unsigned roce_port;       /* UDP port of RoCE v2 (4791), served while roce_netdev is set */
+	/* For tests: outgoing RoCE packets dropped, doubled, reordered, in millionths (read at start). */
+	struct dp_roce_faults roce_faults;
 };
 
 #define RDMAD_MAX_MR_SIZE_DEFAULT (1ull << 30)

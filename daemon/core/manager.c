@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+#include "daemon/soft/datapath.h"
 #include "daemon/soft/gid_netlink.h"
 #include "daemon/soft/soft_device.h"
 #include "daemon/core/commit.h"
@@ -235,11 +236,14 @@ int manager_reload(struct manager *m, char *err, size_t err_size)
 		config_free(&c);
 		return r;
 	}
-	if (strcmp(c.roce_netdev, m->config.roce_netdev) != 0)
-		log_notice("roce_netdev changed to '%s': it takes effect when rdmad restarts",
-			   c.roce_netdev);
+	if (strcmp(c.roce_netdev, m->config.roce_netdev) != 0 || c.roce_port != m->config.roce_port ||
+	    memcmp(&c.roce_faults, &m->config.roce_faults, sizeof(c.roce_faults)) != 0)
+		log_notice("roce_netdev, roce_port and roce_fault_* changed: they take effect when rdmad "
+			   "restarts");
 	/* Kept as in force until then, so that the next reload compares with it. */
 	memcpy(c.roce_netdev, m->config.roce_netdev, sizeof(c.roce_netdev));
+	c.roce_port = m->config.roce_port;
+	c.roce_faults = m->config.roce_faults;
 	config_free(&m->config);
 	m->config = c;
 	apply_config(m);
@@ -297,6 +301,27 @@ static int add_devices(struct manager *m)
 	return 0;
 }
 
+/* RoCE v2 on the port whose GIDs roce_netdev gives: the software device's endpoint. */
+static int roce_start(struct manager *m)
+{
+	const struct dp_roce_faults *f = &m->config.roce_faults;
+	int r;
+
+	if (!m->config.roce_netdev[0])
+		return 0;
+	if (f->drop + f->duplicate + f->reorder > 1000000)
+		return log_error_errno(-EINVAL, "roce_fault_drop_ppm + roce_fault_duplicate_ppm + "
+				       "roce_fault_reorder_ppm exceed 1000000");
+	r = rdma_datapath_roce_start(m->devices[0], (uint16_t)m->config.roce_port, f);
+	if (r < 0)
+		return log_error_errno(r, "cannot serve RoCE v2 on UDP port %u", m->config.roce_port);
+	if (f->drop || f->duplicate || f->reorder)
+		log_warning("RoCE v2: for tests, %u, %u and %u of every million packets sent are dropped, "
+			    "doubled and reordered", f->drop, f->duplicate, f->reorder);
+	log_info("RoCE v2 on UDP port %u (GIDs of %s)", m->config.roce_port, m->config.roce_netdev);
+	return 0;
+}
+
 int manager_start(struct manager *m)
 {
 	bool locked;
@@ -339,6 +364,9 @@ int manager_start(struct manager *m)
 		if (r < 0)
 			return log_error_errno(r, "cannot start the data path of %s", m->devices[i]->name);
 	}
+	r = roce_start(m);
+	if (r < 0)
+		return r;
 	r = vnic_start(m);
 	if (r < 0)
 		return r;

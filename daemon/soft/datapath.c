@@ -7,6 +7,7 @@
 #include "daemon/soft/datapath.h"
 #include "daemon/soft/datapath_int.h"
 #include "daemon/verbs/cq.h"
+#include "daemon/verbs/gid.h"
 #include "daemon/verbs/mkey.h"
 #include "daemon/verbs/mr.h"
 #include "daemon/verbs/qp.h"
@@ -121,16 +122,47 @@ void rdma_dp_qp_counters(struct rdma_device *dev, const struct rdma_qp *qp, stru
 }
 
 /*
+ * The path of a connected QP whose address vector names a GID of another
+ * host, when the device speaks RoCE v2: the QP's packets go there.
+ */
+static struct dp_roce_path roce_path(struct rdma_device *dev, const struct rdma_qp *qp)
+{
+	struct dp_roce_path path = { 0 };
+
+	if (!dev->datapath->nic.roce || qp->type == RDMA_QPT_UD || !(qp->attr_mask & RDMA_QP_AV) ||
+	    !qp->sgid || rdma_gid_is_local(dev, qp->attr.av.dgid))
+		return path;
+	path = (struct dp_roce_path){
+		.remote = true, .traffic_class = (uint8_t)qp->attr.av.traffic_class,
+		.hop_limit = (uint8_t)qp->attr.av.hop_limit, .flow_label = qp->attr.av.flow_label,
+		.mtu = qp->attr.path_mtu ? qp->attr.path_mtu : 1024, .timeout = qp->attr.timeout,
+		.retry_cnt = qp->attr.retry_cnt, .sq_psn = qp->attr.sq_psn, .rq_psn = qp->attr.rq_psn,
+	};
+	memcpy(path.sgid, qp->sgid->gid, sizeof(path.sgid));
+	memcpy(path.dgid, qp->attr.av.dgid, sizeof(path.dgid));
+	return path;
+}
+
+/*
  * Where the QP runs: on the worker of the CPU its creator chose; else a
  * connected QP joins its peer's worker (a request and its response then
- * cost no queue), UD QPs share one, and the rest go round robin.
+ * cost no queue), UD QPs share one, and the rest go round robin.  A QP
+ * whose packets cross the network runs on the worker of the RoCE
+ * endpoint, which receives them (UD QPs too, when the device speaks RoCE).
  */
 static struct dp_worker *choose_worker(struct rdma_device *dev, struct rdma_qp *qp)
 {
 	struct rdma_datapath *dp = dev->datapath;
 	struct dp_worker *placed = qp->cpu >= 0 ? worker_of_cpu(dp, qp->cpu) : NULL;
+	struct dp_worker *roce = dp_roce_worker(&dp->nic);
 	struct rdma_object *peer;
 
+	if (roce && (qp->type == RDMA_QPT_UD || roce_path(dev, qp).remote)) {
+		if (placed && placed != roce)
+			log_notice("QP %u: runs on CPU %d, where RoCE v2 packets are received, not on CPU %d",
+				   qp->obj.handle, roce->cpu, qp->cpu);
+		return roce;
+	}
 	if (placed)
 		return placed;
 	if (qp->type == RDMA_QPT_UD) {
@@ -153,7 +185,7 @@ void rdma_dp_qp_modified(struct rdma_device *dev, struct rdma_qp *qp, int old_st
 		.state = (enum dp_qp_state)qp->state, .access_flags = qp->attr.access_flags,
 		.dest_qpn = qp->attr.dest_qp_num, .rnr_retry = qp->attr.rnr_retry,
 		.min_rnr_timer = qp->attr.min_rnr_timer, .max_dest_rd_atomic = qp->attr.max_dest_rd_atomic,
-		.qkey = qp->attr.qkey, .stops_seen = qp->sig_stops_seen,
+		.qkey = qp->attr.qkey, .stops_seen = qp->sig_stops_seen, .path = roce_path(dev, qp),
 	};
 
 	(void)old_state;
@@ -431,6 +463,18 @@ int rdma_datapath_start(struct rdma_device *dev, struct worker_set *ws)
 	(void)worker_set_on_event(ws, DP_EVENT_KEY_CONFIGURED, on_key_configured, NULL);
 	dev->datapath = dp;
 	return 0;
+}
+
+int rdma_datapath_roce_start(struct rdma_device *dev, uint16_t port, const struct dp_roce_faults *faults)
+{
+	struct rdma_datapath *dp = dev->datapath;
+
+	if (!dp)
+		return -ENODEV;
+	/* UD QPs meet their peers there: the endpoint's worker is theirs too. */
+	if (!dp->ud_worker)
+		dp->ud_worker = worker_set_pick(dp->ws);
+	return dp_roce_open(&dp->nic, dp->ud_worker, port, faults);
 }
 
 void rdma_datapath_workers_stopped(struct rdma_device *dev)

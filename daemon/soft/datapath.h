@@ -47,6 +47,11 @@ static inline struct dp_qp *soft_qp(const struct rdma_qp *qp)
 
 /* The device's data path on a set of workers (rdmad's). */
 int rdma_datapath_start(struct rdma_device *dev, struct worker_set *ws);
+/*
+ * The device speaks RoCE v2 on UDP port from now on (its IPv4 and IPv6
+ * addresses), with faults injected for tests; -errno when no socket opens.
+ */
+int rdma_datapath_roce_start(struct rdma_device *dev, uint16_t port, const struct dp_roce_faults *faults);
 /* The workers have stopped: what they owned is freed by the main thread from now on. */
 void rdma_datapath_workers_stopped(struct rdma_device *dev);
 void rdma_datapath_free(struct rdma_datapath *dp);
@@ -101,7 +106,9 @@ struct rdma_dp_send_wr {
 	uint32_t send_flags;      /* DP_SEND_* */
 	uint32_t imm;             /* host order; goes on the wire in network order */
 	uint32_t remote_key;
-	uint64_t remote_offset;
+	uint64_t remote_offset;   /* from the first byte of the MR of remote_key (this device's) */
+	bool has_remote_addr, has_remote_offset;
+	uint64_t remote_addr;     /* instead: the peer's own address (a QP connected to another host) */
 	const uint8_t *inline_data;
 	uint32_t inline_len;
 	const struct rdma_dp_sge *sges;

@@ -171,17 +171,6 @@ static int check_send(struct rdma_device *dev, struct rdma_qp *qp, const struct 
 	return check_sges(dev, qp, wr->sges, wr->n_sges, qp->cap.max_send_sge, "max_send_sge", err);
 }
 
-/* Loopback only: a UD message reaches a QP of this device when it is sent to one of its GIDs. */
-static bool gid_is_ours(struct rdma_device *dev, const uint8_t gid[RDMA_GID_LEN])
-{
-	for (unsigned p = 0; p < dev->num_ports; p++)
-		for (uint32_t i = 0; i < dev->ports[p].gid_tbl_len; i++)
-			if (dev->gid_tables[p][i].valid &&
-			    memcmp(dev->gid_tables[p][i].gid, gid, RDMA_GID_LEN) == 0)
-				return true;
-	return false;
-}
-
 /* The AH of a UD send (refused here: the RFC has the device validate it) and what it makes. */
 static int resolve_ud(struct rdma_device *dev, struct rdma_qp *qp, const struct rdma_dp_send_wr *wr,
 		      uint64_t length, struct dp_sq_req *req, struct dp_sq_slot *slot,
@@ -190,6 +179,7 @@ static int resolve_ud(struct rdma_device *dev, struct rdma_qp *qp, const struct 
 	struct rdma_object *obj = object_table_find(&dev->tables[RDMA_OBJ_AH], wr->ah);
 	struct rdma_gid_entry *sgid;
 	struct rdma_ah *ah;
+	bool fits, local;
 
 	if (!obj)
 		return rdma_error_invalid(err, "ud.ah", "%u is no address handle", wr->ah);
@@ -205,9 +195,19 @@ static int resolve_ud(struct rdma_device *dev, struct rdma_qp *qp, const struct 
 	req->ud.ah = wr->ah;
 	/* IBA: a Q_Key with the high bit set means the QP's own. */
 	slot->ud_qkey = (wr->remote_qkey & 0x80000000u) ? qp->attr.qkey : wr->remote_qkey;
-	/* IBA C10-93.1.1: longer than the MTU, a UD message "succeeds" and goes nowhere. */
-	slot->ud_local = gid_is_ours(dev, ah->attr.dgid) &&
-			 length <= dev->ports[ah->attr.port - 1].active_mtu;
+	/*
+	 * A GID of this device: loopback; of another host: RoCE v2.  IBA
+	 * C10-93.1.1: longer than the MTU, a UD message "succeeds" and goes nowhere.
+	 */
+	fits = length <= dev->ports[ah->attr.port - 1].active_mtu;
+	local = rdma_gid_is_local(dev, ah->attr.dgid);
+	slot->ud_local = local && fits;
+	slot->ud_remote = !local && fits;
+	memcpy(slot->ud_sgid, sgid->gid, sizeof(slot->ud_sgid));
+	memcpy(slot->ud_dgid, ah->attr.dgid, sizeof(slot->ud_dgid));
+	slot->ud_traffic_class = (uint8_t)ah->attr.traffic_class;
+	slot->ud_hop_limit = (uint8_t)ah->attr.hop_limit;
+	slot->ud_flow_label = ah->attr.flow_label;
 	dp_grh_build(slot->grh, sgid->gid, ah->attr.dgid, (uint8_t)ah->attr.traffic_class,
 		     ah->attr.flow_label, (uint8_t)ah->attr.hop_limit, (uint32_t)length,
 		     wr->opcode == DP_WR_SEND_WITH_IMM);
@@ -241,7 +241,9 @@ static int fill_send(struct rdma_device *dev, struct rdma_qp *qp, const struct r
 			length += wr->sges[i].length;
 	}
 	if (dp_wr_has_remote(wr->opcode)) {
-		req->rdma.remote_addr = key_iova(dev, wr->remote_key, wr->remote_offset);
+		/* A peer on another host: its address as its MR gives it; here, from this device's MR. */
+		req->rdma.remote_addr = wr->has_remote_addr ? wr->remote_addr :
+					key_iova(dev, wr->remote_key, wr->remote_offset);
 		req->rdma.rkey = wr->remote_key;
 	}
 	/* ibv_send_wr's invalidate_rkey shares imm_data, in host order. */

@@ -47,6 +47,9 @@ int rdma_ah_create(struct rdma_device *dev, uint32_t pd, const struct rdma_ah_at
 						  attr->sgid_index, attr->port);
 		return -EINVAL;
 	}
+	r = rdma_gid_check_path(sgid->gid, attr->dgid, "dgid", err);
+	if (r < 0)
+		return r;
 	pd_obj = rdma_object_lookup(dev, RDMA_OBJ_PD, pd, err);
 	if (!pd_obj)
 		return -ENOENT;

@@ -247,3 +247,33 @@ unsigned rdma_gid_sweep_gone(struct rdma_device *dev, unsigned port)
 	}
 	return stay;
 }
+
+bool rdma_gid_is_local(const struct rdma_device *dev, const uint8_t gid[RDMA_GID_LEN])
+{
+	for (unsigned p = 0; p < dev->num_ports; p++)
+		for (uint32_t i = 0; i < dev->ports[p].gid_tbl_len; i++)
+			if (dev->gid_tables[p][i].valid &&
+			    memcmp(dev->gid_tables[p][i].gid, gid, RDMA_GID_LEN) == 0)
+				return true;
+	return false;
+}
+
+static bool ipv4_mapped(const uint8_t gid[RDMA_GID_LEN])
+{
+	static const uint8_t prefix[12] = { [10] = 0xff, [11] = 0xff };
+
+	return memcmp(gid, prefix, sizeof(prefix)) == 0;
+}
+
+int rdma_gid_check_path(const uint8_t sgid[RDMA_GID_LEN], const uint8_t dgid[RDMA_GID_LEN],
+			const char *field, struct rdma_error *err)
+{
+	char s[RDMA_GID_TEXT_MAX], d[RDMA_GID_TEXT_MAX];
+
+	if (ipv4_mapped(sgid) == ipv4_mapped(dgid))
+		return 0;
+	rdma_gid_format(sgid, s);
+	rdma_gid_format(dgid, d);
+	return rdma_error_invalid(err, field, "%s is %s, the source GID %s is not: both IPv4 (::ffff:a.b.c.d) "
+				  "or both IPv6", d, ipv4_mapped(dgid) ? "IPv4" : "IPv6", s);
+}

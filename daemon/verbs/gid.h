@@ -44,6 +44,14 @@ int rdma_gid_parse(const char *text, uint8_t gid[RDMA_GID_LEN]);
 void rdma_gid_from_ipv4(const struct in_addr *addr, uint8_t gid[RDMA_GID_LEN]);
 void rdma_gid_from_ipv6(const struct in6_addr *addr, uint8_t gid[RDMA_GID_LEN]);
 /* The usual IPv6 text ("fe80::1", "::ffff:192.0.2.1"). */
+/*
+ * A path from sgid to dgid: both IPv4-mapped or both IPv6, as RoCE v2
+ * packets carry one IP header (-EINVAL naming field, the destination's, else).
+ */
+int rdma_gid_check_path(const uint8_t sgid[RDMA_GID_LEN], const uint8_t dgid[RDMA_GID_LEN],
+			const char *field, struct rdma_error *err);
+/* Whether gid is in one of the device's GID tables (a valid entry of any port). */
+bool rdma_gid_is_local(const struct rdma_device *dev, const uint8_t gid[RDMA_GID_LEN]);
 void rdma_gid_format(const uint8_t gid[RDMA_GID_LEN], char out[RDMA_GID_TEXT_MAX]);
 
 /* Port 1..num_ports, else InvalidArgument on "port". */

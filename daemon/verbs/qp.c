@@ -133,6 +133,8 @@ static struct rdma_gid_entry *check_av(struct rdma_device *dev, const struct rdm
 		/* An empty entry is bad input here, not a missing object of this interface. */
 		rdma_error_invalid(err, "av.sgid_index", "GID index %u of port %u is empty",
 				   av->sgid_index, RDMA_QP_PORT);
+	if (sgid && rdma_gid_check_path(sgid->gid, av->dgid, "av.dgid", err) < 0)
+		return NULL;
 	return sgid;
 }
 

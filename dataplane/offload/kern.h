@@ -7,16 +7,20 @@
  * when dst is not NULL its len bytes are copied to dst + i * dstride in the same pass.  The
  * type dispatch happens once per call, not per block.
  *
- * What runs (docs/offload.md, "Performance"):
- *   CRC-16/T10-DIF  own PCLMULQDQ folding, 8 lanes, storing each lane as it is loaded, tree
- *                   reduction and Barrett; blocks back to back in one loop.
- *                   Portable: ISA-L crc16_t10dif_copy per block.
- *   CRC32C          own SSE4.2 crc32 over three blocks at once (one stream per block, so no
- *                   stream recombination), 32-byte copies in the same loop; a run's last one or
- *                   two blocks and the portable path: ISA-L crc32_iscsi + memcpy.
- *   CRC64_XP10      own PCLMULQDQ folding with the copy stitched in (crc.c does the single-buffer
- *                   form), tree reduction; blocks back to back.  Portable: tables + memcpy.
- *   IP checksum, CRC32 (FC-PH): memcpy + dp_sig_guard per block.
+ * Which kernels run is a level, chosen once at start from the CPU's features (the best it
+ * has) or forced by the environment variable RDMAD_OFFLOAD_LEVEL (tests run every level the
+ * machine has against the same known answers).  Every level gives the same guards and bytes.
+ *
+ *   portable    ISA-L per block (crc16_t10dif_copy, crc32_ieee, crc32_iscsi) + memcpy; CRC64
+ *               by tables; IP checksum in C.
+ *   pclmul      128-bit PCLMULQDQ folding that stores each lane it loads, for T10-DIF, CRC32
+ *               (FC-PH), CRC32C and CRC64_XP10 (what a CPU without AVX2 runs).
+ *   avx2        as pclmul, but CRC32C by three SSE4.2 crc32 streams with 256-bit copies in the
+ *               same loop, and the IP checksum summed by AVX2 from the lanes it copies.
+ *   vpclmul256  as avx2, the folding with 256-bit VPCLMULQDQ (two 128-bit lanes per multiply).
+ *
+ * A 512-bit VPCLMULQDQ level is not built: no machine this was written on could run it
+ * (docs/offload.md, "Kernel levels").
  */
 #pragma once
 
@@ -28,8 +32,32 @@
 void dp_sig_guard_blocks(const struct dp_sig_domain *d, uint64_t *guard, uint8_t *dst, size_t dstride,
 			 const uint8_t *src, size_t sstride, size_t len, size_t n);
 
-/* Kernel level, for tests and the benchmark: 0 = portable only (ISA-L / tables, memcpy),
- * 1 = the best the CPU supports (default), 2 = as 1 but CRC32C by folding (what a CPU with
- * PCLMULQDQ and no AVX2 runs).  Returns the previous level.  Not thread-safe:
- * set it before any transfer runs. */
-int dp_kern_set_level(int level);
+enum dp_kern_level {
+	DP_KERN_PORTABLE,
+	DP_KERN_PCLMUL,
+	DP_KERN_AVX2,
+	DP_KERN_VPCLMUL256,
+	DP_KERN_LEVELS
+};
+
+#define DP_KERN_LEVEL_ENV "RDMAD_OFFLOAD_LEVEL"
+
+/* "portable", "pclmul", "avx2", "vpclmul256". */
+const char *dp_kern_level_name(enum dp_kern_level level);
+/* The level of a name, or -EINVAL. */
+int dp_kern_level_parse(const char *name);
+/* Whether this CPU can run the level. */
+bool dp_kern_level_supported(enum dp_kern_level level);
+/* The level that runs now. */
+enum dp_kern_level dp_kern_level(void);
+/* What RDMAD_OFFLOAD_LEVEL did at start: 0 (unset, or a level this CPU runs, now in effect),
+ * -EINVAL (not a level name) or -EOPNOTSUPP (a level this CPU lacks); on an error the best
+ * level runs, and programs should refuse to go on (a forced level must not pass silently). */
+int dp_kern_env_status(void);
+/* That status in words for a program's refusal ("RDMAD_OFFLOAD_LEVEL=avx512: ... (levels this
+ * CPU runs: portable, ...)"); returns dp_kern_env_status(). */
+int dp_kern_env_describe(char *buf, size_t size);
+
+/* Force a level (tests, the benchmark).  Returns the previous level, or -EOPNOTSUPP when the
+ * CPU cannot run it.  Not thread-safe: set it before any transfer runs. */
+int dp_kern_set_level(enum dp_kern_level level);

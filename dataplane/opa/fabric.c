@@ -282,7 +282,8 @@ void opa_fabric_rx_datagram(struct opa_fabric *f, const uint8_t *buf, size_t len
 	rx_flush(f);
 }
 
-static void on_datagram(void *arg, const uint8_t *buf, size_t len, const struct dp_udp_addr *from)
+static void on_datagram(void *arg, const uint8_t *buf, size_t len, const struct dp_udp_addr *from,
+			const struct dp_udp_addr *to)
 {
 	/* The source address is not used: replies go by the map (docs/opa-fabric.md). */
 	(void)from;

@@ -26,7 +26,7 @@ crc() { # TYPE SEED
 	[ "$(stat -c %s wire)" -eq 520 ]
 	assert_equal "$(tail -c 8 wire | hex)" ec7d5678f0debc9a
 	cmp <(head -c 512 wire) mem
-	assert_equal "$(cat rep.json)" '{"err_type":"none","expected_value":0,"actual_value":0,"offset":0}'
+	assert_equal "$(jq -c 'del(.kernel)' rep.json)" '{"err_type":"none","expected_value":0,"actual_value":0,"offset":0}'
 }
 
 @test "CRC fields: CRC32 seed 0 (HW, big-endian), CRC32C and CRC64_XP10 seed ~0 (little-endian)" {
@@ -54,7 +54,7 @@ crc() { # TYPE SEED
 	assert_equal "$stderr" "rdmactl: offload rx: signature error: guard expected 0x0 actual 0xec7d at offset 520"
 	cmp mem <(bytes a5 1024)
 	# expected = the field found, actual = computed; offset = block 1 x (512 + 8).
-	assert_equal "$(cat rep.json)" "{\"err_type\":\"guard\",\"expected_value\":0,\"actual_value\":$((0xec7d)),\"offset\":520}"
+	assert_equal "$(jq -c 'del(.kernel)' rep.json)" "{\"err_type\":\"guard\",\"expected_value\":0,\"actual_value\":$((0xec7d)),\"offset\":520}"
 }
 
 @test "AES-XTS-128: IEEE 1619 vector 2 through a crypto-only configuration" {
@@ -151,4 +151,26 @@ crc() { # TYPE SEED
 	bytes a5 1024 >mem2
 	run -0 --separate-stderr bash -c "'$RDMACTL' offload tx --config cfg.json <mem2 >/dev/null"
 	assert_equal "$stderr" ""
+}
+
+@test "--report names the guard kernels that ran; RDMAD_OFFLOAD_LEVEL forces a level, refuses others" {
+	echo "{\"mem\":null,\"wire\":$(t10dif crc 65535 0 0)}" >cfg.json
+	bytes a5 512 >mem
+	best=$("$RDMACTL" offload levels | sed -n 's/ \*$//p')
+	[ -n "$best" ]
+	if [ -z "${RDMAD_OFFLOAD_LEVEL:-}" ]; then
+		run -0 "$RDMACTL" offload levels
+		assert_line --index 0 portable
+		assert_line --index $((${#lines[@]} - 1)) "$best *"
+	fi
+	"$RDMACTL" offload tx --config cfg.json --report rep.json <mem >/dev/null
+	assert_equal "$(jq -r .kernel rep.json)" "$best"
+	for level in $("$RDMACTL" offload levels | cut -d' ' -f1); do
+		RDMAD_OFFLOAD_LEVEL=$level "$RDMACTL" offload tx --config cfg.json --report rep.json <mem >wire
+		assert_equal "$(jq -r .kernel rep.json)" "$level"
+		assert_equal "$(tail -c 8 wire | hex)" ec7d000000000000
+	done
+	RDMAD_OFFLOAD_LEVEL=avx1024 run --separate-stderr "$RDMACTL" offload tx --config cfg.json <mem
+	assert_failure 1
+	assert_regex "$stderr" 'RDMAD_OFFLOAD_LEVEL=avx1024: not a kernel level \(levels this CPU runs: portable'
 }

@@ -8,11 +8,12 @@ load helper
 
 setup_file() {
 	rdmad_start
-	# PD 1, CQs 1 and 2, a GID at index 0 of port 1: what every QP here uses.
+	# PD 1, CQs 1 and 2, GIDs at index 0 (IPv6) and 1 (IPv4) of port 1: what every QP here uses.
 	"$RDMACTL" pd create >/dev/null
 	"$RDMACTL" cq create --cqe 16 >/dev/null
 	"$RDMACTL" cq create --cqe 16 >/dev/null
 	"$RDMACTL" gid add 0 fe80::1 >/dev/null
+	"$RDMACTL" gid add 1 192.0.2.1 >/dev/null
 }
 teardown_file() { rdmad_stop; }
 setup() { load_libs; }
@@ -23,7 +24,7 @@ RC_RTR=(--state rtr --dgid fe80::2 --sgid-index 0 --path-mtu 1024 --dest-qp 17 -
 	--max-dest-rd-atomic 4 --min-rnr-timer 12)
 RC_RTS=(--state rts --timeout 14 --retry-cnt 7 --rnr-retry 6 --sq-psn 200 --max-rd-atomic 8)
 UC_INIT=(--state init --access remote_write)
-UC_RTR=(--state rtr --dgid 192.0.2.7 --sgid-index 0 --path-mtu 4096 --dest-qp 18 --rq-psn 0xffffff)
+UC_RTR=(--state rtr --dgid 192.0.2.7 --sgid-index 1 --path-mtu 4096 --dest-qp 18 --rq-psn 0xffffff)
 UC_RTS=(--state rts --sq-psn 1)
 UD_INIT=(--state init --qkey 0x11111111)
 UD_RTR=(--state rtr)

@@ -39,20 +39,26 @@ vnic_fabric_setup() {
 	VETH_A=fa$$
 	VETH_B=fb$$
 	export NS_A NS_B A B VETH_A VETH_B
-	ip netns add "$NS_A"
-	ip netns add "$NS_B"
-	ip link add "$VETH_A" netns "$NS_A" type veth peer name "$VETH_B" netns "$NS_B"
-	ip -n "$NS_A" addr add 10.231.0.1/24 dev "$VETH_A"
-	ip -n "$NS_B" addr add 10.231.0.2/24 dev "$VETH_B"
-	ip -n "$NS_A" link set "$VETH_A" mtu 1600 up
-	ip -n "$NS_B" link set "$VETH_B" mtu 1600 up
-	ip -n "$NS_A" link set lo up
-	ip -n "$NS_B" link set lo up
+	ns_veth_pair 10.231.0 1600
 	mkdir -p "$A" "$B"
 	fabric_conf 1 >"$A/rdmad.conf"
 	fabric_conf 2 >"$B/rdmad.conf"
 	ns_rdmad_start "$NS_A" "$A"
 	ns_rdmad_start "$NS_B" "$B"
+}
+
+# ns_veth_pair NET MTU: namespaces $NS_A and $NS_B joined by veth $VETH_A - $VETH_B,
+# addresses NET.1/24 and NET.2/24, up with that MTU.
+ns_veth_pair() {
+	ip netns add "$NS_A"
+	ip netns add "$NS_B"
+	ip link add "$VETH_A" netns "$NS_A" type veth peer name "$VETH_B" netns "$NS_B"
+	ip -n "$NS_A" addr add "$1.1/24" dev "$VETH_A"
+	ip -n "$NS_B" addr add "$1.2/24" dev "$VETH_B"
+	ip -n "$NS_A" link set "$VETH_A" mtu "$2" up
+	ip -n "$NS_B" link set "$VETH_B" mtu "$2" up
+	ip -n "$NS_A" link set lo up
+	ip -n "$NS_B" link set lo up
 }
 
 vnic_fabric_teardown() {

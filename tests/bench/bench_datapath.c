@@ -58,6 +58,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -77,6 +78,7 @@
 #include "daemon/soft/workers.h"
 #include "lib/cpulist.h"
 #include "lib/log.h"
+#include "tests/bench/lib/verbs.h"
 
 #define NSAMPLE      21
 #define MAX_WORKERS  8
@@ -98,30 +100,6 @@ static double sample_ms = 100;
 static unsigned signal_every = 16;
 static volatile uint64_t sink;
 
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static int cmp_d(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static void die(const char *what, const struct rdma_error *err)
-{
-	if (err)
-		fprintf(stderr, "bench_datapath: %s: %s: %s\n", what, err->field, err->reason);
-	else
-		fprintf(stderr, "bench_datapath: %s\n", what);
-	exit(1);
-}
-
 static void pin_self(int cpu)
 {
 	cpu_set_t set;
@@ -129,71 +107,7 @@ static void pin_self(int cpu)
 	CPU_ZERO(&set);
 	CPU_SET(cpu, &set);
 	if (sched_setaffinity(0, sizeof(set), &set) < 0)
-		die("cannot pin the main thread", NULL);
-}
-
-/*
- * How much of the CPUs this process gets while it keeps them all busy: one
- * thread spinning on each CPU at once, the time lost in gaps of more than
- * 20 us between two readings of the clock (the guest's scheduler or the
- * hypervisor running something else).  Printed, so that the rows' spread
- * can be judged.
- */
-struct probe {
-	pthread_t thread;
-	int cpu;
-	double seconds, lost, longest;
-};
-
-static void *probe_run(void *arg)
-{
-	struct probe *pr = arg;
-	cpu_set_t set;
-	double t0, prev, t;
-
-	CPU_ZERO(&set);
-	CPU_SET(pr->cpu, &set);
-	pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
-	t0 = prev = now();
-	do {
-		t = now();
-		if (t - prev > 20e-6)
-			pr->lost += t - prev;
-		if (t - prev > pr->longest)
-			pr->longest = t - prev;
-		prev = t;
-	} while (t - t0 < pr->seconds);
-	return NULL;
-}
-
-static void cpu_probe(const int *cpus, unsigned n, double seconds)
-{
-	struct probe pr[MAX_WORKERS + 1];
-	double longest = 0;
-
-	for (unsigned i = 0; i < n; i++) {
-		pr[i] = (struct probe){ .cpu = cpus[i], .seconds = seconds };
-		if (pthread_create(&pr[i].thread, NULL, probe_run, &pr[i]) != 0)
-			die("cannot start a probe thread", NULL);
-	}
-	printf("# CPU check: %u thread(s) spinning at once on CPU", n);
-	for (unsigned i = 0; i < n; i++) {
-		pthread_join(pr[i].thread, NULL);
-		if (pr[i].longest > longest)
-			longest = pr[i].longest;
-	}
-	for (unsigned i = 0; i < n; i++)
-		printf("%s %d", i ? "," : "", pr[i].cpu);
-	printf(" lost");
-	for (unsigned i = 0; i < n; i++)
-		printf("%s %.1f%%", i ? "," : "", 100.0 * pr[i].lost / seconds);
-	printf(" of the time in gaps > 20 us (longest %.1f ms)", longest * 1e3);
-	for (unsigned i = 0; i < n; i++)
-		if (pr[i].lost / seconds > 0.05) {
-			printf(": the CPUs are not all ours (other load, or the hypervisor); expect spread");
-			break;
-		}
-	printf("\n");
+		bench_die("cannot pin the main thread", NULL);
 }
 
 /* ---------------------------------------------------------------- devices, workers, pairs */
@@ -228,13 +142,9 @@ static const struct pair_cfg default_pair = {
 
 /* A software device with its own started worker set (as rdmad: worker_set_start, rdma_device_start). */
 struct bench_dev {
-	char name[16];
-	sd_event *event;
-	struct worker_set *ws;
-	struct rdma_device *dev;
+	struct bench_soft s;
 	int cpus[MAX_WORKERS];
 	unsigned n_workers;
-	uint32_t pd;
 	struct bench_pair pairs[MAX_PAIRS];
 	unsigned n_pairs;
 };
@@ -243,67 +153,19 @@ static const uint8_t bench_gid[RDMA_GID_LEN] = { 0xfe, 0x80, [15] = 1 };
 
 static void bench_dev_start(struct bench_dev *bd, unsigned index, const int *cpus, unsigned n)
 {
-	struct rdma_error err;
-	struct rdma_object *pd;
-	int r;
-
 	memset(bd, 0, sizeof(*bd));
-	snprintf(bd->name, sizeof(bd->name), "soft%u", index);
 	memcpy(bd->cpus, cpus, n * sizeof(int));
 	bd->n_workers = n;
-	if (sd_event_new(&bd->event) < 0)
-		die("sd_event_new", NULL);
-	r = worker_set_start(&bd->ws, bd->event, cpus, n);
-	if (r < 0)
-		die("worker_set_start failed", NULL);
-	if (soft_device_create(&bd->dev, bd->name, index) < 0)
-		die("soft_device_create failed", NULL);
-	if (rdma_device_start(bd->dev, bd->ws) < 0)
-		die("rdma_device_start failed", NULL);
-	pd = rdma_object_create(bd->dev, RDMA_OBJ_PD, &err);
-	if (!pd)
-		die("PD", &err);
-	bd->pd = pd->handle;
 	/* The address vector's source GID (index 0 of port 1); loopback: the destination is the same. */
-	if (rdma_gid_add(bd->dev, RDMA_QP_PORT, 0, bench_gid, &err) < 0)
-		die("GID", &err);
+	bench_soft_start(&bd->s, index, cpus, n, bench_gid);
 }
 
-/* As rdmad tears down (manager_free): workers stopped first, then the device and its data path. */
-static void bench_dev_stop(struct bench_dev *bd)
-{
-	bd->ws = worker_set_free(bd->ws);
-	rdma_device_workers_stopped(bd->dev);
-	rdma_device_free(bd->dev);
-	sd_event_unref(bd->event);
-}
-
-static void modify(struct bench_dev *bd, struct rdma_qp *qp, const struct rdma_qp_attr *values,
-		   enum rdma_qp_state state, uint32_t mask)
-{
-	struct rdma_qp_attr attr = *values;
-	struct rdma_error err;
-
-	attr.state = state;
-	if (rdma_qp_modify(bd->dev, qp, &attr, mask | RDMA_QP_STATE, &err) < 0)
-		die("modify QP", &err);
-}
-
-/* RESET -> INIT -> RTR -> RTS towards the QP numbered dest, with what daemon/verbs/qp_state.c requires of RC. */
+/* RESET -> INIT -> RTR -> RTS towards the QP numbered dest, looped back (the destination GID is the source's). */
 static void connect_qp(struct bench_dev *bd, struct rdma_qp *qp, uint32_t dest)
 {
-	struct rdma_qp_attr a = {
-		.access_flags = RDMA_ACCESS_ALL, .path_mtu = 4096, .max_dest_rd_atomic = 1,
-		.min_rnr_timer = 1, .timeout = 14, .retry_cnt = 7, .rnr_retry = 7, .max_rd_atomic = 1,
-		.dest_qp_num = dest,
-	};
+	struct bench_rc_path path = { .dest_qpn = dest, .dgid = bench_gid, .path_mtu = 4096, .max_rd_atomic = 1 };
 
-	memcpy(a.av.dgid, bench_gid, RDMA_GID_LEN);
-	modify(bd, qp, &a, RDMA_QPS_INIT, RDMA_QP_ACCESS_FLAGS);
-	modify(bd, qp, &a, RDMA_QPS_RTR, RDMA_QP_AV | RDMA_QP_PATH_MTU | RDMA_QP_DEST_QPN |
-	       RDMA_QP_RQ_PSN | RDMA_QP_MAX_DEST_RD_ATOMIC | RDMA_QP_MIN_RNR_TIMER);
-	modify(bd, qp, &a, RDMA_QPS_RTS, RDMA_QP_TIMEOUT | RDMA_QP_RETRY_CNT | RDMA_QP_RNR_RETRY |
-	       RDMA_QP_SQ_PSN | RDMA_QP_MAX_QP_RD_ATOMIC);
+	bench_qp_connect_rc(bd->s.dev, qp, &path);
 }
 
 /* cpu >= 0: placed on that CPU's worker (qp create --cpu). */
@@ -311,7 +173,7 @@ static struct rdma_qp *qp_new(struct bench_dev *bd, struct bench_pair *p, const 
 {
 	struct rdma_qp_init init = {
 		.has_cpu = cpu >= 0, .cpu = cpu >= 0 ? (uint32_t)cpu : 0,
-		.type = RDMA_QPT_RC, .pd = bd->pd, .send_cq = p->scq->obj.handle,
+		.type = RDMA_QPT_RC, .pd = bd->s.pd, .send_cq = p->scq->obj.handle,
 		.recv_cq = p->rcq->obj.handle, .sq_sig_all = cfg->sq_sig_all,
 		.sig_pipelining = cfg->sig_pipelining, .has_recovery = true,
 		.recovery = RDMA_RECOVERY_AUTO,
@@ -321,10 +183,10 @@ static struct rdma_qp *qp_new(struct bench_dev *bd, struct bench_pair *p, const 
 	struct rdma_error err;
 	struct rdma_qp *qp;
 
-	if (rdma_qp_create(bd->dev, &init, &qp, &err) < 0)
-		die("QP", &err);
+	if (rdma_qp_create(bd->s.dev, &init, &qp, &err) < 0)
+		bench_die("QP", &err);
 	if (!soft_qp(qp))
-		die("the QP has no data path", NULL);
+		bench_die("the QP has no data path", NULL);
 	return qp;
 }
 
@@ -333,8 +195,8 @@ static struct rdma_mr *mr_new(struct bench_dev *bd, uint8_t seed)
 	struct rdma_error err;
 	struct rdma_mr *mr;
 
-	if (rdma_mr_create(bd->dev, bd->pd, MR_SIZE, RDMA_ACCESS_ALL, MR_SIZE, &mr, &err) < 0)
-		die("MR", &err);
+	if (rdma_mr_create(bd->s.dev, bd->s.pd, MR_SIZE, RDMA_ACCESS_ALL, MR_SIZE, &mr, &err) < 0)
+		bench_die("MR", &err);
 	for (uint32_t i = 0; i < MR_SIZE; i++)
 		mr->addr[i] = (uint8_t)(i * 131 + seed);
 	return mr;
@@ -356,12 +218,12 @@ static void bench_dev_add_pairs(struct bench_dev *bd, unsigned n, const struct p
 		uint32_t scqe = cfg->max_send_wr, rcqe = cfg->max_recv_wr;
 
 		if (bd->n_pairs == MAX_PAIRS)
-			die("too many pairs", NULL);
+			bench_die("too many pairs", NULL);
 		memset(p, 0, sizeof(*p));
 		/* Each CQ holds all its QPs could complete into it at once (both QPs' queues). */
-		if (rdma_cq_create(bd->dev, 2 * scqe, &p->scq, &err) < 0 ||
-		    rdma_cq_create(bd->dev, 2 * rcqe, &p->rcq, &err) < 0)
-			die("CQ", &err);
+		if (rdma_cq_create(bd->s.dev, 2 * scqe, &p->scq, &err) < 0 ||
+		    rdma_cq_create(bd->s.dev, 2 * rcqe, &p->rcq, &err) < 0)
+			bench_die("CQ", &err);
 		p->req = qp_new(bd, p, cfg, cfg->apart ? bd->cpus[0] : -1);
 		p->resp = qp_new(bd, p, cfg, cfg->apart ? bd->cpus[1] : -1);
 		p->src = mr_new(bd, 7);
@@ -369,13 +231,13 @@ static void bench_dev_add_pairs(struct bench_dev *bd, unsigned n, const struct p
 		connect_qp(bd, p->req, p->resp->obj.handle);
 		connect_qp(bd, p->resp, p->req->obj.handle);
 		if (cfg->apart) {
-			if (soft_qp(p->req)->worker != &bd->ws->workers[0] ||
-			    soft_qp(p->resp)->worker != &bd->ws->workers[1])
-				die("the pair is not apart on the two workers", NULL);
+			if (soft_qp(p->req)->worker != &bd->s.ws->workers[0] ||
+			    soft_qp(p->resp)->worker != &bd->s.ws->workers[1])
+				bench_die("the pair is not apart on the two workers", NULL);
 		} else if (!soft_qp(p->req)->worker || soft_qp(p->req)->worker != soft_qp(p->resp)->worker) {
-			die("the two QPs of a pair are not on one worker", NULL);
-		} else if (soft_qp(p->req)->worker != &bd->ws->workers[bd->n_pairs % bd->n_workers]) {
-			die("pair not on the worker expected (round robin)", NULL);
+			bench_die("the two QPs of a pair are not on one worker", NULL);
+		} else if (soft_qp(p->req)->worker != &bd->s.ws->workers[bd->n_pairs % bd->n_workers]) {
+			bench_die("pair not on the worker expected (round robin)", NULL);
 		}
 		bd->n_pairs++;
 	}
@@ -444,8 +306,8 @@ static struct rdma_mkey *mkey_new(struct bench_dev *bd, struct rdma_mr *mr, uint
 	struct rdma_error err;
 	struct rdma_mkey *m;
 
-	if (rdma_mkey_create(bd->dev, bd->pd, flags, 4, &m, &err) < 0)
-		die("MKEY", &err);
+	if (rdma_mkey_create(bd->s.dev, bd->s.pd, flags, 4, &m, &err) < 0)
+		bench_die("MKEY", &err);
 	rdma_mkey_conf_init(&c);
 	c.set_layout = true;
 	c.layout = (struct rdma_mkey_layout){ .type = RDMA_LAYOUT_LIST, .n = 1, .entries = &e };
@@ -455,8 +317,8 @@ static struct rdma_mkey *mkey_new(struct bench_dev *bd, struct rdma_mr *mr, uint
 	c.set_sig = !cfg->crypto.enabled;
 	c.set_crypto = cfg->crypto.enabled;
 	c.crypto.dek = dek;
-	if (rdma_mkey_configure(bd->dev, m, &c, &err) < 0)
-		die("MKEY configure", &err);
+	if (rdma_mkey_configure(bd->s.dev, m, &c, &err) < 0)
+		bench_die("MKEY configure", &err);
 	return m;
 }
 
@@ -475,7 +337,7 @@ static void pair_add_mkeys(struct bench_dev *bd, struct bench_pair *p, uint32_t 
 
 	if (dp_transform_run(t, DP_RX, p->src->addr, 4096, p->src->addr + RECV_AREA, T10_MEM, &n, &x,
 			     &de) < 0 || n != T10_MEM)
-		die("T10-DIF memory", NULL);
+		bench_die("T10-DIF memory", NULL);
 	dp_transform_destroy(t);
 	p->t10 = mkey_new(bd, p->src, RECV_AREA, T10_MEM, &t10, 0);
 	p->xts = mkey_new(bd, p->src, RECV_AREA + 2 * 4096, 4096, &xts, dek);
@@ -491,10 +353,10 @@ static uint32_t dek_new(struct bench_dev *bd)
 	struct rdma_error err;
 	struct rdma_dek *dek;
 
-	if (rdma_dek_create(bd->dev, &none, &prm, &dek, &err) < 0)
-		die("DEK", &err);
+	if (rdma_dek_create(bd->s.dev, &none, &prm, &dek, &err) < 0)
+		bench_die("DEK", &err);
 	/* A new DEK serves once its change is saved; the bench saves nothing, so at once. */
-	rdma_dek_settle(bd->dev, dek);
+	rdma_dek_settle(bd->s.dev, dek);
 	return dek->obj.handle;
 }
 
@@ -549,14 +411,14 @@ static void post_recvs(struct bench_dev *bd, struct bench_pair *p, const struct 
 		int r;
 
 		op->fill_recv(op, p, p->recv_posted, &sge);
-		r = rdma_dp_post_recv(bd->dev, p->resp, p->recv_posted, &sge, 1, &err);
+		r = rdma_dp_post_recv(bd->s.dev, p->resp, p->recv_posted, &sge, 1, &err);
 		if (r < 0 && queue_full(r)) {
 			/* Its completion was seen, its slot not given back yet: next turn. */
 			p->rq_busy++;
 			return;
 		}
 		if (r < 0)
-			die("post recv", &err);
+			bench_die("post recv", &err);
 		p->recv_posted++;
 	}
 }
@@ -575,13 +437,13 @@ static bool post_one(struct bench_dev *bd, struct bench_pair *p, const struct wr
 	wr.wr_id = seq;
 	if (force_signal || seq % signal_every == signal_every - 1)
 		wr.send_flags |= DP_SEND_SIGNALED;
-	r = rdma_dp_post_sends(bd->dev, p->req, &wr, 1, &(uint32_t){ 0 }, &err);
+	r = rdma_dp_post_sends(bd->s.dev, p->req, &wr, 1, &(uint32_t){ 0 }, &err);
 	if (r < 0 && queue_full(r)) {
 		p->sq_busy++;
 		return false;
 	}
 	if (r < 0)
-		die("post send", &err);
+		bench_die("post send", &err);
 	p->posted++;
 	return true;
 }
@@ -607,7 +469,7 @@ static void reap(struct bench_dev *bd, struct bench_pair *p, const struct wr_op 
 			check_cqe(&e[i], "send");
 			/* RC completes in order: a signaled WR's CQE says every WR before it is done. */
 			if (e[i].wr_id + 1 <= p->done || e[i].wr_id >= p->posted)
-				die("send completion out of order", NULL);
+				bench_die("send completion out of order", NULL);
 			p->done = e[i].wr_id + 1;
 		}
 	} while (n == POLL_BATCH);
@@ -619,7 +481,7 @@ static void reap(struct bench_dev *bd, struct bench_pair *p, const struct wr_op 
 		for (unsigned i = 0; i < n; i++) {
 			check_cqe(&e[i], "receive");
 			if (e[i].byte_len != op->bytes)
-				die("a receive completed with the wrong length", NULL);
+				bench_die("a receive completed with the wrong length", NULL);
 		}
 		p->recv_done += n;
 		post_recvs(bd, p, op);
@@ -631,7 +493,7 @@ static uint64_t worker_sleeps(struct bench_dev *bd)
 	uint64_t n = 0;
 
 	for (unsigned i = 0; i < bd->n_workers; i++)
-		n += atomic_load_explicit(&bd->ws->workers[i].stats.sleeps, memory_order_relaxed);
+		n += atomic_load_explicit(&bd->s.ws->workers[i].stats.sleeps, memory_order_relaxed);
 	return n;
 }
 
@@ -657,8 +519,8 @@ static void run_wr_loop(struct bench_dev *bd, const struct wr_op *op, double sec
 		if (op->fill_recv)
 			post_recvs(bd, p, op);
 	}
-	rdma_datapath_counters(bd->dev, &c0);
-	t = t0 = now();
+	rdma_datapath_counters(bd->s.dev, &c0);
+	t = t0 = bench_now();
 	end = t0 + seconds;
 	do {
 		double turn_start = t;
@@ -673,7 +535,7 @@ static void run_wr_loop(struct bench_dev *bd, const struct wr_op *op, double sec
 				;
 			posted += p->posted - before;
 		}
-		t = now();
+		t = bench_now();
 		/* Every window full: the main thread waits for the workers. */
 		if (!posted)
 			res->waited += t - turn_start;
@@ -682,10 +544,10 @@ static void run_wr_loop(struct bench_dev *bd, const struct wr_op *op, double sec
 		res->wrs += bd->pairs[i].done;
 	res->seconds = t - t0;
 	res->worker_sleeps = worker_sleeps(bd) - sleeps0;
-	rdma_datapath_counters(bd->dev, &c1);
+	rdma_datapath_counters(bd->s.dev, &c1);
 	res->rnr_naks = atomic_load(&c1.rnr_naks) - atomic_load(&c0.rnr_naks);
 
-	drain_end = now() + DRAIN_SECONDS;
+	drain_end = bench_now() + DRAIN_SECONDS;
 	for (unsigned i = 0; i < bd->n_pairs; i++) {
 		struct bench_pair *p = &bd->pairs[i];
 
@@ -694,19 +556,19 @@ static void run_wr_loop(struct bench_dev *bd, const struct wr_op *op, double sec
 				reap(bd, p, op);
 				if (p->posted - p->done < WINDOW && post_one(bd, p, op, true))
 					break;
-				if (now() > drain_end)
-					die("the send queue does not drain", NULL);
+				if (bench_now() > drain_end)
+					bench_die("the send queue does not drain", NULL);
 			}
 		while (p->done < p->posted) {
 			reap(bd, p, op);
-			if (now() > drain_end)
-				die("the send queue does not drain", NULL);
+			if (bench_now() > drain_end)
+				bench_die("the send queue does not drain", NULL);
 		}
 		res->sq_busy += p->sq_busy;
 		res->rq_busy += p->rq_busy;
 	}
 	/* What the workers reported (errors, none expected), as the event loop would. */
-	rdma_datapath_sync(bd->dev);
+	rdma_datapath_sync(bd->s.dev);
 }
 
 /* ---------------------------------------------------------------- operations */
@@ -778,8 +640,8 @@ static void post_bad_transaction(struct bench_dev *bd, struct bench_pair *p, uin
 	struct rdma_error err;
 	uint32_t bad;
 
-	if (rdma_dp_post_sends(bd->dev, p->req, wrs, 2, &bad, &err) < 0)
-		die("post the transaction", &err);
+	if (rdma_dp_post_sends(bd->s.dev, p->req, wrs, 2, &bad, &err) < 0)
+		bench_die("post the transaction", &err);
 }
 
 /*
@@ -807,24 +669,24 @@ static void measure_recoveries(struct bench_dev *bd, unsigned n, uint64_t *since
 		rdma_mkey_conf_init(&c);
 		c.set_sig = true;
 		c.cfg = t10;
-		if (rdma_mkey_configure(bd->dev, p->t10, &c, &err) < 0)
-			die("MKEY configure", &err);
+		if (rdma_mkey_configure(bd->s.dev, p->t10, &c, &err) < 0)
+			bench_die("MKEY configure", &err);
 		post_bad_transaction(bd, p, i);
-		give_up = now() + DRAIN_SECONDS;
+		give_up = bench_now() + DRAIN_SECONDS;
 		while (p->req->recovery.runs == runs) {
-			sd_event_run(bd->event, 100000);
-			if (now() > give_up)
-				die("no recovery", NULL);
+			sd_event_run(bd->s.event, 100000);
+			if (bench_now() > give_up)
+				bench_die("no recovery", NULL);
 		}
 		rec = rdma_qp_recovery_record(p->req, 0);
 		if (rec->canceled != 1 || !rec->since_error_ns)
-			die("the recovery did not cancel the response", NULL);
+			bench_die("the recovery did not cancel the response", NULL);
 		since[i] = rec->since_error_ns;
 		took[i] = rec->took_ns;
 		/* The response, now a NOP, completes. */
 		while (dp_cq_poll(soft_cq(p->scq->ring), &e, 1) == 0)
-			if (now() > give_up)
-				die("no completion of the NOP", NULL);
+			if (bench_now() > give_up)
+				bench_die("no completion of the NOP", NULL);
 		check_cqe(&e, "NOP");
 	}
 	qsort(since, n, sizeof(*since), cmp_u64);
@@ -841,8 +703,7 @@ struct row {
 	const struct wr_op *op;
 	struct dp_transform *engine;   /* the offload engine's reference: TX of 4 KiB of wire bytes */
 	enum unit unit;
-	double s[NSAMPLE];
-	double median, min, max;
+	struct bench_stat stat;
 	struct loop_result sum;   /* all samples */
 	const char *ref;          /* the row the ratio is against (NULL: memcpy's, for GB/s rows) */
 };
@@ -854,7 +715,7 @@ static uint8_t *ref_mem;
 
 static double sample_memcpy(double seconds)
 {
-	double t0 = now(), t;
+	double t0 = bench_now(), t;
 	uint64_t n = 0;
 
 	do {
@@ -865,7 +726,7 @@ static double sample_memcpy(double seconds)
 			/* Keep the copies: the compiler may not drop or merge them. */
 			__asm__ volatile("" : : "r"(ref_dst) : "memory");
 		}
-		t = now();
+		t = bench_now();
 	} while (t - t0 < seconds);
 	sink += ref_dst[n % AREA];
 	return (double)n * 4096 / (t - t0) / 1e9;
@@ -875,29 +736,30 @@ static double sample_memcpy(double seconds)
 static double sample_engine(struct dp_transform *t, double seconds)
 {
 	size_t in_len, out_len;
-	double t0 = now(), t1;
+	double t0 = bench_now(), t1;
 	struct dp_sig_err x;
 	struct dp_error de;
 	uint64_t n = 0;
 
 	if (dp_transform_out_len(t, DP_RX, 4096, &in_len, &de) < 0)
-		die("engine length", NULL);
+		bench_die("engine length", NULL);
 	do {
 		for (unsigned i = 0; i < 64; i++, n++) {
 			size_t off = (n % N_SLOTS) * 4096;
 
 			if (dp_transform_run(t, DP_TX, ref_mem + (n % 2) * in_len, in_len, ref_dst + off,
 					     4096, &out_len, &x, &de) < 0)
-				die("engine run", NULL);
+				bench_die("engine run", NULL);
 		}
-		t1 = now();
+		t1 = bench_now();
 	} while (t1 - t0 < seconds);
 	sink += ref_dst[n % AREA];
 	return (double)n * 4096 / (t1 - t0) / 1e9;
 }
 
-static double sample_row(struct row *r, double seconds)
+static double sample_row(void *row, double seconds)
 {
+	struct row *r = row;
 	struct loop_result res;
 	double per_s;
 
@@ -917,33 +779,13 @@ static double sample_row(struct row *r, double seconds)
 	return r->unit == UNIT_GBPS ? per_s * r->op->bytes / 1e9 : per_s / 1e6;
 }
 
-static void measure_rows(struct row *rows, unsigned n)
-{
-	/* Warm-up: a short run of each (first touches, the workers' first turns). */
-	for (unsigned i = 0; i < n; i++)
-		(void)sample_row(&rows[i], sample_ms / 1000.0 / 4);
-	for (unsigned i = 0; i < n; i++)
-		memset(&rows[i].sum, 0, sizeof(rows[i].sum));
-	for (unsigned k = 0; k < NSAMPLE; k++)
-		for (unsigned j = 0; j < n; j++) {
-			unsigned i = (j + k) % n;
-
-			rows[i].s[k] = sample_row(&rows[i], sample_ms / 1000.0);
-		}
-	for (unsigned i = 0; i < n; i++) {
-		qsort(rows[i].s, NSAMPLE, sizeof(double), cmp_d);
-		rows[i].median = rows[i].s[NSAMPLE / 2];
-		rows[i].min = rows[i].s[0];
-		rows[i].max = rows[i].s[NSAMPLE - 1];
-	}
-}
 
 /* A WRITE landed where it was sent: the responder's MR holds the requester's bytes. */
 static void check_written(struct bench_dev *bd)
 {
 	for (unsigned i = 0; i < bd->n_pairs; i++)
 		if (memcmp(bd->pairs[i].dst->addr, bd->pairs[i].src->addr, AREA) != 0)
-			die("RDMA WRITE: the responder's memory is not what was written", NULL);
+			bench_die("RDMA WRITE: the responder's memory is not what was written", NULL);
 }
 
 /* A WRITE through the T10-DIF MKEY lands as the data without its PI: src's first 4 KiB. */
@@ -954,7 +796,7 @@ static void check_written_through_t10(struct bench_dev *bd)
 	memset(bd->pairs[0].dst->addr, 0, 4096);
 	run_wr_loop(bd, &op_write_t10, 0.005, &res);
 	if (memcmp(bd->pairs[0].dst->addr, bd->pairs[0].src->addr, 4096) != 0)
-		die("RDMA WRITE through the T10-DIF MKEY: not the data without its PI", NULL);
+		bench_die("RDMA WRITE through the T10-DIF MKEY: not the data without its PI", NULL);
 }
 
 static void cpus_text(const int *cpus, unsigned n, char *buf, size_t size)
@@ -978,7 +820,7 @@ int main(void)
 	unsigned n_recoveries = 1000;
 	uint64_t *since, *took;
 	char text[128], c1[32], c2[32];
-	double t_start = now(), memcpy_gbs = 0;
+	double t_start = bench_now(), memcpy_gbs = 0;
 	struct row all[] = {
 		{ .name = "memcpy 4 KiB (main thread)", .unit = UNIT_GBPS },
 		{ .name = "RC RDMA WRITE 4 KiB, 1 worker", .bd = one, .op = &op_write_4k, .unit = UNIT_GBPS },
@@ -1012,13 +854,9 @@ int main(void)
 	since = calloc(n_recoveries, sizeof(*since));
 	took = calloc(n_recoveries, sizeof(*took));
 	if (!one || !two || !rec || !apart || !since || !took)
-		die("out of memory", NULL);
-	log_set_max_level(LOG_WARNING);
-
+		bench_die("out of memory", NULL);
 	/* CPUs: the main thread on the first allowed; the workers as the comment at the top says. */
-	n_allowed = cpulist_allowed(allowed, CPULIST_MAX);
-	if (n_allowed <= 0)
-		die("cannot read the CPUs this process may run on", NULL);
+	n_allowed = (int)bench_init(allowed, CPULIST_MAX);
 	main_cpu = allowed[0];
 	pin_self(main_cpu);
 	if (n_allowed >= 3) {
@@ -1049,13 +887,13 @@ int main(void)
 	ref_src = aligned_alloc(4096, AREA);
 	ref_dst = aligned_alloc(4096, AREA);
 	if (!ref_src || !ref_dst)
-		die("out of memory", NULL);
+		bench_die("out of memory", NULL);
 	memcpy(ref_src, one->pairs[0].src->addr, AREA);
 	memset(ref_dst, 0, AREA);
 	/* The engine's input: the memory the T10-DIF MKEYs lay out, twice. */
 	ref_mem = malloc(2 * T10_MEM);
 	if (!ref_mem)
-		die("out of memory", NULL);
+		bench_die("out of memory", NULL);
 	memcpy(ref_mem, one->pairs[0].src->addr + RECV_AREA, T10_MEM);
 	memcpy(ref_mem + T10_MEM, one->pairs[0].src->addr + RECV_AREA, T10_MEM);
 
@@ -1084,11 +922,13 @@ int main(void)
 
 		for (int i = 0; i < n_allowed && n_used < 3; i++)
 			used[n_used++] = allowed[i];
-		cpu_probe(used, n_used, 0.3);
+		bench_cpu_probe(used, n_used, 0.3);
 	}
 	fflush(stdout);
 
-	measure_rows(rows, n_rows);
+	bench_interleave(&(struct bench_rows){ .rows = rows, .size = sizeof(rows[0]), .n = n_rows, .sample = sample_row,
+					   .forget_offset = offsetof(struct row, sum), .forget_size = sizeof(rows[0].sum),
+					   .stat_offset = offsetof(struct row, stat) }, sample_ms / 1000.0, NSAMPLE);
 	for (unsigned i = 0; i < n_rows; i++)
 		if (rows[i].op == &op_write_4k)
 			check_written(rows[i].bd);
@@ -1099,17 +939,17 @@ int main(void)
 	       "vs ref", "m-wait", "RNR", "q-full", "w-sleeps");
 	for (unsigned i = 0; i < n_rows; i++)
 		if (!rows[i].bd && !rows[i].engine)
-			memcpy_gbs = rows[i].median;
+			memcpy_gbs = rows[i].stat.median;
 	for (unsigned i = 0; i < n_rows; i++) {
 		struct row *r = &rows[i];
 		char ratio[16] = "", full[16] = "", rnr[24] = "", busy[24] = "", sleeps[24] = "";
 
 		if (r->ref) {
 			for (unsigned j = 0; j < n_rows; j++)
-				if (strcmp(rows[j].name, r->ref) == 0 && rows[j].median > 0)
-					snprintf(ratio, sizeof(ratio), "x%.3f eng", r->median / rows[j].median);
+				if (strcmp(rows[j].name, r->ref) == 0 && rows[j].stat.median > 0)
+					snprintf(ratio, sizeof(ratio), "x%.3f eng", r->stat.median / rows[j].stat.median);
 		} else if (r->unit == UNIT_GBPS && r->bd && memcpy_gbs > 0) {
-			snprintf(ratio, sizeof(ratio), "x%.3f", r->median / memcpy_gbs);
+			snprintf(ratio, sizeof(ratio), "x%.3f", r->stat.median / memcpy_gbs);
 		}
 		if (r->bd) {
 			snprintf(full, sizeof(full), "%.0f%%", r->sum.seconds > 0 ?
@@ -1118,8 +958,8 @@ int main(void)
 			snprintf(busy, sizeof(busy), "%llu", (unsigned long long)(r->sum.sq_busy + r->sum.rq_busy));
 			snprintf(sleeps, sizeof(sleeps), "%llu", (unsigned long long)r->sum.worker_sleeps);
 		}
-		printf("%-40s %9.3f %9.3f %9.3f %-6s %11s %7s %7s %7s %8s\n", r->name, r->median, r->min,
-		       r->max, r->unit == UNIT_GBPS ? "GB/s" : "Mmsg/s", ratio, full, rnr, busy, sleeps);
+		printf("%-40s %9.3f %9.3f %9.3f %-6s %11s %7s %7s %7s %8s\n", r->name, r->stat.median, r->stat.min,
+		       r->stat.max, r->unit == UNIT_GBPS ? "GB/s" : "Mmsg/s", ratio, full, rnr, busy, sleeps);
 	}
 	printf("# vs ref: GB/s rows against memcpy, MKEY rows against the engine's row (\"eng\")\n");
 	printf("# m-wait: time the main thread found every window full and could post nothing (high: "
@@ -1133,13 +973,13 @@ int main(void)
 	       "auto recovery: sig error -> RTS", since[n_recoveries / 2] / 1e3,
 	       since[(size_t)((n_recoveries - 1) * 0.99)] / 1e3, n_recoveries, took[n_recoveries / 2] / 1e3,
 	       took[(size_t)((n_recoveries - 1) * 0.99)] / 1e3);
-	printf("# %.1f s\n", now() - t_start);
+	printf("# %.1f s\n", bench_now() - t_start);
 	fflush(stdout);
 
-	bench_dev_stop(one);
-	bench_dev_stop(two);
-	bench_dev_stop(rec);
-	bench_dev_stop(apart);
+	bench_soft_stop(&one->s);
+	bench_soft_stop(&two->s);
+	bench_soft_stop(&rec->s);
+	bench_soft_stop(&apart->s);
 	dp_transform_destroy(t10_engine);
 	dp_transform_destroy(xts_engine);
 	free(one);

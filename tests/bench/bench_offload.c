@@ -2,9 +2,12 @@
  * same buffers, in the same run (issue 3 §6).  GB/s of payload (data bytes, fields excluded),
  * median of several samples; ratio = engine / direct.
  *
- *   direct references: ISA-L crc16_t10dif / crc16_t10dif_copy / crc32_iscsi / crc64_ecma_refl,
- *   libgcrypt AES-XTS (setiv + encrypt per data unit), OpenSSL 3 EVP aes-xts (init with the
- *   tweak + update per data unit), memcpy.
+ *   direct references: ISA-L crc16_t10dif / crc16_t10dif_copy / crc32_iscsi / crc32_ieee /
+ *   crc64_ecma_refl, libgcrypt AES-XTS (setiv + encrypt per data unit), OpenSSL 3 EVP aes-xts
+ *   (init with the tweak + update per data unit), memcpy.  Each signature row also gives the
+ *   engine's ratio to min(CRC alone, memcpy) measured in the same run: the limit of a
+ *   one-pass transform on this core ("limit").  The guard kernel level in effect is in the
+ *   first line (RDMAD_OFFLOAD_LEVEL forces one).
  *
  * BENCH_MS (default 120) sets the time per measurement; the whole run stays under ~20 s. */
 #include <sched.h>
@@ -21,6 +24,7 @@
 #include <openssl/evp.h>
 
 #include "dataplane/offload/crc.h"
+#include "dataplane/offload/kern.h"
 #include "dataplane/offload/transform.h"
 #include "dataplane/offload/xts.h"
 
@@ -161,6 +165,14 @@ static struct dp_sig_domain t10dom(uint32_t bs)
 	return d;
 }
 
+static struct dp_sig_domain csumdom(uint32_t bs)
+{
+	struct dp_sig_domain d = t10dom(bs);
+
+	d.t10dif.bg_type = DP_T10DIF_BG_CSUM;
+	return d;
+}
+
 static struct dp_sig_domain crcdom(uint32_t bs, enum dp_crc_type ty)
 {
 	struct dp_sig_domain d;
@@ -224,14 +236,67 @@ static void op_memcpy(void *a)
 	sink += out_buf[1];
 }
 
-static void op_isal_t10dif(void *a)       /* guard per block, no copy */
+/* The direct references of the signature rows: one library call per block, alone or followed
+ * by the copy the engine makes (output stride: block + field).  Inlined with the block
+ * function constant, so no indirect call per block is measured. */
+typedef uint64_t block_fn(const uint8_t *p, size_t n);
+
+static inline __attribute__((always_inline)) void guards_alone(struct dir_arg *d, block_fn *guard)
 {
-	struct dir_arg *d = a;
 	uint64_t s = 0;
 
 	for (size_t o = 0; o < d->len; o += d->bs)
-		s += crc16_t10dif(0xffff, in_buf + o, d->bs);
+		s += guard(in_buf + o, d->bs);
 	sink += s;
+}
+
+static inline __attribute__((always_inline)) void guards_then_copy(struct dir_arg *d, block_fn *guard,
+								    size_t field)
+{
+	uint64_t s = 0;
+	uint8_t *o = out_buf;
+
+	for (size_t i = 0; i < d->len; i += d->bs) {
+		s += guard(in_buf + i, d->bs);
+		memcpy(o, in_buf + i, d->bs);
+		o += d->bs + field;
+	}
+	sink += s;
+}
+
+static uint64_t t10dif_block(const uint8_t *p, size_t n)
+{
+	return crc16_t10dif(0xffff, p, n);
+}
+
+static uint64_t crc32c_block(const uint8_t *p, size_t n)
+{
+	return crc32_iscsi((uint8_t *)p, (int)n, 0xffffffff);
+}
+
+static uint64_t crc32_ieee_block(const uint8_t *p, size_t n)
+{
+	return crc32_ieee(0, p, n);
+}
+
+static uint64_t csum_block(const uint8_t *p, size_t n)    /* no library has it */
+{
+	return dp_ip_csum(0xffff, p, n);
+}
+
+static uint64_t crc64_ecma_block(const uint8_t *p, size_t n)
+{
+	return crc64_ecma_refl(~0ull, p, n);
+}
+
+static uint64_t own_crc64_block(const uint8_t *p, size_t n)
+{
+	return dp_crc64_xp10(~0ull, p, n);
+}
+
+static void op_isal_t10dif(void *a)       /* guard per block, no copy */
+{
+	guards_alone(a, t10dif_block);
 }
 
 static void op_isal_t10dif_copy(void *a)  /* guard + copy + field per block (the same work) */
@@ -253,46 +318,42 @@ static void op_isal_t10dif_copy(void *a)  /* guard + copy + field per block (the
 
 static void op_isal_crc32c(void *a)
 {
-	struct dir_arg *d = a;
-	uint64_t s = 0;
-
-	for (size_t o = 0; o < d->len; o += d->bs)
-		s += crc32_iscsi(in_buf + o, (int)d->bs, 0xffffffff);
-	sink += s;
+	guards_alone(a, crc32c_block);
 }
 
 static void op_isal_crc32c_copy(void *a)   /* the same work as the engine: CRC + copy */
 {
-	struct dir_arg *d = a;
-	uint64_t s = 0;
-	uint8_t *o = out_buf;
+	guards_then_copy(a, crc32c_block, 4);
+}
 
-	for (size_t i = 0; i < d->len; i += d->bs) {
-		s += crc32_iscsi(in_buf + i, (int)d->bs, 0xffffffff);
-		memcpy(o, in_buf + i, d->bs);
-		o += d->bs + 4;
-	}
-	sink += s;
+static void op_isal_crc32_ieee(void *a)
+{
+	guards_alone(a, crc32_ieee_block);
+}
+
+static void op_isal_crc32_ieee_copy(void *a)
+{
+	guards_then_copy(a, crc32_ieee_block, 4);
+}
+
+static void op_own_csum(void *a)
+{
+	guards_alone(a, csum_block);
+}
+
+static void op_own_csum_copy(void *a)
+{
+	guards_then_copy(a, csum_block, 8);
 }
 
 static void op_isal_crc64_ecma(void *a)
 {
-	struct dir_arg *d = a;
-	uint64_t s = 0;
-
-	for (size_t o = 0; o < d->len; o += d->bs)
-		s += crc64_ecma_refl(~0ull, in_buf + o, d->bs);
-	sink += s;
+	guards_alone(a, crc64_ecma_block);
 }
 
 static void op_own_crc64(void *a)
 {
-	struct dir_arg *d = a;
-	uint64_t s = 0;
-
-	for (size_t o = 0; o < d->len; o += d->bs)
-		s += dp_crc64_xp10(~0ull, in_buf + o, d->bs);
-	sink += s;
+	guards_alone(a, own_crc64_block);
 }
 
 static void gcry_units(struct dir_arg *d, uint8_t *dst, const uint8_t *src, size_t len)
@@ -369,7 +430,7 @@ static void op_rowj_separate(void *a)
 /* ---------------------------------------------------------------- report */
 
 static void row(const char *name, double eng, const char *ref1, double r1, const char *ref2, double r2,
-		const char *ref3, double r3)
+		const char *ref3, double r3, double limit)
 {
 	printf("%-32s engine %6.2f GB/s", name, eng);
 	if (ref1)
@@ -378,6 +439,8 @@ static void row(const char *name, double eng, const char *ref1, double r1, const
 		printf(" | %s %6.2f x%.2f", ref2, r2, eng / r2);
 	if (ref3)
 		printf(" | %s %6.2f x%.2f", ref3, r3, eng / r3);
+	if (limit > 0)
+		printf(" | limit x%.2f", eng / limit);
 	printf("\n");
 	fflush(stdout);
 }
@@ -402,13 +465,42 @@ static bool selected(const char *name)
 	return !only || strstr(name, only);
 }
 
+/* What a signature row is compared with: the library's CRC of each block alone, the same with
+ * the copy the engine makes, and the issue 3 target on the first. */
+struct sig_refs {
+	op_fn alone, with_copy;
+	const char *alone_name, *copy_name, *target_name;
+	double target;
+};
+
+static struct sig_refs sig_refs_of(const struct dp_sig_domain *dom)
+{
+	if (dom->sig_type == DP_SIG_T10DIF && dom->t10dif.bg_type == DP_T10DIF_BG_CSUM)
+		return (struct sig_refs){ op_own_csum, op_own_csum_copy, "own csum", "own csum+memcpy",
+					  "own ip csum (no copy)", 0.9 };
+	if (dom->sig_type == DP_SIG_T10DIF)
+		return (struct sig_refs){ op_isal_t10dif, op_isal_t10dif_copy, "isal crc16", "isal crc16+copy",
+					  "isal crc16_t10dif", 0.9 };
+	switch (dom->crc.type) {
+	case DP_CRC_CRC32:
+		return (struct sig_refs){ op_isal_crc32_ieee, op_isal_crc32_ieee_copy, "isal crc32_ieee",
+					  "isal crc32_ieee+memcpy", "isal crc32_ieee", 0.9 };
+	case DP_CRC_CRC32C:
+		return (struct sig_refs){ op_isal_crc32c, op_isal_crc32c_copy, "isal crc32_iscsi",
+					  "isal crc32_iscsi+memcpy", "isal crc32_iscsi", 0.9 };
+	default:
+		return (struct sig_refs){ op_isal_crc64_ecma, op_own_crc64, "isal crc64_ecma",
+					  "own crc64 (no copy)", "isal crc64_ecma", 1.0 };
+	}
+}
+
 static void bench_sig(const char *label, struct dp_sig_domain dom, bool generate)
 {
 	struct dp_transform_cfg c;
 	struct dp_transform *t;
 	struct eng e;
 	struct dir_arg d = { .bs = dom.block_size, .len = PAYLOAD };
-	double eng, r1, r2, r3;
+	struct sig_refs refs = sig_refs_of(&dom);
 	char name[64];
 
 	snprintf(name, sizeof(name), "%s %s %u", label, generate ? "generate" : "verify", dom.block_size);
@@ -425,27 +517,19 @@ static void bench_sig(const char *label, struct dp_sig_domain dom, bool generate
 		struct meas m[4] = {
 			{ op_engine, &e, PAYLOAD, 0 },
 			{ op_memcpy, &d, PAYLOAD, 0 },
-			{ dom.sig_type == DP_SIG_T10DIF ? op_isal_t10dif :
-			  dom.crc.type == DP_CRC_CRC32C ? op_isal_crc32c : op_isal_crc64_ecma, &d, PAYLOAD, 0 },
-			{ dom.sig_type == DP_SIG_T10DIF ? op_isal_t10dif_copy :
-			  dom.crc.type == DP_CRC_CRC32C ? op_isal_crc32c_copy : op_own_crc64, &d, PAYLOAD, 0 },
+			{ refs.alone, &d, PAYLOAD, 0 },
+			{ refs.with_copy, &d, PAYLOAD, 0 },
 		};
+		double eng, alone, with_copy, mcpy;
 
 		measure_set(m, 4);
 		eng = m[0].gbs;
-		r3 = m[1].gbs;
-		r1 = m[2].gbs;
-		r2 = m[3].gbs;
-	}
-	if (dom.sig_type == DP_SIG_T10DIF) {
-		row(name, eng, "isal crc16", r1, "isal crc16+copy", r2, "memcpy", r3);
-		target(name, eng / r1, 0.9, false, "isal crc16_t10dif");
-	} else if (dom.crc.type == DP_CRC_CRC32C) {
-		row(name, eng, "isal crc32_iscsi", r1, "isal crc32_iscsi+memcpy", r2, "memcpy", r3);
-		target(name, eng / r1, 0.9, false, "isal crc32_iscsi");
-	} else {
-		row(name, eng, "isal crc64_ecma", r1, "own crc64 (no copy)", r2, "memcpy", r3);
-		target(name, eng / r1, 1.0, false, "isal crc64_ecma");
+		mcpy = m[1].gbs;
+		alone = m[2].gbs;
+		with_copy = m[3].gbs;
+		row(name, eng, refs.alone_name, alone, refs.copy_name, with_copy, "memcpy", mcpy,
+		    alone < mcpy ? alone : mcpy);
+		target(name, eng / alone, refs.target, false, refs.target_name);
 	}
 	dp_transform_destroy(t);
 }
@@ -486,7 +570,7 @@ static void bench_xts(size_t klen, uint32_t dus, bool enc)
 		r1 = m[1].gbs;
 		r2 = m[2].gbs;
 	}
-	row(name, eng, "libgcrypt", r1, "openssl", r2, NULL, 0);
+	row(name, eng, "libgcrypt", r1, "openssl", r2, NULL, 0, 0);
 	target(name, eng / r1, 0.9, false, "libgcrypt");
 	EVP_CIPHER_CTX_free(d.ectx);
 	gcry_cipher_close(d.gh);
@@ -528,7 +612,7 @@ static void bench_rows(size_t payload)
 		eng = m[0].gbs;
 		r1 = m[1].gbs;
 	}
-	row(name, eng, "isal then libgcrypt", r1, NULL, 0, NULL, 0);
+	row(name, eng, "isal then libgcrypt", r1, NULL, 0, NULL, 0, 0);
 	target(name, eng / r1, 1.0, true, "ISA-L then libgcrypt");
 	gcry_cipher_close(d.gh);
 	dp_transform_destroy(t);
@@ -564,7 +648,7 @@ row_j:
 		eng = m[0].gbs;
 		r1 = m[1].gbs;
 	}
-	row(name, eng, "isal then libgcrypt", r1, NULL, 0, NULL, 0);
+	row(name, eng, "isal then libgcrypt", r1, NULL, 0, NULL, 0, 0);
 	target(name, eng / r1, 1.0, true, "ISA-L then libgcrypt");
 	gcry_cipher_close(d.gh);
 	dp_transform_destroy(t);
@@ -580,6 +664,13 @@ int main(void)
 	only = getenv("BENCH_ONLY");
 	if (dp_crypto_global_init(NULL))
 		return 1;
+	if (dp_kern_env_status() < 0) {
+		char msg[160];
+
+		dp_kern_env_describe(msg, sizeof(msg));
+		fprintf(stderr, "bench_offload: %s\n", msg);
+		return 1;
+	}
 	pin_cpu();
 	in_buf = bench_alloc();
 	out_buf = bench_alloc();
@@ -587,7 +678,8 @@ int main(void)
 	for (size_t i = 0; i < BUFCAP; i++)
 		in_buf[i] = tmp_buf[i] = (uint8_t)(i * 131 + 7);
 	printf("# bench_offload: %u KiB payload per operation, median of %d interleaved samples on CPU %d, "
-	       "ratio = engine / direct\n", PAYLOAD / 1024, NSAMPLE, sched_getcpu());
+	       "ratio = engine / direct, guard kernels %s\n", PAYLOAD / 1024, NSAMPLE, sched_getcpu(),
+	       dp_kern_level_name(dp_kern_level()));
 	bench_sig("T10-DIF", t10dom(512), true);
 	bench_sig("T10-DIF", t10dom(512), false);
 	bench_sig("T10-DIF", t10dom(4096), true);
@@ -598,6 +690,9 @@ int main(void)
 	bench_sig("CRC64_XP10", crcdom(512, DP_CRC_CRC64_XP10), true);
 	bench_sig("CRC64_XP10", crcdom(4096, DP_CRC_CRC64_XP10), true);
 	bench_sig("CRC64_XP10", crcdom(4096, DP_CRC_CRC64_XP10), false);
+	bench_sig("CRC32", crcdom(512, DP_CRC_CRC32), true);
+	bench_sig("CRC32", crcdom(4096, DP_CRC_CRC32), true);
+	bench_sig("T10-DIF csum", csumdom(4096), true);
 	bench_xts(64, 512, true);
 	bench_xts(64, 512, false);
 	bench_xts(64, 4096, true);

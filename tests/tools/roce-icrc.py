@@ -6,6 +6,8 @@
   roce-icrc.py check HEX...      each HEX an Ethernet frame (one 802.1Q tag allowed);
                                  prints OK/BAD and the CRC; exit 1 if any is BAD
   roce-icrc.py check-ip HEX...   the same for bare IPv4/IPv6 datagrams
+  roce-icrc.py check-pcap FILE   every UDP 4791 frame of a classic pcap file (Ethernet
+                                 link type); prints a summary, exit 1 if any is BAD or none
   roce-icrc.py vectors           prints the recorded vectors of tests/unit/test_roce_packet.c
                                  (frames built here with struct, ICRC computed here)
 """
@@ -131,10 +133,51 @@ def vectors():
     print(c_array("vec_rc_nak_v4", ip))
 
 
+def pcap_frames(path):
+    """The frames of a classic pcap file (libpcap format, either byte order)."""
+    with open(path, "rb") as f:
+        data = f.read()
+    magic = data[:4]
+    order = {b"\xd4\xc3\xb2\xa1": "<", b"\xa1\xb2\xc3\xd4": ">",
+             b"\x4d\x3c\xb2\xa1": "<", b"\xa1\xb2\x3c\x4d": ">"}[magic]
+    if struct.unpack(order + "I", data[20:24])[0] != 1:
+        raise ValueError("not an Ethernet capture")
+    off = 24
+    while off + 16 <= len(data):
+        incl = struct.unpack(order + "I", data[off + 8:off + 12])[0]
+        yield data[off + 16:off + 16 + incl]
+        off += 16 + incl
+
+
+def is_roce(ip):
+    ver = ip[0] >> 4
+    ihl = (ip[0] & 0xf) * 4 if ver == 4 else 40
+    proto = ip[9] if ver == 4 else ip[6]
+    return proto == 17 and struct.unpack("!H", ip[ihl + 2:ihl + 4])[0] == 4791
+
+
+def check_pcap(path):
+    good = bad = 0
+    for frame in pcap_frames(path):
+        ip = eth_to_ip(frame)
+        if not is_roce(ip):
+            continue
+        crc, carried = ip_icrc(ip)
+        if crc == carried:
+            good += 1
+        else:
+            bad += 1
+            print("BAD computed 0x%08x carried 0x%08x: %s" % (crc, carried, frame.hex()))
+    print("%d OK, %d BAD" % (good, bad))
+    return 0 if good and not bad else 1
+
+
 def main(argv):
     if len(argv) >= 2 and argv[1] == "vectors":
         vectors()
         return 0
+    if len(argv) == 3 and argv[1] == "check-pcap":
+        return check_pcap(argv[2])
     if len(argv) < 3 or argv[1] not in ("check", "check-ip"):
         print(__doc__, file=sys.stderr)
         return 2

@@ -1,7 +1,8 @@
 /* The fused multi-block guard kernels (dataplane/offload/kern.h) against the reference path
  * (dp_sig_guard + memcpy, itself proven in test_dp_crc): every guard type and seed, random
  * block lengths, strides and alignments, runs of 1..11 blocks (the CRC32C kernel takes blocks in
- * threes), with and without the copy, at the best kernel level and the portable one. */
+ * threes), with and without the copy, at every kernel level the CPU runs. */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -11,19 +12,12 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "tests/unit/test_rng.h"
+
 #include "dataplane/offload/crc.h"
 #include "dataplane/offload/kern.h"
 #include "dataplane/offload/sig.h"
 
-static uint64_t rng = 0x9E3779B97F4A7C15ull;
-
-static uint64_t rnd(void)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
-}
 
 /* The guard domains: T10-DIF CRC/csum x bg, CRC32/CRC32C/CRC64 x seeds. */
 static int domains(struct dp_sig_domain *d)
@@ -71,7 +65,7 @@ static void run_case(const struct dp_sig_domain *d, const uint8_t *src, size_t s
 	}
 }
 
-static void kern_random(int level)
+static void kern_random(enum dp_kern_level level)
 {
 	struct dp_sig_domain d[16];
 	int nd = domains(d);
@@ -81,6 +75,8 @@ static void kern_random(int level)
 	uint8_t *area = malloc(2 * cap + 8192), *src = area, *dst = area + cap + (rnd() % 4096);
 	static const size_t sizes[] = { 512, 520, 4048, 4096, 4160 };
 	int old = dp_kern_set_level(level);
+
+	assert_true(old >= 0);
 
 	for (size_t i = 0; i < cap; i++)
 		src[i] = (uint8_t)rnd();
@@ -107,65 +103,109 @@ static void kern_random(int level)
 				run_case(&d[k], src + 3, sizes[s] + 8, sizes[s], n, true, dst + 5, sizes[s] + 4, cap - 5);
 				run_case(&d[k], src, sizes[s] + 4, sizes[s], n, false, dst, sizes[s], cap);
 			}
-	dp_kern_set_level(old);
+	dp_kern_set_level((enum dp_kern_level)old);
 	free(area);
 }
 
-static void test_kern_best(void **state)
+/* Every level against the reference; a level this CPU cannot run is skipped (it says so). */
+static void kern_level_random(enum dp_kern_level level)
 {
-	(void)state;
-	kern_random(1);
-}
-
-static void test_kern_crc32c_folding(void **state)
-{
-	(void)state;
-	kern_random(2);
+	if (!dp_kern_level_supported(level))
+		skip();
+	kern_random(level);
 }
 
 static void test_kern_portable(void **state)
 {
 	(void)state;
-	kern_random(0);
+	kern_level_random(DP_KERN_PORTABLE);
 }
 
-/* Known answers through the kernels: §2.8 vectors, catalogue check values. */
-static void test_kern_known(void **state)
+static void test_kern_pclmul(void **state)
 {
-	struct dp_sig_domain d;
+	(void)state;
+	kern_level_random(DP_KERN_PCLMUL);
+}
+
+static void test_kern_avx2(void **state)
+{
+	(void)state;
+	kern_level_random(DP_KERN_AVX2);
+}
+
+static void test_kern_vpclmul256(void **state)
+{
+	(void)state;
+	kern_level_random(DP_KERN_VPCLMUL256);
+}
+
+/* Three blocks of 512 bytes of fill through the kernels (with the copy when copy): each
+ * guard must be want. */
+static void expect_guards(struct dp_sig_domain *d, uint8_t fill, bool copy, uint64_t want)
+{
 	uint8_t b[3 * 512], o[3 * 520];
 	uint64_t g[3];
 
+	d->block_size = 512;
+	memset(b, fill, sizeof(b));
+	dp_sig_guard_blocks(d, g, copy ? o : NULL, 520, b, 512, 512, 3);
+	for (int i = 0; i < 3; i++)
+		assert_true(g[i] == want);
+}
+
+/* Known answers through the kernels at one level: §2.8 vectors (hardware-confirmed), catalogue
+ * check values. */
+static void kern_known(void)
+{
+	struct dp_sig_domain d = { .sig_type = DP_SIG_T10DIF, .t10dif.bg = 0xffff };
+
+	expect_guards(&d, 0xA5, true, 0xEC7D);
+	d = (struct dp_sig_domain){ .sig_type = DP_SIG_CRC, .crc = { DP_CRC_CRC32, 0 } };
+	expect_guards(&d, 0x01, true, 0x15D286F7);
+	d.crc = (struct dp_sig_crc){ DP_CRC_CRC32C, 0xffffffff };
+	expect_guards(&d, 0, true, 0x30FCEDC0);
+	d.crc = (struct dp_sig_crc){ DP_CRC_CRC64_XP10, ~0ull };
+	expect_guards(&d, 0, false, 0x1DE60E2868A782E9ull);
+}
+
+static void test_kern_known(void **state)
+{
+	int old = dp_kern_level();
+
 	(void)state;
-	memset(&d, 0, sizeof(d));
-	d.sig_type = DP_SIG_T10DIF;
-	d.block_size = 512;
-	d.t10dif.bg = 0xffff;
-	memset(b, 0xA5, sizeof(b));
-	dp_sig_guard_blocks(&d, g, o, 520, b, 512, 512, 3);
-	for (int i = 0; i < 3; i++)
-		assert_int_equal(g[i], 0xEC7D);
-	d.sig_type = DP_SIG_CRC;
-	d.crc.type = DP_CRC_CRC32C;
-	d.crc.seed = 0xffffffff;
-	memset(b, 0, sizeof(b));
-	dp_sig_guard_blocks(&d, g, o, 516, b, 512, 512, 3);
-	for (int i = 0; i < 3; i++)
-		assert_true(g[i] == 0x30FCEDC0);
-	d.crc.type = DP_CRC_CRC64_XP10;
-	d.crc.seed = ~0ull;
-	dp_sig_guard_blocks(&d, g, NULL, 0, b, 512, 512, 3);
-	for (int i = 0; i < 3; i++)
-		assert_true(g[i] == 0x1DE60E2868A782E9ull);
+	for (int l = 0; l < DP_KERN_LEVELS; l++)
+		if (dp_kern_level_supported((enum dp_kern_level)l)) {
+			dp_kern_set_level((enum dp_kern_level)l);
+			kern_known();
+		}
+	dp_kern_set_level((enum dp_kern_level)old);
+}
+
+/* Level names round-trip; an unknown name is refused; the best supported level runs unless
+ * RDMAD_OFFLOAD_LEVEL forced one. */
+static void test_kern_levels(void **state)
+{
+	(void)state;
+	for (int l = 0; l < DP_KERN_LEVELS; l++)
+		assert_int_equal(dp_kern_level_parse(dp_kern_level_name((enum dp_kern_level)l)), l);
+	assert_int_equal(dp_kern_level_parse("avx512"), -EINVAL);
+	assert_true(dp_kern_level_supported(DP_KERN_PORTABLE));
+	assert_false(dp_kern_level_supported(DP_KERN_LEVELS));
+	assert_int_equal(dp_kern_set_level(DP_KERN_LEVELS), -EOPNOTSUPP);
+	if (!getenv(DP_KERN_LEVEL_ENV))
+		for (int l = dp_kern_level() + 1; l < DP_KERN_LEVELS; l++)
+			assert_false(dp_kern_level_supported((enum dp_kern_level)l));
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_kern_levels),
 		cmocka_unit_test(test_kern_known),
-		cmocka_unit_test(test_kern_best),
-		cmocka_unit_test(test_kern_crc32c_folding),
 		cmocka_unit_test(test_kern_portable),
+		cmocka_unit_test(test_kern_pclmul),
+		cmocka_unit_test(test_kern_avx2),
+		cmocka_unit_test(test_kern_vpclmul256),
 	};
 
 	return cmocka_run_group_tests_name("dataplane kernels", tests, NULL, NULL);

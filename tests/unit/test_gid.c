@@ -116,7 +116,7 @@ static void test_ah_holds_its_gid_and_pd(void **state)
 	struct rdma_ah *ah;
 
 	pd = rdma_object_create(dev, RDMA_OBJ_PD, &err);
-	gid("10.0.0.1", g);
+	gid("2001:db8::1", g);
 	/* An empty source entry is bad input for the AH. */
 	assert_int_equal(rdma_ah_create(dev, pd->handle, &attr, &ah, &err), -EINVAL);
 	assert_string_equal(err.field, "sgid_index");
@@ -179,6 +179,10 @@ static void test_ah_field_widths(void **state)
 	a = attr_for(0);
 	a.port = 2;
 	expect_refused(dev, pd->handle, &a, "port");
+	/* One IP header per packet: an IPv6 source GID cannot send to an IPv4 address. */
+	a = attr_for(0);
+	gid("192.0.2.9", a.dgid);
+	expect_refused(dev, pd->handle, &a, "dgid");
 	assert_int_equal(dev->tables[RDMA_OBJ_AH].count, 0);
 
 	a = attr_for(0);

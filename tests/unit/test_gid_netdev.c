@@ -136,7 +136,7 @@ static void test_removed_address_in_use_stays_until_unused(void **state)
 	struct rdma_error err;
 	struct rdma_ah *ah;
 
-	gid("2001:db8::7", attr.dgid);
+	gid("10.1.0.7", attr.dgid);
 	gid("10.1.0.1", g[0]);
 	rdma_gid_sync_netdev(dev, 1, "veth0", (const uint8_t (*)[16])g, 1);
 	pd = rdma_object_create(dev, RDMA_OBJ_PD, &err);

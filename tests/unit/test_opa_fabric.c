@@ -477,7 +477,8 @@ struct rx_log {
 	uint8_t first[64];
 };
 
-static void log_datagram(void *arg, const uint8_t *buf, size_t len, const struct dp_udp_addr *from)
+static void log_datagram(void *arg, const uint8_t *buf, size_t len, const struct dp_udp_addr *from,
+			 const struct dp_udp_addr *to)
 {
 	struct rx_log *l = arg;
 

@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The kernels behind dp_sig_guard_blocks() (kern.h), one file per family; kern.c chooses
+ * among them by level.  Each takes a run of n blocks as dp_sig_guard_blocks() does; dst NULL
+ * means no copy.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* dst a little above src modulo 4 KiB: loads just ahead of a store share its low 12 bits
+ * (4K aliasing), which the kernels avoid by walking backward or prefetching the stores. */
+#define ALIAS_4K(dst, src) (((((uintptr_t)(dst) - (uintptr_t)(src)) & 4095) - 1) < 2047)
+
+/* kern_fold.c: carry-less multiply folding, for blocks of 128 bytes or more. */
+enum dp_fold_kind {
+	DP_FOLD_T10DIF,         /* CRC-16/T10-DIF, MSB-first */
+	DP_FOLD_CRC32,          /* CRC32 (FC-PH), MSB-first */
+	DP_FOLD_CRC64,          /* CRC64_XP10, reflected */
+	DP_FOLD_CRC32C,         /* CRC-32C, reflected */
+};
+
+enum dp_fold_isa {
+	DP_FOLD_SSE,            /* 128-bit PCLMULQDQ, SSE encoding */
+	DP_FOLD_AVX,            /* 128-bit PCLMULQDQ, VEX encoding */
+	DP_FOLD_VPCLMUL256,     /* 256-bit VPCLMULQDQ */
+};
+
+#define DP_FOLD_MIN_LEN 128
+
+void dp_fold_blocks(enum dp_fold_kind kind, enum dp_fold_isa isa, uint64_t seed, uint64_t *guard,
+		    uint8_t *dst, size_t dstride, const uint8_t *src, size_t sstride, size_t len, size_t n);
+
+/* kern_crc32c.c: CRC32C by SSE4.2 crc32 streams with AVX2 copies (needs sse4.2, avx2,
+ * pclmul).  Returns how many of the n blocks it did (the rest: from that index on). */
+size_t dp_crc32c_streams_blocks(uint32_t seed, uint64_t *guard, uint8_t *dst, size_t dstride,
+				const uint8_t *src, size_t sstride, size_t len, size_t n);
+
+/* kern_csum.c: IP checksum (T10-DIF bg_type csum) summed by AVX2 from the lanes it copies. */
+void dp_csum_blocks_avx2(uint16_t bg, uint64_t *guard, uint8_t *dst, size_t dstride,
+			 const uint8_t *src, size_t sstride, size_t len, size_t n);

@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: MIT */
+/* Inside the RoCE v2 transport: what its requester, completer, responder and endpoint share. */
+#pragma once
+
+#include "dataplane/engine.h"
+#include "dataplane/roce/packet.h"
+#include "dataplane/roce/psn.h"
+#include "dataplane/roce/transport.h"
+
+#define ROCE_PKEY_DEFAULT 0xffff
+
+/* A socket that sends from one UDP source port (the flows' entropy, reference §2.8). */
+struct roce_sport {
+	struct roce_sport *next;
+	struct dp_udp udp;
+};
+
+#define ROCE_SPORT_BUCKETS 64
+
+/* The endpoint of one NIC: its sockets, its worker, and the batch of packets being built. */
+struct dp_roce {
+	struct roce_sport *sports[ROCE_SPORT_BUCKETS];
+	struct dp_nic *nic;
+	struct dp_worker *worker;
+	struct dp_udp udp4, udp6;         /* fd -1: that family is not served */
+	uint16_t port;
+	struct dp_roce_faults faults;
+	uint64_t rng;
+	/* TX: packets built in place, sent together at the end of what the worker is doing. */
+	struct dp_udp_tx_batch tx;
+	struct dp_udp *tx_sock[DP_UDP_BATCH];
+	struct dp_udp_addr tx_to[DP_UDP_BATCH], tx_from[DP_UDP_BATCH];
+	uint8_t *tx_bufs[DP_UDP_BATCH];
+	uint8_t *held;                    /* reorder fault: a packet sent after the next one */
+	size_t held_len;
+	struct dp_udp *held_sock;
+	struct dp_udp_addr held_to, held_from;
+	uint8_t gather[DP_ROCE_MTU_MAX];  /* a payload gathered from several segments */
+	/* RX. */
+	struct dp_udp_rx_batch rx;
+	uint8_t *rx_bufs[DP_UDP_BATCH];
+	struct dp_qp *owe_ack[DP_UDP_BATCH];
+	unsigned n_owe_ack;
+};
+
+/* ---- net.c ---- */
+
+/*
+ * Builds p with its payload, seals its ICRC for route and queues it (the
+ * faults set for tests apply here); q counts it.
+ */
+void roce_send_pkt(struct dp_worker *w, struct dp_qp *q, const struct dp_roce_route *route,
+		   const struct roce_pkt *p, const void *payload, size_t len);
+/* Sends what is queued. */
+void roce_tx_flush(struct dp_worker *w, struct dp_roce *r);
+/*
+ * Points route at the socket of its source port (route->hdr.sport), opened
+ * the first time; where that port cannot be had, the endpoint's own socket,
+ * and hdr.sport says so.
+ */
+void roce_route_bind(struct dp_roce *r, struct dp_roce_route *route);
+/* The GID of an address received (IPv4-mapped for IPv4). */
+void roce_addr_gid(const struct dp_udp_addr *a, uint8_t gid[16]);
+/* The socket address of a GID on port. */
+void roce_gid_addr(const uint8_t gid[16], uint16_t port, struct dp_udp_addr *a);
+
+/* ---- req.c ---- */
+
+/* Sends request packets of q's messages while the window allows; how many. */
+unsigned roce_req_pump(struct dp_worker *w, struct dp_qp *q);
+/* Go back N: sends again from psn on (a PSN-sequence NAK, a timeout, a READ response missing). */
+void roce_req_rewind(struct dp_worker *w, struct dp_qp *q, uint32_t psn);
+/* The message the SQ index holds, if it is one of q's RoCE messages in flight. */
+struct dp_roce_msg *roce_msg_at(struct dp_qp *q, uint32_t index);
+
+/* ---- comp.c ---- */
+
+/* An ACK, NAK or READ response for q. */
+void roce_comp_packet(struct dp_worker *w, struct dp_qp *q, const struct roce_pkt *p);
+/* The retransmission timer of q's connection ran out. */
+void roce_comp_timeout(struct dp_worker *w, struct dp_qp *q);
+/* The QP went to ERR: every message in flight is answered (flushed), none waits for the peer. */
+void roce_comp_flush(struct dp_worker *w, struct dp_qp *q);
+/* Gives the message at index its response (status, or rnr / dropped already in the answer). */
+void roce_msg_answer(struct dp_worker *w, struct dp_qp *q, uint32_t index, uint8_t status);
+
+/* ---- resp.c ---- */
+
+/* A request packet for q from the address whose headers hdr rebuilds. */
+void roce_resp_packet(struct dp_worker *w, struct dp_qp *q, const struct roce_pkt *p,
+		      const struct roce_ip_udp *hdr);
+/* Sends the ACK q owes (coalesced over a receive batch). */
+void roce_resp_ack(struct dp_worker *w, struct dp_qp *q);
+/* Sends the next READ responses q owes; how many packets. */
+unsigned roce_resp_reads(struct dp_worker *w, struct dp_qp *q);

@@ -1,0 +1,176 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The RoCE v2 transport (reference roce_virtio.md §2-§4): requests and
+ * responses of QPs whose peer is on another host, as packets over UDP 4791.
+ *
+ * Above it nothing changes: the requester hands a request descriptor over
+ * (dp_transport_request) and the completer gets exactly one response for
+ * it, as over loopback.  Below the descriptors this transport keeps what
+ * the wire needs:
+ *
+ *   req.c   a message's packets: segmentation at the path MTU, opcodes,
+ *           RETH/ImmDt/IETH/DETH, AckReq; go-back-N retransmission from
+ *           the oldest unacknowledged PSN, on a timer or a PSN-sequence NAK;
+ *   comp.c  ACKs, NAKs and READ responses: cumulative acknowledgement,
+ *           the one response per message the completer expects;
+ *   resp.c  requests: PSN checks, duplicates answered without executing
+ *           again, reassembly of a message, then the responder's shared
+ *           code (dataplane/resp.c) on the whole message; ACK/NAK, READ
+ *           responses;
+ *   net.c   the endpoint: sockets on the RoCE worker's epoll set, ICRC
+ *           sealed and checked, packets dispatched to QPs, fault injection.
+ *
+ * Every RoCE QP runs on the endpoint's worker, so one thread owns its
+ * state; no lock.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "dataplane/roce/ip_udp.h"
+#include "dataplane/timer.h"
+#include "dataplane/transport.h"
+#include "dataplane/udp.h"
+
+/* Request packets sent and not acknowledged, at most (as rxe). */
+#define DP_ROCE_WINDOW 128
+/* A long message asks for an ACK at least this often (within a window, or the window never moves). */
+#define DP_ROCE_ACK_EVERY 64
+_Static_assert(DP_ROCE_ACK_EVERY <= DP_ROCE_WINDOW, "an ACK asked for within every window");
+/* The largest path MTU (IBV_MTU_4096). */
+#define DP_ROCE_MTU_MAX 4096
+/* Room for one packet: headers (BTH + RETH + ImmDt), payload, pad, ICRC. */
+#define DP_ROCE_PKT_MAX (DP_ROCE_MTU_MAX + 64)
+/* Packets of READ responses one QP sends per turn (a READ of 1 MiB does not hold the worker). */
+#define DP_ROCE_READ_BURST 64
+
+/* The path of a connected QP, as MODIFY_QP set it (driver → worker). */
+struct dp_roce_path {
+	bool remote;              /* the destination is another host: the QP uses this transport */
+	uint8_t sgid[16], dgid[16];
+	uint8_t traffic_class, hop_limit;
+	uint32_t flow_label;
+	uint32_t mtu;             /* bytes */
+	uint32_t timeout;         /* retransmission after 4.096 us << timeout; 0: never */
+	uint32_t retry_cnt;       /* 7: for ever */
+	uint32_t sq_psn, rq_psn;
+};
+
+/*
+ * Where a QP's packets go, the socket they leave by (bound to the flow's
+ * UDP source port), and what their ICRC covers of the IP and UDP headers
+ * the kernel writes.
+ */
+struct dp_roce_route {
+	struct roce_ip_udp hdr;
+	struct dp_udp_addr to, from;
+	struct dp_udp *sock;
+};
+
+/* For tests: what the endpoint does to its outgoing packets, each a fraction in millionths. */
+struct dp_roce_faults {
+	uint32_t drop, duplicate, reorder;
+};
+
+/*
+ * A message of the requester: the WQE's, from its request until its
+ * response went to the completer.
+ */
+struct dp_roce_msg {
+	uint32_t npsn;            /* 0: not a RoCE message (or finished) */
+	uint32_t psn;             /* its first */
+	uint32_t read_next;       /* READ: the next response expected */
+	uint8_t *wire;            /* the bytes on the wire when they are not the WQE's memory */
+	struct dp_packet answer;  /* the response it will get (signature errors gathered on the way) */
+};
+
+/* A READ the responder answers: its responses go out a burst per turn. */
+struct dp_roce_read {
+	uint32_t psn;             /* of the next response */
+	uint32_t first_psn, last_psn;
+	uint32_t sent, len;       /* bytes */
+	uint8_t *bytes;
+};
+
+/* What a QP keeps of its connection (RC, UC) or its datagrams (UD). */
+struct dp_roce_qp {
+	struct dp_roce_path path;
+	struct dp_roce_route route;
+	uint64_t rto_ns;          /* 0: no retransmission timer */
+	/* Requester. */
+	uint32_t una;             /* every PSN before it is acknowledged (or, for a READ, answered) */
+	uint32_t acked;           /* every PSN before it is acknowledged by an ACK or implied by a NAK */
+	uint32_t tx_psn;          /* the next PSN to send */
+	uint32_t tx_high;         /* the next PSN never sent: below it, a send is a retransmission */
+	uint32_t tx_index;        /* the SQ index of the message tx_psn is in */
+	uint32_t retry_left;
+	struct dp_timer rto;
+	/* Responder. */
+	uint32_t epsn;            /* the next request PSN expected */
+	uint32_t msn;             /* messages completed */
+	bool nak_sent;            /* a NAK for epsn went out: what follows is dropped quietly */
+	uint32_t nak_high;        /* the latest PSN seen since (a repeat of one: the requester went back) */
+	bool ack_due;             /* an ACK for ack_psn goes out at the end of the receive batch */
+	uint32_t ack_psn;
+	bool ack_listed;          /* in the endpoint's list of QPs that owe an ACK */
+	struct {
+		bool active;          /* between a FIRST and its LAST */
+		uint8_t operation;    /* ROCE_SEND_FIRST or ROCE_WRITE_FIRST */
+		uint32_t first_psn;
+		struct roce_reth reth;
+		uint8_t *bytes;
+		size_t len, cap;
+	} rx;
+	struct dp_roce_read *reads;   /* ring of max_dest_rd_atomic (at least 1) */
+	uint32_t n_reads, read_head, read_count;
+};
+
+struct dp_nic;
+struct dp_qp;
+struct dp_worker;
+struct dp_send_wqe;
+
+/* ---- driver ---- */
+
+/*
+ * Opens the NIC's RoCE endpoint on UDP port (IPv4 and IPv6 sockets, any
+ * address) and hands it to worker w, which runs every RoCE QP from now on.
+ */
+int dp_roce_open(struct dp_nic *nic, struct dp_worker *w, uint16_t port, const struct dp_roce_faults *faults);
+/* The workers stopped: closes the sockets. */
+void dp_roce_close(struct dp_nic *nic);
+/* The worker the endpoint is on, or NULL without one. */
+struct dp_worker *dp_roce_worker(const struct dp_nic *nic);
+
+/* A QP's connection state for path (freed by dp_roce_qp_free, which takes NULL). */
+struct dp_roce_qp *dp_roce_qp_new(const struct dp_roce_path *path, uint32_t max_dest_rd_atomic);
+void dp_roce_qp_free(struct dp_roce_qp *c);
+
+/* ---- the QP's worker ---- */
+
+/*
+ * The endpoint's worker: one datagram as its socket hands it over (from the
+ * peer's address to ours), then whatever it makes us send.  For tests and
+ * fuzzing: the sockets' own path is the same.
+ */
+void dp_roce_input(struct dp_worker *w, struct dp_nic *nic, const uint8_t *buf, size_t len,
+		   const struct dp_udp_addr *from, const struct dp_udp_addr *to);
+
+/*
+ * The QP enters RTR (the responder's side of path: its route, rq_psn) or
+ * RTS from RTR (requester: sq_psn, timeout, retry_cnt).
+ */
+void dp_roce_qp_connect(struct dp_worker *w, struct dp_qp *q, const struct dp_roce_path *path, bool rts);
+/* The QP is taken back (RESET, destroy): what it had in flight is forgotten. */
+void dp_roce_qp_stop(struct dp_worker *w, struct dp_qp *q);
+
+/* The QP's poller, for a QP with a remote path: READ responses owed, request packets the window lets out. */
+unsigned dp_roce_poll(struct dp_worker *w, struct dp_qp *q);
+
+/* Whether p travels over RoCE. */
+bool dp_roce_carries(const struct dp_nic *nic, const struct dp_packet *p);
+/* Requester: the request p (req.c). */
+int dp_roce_request(struct dp_worker *w, struct dp_nic *nic, const struct dp_packet *p);
+/* The PSNs the message of wqe takes. */
+uint32_t dp_roce_psns(const struct dp_qp *q, const struct dp_send_wqe *wqe);
