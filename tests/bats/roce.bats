@@ -314,12 +314,12 @@ PY
 	ctl "$A" qp modify "$FA" --state init --access local_write
 	run ctl "$A" qp modify "$FA" --state rtr --dgid "$ROCE_GID_B" --sgid-index "$v6" --path-mtu 1024 \
 		--dest-qp 2 --rq-psn 0 --max-dest-rd-atomic 1 --min-rnr-timer 1
-	assert_failure 1
+	assert_failure 2
 	assert_output --partial "io.rdmad.Qp.InvalidArgument: field 'av.dgid'"
 	assert_output --partial "both IPv4 (::ffff:a.b.c.d) or both IPv6"
 	assert_equal "$(ctl "$A" -j qp show "$FA" | jq -r '.[0].state')" INIT
 	run ctl "$A" ah create 1 --dgid "$ROCE_GID_B" --sgid-index "$v6"
-	assert_failure 1
+	assert_failure 2
 	assert_output --partial "io.rdmad.Ah.InvalidArgument: field 'dgid'"
 }
 
