@@ -16,43 +16,15 @@ setup_file() {
 	ROCE_TIMEOUT=10 roce_pair rc
 }
 
-teardown_file() {
-	roce_teardown
-}
-
-setup() {
-	load_libs
-	[ -n "${NS_A:-}" ] || skip "needs root for network namespaces"
-}
-
-completions() {
-	roce_poll "$1" "$2" "$3" | jq -r '.[] | "\(.wr_id) \(.status) \(.opcode) \(.byte_len)"'
-}
+teardown_file() { roce_teardown; }
+setup() { roce_test_setup; }
 
 # transfers: SEND, WRITE and READ of each size; every byte and completion checked.
 transfers() {
-	local len want
+	local len
 	for len in 1 1500 4096 65536 1048576; do
-		want=$(fill "$A" "$MA" 0 "$len")
-		ctl "$B" qp post-recv "$QB" --wrid "$len" --sge "$MB:0:$len"
-		ctl "$A" qp post "$QA" send --wrid "$len" --sge "$MA:0:$len" --signaled
-		run completions "$B" "$CB" 1
-		assert_output "$len success recv $len"
-		run completions "$A" "$CA" 1
-		assert_output "$len success send $len"
-		assert_equal "$(sum "$B" "$MB" 0 "$len")" "$want"
-
-		want=$(fill "$A" "$MA" 0 "$len")
-		ctl "$A" qp post "$QA" write --wrid "$len" --sge "$MA:0:$len" --remote "$MB@$((IOVA_B))" --signaled
-		run completions "$A" "$CA" 1
-		assert_output "$len success rdma_write $len"
-		assert_equal "$(sum "$B" "$MB" 0 "$len")" "$want"
-
-		want=$(fill "$B" "$MB" 0 "$len")
-		ctl "$A" qp post "$QA" read --wrid "$len" --sge "$MA:0:$len" --remote "$MB@$((IOVA_B))" --signaled
-		run completions "$A" "$CA" 1
-		assert_output "$len success rdma_read $len"
-		assert_equal "$(sum "$A" "$MA" 0 "$len")" "$want"
+		roce_send "$len"
+		roce_write_read "$len"
 	done
 }
 

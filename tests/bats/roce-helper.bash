@@ -41,6 +41,12 @@ roce_setup() {
 	roce_wait_gid "$B" "$ROCE_GID6_B"
 }
 
+# roce_test_setup: each test's setup (skipped where setup_file could not make the hosts).
+roce_test_setup() {
+	load_libs
+	[ -n "${NS_A:-}" ] || skip "needs root for network namespaces"
+}
+
 roce_teardown() {
 	[ -n "${NS_A:-}" ] || return 0
 	rdmad_stop "$A" || true
@@ -137,4 +143,37 @@ roce_poll() {
 		[ "$(jq length <<<"$all")" -ge "$n" ] && break
 	done
 	echo "$all"
+}
+
+# completions DIR CQ N: the N completions, one line each: "wr_id status opcode byte_len imm src_qp flags".
+completions() {
+	roce_poll "$1" "$2" "$3" | jq -r '.[] | "\(.wr_id) \(.status) \(.opcode) \(.byte_len) \(.imm) \(.src_qp) \(.flags | join(","))"'
+}
+
+# roce_send LEN: a SEND of LEN random bytes from QA into a receive WR of QB, every byte checked.
+roce_send() {
+	local want
+	want=$(fill "$A" "$MA" 0 "$1")
+	ctl "$B" qp post-recv "$QB" --wrid "$1" --sge "$MB:0:$1"
+	ctl "$A" qp post "$QA" send --wrid "$1" --sge "$MA:0:$1" --signaled
+	run completions "$B" "$CB" 1
+	assert_output "$1 success recv $1 0 0 "
+	run completions "$A" "$CA" 1
+	assert_output "$1 success send $1 0 0 "
+	assert_equal "$(sum "$B" "$MB" 0 "$1")" "$want"
+}
+
+# roce_write_read LEN: QA WRITEs LEN random bytes into MB, then READs LEN others back; checked.
+roce_write_read() {
+	local want
+	want=$(fill "$A" "$MA" 0 "$1")
+	ctl "$A" qp post "$QA" write --wrid "$1" --sge "$MA:0:$1" --remote "$MB@$((IOVA_B))" --signaled
+	run completions "$A" "$CA" 1
+	assert_output "$1 success rdma_write $1 0 0 "
+	assert_equal "$(sum "$B" "$MB" 0 "$1")" "$want"
+	want=$(fill "$B" "$MB" 0 "$1")
+	ctl "$A" qp post "$QA" read --wrid "$1" --sge "$MA:0:$1" --remote "$MB@$((IOVA_B))" --signaled
+	run completions "$A" "$CA" 1
+	assert_output "$1 success rdma_read $1 0 0 "
+	assert_equal "$(sum "$A" "$MA" 0 "$1")" "$want"
 }

@@ -14,19 +14,8 @@ setup_file() {
 	roce_pair rc
 }
 
-teardown_file() {
-	roce_teardown
-}
-
-setup() {
-	load_libs
-	[ -n "${NS_A:-}" ] || skip "needs root for network namespaces"
-}
-
-# completions DIR CQ N: the N completions, one line each: "wr_id status opcode byte_len imm src_qp flags".
-completions() {
-	roce_poll "$1" "$2" "$3" | jq -r '.[] | "\(.wr_id) \(.status) \(.opcode) \(.byte_len) \(.imm) \(.src_qp) \(.flags | join(","))"'
-}
+teardown_file() { roce_teardown; }
+setup() { roce_test_setup; }
 
 roce_counter() {
 	ctl "$1" -j qp show "$2" | jq -r ".[0].counters.roce.$3"
@@ -60,16 +49,7 @@ roce_counter() {
 
 @test "RC WRITE and READ of 1, 1023, 1025, 4096, 65536 and 1048576 bytes keep every byte" {
 	for len in 1 1023 1025 4096 65536 1048576; do
-		want=$(fill "$A" "$MA" 0 "$len")
-		ctl "$A" qp post "$QA" write --wrid "$len" --sge "$MA:0:$len" --remote "$MB@$((IOVA_B))" --signaled
-		run completions "$A" "$CA" 1
-		assert_output "$len success rdma_write $len 0 0 "
-		assert_equal "$(sum "$B" "$MB" 0 "$len")" "$want"
-		want=$(fill "$B" "$MB" 0 "$len")
-		ctl "$A" qp post "$QA" read --wrid "$len" --sge "$MA:0:$len" --remote "$MB@$((IOVA_B))" --signaled
-		run completions "$A" "$CA" 1
-		assert_output "$len success rdma_read $len 0 0 "
-		assert_equal "$(sum "$A" "$MA" 0 "$len")" "$want"
+		roce_write_read "$len"
 	done
 	# A READ at an offset into the peer's region, into an offset of ours.
 	want=$(ctl "$B" mr read "$MB" --offset 5000 --length 3333 | sha256sum | cut -d' ' -f1)
