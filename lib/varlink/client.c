@@ -242,6 +242,9 @@ static int fill(struct varlink_client *client, long long deadline)
 		if (r == 0)
 			return -ETIMEDOUT;
 	}
+	/* Again after the spin: a signal caught during it must not leave us asleep. */
+	if (interrupted(client))
+		return -EINTR;
 	return received(client, varlink_recv(client->fd, &client->in, &client->in_fds, 64 * 1024, 0));
 }
 

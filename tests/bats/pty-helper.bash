@@ -1,7 +1,8 @@
 # pty_session CMD... -- STEP...: runs CMD on a pseudo-terminal (its standard
 # input, output and error) and plays the steps: "send:TEXT" types TEXT
 # (Python escapes: \r Enter, \x03 Ctrl-C, \x04 Ctrl-D, \x1b[A up), "expect:TEXT"
-# waits (5 s at most) until TEXT appears after what the last expect matched.
+# waits (5 s at most) until TEXT appears after what the last expect matched,
+# "sleep:SECONDS" waits.
 # Prints what the terminal showed and exits with CMD's status (124: no exit
 # within 5 s of the last step, 125: an expect timed out).
 pty_session() {
@@ -35,6 +36,8 @@ for step in steps:
     data = text.encode().decode("unicode_escape").encode("latin-1")
     if kind == "send":
         os.write(fd, data)
+    elif kind == "sleep":
+        time.sleep(float(text))
     elif kind == "expect":
         deadline = time.time() + 5
         while data not in seen[mark:]:
