@@ -8,37 +8,9 @@
 
 #include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static void print_error(const char *fmt, va_list ap)
-{
-	fputs("rdmactl: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-}
-
-int ctl_usage_error(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	print_error(fmt, ap);
-	va_end(ap);
-	return -EINVAL;
-}
-
-int ctl_fail(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	print_error(fmt, ap);
-	va_end(ap);
-	return -EIO;
-}
 
 static bool is_help(const char *word)
 {
