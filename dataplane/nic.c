@@ -65,7 +65,6 @@ void dp_nic_release(struct dp_nic *nic)
 		r = next;
 	}
 	dp_loopback_release(nic);
-	dp_roce_close(nic);
 	for (unsigned i = 0; nic->per_worker && i < nic->n_workers; i++) {
 		free(nic->per_worker[i].scratch[0]);
 		free(nic->per_worker[i].scratch[1]);

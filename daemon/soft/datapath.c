@@ -487,6 +487,8 @@ void rdma_datapath_free(struct rdma_datapath *dp)
 {
 	if (!dp)
 		return;
+	/* The driver opened the RoCE endpoint (rdma_datapath_roce_start): it closes it. */
+	dp_roce_close(&dp->nic);
 	dp_nic_release(&dp->nic);
 	free(dp->workers);
 	free(dp);

@@ -138,7 +138,7 @@ struct dp_send_wqe;
  * address) and hands it to worker w, which runs every RoCE QP from now on.
  */
 int dp_roce_open(struct dp_nic *nic, struct dp_worker *w, uint16_t port, const struct dp_roce_faults *faults);
-/* The workers stopped: closes the sockets. */
+/* The workers stopped: closes the sockets (before dp_nic_release). */
 void dp_roce_close(struct dp_nic *nic);
 /* The worker the endpoint is on, or NULL without one. */
 struct dp_worker *dp_roce_worker(const struct dp_nic *nic);
