@@ -31,6 +31,10 @@ struct varlink_server {
 	struct varlink_server_stats stats; /* the counters; open and buffered_bytes are below */
 	size_t buffered;                   /* bytes allocated to all connections' buffers */
 	sd_event_source *sweep;            /* the timeouts' timer */
+	sd_event_source *turn;             /* runs the next held change (turns.c) */
+	int64_t turn_priority;
+	unsigned reads_waited;             /* reads run while a change waited for its turn */
+	struct varlink_connection *turns_head, *turns_tail; /* connections with a held change */
 	uint64_t sweep_at;                 /* when it fires, 0 when it is off */
 	uint64_t refusal_logged_usec;      /* when a refused connection was last logged */
 	varlink_authorize_fn authorize;
@@ -42,6 +46,11 @@ struct varlink_server {
 
 const struct varlink_interface *varlink_server_find_interface(const struct varlink_server *server,
 							      const char *name);
+/* The interface whose name is the first len bytes of name. */
+const struct varlink_interface *varlink_server_find_interface_n(const struct varlink_server *server,
+								const char *name, size_t len);
+const struct varlink_method *varlink_interface_find_method(const struct varlink_interface *iface,
+							   const char *name);
 /* Adds org.varlink.service, which every server has. */
 int varlink_service_register(struct varlink_server *server);
 
@@ -58,6 +67,9 @@ struct varlink_connection {
 	struct varlink_buffer in, out;
 	struct varlink_fd_queue in_fds, out_fds;
 	struct varlink_call *call;  /* the call being served, if any */
+	struct json_object *held;   /* a change waiting for its turn (turns.c), with its fds */
+	struct varlink_fds held_fds;
+	struct varlink_connection *turn_prev, *turn_next;
 	bool dead;
 	bool eof;                   /* the client closed its writing side */
 	size_t accounted;           /* its part of server->buffered */
@@ -83,10 +95,29 @@ struct varlink_call {
 
 /* Between the connection (server.c) and its calls (call.c). */
 void conn_touch(struct varlink_connection *conn);
+struct varlink_connection *conn_ref(struct varlink_connection *conn);
 void conn_unref(struct varlink_connection *conn);
 void conn_update_events(struct varlink_connection *conn);
+/* Runs the messages conn has buffered, as far as it may. */
+void conn_process(struct varlink_connection *conn);
+/* Dispatches msg (NULL: one that did not parse) with fds, then frees and wipes it. */
+void conn_run_message(struct varlink_connection *conn, struct json_object *msg,
+		      struct varlink_fds *fds);
 /* Sends msg with fds (moved out of *fds when queued). */
 int conn_send(struct varlink_connection *conn, struct json_object *msg, struct varlink_fds *fds);
 void call_close_fds(struct varlink_call *call);
+
+/* Between the connection and the change turn (turns.c). */
+int turns_init(struct varlink_server *server);
+void turns_release(struct varlink_server *server);
+bool turns_message_changes(const struct varlink_server *server, struct json_object *msg);
+/* A read ran: a change that waited for READS_PER_CHANGE of them goes next. */
+void turns_note_read(struct varlink_server *server);
+/* Holds msg and fds (moved out) until conn's turn comes. */
+void turns_hold(struct varlink_connection *conn, struct json_object *msg, struct varlink_fds *fds);
+/* Takes conn out of the queue; its held message is the caller's. */
+void turns_remove(struct varlink_connection *conn);
+/* Takes conn out of the queue and frees its held message. */
+void turns_drop(struct varlink_connection *conn);
 int varlink_call_error_string(struct varlink_call *call, const char *error, const char *key,
 			      const char *value);

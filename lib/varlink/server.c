@@ -47,7 +47,6 @@ enum conn_timeout {
 };
 
 static void conn_close(struct varlink_connection *conn);
-static void conn_process(struct varlink_connection *conn);
 static int on_sweep(sd_event_source *s, uint64_t usec, void *userdata);
 static uint64_t server_now(const struct varlink_server *server);
 
@@ -69,6 +68,8 @@ int varlink_server_new(struct varlink_server **out, sd_event *event,
 	if (r >= 0)
 		r = sd_event_source_set_enabled(server->sweep, SD_EVENT_OFF);
 	if (r >= 0)
+		r = turns_init(server);
+	if (r >= 0)
 		r = varlink_service_register(server);
 	if (r < 0) {
 		varlink_server_free(server);
@@ -85,6 +86,7 @@ struct varlink_server *varlink_server_free(struct varlink_server *server)
 	while (server->connections)
 		conn_close(server->connections);
 	sd_event_source_disable_unref(server->sweep);
+	turns_release(server);
 	for (size_t i = 0; i < server->n_listeners; i++)
 		sd_event_source_disable_unref(server->listeners[i]);
 	free(server->listeners);
@@ -133,12 +135,30 @@ int varlink_server_add_interface(struct varlink_server *server, const char *idl_
 	return 0;
 }
 
+const struct varlink_interface *varlink_server_find_interface_n(const struct varlink_server *server,
+								const char *name, size_t len)
+{
+	for (size_t i = 0; i < server->n_interfaces; i++) {
+		const char *n = server->interfaces[i].idl->name;
+
+		if (strncmp(n, name, len) == 0 && n[len] == '\0')
+			return &server->interfaces[i];
+	}
+	return NULL;
+}
+
 const struct varlink_interface *varlink_server_find_interface(const struct varlink_server *server,
 							      const char *name)
 {
-	for (size_t i = 0; i < server->n_interfaces; i++)
-		if (strcmp(server->interfaces[i].idl->name, name) == 0)
-			return &server->interfaces[i];
+	return varlink_server_find_interface_n(server, name, strlen(name));
+}
+
+const struct varlink_method *varlink_interface_find_method(const struct varlink_interface *iface,
+							   const char *name)
+{
+	for (const struct varlink_method *m = iface->methods; m && m->name; m++)
+		if (strcmp(m->name, name) == 0)
+			return m;
 	return NULL;
 }
 
@@ -361,7 +381,7 @@ static bool conn_output_over(const struct varlink_connection *conn)
 	return varlink_buffer_pending(&conn->out) > conn->server->limits.output_budget;
 }
 
-static struct varlink_connection *conn_ref(struct varlink_connection *conn)
+struct varlink_connection *conn_ref(struct varlink_connection *conn)
 {
 	conn->ref++;
 	return conn;
@@ -394,6 +414,7 @@ static void conn_close(struct varlink_connection *conn)
 	conn->dead = true;
 	conn->io = sd_event_source_disable_unref(conn->io);
 	conn->defer = sd_event_source_disable_unref(conn->defer);
+	turns_drop(conn);
 	close(conn->fd);
 	conn->fd = -1;
 	/* The buffers go now, not with the last reference a kept call may hold. */
@@ -450,6 +471,25 @@ static void conn_time_partial(struct varlink_connection *conn, bool reading)
 		conn->partial_usec = server_now(conn->server);
 }
 
+/*
+ * Stop reading while a full message waits behind a call in progress, or while
+ * the next message's descriptors might pass the bound (and, in
+ * conn_update_events(), while the client leaves more replies unread than its
+ * budget).
+ */
+static bool conn_may_read(const struct varlink_connection *conn)
+{
+	return !conn->eof && varlink_buffer_pending(&conn->in) <= VARLINK_MESSAGE_MAX &&
+	       conn->in_fds.n_fds <= VARLINK_FDS_QUEUED_MAX - VARLINK_FDS_PER_MESSAGE_MAX;
+}
+
+/*
+ * The watch is edge-triggered: epoll reports a connection once when it
+ * becomes ready, not again on every turn of the loop while it waits for its
+ * dispatch among many (which made each turn cost as much as the number of
+ * busy connections).  So a read goes on until the socket is empty or reading
+ * stops; a watch changed to read again looks at the socket at once.
+ */
 void conn_update_events(struct varlink_connection *conn)
 {
 	bool over, reading;
@@ -461,21 +501,15 @@ void conn_update_events(struct varlink_connection *conn)
 		conn->over_usec = 0;
 	else if (!conn->over_usec)
 		conn->over_usec = server_now(conn->server);
-	/*
-	 * Stop reading while a full message waits behind a call in progress,
-	 * while the next message's descriptors might pass the bound, or while
-	 * the client leaves more replies unread than its budget.
-	 */
-	reading = !conn->eof && !over && varlink_buffer_pending(&conn->in) <= VARLINK_MESSAGE_MAX &&
-		  conn->in_fds.n_fds <= VARLINK_FDS_QUEUED_MAX - VARLINK_FDS_PER_MESSAGE_MAX;
-	sd_event_source_set_io_events(conn->io, (reading ? EPOLLIN : 0) |
+	reading = !over && conn_may_read(conn);
+	sd_event_source_set_io_events(conn->io, EPOLLET | (reading ? EPOLLIN : 0) |
 				      (varlink_buffer_pending(&conn->out) > 0 ? EPOLLOUT : 0));
 	conn_time_partial(conn, reading);
 	conn_trim(conn);
 	conn_schedule(conn);
 
 	/* A client that closed its side is done once everything it asked is answered. */
-	if (conn->eof && !conn->call && varlink_buffer_pending(&conn->out) == 0) {
+	if (conn->eof && !conn->call && !conn->held && varlink_buffer_pending(&conn->out) == 0) {
 		size_t len;
 
 		if (!varlink_buffer_next_message(&conn->in, &len))
@@ -648,9 +682,7 @@ static int dispatch(struct varlink_connection *conn, struct json_object *msg, st
 	} else if (!(call->member = idl_find(call->iface->idl, IDL_MEMBER_METHOD, dot + 1))) {
 		varlink_call_error_string(call, VARLINK_ERROR_METHOD_NOT_FOUND, "method", method);
 	} else {
-		for (const struct varlink_method *m = call->iface->methods; m && m->name; m++)
-			if (strcmp(m->name, dot + 1) == 0)
-				handler = m;
+		handler = varlink_interface_find_method(call->iface, dot + 1);
 		if (!handler)
 			varlink_call_error_string(call, VARLINK_ERROR_METHOD_NOT_IMPLEMENTED, "method", method);
 		else if ((handler->flags & VARLINK_METHOD_REQUIRES_MORE) && !(flags & VARLINK_CALL_MORE))
@@ -676,15 +708,33 @@ static int dispatch(struct varlink_connection *conn, struct json_object *msg, st
 	return 0;
 }
 
-static void conn_process(struct varlink_connection *conn)
+void conn_run_message(struct varlink_connection *conn, struct json_object *msg,
+		      struct varlink_fds *fds)
+{
+	int r;
+
+	if (msg) {
+		r = dispatch(conn, msg, fds);
+	} else {
+		varlink_fds_close(fds);
+		r = -EBADMSG;
+	}
+	varlink_json_wipe_strings(msg);
+	json_object_put(msg);
+	if (r < 0) {
+		log_debug("varlink: protocol error from pid %d, closing", (int)conn->peer.pid);
+		conn_close(conn);
+	}
+}
+
+void conn_process(struct varlink_connection *conn)
 {
 	conn_ref(conn);
-	while (!conn->dead && !conn->call && !conn_output_over(conn)) {
+	while (!conn->dead && !conn->call && !conn->held && !conn_output_over(conn)) {
 		struct json_object *msg;
 		struct varlink_fds fds;
 		const char *data;
 		size_t len;
-		int r;
 
 		data = varlink_buffer_next_message(&conn->in, &len);
 		if (!data) {
@@ -698,17 +748,11 @@ static void conn_process(struct varlink_connection *conn)
 		msg = len <= VARLINK_MESSAGE_MAX ? varlink_parse_message(data, len) : NULL;
 		varlink_fd_queue_take(&conn->in_fds, conn->in.base, &fds);
 		varlink_buffer_consume_wipe(&conn->in, len + 1);
-		if (msg) {
-			r = dispatch(conn, msg, &fds);
+		if (msg && turns_message_changes(conn->server, msg)) {
+			turns_hold(conn, msg, &fds);
 		} else {
-			varlink_fds_close(&fds);
-			r = -EBADMSG;
-		}
-		varlink_json_wipe_strings(msg);
-		json_object_put(msg);
-		if (r < 0) {
-			log_debug("varlink: protocol error from pid %d, closing", (int)conn->peer.pid);
-			conn_close(conn);
+			conn_run_message(conn, msg, &fds);
+			turns_note_read(conn->server);
 		}
 	}
 	conn_update_events(conn);
@@ -750,6 +794,7 @@ static void conn_note_input(struct varlink_connection *conn, const char *p, size
 		conn->partial_usec = server_now(conn->server);
 }
 
+/* One read: 1 when bytes came (there may be more), 0 when none is there or at the end, or -errno. */
 static int conn_read(struct varlink_connection *conn)
 {
 	size_t room;
@@ -759,9 +804,11 @@ static int conn_read(struct varlink_connection *conn)
 	if (r < 0)
 		return r;
 	room = conn->in.cap - conn->in.len;
-	n = varlink_recv(conn->fd, &conn->in, &conn->in_fds, room < READ_CHUNK ? room : READ_CHUNK,
-			 MSG_DONTWAIT);
-	if (n == -EAGAIN || n == -EINTR)
+	do
+		n = varlink_recv(conn->fd, &conn->in, &conn->in_fds,
+				 room < READ_CHUNK ? room : READ_CHUNK, MSG_DONTWAIT);
+	while (n == -EINTR);
+	if (n == -EAGAIN)
 		return 0;
 	if (n == -EPROTO)
 		log_warning("varlink: pid %d passed file descriptors with no message's first bytes, "
@@ -777,7 +824,7 @@ static int conn_read(struct varlink_connection *conn)
 	else
 		conn_note_input(conn, conn->in.data + conn->in.len - n, (size_t)n);
 	conn_account(conn);
-	return 0;
+	return n > 0;
 }
 
 static int on_connection_io(sd_event_source *s, int fd, uint32_t revents, void *userdata)
@@ -791,7 +838,11 @@ static int on_connection_io(sd_event_source *s, int fd, uint32_t revents, void *
 		}
 	}
 	if (revents & EPOLLIN) {
-		if (conn_read(conn) < 0) {
+		int r;
+
+		while ((r = conn_read(conn)) > 0 && conn_may_read(conn))
+			;
+		if (r < 0) {
 			conn_close(conn);
 			return 0;
 		}
@@ -908,7 +959,7 @@ static int on_accept(sd_event_source *s, int fd, uint32_t revents, void *userdat
 	conn->peer = peer;
 	conn->active_usec = server_now(server);
 	read_peer_groups(conn);
-	r = sd_event_add_io(server->event, &conn->io, cfd, EPOLLIN, on_connection_io, conn);
+	r = sd_event_add_io(server->event, &conn->io, cfd, EPOLLIN | EPOLLET, on_connection_io, conn);
 	if (r >= 0)
 		r = sd_event_add_defer(server->event, &conn->defer, on_defer, conn);
 	if (r >= 0)

@@ -54,6 +54,11 @@ static const char test_idl[] =
 	"# Never replies; the call is kept until its client goes away.\n"
 	"method Hang() -> ()\n"
 	"method Secret() -> ()\n"
+	"# Keeps the event loop busy for ms milliseconds, then replies.\n"
+	"method Block(ms: int) -> ()\n"
+	"# A read and a change (privileged): each replies with its place among the calls that ran.\n"
+	"method Look(text: string) -> (text: string, order: int)\n"
+	"method Change(text: string) -> (text: string, order: int)\n"
 	"method Undone() -> ()\n"
 	"# What each descriptor passed with the call holds (its first bytes).\n"
 	"method ReadFds() -> (texts: []string)\n"
@@ -76,10 +81,11 @@ struct fixture {
 	struct varlink_limits limits;
 
 	/* Written by the server thread, read by the tests: use the atomics. */
-	int echo_calls, hang_calls, cancelled, reply_after_cancel, closes;
+	int echo_calls, hang_calls, cancelled, reply_after_cancel, closes, blocking;
 	int taken_fd;
 
 	/* Server thread only. */
+	int order;        /* calls of Look and Change so far */
 	sd_event *event;
 	struct varlink_server *server;
 };
@@ -287,6 +293,26 @@ static int m_secret(struct varlink_call *call, struct json_object *params, void 
 	return varlink_call_reply(call, NULL);
 }
 
+static int m_block(struct varlink_call *call, struct json_object *params, void *userdata)
+{
+	struct fixture *f = userdata;
+
+	STORE(f->blocking, 1);
+	usleep((useconds_t)json_object_get_int64(json_object_object_get(params, "ms")) * 1000);
+	STORE(f->blocking, 0);
+	return varlink_call_reply(call, NULL);
+}
+
+static int m_ordered(struct varlink_call *call, struct json_object *params, void *userdata)
+{
+	struct fixture *f = userdata;
+	struct json_object *p = json_object_new_object();
+
+	json_object_object_add(p, "text", json_object_get(json_object_object_get(params, "text")));
+	json_object_object_add(p, "order", json_object_new_int(++f->order));
+	return varlink_call_reply(call, p);
+}
+
 static int m_stats(struct varlink_call *call, struct json_object *params, void *userdata)
 {
 	struct fixture *f = userdata;
@@ -313,7 +339,8 @@ static bool authorize(const struct varlink_peer *peer, const char *method, unsig
 	/* Everyone may call the plain methods; only root the privileged one, and only this one. */
 	if (!(flags & VARLINK_METHOD_PRIVILEGED))
 		return true;
-	return peer->cred.uid == 0 && strcmp(method, "org.example.test.Secret") == 0;
+	return peer->cred.uid == 0 && (strcmp(method, "org.example.test.Secret") == 0 ||
+					strcmp(method, "org.example.test.Change") == 0);
 }
 
 static void on_close(struct varlink_connection *conn, void *userdata)
@@ -334,6 +361,9 @@ static const struct varlink_method test_methods[] = {
 	{ "Later", m_later, 0 },
 	{ "Hang", m_hang, 0 },
 	{ "Secret", m_secret, VARLINK_METHOD_PRIVILEGED },
+	{ "Block", m_block, 0 },
+	{ "Look", m_ordered, 0 },
+	{ "Change", m_ordered, VARLINK_METHOD_PRIVILEGED },
 	{ "ReadFds", m_read_fds, 0 },
 	{ "TakeFd", m_take_fd, 0 },
 	{ "Pipes", m_pipes, 0 },
@@ -1461,6 +1491,109 @@ static void test_nul_in_method_name(void **state)
 	assert_server_serves(f);
 }
 
+/* The order a Look or Change reply gives; its text must be text. */
+static int64_t read_order(struct varlink_client *c, const char *text)
+{
+	struct json_object *p = read_ok(c, NULL);
+	int64_t order = num(p, "order");
+
+	assert_string_equal(str(p, "text"), text);
+	json_object_put(p);
+	return order;
+}
+
+/* Sends calls to a, b and c while the loop is busy, so that they are all waiting when it looks. */
+static void while_blocked(struct fixture *f, void (*send)(struct varlink_client **), struct varlink_client **cs)
+{
+	struct varlink_client *blocker = connect_client(f);
+
+	send_call(blocker, "org.example.test.Block", "{\"ms\":300}", 0);
+	assert_true(wait_for(&f->blocking, 1));
+	send(cs);
+	json_object_put(read_ok(blocker, NULL));
+	varlink_client_free(blocker);
+}
+
+#define CHANGERS 4
+#define READERS 2
+
+/* Changes on connections 0..CHANGERS-1 (the first with a read behind it), then the reads. */
+static void send_changes_then_reads(struct varlink_client **cs)
+{
+	for (unsigned i = 0; i < CHANGERS; i++) {
+		char p[32];
+
+		snprintf(p, sizeof(p), "{\"text\":\"%u\"}", i);
+		send_call(cs[i], "org.example.test.Change", p, 0);
+	}
+	send_call(cs[0], "org.example.test.Look", "{\"text\":\"behind\"}", 0);
+	usleep(20 * 1000);
+	for (unsigned i = CHANGERS; i < CHANGERS + READERS; i++)
+		send_call(cs[i], "org.example.test.Look", "{\"text\":\"read\"}", 0);
+}
+
+/*
+ * Reads before changes: of calls waiting together, the reads run before the
+ * changes that came first, the changes one per turn in the order they were
+ * read, and a connection's own calls stay in order.
+ */
+static void test_reads_before_changes(void **state)
+{
+	struct fixture *f = *state;
+	struct varlink_client *cs[CHANGERS + READERS];
+	int64_t first_change = INT64_MAX, last_read = 0;
+
+	if (geteuid() != 0)
+		skip(); /* Change is root's */
+	for (unsigned i = 0; i < CHANGERS + READERS; i++)
+		cs[i] = connect_client(f);
+	while_blocked(f, send_changes_then_reads, cs);
+	for (unsigned i = 0; i < CHANGERS + READERS; i++) {
+		char text[16];
+		int64_t order;
+
+		snprintf(text, sizeof(text), "%u", i);
+		order = read_order(cs[i], i < CHANGERS ? text : "read");
+		if (i < CHANGERS)
+			first_change = order < first_change ? order : first_change;
+		else
+			last_read = order > last_read ? order : last_read;
+		if (i == 0)
+			assert_true(read_order(cs[0], "behind") > order);
+	}
+	assert_true(last_read < first_change);
+	for (unsigned i = 0; i < CHANGERS + READERS; i++)
+		varlink_client_free(cs[i]);
+}
+
+static void send_change_and_leave(struct varlink_client **cs)
+{
+	send_call(cs[0], "org.example.test.Change", "{\"text\":\"stays\"}", 0);
+	send_call(cs[1], "org.example.test.Change", "{\"text\":\"gone\"}", 0);
+	varlink_client_free(cs[1]);
+	cs[1] = NULL;
+}
+
+/*
+ * A change held for its turn whose client leaves: the others' changes run,
+ * and the server goes on (under ASan: nothing of the held call is lost).
+ * Whether the change of the client that left still runs depends on when the
+ * server sees it leave, as for any call sent before a close.
+ */
+static void test_held_change_of_a_closed_connection(void **state)
+{
+	struct fixture *f = *state;
+	struct varlink_client *cs[2] = { connect_client(f), connect_client(f) };
+
+	if (geteuid() != 0)
+		skip();
+	while_blocked(f, send_change_and_leave, cs);
+	assert_int_equal(read_order(cs[0], "stays"), 1);
+	assert_true(wait_for(&f->closes, 2)); /* the blocker's and the one that left */
+	varlink_client_free(cs[0]);
+	assert_server_serves(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1489,6 +1622,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_too_many_fds_closes_connection, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fds_without_message_close_connection, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fds_on_replies, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_reads_before_changes, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_held_change_of_a_closed_connection, setup, teardown),
 	};
 
 	/* The refused connections and closed clients are expected; keep stderr quiet. */
