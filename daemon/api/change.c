@@ -4,6 +4,7 @@
 #include "lib/log.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 
 struct api_waiter {
@@ -60,9 +61,9 @@ static void done(struct commit_change *commit, int r)
 	wake(change);
 }
 
-static void answer(struct commit_change *commit)
+static void reply(struct varlink_turn *turn)
 {
-	struct api_change *change = (struct api_change *)commit;
+	struct api_change *change = (struct api_change *)((char *)turn - offsetof(struct api_change, turn));
 
 	if (change->result < 0)
 		varlink_call_error_errno(change->call, change->result);
@@ -70,6 +71,15 @@ static void answer(struct commit_change *commit)
 		varlink_call_reply(change->call, change->reply);
 	varlink_call_unref(change->call);
 	free(change);
+}
+
+/* The reply is change work too: it goes out on the server's change turn, after waiting reads. */
+static void answer(struct commit_change *commit)
+{
+	struct api_change *change = (struct api_change *)commit;
+
+	change->turn.run = reply;
+	varlink_call_queue_turn(change->call, &change->turn);
 }
 
 int api_change_submit(struct varlink_call *call, struct manager *m, const struct state_kind *kind,

@@ -48,6 +48,7 @@ struct api_change {
 	struct api_waiter *waiters;   /* calls to run again once this change is settled or undone */
 	int result;                   /* what finish was given */
 	struct json_object *reply;    /* what finish gave */
+	struct varlink_turn turn;     /* its reply, on the server's change turn */
 };
 
 /*

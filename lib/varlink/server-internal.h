@@ -34,7 +34,7 @@ struct varlink_server {
 	sd_event_source *turn;             /* runs the next held change (turns.c) */
 	int64_t turn_priority;
 	unsigned reads_waited;             /* reads run while a change waited for its turn */
-	struct varlink_connection *turns_head, *turns_tail; /* connections with a held change */
+	struct varlink_turn *turns_head, *turns_tail; /* held changes and work, in order */
 	uint64_t sweep_at;                 /* when it fires, 0 when it is off */
 	uint64_t refusal_logged_usec;      /* when a refused connection was last logged */
 	varlink_authorize_fn authorize;
@@ -69,7 +69,7 @@ struct varlink_connection {
 	struct varlink_call *call;  /* the call being served, if any */
 	struct json_object *held;   /* a change waiting for its turn (turns.c), with its fds */
 	struct varlink_fds held_fds;
-	struct varlink_connection *turn_prev, *turn_next;
+	struct varlink_turn turn;   /* in the server's turns while a change is held */
 	bool dead;
 	bool eof;                   /* the client closed its writing side */
 	size_t accounted;           /* its part of server->buffered */
@@ -115,9 +115,9 @@ bool turns_message_changes(const struct varlink_server *server, struct json_obje
 void turns_note_read(struct varlink_server *server);
 /* Holds msg and fds (moved out) until conn's turn comes. */
 void turns_hold(struct varlink_connection *conn, struct json_object *msg, struct varlink_fds *fds);
-/* Takes conn out of the queue; its held message is the caller's. */
-void turns_remove(struct varlink_connection *conn);
-/* Takes conn out of the queue and frees its held message. */
+/* Takes conn's held change out of the queue and frees it. */
 void turns_drop(struct varlink_connection *conn);
+/* At the server's end: queued work runs, held changes do not. */
+void turns_finish(struct varlink_server *server);
 int varlink_call_error_string(struct varlink_call *call, const char *error, const char *key,
 			      const char *value);

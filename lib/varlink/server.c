@@ -83,6 +83,7 @@ struct varlink_server *varlink_server_free(struct varlink_server *server)
 {
 	if (!server)
 		return NULL;
+	turns_finish(server);
 	while (server->connections)
 		conn_close(server->connections);
 	sd_event_source_disable_unref(server->sweep);

@@ -182,6 +182,21 @@ const char *varlink_call_method(const struct varlink_call *call);
 const struct ucred *varlink_call_peer(const struct varlink_call *call);
 struct varlink_connection *varlink_call_connection(struct varlink_call *call);
 
+/*
+ * Work that belongs to a change, on the server's change turn: it runs after
+ * the reads that wait, in order with the change calls held for their turn
+ * (reads before changes, rdmad's docs/decisions.md).  For what a change still
+ * has to do on the loop after its handler, answering it once it is durable.
+ * Queued work runs once; at the server's end it runs before the connections
+ * close.
+ */
+struct varlink_turn {
+	struct varlink_turn *prev, *next;
+	void (*run)(struct varlink_turn *turn);
+};
+
+void varlink_call_queue_turn(struct varlink_call *call, struct varlink_turn *turn);
+
 /* A call kept beyond its handler; on_cancel runs if its connection goes away first. */
 struct varlink_call *varlink_call_ref(struct varlink_call *call);
 struct varlink_call *varlink_call_unref(struct varlink_call *call);
