@@ -7,11 +7,21 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
-/* Empty turns before a worker sleeps: long enough to catch the next burst while polling. */
-#define IDLE_SPINS 2048
+/*
+ * How long an idle worker polls before it sleeps: a window that follows the
+ * gaps between bursts (see adapt_spin()), between 0 and SPIN_NS_MAX.
+ */
+#define SPIN_NS_MAX   (200 * 1000u)
+#define SPIN_NS_FIRST (5 * 1000u)    /* the window's first step up from 0 */
+/* An idle worker reads the clock every this many empty turns. */
+#define CLOCK_TURNS 8
+#define CONTENTION_LOOK_NS (50 * 1000u)
+/* A worker found sharing its CPU does not poll for this long after. */
+#define SHARED_HOLD_NS (20 * 1000 * 1000u)
 /* A busy worker looks at its descriptors this often: epoll_wait is a system call, a turn is not. */
 #define FD_TURNS   64
 #define EPOLL_BATCH 32
@@ -27,6 +37,7 @@ int dp_worker_init(struct dp_worker *w, unsigned index, int cpu)
 	w->index = index;
 	w->cpu = cpu;
 	w->sleep_ms = DP_WORKER_SLEEP_MS;
+	w->spin_ns = SPIN_NS_MAX;
 	w->epoll = -1;
 	r = dp_queue_init(&w->commands, DP_WORKER_RING_SIZE, sizeof(struct dp_cmd), DP_QUEUE_DOORBELL);
 	if (r < 0)
@@ -196,10 +207,53 @@ static void sleep_until_woken(struct dp_worker *w)
 	kick_events(w);
 }
 
+/*
+ * Work ended an idle time of idle_ns that went to sleep.  When it came soon
+ * (within SPIN_NS_MAX), polling longer would have caught it without the
+ * sleep and the wake: the window doubles.  When it came late, polling was
+ * time taken from whatever else wants this CPU: the window halves, and an
+ * idle worker sleeps at once when its gaps are long (as Linux's haltpoll
+ * adapts its guest poll window).
+ */
+static void adapt_spin(struct dp_worker *w, uint64_t now, uint64_t idle_ns)
+{
+	if (now < w->shared_until_ns)
+		w->spin_ns = 0;
+	else if (idle_ns <= SPIN_NS_MAX)
+		w->spin_ns = w->spin_ns ? (w->spin_ns * 2 < SPIN_NS_MAX ? w->spin_ns * 2 : SPIN_NS_MAX)
+					: SPIN_NS_FIRST;
+	else
+		w->spin_ns = w->spin_ns / 2 >= SPIN_NS_FIRST ? w->spin_ns / 2 : 0;
+}
+
+/*
+ * Whether another thread took this worker's CPU since the last look (an
+ * involuntary context switch), looked at no more than once per
+ * CONTENTION_LOOK_NS.  A worker that shares its CPU gives it up when idle
+ * rather than poll: the thread it shares with may be the one whose work it
+ * waits for, and a sleeping worker is woken at once when work comes, where a
+ * polling one waits for the scheduler's next tick.
+ */
+static bool cpu_contended(struct dp_worker *w, uint64_t now)
+{
+	struct rusage ru;
+
+	if (now - w->contention_looked_ns < CONTENTION_LOOK_NS ||
+	    getrusage(RUSAGE_THREAD, &ru) < 0)
+		return false;
+	w->contention_looked_ns = now;
+	if ((uint64_t)ru.ru_nivcsw == w->preempted)
+		return false;
+	w->preempted = (uint64_t)ru.ru_nivcsw;
+	return true;
+}
+
 static void *worker_main(void *arg)
 {
 	struct dp_worker *w = arg;
+	uint64_t idle_since = 0;
 	unsigned idle = 0;
+	bool slept = false;
 
 	while (!atomic_load_explicit(&w->stop, memory_order_acquire)) {
 		unsigned done = run_commands(w) + run_pollers(w) + run_timers(w);
@@ -209,10 +263,24 @@ static void *worker_main(void *arg)
 		atomic_fetch_add_explicit(&w->stats.loops, 1, memory_order_relaxed);
 		kick_events(w);
 		if (done) {
+			if (slept) {
+				uint64_t now = dp_worker_now_ns();
+
+				adapt_spin(w, now, now - idle_since);
+			}
+			slept = false;
 			idle = 0;
-		} else if (++idle >= IDLE_SPINS) {
+		} else if (idle++ == 0) {
+			idle_since = dp_worker_now_ns();
+			if (cpu_contended(w, idle_since)) {
+				w->spin_ns = 0;
+				w->shared_until_ns = idle_since + SHARED_HOLD_NS;
+			}
+		} else if (idle % CLOCK_TURNS == 0 &&
+			   (slept || dp_worker_now_ns() - idle_since >= w->spin_ns)) {
+			/* A wake that brought nothing (a timeout) sleeps again at once. */
 			sleep_until_woken(w);
-			idle = 0;
+			slept = true;
 		}
 	}
 	return NULL;

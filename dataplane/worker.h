@@ -86,6 +86,9 @@ struct dp_worker {
 	unsigned n_pollers;
 	bool events_pending;
 	unsigned turns;              /* of the loop, for the busy look at descriptors */
+	uint32_t spin_ns;            /* an idle worker polls this long before it sleeps */
+	uint64_t contention_looked_ns, preempted; /* see cpu_contended() */
+	uint64_t shared_until_ns;    /* no polling when idle until then */
 	struct dp_timer_heap timers;
 	struct dp_fd_watch fds[DP_WORKER_FDS_MAX];
 	unsigned n_fds;              /* slots ever used: fds[n_fds..] are free */
