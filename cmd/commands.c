@@ -19,7 +19,7 @@ const struct cmd cmd_root[] = {
 	  .sub = cmd_gid },
 	{ .name = "mkey", .summary = "Indirect MKEYs: signature and crypto offloads, check, transfers",
 	  .sub = cmd_mkey },
-	{ .name = "pool", .summary = "MKEY pools: create, resize, show counters, destroy",
+	{ .name = "pool", .summary = "MKEY pools: create, resize, borrow and return MKEYs, show counters, destroy",
 	  .sub = cmd_pool },
 	{ .name = "dek", .summary = "Data encryption keys for AES-XTS MKEYs, and the crypto login",
 	  .sub = cmd_dek },

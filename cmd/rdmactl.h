@@ -171,6 +171,11 @@ struct ctl {
 	bool pretty;
 	bool details;
 	bool interactive;
+	/*
+	 * One command on the command line: its connection ends with it (not so
+	 * in the shell and in batch mode, which keep one connection).
+	 */
+	bool one_shot;
 	/* Set by the shell's SIGINT handler: a wait for the daemon ends (-EINTR). */
 	const volatile sig_atomic_t *interrupt;
 	const struct output *out;

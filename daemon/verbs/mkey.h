@@ -135,7 +135,13 @@ struct rdma_mkey {
 	unsigned n_worker_counters;
 	/* pools (daemon/verbs/pool.h) */
 	struct rdma_pool *pool;
-	const void *borrower;      /* the connection holding it, NULL while in the pool */
+	/*
+	 * Who holds it, NULL while in the pool: the connection that borrowed it,
+	 * or for a borrow under an owner name the pool's mark, with the name in
+	 * owner (daemon/verbs/pool.h).
+	 */
+	const void *borrower;
+	char *owner;
 	struct rdma_object *dek_obj;   /* the DEK in effect (referenced), NULL without crypto */
 	/* A configure WR posted on a QP, not yet executed (or flushed): one at a time. */
 	struct rdma_mkey_pending *pending;
