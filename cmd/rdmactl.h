@@ -111,7 +111,7 @@ extern const struct cmd cmd_mkey[];
 	{ .name = "--config", .kind = ARG_OPTION, .metavar = "FILE", \
 	  .help = "signature and crypto as JSON, the file `rdmactl offload` takes" }, \
 	{ .name = "--dek", .kind = ARG_OPTION, .metavar = "DEK", \
-	  .help = "the DEK of the crypto member of --config" }, \
+	  .help = "the DEK of the crypto member of --config: its name or handle" }, \
 	{ .name = "--keytag", .kind = ARG_OPTION, .metavar = "HEX", \
 	  .help = "the keytag to check against the DEK's, 16 hex digits" }, \
 	{ .name = "--reset-sig", .kind = ARG_FLAG, \

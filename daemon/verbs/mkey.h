@@ -84,9 +84,17 @@ struct rdma_mkey_layout {
 	struct rdma_mkey_entry *entries;
 };
 
+/* A DEK's name with its NUL (RDMA_DEK_NAME_MAX of daemon/verbs/dek.h). */
+#define RDMA_MKEY_DEK_NAME_MAX 64
+
 /* The crypto setter's own fields (the rest is dp_crypto_cfg). */
 struct rdma_mkey_crypto {
-	uint32_t dek;              /* the DEK's handle */
+	uint32_t dek;              /* the DEK's handle (0: given by name only) */
+	/*
+	 * The DEK's name when the configure gave one: resolved by the configure,
+	 * which then sets dek (both given: they must name the same DEK).
+	 */
+	char dek_name[RDMA_MKEY_DEK_NAME_MAX];
 	bool has_keytag;
 	uint8_t keytag[8];
 };
