@@ -31,5 +31,9 @@ const struct cmd cmd_root[] = {
 	  .args = cmd_monitor_args, .run = cmd_monitor_run },
 	{ .name = "daemon", .summary = "Reload the daemon's configuration, set its log level",
 	  .sub = cmd_daemon },
+	{ .name = "apply", .summary = "Make settings, DEKs and pools what a file says (all or nothing)",
+	  .args = cmd_apply_args, .run = cmd_apply_run },
+	{ .name = "dump", .summary = "Print settings, DEKs and pools in the format apply takes",
+	  .args = cmd_dump_args, .run = cmd_dump_run },
 	{ NULL },
 };

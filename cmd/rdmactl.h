@@ -125,6 +125,11 @@ extern const struct cmd cmd_dek[];
 extern const struct cmd cmd_vnic[];
 
 int cmd_status_run(struct ctl *ctl, const struct cmd_args *args);
+/* Declarative provisioning (cmd/apply.c, cmd/dump.c; cmd/provision.h). */
+extern const struct cmd_arg cmd_apply_args[];
+int cmd_apply_run(struct ctl *ctl, const struct cmd_args *args);
+extern const struct cmd_arg cmd_dump_args[];
+int cmd_dump_run(struct ctl *ctl, const struct cmd_args *args);
 int cmd_monitor_run(struct ctl *ctl, const struct cmd_args *args);
 
 /*
