@@ -192,14 +192,14 @@ static int get_u32(struct json_object *obj, const char *path, const char *key, b
 static int get_hex8(struct json_object *obj, const char *path, const char *key, char *out,
 		    struct prov_error *err)
 {
-	char hex[PROV_HEX8_LEN + 2] = "", where[256];
-	int r = get_string(obj, path, key, false, HEX_CHARS, "16 hex digits", hex, sizeof(hex), err);
+	char hex[64] = "", where[256];
+	int r = get_string(obj, path, key, false, NULL, "16 hex digits (8 bytes)", hex, sizeof(hex), err);
 
 	if (r < 0 || !hex[0])
 		return r;
-	if (strlen(hex) != PROV_HEX8_LEN) {
+	if (strlen(hex) != PROV_HEX8_LEN || strspn(hex, HEX_CHARS) != PROV_HEX8_LEN) {
 		join(where, sizeof(where), path, ".%s", key);
-		return prov_fail(err, where, "must be 16 hex digits (8 bytes)");
+		return prov_fail(err, where, "must be 16 hex digits (8 bytes), not '%s'", hex);
 	}
 	for (int i = 0; i < PROV_HEX8_LEN; i++)
 		out[i] = (char)(hex[i] >= 'A' && hex[i] <= 'F' ? hex[i] - 'A' + 'a' : hex[i]);
@@ -230,7 +230,7 @@ static int parse_dek(struct json_object *obj, const char *path, struct prov_dek 
 		join(where, sizeof(where), path, ".name");
 		return prov_fail(err, where, "must start with a letter (a DEK's name never reads as a handle)");
 	}
-	if ((r = get_u32(obj, path, "size", true, 128, 256, &d->size, err)) < 0)
+	if ((r = get_u32(obj, path, "size", true, 0, UINT32_MAX, &d->size, err)) < 0)
 		return r;
 	if (d->size != 128 && d->size != 256) {
 		join(where, sizeof(where), path, ".size");
