@@ -19,7 +19,7 @@ const struct cmd cmd_root[] = {
 	  .sub = cmd_gid },
 	{ .name = "mkey", .summary = "Indirect MKEYs: signature and crypto offloads, check, transfers",
 	  .sub = cmd_mkey },
-	{ .name = "pool", .summary = "MKEY pools: create, resize, show counters, destroy",
+	{ .name = "pool", .summary = "MKEY pools: create, resize, borrow and return MKEYs, show counters, destroy",
 	  .sub = cmd_pool },
 	{ .name = "dek", .summary = "Data encryption keys for AES-XTS MKEYs, and the crypto login",
 	  .sub = cmd_dek },
@@ -31,5 +31,9 @@ const struct cmd cmd_root[] = {
 	  .args = cmd_monitor_args, .run = cmd_monitor_run },
 	{ .name = "daemon", .summary = "Reload the daemon's configuration, set its log level",
 	  .sub = cmd_daemon },
+	{ .name = "apply", .summary = "Make settings, DEKs and pools what a file says (all or nothing)",
+	  .args = cmd_apply_args, .run = cmd_apply_run },
+	{ .name = "dump", .summary = "Print settings, DEKs and pools in the format apply takes",
+	  .args = cmd_dump_args, .run = cmd_dump_run },
 	{ NULL },
 };

@@ -90,8 +90,10 @@ int main(int argc, char **argv)
 		r = batch_run(&ctl, batch, force);
 	else if (interactive || (optind == argc && isatty(STDIN_FILENO)))
 		r = shell_run(&ctl);
-	else
+	else {
+		ctl.one_shot = true;
 		r = cmd_dispatch(&ctl, argc - optind, argv + optind);
+	}
 	ctl_disconnect(&ctl);
 	json_object_put(ctl.doc);
 	return r;

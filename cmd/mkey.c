@@ -151,6 +151,20 @@ static int add_layout(struct ctl *ctl, const struct cmd_args *args, struct json_
 	return 0;
 }
 
+/*
+ * --dek as crypto.dek: a handle when it starts with a digit (a DEK's name
+ * starts with a letter), else the name, which the daemon looks up.
+ */
+static int add_dek(struct ctl *ctl, const struct cmd_args *args, struct json_object *crypto)
+{
+	const char *dek = arg_get(args, "--dek");
+
+	if (dek[0] >= '0' && dek[0] <= '9')
+		return ctl_add_number(ctl, args, "--dek", crypto, "dek", UINT32_MAX);
+	json_object_object_add(crypto, "dek", json_object_new_string(dek));
+	return 0;
+}
+
 /* --config FILE (the offload configuration), with --dek and --keytag put into its crypto. */
 static int add_config(struct ctl *ctl, const struct cmd_args *args, struct json_object *params)
 {
@@ -182,7 +196,7 @@ static int add_config(struct ctl *ctl, const struct cmd_args *args, struct json_
 	    !json_object_is_type(crypto, json_type_object))
 		return ctl_usage_error("%s: --dek and --keytag need a crypto member in --config",
 				       args->path);
-	if (arg_get(args, "--dek") && ctl_add_number(ctl, args, "--dek", crypto, "dek", UINT32_MAX) < 0)
+	if (arg_get(args, "--dek") && add_dek(ctl, args, crypto) < 0)
 		return -EINVAL;
 	if (arg_get(args, "--keytag"))
 		json_object_object_add(crypto, "keytag", json_object_new_string(arg_get(args, "--keytag")));
@@ -309,6 +323,7 @@ static void rx_warn_partial_block(struct ctl *ctl, const struct cmd_args *args,
 		if (json_object_object_get_ex(config, "crypto", &crypto) &&
 		    json_object_is_type(crypto, json_type_object)) {
 			json_object_object_del(crypto, "dek");
+			json_object_object_del(crypto, "dek_name");
 			json_object_object_del(crypto, "keytag");
 		}
 		if (dp_transform_cfg_from_json(config, &cfg, &err) == 0)

@@ -67,6 +67,42 @@ static int pool_destroy(struct ctl *ctl, const struct cmd_args *args)
 	return ctl_call_quiet(ctl, args, IFACE ".Destroy", params);
 }
 
+static void add_owner(const struct cmd_args *args, struct json_object *params)
+{
+	if (arg_get(args, "--owner"))
+		json_object_object_add(params, "owner", json_object_new_string(arg_get(args, "--owner")));
+}
+
+/*
+ * Prints the key of the MKEY borrowed.  Without --owner the MKEY is this
+ * connection's and goes back when it closes: after a one-shot command, at
+ * once, which no one can want.
+ */
+static int pool_borrow(struct ctl *ctl, const struct cmd_args *args)
+{
+	struct json_object *params;
+
+	if (ctl->one_shot && !arg_get(args, "--owner"))
+		return ctl_usage_error("%s: without --owner the MKEY goes back to the pool when this "
+				       "command's connection closes, at once: give --owner NAME, or "
+				       "borrow in the shell (rdmactl -i) or a batch (-b)", args->path);
+	params = pool_params(args);
+	add_owner(args, params);
+	return output_call_value(ctl, args, IFACE ".Borrow", params, "handle");
+}
+
+static int pool_return(struct ctl *ctl, const struct cmd_args *args)
+{
+	struct json_object *params = ctl_device_params(args);
+
+	if (ctl_add_number(ctl, args, "MKEY", params, "handle", UINT32_MAX) < 0) {
+		json_object_put(params);
+		return -EINVAL;
+	}
+	add_owner(args, params);
+	return ctl_call_quiet(ctl, args, IFACE ".Return", params);
+}
+
 /* Pool names, from the daemon. */
 static void complete_pools(struct ctl *ctl, const char *prefix,
 			   void (*add)(void *data, const char *word), void *data)
@@ -110,6 +146,18 @@ static const struct cmd_arg create_args[] = {
 static const struct cmd_arg resize_args[] = {
 	ARG_NAME(true), ARG_SIZE("MKEYs the pool holds, at least those borrowed"), CMD_ARG_DEV, { NULL },
 };
+#define ARG_OWNER(text) { .name = "--owner", .kind = ARG_OPTION, .metavar = "OWNER", .help = text }
+static const struct cmd_arg borrow_args[] = {
+	ARG_NAME(true),
+	ARG_OWNER("hold the MKEY under this name until `pool return --owner` gives it back (default: "
+		  "this shell's connection, until it closes)"),
+	CMD_ARG_DEV, { NULL },
+};
+static const struct cmd_arg return_args[] = {
+	{ .name = "MKEY", .kind = ARG_POSITIONAL, .required = true, .help = "the borrowed MKEY's key" },
+	ARG_OWNER("the name it was borrowed under (default: borrowed by this shell's connection)"),
+	CMD_ARG_DEV, { NULL },
+};
 static const struct cmd_arg destroy_args[] = {
 	ARG_NAME(true),
 	{ .name = "--force", .kind = ARG_FLAG, .help = "also while MKEYs are borrowed (they go too)" },
@@ -123,6 +171,10 @@ const struct cmd cmd_pool[] = {
 	{ .name = "create", .summary = "Create a pool of MKEYs of one kind", .args = create_args,
 	  .run = pool_create },
 	{ .name = "resize", .summary = "Grow or shrink a pool", .args = resize_args, .run = pool_resize },
+	{ .name = "borrow", .summary = "Borrow an MKEY of a pool: for this shell, or under an owner name",
+	  .args = borrow_args, .run = pool_borrow },
+	{ .name = "return", .summary = "Give a borrowed MKEY back to its pool", .args = return_args,
+	  .run = pool_return },
 	{ .name = "destroy", .spelled_out = true, .summary = "Destroy a pool and its MKEYs", .args = destroy_args,
 	  .run = pool_destroy },
 	{ NULL },

@@ -111,7 +111,7 @@ extern const struct cmd cmd_mkey[];
 	{ .name = "--config", .kind = ARG_OPTION, .metavar = "FILE", \
 	  .help = "signature and crypto as JSON, the file `rdmactl offload` takes" }, \
 	{ .name = "--dek", .kind = ARG_OPTION, .metavar = "DEK", \
-	  .help = "the DEK of the crypto member of --config" }, \
+	  .help = "the DEK of the crypto member of --config: its name or handle" }, \
 	{ .name = "--keytag", .kind = ARG_OPTION, .metavar = "HEX", \
 	  .help = "the keytag to check against the DEK's, 16 hex digits" }, \
 	{ .name = "--reset-sig", .kind = ARG_FLAG, \
@@ -125,6 +125,11 @@ extern const struct cmd cmd_dek[];
 extern const struct cmd cmd_vnic[];
 
 int cmd_status_run(struct ctl *ctl, const struct cmd_args *args);
+/* Declarative provisioning (cmd/apply.c, cmd/dump.c; cmd/provision.h). */
+extern const struct cmd_arg cmd_apply_args[];
+int cmd_apply_run(struct ctl *ctl, const struct cmd_args *args);
+extern const struct cmd_arg cmd_dump_args[];
+int cmd_dump_run(struct ctl *ctl, const struct cmd_args *args);
 int cmd_monitor_run(struct ctl *ctl, const struct cmd_args *args);
 
 /*
@@ -171,6 +176,11 @@ struct ctl {
 	bool pretty;
 	bool details;
 	bool interactive;
+	/*
+	 * One command on the command line: its connection ends with it (not so
+	 * in the shell and in batch mode, which keep one connection).
+	 */
+	bool one_shot;
 	/* Set by the shell's SIGINT handler: a wait for the daemon ends (-EINTR). */
 	const volatile sig_atomic_t *interrupt;
 	const struct output *out;

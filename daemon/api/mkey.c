@@ -3,6 +3,7 @@
 #include "daemon/api/api.h"
 #include "daemon/api/dispatch.h"
 #include "daemon/api/mkey_conf.h"
+#include "daemon/verbs/dek.h"
 #include "daemon/verbs/mkey.h"
 #include "daemon/verbs/pool.h"
 #include "dataplane/offload/transform_json.h"
@@ -51,7 +52,10 @@ static struct json_object *layout_json(const struct rdma_mkey_layout *l)
 	return o;
 }
 
-/* The configuration in effect; crypto.dek is null for a caller who may not know DEKs. */
+/*
+ * The configuration in effect; crypto.dek (the handle) and crypto.dek_name are
+ * null for a caller who may not know DEKs.
+ */
 static struct json_object *config_json(const struct rdma_mkey *mkey, bool knows_deks)
 {
 	struct json_object *o, *crypto;
@@ -60,8 +64,12 @@ static struct json_object *config_json(const struct rdma_mkey *mkey, bool knows_
 		return NULL;
 	o = dp_transform_cfg_to_json(&mkey->cfg);
 	if (mkey->crypto_set && json_object_object_get_ex(o, "crypto", &crypto) && crypto) {
+		bool named = knows_deks && mkey->dek_obj;
+
 		json_object_object_add(crypto, "dek", knows_deks ?
 				       json_object_new_uint64(mkey->crypto.dek) : NULL);
+		json_object_object_add(crypto, "dek_name", named ?
+				       json_object_new_string(rdma_dek(mkey->dek_obj)->name) : NULL);
 		json_add_bool(crypto, "keytag", mkey->crypto.has_keytag);
 	}
 	return o;
@@ -239,26 +247,58 @@ static int keytag_from_json(struct json_object *v, struct rdma_mkey_crypto *cryp
 	return 0;
 }
 
+/* A DEK's name from config.crypto.<key> into out->dek_name (the model finds it). */
+static int dek_name_from_json(struct json_object *v, const char *key, struct rdma_mkey_crypto *out,
+			      struct rdma_error *err)
+{
+	const char *name = json_object_get_string(v);
+	char field[32];
+
+	snprintf(field, sizeof(field), "config.crypto.%s", key);
+	if (strlen(name) == 0 || strlen(name) >= sizeof(out->dek_name))
+		return rdma_error_invalid(err, field, "a DEK's name (1 to %zu characters) or handle",
+					  sizeof(out->dek_name) - 1);
+	if (out->dek_name[0] && strcmp(out->dek_name, name) != 0)
+		return rdma_error_invalid(err, field, "dek and dek_name name different DEKs");
+	snprintf(out->dek_name, sizeof(out->dek_name), "%s", name);
+	return 0;
+}
+
 /*
- * Takes crypto.dek and crypto.keytag out of the (copied) configuration, which
- * is then exactly what the offload engine parses.
+ * Takes crypto.dek (a DEK's handle or name), crypto.dek_name (as mkey show
+ * prints it) and crypto.keytag out of the (copied) configuration, which is
+ * then exactly what the offload engine parses.
  */
 static int crypto_extras(struct json_object *crypto, struct rdma_mkey_crypto *out,
 			 struct rdma_error *err)
 {
 	struct json_object *v;
+	int r;
 
-	if (json_object_object_get_ex(crypto, "dek", &v)) {
+	if (json_object_object_get_ex(crypto, "dek", &v) && json_object_is_type(v, json_type_string)) {
+		r = dek_name_from_json(v, "dek", out, err);
+		if (r < 0)
+			return r;
+		json_object_object_del(crypto, "dek");
+	} else if (json_object_object_get_ex(crypto, "dek", &v)) {
 		int64_t dek = json_object_is_type(v, json_type_int) ? json_object_get_int64(v) : -1;
 
 		if (dek <= 0 || dek > UINT32_MAX)
-			return rdma_error_invalid(err, "config.crypto.dek", "the handle of a DEK");
+			return rdma_error_invalid(err, "config.crypto.dek", "a DEK's handle or name");
 		out->dek = (uint32_t)dek;
 		json_object_object_del(crypto, "dek");
 	}
+	/* null is what mkey show prints to a caller who may not know DEKs: no name given. */
+	if (json_object_object_get_ex(crypto, "dek_name", &v)) {
+		if (v && !json_object_is_type(v, json_type_string))
+			return rdma_error_invalid(err, "config.crypto.dek_name", "a DEK's name");
+		r = v ? dek_name_from_json(v, "dek_name", out, err) : 0;
+		if (r < 0)
+			return r;
+		json_object_object_del(crypto, "dek_name");
+	}
 	if (json_object_object_get_ex(crypto, "keytag", &v)) {
-		int r = keytag_from_json(v, out, err);
-
+		r = keytag_from_json(v, out, err);
 		if (r < 0)
 			return r;
 		json_object_object_del(crypto, "keytag");

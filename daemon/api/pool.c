@@ -11,16 +11,43 @@
 
 #define IFACE "io.rdmad.Pool"
 
+/*
+ * Who holds a borrowed MKEY: an owner name, or the process whose connection
+ * holds it.  What does not apply is left out (jq reads it as null), so the
+ * text output says only what is known.
+ */
+static struct json_object *borrower_json(const struct rdma_mkey *mkey)
+{
+	enum rdma_pool_holder holder = rdma_pool_holder(mkey);
+	struct json_object *o = json_object_new_object();
+
+	json_add_uint(o, "mkey", mkey->obj.handle);
+	if (holder == RDMA_POOL_HOLDER_OWNER)
+		json_add_string(o, "owner", mkey->owner);
+	if (holder == RDMA_POOL_HOLDER_CONNECTION) {
+		const struct ucred *peer = varlink_connection_peer(mkey->borrower);
+
+		json_add_int(o, "pid", peer->pid);
+		json_add_uint(o, "uid", peer->uid);
+	}
+	json_add_bool(o, "draining", holder == RDMA_POOL_HOLDER_DRAINING);
+	return o;
+}
+
 static struct json_object *pool_json(struct rdma_device *dev, struct rdma_object *obj)
 {
 	struct rdma_pool *pool = rdma_pool(obj);
 	struct json_object *o = json_object_new_object();
 	struct json_object *mkeys = json_object_new_array();
+	struct json_object *borrowers = json_object_new_array();
 
 	/* MKEYs whose borrower left while WRs went through them count as borrowed until those retire. */
 	rdma_pool_reap(pool);
-	for (uint32_t i = 0; i < pool->size; i++)
+	for (uint32_t i = 0; i < pool->size; i++) {
 		json_object_array_add(mkeys, json_object_new_int64(pool->mkeys[i]->obj.handle));
+		if (pool->mkeys[i]->borrower)
+			json_object_array_add(borrowers, borrower_json(pool->mkeys[i]));
+	}
 	json_add_string(o, "device", dev->name);
 	json_add_uint(o, "handle", pool->obj.handle);
 	json_add_string(o, "name", pool->name);
@@ -36,6 +63,7 @@ static struct json_object *pool_json(struct rdma_device *dev, struct rdma_object
 	json_add_uint(o, "borrows", pool->borrows);
 	json_add_uint(o, "returns", pool->returns);
 	json_object_object_add(o, "mkeys", mkeys);
+	json_object_object_add(o, "borrowers", borrowers);
 	return o;
 }
 
@@ -54,7 +82,7 @@ static int reply_pool(struct varlink_call *call, struct rdma_device *dev, struct
 
 /* The parameters of every pool method; each reads the fields it takes. */
 struct pool_params {
-	const char *name, *type;
+	const char *name, *type, *owner;
 	uint32_t size, pd, max_entries;
 	bool force;
 };
@@ -72,6 +100,8 @@ static const struct api_field create_fields[] = {
 	{ NULL },
 };
 static const struct api_field name_fields[] = { NAME_FIELD, { NULL } };
+#define OWNER_FIELD { .name = "owner", .type = API_FIELD_STRING, .offset = offsetof(struct pool_params, owner) }
+static const struct api_field borrow_fields[] = { NAME_FIELD, OWNER_FIELD, { NULL } };
 static const struct api_field resize_fields[] = { NAME_FIELD, COUNT_FIELD("size", size, true), { NULL } };
 static const struct api_field destroy_fields[] = {
 	NAME_FIELD,
@@ -203,7 +233,7 @@ static int borrow(struct varlink_call *call, struct json_object *params, void *u
 {
 	struct rdma_device *dev;
 	struct pool_params p = { 0 };
-	struct rdma_pool *pool = call_pool(call, params, name_fields, &p, userdata, &dev);
+	struct rdma_pool *pool = call_pool(call, params, borrow_fields, &p, userdata, &dev);
 	struct rdma_error err = { 0 };
 	struct json_object *reply;
 	struct rdma_mkey *mkey;
@@ -214,7 +244,7 @@ static int borrow(struct varlink_call *call, struct json_object *params, void *u
 	/* A pool being created or destroyed lends once that is saved (or refused). */
 	if (pool->pending == RDMA_POOL_CREATING || pool->pending == RDMA_POOL_DESTROYING)
 		return api_change_wait(call, params, borrow, userdata, userdata, pool);
-	r = rdma_pool_borrow(pool, varlink_call_connection(call), &mkey, &err);
+	r = rdma_pool_borrow(pool, varlink_call_connection(call), p.owner, &mkey, &err);
 	if (r < 0)
 		return api_reply_failure(call, IFACE, &err, r);
 	reply = json_object_new_object();
@@ -222,16 +252,20 @@ static int borrow(struct varlink_call *call, struct json_object *params, void *u
 	return varlink_call_reply(call, reply);
 }
 
+/* Return's handle is api_lookup's. */
+static const struct api_field return_fields[] = { OWNER_FIELD, { NULL } };
+
 static int give_back(struct varlink_call *call, struct json_object *params, void *userdata)
 {
 	struct rdma_device *dev;
 	struct rdma_object *mkey = api_lookup(call, userdata, params, IFACE, RDMA_OBJ_MKEY, &dev);
 	struct rdma_error err = { 0 };
+	struct pool_params p = { 0 };
 	int r;
 
-	if (!mkey)
+	if (!mkey || api_dispatch(call, params, return_fields, &p) < 0)
 		return 0;
-	r = rdma_pool_return(rdma_mkey(mkey), varlink_call_connection(call), &err);
+	r = rdma_pool_return(rdma_mkey(mkey), varlink_call_connection(call), p.owner, &err);
 	if (r < 0)
 		return api_reply_failure(call, IFACE, &err, r);
 	return varlink_call_reply(call, NULL);

@@ -84,9 +84,17 @@ struct rdma_mkey_layout {
 	struct rdma_mkey_entry *entries;
 };
 
+/* A DEK's name with its NUL (RDMA_DEK_NAME_MAX of daemon/verbs/dek.h). */
+#define RDMA_MKEY_DEK_NAME_MAX 64
+
 /* The crypto setter's own fields (the rest is dp_crypto_cfg). */
 struct rdma_mkey_crypto {
-	uint32_t dek;              /* the DEK's handle */
+	uint32_t dek;              /* the DEK's handle (0: given by name only) */
+	/*
+	 * The DEK's name when the configure gave one: resolved by the configure,
+	 * which then sets dek (both given: they must name the same DEK).
+	 */
+	char dek_name[RDMA_MKEY_DEK_NAME_MAX];
 	bool has_keytag;
 	uint8_t keytag[8];
 };
@@ -135,7 +143,13 @@ struct rdma_mkey {
 	unsigned n_worker_counters;
 	/* pools (daemon/verbs/pool.h) */
 	struct rdma_pool *pool;
-	const void *borrower;      /* the connection holding it, NULL while in the pool */
+	/*
+	 * Who holds it, NULL while in the pool: the connection that borrowed it,
+	 * or for a borrow under an owner name the pool's mark, with the name in
+	 * owner (daemon/verbs/pool.h).
+	 */
+	const void *borrower;
+	char *owner;
 	struct rdma_object *dek_obj;   /* the DEK in effect (referenced), NULL without crypto */
 	/* A configure WR posted on a QP, not yet executed (or flushed): one at a time. */
 	struct rdma_mkey_pending *pending;

@@ -191,7 +191,7 @@ static int setters_check(struct rdma_device *dev, const struct rdma_mkey *mkey,
 		if (!conf->cfg.crypto.enabled)
 			return mkey_config_refusal(err, RDMA_ERR_INVALID_ARGUMENT, "crypto", NULL,
 					      "crypto attributes are required");
-		if (!conf->crypto.dek)
+		if (!conf->crypto.dek && !conf->crypto.dek_name[0])
 			return mkey_config_refusal(err, RDMA_ERR_INVALID_ARGUMENT, "crypto", "dek",
 					      "the DEK to use is required");
 	}
@@ -234,16 +234,38 @@ static int dek_refusal(struct rdma_error *err, enum rdma_error_code code)
 	return mkey_config_refusal(err, code, "crypto", member, "%s", reason);
 }
 
+_Static_assert(RDMA_MKEY_DEK_NAME_MAX == RDMA_DEK_NAME_MAX, "a DEK name fits the configure's");
+
+/* The DEK the configure names, by handle, by name, or by both (the same one). */
+static int dek_named(struct rdma_device *dev, const struct rdma_mkey_crypto *crypto,
+		     struct rdma_dek **dek, struct rdma_error *err)
+{
+	if (!crypto->dek_name[0]) {
+		*dek = rdma_dek_lookup(dev, crypto->dek, err);
+		return *dek ? 0 : -ENOENT;
+	}
+	*dek = rdma_dek_find(dev, crypto->dek_name, err);
+	if (!*dek)
+		return dek_refusal(err, RDMA_ERR_INVALID_ARGUMENT);
+	if (crypto->dek && crypto->dek != (*dek)->obj.handle)
+		return mkey_config_refusal(err, RDMA_ERR_INVALID_ARGUMENT, "crypto", "dek",
+					   "DEK %u is not the one named '%s' (DEK %u)", crypto->dek,
+					   crypto->dek_name, (*dek)->obj.handle);
+	return 0;
+}
+
 /*
  * The DEK of a crypto configure: it must exist, be usable (state READY) and
  * serve the MKEY's PD.  The keytag is the device's business at traffic time.
  */
-static int dek_get(struct rdma_device *dev, const struct rdma_mkey *mkey, uint32_t handle,
-		   struct rdma_dek **dek, const uint8_t **key, size_t *key_len, struct rdma_error *err)
+static int dek_get(struct rdma_device *dev, const struct rdma_mkey *mkey,
+		   const struct rdma_mkey_crypto *crypto, struct rdma_dek **dek, const uint8_t **key,
+		   size_t *key_len, struct rdma_error *err)
 {
-	*dek = rdma_dek_lookup(dev, handle, err);
-	if (!*dek)
-		return -ENOENT;
+	int r = dek_named(dev, crypto, dek, err);
+
+	if (r < 0)
+		return r;
 	*key = rdma_dek_key(*dek, key_len, err);
 	if (!*key)
 		return dek_refusal(err, RDMA_ERR_INVALID_STATE);
@@ -275,7 +297,7 @@ static int transform_build(struct rdma_device *dev, const struct rdma_mkey *mkey
 	if (!cfg_has_sig(cfg) && !cfg->crypto.enabled)
 		return 0;
 	if (cfg->crypto.enabled) {
-		r = dek_get(dev, mkey, crypto->dek, &dek, &key, &key_len, err);
+		r = dek_get(dev, mkey, crypto, &dek, &key, &key_len, err);
 		if (r < 0)
 			return r;
 		*dek_obj = &dek->obj;
@@ -339,6 +361,9 @@ int mkey_configure_prepare(struct rdma_device *dev, const struct rdma_mkey *mkey
 			    &p->worker_transforms, &p->n_worker_transforms, err);
 	if (r < 0)
 		goto fail;
+	/* A DEK given by name is the MKEY's by handle from now on, as one given by handle. */
+	if (p->dek_obj)
+		p->crypto.dek = p->dek_obj->handle;
 	p->set_access = conf->set_access;
 	p->access = conf->access;
 	return 0;

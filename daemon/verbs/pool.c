@@ -12,8 +12,10 @@ static void pool_release(struct rdma_device *dev, struct rdma_object *obj)
 {
 	struct rdma_pool *pool = rdma_pool(obj);
 
-	for (uint32_t i = 0; i < pool->n_mkeys; i++)
+	for (uint32_t i = 0; i < pool->n_mkeys; i++) {
+		free(pool->mkeys[i]->owner);
 		rdma_object_free(dev, &pool->mkeys[i]->obj);
+	}
 	free(pool->mkeys);
 	pool->mkeys = NULL;
 	pool->size = pool->n_mkeys = pool->lendable = 0;
@@ -79,16 +81,19 @@ static int check_settled(const struct rdma_pool *pool, struct rdma_error *err)
 	return 0;
 }
 
+#define NAME_CHARS "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-"
+
+/* 1 to max - 1 characters of allowed. */
+static bool word_valid(const char *word, size_t max, const char *allowed)
+{
+	size_t n = strlen(word);
+
+	return n > 0 && n < max && strspn(word, allowed) == n;
+}
+
 static bool name_valid(const char *name)
 {
-	size_t n = strlen(name);
-
-	if (n == 0 || n >= RDMA_POOL_NAME_MAX)
-		return false;
-	for (size_t i = 0; i < n; i++)
-		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-", name[i]))
-			return false;
-	return true;
+	return word_valid(name, RDMA_POOL_NAME_MAX, NAME_CHARS);
 }
 
 struct rdma_pool *rdma_pool_find(struct rdma_device *dev, const char *name, struct rdma_error *err)
@@ -148,8 +153,21 @@ static void pool_free(struct rdma_device *dev, struct rdma_pool *pool)
 
 static void give_back(struct rdma_mkey *mkey);
 
-/* The borrower of MKEYs whose owner went away while posted WRs still went through them. */
+/* The borrower of MKEYs whose connection went away while posted WRs still went through them. */
 #define DRAINING(pool) ((const void *)(pool))
+/* The borrower of MKEYs held under an owner name (mkey->owner). */
+#define OWNED(pool) ((const void *)&(pool)->name)
+
+enum rdma_pool_holder rdma_pool_holder(const struct rdma_mkey *mkey)
+{
+	if (!mkey->borrower)
+		return RDMA_POOL_HOLDER_NONE;
+	if (mkey->borrower == DRAINING(mkey->pool))
+		return RDMA_POOL_HOLDER_DRAINING;
+	if (mkey->borrower == OWNED(mkey->pool))
+		return RDMA_POOL_HOLDER_OWNER;
+	return RDMA_POOL_HOLDER_CONNECTION;
+}
 
 void rdma_pool_reap(struct rdma_pool *pool)
 {
@@ -324,9 +342,12 @@ void rdma_pool_undo(struct rdma_device *dev, struct rdma_pool *pool)
 	pool->pending = RDMA_POOL_SETTLED;
 }
 
-int rdma_pool_borrow(struct rdma_pool *pool, const void *owner, struct rdma_mkey **out,
-		     struct rdma_error *err)
+int rdma_pool_borrow(struct rdma_pool *pool, const void *conn, const char *owner,
+		     struct rdma_mkey **out, struct rdma_error *err)
 {
+	if (owner && !word_valid(owner, RDMA_POOL_OWNER_MAX, NAME_CHARS "@:"))
+		return rdma_error_invalid(err, "owner", "1 to %d letters, digits, '_', '.', '-', '@' or ':'",
+					  RDMA_POOL_OWNER_MAX - 1);
 	if (pool->pending == RDMA_POOL_CREATING || pool->pending == RDMA_POOL_DESTROYING)
 		return check_settled(pool, err);
 	rdma_pool_reap(pool);
@@ -335,7 +356,9 @@ int rdma_pool_borrow(struct rdma_pool *pool, const void *owner, struct rdma_mkey
 
 		if (mkey->borrower)
 			continue;
-		mkey->borrower = owner;
+		if (owner && !(mkey->owner = strdup(owner)))
+			return rdma_error_system(err, -ENOMEM);
+		mkey->borrower = owner ? OWNED(pool) : conn;
 		pool->borrowed++;
 		pool->borrows++;
 		if (pool->borrowed > pool->high_water)
@@ -356,21 +379,39 @@ static void give_back(struct rdma_mkey *mkey)
 {
 	rdma_mkey_invalidate(mkey->pool->dev, mkey);
 	mkey->borrower = NULL;
+	free(mkey->owner);
+	mkey->owner = NULL;
 	mkey->pool->borrowed--;
 	mkey->pool->returns++;
 }
 
-int rdma_pool_return(struct rdma_mkey *mkey, const void *owner, struct rdma_error *err)
+int rdma_pool_return(struct rdma_mkey *mkey, const void *conn, const char *owner,
+		     struct rdma_error *err)
 {
 	struct rdma_object *user;
 
 	if (!mkey->pool)
 		return rdma_error_invalid(err, "handle", "the MKEY is not from a pool");
-	if (!mkey->borrower)
+	switch (rdma_pool_holder(mkey)) {
+	case RDMA_POOL_HOLDER_NONE:
 		return rdma_error_state(err, "handle", "the MKEY is in pool %s, not borrowed",
 					mkey->pool->name);
-	if (mkey->borrower != owner)
-		return rdma_error_state(err, "handle", "the MKEY was borrowed by another client");
+	case RDMA_POOL_HOLDER_OWNER:
+		if (!owner)
+			return rdma_error_state(err, "owner", "the MKEY is held under an owner name: "
+						"give it to return the MKEY");
+		if (strcmp(owner, mkey->owner) != 0)
+			return rdma_error_state(err, "owner", "the MKEY is held by another owner");
+		break;
+	case RDMA_POOL_HOLDER_CONNECTION:
+	case RDMA_POOL_HOLDER_DRAINING:
+		if (owner)
+			return rdma_error_state(err, "owner", "the MKEY is held by a connection, not "
+						"under an owner name");
+		if (mkey->borrower != conn)
+			return rdma_error_state(err, "handle", "the MKEY was borrowed by another client");
+		break;
+	}
 	user = rdma_mkey_user(mkey->pool->dev, mkey);
 	if (user)
 		return rdma_error_in_use(err, &mkey->obj, user);
@@ -378,7 +419,7 @@ int rdma_pool_return(struct rdma_mkey *mkey, const void *owner, struct rdma_erro
 	return 0;
 }
 
-unsigned rdma_pool_return_all(struct rdma_device *dev, const void *owner)
+unsigned rdma_pool_return_all(struct rdma_device *dev, const void *conn)
 {
 	struct rdma_object *obj;
 	unsigned n = 0;
@@ -387,7 +428,7 @@ unsigned rdma_pool_return_all(struct rdma_device *dev, const void *owner)
 		struct rdma_pool *pool = rdma_pool(obj);
 
 		for (uint32_t i = 0; i < pool->size; i++)
-			if (pool->mkeys[i]->borrower == owner) {
+			if (pool->mkeys[i]->borrower == conn) {
 				if (rdma_mkey_idle(dev, pool->mkeys[i]))
 					give_back(pool->mkeys[i]);
 				else

@@ -2,11 +2,13 @@
 /*
  * MKEY pools, SPDK's design (reference mlx5_sig_crypto.md §6.1): MKEYs of one
  * kind (signature, crypto or both) created in advance on one PD, borrowed and
- * returned, with counters.  A borrowed MKEY belongs to its borrower (a varlink
- * connection, opaque here) until returned; whatever a borrower still holds is
- * returned when it goes away.  A returned MKEY is invalidated (free again, its
- * layout, signature and crypto gone), so the next borrower starts clean and
- * the MRs and DEK it used are no longer held.
+ * returned, with counters.  A borrowed MKEY belongs to its borrower until
+ * returned: a varlink connection (opaque here), whose MKEYs are returned when
+ * it goes away, or an owner name, which outlives connections and is returned
+ * only explicitly (not a restart either: nothing is borrowed after one, see
+ * docs/decisions.md, "Pool borrows by owner name").  A returned MKEY is
+ * invalidated (free again, its layout, signature and crypto gone), so the
+ * next borrower starts clean and the MRs and DEK it used are no longer held.
  *
  * Pools are persistent, and a change to one (create, resize, destroy) is made
  * in two steps: the change itself leaves the pool pending, and once the state
@@ -24,6 +26,8 @@
 #include "daemon/verbs/mkey.h"
 
 #define RDMA_POOL_NAME_MAX 64
+/* An owner name of a borrow, with its NUL. */
+#define RDMA_POOL_OWNER_MAX 64
 /* SPDK creates its pool MKEYs with 128 translation entries. */
 #define RDMA_POOL_DEFAULT_ENTRIES 128
 
@@ -103,19 +107,32 @@ void rdma_pool_settle(struct rdma_device *dev, struct rdma_pool *pool);
 void rdma_pool_undo(struct rdma_device *dev, struct rdma_pool *pool);
 
 /*
- * One available MKEY for owner; InvalidState (counted in borrow_failures) when
- * none is, and InvalidState (not counted) while the pool is being created or
- * destroyed.
+ * One available MKEY, held by connection conn, or when owner is not NULL by
+ * that owner name (1 to RDMA_POOL_OWNER_MAX - 1 letters, digits, '_', '.',
+ * '-', '@', ':'; InvalidArgument "owner" otherwise).  InvalidState (counted in
+ * borrow_failures) when none is available, and InvalidState (not counted)
+ * while the pool is being created or destroyed.
  */
-int rdma_pool_borrow(struct rdma_pool *pool, const void *owner, struct rdma_mkey **out,
-		     struct rdma_error *err);
+int rdma_pool_borrow(struct rdma_pool *pool, const void *conn, const char *owner,
+		     struct rdma_mkey **out, struct rdma_error *err);
 /*
- * Gives back an MKEY owner borrowed; refused (ObjectInUse) while posted WRs
- * go through it.  One whose owner goes away with WRs posted through it is
- * given back once they are retired.
+ * Gives back an MKEY borrowed by conn (owner NULL) or under owner, from any
+ * connection; refused with InvalidState naming "handle" or "owner" for
+ * another holder, and with ObjectInUse while posted WRs go through it.  One
+ * whose connection goes away with WRs posted through it is given back once
+ * they are retired.
  */
-int rdma_pool_return(struct rdma_mkey *mkey, const void *owner, struct rdma_error *err);
+int rdma_pool_return(struct rdma_mkey *mkey, const void *conn, const char *owner,
+		     struct rdma_error *err);
+/* Who holds a borrowed MKEY, for the API to describe. */
+enum rdma_pool_holder {
+	RDMA_POOL_HOLDER_NONE,        /* in the pool */
+	RDMA_POOL_HOLDER_CONNECTION,  /* mkey->borrower is the connection */
+	RDMA_POOL_HOLDER_OWNER,       /* mkey->owner is the name */
+	RDMA_POOL_HOLDER_DRAINING,    /* its connection went away; back once its WRs retire */
+};
+enum rdma_pool_holder rdma_pool_holder(const struct rdma_mkey *mkey);
 /* Gives back the MKEYs whose owner went away, now that no posted WR goes through them. */
 void rdma_pool_reap(struct rdma_pool *pool);
-/* Gives back every MKEY owner holds on dev; how many. */
-unsigned rdma_pool_return_all(struct rdma_device *dev, const void *owner);
+/* Gives back every MKEY connection conn holds on dev (not those under owner names); how many. */
+unsigned rdma_pool_return_all(struct rdma_device *dev, const void *conn);

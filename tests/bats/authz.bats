@@ -356,10 +356,10 @@ seen() {
 	echo '{"crypto":{"standard":"aes_xts","encrypt_on_tx":true,"data_unit_size":512}}' >c.json
 	"$RDMACTL" mkey configure "$k" --layout "$mr:0:512" --config c.json --dek "$dek" >/dev/null
 	run "$RDMACTL" -j mkey show "$k"
-	assert_equal "$(jq -c '.[0].config.crypto | [.dek, .keytag]' <<<"$output")" "[$dek,false]"
+	assert_equal "$(jq -c '.[0].config.crypto | [.dek, .dek_name, .keytag]' <<<"$output")" "[$dek,\"shown\",false]"
 	run as "$IN_USER" "$RDMACTL" -j mkey show "$k"
 	assert_success
-	assert_equal "$(jq -c '.[0].config.crypto | [.dek, .keytag, .data_unit_size]' <<<"$output")" "[null,false,512]"
+	assert_equal "$(jq -c '.[0].config.crypto | [.dek, .dek_name, .keytag, .data_unit_size]' <<<"$output")" "[null,null,false,512]"
 	run as "$IN_USER" "$RDMACTL" -j mkey list
 	assert_success
 	assert_equal "$(jq -c ".[] | select(.handle == $k) | .config.crypto.dek" <<<"$output")" null

@@ -407,14 +407,14 @@ static void test_pool_counters(void **state)
 	rdma_pool_settle(f->dev, p);
 	assert_true(p->own_pd);
 	assert_int_equal(p->max_entries, 16);
-	assert_int_equal(rdma_pool_borrow(p, &owner1, &a, &err), 0);
-	assert_int_equal(rdma_pool_borrow(p, &owner2, &b, &err), 0);
+	assert_int_equal(rdma_pool_borrow(p, &owner1, NULL, &a, &err), 0);
+	assert_int_equal(rdma_pool_borrow(p, &owner2, NULL, &b, &err), 0);
 	assert_ptr_not_equal(a, b);
-	assert_int_equal(rdma_pool_borrow(p, &owner1, &c, &err), -EPERM);
+	assert_int_equal(rdma_pool_borrow(p, &owner1, NULL, &c, &err), -EPERM);
 	assert_int_equal(p->borrow_failures, 1);
 	assert_int_equal(p->high_water, 2);
 	/* Not yours to return. */
-	assert_int_equal(rdma_pool_return(a, &owner2, &err), -EPERM);
+	assert_int_equal(rdma_pool_return(a, &owner2, NULL, &err), -EPERM);
 	/* Shrinking below the borrowed count is refused; destroy too, unless forced. */
 	assert_int_equal(rdma_pool_resize(f->dev, p, 1, &err), -EPERM);
 	assert_string_equal(err.field, "size");
@@ -428,12 +428,54 @@ static void test_pool_counters(void **state)
 	assert_int_equal(rdma_pool_resize(f->dev, p, 3, &err), 0);
 	rdma_pool_settle(f->dev, p);
 	assert_int_equal(rdma_pool_available(p), 2);
-	assert_int_equal(rdma_pool_return(b, &owner2, &err), 0);
+	assert_int_equal(rdma_pool_return(b, &owner2, NULL, &err), 0);
 	assert_int_equal(p->returns, 2);
 	assert_int_equal(p->high_water, 2);
 	assert_int_equal(rdma_pool_destroy(f->dev, p, false, &err), 0);
 	rdma_pool_settle(f->dev, p);
 	assert_null(rdma_pool_find(f->dev, "p", &err));
+}
+
+/* A borrow under an owner name outlives connections: returned only with that name. */
+static void test_pool_owner_names(void **state)
+{
+	struct fixture *f = *state;
+	struct rdma_mkey *a, *b;
+	struct rdma_pool *p;
+	struct rdma_error err;
+	int conn1, conn2;
+
+	assert_int_equal(rdma_pool_create(f->dev, "o", RDMA_MKEY_CRYPTO, 2, 0, 4, &p, &err), 0);
+	rdma_pool_settle(f->dev, p);
+	assert_int_equal(rdma_pool_borrow(p, &conn1, "bad name", &a, &err), -EINVAL);
+	assert_string_equal(err.field, "owner");
+	assert_int_equal(p->borrows, 0);
+	assert_int_equal(rdma_pool_borrow(p, &conn1, "job-7@host:1", &a, &err), 0);
+	assert_int_equal(rdma_pool_holder(a), RDMA_POOL_HOLDER_OWNER);
+	assert_string_equal(a->owner, "job-7@host:1");
+	assert_int_equal(rdma_pool_borrow(p, &conn1, NULL, &b, &err), 0);
+	assert_int_equal(rdma_pool_holder(b), RDMA_POOL_HOLDER_CONNECTION);
+	/* The borrowing connection going away leaves the named one borrowed. */
+	assert_int_equal(rdma_pool_return_all(f->dev, &conn1), 1);
+	assert_int_equal(rdma_pool_holder(b), RDMA_POOL_HOLDER_NONE);
+	assert_int_equal(p->borrowed, 1);
+	/* Any connection returns it, with the name; not without it, not with another. */
+	assert_int_equal(rdma_pool_return(a, &conn2, NULL, &err), -EPERM);
+	assert_string_equal(err.field, "owner");
+	assert_int_equal(rdma_pool_return(a, &conn2, "job-8", &err), -EPERM);
+	assert_string_equal(err.field, "owner");
+	assert_int_equal(rdma_pool_return(a, &conn2, "job-7@host:1", &err), 0);
+	assert_null(a->owner);
+	assert_int_equal(p->borrowed, 0);
+	/* A connection's MKEY is not returned under a name. */
+	assert_int_equal(rdma_pool_borrow(p, &conn2, NULL, &b, &err), 0);
+	assert_int_equal(rdma_pool_return(b, &conn2, "job-7", &err), -EPERM);
+	assert_string_equal(err.field, "owner");
+	/* A forced destroy takes named borrows back too (and frees their names). */
+	assert_int_equal(rdma_pool_borrow(p, &conn2, "job-9", &a, &err), 0);
+	assert_int_equal(rdma_pool_destroy(f->dev, p, true, &err), 0);
+	assert_null(a->owner);
+	rdma_pool_settle(f->dev, p);
 }
 
 /* MKEYs of the device's table: what a pool's undo must give back exactly. */
@@ -460,7 +502,7 @@ static void test_pool_pending(void **state)
 	/* A refused create leaves nothing: no pool, no MKEY, no PD of its own. */
 	assert_int_equal(rdma_pool_create(f->dev, "q", RDMA_MKEY_CRYPTO, 3, 0, 4, &p, &err), 0);
 	assert_int_equal(p->pending, RDMA_POOL_CREATING);
-	assert_int_equal(rdma_pool_borrow(p, &owner, &a, &err), -EPERM);
+	assert_int_equal(rdma_pool_borrow(p, &owner, NULL, &a, &err), -EPERM);
 	assert_string_equal(err.field, "name");
 	assert_non_null(strstr(err.reason, "being created"));
 	assert_int_equal(p->borrow_failures, 0);
@@ -473,15 +515,15 @@ static void test_pool_pending(void **state)
 	assert_int_equal(rdma_pool_create(f->dev, "q", RDMA_MKEY_CRYPTO, 3, 0, 4, &p, &err), 0);
 	rdma_pool_settle(f->dev, p);
 	memcpy(kept, p->mkeys, 3 * sizeof(*kept));
-	assert_int_equal(rdma_pool_borrow(p, &owner, &a, &err), 0);
+	assert_int_equal(rdma_pool_borrow(p, &owner, NULL, &a, &err), 0);
 
 	/* Growing: the size is there at once, the new MKEYs are lent once saved. */
 	assert_int_equal(rdma_pool_resize(f->dev, p, 5, &err), 0);
 	assert_int_equal(p->size, 5);
 	assert_int_equal(rdma_pool_available(p), 2);
-	assert_int_equal(rdma_pool_borrow(p, &owner, &b, &err), 0);
-	assert_int_equal(rdma_pool_borrow(p, &owner, &b, &err), 0);
-	assert_int_equal(rdma_pool_borrow(p, &owner, &b, &err), -EPERM);
+	assert_int_equal(rdma_pool_borrow(p, &owner, NULL, &b, &err), 0);
+	assert_int_equal(rdma_pool_borrow(p, &owner, NULL, &b, &err), 0);
+	assert_int_equal(rdma_pool_borrow(p, &owner, NULL, &b, &err), -EPERM);
 	assert_non_null(strstr(err.reason, "lent once it is saved"));
 	rdma_pool_undo(f->dev, p);
 	assert_int_equal(p->size, 3);
@@ -493,8 +535,8 @@ static void test_pool_pending(void **state)
 	assert_int_equal(rdma_pool_resize(f->dev, p, 1, &err), 0);
 	assert_int_equal(p->size, 1);
 	assert_int_equal(mkey_count(f), mkeys + 3);
-	assert_int_equal(rdma_pool_borrow(p, &owner, &a, &err), 0);
-	assert_int_equal(rdma_pool_borrow(p, &owner, &b, &err), -EPERM);
+	assert_int_equal(rdma_pool_borrow(p, &owner, NULL, &a, &err), 0);
+	assert_int_equal(rdma_pool_borrow(p, &owner, NULL, &b, &err), -EPERM);
 	assert_int_equal(rdma_pool_destroy(f->dev, p, true, &err), -EPERM);
 	assert_non_null(strstr(err.reason, "being resized"));
 	rdma_pool_undo(f->dev, p);
@@ -511,7 +553,7 @@ static void test_pool_pending(void **state)
 	assert_int_equal(rdma_pool_destroy(f->dev, p, true, &err), 0);
 	assert_int_equal(p->borrowed, 0);
 	assert_null(a->borrower);
-	assert_int_equal(rdma_pool_borrow(p, &owner, &a, &err), -EPERM);
+	assert_int_equal(rdma_pool_borrow(p, &owner, NULL, &a, &err), -EPERM);
 	assert_non_null(strstr(err.reason, "being destroyed"));
 	assert_int_equal(rdma_pool_create(f->dev, "q", RDMA_MKEY_CRYPTO, 1, 0, 4, &p, &err), -EPERM);
 	assert_string_equal(err.field, "name");
@@ -535,6 +577,7 @@ int main(void)
 		cmocka_unit_test(test_error_record_and_rearming),
 		cmocka_unit_test(test_pool_counters),
 		cmocka_unit_test(test_pool_pending),
+		cmocka_unit_test(test_pool_owner_names),
 		cmocka_unit_test(test_plain_mkey),
 	};
 

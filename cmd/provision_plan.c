@@ -1,0 +1,361 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * From what the file says and what the daemon has, the changes to make, each
+ * one a single varlink call with a single call that takes it back.  What no
+ * change can do (a DEK is never changed in place, a pool never changes type)
+ * is found here, before anything is made.  Objects the file does not name are
+ * left as they are.
+ */
+#include "cmd/provision.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static struct prov_change *add(struct prov_plan *plan, enum prov_change_kind kind, const char *device,
+			       const char *where)
+{
+	struct prov_change *c = realloc(plan->changes, (plan->n + 1) * sizeof(*c));
+
+	if (!c)
+		return NULL;
+	plan->changes = c;
+	c = &plan->changes[plan->n++];
+	memset(c, 0, sizeof(*c));
+	c->kind = kind;
+	c->device = device;
+	snprintf(c->where, sizeof(c->where), "%s", where);
+	return c;
+}
+
+static const struct prov_dek *find_dek(const struct prov_device *d, const char *name)
+{
+	for (unsigned i = 0; i < d->n_deks; i++)
+		if (strcmp(d->deks[i].name, name) == 0)
+			return &d->deks[i];
+	return NULL;
+}
+
+static const struct prov_pool *find_pool(const struct prov_device *d, const char *name)
+{
+	for (unsigned i = 0; i < d->n_pools; i++)
+		if (strcmp(d->pools[i].name, name) == 0)
+			return &d->pools[i];
+	return NULL;
+}
+
+/* "devices.soft0.deks[2]" + ".size" */
+static const char *at(char *buf, size_t size, const char *item, const char *member)
+{
+	snprintf(buf, size, "%.200s.%.64s", item, member);
+	return buf;
+}
+
+#define CANNOT_CHANGE "cannot be changed: destroy it first, or give what it has"
+
+/* A DEK the daemon has must be the one the file describes: DEKs are never changed. */
+static int dek_matches(const struct prov_dek *want, const struct prov_dek *now, const char *item,
+		       struct prov_error *err)
+{
+	char p[300];
+
+	if (want->size != now->size)
+		return prov_fail(err, at(p, sizeof(p), item, "size"), "DEK %s has size %u; a DEK "
+				 CANNOT_CHANGE, now->name, now->size);
+	if (want->wrapped != now->wrapped)
+		return prov_fail(err, at(p, sizeof(p), item, "import"), "DEK %s was imported %s; a DEK "
+				 CANNOT_CHANGE, now->name, now->wrapped ? "wrapped" : "plaintext");
+	if (want->key_file[0] && strcmp(want->key_file, now->key_file) != 0)
+		return prov_fail(err, at(p, sizeof(p), item, "key_file"), "DEK %s has %s%s; a DEK "
+				 CANNOT_CHANGE, now->name, now->key_file[0] ? "key file " : "",
+				 now->key_file[0] ? now->key_file : "its key given by value, no key file");
+	/* A keytag's value is never shown: only whether there is one can be compared. */
+	if ((want->keytag != PROV_KEYTAG_NONE) != (now->keytag != PROV_KEYTAG_NONE))
+		return prov_fail(err, at(p, sizeof(p), item, "keytag"), "DEK %s has %s keytag; a DEK "
+				 CANNOT_CHANGE, now->name, now->keytag ? "a" : "no");
+	if (strcmp(want->opaque, now->opaque) != 0)
+		return prov_fail(err, at(p, sizeof(p), item, "opaque"), "DEK %s has opaque %s; a DEK "
+				 CANNOT_CHANGE, now->name, now->opaque);
+	if (want->pd != now->pd)
+		return prov_fail(err, at(p, sizeof(p), item, "pd"), "DEK %s is %s%.0u; a DEK "
+				 CANNOT_CHANGE, now->name, now->pd ? "on PD " : "for any PD", now->pd);
+	if (want->kek[0] && strcmp(want->kek, now->kek) != 0)
+		return prov_fail(err, at(p, sizeof(p), item, "kek"), "DEK %s was unwrapped with import "
+				 "KEK %s; a DEK " CANNOT_CHANGE, now->name, now->kek);
+	return 0;
+}
+
+/* What creating the DEK needs that the file or the daemon may lack. */
+static int dek_creatable(const struct prov_dek *want, const struct prov_device *now, const char *item,
+			 struct prov_error *err)
+{
+	char p[300];
+
+	if (!want->key_file[0])
+		return prov_fail(err, at(p, sizeof(p), item, "key_file"), "DEK %s does not exist: its "
+				 "key file is needed to make it", want->name);
+	if (want->keytag == PROV_KEYTAG_HIDDEN && !want->wrapped)
+		return prov_fail(err, at(p, sizeof(p), item, "keytag"), "DEK %s does not exist: give its "
+				 "keytag's 16 hex digits to make it (true only says a DEK has one)",
+				 want->name);
+	if (want->keytag == PROV_KEYTAG_GIVEN && want->wrapped)
+		return prov_fail(err, at(p, sizeof(p), item, "keytag"), "a wrapped key carries its keytag: "
+				 "give true, or leave it out");
+	if (want->wrapped && !now->login_valid)
+		return prov_fail(err, at(p, sizeof(p), item, "import"), "DEK %s does not exist, and a "
+				 "wrapped import needs a valid crypto login on %s (rdmactl dek login)",
+				 want->name, now->name);
+	if (want->wrapped && want->kek[0] && strcmp(want->kek, now->login_kek) != 0)
+		return prov_fail(err, at(p, sizeof(p), item, "kek"), "the crypto login of %s is with "
+				 "import KEK %s", now->name, now->login_kek);
+	return 0;
+}
+
+static int plan_deks(const struct prov_device *want, const struct prov_device *now,
+		     const char *path, struct prov_plan *plan, struct prov_error *err)
+{
+	for (unsigned i = 0; i < want->n_deks; i++) {
+		const struct prov_dek *w = &want->deks[i], *n = find_dek(now, w->name);
+		struct prov_change *c;
+		char item[256];
+		int r;
+
+		snprintf(item, sizeof(item), "%.100s.deks[%u]", path, i);
+		r = n ? dek_matches(w, n, item, err) : dek_creatable(w, now, item, err);
+		if (r < 0)
+			return r;
+		if (n)
+			continue;
+		if (!(c = add(plan, PROV_CREATE_DEK, want->name, item)))
+			return prov_fail(err, item, "out of memory");
+		c->dek = w;
+	}
+	return 0;
+}
+
+static int plan_pools(const struct prov_device *want, const struct prov_device *now,
+		      const char *path, struct prov_plan *plan, struct prov_error *err)
+{
+	for (unsigned i = 0; i < want->n_pools; i++) {
+		const struct prov_pool *w = &want->pools[i], *n = find_pool(now, w->name);
+		struct prov_change *c;
+		char item[256], p[300];
+
+		snprintf(item, sizeof(item), "%.100s.pools[%u]", path, i);
+		if (n && strcmp(n->type, w->type) != 0)
+			return prov_fail(err, at(p, sizeof(p), item, "type"), "pool %s has type %s; a pool's "
+					 "type " CANNOT_CHANGE, n->name, n->type);
+		/* The daemon rounds max_entries up to a multiple of 4, as it made the pool's. */
+		if (n && n->max_entries != ((w->max_entries + 3) & ~3u))
+			return prov_fail(err, at(p, sizeof(p), item, "max_entries"), "pool %s has "
+					 "max_entries %u; a pool's MKEYs " CANNOT_CHANGE, n->name,
+					 n->max_entries);
+		if (n && w->size < n->borrowed)
+			return prov_fail(err, at(p, sizeof(p), item, "size"), "%u MKEYs of pool %s are "
+					 "borrowed: it cannot shrink below that", n->borrowed, n->name);
+		if (n && n->size == w->size)
+			continue;
+		if (!(c = add(plan, n ? PROV_RESIZE_POOL : PROV_CREATE_POOL, want->name, item)))
+			return prov_fail(err, item, "out of memory");
+		c->pool = w;
+		c->old_size = n ? n->size : 0;
+	}
+	return 0;
+}
+
+static void device_names(const struct prov_config *c, char *buf, size_t size)
+{
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (unsigned i = 0; i < c->n_devices && n < size; i++)
+		n += (size_t)snprintf(buf + n, size - n, "%s%s", i ? ", " : "", c->devices[i].name);
+}
+
+int prov_plan(const struct prov_config *want, const struct prov_config *now, struct prov_plan *plan,
+	      struct prov_error *err)
+{
+	int r = 0;
+
+	memset(plan, 0, sizeof(*plan));
+	if (want->log_level[0] && strcmp(want->log_level, now->log_level) != 0) {
+		struct prov_change *c = add(plan, PROV_SET_LOG_LEVEL, NULL, "settings.log_level");
+
+		if (!c)
+			return prov_fail(err, "settings.log_level", "out of memory");
+		snprintf(c->old_level, sizeof(c->old_level), "%s", now->log_level);
+		snprintf(c->new_level, sizeof(c->new_level), "%s", want->log_level);
+	}
+	for (unsigned i = 0; r == 0 && i < want->n_devices; i++) {
+		const struct prov_device *w = &want->devices[i], *n = prov_find_device(now, w->name);
+		char path[256], names[256];
+
+		snprintf(path, sizeof(path), "devices.%s", w->name);
+		if (!n) {
+			device_names(now, names, sizeof(names));
+			r = prov_fail(err, path, "the daemon has no such device (it has: %s)", names);
+			break;
+		}
+		r = plan_deks(w, n, path, plan, err);
+		if (r == 0)
+			r = plan_pools(w, n, path, plan, err);
+	}
+	if (r < 0)
+		prov_plan_free(plan);
+	return r;
+}
+
+void prov_plan_free(struct prov_plan *plan)
+{
+	free(plan->changes);
+	memset(plan, 0, sizeof(*plan));
+}
+
+/* ---- one change ---- */
+
+void prov_change_describe(const struct prov_change *c, char *buf, size_t size)
+{
+	const struct prov_dek *d = c->dek;
+	const struct prov_pool *p = c->pool;
+
+	switch (c->kind) {
+	case PROV_SET_LOG_LEVEL:
+		snprintf(buf, size, "settings: log_level %s -> %s", c->old_level, c->new_level);
+		break;
+	case PROV_CREATE_DEK:
+		snprintf(buf, size, "%s: dek %s: create (%u bits, %s, key file %s%s%s%.0u)", c->device,
+			 d->name, d->size, d->wrapped ? "wrapped" : "plaintext", d->key_file,
+			 d->keytag ? ", keytag" : "", d->pd ? ", pd " : "", d->pd);
+		break;
+	case PROV_CREATE_POOL:
+		snprintf(buf, size, "%s: pool %s: create (%s, %u MKEYs of %u entries)", c->device,
+			 p->name, p->type, p->size, p->max_entries);
+		break;
+	case PROV_RESIZE_POOL:
+		snprintf(buf, size, "%s: pool %s: size %u -> %u", c->device, p->name, c->old_size, p->size);
+		break;
+	}
+}
+
+struct json_object *prov_change_json(const struct prov_change *c)
+{
+	struct json_object *o = json_object_new_object();
+	static const char *const kinds[] = {
+		[PROV_SET_LOG_LEVEL] = "settings", [PROV_CREATE_DEK] = "dek",
+		[PROV_CREATE_POOL] = "pool", [PROV_RESIZE_POOL] = "pool",
+	};
+	struct json_object *from = NULL, *to = NULL;
+	const char *name = "log_level";
+
+	switch (c->kind) {
+	case PROV_SET_LOG_LEVEL:
+		from = json_object_new_string(c->old_level);
+		to = json_object_new_string(c->new_level);
+		break;
+	case PROV_CREATE_DEK:
+		name = c->dek->name;
+		to = prov_dek_json(c->dek);
+		break;
+	case PROV_CREATE_POOL:
+		name = c->pool->name;
+		to = prov_pool_json(c->pool);
+		break;
+	case PROV_RESIZE_POOL:
+		name = c->pool->name;
+		from = json_object_new_int64(c->old_size);
+		to = json_object_new_int64(c->pool->size);
+		break;
+	}
+	json_object_object_add(o, "kind", json_object_new_string(kinds[c->kind]));
+	json_object_object_add(o, "action", json_object_new_string(
+		c->kind == PROV_SET_LOG_LEVEL ? "set" : c->kind == PROV_RESIZE_POOL ? "resize" : "create"));
+	json_object_object_add(o, "device", c->device ? json_object_new_string(c->device) : NULL);
+	json_object_object_add(o, "name", json_object_new_string(name));
+	json_object_object_add(o, "from", from);
+	json_object_object_add(o, "to", to);
+	return o;
+}
+
+/* One call with params (consumed), its reply dropped. */
+static int call(struct ctl *ctl, const char *path, const char *method, struct json_object *params)
+{
+	struct json_object *reply = NULL;
+	int r = ctl_call(ctl, path, method, params, &reply);
+
+	json_object_put(params);
+	json_object_put(reply);
+	return r;
+}
+
+static struct json_object *named(const char *device, const char *name)
+{
+	struct json_object *params = json_object_new_object();
+
+	json_object_object_add(params, "device", json_object_new_string(device));
+	json_object_object_add(params, "name", json_object_new_string(name));
+	return params;
+}
+
+static struct json_object *log_level_params(const char *level)
+{
+	struct json_object *params = json_object_new_object();
+
+	json_object_object_add(params, "level", json_object_new_string(level));
+	return params;
+}
+
+static struct json_object *pool_size_params(const char *device, const struct prov_pool *p, uint32_t size)
+{
+	struct json_object *params = named(device, p->name);
+
+	json_object_object_add(params, "size", json_object_new_int64(size));
+	return params;
+}
+
+int prov_change_do(struct ctl *ctl, const char *path, const struct prov_change *c)
+{
+	struct json_object *params;
+
+	switch (c->kind) {
+	case PROV_SET_LOG_LEVEL:
+		return call(ctl, path, "io.rdmad.Daemon.SetLogLevel", log_level_params(c->new_level));
+	case PROV_CREATE_DEK:
+		params = named(c->device, c->dek->name);
+		json_object_object_add(params, "size", json_object_new_int(c->dek->size));
+		json_object_object_add(params, "import", json_object_new_string(
+			c->dek->wrapped ? "wrapped" : "plaintext"));
+		json_object_object_add(params, "key_file", json_object_new_string(c->dek->key_file));
+		if (c->dek->keytag == PROV_KEYTAG_GIVEN)
+			json_object_object_add(params, "keytag", json_object_new_string(c->dek->keytag_hex));
+		json_object_object_add(params, "opaque", json_object_new_string(c->dek->opaque));
+		if (c->dek->pd)
+			json_object_object_add(params, "pd", json_object_new_int64(c->dek->pd));
+		return call(ctl, path, "io.rdmad.Dek.Create", params);
+	case PROV_CREATE_POOL:
+		params = pool_size_params(c->device, c->pool, c->pool->size);
+		json_object_object_add(params, "type", json_object_new_string(c->pool->type));
+		json_object_object_add(params, "max_entries", json_object_new_int64(c->pool->max_entries));
+		return call(ctl, path, "io.rdmad.Pool.Create", params);
+	case PROV_RESIZE_POOL:
+		return call(ctl, path, "io.rdmad.Pool.Resize", pool_size_params(c->device, c->pool,
+										 c->pool->size));
+	}
+	return -EINVAL;
+}
+
+int prov_change_undo(struct ctl *ctl, const char *path, const struct prov_change *c)
+{
+	switch (c->kind) {
+	case PROV_SET_LOG_LEVEL:
+		return call(ctl, path, "io.rdmad.Daemon.SetLogLevel", log_level_params(c->old_level));
+	case PROV_CREATE_DEK:
+		return call(ctl, path, "io.rdmad.Dek.Destroy", named(c->device, c->dek->name));
+	case PROV_CREATE_POOL:
+		return call(ctl, path, "io.rdmad.Pool.Destroy", named(c->device, c->pool->name));
+	case PROV_RESIZE_POOL:
+		return call(ctl, path, "io.rdmad.Pool.Resize", pool_size_params(c->device, c->pool,
+										 c->old_size));
+	}
+	return -EINVAL;
+}
