@@ -66,8 +66,10 @@ static void rearm(struct dp_worker *w, struct dp_qp *q, bool force)
 	uint32_t before = c->una;
 
 	c->una = oldest_unacked(q);
-	if (c->una != before)
+	if (c->una != before) {
 		c->retry_left = c->path.retry_cnt;
+		roce_window_acked(c, (uint32_t)roce_psn_diff(c->una, before));
+	}
 	if (!c->rto_ns || c->una == q->psn_next) {
 		dp_worker_timer_cancel(w, &c->rto);
 		return;
@@ -187,8 +189,10 @@ static void acknowledge(struct dp_worker *w, struct dp_qp *q, const struct roce_
 	case ROCE_AETH_NAK:
 		DP_COUNT(w, q, roce.naks_received, 1);
 		index = ack_through(w, q, before);
-		if (value == ROCE_NAK_PSN_SEQ)
+		if (value == ROCE_NAK_PSN_SEQ) {
+			roce_window_loss(q->roce);
 			roce_req_rewind(w, q, psn);
+		}
 		else
 			fail_from(w, q, index, nak_status(value));
 		break;
@@ -268,6 +272,7 @@ void roce_comp_timeout(struct dp_worker *w, struct dp_qp *q)
 		fail_from(w, q, dp_queue_cons(&q->sq), DP_WC_RETRY_EXC_ERR);
 		return;
 	}
+	roce_window_timeout(c);
 	roce_req_rewind(w, q, c->una);
 	roce_tx_flush(w, q->nic->roce);
 	rearm(w, q, true);

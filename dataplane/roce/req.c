@@ -2,9 +2,9 @@
 /*
  * The requester's side of RoCE v2 (reference roce_virtio.md §2.5, §2.6):
  * a message becomes packets of the path MTU with the opcodes and headers of
- * its place in the message; RC keeps at most DP_ROCE_WINDOW packets
- * unacknowledged and goes back to the oldest one when asked (a NAK, a
- * timeout).  The bytes come from the WQE's memory, which stays the
+ * its place in the message; RC keeps at most its window of packets
+ * unacknowledged (window.c) and goes back to the oldest one when asked (a
+ * NAK, a timeout).  The bytes come from the WQE's memory, which stays the
  * application's until its completion, or from a copy in the wire domain
  * when an MKEY transforms them (so that a retransmission does not run the
  * transform twice).
@@ -160,8 +160,7 @@ static void send_request(struct dp_worker *w, struct dp_qp *q, struct dp_send_wq
 		p.inv_rkey = wqe->imm_data;
 		/* §4.3: SE on the last packet of a SEND or a WRITE with immediate. */
 		p.bth.se = last && (wqe->send_flags & DP_SEND_SOLICITED) && wqe->opcode != DP_WR_RDMA_WRITE;
-		p.bth.ack_req = q->type == DP_QPT_RC &&
-				(last || (k % DP_ROCE_ACK_EVERY) == DP_ROCE_ACK_EVERY - 1);
+		p.bth.ack_req = q->type == DP_QPT_RC && (roce_window_asks_ack(c) || last);
 	}
 	roce_send_pkt(w, q, &c->route, &p, payload, n);
 	c->tx_psn = roce_psn_add(c->tx_psn, span);
@@ -191,7 +190,7 @@ unsigned roce_req_pump(struct dp_worker *w, struct dp_qp *q)
 	struct dp_roce_qp *c = q->roce;
 	unsigned sent = 0;
 
-	while (roce_psn_diff(c->tx_psn, q->psn_next) < 0 && roce_psn_diff(c->tx_psn, c->una) < DP_ROCE_WINDOW) {
+	while (roce_psn_diff(c->tx_psn, q->psn_next) < 0 && roce_psn_diff(c->tx_psn, c->una) < (int32_t)c->window) {
 		struct dp_send_wqe *wqe = message_of_tx_psn(q);
 
 		if (!wqe)

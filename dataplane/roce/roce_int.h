@@ -73,6 +73,18 @@ void roce_req_rewind(struct dp_worker *w, struct dp_qp *q, uint32_t psn);
 /* The message the SQ index holds, if it is one of q's RoCE messages in flight. */
 struct dp_roce_msg *roce_msg_at(struct dp_qp *q, uint32_t index);
 
+/* ---- window.c: the requester's window of unacknowledged packets ---- */
+
+void roce_window_init(struct dp_roce_qp *c);
+/* una moved past packets more PSNs. */
+void roce_window_acked(struct dp_roce_qp *c, uint32_t packets);
+/* A PSN-sequence NAK: a packet was lost. */
+void roce_window_loss(struct dp_roce_qp *c);
+/* The retransmission timer ran out. */
+void roce_window_timeout(struct dp_roce_qp *c);
+/* The request packet about to go asks for an ACK (besides a message's last). */
+bool roce_window_asks_ack(struct dp_roce_qp *c);
+
 /* ---- comp.c ---- */
 
 /* An ACK, NAK or READ response for q. */

@@ -33,9 +33,10 @@
 #include "dataplane/transport.h"
 #include "dataplane/udp.h"
 
-/* Request packets sent and not acknowledged, at most (as rxe). */
+/* Request packets sent and not acknowledged, at most (as rxe), and the least the window falls to. */
 #define DP_ROCE_WINDOW 128
-/* A long message asks for an ACK at least this often (within a window, or the window never moves). */
+#define DP_ROCE_WINDOW_MIN 4
+/* A long message asks for an ACK at least this often, and at least twice per window (window.c). */
 #define DP_ROCE_ACK_EVERY 64
 _Static_assert(DP_ROCE_ACK_EVERY <= DP_ROCE_WINDOW, "an ACK asked for within every window");
 /* The largest path MTU (IBV_MTU_4096). */
@@ -106,6 +107,11 @@ struct dp_roce_qp {
 	uint32_t tx_index;        /* the SQ index of the message tx_psn is in */
 	uint32_t retry_left;
 	struct dp_timer rto;
+	uint32_t window;          /* packets unacknowledged at most now (window.c) */
+	uint32_t window_credit;   /* packets acknowledged towards the next growth */
+	uint32_t recover_psn;     /* a loss episode lasts until una reaches it */
+	bool recovering;
+	uint32_t since_ack_req;   /* request packets since the last that asked for an ACK */
 	/* Responder. */
 	uint32_t epsn;            /* the next request PSN expected */
 	uint32_t msn;             /* messages completed */
