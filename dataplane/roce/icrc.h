@@ -15,6 +15,7 @@
  */
 #pragma once
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -35,9 +36,18 @@ void roce_icrc_seal(const uint8_t *ip_udp, size_t ip_udp_len, uint8_t *transport
 enum roce_reason roce_icrc_check_ip(const uint8_t *ip, size_t len);
 
 /* The same for a UDP payload received on a socket, with the headers the peer's kernel sent
- * given as a: the daemon's ICRC rule (ID 0, DF) applies only if a says so. */
+ * given as a.  A socket does not see the IPv4 Identification: when the ICRC is wrong for
+ * a->ip_id, the ID that makes it right is looked for (roce_icrc_solve_ipv4_id), so that
+ * packets of senders that number them (rxe, NICs) are accepted too. */
 enum roce_reason roce_icrc_check_payload(const struct roce_ip_udp *a, const uint8_t *transport,
 					 size_t transport_len);
+/*
+ * The IPv4 Identification that makes an ICRC right when the one computed with ID 0 differs
+ * from the packet's by delta (carried ^ computed), for a transport packet of transport_len
+ * bytes (BTH .. ICRC); false when none does: the packet is damaged (icrc_id.c).
+ */
+bool roce_icrc_solve_ipv4_id(uint32_t delta, size_t transport_len, uint16_t *id);
+
 /* Seals a transport packet for sending through a socket whose kernel writes the headers a. */
 enum roce_reason roce_icrc_seal_payload(const struct roce_ip_udp *a, uint8_t *transport,
 					size_t transport_len);

@@ -324,8 +324,12 @@ static void test_icrc_socket_path(void **state)
 	assert_int_equal(roce_icrc_seal_payload(&a, t, sizeof(t)), ROCE_OK);
 	assert_memory_equal(t, vec_rc_write_imm_v4 + 28, sizeof(t));
 	assert_int_equal(roce_icrc_check_payload(&a, t, sizeof(t)), ROCE_OK);
-	a.ip_id = 0x1234;	/* what a connected socket would send */
+	/* Rebuilt with another ID (what a connected socket would send): that one is solved for. */
+	a.ip_id = 0x1234;
+	assert_int_equal(roce_icrc_check_payload(&a, t, sizeof(t)), ROCE_OK);
+	t[20] ^= 0x40;
 	assert_int_equal(roce_icrc_check_payload(&a, t, sizeof(t)), ROCE_BAD_ICRC);
+	t[20] ^= 0x40;
 	assert_int_equal(roce_icrc_check_payload(&a, t, 15), ROCE_SHORT);
 	assert_int_equal(roce_icrc_seal_payload(&a, t, 15), ROCE_SHORT);
 }
@@ -826,6 +830,106 @@ static void test_reason_names(void **state)
 	assert_string_equal(roce_reason_name(ROCE_REASON_COUNT), "unknown");
 }
 
+/* ---------------------------------------------------------------- the IPv4 ID from the ICRC */
+
+/* The ID that the ICRC of the IPv4 datagram ip says it was sent with, headers rebuilt with ID 0. */
+static bool solve_id_of(const uint8_t *ip, size_t len, uint16_t *id)
+{
+	uint8_t hdr[ROCE_IP_UDP_MAX];
+	struct roce_ip_view v;
+	uint32_t carried;
+
+	assert_int_equal(roce_ip_locate(ip, len, &v), ROCE_OK);
+	memcpy(hdr, ip, v.ip_udp_len);
+	hdr[4] = hdr[5] = 0;
+	carried = v.transport[v.transport_len - 4] | v.transport[v.transport_len - 3] << 8 |
+		  v.transport[v.transport_len - 2] << 16 | (uint32_t)v.transport[v.transport_len - 1] << 24;
+	return roce_icrc_solve_ipv4_id(carried ^ roce_icrc(hdr, v.ip_udp_len, v.transport, v.transport_len),
+				       v.transport_len, id);
+}
+
+/* What a socket receiver knows of an IPv4 datagram: its addresses and ports, not its ID. */
+static struct roce_ip_udp socket_view(const uint8_t *ip)
+{
+	struct roce_ip_udp a = { .df = true };
+
+	gid_v4(a.sgid, ip[12], ip[13], ip[14], ip[15]);
+	gid_v4(a.dgid, ip[16], ip[17], ip[18], ip[19]);
+	a.sport = (uint16_t)(ip[20] << 8 | ip[21]);
+	a.dport = (uint16_t)(ip[22] << 8 | ip[23]);
+	return a;
+}
+
+/* Hardware's and scapy's packets carry IDs 0x718c and 1144: found from their ICRCs alone. */
+static void test_icrc_id_known_answers(void **state)
+{
+	static const struct { const uint8_t *ip; size_t len; uint16_t id; } v[] = {
+		{ vec_cx4_cnp, sizeof(vec_cx4_cnp), 0x718c },
+		{ vec_scapy_uc, sizeof(vec_scapy_uc), 1144 },
+		{ vec_rc_nak_v4, sizeof(vec_rc_nak_v4), 0 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		struct roce_ip_udp a = socket_view(v[i].ip);
+		uint16_t id = 0xffff;
+
+		assert_true(solve_id_of(v[i].ip, v[i].len, &id));
+		assert_int_equal(id, v[i].id);
+		/* A socket receiver, which rebuilds the headers with ID 0, accepts them. */
+		assert_int_equal(roce_icrc_check_payload(&a, v[i].ip + 28, v[i].len - 28), ROCE_OK);
+	}
+}
+
+/* Every ID at every length is found again; a damaged packet is not taken for a numbered one. */
+static void test_icrc_id_round_trip_and_damage(void **state)
+{
+	uint8_t pkt[ROCE_BTH_LEN + 4096 + ROCE_ICRC_LEN];
+	struct roce_ip_udp a = { .df = true, .sport = 49999, .dport = ROCE_UDP_PORT, .hop_limit = 64 };
+	static const size_t lens[] = { ROCE_BTH_LEN + ROCE_ICRC_LEN, 64, 1040, 1056, 4112 };
+	unsigned passed = 0;
+
+	(void)state;
+	gid_v4(a.sgid, 10, 1, 2, 3);
+	gid_v4(a.dgid, 10, 1, 2, 4);
+	for (size_t i = 0; i < sizeof(pkt); i++)
+		pkt[i] = (uint8_t)(i * 7 + 3);
+	for (size_t l = 0; l < sizeof(lens) / sizeof(lens[0]); l++)
+		for (uint32_t id = 0; id < 0x10000; id += 0x1111) {
+			struct roce_ip_udp sent = a, seen = a;
+			uint8_t hdr[ROCE_IP_UDP_MAX];
+			uint32_t carried, computed;
+			uint16_t found;
+
+			sent.ip_id = (uint16_t)id;
+			assert_int_equal(roce_icrc_seal_payload(&sent, pkt, lens[l]), ROCE_OK);
+			assert_int_equal(roce_icrc_check_payload(&seen, pkt, lens[l]), ROCE_OK);
+			assert_int_equal(roce_ip_udp_build(&seen, lens[l], hdr), ROCE_OK);
+			carried = pkt[lens[l] - 4] | pkt[lens[l] - 3] << 8 | pkt[lens[l] - 2] << 16 |
+				  (uint32_t)pkt[lens[l] - 1] << 24;
+			computed = roce_icrc(hdr, 28, pkt, lens[l]);
+			assert_true(roce_icrc_solve_ipv4_id(carried ^ computed, lens[l], &found));
+			assert_int_equal(found, id);
+		}
+	/* Every single-bit error in a 64-byte packet sealed with ID 0 is caught (BTH byte 4 is masked). */
+	a.ip_id = 0;
+	assert_int_equal(roce_icrc_seal_payload(&a, pkt, 64), ROCE_OK);
+	for (unsigned bit = 0; bit < 64 * 8; bit++) {
+		if (bit / 8 == 4)
+			continue;
+		pkt[bit / 8] ^= (uint8_t)(1u << (bit % 8));
+		passed += roce_icrc_check_payload(&a, pkt, 64) == ROCE_OK;
+		pkt[bit / 8] ^= (uint8_t)(1u << (bit % 8));
+	}
+	assert_int_equal(passed, 0);
+	/* IPv6 has no ID: nothing is solved for, a wrong ICRC is wrong. */
+	gid_hex(a.sgid, 1);
+	gid_hex(a.dgid, 2);
+	assert_int_equal(roce_icrc_seal_payload(&a, pkt, 64), ROCE_OK);
+	pkt[40] ^= 1;
+	assert_int_equal(roce_icrc_check_payload(&a, pkt, 64), ROCE_BAD_ICRC);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -854,6 +958,8 @@ int main(void)
 		cmocka_unit_test(test_psn_window),
 		cmocka_unit_test(test_udp_sport),
 		cmocka_unit_test(test_reason_names),
+		cmocka_unit_test(test_icrc_id_known_answers),
+		cmocka_unit_test(test_icrc_id_round_trip_and_damage),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
