@@ -74,7 +74,7 @@ static void add_problem(struct device_facts *d, const char *kind, struct json_ob
 }
 
 /*
- * reply[key] of method called on the device; *list is NULL (and 0 returned)
+ * reply[key] of method called on the device; *value is NULL (and 0 returned)
  * when the daemon refuses the caller (DEKs are root's even to read).
  */
 static int call_device(struct ctl *ctl, const char *path, const char *method, const char *device,

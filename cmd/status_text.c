@@ -162,6 +162,23 @@ static void add_workers(struct json_object *block, struct json_object *workers)
 	add_records(block, "workers", workers, NULL);
 }
 
+/* "vnic0 forwarding passing" a line per port, "-" for none. */
+static void add_vnic_ports(struct json_object *block, struct json_object *ports)
+{
+	if (json_object_array_length(ports) == 0)
+		add_line(block, "vnic_ports", "-");
+	for (size_t i = 0; i < json_object_array_length(ports); i++) {
+		struct json_object *p = json_object_array_get_idx(ports, i);
+
+		add_linef(block, "vnic_ports", "%s %s%s (device %s handle %s)",
+			  json_object_get_string(json_object_object_get(p, "ifname")),
+			  json_object_get_string(json_object_object_get(p, "oper_state")),
+			  json_object_get_boolean(json_object_object_get(p, "passing")) ? " passing" : "",
+			  json_object_get_string(json_object_object_get(p, "device")),
+			  json_object_get_string(json_object_object_get(p, "handle")));
+	}
+}
+
 /* Who may call: root always; group rdma too for what only reads, if it exists. */
 static void add_read_group(struct json_object *block, struct json_object *g)
 {
@@ -210,7 +227,7 @@ static struct json_object *daemon_block(struct json_object *doc)
 		} else if (strcmp(key, "workers") == 0) {
 			add_workers(block, val);
 		} else if (strcmp(key, "vnic_ports") == 0) {
-			add_records(block, key, val, "-");
+			add_vnic_ports(block, val);
 		} else if (strcmp(key, "devices") == 0) {
 			char *names = value_text(val);
 
