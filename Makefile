@@ -11,6 +11,8 @@
 
 VERSION    := 0.1.0
 PREFIX     ?= /usr/local
+# rdmad is the system's (sbin); rdmactl is for group rdma's members too, on their PATH (bin).
+BINDIR     ?= $(PREFIX)/bin
 SBINDIR    ?= $(PREFIX)/sbin
 MANDIR     ?= $(PREFIX)/share/man
 DESTDIR    ?=
@@ -157,7 +159,7 @@ bench: all
 
 install: build
 	install -D -m 0755 $(RDMAD) $(DESTDIR)$(SBINDIR)/rdmad
-	install -D -m 0755 $(RDMACTL) $(DESTDIR)$(SBINDIR)/rdmactl
+	install -D -m 0755 $(RDMACTL) $(DESTDIR)$(BINDIR)/rdmactl
 	for p in man/*.[0-9]; do install -D -m 0644 $$p $(DESTDIR)$(MANDIR)/man$${p##*.}/$${p##*/}; done
 	build-aux/install-extras.sh "$(DESTDIR)" "$(PREFIX)" "$(SBINDIR)"
 

@@ -2,6 +2,7 @@
 /* Talking to rdmad: connect on first use, call, and say what went wrong. */
 #include "cmd/rdmactl.h"
 #include "cmd/output.h"
+#include "cmd/permissions.h"
 #include "lib/varlink/varlink.h"
 
 #include <errno.h>
@@ -42,9 +43,16 @@ static int ctl_connect(struct ctl *ctl)
 	/* In the shell, Ctrl-C stops the command waiting for the daemon (shell.c). */
 	if (r >= 0 && ctl->interrupt)
 		varlink_client_set_interrupt(ctl->client, ctl->interrupt);
-	if (r < 0)
+	if (r == -EACCES) {
+		char *needs = ctl_connect_denial_needs(ctl->socket_path);
+
+		fprintf(stderr, "rdmactl: cannot connect to %s: %s: %s\n", ctl->socket_path,
+			strerror(-r), needs ? needs : "(out of memory)");
+		free(needs);
+	} else if (r < 0) {
 		fprintf(stderr, "rdmactl: cannot connect to %s: %s%s\n", ctl->socket_path, strerror(-r),
 			r == -ENOENT || r == -ECONNREFUSED ? " (is rdmad running?)" : "");
+	}
 	return talk_failure(r);
 }
 
@@ -93,8 +101,13 @@ int ctl_call_raw(struct ctl *ctl, const char *method, struct json_object *params
 	return talk_failure(r);
 }
 
-/* "rdmactl: dev show: io.rdmad.Device.NoSuchDevice: ifname 'x'" */
-static void print_error(const char *path, const char *error, struct json_object *params)
+/*
+ * "rdmactl: dev show: io.rdmad.Device.NoSuchDevice: ifname 'x'"; a refusal
+ * says what the caller needs: "rdmactl: pd create:
+ * org.varlink.service.PermissionDenied: needs root (socket PATH)".
+ */
+static void print_error(struct ctl *ctl, const char *path, const char *method, const char *error,
+			struct json_object *params)
 {
 	const char *sep = ": ";
 
@@ -106,6 +119,12 @@ static void print_error(const char *path, const char *error, struct json_object 
 
 		fprintf(stderr, "%s%s '%s'", sep, key, s);
 		sep = ", ";
+	}
+	if (strcmp(error, VARLINK_ERROR_PERMISSION_DENIED) == 0) {
+		char *needs = ctl_denial_needs(ctl, method);
+
+		fprintf(stderr, "%s%s", sep, needs ? needs : "(out of memory)");
+		free(needs);
 	}
 	fputc('\n', stderr);
 }
@@ -130,11 +149,12 @@ static bool is_usage_error(const char *error)
  * Says what the daemon refused (stderr, and the JSON output); takes error and
  * params.  -EINVAL for a usage error, else -EBADE.
  */
-static int report_error(struct ctl *ctl, const char *path, char *error, struct json_object *params)
+static int report_error(struct ctl *ctl, const char *path, const char *method, char *error,
+			struct json_object *params)
 {
 	int r = is_usage_error(error) ? -EINVAL : -EBADE;
 
-	print_error(path, error, params);
+	print_error(ctl, path, method, error, params);
 	ctl->out->error(ctl, error, params);
 	json_object_put(params);
 	free(error);
@@ -151,7 +171,7 @@ int ctl_call(struct ctl *ctl, const char *path, const char *method, struct json_
 	if (r < 0)
 		return r;
 	if (error) {
-		r = report_error(ctl, path, error, *reply);
+		r = report_error(ctl, path, method, error, *reply);
 		*reply = NULL;
 		return r;
 	}
@@ -177,7 +197,7 @@ int ctl_call_more(struct ctl *ctl, const char *path, const char *method, struct 
 		if (r < 0)
 			break;
 		if (error)
-			return report_error(ctl, path, error, reply);
+			return report_error(ctl, path, method, error, reply);
 		r = fn(reply, data);
 		json_object_put(reply);
 		if (r < 0) {

@@ -10,6 +10,10 @@
 #include <errno.h>
 #include <string.h>
 
+const char *const ctl_global_option_words[] = {
+	"-j", "--json", "-p", "--pretty", "-d", "--details", "-s", "--socket", NULL,
+};
+
 void ctl_set_global_option(struct ctl *ctl, char letter, const char *value)
 {
 	switch (letter) {

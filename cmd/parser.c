@@ -447,6 +447,22 @@ static void complete_value(struct ctl *ctl, const struct cmd_arg *a, const char 
 		complete_words(a->values, prefix, add, data);
 	else if (a->complete)
 		a->complete(ctl, prefix, add, data);
+	else
+		cmd_complete_by_kind(ctl, a, prefix, add, data);
+}
+
+/*
+ * The global options: every form where the object is still to come; after
+ * it, only the short ones ("-j"), so that "--" lists the command's options.
+ */
+static void complete_global_options(const char *prefix, bool before_object,
+				    void (*add)(void *, const char *), void *data)
+{
+	if (prefix[0] != '-' || (!before_object && prefix[1] == '-'))
+		return;
+	for (const char *const *w = ctl_global_option_words; *w; w++)
+		if ((before_object || (*w)[1] != '-') && strncmp(*w, prefix, strlen(prefix)) == 0)
+			add(data, *w);
 }
 
 static void complete_leaf(struct ctl *ctl, const struct cmd *c, int n, char **words,
@@ -493,6 +509,7 @@ static void complete_leaf(struct ctl *ctl, const struct cmd *c, int n, char **wo
 			if (a->kind != ARG_POSITIONAL && (a->repeat || !used[a - c->args]) &&
 			    strncmp(a->name, cur, strlen(cur)) == 0)
 				add(data, a->name);
+		complete_global_options(cur, false, add, data);
 		return;
 	}
 	while (pos && pos->name && pos->kind != ARG_POSITIONAL)
@@ -509,6 +526,11 @@ void cmd_complete(struct ctl *ctl, int n, char **words,
 
 	if (n <= 0)
 		return;
+	/* The socket's path, wherever -s stands. */
+	if (n >= 2 && (strcmp(words[n - 2], "-s") == 0 || strcmp(words[n - 2], "--socket") == 0)) {
+		cmd_complete_file_names(words[n - 1], add, data);
+		return;
+	}
 	/* Global options before the object. */
 	while (i < n - 1 && words[i][0] == '-') {
 		if (strcmp(words[i], "-s") == 0 || strcmp(words[i], "--socket") == 0)
@@ -528,12 +550,13 @@ void cmd_complete(struct ctl *ctl, int n, char **words,
 		if (!c)
 			return;
 		if (!c->sub) {
-			if (!c->raw_args)
-				complete_leaf(ctl, c, n - i - 1, words + i + 1, add, data);
+			/* A command with its own parser still lists its arguments in the table. */
+			complete_leaf(ctl, c, n - i - 1, words + i + 1, add, data);
 			return;
 		}
 		table = c->sub;
 	}
+	complete_global_options(words[n - 1], table == cmd_root, add, data);
 	for (const struct cmd *c = table; c->name; c++)
 		if (strncmp(c->name, words[n - 1], strlen(words[n - 1])) == 0)
 			add(data, c->name);

@@ -160,6 +160,18 @@ int cmd_exit_code(int r);
 /* Candidates for the last word of words[0..n-1] (the word being typed, maybe ""). */
 void cmd_complete(struct ctl *ctl, int n, char **words,
 		  void (*add)(void *data, const char *word), void *data);
+/*
+ * Candidates for a value the table names by kind (cmd/complete_values.c):
+ * an argument shown as FILE takes file names, one shown as PD, MR, CQ, QP,
+ * AH, MKEY, DEK or PORT the daemon's live objects of that kind.
+ */
+void cmd_complete_by_kind(struct ctl *ctl, const struct cmd_arg *a, const char *prefix,
+			  void (*add)(void *data, const char *word), void *data);
+/* Names in prefix's directory that start as its last part does; directories end in '/'. */
+void cmd_complete_file_names(const char *prefix, void (*add)(void *data, const char *word),
+			     void *data);
+/* The global options a line may hold (cmd/options.c), for completion. */
+extern const char *const ctl_global_option_words[];
 /* Help for a table of commands; path names it ("" for the top). */
 void cmd_help(const struct cmd *table, const char *path);
 

@@ -68,8 +68,14 @@ static char *next_match(const char *text, int state)
 
 static char **shell_completion(const char *text, int start, int end)
 {
+	char **matches;
+
 	rl_attempted_completion_over = 1;
-	return rl_completion_matches(text, next_match);
+	matches = rl_completion_matches(text, next_match);
+	/* A directory is completed further: no blank after its '/'. */
+	if (matches && !matches[1] && matches[0][0] && matches[0][strlen(matches[0]) - 1] == '/')
+		rl_completion_suppress_append = 1;
+	return matches;
 }
 
 /* Ctrl-C: set by the handler, acted on by the loop (readline is no signal handler's to call). */

@@ -85,6 +85,10 @@ _rdmactl()
 
     local IFS=$'\n'
     COMPREPLY=($("${run[@]}" __complete "${args[@]}" "$cur" 2>/dev/null))
+    # A directory (of a FILE value) is completed further: no blank after its '/'.
+    if [[ ${#COMPREPLY[@]} -eq 1 && ${COMPREPLY[0]} == */ ]]; then
+        compopt -o nospace 2>/dev/null
+    fi
 } &&
     complete -F _rdmactl rdmactl
 

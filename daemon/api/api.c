@@ -54,9 +54,31 @@ static bool authorize(const struct varlink_peer *peer, const char *method, unsig
 
 	if (peer->cred.uid == 0)
 		return true;
-	if (flags & (VARLINK_METHOD_PRIVILEGED | API_METHOD_SECRET))
+	if (api_method_root_only(flags))
 		return false;
 	return m->read_group.exists && varlink_peer_in_group(peer, m->read_group.gid);
+}
+
+bool api_method_root_only(unsigned flags)
+{
+	return flags & (VARLINK_METHOD_PRIVILEGED | API_METHOD_SECRET);
+}
+
+int api_method_flags(const char *method, unsigned *flags)
+{
+	const char *dot = strrchr(method, '.');
+
+	for (size_t i = 0; dot && i < sizeof(interfaces) / sizeof(interfaces[0]); i++) {
+		if (strlen(interfaces[i].name) != (size_t)(dot - method) ||
+		    strncmp(interfaces[i].name, method, (size_t)(dot - method)) != 0)
+			continue;
+		for (const struct varlink_method *v = interfaces[i].methods; v->name; v++)
+			if (strcmp(v->name, dot + 1) == 0) {
+				*flags = v->flags;
+				return 0;
+			}
+	}
+	return -ENOENT;
 }
 
 /*

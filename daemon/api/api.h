@@ -13,6 +13,10 @@
  * to read.
  */
 #define API_METHOD_SECRET VARLINK_METHOD_APP(0)
+/* A method with these flags is root's alone; else group RDMAD_READ_GROUP may call it too. */
+bool api_method_root_only(unsigned flags);
+/* The flags of a method ("io.rdmad.Pd.Create"); -ENOENT when no io.rdmad interface has it. */
+int api_method_flags(const char *method, unsigned *flags);
 
 extern const struct varlink_method api_daemon_methods[];
 extern const struct varlink_method api_device_methods[];

@@ -5,14 +5,33 @@
 #include "daemon/api/dispatch.h"
 #include "daemon/core/state.h"
 #include "daemon/soft/workers.h"
+#include "daemon/verbs/qp.h"
 #include "daemon/vnic/vnic.h"
 #include "lib/log.h"
 
 #include <string.h>
 #include <unistd.h>
 
-static struct json_object *workers_json(const struct worker_set *ws)
+/* The QPs of every device that run on worker index: its share of the load. */
+static unsigned worker_qps(struct manager *m, unsigned index)
 {
+	unsigned n = 0;
+
+	for (unsigned d = 0; d < m->n_devices; d++) {
+		struct rdma_device *dev = m->devices[d];
+		struct rdma_object *obj;
+		unsigned worker;
+
+		for (uint32_t pos = 0; (obj = object_table_next(&dev->tables[RDMA_OBJ_QP], &pos)); )
+			if (rdma_device_qp_placement(dev, rdma_qp(obj), &worker) >= 0 && worker == index)
+				n++;
+	}
+	return n;
+}
+
+static struct json_object *workers_json(struct manager *m)
+{
+	const struct worker_set *ws = m->workers;
 	struct json_object *list = json_object_new_array();
 
 	for (unsigned i = 0; ws && i < ws->n; i++) {
@@ -21,6 +40,7 @@ static struct json_object *workers_json(const struct worker_set *ws)
 
 		json_add_uint(o, "index", w->index);
 		json_add_int(o, "cpu", w->cpu);
+		json_add_uint(o, "qps", worker_qps(m, w->index));
 		json_add_uint(o, "loops", atomic_load_explicit(&w->stats.loops, memory_order_relaxed));
 		json_add_uint(o, "commands", atomic_load_explicit(&w->stats.commands, memory_order_relaxed));
 		json_add_uint(o, "work", atomic_load_explicit(&w->stats.work, memory_order_relaxed));
@@ -73,6 +93,20 @@ static struct json_object *vnic_ports_json(const struct vnic_service *s)
 	return ports;
 }
 
+/* Who may call the methods that only read, besides root (rdmad-varlink(7) AUTHORIZATION). */
+static struct json_object *read_group_json(const struct manager *m)
+{
+	struct json_object *o = json_object_new_object();
+
+	json_add_string(o, "name", RDMAD_READ_GROUP);
+	json_add_bool(o, "exists", m->read_group.exists);
+	if (m->read_group.exists)
+		json_add_uint(o, "gid", m->read_group.gid);
+	else
+		json_object_object_add(o, "gid", NULL);
+	return o;
+}
+
 static int get_status(struct varlink_call *call, struct json_object *params, void *userdata)
 {
 	struct manager *m = userdata;
@@ -86,13 +120,15 @@ static int get_status(struct varlink_call *call, struct json_object *params, voi
 	json_add_string(reply, "socket", m->socket_activated ? "(socket activation)" : m->socket_path);
 	json_add_string(reply, "state_dir", m->state_dir);
 	json_add_string(reply, "config", m->config_path);
+	json_add_bool(reply, "config_read", m->config_read);
 	json_add_string(reply, "log_level", log_level_to_string(log_get_max_level()));
 	json_add_uint(reply, "busy_poll_usec", m->config.busy_poll_usec);
+	json_object_object_add(reply, "read_group", read_group_json(m));
 	json_object_object_add(reply, "connections", connections_json(m->varlink));
 	for (unsigned i = 0; i < m->n_devices; i++)
 		json_object_array_add(devices, json_object_new_string(m->devices[i]->name));
 	json_object_object_add(reply, "devices", devices);
-	json_object_object_add(reply, "workers", workers_json(m->workers));
+	json_object_object_add(reply, "workers", workers_json(m));
 	json_object_object_add(reply, "vnic_ports", vnic_ports_json(m->vnic));
 	return varlink_call_reply(call, reply);
 }
@@ -161,8 +197,40 @@ static int set_log_level(struct varlink_call *call, struct json_object *params, 
 				 ++m->log_level_changes, level);
 }
 
+struct access_params {
+	const char *method;
+};
+
+static const struct api_field access_fields[] = {
+	{ .name = "method", .type = API_FIELD_STRING, .offset = offsetof(struct access_params, method),
+	  .required = true },
+	{ NULL },
+};
+
+/*
+ * Who may call a method: open to every caller, so that one refused can be
+ * told what it needs (rdmactl says "needs root" or "needs group rdma").
+ */
+static int get_access(struct varlink_call *call, struct json_object *params, void *userdata)
+{
+	struct access_params p;
+	struct json_object *reply;
+	unsigned flags;
+
+	if (api_dispatch(call, params, access_fields, &p) < 0)
+		return 0;
+	if (api_method_flags(p.method, &flags) < 0)
+		return api_error_string(call, VARLINK_ERROR_METHOD_NOT_FOUND, "method", p.method);
+	reply = json_object_new_object();
+	json_add_string(reply, "method", p.method);
+	json_add_string(reply, "needs", api_method_root_only(flags) ? "root" : "read_group");
+	json_object_object_add(reply, "read_group", read_group_json(userdata));
+	return varlink_call_reply(call, reply);
+}
+
 const struct varlink_method api_daemon_methods[] = {
 	{ "GetStatus", get_status, 0 },
+	{ "GetAccess", get_access, VARLINK_METHOD_PUBLIC },
 	{ "Reload", reload, VARLINK_METHOD_PRIVILEGED },
 	{ "SetLogLevel", set_log_level, VARLINK_METHOD_PRIVILEGED },
 	{ NULL, NULL, 0 },

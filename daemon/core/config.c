@@ -422,6 +422,7 @@ int config_load(const char *path, struct rdmad_config *config, char *err, size_t
 	if (r == 0) {
 		config_free(config);
 		*config = c;
+		r = 1;
 	} else {
 		config_free(&c);
 	}

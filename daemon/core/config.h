@@ -39,7 +39,8 @@ void config_defaults(struct rdmad_config *config);
 /* What config_load() allocated (the fabric map). */
 void config_free(struct rdmad_config *config);
 /*
- * Reads path over the defaults.  A missing file is no error.  On a bad line
- * returns -EINVAL with "FILE:LINE: what" in err, and config is left untouched.
+ * Reads path over the defaults: 1 when it was read, 0 when there is none (a
+ * missing file is no error: the defaults stay).  On a bad line returns
+ * -EINVAL with "FILE:LINE: what" in err, and config is left untouched.
  */
 int config_load(const char *path, struct rdmad_config *config, char *err, size_t err_size);

@@ -166,6 +166,7 @@ int manager_new(struct manager **out, const struct manager_options *opts)
 		manager_free(m);
 		return r;
 	}
+	m->config_read = r > 0;
 	apply_config(m);
 	r = sd_event_default(&m->event);
 	if (r < 0) {
@@ -225,12 +226,14 @@ uint64_t manager_uptime_usec(const struct manager *m)
 int manager_reload(struct manager *m, char *err, size_t err_size)
 {
 	struct rdmad_config c;
+	bool read;
 	int r;
 
 	config_defaults(&c);
 	r = config_load(m->config_path, &c, err, err_size);
 	if (r < 0)
 		return r;
+	read = r > 0;
 	r = vnic_reload(m, &c.fabric, err, err_size);
 	if (r < 0) {
 		config_free(&c);
@@ -246,6 +249,7 @@ int manager_reload(struct manager *m, char *err, size_t err_size)
 	c.roce_faults = m->config.roce_faults;
 	config_free(&m->config);
 	m->config = c;
+	m->config_read = read;
 	apply_config(m);
 	log_info("configuration reloaded from %s", m->config_path);
 	return 0;

@@ -40,6 +40,7 @@ struct manager {
 	char *socket_path;
 	char *state_dir;
 	char *config_path;
+	bool config_read;         /* config_path existed at start or at the last reload */
 	int log_level_override;   /* what wins over rdmad.conf: --log-level, else the saved level */
 	int log_level_cmdline;    /* rdmad --log-level; -1: not given */
 	int log_level_set;        /* by SetLogLevel, kept in the state directory; -1: never */

@@ -50,7 +50,7 @@ allowed() {
 denied() {
 	status_with "$1"
 	assert_failure 1
-	assert_regex "$stderr" "org\.varlink\.service\.PermissionDenied$"
+	assert_regex "$stderr" "org\.varlink\.service\.PermissionDenied: needs root.* \(socket $RDMACTL_SOCKET\)$"
 }
 
 # group_gid: the gid group rdma has now.

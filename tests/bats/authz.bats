@@ -36,13 +36,14 @@ setup() {
 	export RDMACTL_SOCKET="$D/io.rdmad"
 }
 
-# denied USER RDMACTL-ARGS...: the call is refused with PermissionDenied, exit 1.
+# denied USER RDMACTL-ARGS...: the call is refused with PermissionDenied, exit 1,
+# saying what it needs and the socket.
 denied() {
 	local user=$1
 	shift
 	run --separate-stderr as "$user" "$RDMACTL" "$@"
 	assert_failure 1
-	assert_regex "$stderr" "org\.varlink\.service\.PermissionDenied$"
+	assert_regex "$stderr" "org\.varlink\.service\.PermissionDenied: needs root( or group rdma)? \(socket $RDMACTL_SOCKET\)$"
 }
 
 @test "a user outside group rdma may not even read" {
@@ -51,6 +52,30 @@ denied() {
 	denied "$OUT_USER" pd list
 	denied "$OUT_USER" pd create
 	denied "$OUT_USER" daemon log-level debug
+}
+
+@test "a refusal says what is needed, as the daemon's GetAccess says, and the socket" {
+	run --separate-stderr as "$OUT_USER" "$RDMACTL" pd list
+	assert_failure 1
+	assert_equal "$stderr" "rdmactl: pd list: org.varlink.service.PermissionDenied: needs root or group rdma (socket $RDMACTL_SOCKET)"
+	run --separate-stderr as "$IN_USER" "$RDMACTL" pd create
+	assert_failure 1
+	assert_equal "$stderr" "rdmactl: pd create: org.varlink.service.PermissionDenied: needs root (socket $RDMACTL_SOCKET)"
+	# DEKs are root's even to read.
+	run --separate-stderr as "$IN_USER" "$RDMACTL" dek list
+	assert_failure 1
+	assert_equal "$stderr" "rdmactl: dek list: org.varlink.service.PermissionDenied: needs root (socket $RDMACTL_SOCKET)"
+}
+
+@test "a member of group rdma sees the status, DEKs left out as root's" {
+	run --separate-stderr as "$IN_USER" "$RDMACTL" status
+	assert_success
+	assert_line --regexp '^ *deks: \(only root may see DEKs\)$'
+	assert_line --regexp '^ *crypto_login: \(only root may see it\)$'
+	assert_line --regexp '^ *objects: pd [0-9]+ .* dek \(root only\)$'
+	run as "$IN_USER" "$RDMACTL" -j status
+	assert_success
+	[ "$(jq -c '.device_status[0] | [.deks, .crypto_login, .objects.dek]' <<<"$output")" = '[null,null,null]' ]
 }
 
 @test "a user outside group rdma may still introspect the socket" {
@@ -120,6 +145,7 @@ METHODS='
 org.varlink.service.GetInfo all
 org.varlink.service.GetInterfaceDescription all
 io.rdmad.Daemon.GetStatus rdma
+io.rdmad.Daemon.GetAccess all
 io.rdmad.Daemon.Reload root
 io.rdmad.Daemon.SetLogLevel root
 io.rdmad.Device.List rdma

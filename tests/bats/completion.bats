@@ -144,9 +144,53 @@ table_words() {
 	assert_completes "--details" -j --d
 }
 
-@test "global options are not offered after the object" {
-	assert_completes "" dev -
+@test "after the object only the short global options are offered, the long ones being the command's" {
+	assert_completes "-j -p -d -s" dev -
+	assert_completes "-j" dev show -j
 	assert_completes "" dev show --j
+	assert_completes "--dev" pd create --
+}
+
+@test "live object numbers come from the daemon: QP, CQ, PD, MR, MKEY, and DEK names" {
+	RDMACTL_SOCKET=$SOCK "$RDMACTL" pd create >/dev/null
+	pd=$(RDMACTL_SOCKET=$SOCK "$RDMACTL" -j pd list | jq -r '.[-1].handle')
+	cq=$(RDMACTL_SOCKET=$SOCK "$RDMACTL" -j cq create --cqe 4 | jq -r '.[0].handle')
+	qp=$(RDMACTL_SOCKET=$SOCK "$RDMACTL" -j qp create --pd "$pd" --send-cq "$cq" --recv-cq "$cq" --type rc |
+		jq -r '.[0].handle')
+	mr=$(RDMACTL_SOCKET=$SOCK "$RDMACTL" -j mr create "$pd" --size 4096 | jq -r '.[0].handle')
+	mkey=$(RDMACTL_SOCKET=$SOCK "$RDMACTL" -j mkey create "$pd" --max-entries 2 | jq -r '.[0].handle')
+	assert_completes "$(RDMACTL_SOCKET=$SOCK "$RDMACTL" -j qp list | jq -r '.[].handle' | tr '\n' ' ')" \
+		-s "$SOCK" qp show ""
+	run comp -s "$SOCK" qp show ""
+	assert_line "$qp"
+	run comp -s "$SOCK" qp modify ""
+	assert_line "$qp"
+	run comp -s "$SOCK" qp create --send-cq ""
+	assert_line "$cq"
+	run comp -s "$SOCK" qp create --pd ""
+	assert_line "$pd"
+	run comp -s "$SOCK" mr show ""
+	assert_line "$mr"
+	run comp -s "$SOCK" mkey destroy ""
+	assert_line "$mkey"
+	assert_completes "" -s "$SOCK" qp show 999999
+	key=$BATS_TEST_TMPDIR/key
+	head -c 32 /dev/urandom >"$key"
+	chmod 0600 "$key"
+	RDMACTL_SOCKET=$SOCK "$RDMACTL" dek create compl --size 128 --key-file "$key" >/dev/null
+	assert_completes "compl" -s "$SOCK" mkey configure "$mkey" --dek co
+	RDMACTL_SOCKET=$SOCK "$RDMACTL" dek destroy compl
+}
+
+@test "file names for the options that take a FILE, directories to go on with" {
+	mkdir -p "$BATS_TEST_TMPDIR/f/sub"
+	touch "$BATS_TEST_TMPDIR/f/key1" "$BATS_TEST_TMPDIR/f/key2" "$BATS_TEST_TMPDIR/f/other"
+	assert_completes "$BATS_TEST_TMPDIR/f/key1 $BATS_TEST_TMPDIR/f/key2" \
+		dek create x --size 128 --key-file "$BATS_TEST_TMPDIR/f/k"
+	assert_completes "$BATS_TEST_TMPDIR/f/sub/" offload tx --config "$BATS_TEST_TMPDIR/f/s"
+	assert_completes "$BATS_TEST_TMPDIR/f/other" mr read 1 --output "$BATS_TEST_TMPDIR/f/o"
+	assert_completes "$BATS_TEST_TMPDIR/f/key1 $BATS_TEST_TMPDIR/f/key2" \
+		qp post-list 1 --file "$BATS_TEST_TMPDIR/f/ke"
 }
 
 @test "a path after -s and --socket=" {

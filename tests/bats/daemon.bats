@@ -240,7 +240,7 @@ wait_for_line() { # FILE REGEX
 	as_nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
 	run --separate-stderr as_nobody "$RDMACTL" -s "$D/io.rdmad" daemon reload
 	assert_failure 1
-	assert_equal "$stderr" "rdmactl: daemon reload: org.varlink.service.PermissionDenied"
+	assert_equal "$stderr" "rdmactl: daemon reload: org.varlink.service.PermissionDenied: needs root (socket $D/io.rdmad)"
 	run --separate-stderr as_nobody "$RDMACTL" -s "$D/io.rdmad" daemon log-level debug
 	assert_failure 1
 	run --separate-stderr as_nobody "$RDMACTL" -s "$D/io.rdmad" -j status

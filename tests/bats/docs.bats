@@ -245,9 +245,11 @@ pkgdir() {
 	sysusersdir=$(pkgdir systemd sysusersdir /usr/lib/sysusers.d)
 	tmpfilesdir=$(pkgdir systemd tmpfilesdir /usr/lib/tmpfiles.d)
 	compdir=$(pkgdir bash-completion completionsdir /usr/share/bash-completion/completions)
-	for f in /usr/sbin/rdmad /usr/sbin/rdmactl; do
+	# rdmactl where group rdma's members find it on their PATH; rdmad with the system's daemons.
+	for f in /usr/sbin/rdmad /usr/bin/rdmactl; do
 		assert_file_executable "$d$f"
 	done
+	assert_not_exists "$d/usr/sbin/rdmactl"
 	for f in /usr/share/man/man8/rdmactl.8 /usr/share/man/man8/rdmad.8 \
 		/usr/share/man/man5/rdmad.conf.5 /usr/share/man/man7/rdmad-varlink.7 \
 		"$unitdir/rdmad.service" "$unitdir/rdmad.socket" "$sysusersdir/rdmad.conf" \

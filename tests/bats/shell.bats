@@ -56,3 +56,21 @@ setup() {
 		'expect:rdmactl> ' 'send:exit\r'
 	assert_equal "$(cat home/.local/state/rdmactl/history)" "$(printf 'dev list\nexit')"
 }
+
+@test "Tab in the shell completes live QP numbers, file names and global options; -j runs in it" {
+	cq=$("$RDMACTL" -j cq create --cqe 4 | jq -r '.[0].handle')
+	qp=$("$RDMACTL" -j qp create --pd 1 --send-cq "$cq" --recv-cq "$cq" --type rc | jq -r '.[0].handle')
+	mkdir -p cfg
+	echo '{}' >cfg/only-config.json
+	# The QP: the only one, completed whole and run.
+	run -0 pty_session "$RDMACTL" -i -- 'expect:rdmactl> ' 'send:qp destroy \t' "expect:qp destroy $qp " \
+		'send:\r' 'expect:rdmactl> ' 'send:qp show\r' 'expect:rdmactl> ' 'send:\x04'
+	refute_output --partial "qp $qp:"
+	# A file name, relative to the shell's directory; the line is then dropped.
+	run -0 pty_session "$RDMACTL" -i -- 'expect:rdmactl> ' 'send:offload tx --config cfg/on\t' \
+		'expect:cfg/only-config.json ' 'send:\x03' 'expect:rdmactl> ' 'send:\x04'
+	# Global options: offered after the command, and run inside the shell.
+	run -0 pty_session "$RDMACTL" -i -- 'expect:rdmactl> ' 'send:pd show 1 -\t\t' 'expect:-s' \
+		'send:j\r' 'expect:"handle":1' 'expect:rdmactl> ' 'send:\x04'
+	assert_output --regexp '-d +-j +-p +-s'
+}

@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: MIT */
+/* What a caller the daemon or the socket refused needs (cmd/permissions.c). */
+#pragma once
+
+#include "cmd/rdmactl.h"
+
+/*
+ * For a call of method refused with org.varlink.service.PermissionDenied:
+ * "needs root (socket PATH)" or "needs root or group rdma (socket PATH)", as
+ * the daemon says (io.rdmad.Daemon.GetAccess).  Allocated; NULL when out of
+ * memory.
+ */
+char *ctl_denial_needs(struct ctl *ctl, const char *method);
+/*
+ * For a connection refused with EACCES: who may connect, from the socket
+ * file's owner, group and mode ("needs root or group rdma (socket PATH is
+ * root:rdma 0660)"), or the directory that is closed.  Allocated; NULL when
+ * out of memory.
+ */
+char *ctl_connect_denial_needs(const char *socket_path);

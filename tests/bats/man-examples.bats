@@ -1,0 +1,45 @@
+#!/usr/bin/env bats
+# rdmactl(8) EXAMPLES run as written, one after the other, on a freshly
+# started daemon.  The one liberty: /etc/rdmad/keys (where the shipped unit
+# reads keys) becomes a directory of the test's, not to write into /etc.
+
+load helper
+
+setup() {
+	load_libs
+	rdmad_start
+	mkdir -p "$BATS_TEST_TMPDIR/bin"
+	ln -s "$RDMACTL" "$BATS_TEST_TMPDIR/bin/rdmactl"
+}
+teardown() { rdmad_stop; }
+
+# examples: the command lines of the EXAMPLES section, groff escapes undone.
+examples() {
+	sed -n '/^\.SH EXAMPLES$/,/^\.SH /p' "$TOP/man/rdmactl.8" | sed -n 's/^\.B //p' |
+		sed -e 's/\\-/-/g' -e "s/\\\\(aq/'/g" -e 's/\\\\/\\/g'
+}
+
+@test "rdmactl(8) EXAMPLES: every line runs and succeeds, in order" {
+	keys=$BATS_TEST_TMPDIR/etc-rdmad-keys
+	n=0
+	while IFS= read -r line; do
+		line=${line//\/etc\/rdmad\/keys/$keys}
+		run --separate-stderr env PATH="$BATS_TEST_TMPDIR/bin:$PATH" bash -o pipefail -c "$line"
+		[ "$status" -eq 0 ] || fail "'$line' exited $status: $stderr"
+		n=$((n + 1))
+	done < <(examples)
+	# Every object has its lines.
+	[ "$n" -ge 25 ]
+	for obj in status dev pd mr cq gid qp ah mkey pool dek vnic offload daemon; do
+		examples | grep -q "^rdmactl \(-j \)\?$obj\b" || fail "no example of $obj"
+	done
+	# What they made is there.
+	run "$RDMACTL" -j status
+	[ "$(jq -c '.device_status[0].objects | [.pd, .mr, .cq, .qp, .ah, .mkey, .pool, .dek]' <<<"$output")" = \
+		'[2,1,1,1,1,9,1,1]' ]
+}
+
+@test "rdmactl(8) names no internal document, only public ones" {
+	run grep -nE '(docs|reference)/|\.md\b|reference \\\(sc|\bseed [0-9]' "$TOP"/man/*.[0-9]
+	assert_failure
+}
