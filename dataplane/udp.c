@@ -424,10 +424,13 @@ static unsigned send_plain(struct dp_udp *u, struct dp_udp_tx_batch *b, unsigned
 	return sent;
 }
 
-static bool same_dest(const struct msghdr *a, const struct msghdr *b)
+/* One destination, and one source when one is set (the same pktinfo control message). */
+static bool same_ends(const struct msghdr *a, const struct msghdr *b)
 {
 	return a->msg_namelen == b->msg_namelen &&
-	       (a->msg_name == b->msg_name || !memcmp(a->msg_name, b->msg_name, a->msg_namelen));
+	       (a->msg_name == b->msg_name || !memcmp(a->msg_name, b->msg_name, a->msg_namelen)) &&
+	       a->msg_controllen == b->msg_controllen &&
+	       (!a->msg_controllen || !memcmp(a->msg_control, b->msg_control, a->msg_controllen));
 }
 
 /*
@@ -447,8 +450,8 @@ static unsigned group(struct dp_udp_tx_batch *b)
 		for (j = i + 1; j < b->n; j++) {
 			size_t l = b->iov[j].iov_len;
 
-			if (l > seg || !l || total + l > DP_UDP_GSO_MAX_BYTES || h->msg_control ||
-			    b->msgs[j].msg_hdr.msg_control || !same_dest(h, &b->msgs[j].msg_hdr))
+			if (l > seg || !l || total + l > DP_UDP_GSO_MAX_BYTES ||
+			    !same_ends(h, &b->msgs[j].msg_hdr))
 				break;
 			total += l;
 			if (l < seg) {
@@ -460,11 +463,13 @@ static unsigned group(struct dp_udp_tx_batch *b)
 		g->msg_iov = &b->iov[i];
 		g->msg_iovlen = j - i;
 		if (j - i > 1) {
-			struct cmsghdr *c = &b->gctl[ng].align;
+			/* The run's source (pktinfo) first, if it has one, then its segment size. */
+			struct cmsghdr *c = (struct cmsghdr *)(b->gctl[ng].buf + h->msg_controllen);
 			uint16_t v = seg;
 
+			memcpy(b->gctl[ng].buf, h->msg_control, h->msg_controllen);
 			g->msg_control = b->gctl[ng].buf;
-			g->msg_controllen = sizeof(b->gctl[ng].buf);
+			g->msg_controllen = h->msg_controllen + CMSG_SPACE(sizeof(v));
 			c->cmsg_level = SOL_UDP;
 			c->cmsg_type = UDP_SEGMENT;
 			c->cmsg_len = CMSG_LEN(sizeof(v));
@@ -472,10 +477,25 @@ static unsigned group(struct dp_udp_tx_batch *b)
 		}
 		b->gfirst[ng] = i;
 		b->gcount[ng] = j - i;
+		for (unsigned k = i; k < j; k++)
+			b->gpos[k] = k - i;
 		ng++;
 		i = j;
 	}
 	return ng;
+}
+
+unsigned dp_udp_tx_plan(struct dp_udp *u, struct dp_udp_tx_batch *b)
+{
+	if (b->ng)
+		return b->ng;
+	if (b->n < 2 || atomic_load_explicit(&u->gso_off, memory_order_relaxed)) {
+		memset(b->gpos, 0, b->n);
+		b->ng = b->n;
+		return b->ng;
+	}
+	b->ng = group(b);
+	return b->ng;
 }
 
 unsigned dp_udp_send_batch(struct dp_udp *u, struct dp_udp_tx_batch *b)
@@ -483,9 +503,7 @@ unsigned dp_udp_send_batch(struct dp_udp *u, struct dp_udp_tx_batch *b)
 	unsigned ng, gi = 0, sent = 0, k, first, cnt;
 	int r, e;
 
-	if (b->n < 2 || atomic_load_explicit(&u->gso_off, memory_order_relaxed))
-		return send_plain(u, b, 0, b->n);
-	ng = group(b);
+	ng = dp_udp_tx_plan(u, b);
 	if (ng == b->n)
 		return send_plain(u, b, 0, b->n);	/* no run of two: nothing to gain */
 	while (gi < ng) {

@@ -95,10 +95,13 @@ struct dp_udp_tx_batch {
 	/* dp_udp_send_batch()'s own: the sendmmsg entries, one per run of datagrams. */
 	struct mmsghdr gmsgs[DP_UDP_BATCH];
 	union {
-		char buf[CMSG_SPACE(sizeof(uint16_t))];	/* UDP_SEGMENT */
+		/* the run's pktinfo, if any, then UDP_SEGMENT */
+		char buf[CMSG_SPACE(sizeof(struct in6_pktinfo)) + CMSG_SPACE(sizeof(uint16_t))];
 		struct cmsghdr align;
 	} gctl[DP_UDP_BATCH];
 	uint8_t gfirst[DP_UDP_BATCH], gcount[DP_UDP_BATCH];
+	uint8_t gpos[DP_UDP_BATCH];	/* datagram i's place in its run (dp_udp_tx_plan) */
+	unsigned ng;			/* runs planned; 0: not planned yet */
 };
 
 /*
@@ -152,6 +155,7 @@ int dp_udp_send(struct dp_udp *u, const struct dp_udp_addr *to, const void *buf,
 static inline void dp_udp_tx_reset(struct dp_udp_tx_batch *b)
 {
 	b->n = 0;
+	b->ng = 0;
 }
 
 static inline bool dp_udp_tx_full(const struct dp_udp_tx_batch *b)
@@ -165,10 +169,18 @@ bool dp_udp_tx_add(struct dp_udp_tx_batch *b, const struct dp_udp_addr *to, cons
 /*
  * The same, sent from the local address from (of to's family; its port is ignored) rather than
  * the one the kernel's route would pick: what a protocol whose checksum covers the source
- * address needs (RoCE v2's ICRC).  Such a datagram always leaves on its own (no GSO run).
+ * address needs (RoCE v2's ICRC).  Only datagrams from the same address form a GSO run.
  */
 bool dp_udp_tx_add_from(struct dp_udp_tx_batch *b, const struct dp_udp_addr *to,
 			const struct dp_udp_addr *from, const void *buf, size_t len, uint32_t tag);
+
+/*
+ * Groups the queued datagrams into the runs dp_udp_send_batch() will send, for a caller whose
+ * datagrams depend on their place in a run (RoCE's ICRC covers the IPv4 ID, which the kernel
+ * numbers 0, 1, 2... along a run): b->gpos[i] is datagram i's place, 0 for each datagram
+ * that goes alone.  Nothing is queued after it but by dp_udp_tx_reset().  How many runs.
+ */
+unsigned dp_udp_tx_plan(struct dp_udp *u, struct dp_udp_tx_batch *b);
 
 /*
  * Sends the queued datagrams with as few sendmmsg calls as the kernel allows, runs of equal

@@ -26,6 +26,7 @@ struct rdmad_config {
 	/* The interface whose addresses are port 1's RoCE v2 GIDs; "": none (read at start). */
 	char roce_netdev[IF_NAMESIZE];
 	unsigned roce_port;       /* UDP port of RoCE v2 (4791), served while roce_netdev is set */
+	unsigned roce_segmentation_offload;  /* 1: runs of packets leave as one GSO send (read at start) */
 	/* For tests: outgoing RoCE packets dropped, doubled, reordered, in millionths (read at start). */
 	struct dp_roce_faults roce_faults;
 };

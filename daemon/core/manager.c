@@ -309,6 +309,11 @@ static int add_devices(struct manager *m)
 static int roce_start(struct manager *m)
 {
 	const struct dp_roce_faults *f = &m->config.roce_faults;
+	struct dp_roce_config cfg = {
+		.port = (uint16_t)m->config.roce_port,
+		.segmentation = m->config.roce_segmentation_offload,
+		.faults = *f,
+	};
 	int r;
 
 	if (!m->config.roce_netdev[0])
@@ -316,7 +321,7 @@ static int roce_start(struct manager *m)
 	if (f->drop + f->duplicate + f->reorder > 1000000)
 		return log_error_errno(-EINVAL, "roce_fault_drop_ppm + roce_fault_duplicate_ppm + "
 				       "roce_fault_reorder_ppm exceed 1000000");
-	r = rdma_datapath_roce_start(m->devices[0], (uint16_t)m->config.roce_port, f);
+	r = rdma_datapath_roce_start(m->devices[0], &cfg);
 	if (r < 0)
 		return log_error_errno(r, "cannot serve RoCE v2 on UDP port %u", m->config.roce_port);
 	if (f->drop || f->duplicate || f->reorder)

@@ -465,7 +465,7 @@ int rdma_datapath_start(struct rdma_device *dev, struct worker_set *ws)
 	return 0;
 }
 
-int rdma_datapath_roce_start(struct rdma_device *dev, uint16_t port, const struct dp_roce_faults *faults)
+int rdma_datapath_roce_start(struct rdma_device *dev, const struct dp_roce_config *cfg)
 {
 	struct rdma_datapath *dp = dev->datapath;
 
@@ -474,7 +474,7 @@ int rdma_datapath_roce_start(struct rdma_device *dev, uint16_t port, const struc
 	/* UD QPs meet their peers there: the endpoint's worker is theirs too. */
 	if (!dp->ud_worker)
 		dp->ud_worker = worker_set_pick(dp->ws);
-	return dp_roce_open(&dp->nic, dp->ud_worker, port, faults);
+	return dp_roce_open(&dp->nic, dp->ud_worker, cfg);
 }
 
 void rdma_datapath_workers_stopped(struct rdma_device *dev)

@@ -48,10 +48,10 @@ static inline struct dp_qp *soft_qp(const struct rdma_qp *qp)
 /* The device's data path on a set of workers (rdmad's). */
 int rdma_datapath_start(struct rdma_device *dev, struct worker_set *ws);
 /*
- * The device speaks RoCE v2 on UDP port from now on (its IPv4 and IPv6
- * addresses), with faults injected for tests; -errno when no socket opens.
+ * The device speaks RoCE v2 on UDP port cfg->port from now on (its IPv4 and
+ * IPv6 addresses), as cfg says; -errno when no socket opens.
  */
-int rdma_datapath_roce_start(struct rdma_device *dev, uint16_t port, const struct dp_roce_faults *faults);
+int rdma_datapath_roce_start(struct rdma_device *dev, const struct dp_roce_config *cfg);
 /* The workers have stopped: what they owned is freed by the main thread from now on. */
 void rdma_datapath_workers_stopped(struct rdma_device *dev);
 void rdma_datapath_free(struct rdma_datapath *dp);

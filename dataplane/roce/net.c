@@ -58,7 +58,7 @@ void roce_gid_addr(const uint8_t gid[16], uint16_t port, struct dp_udp_addr *a)
 
 /* ---- sending ---- */
 
-static int open_socket(struct dp_udp *u, int family, uint16_t port, unsigned flags);
+static int open_socket(struct dp_udp *u, int family, uint16_t port, unsigned flags, bool gso);
 
 void roce_route_bind(struct dp_roce *r, struct dp_roce_route *route)
 {
@@ -71,7 +71,7 @@ void roce_route_bind(struct dp_roce *r, struct dp_roce_route *route)
 			break;
 	if (!s && (s = calloc(1, sizeof(*s)))) {
 		/* Sends only: the peer answers to its port 4791, which the endpoint's sockets receive. */
-		if (open_socket(&s->udp, family, sport, 0) < 0) {
+		if (open_socket(&s->udp, family, sport, 0, r->segmentation) < 0) {
 			free(s);
 			s = NULL;
 		} else {
@@ -81,6 +81,23 @@ void roce_route_bind(struct dp_roce *r, struct dp_roce_route *route)
 	}
 	route->sock = s ? &s->udp : family == AF_INET ? &r->udp4 : &r->udp6;
 	route->hdr.sport = dp_udp_addr_port(&route->sock->local);
+}
+
+/*
+ * The kernel numbers the IPv4 IDs of a GSO run's packets 0, 1, 2... (an unconnected socket
+ * with DF gives the run ID 0): each packet's ICRC covers its own (IPv6 has none).
+ */
+static void seal_runs(struct dp_roce *r, struct dp_udp *sock)
+{
+	dp_udp_tx_plan(sock, &r->tx);
+	for (unsigned i = 0; i < r->tx.n; i++) {
+		struct roce_ip_udp hdr = r->tx_hdr[i];
+
+		if (!r->tx.gpos[i] || !roce_gid_is_ipv4(hdr.sgid))
+			continue;
+		hdr.ip_id = r->tx.gpos[i];
+		roce_icrc_seal_payload(&hdr, r->tx_bufs[i], r->tx.iov[i].iov_len);
+	}
 }
 
 void roce_tx_flush(struct dp_worker *w, struct dp_roce *r)
@@ -94,11 +111,14 @@ void roce_tx_flush(struct dp_worker *w, struct dp_roce *r)
 		memcpy(r->tx_bufs[i], r->held, r->held_len);
 		r->tx_to[i] = r->held_to;
 		r->tx_from[i] = r->held_from;
+		r->tx_hdr[i] = r->held_hdr;
 		r->tx_sock[i] = sock;
 		dp_udp_tx_add_from(&r->tx, &r->tx_to[i], &r->tx_from[i], r->tx_bufs[i], r->held_len, 0);
 		free(r->held);
 		r->held = NULL;
 	}
+	if (r->segmentation && sock)
+		seal_runs(r, sock);
 	/*
 	 * A packet the kernel would not take is a packet lost: RC sends it
 	 * again, UC/UD lose it.  Counted: EMSGSIZE says the path MTU is more
@@ -146,6 +166,7 @@ static bool inject_fault(struct dp_worker *w, struct dp_roce *r, unsigned i, siz
 		memcpy(r->tx_bufs[i + 1], r->tx_bufs[i], len);
 		r->tx_to[i + 1] = r->tx_to[i];
 		r->tx_from[i + 1] = r->tx_from[i];
+		r->tx_hdr[i + 1] = r->tx_hdr[i];
 		r->tx_sock[i + 1] = r->tx_sock[i];
 		dp_udp_tx_add_from(&r->tx, &r->tx_to[i + 1], &r->tx_from[i + 1], r->tx_bufs[i + 1], len, 0);
 		return false;
@@ -160,6 +181,7 @@ static bool inject_fault(struct dp_worker *w, struct dp_roce *r, unsigned i, siz
 		r->held_len = len;
 		r->held_to = r->tx_to[i];
 		r->held_from = r->tx_from[i];
+		r->held_hdr = r->tx_hdr[i];
 		r->held_sock = r->tx_sock[i];
 		return true;
 	}
@@ -180,6 +202,7 @@ void roce_send_pkt(struct dp_worker *w, struct dp_qp *q, const struct dp_roce_ro
 	DP_COUNT(w, q, roce.tx_packets, 1);
 	r->tx_to[i] = route->to;
 	r->tx_from[i] = route->from;
+	r->tx_hdr[i] = route->hdr;
 	r->tx_sock[i] = sock;
 	dp_udp_tx_add_from(&r->tx, &r->tx_to[i], &r->tx_from[i], r->tx_bufs[i], n, 0);
 	if (inject_fault(w, r, i, n))
@@ -271,7 +294,7 @@ static void on_readable(struct dp_worker *w, int fd, uint32_t revents, void *arg
 
 	(void)revents;
 	for (unsigned round = 0; round < RX_ROUNDS; round++) {
-		int got = dp_udp_recv(u, &r->rx, r->rx_bufs, DP_ROCE_PKT_MAX, DP_UDP_BATCH, on_datagram, &x);
+		int got = dp_udp_recv(u, &r->rx, r->rx_bufs, DP_UDP_GRO_BUF_SIZE, DP_UDP_BATCH, on_datagram, &x);
 
 		end_of_batch(w, r);
 		if (got <= 0 || r->rx.msgs_got < DP_UDP_BATCH)
@@ -310,7 +333,11 @@ static void on_detach(struct dp_worker *w, void *arg)
 		(void)dp_worker_remove_fd(w, r->udp6.fd);
 }
 
-static int open_socket(struct dp_udp *u, int family, uint16_t port, unsigned flags)
+/*
+ * An endpoint socket (DP_UDP_BIG_BUFFERS) receives, with the local address of each datagram
+ * and GRO; any socket sends, runs as one GSO send only with gso.
+ */
+static int open_socket(struct dp_udp *u, int family, uint16_t port, unsigned flags, bool gso)
 {
 	struct dp_udp_addr any = { .len = family == AF_INET ? sizeof(any.in) : sizeof(any.in6) };
 	int r;
@@ -325,12 +352,13 @@ static int open_socket(struct dp_udp *u, int family, uint16_t port, unsigned fla
 	r = dp_udp_open_flags(u, &any, DP_UDP_V6ONLY | DP_UDP_DONT_FRAGMENT | flags);
 	if (r == 0 && (flags & DP_UDP_BIG_BUFFERS))
 		r = dp_udp_enable_pktinfo(u);
+	if (r == 0 && (flags & DP_UDP_BIG_BUFFERS))
+		r = dp_udp_enable_gro(u);
+	atomic_store_explicit(&u->gso_off, !gso, memory_order_relaxed);
 	if (r < 0) {
 		dp_udp_close(u);
 		u->fd = -1;
 	}
-	/* Each packet has its own BTH and ICRC, and must leave with IPv4 ID 0: no GSO runs. */
-	atomic_store_explicit(&u->gso_off, true, memory_order_relaxed);
 	return r;
 }
 
@@ -354,8 +382,9 @@ static void endpoint_free(struct dp_roce *r)
 	free(r);
 }
 
-int dp_roce_open(struct dp_nic *nic, struct dp_worker *w, uint16_t port, const struct dp_roce_faults *faults)
+int dp_roce_open(struct dp_nic *nic, struct dp_worker *w, const struct dp_roce_config *cfg)
 {
+	uint16_t port = cfg->port;
 	struct dp_roce *r = calloc(1, sizeof(*r));
 	int r4, r6;
 
@@ -364,19 +393,20 @@ int dp_roce_open(struct dp_nic *nic, struct dp_worker *w, uint16_t port, const s
 	r->nic = nic;
 	r->worker = w;
 	r->port = port;
-	r->faults = *faults;
+	r->segmentation = cfg->segmentation;
+	r->faults = cfg->faults;
 	r->rng = 0x9e3779b97f4a7c15ull ^ port;
 	r->udp4.fd = r->udp6.fd = -1;
 	for (unsigned i = 0; i < DP_UDP_BATCH; i++) {
 		r->tx_bufs[i] = malloc(DP_ROCE_PKT_MAX);
-		r->rx_bufs[i] = malloc(DP_ROCE_PKT_MAX);
+		r->rx_bufs[i] = malloc(DP_UDP_GRO_BUF_SIZE);
 		if (!r->tx_bufs[i] || !r->rx_bufs[i]) {
 			endpoint_free(r);
 			return -ENOMEM;
 		}
 	}
-	r4 = open_socket(&r->udp4, AF_INET, port, DP_UDP_BIG_BUFFERS);
-	r6 = open_socket(&r->udp6, AF_INET6, port, DP_UDP_BIG_BUFFERS);
+	r4 = open_socket(&r->udp4, AF_INET, port, DP_UDP_BIG_BUFFERS, cfg->segmentation);
+	r6 = open_socket(&r->udp6, AF_INET6, port, DP_UDP_BIG_BUFFERS, cfg->segmentation);
 	/* A host without IPv6 (or without IPv4) still serves the other family. */
 	if (r4 < 0 && r6 < 0) {
 		endpoint_free(r);

@@ -24,17 +24,20 @@ struct dp_roce {
 	struct dp_worker *worker;
 	struct dp_udp udp4, udp6;         /* fd -1: that family is not served */
 	uint16_t port;
+	bool segmentation;                /* dp_roce_config's */
 	struct dp_roce_faults faults;
 	uint64_t rng;
 	/* TX: packets built in place, sent together at the end of what the worker is doing. */
 	struct dp_udp_tx_batch tx;
 	struct dp_udp *tx_sock[DP_UDP_BATCH];
 	struct dp_udp_addr tx_to[DP_UDP_BATCH], tx_from[DP_UDP_BATCH];
+	struct roce_ip_udp tx_hdr[DP_UDP_BATCH];  /* what each ICRC covers, to seal it again in a run */
 	uint8_t *tx_bufs[DP_UDP_BATCH];
 	uint8_t *held;                    /* reorder fault: a packet sent after the next one */
 	size_t held_len;
 	struct dp_udp *held_sock;
 	struct dp_udp_addr held_to, held_from;
+	struct roce_ip_udp held_hdr;
 	uint8_t gather[DP_ROCE_MTU_MAX];  /* a payload gathered from several segments */
 	/* RX. */
 	struct dp_udp_rx_batch rx;

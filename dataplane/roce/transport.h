@@ -74,6 +74,18 @@ struct dp_roce_faults {
 	uint32_t drop, duplicate, reorder;
 };
 
+/* How a NIC's RoCE endpoint is opened. */
+struct dp_roce_config {
+	uint16_t port;            /* UDP, 4791 (0 in tests: any) */
+	/*
+	 * Runs of equal packets to one peer leave as one send (UDP GSO), the kernel
+	 * numbering their IPv4 IDs 0, 1, 2...: each packet's ICRC is sealed for its
+	 * own.  Off, every packet leaves alone with ID 0 (docs/decisions.md).
+	 */
+	bool segmentation;
+	struct dp_roce_faults faults;
+};
+
 /*
  * A message of the requester: the WQE's, from its request until its
  * response went to the completer.
@@ -143,7 +155,7 @@ struct dp_send_wqe;
  * Opens the NIC's RoCE endpoint on UDP port (IPv4 and IPv6 sockets, any
  * address) and hands it to worker w, which runs every RoCE QP from now on.
  */
-int dp_roce_open(struct dp_nic *nic, struct dp_worker *w, uint16_t port, const struct dp_roce_faults *faults);
+int dp_roce_open(struct dp_nic *nic, struct dp_worker *w, const struct dp_roce_config *cfg);
 /* The workers stopped: closes the sockets (before dp_nic_release). */
 void dp_roce_close(struct dp_nic *nic);
 /* The worker the endpoint is on, or NULL without one. */

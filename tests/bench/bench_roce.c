@@ -100,6 +100,7 @@
 #define START_PSN     0xfff000u
 #define ROCE_PORT     4791
 #define LOSSY_PORT    4792
+#define GSO_PORT      4793     /* the pairs with segmentation offload: 4793, and 4794 lossy */
 #define LOSS_PPM      10000u
 #define TCP_PORT      5201     /* streaming; TCP_PORT + 1: ping-pong */
 #define DRAIN_SECONDS 10.0     /* a run that does not drain in this long is broken */
@@ -220,9 +221,10 @@ struct side {
 	uint8_t gid[RDMA_GID_LEN];
 };
 
-static void side_start(struct side *s, unsigned index, unsigned ns, int cpu, uint16_t port, uint32_t drop_ppm)
+static void side_start(struct side *s, unsigned index, unsigned ns, int cpu, uint16_t port, uint32_t drop_ppm,
+		       bool segmentation)
 {
-	struct dp_roce_faults faults = { .drop = drop_ppm };
+	struct dp_roce_config cfg = { .port = port, .segmentation = segmentation, .faults = { .drop = drop_ppm } };
 	struct in_addr a;
 
 	/* Index 0 of port 1: the source GID of the QPs, the address of the namespace's veth. */
@@ -231,7 +233,7 @@ static void side_start(struct side *s, unsigned index, unsigned ns, int cpu, uin
 	/* The worker thread inherits the namespace: the sockets it opens for flows are there too. */
 	enter_ns(ns_fd[ns]);
 	bench_soft_start(&s->soft, index, &cpu, 1, s->gid);
-	if (rdma_datapath_roce_start(s->soft.dev, port, &faults) < 0)
+	if (rdma_datapath_roce_start(s->soft.dev, &cfg) < 0)
 		bench_die("rdma_datapath_roce_start failed", NULL);
 	enter_ns(root_ns);
 }
@@ -764,9 +766,11 @@ int main(void)
 	static const uint32_t sizes[] = { 64, 4096, 65536 };
 	const char *e, *only = getenv("BENCH_ONLY");
 	int allowed[CPULIST_MAX], n_allowed, cpu_a, cpu_b, main_cpu = -1;
-	struct side *sides = calloc(4, sizeof(*sides));
-	struct conn *conn = calloc(1, sizeof(*conn)), *lossy = calloc(1, sizeof(*lossy));
-	struct row all[24], rows[24];
+	struct side *sides = calloc(8, sizeof(*sides));
+	struct conn *conns = calloc(4, sizeof(*conns));
+	/* Each packet alone (the default), and runs as one send (roce_segmentation_offload). */
+	struct conn *conn = &conns[0], *lossy = &conns[1], *gso = &conns[2], *gso_lossy = &conns[3];
+	struct row all[40], rows[40];
 	unsigned n_all = 0, n_rows = 0;
 	double t_start = bench_now();
 	char text[128], main_text[32] = "not pinned";
@@ -785,7 +789,7 @@ int main(void)
 			bench_die("BENCH_PATH_MTU: 256, 512, 1024, 2048 or 4096", NULL);
 	}
 	lat = calloc(LAT_MAX, sizeof(*lat));
-	if (!sides || !conn || !lossy || !lat)
+	if (!sides || !conns || !lat)
 		bench_die("out of memory", NULL);
 	n_allowed = (int)bench_init(allowed, CPULIST_MAX);
 	cpu_a = allowed[0];
@@ -803,12 +807,13 @@ int main(void)
 	}
 
 	net_setup();
-	side_start(&sides[0], 0, 0, cpu_a, ROCE_PORT, 0);
-	side_start(&sides[1], 1, 1, cpu_b, ROCE_PORT, 0);
-	side_start(&sides[2], 2, 0, cpu_a, LOSSY_PORT, LOSS_PPM);
-	side_start(&sides[3], 3, 1, cpu_b, LOSSY_PORT, 0);
-	conn_new(conn, &sides[0], &sides[1]);
-	conn_new(lossy, &sides[2], &sides[3]);
+	for (unsigned i = 0; i < 4; i++) {
+		uint16_t port = (uint16_t)((i < 2 ? ROCE_PORT : GSO_PORT) + i % 2);
+
+		side_start(&sides[2 * i], 2 * i, 0, cpu_a, port, i % 2 ? LOSS_PPM : 0, i >= 2);
+		side_start(&sides[2 * i + 1], 2 * i + 1, 1, cpu_b, port, 0, i >= 2);
+		conn_new(&conns[i], &sides[2 * i], &sides[2 * i + 1]);
+	}
 	tcp_setup();
 	memset(tcp_buf, 0x5a, sizeof(tcp_buf));
 
@@ -824,6 +829,11 @@ int main(void)
 		if (len >= 4096)
 			add_row(all, &n_all, (struct row){ .kind = ROCE_BW, .op = DP_WR_RDMA_WRITE, .len = len,
 							   .c = lossy }, ", 1% loss");
+		add_row(all, &n_all, (struct row){ .kind = ROCE_BW, .op = DP_WR_RDMA_WRITE, .len = len, .c = gso }, ", GSO");
+		add_row(all, &n_all, (struct row){ .kind = ROCE_BW, .op = DP_WR_SEND, .len = len, .c = gso }, ", GSO");
+		if (len >= 4096)
+			add_row(all, &n_all, (struct row){ .kind = ROCE_BW, .op = DP_WR_RDMA_WRITE, .len = len,
+							   .c = gso_lossy }, ", GSO, 1% loss");
 	}
 	for (unsigned i = 0; i < n_all; i++)
 		if (!only || strstr(all[i].name, only))
@@ -884,30 +894,33 @@ int main(void)
 	       "fault: packets dropped on purpose (1%% loss); "
 	       "both devices of the pair, summed over the samples\n");
 	printf("# targets (issue 13):\n");
-	for (unsigned i = 0; i < 3; i++) {
-		char what[48], ref[48];
+	for (unsigned g = 0; g < 2; g++)
+		for (unsigned i = 0; i < 3; i++) {
+			const char *suffix = g ? ", GSO" : "";
+			char what[48], ref[48];
 
-		snprintf(ref, sizeof(ref), "TCP bw %s", size_text(sizes[i]));
-		snprintf(what, sizeof(what), "RoCE WRITE bw %s", size_text(sizes[i]));
-		target(rows, n_rows, what, ref, true, 0.5, 0.8);
-		snprintf(what, sizeof(what), "RoCE SEND bw %s", size_text(sizes[i]));
-		target(rows, n_rows, what, ref, true, 0.5, 0.8);
-	}
+			snprintf(ref, sizeof(ref), "TCP bw %s", size_text(sizes[i]));
+			snprintf(what, sizeof(what), "RoCE WRITE bw %s%s", size_text(sizes[i]), suffix);
+			target(rows, n_rows, what, ref, true, 0.5, 0.8);
+			snprintf(what, sizeof(what), "RoCE SEND bw %s%s", size_text(sizes[i]), suffix);
+			target(rows, n_rows, what, ref, true, 0.5, 0.8);
+		}
 	target(rows, n_rows, "RoCE WRITE lat 4 KiB", "TCP lat 4 KiB", false, 2.0, 0);
 	target(rows, n_rows, "RoCE WRITE bw 4 KiB, 1% loss", "RoCE WRITE bw 4 KiB", true, 0.5, 0);
 	target(rows, n_rows, "RoCE WRITE bw 64 KiB, 1% loss", "RoCE WRITE bw 64 KiB", true, 0.5, 0);
+	target(rows, n_rows, "RoCE WRITE bw 4 KiB, GSO, 1% loss", "RoCE WRITE bw 4 KiB, GSO", true, 0.5, 0);
+	target(rows, n_rows, "RoCE WRITE bw 64 KiB, GSO, 1% loss", "RoCE WRITE bw 64 KiB, GSO", true, 0.5, 0);
 	printf("# context: soft-RoCE (Linux rxe), two hosts on 10 GbE, ib_send_bw ~582 MiB/s (~0.6 GiB/s) "
 	       "beside TCP's 9.3 Gb/s on the same link, x0.52 (reference roce_virtio.md §6)\n");
 	printf("# %.1f s\n", bench_now() - t_start);
 	fflush(stdout);
 
-	for (unsigned i = 0; i < 4; i++)
+	for (unsigned i = 0; i < 8; i++)
 		bench_soft_stop(&sides[i].soft);
 	close(tcp_stream);
 	close(tcp_pingpong);
 	free(sides);
-	free(conn);
-	free(lossy);
+	free(conns);
 	free(lat);
 	return 0;
 }

@@ -111,7 +111,7 @@ static void post_sends(struct dp_qp *q)
 static void setup(void)
 {
 	struct dp_key *k = calloc(1, sizeof(*k));
-	static const struct dp_roce_faults none;
+	static const struct dp_roce_config none;
 	const enum dp_qp_type types[3] = { DP_QPT_RC, DP_QPT_UC, DP_QPT_UD };
 
 	mem = calloc(1, MR_BYTES);
@@ -119,7 +119,7 @@ static void setup(void)
 		abort();
 	*k = (struct dp_key){ .key = MR_KEY, .kind = DP_KEY_MR, .pd = PD, .access = ACCESS, .rkey = true,
 			      .iova = MR_IOVA, .length = MR_BYTES, .addr = mem };
-	if (dp_keytab_set(&nic.keytab, k) || dp_roce_open(&nic, &worker, 0, &none))
+	if (dp_keytab_set(&nic.keytab, k) || dp_roce_open(&nic, &worker, &none))
 		abort();
 	cq = dp_cq_new(1, 4096, 1);
 	for (unsigned i = 0; i < 3; i++) {
