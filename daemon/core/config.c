@@ -81,7 +81,7 @@ static const struct number_setting number_settings[] = {
 	  offsetof(struct rdmad_config, busy_poll_usec), FIELD_UNSIGNED },
 	{ "roce_port", "a number (a UDP port)", 1, 65535, 1, offsetof(struct rdmad_config, roce_port),
 	  FIELD_UNSIGNED },
-	{ "roce_segmentation_offload", "0 (off) or 1 (on)", 0, 1, 1,
+	{ "roce_segmentation_offload", "a number, 0 (off) or 1 (on),", 0, 1, 1,
 	  offsetof(struct rdmad_config, roce_segmentation_offload), FIELD_UNSIGNED },
 	{ "roce_fault_drop_ppm", "a number of packets per million", 0, 1000000, 1,
 	  offsetof(struct rdmad_config, roce_faults.drop), FIELD_UNSIGNED },

@@ -41,6 +41,9 @@
  *   RoCE WRITE bw, 1% loss (4 KiB, 64 KiB): a second pair of devices in the
  *     same namespaces on UDP port 4792, A's endpoint dropping 10000 of every
  *     million packets it sends (struct dp_roce_faults).
+ *   ", GSO" rows: the bandwidth and loss rows again, between two more pairs
+ *     (UDP ports 4793, 4794) with segmentation offload (dp_roce_config,
+ *     rdmad.conf roce_segmentation_offload).
  *
  * Latency samples are the median of the round trips in the sample; every
  * row's figure is the median of NSAMPLE interleaved samples (A, B, C, A, B,
