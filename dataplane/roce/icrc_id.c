@@ -37,8 +37,28 @@ static uint32_t mult(uint32_t a, uint32_t b)
 	return p;
 }
 
-/* x^(-8 n) mod P. */
+/*
+ * x^(-8 n) mod P, from a small cache per thread: a flow's packets have a few lengths
+ * (the path MTU's, the last of a message, ACKs), and the power costs some 30 products.
+ */
+#define POWER_CACHE 16
+
+static uint32_t x_to_minus_8n_computed(uint64_t n);
+
 static uint32_t x_to_minus_8n(uint64_t n)
+{
+	static __thread struct { uint64_t n; uint32_t power; bool set; } cache[POWER_CACHE];
+	unsigned slot = (unsigned)(n % POWER_CACHE);
+
+	if (!cache[slot].set || cache[slot].n != n) {
+		cache[slot].power = x_to_minus_8n_computed(n);
+		cache[slot].n = n;
+		cache[slot].set = true;
+	}
+	return cache[slot].power;
+}
+
+static uint32_t x_to_minus_8n_computed(uint64_t n)
 {
 	uint32_t base = X_INVERSE, r = X_ONE;
 
