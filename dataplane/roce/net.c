@@ -85,7 +85,8 @@ void roce_route_bind(struct dp_roce *r, struct dp_roce_route *route)
 
 /*
  * The kernel numbers the IPv4 IDs of a GSO run's packets 0, 1, 2... (an unconnected socket
- * with DF gives the run ID 0): each packet's ICRC covers its own (IPv6 has none).
+ * with DF gives the run ID 0): each packet's ICRC covers its own (IPv6 has none), sealed
+ * here once the runs are known.
  */
 static void seal_runs(struct dp_roce *r, struct dp_udp *sock)
 {
@@ -93,9 +94,8 @@ static void seal_runs(struct dp_roce *r, struct dp_udp *sock)
 	for (unsigned i = 0; i < r->tx.n; i++) {
 		struct roce_ip_udp hdr = r->tx_hdr[i];
 
-		if (!r->tx.gpos[i] || !roce_gid_is_ipv4(hdr.sgid))
-			continue;
-		hdr.ip_id = r->tx.gpos[i];
+		if (roce_gid_is_ipv4(hdr.sgid))
+			hdr.ip_id = r->tx.gpos[i];
 		roce_icrc_seal_payload(&hdr, r->tx_bufs[i], r->tx.iov[i].iov_len);
 	}
 }
@@ -196,8 +196,9 @@ void roce_send_pkt(struct dp_worker *w, struct dp_qp *q, const struct dp_roce_ro
 	unsigned i = tx_slot(w, r, sock);
 	size_t n;
 
+	/* With segmentation, the ICRC waits for the packet's place in its run (seal_runs). */
 	if (roce_pkt_build(p, payload, len, r->tx_bufs[i], DP_ROCE_PKT_MAX, &n) != ROCE_OK ||
-	    roce_icrc_seal_payload(&route->hdr, r->tx_bufs[i], n) != ROCE_OK)
+	    (!r->segmentation && roce_icrc_seal_payload(&route->hdr, r->tx_bufs[i], n) != ROCE_OK))
 		return;   /* our own headers: cannot happen for what the requester and responder build */
 	DP_COUNT(w, q, roce.tx_packets, 1);
 	r->tx_to[i] = route->to;
