@@ -121,7 +121,7 @@ static void print_error(struct ctl *ctl, const char *path, const char *method, c
 		sep = ", ";
 	}
 	if (strcmp(error, VARLINK_ERROR_PERMISSION_DENIED) == 0) {
-		char *needs = ctl_denial_needs(ctl, method);
+		char *needs = ctl_denial_needs(ctl->client, ctl->socket_path, method);
 
 		fprintf(stderr, "%s%s", sep, needs ? needs : "(out of memory)");
 		free(needs);

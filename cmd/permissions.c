@@ -21,7 +21,7 @@ static bool get_bool(struct json_object *o, const char *key)
 	return json_object_get_boolean(json_object_object_get(o, key));
 }
 
-char *ctl_denial_needs(struct ctl *ctl, const char *method)
+char *ctl_denial_needs(struct varlink_client *client, const char *socket_path, const char *method)
 {
 	struct json_object *params = json_object_new_object(), *reply = NULL, *group;
 	const char *needs, *name;
@@ -29,13 +29,13 @@ char *ctl_denial_needs(struct ctl *ctl, const char *method)
 	int r;
 
 	json_object_object_add(params, "method", json_object_new_string(method));
-	r = ctl_call_raw(ctl, "io.rdmad.Daemon.GetAccess", params, &reply, &error);
+	r = varlink_client_call(client, "io.rdmad.Daemon.GetAccess", params, &reply, &error);
 	json_object_put(params);
 	/* A daemon without GetAccess: the socket alone is said. */
 	if (r < 0 || error) {
 		free(error);
 		json_object_put(reply);
-		if (asprintf(&text, "socket %s", ctl->socket_path) < 0)
+		if (asprintf(&text, "socket %s", socket_path) < 0)
 			text = NULL;
 		return text;
 	}
@@ -43,12 +43,12 @@ char *ctl_denial_needs(struct ctl *ctl, const char *method)
 	group = json_object_object_get(reply, "read_group");
 	name = json_object_get_string(json_object_object_get(group, "name"));
 	if (needs && strcmp(needs, "read_group") == 0 && get_bool(group, "exists"))
-		r = asprintf(&text, "needs root or group %s (socket %s)", name, ctl->socket_path);
+		r = asprintf(&text, "needs root or group %s (socket %s)", name, socket_path);
 	else if (needs && strcmp(needs, "read_group") == 0)
 		r = asprintf(&text, "needs root (group %s, whose members may read, does not exist) "
-			     "(socket %s)", name, ctl->socket_path);
+			     "(socket %s)", name, socket_path);
 	else
-		r = asprintf(&text, "needs root (socket %s)", ctl->socket_path);
+		r = asprintf(&text, "needs root (socket %s)", socket_path);
 	json_object_put(reply);
 	return r < 0 ? NULL : text;
 }
