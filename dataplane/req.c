@@ -182,7 +182,10 @@ unsigned dp_qp_poll(struct dp_worker *w, void *arg)
 		n = dp_roce_poll(w, q);
 	switch (q->state) {
 	case DP_QPS_RTS:
-		return n + send_requests(w, q);
+		n += send_requests(w, q);
+		/* The turn's requests leave together. */
+		dp_transport_flush(w, q->nic);
+		return n;
 	case DP_QPS_SQD:
 		/* What was in flight when it stopped still completes. */
 		return n + dp_comp_retire(w, q);

@@ -9,6 +9,12 @@ int dp_transport_request(struct dp_worker *w, struct dp_nic *nic, const struct d
 	return dp_loopback_request(w, nic, p);
 }
 
+void dp_transport_flush(struct dp_worker *w, struct dp_nic *nic)
+{
+	if (nic->roce)
+		dp_roce_flush(w, nic);
+}
+
 uint32_t dp_transport_psns(const struct dp_qp *q, const struct dp_send_wqe *wqe)
 {
 	return q->roce && q->roce->path.remote ? dp_roce_psns(q, wqe) : 1;

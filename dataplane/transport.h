@@ -54,6 +54,11 @@ struct dp_send_wqe;
  * now, try again later; -EHOSTUNREACH no QP of that number runs.
  */
 int dp_transport_request(struct dp_worker *w, struct dp_nic *nic, const struct dp_packet *p);
+/*
+ * The end of a QP's turn: what its requests queued leaves now, together (runs of packets
+ * to one peer as one send, one system call for many requests).
+ */
+void dp_transport_flush(struct dp_worker *w, struct dp_nic *nic);
 /* The sequence numbers the request of wqe takes on the transport that carries it. */
 uint32_t dp_transport_psns(const struct dp_qp *q, const struct dp_send_wqe *wqe);
 

@@ -131,6 +131,12 @@ void roce_tx_flush(struct dp_worker *w, struct dp_roce *r)
 	dp_udp_tx_reset(&r->tx);
 }
 
+void dp_roce_flush(struct dp_worker *w, struct dp_nic *nic)
+{
+	if (nic->roce->tx.n)
+		roce_tx_flush(w, nic->roce);
+}
+
 /* A buffer for the next packet to sock: the batch goes first when full or another socket's. */
 static unsigned tx_slot(struct dp_worker *w, struct dp_roce *r, struct dp_udp *sock)
 {

@@ -269,11 +269,9 @@ int dp_roce_request(struct dp_worker *w, struct dp_nic *nic, const struct dp_pac
 			for (uint32_t k = 0; k < m->npsn; k++)
 				send_request(w, q, wqe);
 		}
-		roce_tx_flush(w, nic->roce);
 		roce_msg_answer(w, q, p->index, DP_WC_SUCCESS);
 		return 0;
 	}
 	roce_req_pump(w, q);
-	roce_tx_flush(w, nic->roce);
 	return 0;
 }

@@ -190,7 +190,9 @@ unsigned dp_roce_poll(struct dp_worker *w, struct dp_qp *q);
 
 /* Whether p travels over RoCE. */
 bool dp_roce_carries(const struct dp_nic *nic, const struct dp_packet *p);
-/* Requester: the request p (req.c). */
+/* Requester: the request p (req.c); its packets are queued until dp_roce_flush(). */
 int dp_roce_request(struct dp_worker *w, struct dp_nic *nic, const struct dp_packet *p);
+/* Sends what the endpoint's batch holds. */
+void dp_roce_flush(struct dp_worker *w, struct dp_nic *nic);
 /* The PSNs the message of wqe takes. */
 uint32_t dp_roce_psns(const struct dp_qp *q, const struct dp_send_wqe *wqe);
