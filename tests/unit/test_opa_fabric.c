@@ -565,6 +565,55 @@ static void test_udp_gso_gro(void **state)
 	free(b);
 }
 
+/*
+ * Datagrams sent from a source address (dp_udp_tx_add_from) run together only with the same
+ * source; dp_udp_tx_plan() says each one's place in its run, and the send follows the plan.
+ */
+static void test_udp_gso_runs_from(void **state)
+{
+	struct dp_udp s, r;
+	struct dp_udp_addr any = loopback_any(), lo = loopback_any(), lo2 = loopback_any();
+	struct dp_udp_tx_batch *b = calloc(1, sizeof(*b));
+	static uint8_t d[6][100];
+	/* Sources: 127.0.0.1 for 0-2, 127.0.0.2 for 3-4, none for 5. */
+	static const uint8_t want_pos[6] = { 0, 1, 2, 0, 1, 0 };
+	struct rx_log lr = { 0 };
+
+	(void)state;
+	lo2.in.sin_addr.s_addr = htonl(0x7f000002);
+	lo.in.sin_addr.s_addr = htonl(0x7f000001);
+	assert_int_equal(dp_udp_open(&s, &any), 0);
+	assert_int_equal(dp_udp_open(&r, &any), 0);
+	assert_int_equal(dp_udp_enable_gro(&r), 0);
+	dp_udp_tx_reset(b);
+	for (unsigned i = 0; i < 6; i++) {
+		memset(d[i], (int)i, sizeof(d[i]));
+		if (i < 5)
+			assert_true(dp_udp_tx_add_from(b, &r.local, i < 3 ? &lo : &lo2, d[i], 100, i));
+		else
+			assert_true(dp_udp_tx_add(b, &r.local, d[i], 100, i));
+	}
+	assert_int_equal(dp_udp_tx_plan(&s, b), 3);
+	for (unsigned i = 0; i < 6; i++)
+		assert_int_equal(b->gpos[i], want_pos[i]);
+	assert_int_equal(dp_udp_send_batch(&s, b), 6);
+	assert_int_equal(atomic_load(&s.stats.tx_gso), 2);
+	gro_recv_n(&r, &lr, 6);
+	for (unsigned i = 0; i < 6; i++)
+		assert_int_equal(lr.first[i], i);
+	/* GSO off: every datagram alone, each first in its "run". */
+	dp_udp_tx_reset(b);
+	atomic_store(&s.gso_off, true);
+	for (unsigned i = 0; i < 3; i++)
+		assert_true(dp_udp_tx_add_from(b, &r.local, &lo, d[i], 100, i));
+	assert_int_equal(dp_udp_tx_plan(&s, b), 3);
+	for (unsigned i = 0; i < 3; i++)
+		assert_int_equal(b->gpos[i], 0);
+	dp_udp_close(&s);
+	dp_udp_close(&r);
+	free(b);
+}
+
 /* A socket the kernel refuses GSO on (no UDP checksum): the run goes one by one, GSO off. */
 static void test_udp_gso_refused(void **state)
 {
@@ -610,6 +659,7 @@ int main(void)
 		cmocka_unit_test(test_map_large_lookup),
 		cmocka_unit_test(test_fabric_refused_lid),
 		cmocka_unit_test(test_udp_gso_gro),
+		cmocka_unit_test(test_udp_gso_runs_from),
 		cmocka_unit_test(test_udp_gso_refused),
 		cmocka_unit_test_setup_teardown(test_mad_round_trip, pair_setup, pair_teardown),
 		cmocka_unit_test_setup_teardown(test_reply_goes_by_map, pair_setup, pair_teardown),
