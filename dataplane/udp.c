@@ -467,7 +467,8 @@ static unsigned group(struct dp_udp_tx_batch *b)
 			struct cmsghdr *c = (struct cmsghdr *)(b->gctl[ng].buf + h->msg_controllen);
 			uint16_t v = seg;
 
-			memcpy(b->gctl[ng].buf, h->msg_control, h->msg_controllen);
+			if (h->msg_controllen)
+				memcpy(b->gctl[ng].buf, h->msg_control, h->msg_controllen);
 			g->msg_control = b->gctl[ng].buf;
 			g->msg_controllen = h->msg_controllen + CMSG_SPACE(sizeof(v));
 			c->cmsg_level = SOL_UDP;
