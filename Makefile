@@ -6,13 +6,15 @@
 #                   SANITIZE=thread for ThreadSanitizer
 #   make bench      run the benchmarks (tests/bench/)
 #   make fuzz       run each libFuzzer target for FUZZ_SECONDS (clang)
-#   make install    PREFIX=/usr/local DESTDIR=
+#   make install    PREFIX=/usr/local DESTDIR= (LIBDIR, INCLUDEDIR: the client library's)
 #   make deps       install missing Debian packages (idempotent)
 
 VERSION    := 0.1.0
 PREFIX     ?= /usr/local
 SBINDIR    ?= $(PREFIX)/sbin
 MANDIR     ?= $(PREFIX)/share/man
+LIBDIR     ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
 DESTDIR    ?=
 SANITIZE   ?= 0
 CC         ?= cc
@@ -77,7 +79,7 @@ IDL_C      := $(BUILD)/gen/varlink-idl.c
 all: deps
 	@$(MAKE) --no-print-directory build
 
-build: $(RDMAD) $(RDMACTL) $(UNIT_BIN) $(TOOL_BIN) $(BENCH_BIN) $(FUZZ_BIN)
+build: $(RDMAD) $(RDMACTL) $(UNIT_BIN) $(TOOL_BIN) $(BENCH_BIN) $(FUZZ_BIN) client
 
 deps:
 	@build-aux/deps.sh
@@ -128,6 +130,60 @@ $(BUILD)/fuzz/%: $(BUILD)/obj/tests/fuzz/%.o $(BUILD)/obj/tests/fuzz/replay.o $(
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $< $(BUILD)/obj/tests/fuzz/replay.o $(LIBDAEMON) $(LIBDP) $(LIBLIB) $(LDLIBS)
 
+# The client library (client/, include/rdmad/): a shared library of its own,
+# built from position-independent objects of its files and of the varlink
+# client it links in; client/librdmad.map exports the API and nothing else.
+CLIENT_SRC   := $(sort $(wildcard client/*.c)) lib/varlink/client.c lib/varlink/buffer.c \
+                lib/varlink/fds.c
+CLIENT_OBJ   := $(patsubst %.c,$(BUILD)/pic/%.o,$(CLIENT_SRC))
+CLIENT_SO    := $(BUILD)/librdmad.so.$(VERSION)
+CLIENT_LINKS := $(BUILD)/librdmad.so.0 $(BUILD)/librdmad.so
+CLIENT_PC    := $(BUILD)/rdmad.pc
+# What links the library as an application would: its headers, the .so, found at run time beside it.
+APP_CFLAGS    = $(CFLAGS) -Iinclude
+APP_LIBS      = -L$(BUILD) -lrdmad -Wl,-rpath,'$$ORIGIN/..'
+EXAMPLE_SRC  := $(sort $(wildcard examples/*.c))
+EXAMPLE_BIN  := $(patsubst examples/%.c,$(BUILD)/examples/%,$(EXAMPLE_SRC))
+CLIENT_TEST_SRC := $(sort $(wildcard tests/client/test_*.c))
+CLIENT_TEST_BIN := $(patsubst tests/client/%.c,$(BUILD)/tests/%,$(CLIENT_TEST_SRC))
+
+.PHONY: client
+client: $(CLIENT_LINKS) $(CLIENT_PC) $(EXAMPLE_BIN) $(CLIENT_TEST_BIN)
+
+$(BUILD)/pic/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Iinclude -fPIC -MMD -MP -c -o $@ $<
+
+$(CLIENT_SO): $(CLIENT_OBJ) client/librdmad.map
+	$(CC) $(LDFLAGS) -shared -Wl,-soname,librdmad.so.0 -Wl,--version-script=client/librdmad.map \
+		-Wl,--no-undefined -o $@ $(CLIENT_OBJ) $(shell pkg-config --libs json-c)
+
+$(CLIENT_LINKS): $(CLIENT_SO)
+	ln -sf $(notdir $(CLIENT_SO)) $@
+
+$(CLIENT_PC): client/rdmad.pc.in Makefile
+	@mkdir -p $(dir $@)
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' \
+		-e 's|@VERSION@|$(VERSION)|' $< > $@
+
+$(BUILD)/obj/examples/%.o: examples/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(APP_CFLAGS) -MMD -MP -c -o $@ $<
+
+$(EXAMPLE_BIN): $(BUILD)/examples/%: $(BUILD)/obj/examples/%.o $(CLIENT_LINKS)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $< $(APP_LIBS)
+
+# Client tests run the library against a real rdmad (tests/bench/lib/rdmad.c starts one).
+$(BUILD)/obj/tests/client/%.o: tests/client/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(APP_CFLAGS) -MMD -MP -c -o $@ $<
+
+$(CLIENT_TEST_BIN): $(BUILD)/tests/%: $(BUILD)/obj/tests/client/%.o $(call obj,tests/bench/lib/rdmad.c) \
+		$(LIBLIB) $(CLIENT_LINKS)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $< $(call obj,tests/bench/lib/rdmad.c) $(APP_LIBS) $(LIBLIB) $(LDLIBS) -lcmocka
+
 FUZZ_SECONDS ?= 60
 FUZZ_CFLAGS   = -g -O1 -std=gnu11 -D_GNU_SOURCE -DRDMAD_VERSION='"$(VERSION)"' -I. \
                 -fsanitize=fuzzer,address,undefined $(PKG_CFLAGS)
@@ -158,10 +214,16 @@ bench: all
 install: build
 	install -D -m 0755 $(RDMAD) $(DESTDIR)$(SBINDIR)/rdmad
 	install -D -m 0755 $(RDMACTL) $(DESTDIR)$(SBINDIR)/rdmactl
+	install -D -m 0755 $(CLIENT_SO) $(DESTDIR)$(LIBDIR)/$(notdir $(CLIENT_SO))
+	ln -sf $(notdir $(CLIENT_SO)) $(DESTDIR)$(LIBDIR)/librdmad.so.0
+	ln -sf librdmad.so.0 $(DESTDIR)$(LIBDIR)/librdmad.so
+	install -D -m 0644 include/rdmad/rdmad.h $(DESTDIR)$(INCLUDEDIR)/rdmad/rdmad.h
+	install -D -m 0644 include/rdmad/verbs.h $(DESTDIR)$(INCLUDEDIR)/rdmad/verbs.h
+	install -D -m 0644 $(CLIENT_PC) $(DESTDIR)$(LIBDIR)/pkgconfig/rdmad.pc
 	for p in man/*.[0-9]; do install -D -m 0644 $$p $(DESTDIR)$(MANDIR)/man$${p##*.}/$${p##*/}; done
 	build-aux/install-extras.sh "$(DESTDIR)" "$(PREFIX)" "$(SBINDIR)"
 
 clean:
 	rm -rf build build-san build-tsan build-fuzz
 
--include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
+-include $(shell find $(BUILD)/obj $(BUILD)/pic -name '*.d' 2>/dev/null)

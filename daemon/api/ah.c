@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* io.rdmad.Ah */
 #include "daemon/api/api.h"
+#include "daemon/api/application.h"
 #include "daemon/verbs/ah.h"
 #include "daemon/api/attr.h"
 #include "daemon/api/dispatch.h"
@@ -53,6 +54,7 @@ static int create(struct varlink_call *call, struct json_object *params, void *u
 	r = rdma_ah_create(dev, p.pd, &p.av.attr, &ah, &err);
 	if (r < 0)
 		return api_reply_failure(call, IFACE, &err, r);
+	api_application_own(call, &ah->obj);
 	return api_reply_record(call, "ah", ah_json(dev, &ah->obj));
 }
 

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Registers the io.rdmad.* interfaces and decides who may change state. */
 #include "daemon/api/api.h"
+#include "daemon/api/application.h"
 #include "daemon/api/dispatch.h"
 #include "lib/log.h"
 #include "daemon/api/idl-table.h"
@@ -32,6 +33,8 @@ static const struct {
 static const api_close_fn close_handlers[] = {
 	api_mkey_connection_closed,
 	api_pool_connection_closed,
+	/* After the pool's: its borrowed MKEYs are back before its objects go. */
+	api_application_connection_closed,
 };
 
 static void connection_closed(struct varlink_connection *conn, void *userdata)
@@ -134,6 +137,11 @@ struct rdma_object *api_lookup(struct varlink_call *call, struct manager *m,
 	if (!*dev || api_dispatch(call, params, object_ref_fields, &ref) < 0)
 		return NULL;
 	obj = rdma_object_lookup(*dev, kind, ref.handle, &err);
+	/* An application addresses its own objects only: another's is not there for it. */
+	if (obj && !api_application_may_use(call, obj)) {
+		rdma_error_no_such(&err, kind, ref.handle);
+		obj = NULL;
+	}
 	if (!obj)
 		api_reply_error(call, iface, &err);
 	return obj;
@@ -185,8 +193,15 @@ int api_destroy_by(struct varlink_call *call, struct manager *m, struct json_obj
 	struct object_ref ref;
 	int r;
 
+	struct rdma_object *obj;
+
 	if (!dev || api_dispatch(call, params, object_ref_fields, &ref) < 0)
 		return 0;
+	obj = rdma_object_lookup(dev, kind, ref.handle, &err);
+	if (obj && !api_application_may_use(call, obj)) {
+		rdma_error_no_such(&err, kind, ref.handle);
+		return api_reply_error(call, iface, &err);
+	}
 	r = destroy(dev, kind, ref.handle, &err);
 	if (r < 0)
 		return api_reply_failure(call, iface, &err, r);

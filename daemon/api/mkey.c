@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* io.rdmad.Mkey */
 #include "daemon/api/api.h"
+#include "daemon/api/application.h"
 #include "daemon/api/dispatch.h"
 #include "daemon/api/mkey_conf.h"
 #include "daemon/verbs/dek.h"
@@ -151,6 +152,7 @@ static int create(struct varlink_call *call, struct json_object *params, void *u
 	r = rdma_mkey_create(dev, p.pd, p.flags, p.max_entries, &mkey, &err);
 	if (r < 0)
 		return api_reply_failure(call, IFACE, &err, r);
+	api_application_own(call, &mkey->obj);
 	return api_reply_mkey(call, dev, mkey);
 }
 

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* io.rdmad.Mr */
 #include "daemon/api/api.h"
+#include "daemon/api/application.h"
 #include "daemon/api/attr.h"
 #include "daemon/api/dispatch.h"
 #include "daemon/verbs/mr.h"
@@ -99,6 +100,7 @@ static int create(struct varlink_call *call, struct json_object *params, void *u
 	r = rdma_mr_create(dev, p.pd, p.size, p.access, m->config.max_mr_size, &mr, &err);
 	if (r < 0)
 		return api_reply_failure(call, IFACE, &err, r);
+	api_application_own(call, &mr->obj);
 	return api_reply_record(call, "mr", mr_json(dev, &mr->obj));
 }
 
@@ -115,6 +117,7 @@ static int get_dma(struct varlink_call *call, struct json_object *params, void *
 	r = rdma_mr_get_dma(dev, p.pd, p.access, &mr, &err);
 	if (r < 0)
 		return api_reply_failure(call, IFACE, &err, r);
+	api_application_own(call, &mr->obj);
 	return api_reply_record(call, "mr", mr_json(dev, &mr->obj));
 }
 
@@ -137,6 +140,7 @@ static int reg_user(struct varlink_call *call, struct json_object *params, void 
 				   m->config.max_mr_size, &mr, &err);
 	if (r < 0)
 		return api_reply_failure(call, IFACE, &err, r);
+	api_application_own(call, &mr->obj);
 	return api_reply_record(call, "mr", mr_json(dev, &mr->obj));
 }
 

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* io.rdmad.Qp */
 #include "daemon/api/api.h"
+#include "daemon/api/application.h"
 #include "daemon/api/attr.h"
 #include "daemon/api/counters.h"
 #include "daemon/api/dispatch.h"
@@ -152,6 +153,7 @@ static int create(struct varlink_call *call, struct json_object *params, void *u
 		return 0;
 	if (rdma_qp_create(dev, &init, &qp, &err) < 0)
 		return api_reply_error(call, IFACE, &err);
+	api_application_own(call, &qp->obj);
 	return api_reply_record(call, "qp", qp_json(dev, &qp->obj));
 }
 

@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Applications: varlink connections that called io.rdmad.Daemon.Attach (the
+ * client library does, at rdmad_open).  What an attached connection creates
+ * is its own (rdma_object.owner): it addresses no other connection's objects,
+ * and when it closes (the program exited or crashed) rdmad destroys them.
+ * A connection that never attached (rdmactl, scripts) creates objects that
+ * outlive it, and may address every object.  docs/decisions.md, "Applications
+ * own what they create".
+ */
+#pragma once
+
+#include <stdbool.h>
+
+#include "daemon/core/manager.h"
+#include "daemon/verbs/object.h"
+#include "lib/varlink/varlink.h"
+
+/* Method handlers of io.rdmad.Daemon (registered in daemon.c). */
+int api_application_attach(struct varlink_call *call, struct json_object *params, void *userdata);
+int api_application_list(struct varlink_call *call, struct json_object *params, void *userdata);
+
+/* obj, just created by call, belongs to the call's application, if its connection attached. */
+void api_application_own(struct varlink_call *call, struct rdma_object *obj);
+/*
+ * Whether the call may address obj: always for a connection that did not
+ * attach; for an application, its own objects and the pool MKEYs it borrowed.
+ */
+bool api_application_may_use(struct varlink_call *call, const struct rdma_object *obj);
+/* The close hook's part (api.c): destroys what the connection's application owned. */
+void api_application_connection_closed(struct varlink_connection *conn, struct manager *m);
