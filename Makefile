@@ -179,10 +179,11 @@ $(BUILD)/obj/tests/client/%.o: tests/client/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(APP_CFLAGS) -MMD -MP -c -o $@ $<
 
-$(CLIENT_TEST_BIN): $(BUILD)/tests/%: $(BUILD)/obj/tests/client/%.o $(call obj,tests/bench/lib/rdmad.c) \
-		$(LIBLIB) $(CLIENT_LINKS)
+CLIENT_HARNESS := $(BUILD)/obj/tests/client/harness.o $(call obj,tests/bench/lib/rdmad.c)
+$(CLIENT_TEST_BIN): $(BUILD)/tests/%: $(BUILD)/obj/tests/client/%.o $(CLIENT_HARNESS) $(LIBLIB) \
+		$(CLIENT_LINKS)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $< $(call obj,tests/bench/lib/rdmad.c) $(APP_LIBS) $(LIBLIB) $(LDLIBS) -lcmocka
+	$(CC) $(LDFLAGS) -o $@ $< $(CLIENT_HARNESS) $(APP_LIBS) $(LIBLIB) $(LDLIBS) -lcmocka
 
 FUZZ_SECONDS ?= 60
 FUZZ_CFLAGS   = -g -O1 -std=gnu11 -D_GNU_SOURCE -DRDMAD_VERSION='"$(VERSION)"' -I. \
