@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 static struct bench_rdmad rdmad;
@@ -70,4 +71,23 @@ size_t harness_count(const char *iface, const char *key)
 	n = json_object_object_get_ex(reply, key, &list) ? json_object_array_length(list) : 0;
 	json_object_put(reply);
 	return n;
+}
+
+size_t harness_applications(void)
+{
+	struct json_object *reply = harness_call("io.rdmad.Daemon.ListApplications", NULL);
+	size_t n = json_object_array_length(json_object_object_get(reply, "applications"));
+
+	json_object_put(reply);
+	return n;
+}
+
+void harness_wait_applications(size_t n)
+{
+	for (int i = 0; i < 500; i++) {
+		if (harness_applications() == n)
+			return;
+		usleep(10000);
+	}
+	fail_msg("%zu applications still attached, wanted %zu", harness_applications(), n);
 }

@@ -21,3 +21,11 @@ struct rdmad_context *harness_open(void);
 struct json_object *harness_call(const char *method, const char *params);
 /* How many objects List of iface gives (key: its reply's list). */
 size_t harness_count(const char *iface, const char *key);
+/* The attached applications now. */
+size_t harness_applications(void);
+/*
+ * Waits (up to 5 s) until n applications are attached: rdmad reclaims a
+ * closed connection's objects when its loop sees the hang-up, which another
+ * connection's call may overtake.
+ */
+void harness_wait_applications(size_t n);
