@@ -146,9 +146,11 @@ EXAMPLE_SRC  := $(sort $(wildcard examples/*.c))
 EXAMPLE_BIN  := $(patsubst examples/%.c,$(BUILD)/examples/%,$(EXAMPLE_SRC))
 CLIENT_TEST_SRC := $(sort $(wildcard tests/client/test_*.c))
 CLIENT_TEST_BIN := $(patsubst tests/client/%.c,$(BUILD)/tests/%,$(CLIENT_TEST_SRC))
+# A program the BATS suites kill while it holds objects (tests/client/hold.c).
+CLIENT_HOLD  := $(BUILD)/tools/rdmad-hold
 
 .PHONY: client
-client: $(CLIENT_LINKS) $(CLIENT_PC) $(EXAMPLE_BIN) $(CLIENT_TEST_BIN)
+client: $(CLIENT_LINKS) $(CLIENT_PC) $(EXAMPLE_BIN) $(CLIENT_TEST_BIN) $(CLIENT_HOLD)
 
 $(BUILD)/pic/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -178,6 +180,10 @@ $(EXAMPLE_BIN): $(BUILD)/examples/%: $(BUILD)/obj/examples/%.o $(CLIENT_LINKS)
 $(BUILD)/obj/tests/client/%.o: tests/client/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(APP_CFLAGS) -MMD -MP -c -o $@ $<
+
+$(CLIENT_HOLD): $(BUILD)/obj/tests/client/hold.o $(CLIENT_LINKS)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $< $(APP_LIBS)
 
 CLIENT_HARNESS := $(BUILD)/obj/tests/client/harness.o $(call obj,tests/bench/lib/rdmad.c)
 $(CLIENT_TEST_BIN): $(BUILD)/tests/%: $(BUILD)/obj/tests/client/%.o $(CLIENT_HARNESS) $(LIBLIB) \
