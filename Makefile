@@ -138,7 +138,6 @@ CLIENT_SRC   := $(sort $(wildcard client/*.c)) lib/varlink/client.c lib/varlink/
 CLIENT_OBJ   := $(patsubst %.c,$(BUILD)/pic/%.o,$(CLIENT_SRC))
 CLIENT_SO    := $(BUILD)/librdmad.so.$(VERSION)
 CLIENT_LINKS := $(BUILD)/librdmad.so.0 $(BUILD)/librdmad.so
-CLIENT_PC    := $(BUILD)/rdmad.pc
 # What links the library as an application would: its headers, the .so, found at run time beside it.
 APP_CFLAGS    = $(CFLAGS) -Iinclude
 APP_LIBS      = -L$(BUILD) -lrdmad -Wl,-rpath,'$$ORIGIN/..'
@@ -150,7 +149,7 @@ CLIENT_TEST_BIN := $(patsubst tests/client/%.c,$(BUILD)/tests/%,$(CLIENT_TEST_SR
 CLIENT_HOLD  := $(BUILD)/tools/rdmad-hold
 
 .PHONY: client
-client: $(CLIENT_LINKS) $(CLIENT_PC) $(EXAMPLE_BIN) $(CLIENT_TEST_BIN) $(CLIENT_HOLD)
+client: $(CLIENT_LINKS) $(EXAMPLE_BIN) $(CLIENT_TEST_BIN) $(CLIENT_HOLD)
 
 $(BUILD)/pic/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -163,10 +162,9 @@ $(CLIENT_SO): $(CLIENT_OBJ) client/librdmad.map
 $(CLIENT_LINKS): $(CLIENT_SO)
 	ln -sf $(notdir $(CLIENT_SO)) $@
 
-$(CLIENT_PC): client/rdmad.pc.in Makefile
-	@mkdir -p $(dir $@)
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' \
-		-e 's|@VERSION@|$(VERSION)|' $< > $@
+# The pkg-config file is made at install: it names where the library was installed.
+PC_SED       := -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
+                -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|'
 
 $(BUILD)/obj/examples/%.o: examples/%.c
 	@mkdir -p $(dir $@)
@@ -226,7 +224,9 @@ install: build
 	ln -sf librdmad.so.0 $(DESTDIR)$(LIBDIR)/librdmad.so
 	install -D -m 0644 include/rdmad/rdmad.h $(DESTDIR)$(INCLUDEDIR)/rdmad/rdmad.h
 	install -D -m 0644 include/rdmad/verbs.h $(DESTDIR)$(INCLUDEDIR)/rdmad/verbs.h
-	install -D -m 0644 $(CLIENT_PC) $(DESTDIR)$(LIBDIR)/pkgconfig/rdmad.pc
+	mkdir -p $(DESTDIR)$(LIBDIR)/pkgconfig
+	sed $(PC_SED) client/rdmad.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/rdmad.pc
+	chmod 0644 $(DESTDIR)$(LIBDIR)/pkgconfig/rdmad.pc
 	for p in man/*.[0-9]; do install -D -m 0644 $$p $(DESTDIR)$(MANDIR)/man$${p##*.}/$${p##*/}; done
 	build-aux/install-extras.sh "$(DESTDIR)" "$(PREFIX)" "$(SBINDIR)"
 

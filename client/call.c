@@ -12,7 +12,7 @@ static const struct {
 } errors[] = {
 	{ "NoSuchObject", ENOENT }, { "NoSuchDevice", ENODEV }, { "NoSuchDek", ENOENT },
 	{ "NoSuchPool", ENOENT }, { "ObjectInUse", EBUSY }, { "LimitReached", ENOSPC },
-	{ "InvalidArgument", EINVAL }, { "InvalidParameter", EINVAL }, { "InvalidName", EINVAL },
+	{ "InvalidArgument", EINVAL }, { "InvalidParameter", EINVAL },
 	{ "InvalidState", EINVAL }, { "NotSupported", EOPNOTSUPP }, { "PermissionDenied", EPERM },
 	{ "MethodNotFound", EOPNOTSUPP }, { "InterfaceNotFound", EOPNOTSUPP },
 };

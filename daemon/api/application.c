@@ -117,7 +117,7 @@ int api_application_attach(struct varlink_call *call, struct json_object *params
 	struct application *a = application_find(conn);
 
 	if (name && !name_valid(name))
-		return api_error_string(call, "io.rdmad.Daemon.InvalidName", "name", name);
+		return varlink_call_error_invalid_parameter(call, "name");
 	if (!a) {
 		a = calloc(1, sizeof(*a));
 		if (!a)
