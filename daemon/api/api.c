@@ -159,8 +159,12 @@ static int list_objects(struct varlink_call *call, struct manager *m, struct jso
 	if (!dev)
 		return 0;
 	list = json_object_new_array();
-	for (uint32_t pos = 0; (obj = object_table_next(&dev->tables[kind], &pos)); )
+	for (uint32_t pos = 0; (obj = object_table_next(&dev->tables[kind], &pos)); ) {
+		/* An application lists its own objects: others' are not there for it. */
+		if (!api_application_may_use(call, obj))
+			continue;
 		json_object_array_add(list, fn ? fn(dev, obj) : caller_fn(call, dev, obj));
+	}
 	return api_reply_record(call, key, list);
 }
 

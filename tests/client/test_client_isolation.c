@@ -5,6 +5,7 @@
  * all, and what a program created goes when it closes.
  */
 #include "tests/client/harness.h"
+#include "lib/varlink/varlink.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -120,6 +121,36 @@ static void test_other_applications_objects_are_not_there(void **state)
 	rdmad_close(a.ctx);
 }
 
+/* An attached connection's List shows its own objects only. */
+static void test_list_shows_own_objects(void **state)
+{
+	struct varlink_client *attached;
+	struct json_object *reply = NULL, *list;
+	char *error = NULL;
+	struct app a;
+	int own;
+
+	app_create(&a);
+	assert_int_equal(varlink_client_connect(&attached, harness_socket()), 0);
+	assert_int_equal(varlink_client_call(attached, "io.rdmad.Daemon.Attach", NULL, &reply, &error), 0);
+	assert_null(error);
+	json_object_put(reply);
+	assert_int_equal(varlink_client_call(attached, "io.rdmad.Pd.Create", NULL, &reply, &error), 0);
+	assert_null(error);
+	own = json_object_get_int(json_object_object_get(json_object_object_get(reply, "pd"), "handle"));
+	json_object_put(reply);
+	assert_int_equal(varlink_client_call(attached, "io.rdmad.Pd.List", NULL, &reply, &error), 0);
+	list = json_object_object_get(reply, "pds");
+	assert_int_equal(json_object_array_length(list), 1);
+	assert_int_equal(json_object_get_int(json_object_object_get(json_object_array_get_idx(list, 0),
+								   "handle")), own);
+	json_object_put(reply);
+	/* Not attached, every PD shows. */
+	assert_true(harness_count("Pd", "pds") >= 2);
+	varlink_client_free(attached);
+	rdmad_close(a.ctx);
+}
+
 static void test_borrowed_mkey_returns_on_close(void **state)
 {
 	struct rdmad_context *ctx = harness_open();
@@ -175,6 +206,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_close_reclaims_everything),
 		cmocka_unit_test(test_other_applications_objects_are_not_there),
+		cmocka_unit_test(test_list_shows_own_objects),
 		cmocka_unit_test(test_borrowed_mkey_returns_on_close),
 		cmocka_unit_test(test_object_used_by_others_stays),
 	};
