@@ -163,6 +163,26 @@ bool api_application_may_use(struct varlink_call *call, const struct rdma_object
 	       rdma_mkey((struct rdma_object *)obj)->borrower == conn;
 }
 
+bool api_application_refs_ok(struct varlink_call *call, const char *iface, struct rdma_device *dev,
+			     struct json_object *params, const struct api_ref *refs)
+{
+	for (; refs->key; refs++) {
+		int64_t handle = json_get_int(params, refs->key, -1);
+		struct rdma_error err = { 0 };
+		struct rdma_object *obj;
+
+		if (handle < 0 || handle > UINT32_MAX)
+			continue;
+		obj = rdma_object_lookup(dev, refs->kind, (uint32_t)handle, &err);
+		if (!obj || api_application_may_use(call, obj))
+			continue;
+		rdma_error_no_such(&err, refs->kind, (uint32_t)handle);
+		api_reply_error(call, iface, &err);
+		return false;
+	}
+	return true;
+}
+
 static int reclaim_one(struct rdma_device *dev, struct rdma_object *obj, struct rdma_error *err)
 {
 	if (obj->kind == RDMA_OBJ_MKEY)

@@ -27,5 +27,18 @@ void api_application_own(struct varlink_call *call, struct rdma_object *obj);
  * attach; for an application, its own objects and the pool MKEYs it borrowed.
  */
 bool api_application_may_use(struct varlink_call *call, const struct rdma_object *obj);
+/* A parameter naming an object of kind by its handle, as a Create takes its PD. */
+struct api_ref {
+	const char *key;
+	enum rdma_object_kind kind;
+};
+/*
+ * Whether the objects that params names in refs (ending with { NULL }) are
+ * the call's to use; if one is another application's, the call has been
+ * answered IFACE.NoSuchObject naming it, as if there were none.  Handles
+ * that name nothing are left to the method, which refuses them as always.
+ */
+bool api_application_refs_ok(struct varlink_call *call, const char *iface, struct rdma_device *dev,
+			     struct json_object *params, const struct api_ref *refs);
 /* The close hook's part (api.c): destroys what the connection's application owned. */
 void api_application_connection_closed(struct varlink_connection *conn, struct manager *m);

@@ -139,6 +139,9 @@ static const struct api_field create_fields[] = {
 	{ NULL },
 };
 
+/* An application's MKEY goes on its own PD. */
+static const struct api_ref pd_ref[] = { { "pd", RDMA_OBJ_PD }, { NULL, 0 } };
+
 static int create(struct varlink_call *call, struct json_object *params, void *userdata)
 {
 	struct rdma_device *dev = api_device(call, userdata, params, IFACE);
@@ -147,7 +150,8 @@ static int create(struct varlink_call *call, struct json_object *params, void *u
 	struct rdma_mkey *mkey;
 	int r;
 
-	if (!dev || api_dispatch(call, params, create_fields, &p) < 0)
+	if (!dev || api_dispatch(call, params, create_fields, &p) < 0 ||
+	    !api_application_refs_ok(call, IFACE, dev, params, pd_ref))
 		return 0;
 	r = rdma_mkey_create(dev, p.pd, p.flags, p.max_entries, &mkey, &err);
 	if (r < 0)

@@ -112,6 +112,28 @@ static void test_other_applications_objects_are_not_there(void **state)
 	assert_int_equal(rdmad_dereg_mr(&mr), -ENOENT);
 	assert_int_equal(rdmad_destroy_cq(&cq), -ENOENT);
 	assert_int_equal(rdmad_dealloc_pd(&pd), -ENOENT);
+	/* Nor can it build on them: a PD or CQs of a's are no PD or CQ to it. */
+	struct rdmad_pd *own_pd = rdmad_alloc_pd(other);
+	struct rdmad_cq *own_cq = rdmad_create_cq(other, 4);
+	struct rdmad_qp_init_attr init = { .send_cq = &cq, .recv_cq = own_cq, .qp_type = RDMAD_QPT_RC };
+	struct rdmad_ah_attr av = { 0 };
+	void *buf = rdmad_alloc_buf(other, 4096);
+
+	assert_non_null(own_pd);
+	assert_non_null(own_cq);
+	assert_null(rdmad_reg_mr(&pd, buf, 4096, RDMAD_ACCESS_LOCAL_WRITE));
+	assert_int_equal(errno, ENOENT);
+	assert_null(rdmad_create_mkey(&pd, 0, 4));
+	assert_int_equal(errno, ENOENT);
+	inet_pton(AF_INET6, "fe80::2", av.dgid);
+	assert_null(rdmad_create_ah(&pd, &av));
+	assert_int_equal(errno, ENOENT);
+	assert_null(rdmad_create_qp(own_pd, &init));
+	assert_int_equal(errno, ENOENT);
+	assert_non_null(strstr(rdmad_last_error(), "NoSuchObject"));
+	init.send_cq = own_cq;
+	assert_null(rdmad_create_qp(&pd, &init));
+	assert_int_equal(errno, ENOENT);
 	/* A connection that did not attach (rdmactl's) sees it. */
 	snprintf(params, sizeof(params), "{\"handle\": %u}", a.qp->qp_num);
 	json_object_put(harness_call("io.rdmad.Qp.Show", params));
