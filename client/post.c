@@ -154,6 +154,21 @@ int rdmad_post_send(struct rdmad_qp *qp, struct rdmad_send_wr *wr, struct rdmad_
 	return 0;
 }
 
+int rdmad_cancel_posted_send_wrs(struct rdmad_qp *qp, uint64_t wr_id)
+{
+	struct json_object *p = json_object_new_object(), *reply = NULL;
+	int r;
+
+	client_add_u64(p, "handle", qp->qp_num);
+	client_add_u64(p, "wr_id", wr_id);
+	r = client_call(qp->context, "io.rdmad.Qp.Cancel", p, NULL, 0, &reply);
+	if (r < 0)
+		return r;
+	r = (int)client_get_u64(reply, "count");
+	json_object_put(reply);
+	return r;
+}
+
 int rdmad_post_recv(struct rdmad_qp *qp, struct rdmad_recv_wr *wr, struct rdmad_recv_wr **bad_wr)
 {
 	client_ok();

@@ -96,6 +96,12 @@ int rdmad_destroy_qp(struct rdmad_qp *qp);
 int rdmad_post_send(struct rdmad_qp *qp, struct rdmad_send_wr *wr, struct rdmad_send_wr **bad_wr);
 int rdmad_post_recv(struct rdmad_qp *qp, struct rdmad_recv_wr *wr, struct rdmad_recv_wr **bad_wr);
 
+/*
+ * mlx5dv_qp_cancel_posted_send_wrs, on a QP in SQD: the posted send WRs of
+ * wr_id not yet executed become NOPs; how many.
+ */
+int rdmad_cancel_posted_send_wrs(struct rdmad_qp *qp, uint64_t wr_id);
+
 struct rdmad_ah *rdmad_create_ah(struct rdmad_pd *pd, const struct rdmad_ah_attr *attr);
 int rdmad_destroy_ah(struct rdmad_ah *ah);
 

@@ -366,6 +366,35 @@ static void test_post_refusals(void **state)
 	rdmad_close(l.ctx);
 }
 
+static void test_cancel_posted_send_wrs(void **state)
+{
+	struct loop l = { 0 };
+	struct rdmad_qp_attr sqd = { .qp_state = RDMAD_QPS_SQD }, rts = { .qp_state = RDMAD_QPS_RTS };
+	struct rdmad_sge s;
+	struct rdmad_send_wr wr = { .wr_id = 77, .opcode = RDMAD_WR_RDMA_WRITE, .sg_list = &s,
+				    .num_sge = 1, .send_flags = RDMAD_SEND_SIGNALED };
+	struct rdmad_wc wc;
+
+	loop_open(&l);
+	/* Only in SQD. */
+	assert_refused(rdmad_cancel_posted_send_wrs(l.a, 77), EINVAL);
+	assert_int_equal(rdmad_modify_qp(l.a, &sqd, RDMAD_QP_STATE), 0);
+	memcpy(l.buf, "never", 5);
+	s = sge(&l, 0, 5);
+	wr.wr.rdma.remote_addr = (uintptr_t)(l.buf + 8192);
+	wr.wr.rdma.rkey = l.mr->rkey;
+	assert_int_equal(rdmad_post_send(l.a, &wr, NULL), 0);
+	assert_int_equal(rdmad_cancel_posted_send_wrs(l.a, 77), 1);
+	assert_int_equal(rdmad_cancel_posted_send_wrs(l.a, 78), 0);
+	assert_int_equal(rdmad_modify_qp(l.a, &rts, RDMAD_QP_STATE), 0);
+	/* The NOP keeps its place and completes; the bytes never went. */
+	wc = next_wc(l.cq);
+	assert_int_equal(wc.wr_id, 77);
+	assert_int_equal(wc.status, RDMAD_WC_SUCCESS);
+	assert_memory_not_equal(l.buf + 8192, "never", 5);
+	rdmad_close(l.ctx);
+}
+
 static void test_ah(void **state)
 {
 	struct rdmad_context *ctx = harness_open();
@@ -397,6 +426,7 @@ int main(void)
 		cmocka_unit_test(test_qp_create_modify_query),
 		cmocka_unit_test(test_send_recv_write_read),
 		cmocka_unit_test(test_post_refusals),
+		cmocka_unit_test(test_cancel_posted_send_wrs),
 		cmocka_unit_test(test_ah),
 	};
 
