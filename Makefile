@@ -6,7 +6,7 @@
 #                   SANITIZE=thread for ThreadSanitizer
 #   make bench      run the benchmarks (tests/bench/)
 #   make fuzz       run each libFuzzer target for FUZZ_SECONDS (clang)
-#   make install    PREFIX=/usr/local DESTDIR=
+#   make install    PREFIX=/usr/local DESTDIR= (LIBDIR, INCLUDEDIR: the client library's)
 #   make deps       install missing Debian packages (idempotent)
 
 VERSION    := 0.1.0
@@ -15,6 +15,8 @@ PREFIX     ?= /usr/local
 BINDIR     ?= $(PREFIX)/bin
 SBINDIR    ?= $(PREFIX)/sbin
 MANDIR     ?= $(PREFIX)/share/man
+LIBDIR     ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
 DESTDIR    ?=
 SANITIZE   ?= 0
 CC         ?= cc
@@ -79,7 +81,7 @@ IDL_C      := $(BUILD)/gen/varlink-idl.c
 all: deps
 	@$(MAKE) --no-print-directory build
 
-build: $(RDMAD) $(RDMACTL) $(UNIT_BIN) $(TOOL_BIN) $(BENCH_BIN) $(FUZZ_BIN)
+build: $(RDMAD) $(RDMACTL) $(UNIT_BIN) $(TOOL_BIN) $(BENCH_BIN) $(FUZZ_BIN) client
 
 deps:
 	@build-aux/deps.sh
@@ -130,6 +132,65 @@ $(BUILD)/fuzz/%: $(BUILD)/obj/tests/fuzz/%.o $(BUILD)/obj/tests/fuzz/replay.o $(
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $< $(BUILD)/obj/tests/fuzz/replay.o $(LIBDAEMON) $(LIBDP) $(LIBLIB) $(LDLIBS)
 
+# The client library (client/, include/rdmad/): a shared library of its own,
+# built from position-independent objects of its files and of the varlink
+# client it links in; client/librdmad.map exports the API and nothing else.
+CLIENT_SRC   := $(sort $(wildcard client/*.c)) lib/varlink/client.c lib/varlink/buffer.c \
+                lib/varlink/fds.c
+CLIENT_OBJ   := $(patsubst %.c,$(BUILD)/pic/%.o,$(CLIENT_SRC))
+CLIENT_SO    := $(BUILD)/librdmad.so.$(VERSION)
+CLIENT_LINKS := $(BUILD)/librdmad.so.0 $(BUILD)/librdmad.so
+# What links the library as an application would: its headers, the .so, found at run time beside it.
+APP_CFLAGS    = $(CFLAGS) -Iinclude
+APP_LIBS      = -L$(BUILD) -lrdmad -Wl,-rpath,'$$ORIGIN/..'
+EXAMPLE_SRC  := $(sort $(wildcard examples/*.c))
+EXAMPLE_BIN  := $(patsubst examples/%.c,$(BUILD)/examples/%,$(EXAMPLE_SRC))
+CLIENT_TEST_SRC := $(sort $(wildcard tests/client/test_*.c))
+CLIENT_TEST_BIN := $(patsubst tests/client/%.c,$(BUILD)/tests/%,$(CLIENT_TEST_SRC))
+# A program the BATS suites kill while it holds objects (tests/client/hold.c).
+CLIENT_HOLD  := $(BUILD)/tools/rdmad-hold
+
+.PHONY: client
+client: $(CLIENT_LINKS) $(EXAMPLE_BIN) $(CLIENT_TEST_BIN) $(CLIENT_HOLD)
+
+$(BUILD)/pic/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Iinclude -fPIC -MMD -MP -c -o $@ $<
+
+$(CLIENT_SO): $(CLIENT_OBJ) client/librdmad.map
+	$(CC) $(LDFLAGS) -shared -Wl,-soname,librdmad.so.0 -Wl,--version-script=client/librdmad.map \
+		-Wl,--no-undefined -o $@ $(CLIENT_OBJ) $(shell pkg-config --libs json-c)
+
+$(CLIENT_LINKS): $(CLIENT_SO)
+	ln -sf $(notdir $(CLIENT_SO)) $@
+
+# The pkg-config file is made at install: it names where the library was installed.
+PC_SED       := -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
+                -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|'
+
+$(BUILD)/obj/examples/%.o: examples/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(APP_CFLAGS) -MMD -MP -c -o $@ $<
+
+$(EXAMPLE_BIN): $(BUILD)/examples/%: $(BUILD)/obj/examples/%.o $(CLIENT_LINKS)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $< $(APP_LIBS)
+
+# Client tests run the library against a real rdmad (tests/bench/lib/rdmad.c starts one).
+$(BUILD)/obj/tests/client/%.o: tests/client/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(APP_CFLAGS) -MMD -MP -c -o $@ $<
+
+$(CLIENT_HOLD): $(BUILD)/obj/tests/client/hold.o $(CLIENT_LINKS)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $< $(APP_LIBS)
+
+CLIENT_HARNESS := $(BUILD)/obj/tests/client/harness.o $(call obj,tests/bench/lib/rdmad.c)
+$(CLIENT_TEST_BIN): $(BUILD)/tests/%: $(BUILD)/obj/tests/client/%.o $(CLIENT_HARNESS) $(LIBLIB) \
+		$(CLIENT_LINKS)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $< $(CLIENT_HARNESS) $(APP_LIBS) $(LIBLIB) $(LDLIBS) -lcmocka
+
 FUZZ_SECONDS ?= 60
 FUZZ_CFLAGS   = -g -O1 -std=gnu11 -D_GNU_SOURCE -DRDMAD_VERSION='"$(VERSION)"' -I. \
                 -fsanitize=fuzzer,address,undefined $(PKG_CFLAGS)
@@ -160,10 +221,18 @@ bench: all
 install: build
 	install -D -m 0755 $(RDMAD) $(DESTDIR)$(SBINDIR)/rdmad
 	install -D -m 0755 $(RDMACTL) $(DESTDIR)$(BINDIR)/rdmactl
+	install -D -m 0755 $(CLIENT_SO) $(DESTDIR)$(LIBDIR)/$(notdir $(CLIENT_SO))
+	ln -sf $(notdir $(CLIENT_SO)) $(DESTDIR)$(LIBDIR)/librdmad.so.0
+	ln -sf librdmad.so.0 $(DESTDIR)$(LIBDIR)/librdmad.so
+	install -D -m 0644 include/rdmad/rdmad.h $(DESTDIR)$(INCLUDEDIR)/rdmad/rdmad.h
+	install -D -m 0644 include/rdmad/verbs.h $(DESTDIR)$(INCLUDEDIR)/rdmad/verbs.h
+	mkdir -p $(DESTDIR)$(LIBDIR)/pkgconfig
+	sed $(PC_SED) client/rdmad.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/rdmad.pc
+	chmod 0644 $(DESTDIR)$(LIBDIR)/pkgconfig/rdmad.pc
 	for p in man/*.[0-9]; do install -D -m 0644 $$p $(DESTDIR)$(MANDIR)/man$${p##*.}/$${p##*/}; done
 	build-aux/install-extras.sh "$(DESTDIR)" "$(PREFIX)" "$(SBINDIR)"
 
 clean:
 	rm -rf build build-san build-tsan build-fuzz
 
--include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
+-include $(shell find $(BUILD)/obj $(BUILD)/pic -name '*.d' 2>/dev/null)

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* io.rdmad.Ah */
 #include "daemon/api/api.h"
+#include "daemon/api/application.h"
 #include "daemon/verbs/ah.h"
 #include "daemon/api/attr.h"
 #include "daemon/api/dispatch.h"
@@ -35,6 +36,9 @@ static const struct api_field create_fields[] = {
 	{ NULL },
 };
 
+/* An application's AH goes on its own PD. */
+static const struct api_ref pd_ref[] = { { "pd", RDMA_OBJ_PD }, { NULL, 0 } };
+
 static int create(struct varlink_call *call, struct json_object *params, void *userdata)
 {
 	struct rdma_device *dev = api_device(call, userdata, params, IFACE);
@@ -45,7 +49,8 @@ static int create(struct varlink_call *call, struct json_object *params, void *u
 
 	/* The address vector's fields sit beside pd and port. */
 	if (!dev || api_dispatch(call, params, create_fields, &p) < 0 ||
-	    api_dispatch(call, params, api_av_fields, &p.av) < 0)
+	    api_dispatch(call, params, api_av_fields, &p.av) < 0 ||
+	    !api_application_refs_ok(call, IFACE, dev, params, pd_ref))
 		return 0;
 	if (api_av_resolve(&p.av, "", &err) < 0)
 		return api_reply_error(call, IFACE, &err);
@@ -53,6 +58,7 @@ static int create(struct varlink_call *call, struct json_object *params, void *u
 	r = rdma_ah_create(dev, p.pd, &p.av.attr, &ah, &err);
 	if (r < 0)
 		return api_reply_failure(call, IFACE, &err, r);
+	api_application_own(call, &ah->obj);
 	return api_reply_record(call, "ah", ah_json(dev, &ah->obj));
 }
 

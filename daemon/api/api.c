@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Registers the io.rdmad.* interfaces and decides who may change state. */
 #include "daemon/api/api.h"
+#include "daemon/api/application.h"
 #include "daemon/api/dispatch.h"
 #include "lib/log.h"
 #include "daemon/api/idl-table.h"
@@ -32,6 +33,8 @@ static const struct {
 static const api_close_fn close_handlers[] = {
 	api_mkey_connection_closed,
 	api_pool_connection_closed,
+	/* After the pool's: its borrowed MKEYs are back before its objects go. */
+	api_application_connection_closed,
 };
 
 static void connection_closed(struct varlink_connection *conn, void *userdata)
@@ -156,6 +159,11 @@ struct rdma_object *api_lookup(struct varlink_call *call, struct manager *m,
 	if (!*dev || api_dispatch(call, params, object_ref_fields, &ref) < 0)
 		return NULL;
 	obj = rdma_object_lookup(*dev, kind, ref.handle, &err);
+	/* An application addresses its own objects only: another's is not there for it. */
+	if (obj && !api_application_may_use(call, obj)) {
+		rdma_error_no_such(&err, kind, ref.handle);
+		obj = NULL;
+	}
 	if (!obj)
 		api_reply_error(call, iface, &err);
 	return obj;
@@ -173,8 +181,12 @@ static int list_objects(struct varlink_call *call, struct manager *m, struct jso
 	if (!dev)
 		return 0;
 	list = json_object_new_array();
-	for (uint32_t pos = 0; (obj = object_table_next(&dev->tables[kind], &pos)); )
+	for (uint32_t pos = 0; (obj = object_table_next(&dev->tables[kind], &pos)); ) {
+		/* An application lists its own objects: others' are not there for it. */
+		if (!api_application_may_use(call, obj))
+			continue;
 		json_object_array_add(list, fn ? fn(dev, obj) : caller_fn(call, dev, obj));
+	}
 	return api_reply_record(call, key, list);
 }
 
@@ -207,8 +219,15 @@ int api_destroy_by(struct varlink_call *call, struct manager *m, struct json_obj
 	struct object_ref ref;
 	int r;
 
+	struct rdma_object *obj;
+
 	if (!dev || api_dispatch(call, params, object_ref_fields, &ref) < 0)
 		return 0;
+	obj = rdma_object_lookup(dev, kind, ref.handle, &err);
+	if (obj && !api_application_may_use(call, obj)) {
+		rdma_error_no_such(&err, kind, ref.handle);
+		return api_reply_error(call, iface, &err);
+	}
 	r = destroy(dev, kind, ref.handle, &err);
 	if (r < 0)
 		return api_reply_failure(call, iface, &err, r);

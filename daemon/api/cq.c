@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* io.rdmad.Cq */
 #include "daemon/api/api.h"
+#include "daemon/api/application.h"
 #include "daemon/api/dispatch.h"
 #include "daemon/verbs/cq.h"
 #include "dataplane/wqe.h"
@@ -57,6 +58,7 @@ static int create(struct varlink_call *call, struct json_object *params, void *u
 		return 0;
 	if (rdma_cq_create(dev, p.cqe, &cq, &err) < 0)
 		return api_reply_error(call, IFACE, &err);
+	api_application_own(call, &cq->obj);
 	return api_reply_record(call, "cq", cq_json(dev, &cq->obj));
 }
 

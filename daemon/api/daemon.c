@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* io.rdmad.Daemon */
 #include "daemon/api/api.h"
+#include "daemon/api/application.h"
 #include "daemon/api/change.h"
 #include "daemon/api/dispatch.h"
 #include "daemon/core/state.h"
@@ -233,5 +234,7 @@ const struct varlink_method api_daemon_methods[] = {
 	{ "GetAccess", get_access, VARLINK_METHOD_PUBLIC },
 	{ "Reload", reload, VARLINK_METHOD_PRIVILEGED },
 	{ "SetLogLevel", set_log_level, VARLINK_METHOD_PRIVILEGED },
+	{ "Attach", api_application_attach, VARLINK_METHOD_PRIVILEGED },
+	{ "ListApplications", api_application_list, 0 },
 	{ NULL, NULL, 0 },
 };

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* io.rdmad.Mkey */
 #include "daemon/api/api.h"
+#include "daemon/api/application.h"
 #include "daemon/api/dispatch.h"
 #include "daemon/api/mkey_conf.h"
 #include "daemon/verbs/dek.h"
@@ -138,6 +139,9 @@ static const struct api_field create_fields[] = {
 	{ NULL },
 };
 
+/* An application's MKEY goes on its own PD. */
+static const struct api_ref pd_ref[] = { { "pd", RDMA_OBJ_PD }, { NULL, 0 } };
+
 static int create(struct varlink_call *call, struct json_object *params, void *userdata)
 {
 	struct rdma_device *dev = api_device(call, userdata, params, IFACE);
@@ -146,11 +150,13 @@ static int create(struct varlink_call *call, struct json_object *params, void *u
 	struct rdma_mkey *mkey;
 	int r;
 
-	if (!dev || api_dispatch(call, params, create_fields, &p) < 0)
+	if (!dev || api_dispatch(call, params, create_fields, &p) < 0 ||
+	    !api_application_refs_ok(call, IFACE, dev, params, pd_ref))
 		return 0;
 	r = rdma_mkey_create(dev, p.pd, p.flags, p.max_entries, &mkey, &err);
 	if (r < 0)
 		return api_reply_failure(call, IFACE, &err, r);
+	api_application_own(call, &mkey->obj);
 	return api_reply_mkey(call, dev, mkey);
 }
 

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* io.rdmad.Mr */
 #include "daemon/api/api.h"
+#include "daemon/api/application.h"
 #include "daemon/api/attr.h"
 #include "daemon/api/dispatch.h"
 #include "daemon/verbs/mr.h"
@@ -85,6 +86,9 @@ static const struct api_field read_fields[] = {
 	U64_FIELD("offset", offset), U64_FIELD("length", length), { NULL },
 };
 
+/* An application's MR goes on its own PD. */
+static const struct api_ref pd_ref[] = { { "pd", RDMA_OBJ_PD }, { NULL, 0 } };
+
 static int create(struct varlink_call *call, struct json_object *params, void *userdata)
 {
 	struct manager *m = userdata;
@@ -94,11 +98,13 @@ static int create(struct varlink_call *call, struct json_object *params, void *u
 	struct rdma_mr *mr;
 	int r;
 
-	if (!dev || api_dispatch(call, params, create_fields, &p) < 0)
+	if (!dev || api_dispatch(call, params, create_fields, &p) < 0 ||
+	    !api_application_refs_ok(call, IFACE, dev, params, pd_ref))
 		return 0;
 	r = rdma_mr_create(dev, p.pd, p.size, p.access, m->config.max_mr_size, &mr, &err);
 	if (r < 0)
 		return api_reply_failure(call, IFACE, &err, r);
+	api_application_own(call, &mr->obj);
 	return api_reply_record(call, "mr", mr_json(dev, &mr->obj));
 }
 
@@ -110,11 +116,13 @@ static int get_dma(struct varlink_call *call, struct json_object *params, void *
 	struct rdma_mr *mr;
 	int r;
 
-	if (!dev || api_dispatch(call, params, get_dma_fields, &p) < 0)
+	if (!dev || api_dispatch(call, params, get_dma_fields, &p) < 0 ||
+	    !api_application_refs_ok(call, IFACE, dev, params, pd_ref))
 		return 0;
 	r = rdma_mr_get_dma(dev, p.pd, p.access, &mr, &err);
 	if (r < 0)
 		return api_reply_failure(call, IFACE, &err, r);
+	api_application_own(call, &mr->obj);
 	return api_reply_record(call, "mr", mr_json(dev, &mr->obj));
 }
 
@@ -127,7 +135,8 @@ static int reg_user(struct varlink_call *call, struct json_object *params, void 
 	struct rdma_mr *mr;
 	int memfd, r;
 
-	if (!dev || api_dispatch(call, params, reg_user_fields, &p) < 0)
+	if (!dev || api_dispatch(call, params, reg_user_fields, &p) < 0 ||
+	    !api_application_refs_ok(call, IFACE, dev, params, pd_ref))
 		return 0;
 	memfd = api_passed_fd(call, params, "fd", &err);
 	if (memfd < 0)
@@ -137,6 +146,7 @@ static int reg_user(struct varlink_call *call, struct json_object *params, void 
 				   m->config.max_mr_size, &mr, &err);
 	if (r < 0)
 		return api_reply_failure(call, IFACE, &err, r);
+	api_application_own(call, &mr->obj);
 	return api_reply_record(call, "mr", mr_json(dev, &mr->obj));
 }
 

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* io.rdmad.Pd */
 #include "daemon/api/api.h"
+#include "daemon/api/application.h"
 
 #define IFACE "io.rdmad.Pd"
 
@@ -28,6 +29,7 @@ static int create(struct varlink_call *call, struct json_object *params, void *u
 	pd = rdma_object_create(dev, RDMA_OBJ_PD, &err);
 	if (!pd)
 		return api_reply_error(call, IFACE, &err);
+	api_application_own(call, pd);
 	return api_reply_record(call, "pd", pd_json(dev, pd));
 }
 

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* io.rdmad.Qp */
 #include "daemon/api/api.h"
+#include "daemon/api/application.h"
 #include "daemon/api/attr.h"
 #include "daemon/api/counters.h"
 #include "daemon/api/dispatch.h"
@@ -138,6 +139,11 @@ static const struct api_field create_fields[] = {
 	{ NULL },
 };
 
+/* An application's QP uses its own PD and CQs. */
+static const struct api_ref create_refs[] = {
+	{ "pd", RDMA_OBJ_PD }, { "send_cq", RDMA_OBJ_CQ }, { "recv_cq", RDMA_OBJ_CQ }, { NULL, 0 },
+};
+
 static int create(struct varlink_call *call, struct json_object *params, void *userdata)
 {
 	struct rdma_device *dev = api_device(call, userdata, params, IFACE);
@@ -148,10 +154,12 @@ static int create(struct varlink_call *call, struct json_object *params, void *u
 	struct rdma_error err;
 	struct rdma_qp *qp;
 
-	if (!dev || api_dispatch(call, params, create_fields, &init) < 0)
+	if (!dev || api_dispatch(call, params, create_fields, &init) < 0 ||
+	    !api_application_refs_ok(call, IFACE, dev, params, create_refs))
 		return 0;
 	if (rdma_qp_create(dev, &init, &qp, &err) < 0)
 		return api_reply_error(call, IFACE, &err);
+	api_application_own(call, &qp->obj);
 	return api_reply_record(call, "qp", qp_json(dev, &qp->obj));
 }
 

@@ -43,6 +43,12 @@ struct rdma_object {
 	unsigned users;           /* objects whose refs[] name this one */
 	struct rdma_object **refs;  /* the objects this one uses (an MKEY's layout may name many MRs) */
 	unsigned n_refs, cap_refs;
+	/*
+	 * The application that created it (an attached varlink connection,
+	 * opaque here, see daemon/api/application.h), reclaimed when that goes
+	 * away; NULL: the object outlives its creator's connection.
+	 */
+	const void *owner;
 };
 
 /*

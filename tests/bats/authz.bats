@@ -144,8 +144,10 @@ denied() {
 METHODS='
 org.varlink.service.GetInfo all
 org.varlink.service.GetInterfaceDescription all
+io.rdmad.Daemon.Attach root
 io.rdmad.Daemon.GetStatus rdma
 io.rdmad.Daemon.GetAccess all
+io.rdmad.Daemon.ListApplications rdma
 io.rdmad.Daemon.Reload root
 io.rdmad.Daemon.SetLogLevel root
 io.rdmad.Device.List rdma

@@ -24,7 +24,7 @@ commands_of() {
 
 @test "every man page is lint clean under mandoc -W warning" {
 	local pages=("$MAN"/*.[0-9])
-	[ "${#pages[@]}" -eq 4 ]
+	[ "${#pages[@]}" -eq 5 ]
 	for page in "${pages[@]}"; do
 		run mandoc -T lint -W warning "$page"
 		assert_success
@@ -32,8 +32,8 @@ commands_of() {
 	done
 }
 
-@test "the four pages exist with the right names and sections" {
-	for page in rdmactl.8 rdmad.8 rdmad.conf.5 rdmad-varlink.7; do
+@test "the five pages exist with the right names and sections" {
+	for page in rdmactl.8 rdmad.8 rdmad.conf.5 rdmad-varlink.7 librdmad.3; do
 		assert_file_exists "$MAN/$page"
 		name=${page%.*}
 		sect=${page##*.}
@@ -183,7 +183,7 @@ verify_filter() {
 @test "systemd-analyze verify accepts the units, their man pages included" {
 	command -v systemd-analyze >/dev/null || skip "systemd-analyze missing"
 	local d=$BATS_TEST_TMPDIR
-	mkdir -p "$d/units" "$d/man/man5" "$d/man/man7" "$d/man/man8"
+	mkdir -p "$d/units" "$d/man/man3" "$d/man/man5" "$d/man/man7" "$d/man/man8"
 	# The service runs the built daemon, so verify finds an executable.
 	sed "s|@SBINDIR@|$BUILD|g" "$TOP/systemd/rdmad.service" >"$d/units/rdmad.service"
 	sed "s|@SBINDIR@|$BUILD|g" "$TOP/systemd/rdmad.socket" >"$d/units/rdmad.socket"
@@ -246,10 +246,22 @@ pkgdir() {
 	tmpfilesdir=$(pkgdir systemd tmpfilesdir /usr/lib/tmpfiles.d)
 	compdir=$(pkgdir bash-completion completionsdir /usr/share/bash-completion/completions)
 	# rdmactl where group rdma's members find it on their PATH; rdmad with the system's daemons.
-	for f in /usr/sbin/rdmad /usr/bin/rdmactl; do
+	for f in /usr/sbin/rdmad /usr/bin/rdmactl /usr/lib/librdmad.so.0.1.0; do
 		assert_file_executable "$d$f"
 	done
 	assert_not_exists "$d/usr/sbin/rdmactl"
+	# The client library: its links, headers and pkg-config file.
+	assert_equal "$(readlink "$d/usr/lib/librdmad.so.0")" librdmad.so.0.1.0
+	assert_equal "$(readlink "$d/usr/lib/librdmad.so")" librdmad.so.0
+	for f in /usr/include/rdmad/rdmad.h /usr/include/rdmad/verbs.h /usr/lib/pkgconfig/rdmad.pc \
+		/usr/share/man/man3/librdmad.3; do
+		assert_file_permission 644 "$d$f"
+	done
+	assert_file_contains "$d/usr/lib/pkgconfig/rdmad.pc" '^libdir=/usr/lib$'
+	run env PKG_CONFIG_PATH="$d/usr/lib/pkgconfig" pkg-config --libs --cflags rdmad
+	# pkg-config leaves out the system's directories, and ends with a space.
+	assert_equal "$(echo $output)" -lrdmad
+
 	for f in /usr/share/man/man8/rdmactl.8 /usr/share/man/man8/rdmad.8 \
 		/usr/share/man/man5/rdmad.conf.5 /usr/share/man/man7/rdmad-varlink.7 \
 		"$unitdir/rdmad.service" "$unitdir/rdmad.socket" "$sysusersdir/rdmad.conf" \
@@ -265,7 +277,7 @@ pkgdir() {
 	cmp "$TOP/systemd/rdmad.conf" "$d/etc/rdmad/rdmad.conf"
 	# Nothing lands outside DESTDIR's expected tree.
 	run bash -c "cd '$d' && find . -type f | sort"
-	assert_equal "${#lines[@]}" 12
+	assert_equal "${#lines[@]}" 17
 }
 
 @test "install-extras.sh keeps an existing /etc/rdmad/rdmad.conf" {

@@ -1,0 +1,239 @@
+/* SPDX-License-Identifier: MIT */
+/* Applications: attached connections, what they own, and what rdmad reclaims when they go. */
+#include "daemon/api/application.h"
+#include "daemon/api/api.h"
+#include "daemon/api/dispatch.h"
+#include "daemon/verbs/device.h"
+#include "daemon/verbs/mkey.h"
+#include "lib/log.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* A name an application gives itself, as pool owner names are spelled. */
+#define APPLICATION_NAME_MAX 64
+/* /proc/PID/comm: TASK_COMM_LEN. */
+#define APPLICATION_COMM_MAX 16
+
+struct application {
+	struct application *next;
+	struct varlink_connection *conn;
+	struct ucred cred;          /* as the kernel said when it connected */
+	char comm[APPLICATION_COMM_MAX];
+	char name[APPLICATION_NAME_MAX];
+};
+
+/* Few at once (one per program using the library): a list is enough. */
+static struct application *applications;
+
+/* Reclaimed in this order: an object goes before what it references. */
+static const enum rdma_object_kind reclaim_order[] = {
+	RDMA_OBJ_QP, RDMA_OBJ_AH, RDMA_OBJ_MKEY, RDMA_OBJ_MR, RDMA_OBJ_CQ, RDMA_OBJ_PD,
+};
+#define N_RECLAIMED (sizeof(reclaim_order) / sizeof(reclaim_order[0]))
+
+static struct application *application_find(const struct varlink_connection *conn)
+{
+	for (struct application *a = applications; a; a = a->next)
+		if (a->conn == conn)
+			return a;
+	return NULL;
+}
+
+/* The process's name, for logs and lists; "" when it cannot be read (gone, or another pid namespace). */
+static void read_comm(pid_t pid, char comm[APPLICATION_COMM_MAX])
+{
+	char path[64];
+	ssize_t n;
+	int fd;
+
+	comm[0] = '\0';
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	n = read(fd, comm, APPLICATION_COMM_MAX - 1);
+	close(fd);
+	if (n <= 0) {
+		comm[0] = '\0';
+		return;
+	}
+	comm[n] = '\0';
+	comm[strcspn(comm, "\n")] = '\0';
+}
+
+/* Letters, digits and "_.-@:", 1 to APPLICATION_NAME_MAX - 1 of them. */
+static bool name_valid(const char *name)
+{
+	size_t len = strlen(name);
+
+	if (len == 0 || len >= APPLICATION_NAME_MAX)
+		return false;
+	for (const char *c = name; *c; c++)
+		if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+		      (*c >= '0' && *c <= '9') || strchr("_.-@:", *c)))
+			return false;
+	return true;
+}
+
+static unsigned owned_count(struct manager *m, const struct application *a, enum rdma_object_kind kind)
+{
+	unsigned n = 0;
+
+	for (unsigned d = 0; d < m->n_devices; d++) {
+		struct rdma_object *obj;
+
+		for (uint32_t pos = 0; (obj = object_table_next(&m->devices[d]->tables[kind], &pos)); )
+			n += obj->owner == a->conn;
+	}
+	return n;
+}
+
+static struct json_object *application_json(struct manager *m, const struct application *a)
+{
+	struct json_object *o = json_object_new_object();
+	struct json_object *objects = json_object_new_object();
+
+	json_add_int(o, "pid", a->cred.pid);
+	json_add_int(o, "uid", a->cred.uid);
+	json_add_string(o, "comm", a->comm);
+	if (a->name[0])
+		json_add_string(o, "name", a->name);
+	for (size_t i = 0; i < N_RECLAIMED; i++)
+		json_add_uint(objects, rdma_object_kind_name(reclaim_order[i]),
+			      owned_count(m, a, reclaim_order[i]));
+	json_object_object_add(o, "objects", objects);
+	return o;
+}
+
+int api_application_attach(struct varlink_call *call, struct json_object *params, void *userdata)
+{
+	struct varlink_connection *conn = varlink_call_connection(call);
+	const char *name = json_get_string(params, "name");
+	struct application *a = application_find(conn);
+
+	if (name && !name_valid(name))
+		return varlink_call_error_invalid_parameter(call, "name");
+	if (!a) {
+		a = calloc(1, sizeof(*a));
+		if (!a)
+			return -ENOMEM;
+		a->conn = conn;
+		a->cred = *varlink_connection_peer(conn);
+		read_comm(a->cred.pid, a->comm);
+		a->next = applications;
+		applications = a;
+		log_info("application attached: pid %d (%s), uid %d", (int)a->cred.pid, a->comm,
+			 (int)a->cred.uid);
+	}
+	/* Attaching again only renames: what it owns stays its own. */
+	if (name)
+		snprintf(a->name, sizeof(a->name), "%s", name);
+	return api_reply_record(call, "application", application_json(userdata, a));
+}
+
+int api_application_list(struct varlink_call *call, struct json_object *params, void *userdata)
+{
+	struct json_object *list = json_object_new_array();
+
+	for (struct application *a = applications; a; a = a->next)
+		json_object_array_add(list, application_json(userdata, a));
+	return api_reply_record(call, "applications", list);
+}
+
+void api_application_own(struct varlink_call *call, struct rdma_object *obj)
+{
+	struct varlink_connection *conn = varlink_call_connection(call);
+
+	if (application_find(conn))
+		obj->owner = conn;
+}
+
+bool api_application_may_use(struct varlink_call *call, const struct rdma_object *obj)
+{
+	struct varlink_connection *conn = varlink_call_connection(call);
+
+	if (!application_find(conn) || obj->owner == conn)
+		return true;
+	return obj->kind == RDMA_OBJ_MKEY &&
+	       rdma_mkey((struct rdma_object *)obj)->borrower == conn;
+}
+
+bool api_application_refs_ok(struct varlink_call *call, const char *iface, struct rdma_device *dev,
+			     struct json_object *params, const struct api_ref *refs)
+{
+	for (; refs->key; refs++) {
+		int64_t handle = json_get_int(params, refs->key, -1);
+		struct rdma_error err = { 0 };
+		struct rdma_object *obj;
+
+		if (handle < 0 || handle > UINT32_MAX)
+			continue;
+		obj = rdma_object_lookup(dev, refs->kind, (uint32_t)handle, &err);
+		if (!obj || api_application_may_use(call, obj))
+			continue;
+		rdma_error_no_such(&err, refs->kind, (uint32_t)handle);
+		api_reply_error(call, iface, &err);
+		return false;
+	}
+	return true;
+}
+
+static int reclaim_one(struct rdma_device *dev, struct rdma_object *obj, struct rdma_error *err)
+{
+	if (obj->kind == RDMA_OBJ_MKEY)
+		return rdma_mkey_destroy(dev, obj->handle, err);
+	return rdma_object_destroy(dev, obj->kind, obj->handle, err);
+}
+
+/* Destroys what a owned on dev, users first; counts what went, by kind. */
+static void reclaim_device(struct rdma_device *dev, const struct application *a,
+			   unsigned reclaimed[N_RECLAIMED])
+{
+	for (size_t i = 0; i < N_RECLAIMED; i++) {
+		struct object_table *t = &dev->tables[reclaim_order[i]];
+		struct rdma_object *obj;
+
+		for (uint32_t pos = 0; (obj = object_table_next(t, &pos)); ) {
+			struct rdma_error err = { 0 };
+
+			if (obj->owner != a->conn)
+				continue;
+			if (reclaim_one(dev, obj, &err) == 0) {
+				reclaimed[i]++;
+				continue;
+			}
+			/*
+			 * Something not the application's uses it (a connection that
+			 * did not attach built on it): it stays, nobody's now.
+			 */
+			log_warning("application pid %d: %s %u stays: %s", (int)a->cred.pid,
+				    rdma_object_kind_name(obj->kind), obj->handle,
+				    rdma_error_name(err.code));
+			obj->owner = NULL;
+		}
+	}
+}
+
+void api_application_connection_closed(struct varlink_connection *conn, struct manager *m)
+{
+	struct application **slot = &applications, *a;
+	unsigned reclaimed[N_RECLAIMED] = { 0 };
+
+	while (*slot && (*slot)->conn != conn)
+		slot = &(*slot)->next;
+	a = *slot;
+	if (!a)
+		return;
+	*slot = a->next;
+	for (unsigned d = 0; d < m->n_devices; d++)
+		reclaim_device(m->devices[d], a, reclaimed);
+	log_info("application pid %d (%s) went away: reclaimed %u QPs, %u AHs, %u MKEYs, %u MRs, "
+		 "%u CQs, %u PDs", (int)a->cred.pid, a->comm, reclaimed[0], reclaimed[1],
+		 reclaimed[2], reclaimed[3], reclaimed[4], reclaimed[5]);
+	free(a);
+}

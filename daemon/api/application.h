@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Applications: varlink connections that called io.rdmad.Daemon.Attach (the
+ * client library does, at rdmad_open).  What an attached connection creates
+ * is its own (rdma_object.owner): it addresses no other connection's objects,
+ * and when it closes (the program exited or crashed) rdmad destroys them.
+ * A connection that never attached (rdmactl, scripts) creates objects that
+ * outlive it, and may address every object.  docs/decisions.md, "Applications
+ * own what they create".
+ */
+#pragma once
+
+#include <stdbool.h>
+
+#include "daemon/core/manager.h"
+#include "daemon/verbs/object.h"
+#include "lib/varlink/varlink.h"
+
+/* Method handlers of io.rdmad.Daemon (registered in daemon.c). */
+int api_application_attach(struct varlink_call *call, struct json_object *params, void *userdata);
+int api_application_list(struct varlink_call *call, struct json_object *params, void *userdata);
+
+/* obj, just created by call, belongs to the call's application, if its connection attached. */
+void api_application_own(struct varlink_call *call, struct rdma_object *obj);
+/*
+ * Whether the call may address obj: always for a connection that did not
+ * attach; for an application, its own objects and the pool MKEYs it borrowed.
+ */
+bool api_application_may_use(struct varlink_call *call, const struct rdma_object *obj);
+/* A parameter naming an object of kind by its handle, as a Create takes its PD. */
+struct api_ref {
+	const char *key;
+	enum rdma_object_kind kind;
+};
+/*
+ * Whether the objects that params names in refs (ending with { NULL }) are
+ * the call's to use; if one is another application's, the call has been
+ * answered IFACE.NoSuchObject naming it, as if there were none.  Handles
+ * that name nothing are left to the method, which refuses them as always.
+ */
+bool api_application_refs_ok(struct varlink_call *call, const char *iface, struct rdma_device *dev,
+			     struct json_object *params, const struct api_ref *refs);
+/* The close hook's part (api.c): destroys what the connection's application owned. */
+void api_application_connection_closed(struct varlink_connection *conn, struct manager *m);

@@ -1,0 +1,135 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * librdmad: programs use rdmad's RDMA device through this ibverbs-shaped API
+ * (librdmad(3)).  The structures are in <rdmad/verbs.h>.
+ *
+ * Control (open, PDs, MRs, CQs, QPs, AHs, MKEYs, pools, DEKs) goes over
+ * rdmad's varlink socket.  The connection is attached (io.rdmad.Daemon.Attach):
+ * what it creates is the program's, no other program addresses it, and rdmad
+ * destroys it all when the program closes the device, exits or crashes.
+ *
+ * THE DATA PATH OF THIS VERSION IS THE SLOW ONE: rdmad_post_send,
+ * rdmad_post_recv and rdmad_poll_cq are one varlink call each (tens of
+ * thousands per second).  Shared-memory send, receive and completion rings
+ * with eventfd kicks, which make no system call per work request, are the
+ * next part of issue #14; the calls keep their signatures.
+ *
+ * Every call returning int gives 0 (or a count) on success and a negative
+ * errno on failure; calls returning a pointer give NULL and set errno.
+ * rdmad_last_error() then says what rdmad or the library refused, and why.
+ * A context is for one thread at a time.
+ */
+#ifndef RDMAD_RDMAD_H
+#define RDMAD_RDMAD_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <rdmad/verbs.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The socket rdmad_open uses without one given and without $RDMACTL_SOCKET. */
+#define RDMAD_SOCKET_DEFAULT "/run/rdmad/io.rdmad"
+
+/* The message of the last failed call of this thread ("" when none failed). */
+const char *rdmad_last_error(void);
+
+/*
+ * Connects to rdmad at socket (NULL: $RDMACTL_SOCKET, else
+ * RDMAD_SOCKET_DEFAULT) and opens device (NULL: rdmad's first device).
+ */
+struct rdmad_context *rdmad_open(const char *socket, const char *device);
+/* Closes the connection: rdmad destroys every object the context created. */
+int rdmad_close(struct rdmad_context *ctx);
+
+int rdmad_query_device(struct rdmad_context *ctx, struct rdmad_device_attr *attr);
+int rdmad_query_port(struct rdmad_context *ctx, uint8_t port, struct rdmad_port_attr *attr);
+/* Entry index of port's GID table, in network order; -ENOENT when empty. */
+int rdmad_query_gid(struct rdmad_context *ctx, uint8_t port, unsigned index, uint8_t gid[16]);
+
+struct rdmad_pd *rdmad_alloc_pd(struct rdmad_context *ctx);
+int rdmad_dealloc_pd(struct rdmad_pd *pd);
+
+/*
+ * size bytes of zeroed memory shared with rdmad: a memfd (sealed against
+ * shrinking) mapped here, which rdmad_reg_mr can register.  Freed with
+ * rdmad_free_buf, not free(3); rdmad_close frees what is left.
+ */
+void *rdmad_alloc_buf(struct rdmad_context *ctx, size_t size);
+int rdmad_free_buf(struct rdmad_context *ctx, void *buf);
+/*
+ * REG_USER_MR of length bytes at addr, inside one buffer of rdmad_alloc_buf;
+ * its iova is addr, so SGEs and remote addresses are plain pointers.
+ */
+struct rdmad_mr *rdmad_reg_mr(struct rdmad_pd *pd, void *addr, size_t length, unsigned access);
+/*
+ * The same for a memfd of the caller's (open for reading and writing,
+ * sealed with F_SEAL_SHRINK): length bytes from offset, at iova in work
+ * requests; addr is where the caller mapped them (may be NULL).  fd stays
+ * the caller's.
+ */
+struct rdmad_mr *rdmad_reg_memfd(struct rdmad_pd *pd, int fd, uint64_t offset, size_t length,
+				 uint64_t iova, void *addr, unsigned access);
+int rdmad_dereg_mr(struct rdmad_mr *mr);
+
+/* A CQ of at least cqe entries (cq->cqe says how many). */
+struct rdmad_cq *rdmad_create_cq(struct rdmad_context *ctx, unsigned cqe);
+int rdmad_destroy_cq(struct rdmad_cq *cq);
+/*
+ * Up to n completions into wc, oldest first; how many (0: none).  The slow
+ * path: one varlink call (io.rdmad.Cq.Poll).
+ */
+int rdmad_poll_cq(struct rdmad_cq *cq, int n, struct rdmad_wc *wc);
+
+struct rdmad_qp *rdmad_create_qp(struct rdmad_pd *pd, const struct rdmad_qp_init_attr *attr);
+/* Sets the members of attr that mask names (RDMAD_QP_*); RDMAD_QP_STATE is required. */
+int rdmad_modify_qp(struct rdmad_qp *qp, const struct rdmad_qp_attr *attr, unsigned mask);
+int rdmad_query_qp(struct rdmad_qp *qp, struct rdmad_qp_attr *attr,
+		   struct rdmad_qp_init_attr *init_attr);
+int rdmad_destroy_qp(struct rdmad_qp *qp);
+/*
+ * Posts wr and the WRs chained after it, one varlink call each (the slow
+ * path); on a failure *bad_wr is the WR refused, and those before it are posted.
+ */
+int rdmad_post_send(struct rdmad_qp *qp, struct rdmad_send_wr *wr, struct rdmad_send_wr **bad_wr);
+int rdmad_post_recv(struct rdmad_qp *qp, struct rdmad_recv_wr *wr, struct rdmad_recv_wr **bad_wr);
+
+/*
+ * mlx5dv_qp_cancel_posted_send_wrs, on a QP in SQD: the posted send WRs of
+ * wr_id not yet executed become NOPs; how many.
+ */
+int rdmad_cancel_posted_send_wrs(struct rdmad_qp *qp, uint64_t wr_id);
+
+struct rdmad_ah *rdmad_create_ah(struct rdmad_pd *pd, const struct rdmad_ah_attr *attr);
+int rdmad_destroy_ah(struct rdmad_ah *ah);
+
+/* mlx5dv_create_mkey: a free indirect MKEY of flags (RDMAD_MKEY_*) with max_entries layout entries. */
+struct rdmad_mkey *rdmad_create_mkey(struct rdmad_pd *pd, unsigned flags, unsigned max_entries);
+int rdmad_destroy_mkey(struct rdmad_mkey *mkey);
+/*
+ * mlx5dv_wr_mkey_configure with its setters, all or nothing: access
+ * (RDMAD_ACCESS_*), a list layout of n entries (n 0: the layout stays), and
+ * the signature and crypto attributes as the JSON configuration object
+ * rdmactl mkey configure and rdmactl offload take (NULL: they stay;
+ * docs/offload.md).  reset_sig_attr removes the signature first.
+ */
+int rdmad_configure_mkey(struct rdmad_mkey *mkey, unsigned access,
+			 const struct rdmad_mkey_layout_entry *layout, unsigned n,
+			 const char *config_json, int reset_sig_attr);
+/* mlx5dv_mkey_check: the signature error recorded since the last check, then cleared. */
+int rdmad_check_mkey(struct rdmad_mkey *mkey, struct rdmad_mkey_err *err);
+
+/* Borrows an MKEY of pool name, held until returned or the context closes. */
+struct rdmad_mkey *rdmad_pool_borrow(struct rdmad_context *ctx, const char *name);
+int rdmad_pool_return(struct rdmad_mkey *mkey);
+
+/* The DEK named name (mlx5dv_dek_query); -ENOENT when there is none. */
+int rdmad_dek_lookup(struct rdmad_context *ctx, const char *name, struct rdmad_dek_attr *attr);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,96 @@
+#!/usr/bin/env bats
+# Programs on the device through librdmad (issue #14, part 1): an RC ping-pong
+# between two processes, and what rdmad reclaims when a program is killed.
+
+load helper
+
+setup_file() {
+	rdmad_start
+	"$RDMACTL" gid add 0 fe80::1 >/dev/null
+	"$RDMACTL" pool create crashpool --type signature --size 2 >/dev/null
+}
+teardown_file() { rdmad_stop; }
+
+setup() {
+	load_libs
+	cd "$BATS_TEST_TMPDIR"
+}
+
+# counts: how many objects of each kind, and the pool's counters that must come back.
+counts() {
+	local k
+	for k in pd mr cq qp ah mkey; do
+		printf '%s=%s ' "$k" "$("$RDMACTL" -j "$k" list | jq length)"
+	done
+	"$RDMACTL" -j pool show crashpool | jq -r '.[0] | "available=\(.available) borrowed=\(.borrowed)"'
+}
+
+# wait_counts WANT: until counts says WANT (rdmad reclaims when its loop sees the hang-up), 5 s at most.
+wait_counts() {
+	local i
+	for i in $(seq 1 100); do
+		[ "$(counts)" = "$1" ] && return 0
+		sleep 0.05
+	done
+	echo "counts: $(counts), wanted: $1" >&2
+	return 1
+}
+
+# holding COUNTS: COUNTS with one more object of every kind and one MKEY borrowed from the pool.
+holding() {
+	local kv out=()
+	for kv in $1; do
+		case ${kv%%=*} in
+		available) out+=("${kv%%=*}=$((${kv#*=} - 1))") ;;
+		*) out+=("${kv%%=*}=$((${kv#*=} + 1))") ;;
+		esac
+	done
+	echo "${out[*]}"
+}
+
+@test "RC ping-pong between two processes through librdmad, QP numbers over pipes" {
+	before=$(counts)
+	mkfifo to_server to_client
+	"$BUILD/examples/rdmad_rc_pingpong" -n 200 -z 1024 <to_server >to_client 2>server.err &
+	server=$!
+	# Opened in the other order than the server's: each open of a FIFO waits for its peer.
+	# (In a shell of its own: run would take its standard output.)
+	run bash -c '"$0" -c -n 200 -z 1024 >to_server <to_client' "$BUILD/examples/rdmad_rc_pingpong"
+	assert_success
+	assert_output --partial "client: 200 iters of 1024 bytes"
+	wait "$server"
+	run cat server.err
+	assert_output --partial "server: 200 iters of 1024 bytes"
+	wait_counts "$before"
+}
+
+@test "ping-pong refuses a peer line that is no QP number" {
+	run "$BUILD/examples/rdmad_rc_pingpong" -n 1 <<<"hello"
+	assert_failure 1
+	assert_output --partial 'no "qpn N"'
+}
+
+@test "kill -9 of a program holding objects and a borrowed MKEY: rdmad reclaims them all" {
+	before=$(counts)
+	"$BUILD/tools/rdmad-hold" crashpool >hold.out 2>hold.err &
+	pid=$!
+	for i in $(seq 1 100); do
+		grep -q ready hold.out && break
+		sleep 0.05
+	done
+	run cat hold.out hold.err
+	assert_output ready
+	assert_equal "$(counts)" "$(holding "$before")"
+	kill -9 "$pid"
+	wait "$pid" || true
+	wait_counts "$before"
+	assert_file_contains "$BATS_FILE_TMPDIR/rdmad.log" "application pid $pid (rdmad-hold) went away: reclaimed 1 QPs, 1 AHs, 1 MKEYs, 1 MRs, 1 CQs, 1 PDs"
+}
+
+@test "objects rdmactl creates outlive its connection: only attached programs' are reclaimed" {
+	"$RDMACTL" pd create >/dev/null
+	n=$("$RDMACTL" -j pd list | jq length)
+	sleep 0.1
+	assert_equal "$("$RDMACTL" -j pd list | jq length)" "$n"
+	"$RDMACTL" pd destroy "$("$RDMACTL" -j pd list | jq -r '.[-1].handle')"
+}
