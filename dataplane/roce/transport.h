@@ -36,8 +36,6 @@
 /* Request packets sent and not acknowledged, at most (as rxe), and the least the window falls to. */
 #define DP_ROCE_WINDOW 128
 #define DP_ROCE_WINDOW_MIN 4
-/* The least a loss (a PSN-sequence NAK) leaves it: see dataplane/roce/window.c. */
-#define DP_ROCE_WINDOW_LOSS_MIN (DP_ROCE_WINDOW / 2)
 /* A long message asks for an ACK at least this often, and at least twice per window (window.c). */
 #define DP_ROCE_ACK_EVERY 64
 _Static_assert(DP_ROCE_ACK_EVERY <= DP_ROCE_WINDOW, "an ACK asked for within every window");

@@ -2,15 +2,13 @@
 /*
  * How many request packets an RC requester keeps unacknowledged: a window
  * that halves when the responder reports a loss (a PSN-sequence NAK: once
- * per loss episode, until what was in flight then is acknowledged), but not
- * below DP_ROCE_WINDOW_LOSS_MIN, falls to DP_ROCE_WINDOW_MIN on a timeout
- * (the peer or the path may be gone), and grows by one packet per window
- * acknowledged, up to DP_ROCE_WINDOW.  Go-back-N sends again everything
- * after a lost packet, so a loss costs the window; but a window smaller
- * than what the path holds in a round trip costs the rate, and a lost
- * packet on a RoCE network is rarely congestion (that is ECN's and
- * DCQCN's), so the window only halves (docs/decisions.md, "RoCE v2
- * transport").
+ * per loss episode, until what was in flight then is acknowledged), falls to
+ * its least on a timeout, and grows by one packet per window acknowledged,
+ * up to DP_ROCE_WINDOW (additive increase, multiplicative decrease, as TCP's
+ * congestion window).  Go-back-N sends again everything after a lost packet,
+ * so what a loss costs is the window: a full window of 128 on a link whose
+ * round trip holds a few packets threw away most of what was sent after each
+ * loss (docs/decisions.md, "RoCE v2 transport").
  */
 #include "dataplane/roce/roce_int.h"
 
@@ -46,7 +44,7 @@ void roce_window_loss(struct dp_roce_qp *c)
 {
 	/* The NAKs of one episode (each repeat of the gap gets one) halve it once. */
 	if (!c->recovering)
-		lost(c, c->window / 2 > DP_ROCE_WINDOW_LOSS_MIN ? c->window / 2 : DP_ROCE_WINDOW_LOSS_MIN);
+		lost(c, c->window / 2);
 }
 
 void roce_window_timeout(struct dp_roce_qp *c)

@@ -795,25 +795,19 @@ static void conn_note_input(struct varlink_connection *conn, const char *p, size
 		conn->partial_usec = server_now(conn->server);
 }
 
-/*
- * One read: 1 when there may be more to read, 0 when the socket is empty (or at its end),
- * or -errno.  A read that got less than it asked for emptied the socket, unless it stopped
- * at descriptors (the kernel ends a read with the message they came with): what comes later
- * is a new edge, so no read is spent to hear EAGAIN.
- */
+/* One read: 1 when bytes came (there may be more), 0 when none is there or at the end, or -errno. */
 static int conn_read(struct varlink_connection *conn)
 {
-	size_t room, want;
-	unsigned fds_before = conn->in_fds.n_fds;
+	size_t room;
 	ssize_t n;
 	int r = conn_make_room(conn);
 
 	if (r < 0)
 		return r;
 	room = conn->in.cap - conn->in.len;
-	want = room < READ_CHUNK ? room : READ_CHUNK;
 	do
-		n = varlink_recv(conn->fd, &conn->in, &conn->in_fds, want, MSG_DONTWAIT);
+		n = varlink_recv(conn->fd, &conn->in, &conn->in_fds,
+				 room < READ_CHUNK ? room : READ_CHUNK, MSG_DONTWAIT);
 	while (n == -EINTR);
 	if (n == -EAGAIN)
 		return 0;
@@ -831,7 +825,7 @@ static int conn_read(struct varlink_connection *conn)
 	else
 		conn_note_input(conn, conn->in.data + conn->in.len - n, (size_t)n);
 	conn_account(conn);
-	return n > 0 && ((size_t)n == want || conn->in_fds.n_fds != fds_before);
+	return n > 0;
 }
 
 static int on_connection_io(sd_event_source *s, int fd, uint32_t revents, void *userdata)
