@@ -26,7 +26,7 @@ struct rdmad_cq *rdmad_create_cq(struct rdmad_context *ctx, unsigned cqe)
 	*cq = (struct rdmad_cq){ .context = ctx, .handle = (uint32_t)client_get_u64(rec, "handle"),
 				 .cqe = (uint32_t)client_get_u64(rec, "cqe") };
 	json_object_put(reply);
-	return cq;
+	return client_hold(ctx, cq);
 }
 
 int rdmad_destroy_cq(struct rdmad_cq *cq)
@@ -34,7 +34,7 @@ int rdmad_destroy_cq(struct rdmad_cq *cq)
 	int r = client_destroy_handle(cq->context, "io.rdmad.Cq.Destroy", cq->handle);
 
 	if (r == 0)
-		free(cq);
+		client_release(cq->context, cq);
 	return r;
 }
 

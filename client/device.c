@@ -68,6 +68,7 @@ int rdmad_close(struct rdmad_context *ctx)
 		free(ctx->mrs[i]);
 	free(ctx->mrs);
 	client_bufs_free_all(ctx);
+	client_release_all(ctx);
 	free(ctx);
 	return 0;
 }

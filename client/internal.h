@@ -30,7 +30,20 @@ struct rdmad_context {
 	size_t n_mrs, cap_mrs;
 	struct client_buf *bufs;
 	size_t n_bufs, cap_bufs;
+	/* The PD, AH, CQ, QP and MKEY descriptions handed out and not destroyed (held.c). */
+	void **held;
+	size_t n_held, cap_held;
 };
+
+/*
+ * A description handed out is the context's until destroyed: rdmad_close()
+ * frees those the program did not (rdmad destroys the objects themselves).
+ * client_hold() returns desc, or frees it and fails with ENOMEM (NULL);
+ * client_release() frees it.
+ */
+void *client_hold(struct rdmad_context *ctx, void *desc);
+void client_release(struct rdmad_context *ctx, void *desc);
+void client_release_all(struct rdmad_context *ctx);
 
 /*
  * Calls rdmad's method (e.g. "io.rdmad.Pd.Create") with params (consumed; the

@@ -17,7 +17,7 @@ static struct rdmad_mkey *mkey_new(struct rdmad_context *ctx, struct rdmad_pd *p
 		return NULL;
 	*mkey = (struct rdmad_mkey){ .context = ctx, .pd = pd, .lkey = key, .rkey = key,
 				     .from_pool = from_pool };
-	return mkey;
+	return client_hold(ctx, mkey);
 }
 
 struct rdmad_mkey *rdmad_create_mkey(struct rdmad_pd *pd, unsigned flags, unsigned max_entries)
@@ -55,7 +55,7 @@ int rdmad_destroy_mkey(struct rdmad_mkey *mkey)
 				   mkey->lkey);
 	r = client_destroy_handle(mkey->context, "io.rdmad.Mkey.Destroy", mkey->lkey);
 	if (r == 0)
-		free(mkey);
+		client_release(mkey->context, mkey);
 	return r;
 }
 
@@ -156,7 +156,7 @@ int rdmad_pool_return(struct rdmad_mkey *mkey)
 	r = client_call(mkey->context, "io.rdmad.Pool.Return",
 			client_add_u64(json_object_new_object(), "handle", mkey->lkey), NULL, 0, NULL);
 	if (r == 0)
-		free(mkey);
+		client_release(mkey->context, mkey);
 	return r;
 }
 

@@ -27,7 +27,7 @@ struct rdmad_pd *rdmad_alloc_pd(struct rdmad_context *ctx)
 	pd->context = ctx;
 	pd->handle = (uint32_t)client_get_u64(client_get(reply, "pd"), "handle");
 	json_object_put(reply);
-	return pd;
+	return client_hold(ctx, pd);
 }
 
 int rdmad_dealloc_pd(struct rdmad_pd *pd)
@@ -35,7 +35,7 @@ int rdmad_dealloc_pd(struct rdmad_pd *pd)
 	int r = client_destroy_handle(pd->context, "io.rdmad.Pd.Destroy", pd->handle);
 
 	if (r == 0)
-		free(pd);
+		client_release(pd->context, pd);
 	return r;
 }
 
@@ -79,7 +79,7 @@ struct rdmad_ah *rdmad_create_ah(struct rdmad_pd *pd, const struct rdmad_ah_attr
 	*ah = (struct rdmad_ah){ .context = pd->context, .pd = pd,
 				 .handle = (uint32_t)client_get_u64(client_get(reply, "ah"), "handle") };
 	json_object_put(reply);
-	return ah;
+	return client_hold(pd->context, ah);
 }
 
 int rdmad_destroy_ah(struct rdmad_ah *ah)
@@ -87,6 +87,6 @@ int rdmad_destroy_ah(struct rdmad_ah *ah)
 	int r = client_destroy_handle(ah->context, "io.rdmad.Ah.Destroy", ah->handle);
 
 	if (r == 0)
-		free(ah);
+		client_release(ah->context, ah);
 	return r;
 }

@@ -62,7 +62,7 @@ struct rdmad_qp *rdmad_create_qp(struct rdmad_pd *pd, const struct rdmad_qp_init
 		.state = state_of(client_get_str(rec, "state")),
 	};
 	json_object_put(reply);
-	return qp;
+	return client_hold(pd->context, qp);
 }
 
 /* attr's members that mask names, as Modify's parameters. */
@@ -201,6 +201,6 @@ int rdmad_destroy_qp(struct rdmad_qp *qp)
 	int r = client_destroy_handle(qp->context, "io.rdmad.Qp.Destroy", qp->qp_num);
 
 	if (r == 0)
-		free(qp);
+		client_release(qp->context, qp);
 	return r;
 }

@@ -204,12 +204,14 @@ static void test_object_used_by_others_stays(void **state)
 	size_t pds = harness_count("Pd", "pds"), apps = harness_applications();
 	struct rdmad_context *ctx = harness_open();
 	struct rdmad_pd *pd = rdmad_alloc_pd(ctx);
+	/* The description goes with rdmad_close(): the handle is kept. */
+	uint32_t pd_handle = pd->handle;
 	struct json_object *reply;
 	char params[96];
 	int mr;
 
 	/* rdmactl builds on the program's PD: the PD cannot go with the program. */
-	snprintf(params, sizeof(params), "{\"pd\": %u, \"size\": 4096, \"access\": []}", pd->handle);
+	snprintf(params, sizeof(params), "{\"pd\": %u, \"size\": 4096, \"access\": []}", pd_handle);
 	reply = harness_call("io.rdmad.Mr.Create", params);
 	mr = json_object_get_int(json_object_object_get(json_object_object_get(reply, "mr"), "handle"));
 	json_object_put(reply);
@@ -218,7 +220,7 @@ static void test_object_used_by_others_stays(void **state)
 	assert_int_equal(harness_count("Pd", "pds"), pds + 1);
 	snprintf(params, sizeof(params), "{\"handle\": %d}", mr);
 	json_object_put(harness_call("io.rdmad.Mr.Destroy", params));
-	snprintf(params, sizeof(params), "{\"handle\": %u}", pd->handle);
+	snprintf(params, sizeof(params), "{\"handle\": %u}", pd_handle);
 	json_object_put(harness_call("io.rdmad.Pd.Destroy", params));
 	assert_int_equal(harness_count("Pd", "pds"), pds);
 }

@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: MIT */
+/* The descriptions a context handed out, freed at rdmad_close() if the program did not. */
+#include "client/internal.h"
+
+#include <stdlib.h>
+
+void *client_hold(struct rdmad_context *ctx, void *desc)
+{
+	if (ctx->n_held == ctx->cap_held) {
+		size_t cap = ctx->cap_held ? 2 * ctx->cap_held : 16;
+		void **held = realloc(ctx->held, cap * sizeof(*held));
+
+		if (!held) {
+			free(desc);
+			return client_fail_null(client_fail(-ENOMEM, "out of memory"));
+		}
+		ctx->held = held;
+		ctx->cap_held = cap;
+	}
+	ctx->held[ctx->n_held++] = desc;
+	return desc;
+}
+
+void client_release(struct rdmad_context *ctx, void *desc)
+{
+	for (size_t i = 0; i < ctx->n_held; i++)
+		if (ctx->held[i] == desc) {
+			ctx->held[i] = ctx->held[--ctx->n_held];
+			break;
+		}
+	free(desc);
+}
+
+void client_release_all(struct rdmad_context *ctx)
+{
+	for (size_t i = 0; i < ctx->n_held; i++)
+		free(ctx->held[i]);
+	free(ctx->held);
+	ctx->held = NULL;
+	ctx->n_held = ctx->cap_held = 0;
+}
