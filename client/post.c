@@ -134,6 +134,16 @@ static int send_params(struct rdmad_qp *qp, const struct rdmad_send_wr *wr, stru
 	return 0;
 }
 
+/* One WR's call with its parameters p, unless building them failed (r < 0): p is consumed. */
+static int post_one(struct rdmad_qp *qp, const char *method, struct json_object *p, int r)
+{
+	if (r < 0) {
+		json_object_put(p);
+		return r;
+	}
+	return client_call(qp->context, method, p, NULL, 0, NULL);
+}
+
 int rdmad_post_send(struct rdmad_qp *qp, struct rdmad_send_wr *wr, struct rdmad_send_wr **bad_wr)
 {
 	client_ok();
@@ -141,10 +151,7 @@ int rdmad_post_send(struct rdmad_qp *qp, struct rdmad_send_wr *wr, struct rdmad_
 		struct json_object *p = json_object_new_object();
 		int r = send_params(qp, wr, p);
 
-		if (r < 0)
-			json_object_put(p);
-		else
-			r = client_call(qp->context, "io.rdmad.Qp.PostSend", p, NULL, 0, NULL);
+		r = post_one(qp, "io.rdmad.Qp.PostSend", p, r);
 		if (r < 0) {
 			if (bad_wr)
 				*bad_wr = wr;
@@ -182,10 +189,7 @@ int rdmad_post_recv(struct rdmad_qp *qp, struct rdmad_recv_wr *wr, struct rdmad_
 			r = client_fail(-EINVAL, "sg_list: NULL with num_sge %u", wr->num_sge);
 		else if (wr->num_sge)
 			r = sges_json(qp->context, wr->sg_list, wr->num_sge, p);
-		if (r < 0)
-			json_object_put(p);
-		else
-			r = client_call(qp->context, "io.rdmad.Qp.PostRecv", p, NULL, 0, NULL);
+		r = post_one(qp, "io.rdmad.Qp.PostRecv", p, r);
 		if (r < 0) {
 			if (bad_wr)
 				*bad_wr = wr;

@@ -53,25 +53,27 @@ char *ctl_denial_needs(struct varlink_client *client, const char *socket_path, c
 	return r < 0 ? NULL : text;
 }
 
-/* "root", or the uid when it has no name. */
+/* The name of a user or group, or its number when it has none ("root", "rdma", "1234"). */
+static void id_name(const char *name, unsigned id, char *buf, size_t size)
+{
+	if (name)
+		snprintf(buf, size, "%s", name);
+	else
+		snprintf(buf, size, "%u", id);
+}
+
 static void user_name(uid_t uid, char *buf, size_t size)
 {
 	struct passwd *pw = getpwuid(uid);
 
-	if (pw)
-		snprintf(buf, size, "%s", pw->pw_name);
-	else
-		snprintf(buf, size, "%u", (unsigned)uid);
+	id_name(pw ? pw->pw_name : NULL, (unsigned)uid, buf, size);
 }
 
 static void group_name(gid_t gid, char *buf, size_t size)
 {
 	struct group *gr = getgrgid(gid);
 
-	if (gr)
-		snprintf(buf, size, "%s", gr->gr_name);
-	else
-		snprintf(buf, size, "%u", (unsigned)gid);
+	id_name(gr ? gr->gr_name : NULL, (unsigned)gid, buf, size);
 }
 
 char *ctl_connect_denial_needs(const char *socket_path)
