@@ -6,7 +6,6 @@
 #include "lib/log.h"
 
 #include <errno.h>
-#include <limits.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
@@ -18,11 +17,6 @@
 
 /* Kinds of state, so files in a batch, at most (state.c has three). */
 #define COMMIT_KINDS_MAX 8
-/*
- * Answers per turn of the event loop: a batch of 64 answered at once would
- * keep other clients' calls waiting for all 64 replies.
- */
-#define COMMIT_ANSWERS_PER_TURN 4
 
 struct commit {
 	struct manager *m;
@@ -30,7 +24,6 @@ struct commit {
 	commit_write_fn write;
 	int efd;                  /* the thread rings it when a batch is written */
 	sd_event_source *source;
-	sd_event_source *answering_source;  /* answers a few changes per turn */
 	pthread_t thread;
 	bool started;
 
@@ -137,9 +130,23 @@ static void rewrite_if_replaced(struct commit *c, const struct state_file *f, bo
 	mark_dirty(c, f->kind);
 }
 
+/* Answers the settled changes, in order. */
+static void answer(struct commit *c)
+{
+	struct commit_change *change;
+
+	while ((change = c->settled)) {
+		c->settled = change->next;
+		if (!c->settled)
+			c->settled_tail = &c->settled;
+		change->answer(change);
+	}
+}
+
 /*
  * The thread wrote the batch: every change in it is settled or undone, the
- * next batch starts, and the changes are answered a few at a time.
+ * next batch starts, and the changes are answered (their answer hooks only
+ * queue the replies: daemon/api/change.c).
  */
 static void complete(struct commit *c)
 {
@@ -164,8 +171,6 @@ static void complete(struct commit *c)
 		c->settled_tail = &change->next;
 	}
 	c->completing = false;
-	if (c->settled)
-		sd_event_source_set_enabled(c->answering_source, SD_EVENT_ON);
 	for (unsigned i = 0; i < c->n_files; i++) {
 		rewrite_if_replaced(c, &c->files[i], had_changes[i]);
 		free(c->files[i].text);
@@ -173,6 +178,7 @@ static void complete(struct commit *c)
 	}
 	c->n_files = 0;
 	start_batch(c);
+	answer(c);
 }
 
 /* Takes the thread's "written" under the lock; true when a batch came back. */
@@ -189,26 +195,6 @@ static bool take_written(struct commit *c, bool wait)
 	return written;
 }
 
-/* Answers up to max settled changes, in order. */
-static void answer(struct commit *c, unsigned max)
-{
-	for (unsigned i = 0; i < max && c->settled; i++) {
-		struct commit_change *change = c->settled;
-
-		c->settled = change->next;
-		if (!c->settled)
-			c->settled_tail = &c->settled;
-		change->answer(change);
-	}
-	if (!c->settled)
-		sd_event_source_set_enabled(c->answering_source, SD_EVENT_OFF);
-}
-
-static int on_answering(sd_event_source *s, void *userdata)
-{
-	answer(userdata, COMMIT_ANSWERS_PER_TURN);
-	return 0;
-}
 
 static int on_written(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 {
@@ -248,11 +234,6 @@ int commit_new(struct commit **out, struct manager *m, commit_write_fn write)
 	/* Answers first: the sooner a batch is answered, the sooner the next one is written. */
 	if (r >= 0)
 		r = sd_event_source_set_priority(c->source, SD_EVENT_PRIORITY_IMPORTANT);
-	/* A turn like any connection's: other clients' calls come in between. */
-	if (r >= 0)
-		r = sd_event_add_defer(m->event, &c->answering_source, on_answering, c);
-	if (r >= 0)
-		r = sd_event_source_set_enabled(c->answering_source, SD_EVENT_OFF);
 	if (r < 0)
 		goto fail;
 	/* Signals are the event loop's: the thread starts with all of them blocked. */
@@ -286,7 +267,6 @@ struct commit *commit_free(struct commit *c)
 		log_error("state changes left unanswered at exit");
 	for (unsigned i = 0; i < c->n_files; i++)
 		free(c->files[i].text);
-	sd_event_source_disable_unref(c->answering_source);
 	sd_event_source_disable_unref(c->source);
 	if (c->efd >= 0)
 		close(c->efd);
@@ -325,7 +305,6 @@ void commit_flush(struct commit *c)
 		take_written(c, true);
 		complete(c);
 	}
-	answer(c, UINT_MAX);
 }
 
 unsigned long commit_batches(const struct commit *c)

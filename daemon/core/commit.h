@@ -17,9 +17,10 @@
  * the next one is serialized: with 0 once its kind's file holding it is
  * durable, or with the -errno (-ENOSPC, -EIO...) of that file's write, after
  * which the change must be undone so that memory and disk agree.  Its answer
- * hook runs later, a few changes per turn of the event loop (daemon/api
- * queues the reply on the varlink server's change turn, after waiting reads),
- * so that replying to a whole batch does not hold up other clients' calls.  A batch's snapshot
+ * hook runs once the whole batch is settled and the next one started; it must
+ * be cheap (daemon/api queues the reply on the varlink server's change turn,
+ * which sends it after waiting reads, so that replying to a whole batch does
+ * not hold up other clients' calls).  A batch's snapshot
  * holds every change submitted before it, so undoing the changes of a failed
  * batch gives back what the file still holds, provided an object has one
  * pending change at a time (daemon/api/change.h sees to that), or its undo
