@@ -74,6 +74,16 @@ int client_call_plain(struct rdmad_context *ctx, const char *method, struct json
 	return call(ctx, method, params, NULL, 0, reply);
 }
 
+int client_take_fds(struct rdmad_context *ctx, int *fds, unsigned n)
+{
+	if (varlink_client_n_fds(ctx->varlink) < n)
+		return client_fail(-EPROTO, "rdmad passed %u descriptors, %u expected",
+				   varlink_client_n_fds(ctx->varlink), n);
+	for (unsigned i = 0; i < n; i++)
+		fds[i] = varlink_client_take_fd(ctx->varlink, i);
+	return 0;
+}
+
 struct json_object *client_get(struct json_object *obj, const char *key)
 {
 	struct json_object *v = NULL;

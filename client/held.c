@@ -4,29 +4,35 @@
 
 #include <stdlib.h>
 
-void *client_hold(struct rdmad_context *ctx, void *desc)
+void *client_hold_by(struct rdmad_context *ctx, void *desc, void (*free_fn)(void *desc))
 {
 	if (ctx->n_held == ctx->cap_held) {
 		size_t cap = ctx->cap_held ? 2 * ctx->cap_held : 16;
-		void **held = realloc(ctx->held, cap * sizeof(*held));
+		struct client_held *held = realloc(ctx->held, cap * sizeof(*held));
 
 		if (!held) {
-			free(desc);
+			free_fn(desc);
 			return client_fail_null(client_fail(-ENOMEM, "out of memory"));
 		}
 		ctx->held = held;
 		ctx->cap_held = cap;
 	}
-	ctx->held[ctx->n_held++] = desc;
+	ctx->held[ctx->n_held++] = (struct client_held){ .desc = desc, .free_fn = free_fn };
 	return desc;
+}
+
+void *client_hold(struct rdmad_context *ctx, void *desc)
+{
+	return client_hold_by(ctx, desc, free);
 }
 
 void client_release(struct rdmad_context *ctx, void *desc)
 {
 	for (size_t i = 0; i < ctx->n_held; i++)
-		if (ctx->held[i] == desc) {
+		if (ctx->held[i].desc == desc) {
+			ctx->held[i].free_fn(desc);
 			ctx->held[i] = ctx->held[--ctx->n_held];
-			break;
+			return;
 		}
 	free(desc);
 }
@@ -34,7 +40,7 @@ void client_release(struct rdmad_context *ctx, void *desc)
 void client_release_all(struct rdmad_context *ctx)
 {
 	for (size_t i = 0; i < ctx->n_held; i++)
-		free(ctx->held[i]);
+		ctx->held[i].free_fn(ctx->held[i].desc);
 	free(ctx->held);
 	ctx->held = NULL;
 	ctx->n_held = ctx->cap_held = 0;

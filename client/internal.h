@@ -12,6 +12,8 @@
 #include <json-c/json.h>
 
 #include "include/rdmad/rdmad.h"
+#include "dataplane/cq.h"
+#include "dataplane/queue.h"
 
 struct varlink_client;
 
@@ -20,6 +22,12 @@ struct client_buf {
 	void *addr;
 	size_t size;
 	int fd;
+};
+
+/* A description handed out, and how it is freed. */
+struct client_held {
+	void *desc;
+	void (*free_fn)(void *desc);
 };
 
 struct rdmad_context {
@@ -31,7 +39,7 @@ struct rdmad_context {
 	struct client_buf *bufs;
 	size_t n_bufs, cap_bufs;
 	/* The PD, AH, CQ, QP and MKEY descriptions handed out and not destroyed (held.c). */
-	void **held;
+	struct client_held *held;
 	size_t n_held, cap_held;
 };
 
@@ -42,6 +50,8 @@ struct rdmad_context {
  * client_release() frees it.
  */
 void *client_hold(struct rdmad_context *ctx, void *desc);
+/* The same for a description freed by free_fn (one with rings to unmap). */
+void *client_hold_by(struct rdmad_context *ctx, void *desc, void (*free_fn)(void *desc));
 void client_release(struct rdmad_context *ctx, void *desc);
 void client_release_all(struct rdmad_context *ctx);
 
@@ -61,6 +71,12 @@ int client_call_plain(struct rdmad_context *ctx, const char *method, struct json
 int client_fail(int negative_errno, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* For calls returning a pointer: errno = -r, NULL. */
 void *client_fail_null(int r);
+/*
+ * Takes the n descriptors that came with the reply of the last call (rdmad
+ * passes a QP's or CQ's rings so); -EPROTO, none taken, when fewer came.
+ */
+int client_take_fds(struct rdmad_context *ctx, int *fds, unsigned n);
+
 /* Clears the thread's message at the start of a call. */
 void client_ok(void);
 
@@ -84,3 +100,63 @@ int client_destroy_handle(struct rdmad_context *ctx, const char *method, uint32_
 struct rdmad_mr *client_mr_by_key(struct rdmad_context *ctx, uint32_t lkey);
 /* Frees every buffer of rdmad_alloc_buf still allocated (at close). */
 void client_bufs_free_all(struct rdmad_context *ctx);
+
+/*
+ * Rings rdmad handed out with a QP or a CQ (io.rdmad.Qp/Cq Create with
+ * rings): the memfd mapped here and the eventfd that came with it.  The
+ * library is the application's side of queues whose other side is a worker
+ * of rdmad: it trusts the geometry rdmad gave, and nothing in the memory.
+ */
+struct client_rings {
+	void *addr;               /* NULL: none (a UD QP posts through rdmad) */
+	size_t bytes;
+	int eventfd;              /* a QP's doorbell, a CQ's notifications; -1: none */
+};
+
+/* The library's CQ: what the program holds first, then its rings. */
+struct client_cq {
+	struct rdmad_cq pub;
+	struct client_rings rings;
+	struct dp_cq_ring_ctl *ctl;
+	struct rdmad_comp_channel *channel;
+	unsigned n_lanes, next_lane;
+	struct dp_queue *lanes;   /* the consumer's handles, one per worker lane */
+};
+
+struct client_qp {
+	struct rdmad_qp pub;
+	struct client_rings rings;
+	uint32_t max_send_wr, max_recv_wr, max_send_sge, max_recv_sge, max_inline;
+	struct dp_queue sq, rq;   /* the producer's handles */
+};
+
+static inline struct client_cq *client_cq_of(struct rdmad_cq *cq)
+{
+	return (struct client_cq *)cq;
+}
+
+static inline struct client_qp *client_qp_of(struct rdmad_qp *qp)
+{
+	return (struct client_qp *)qp;
+}
+
+/* Zeroed memory for a client_cq or client_qp (their queue handles want cache-line alignment). */
+void *client_alloc_aligned(size_t size);
+
+/*
+ * Maps the rings described by the reply's "rings" (fds: memfd, eventfd,
+ * taken over) and attaches n queues to them, the consumer's side of each
+ * (a CQ's lanes) or the producer's (a QP's send and receive queues).
+ * -EPROTO when rdmad's description does not fit what it passed.
+ */
+int client_rings_map(struct client_rings *rings, struct json_object *reply, const int fds[2],
+		     struct dp_queue *queues, unsigned n);
+void client_rings_unmap(struct client_rings *rings);
+
+/* SGEs of MRs this context registered must lie inside them (post.c); EINVAL naming the first that does not. */
+int client_check_sges(struct rdmad_context *ctx, const struct rdmad_sge *sg, uint32_t n);
+
+/* The ring paths of post.c and cq.c. */
+int client_ring_post_send(struct client_qp *qp, struct rdmad_send_wr *wr, struct rdmad_send_wr **bad_wr);
+int client_ring_post_recv(struct client_qp *qp, struct rdmad_recv_wr *wr, struct rdmad_recv_wr **bad_wr);
+int client_ring_poll(struct client_cq *cq, int n, struct rdmad_wc *wc);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Posting work requests through io.rdmad.Qp.PostSend and PostRecv: one
- * varlink call per WR, the slow path until the shared-memory rings come.
+ * Posting work requests: into the QP's rings (client/ring.c), or, for a UD
+ * QP, whose sends name address handles rdmad resolves, through
+ * io.rdmad.Qp.PostSend and PostRecv, one varlink call per WR.
  * An SGE's address is turned into an offset in its MR here (the MRs this
  * context registered know their iova); a key the context did not register
  * (an MKEY's) takes the address as the offset from its first byte.
@@ -28,31 +29,37 @@ static const char *opcode_word(uint8_t opcode)
 	return NULL;
 }
 
+int client_check_sges(struct rdmad_context *ctx, const struct rdmad_sge *sg, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		const struct rdmad_mr *mr = client_mr_by_key(ctx, sg[i].lkey);
+
+		if (mr && (sg[i].addr < mr->iova || sg[i].addr - mr->iova > mr->length ||
+			   sg[i].length > mr->length - (sg[i].addr - mr->iova)))
+			return client_fail(-EINVAL, "sg_list[%u]: %u bytes at 0x%llx are outside MR 0x%x",
+					   i, sg[i].length, (unsigned long long)sg[i].addr, mr->lkey);
+	}
+	return 0;
+}
+
 static int sges_json(struct rdmad_context *ctx, const struct rdmad_sge *sg, uint32_t n,
 		     struct json_object *p)
 {
 	struct json_object *list = json_object_new_array();
+	int r = client_check_sges(ctx, sg, n);
 
 	json_object_object_add(p, "sges", list);
-	for (uint32_t i = 0; i < n; i++) {
+	for (uint32_t i = 0; r == 0 && i < n; i++) {
 		const struct rdmad_mr *mr = client_mr_by_key(ctx, sg[i].lkey);
 		struct json_object *o = json_object_new_object();
-		uint64_t offset = sg[i].addr;
+		uint64_t offset = mr ? sg[i].addr - mr->iova : sg[i].addr;
 
 		json_object_array_add(list, o);
-		if (mr) {
-			if (sg[i].addr < mr->iova || sg[i].addr - mr->iova > mr->length ||
-			    sg[i].length > mr->length - (sg[i].addr - mr->iova))
-				return client_fail(-EINVAL, "sg_list[%u]: %u bytes at 0x%llx are outside "
-						   "MR 0x%x", i, sg[i].length,
-						   (unsigned long long)sg[i].addr, mr->lkey);
-			offset = sg[i].addr - mr->iova;
-		}
 		client_add_u64(o, "key", sg[i].lkey);
 		client_add_u64(o, "offset", offset);
 		client_add_u64(o, "length", sg[i].length);
 	}
-	return 0;
+	return r;
 }
 
 /* RDMAD_SEND_INLINE: the SGEs' bytes, read now from this process's memory, as hex. */
@@ -147,6 +154,8 @@ static int post_one(struct rdmad_qp *qp, const char *method, struct json_object 
 int rdmad_post_send(struct rdmad_qp *qp, struct rdmad_send_wr *wr, struct rdmad_send_wr **bad_wr)
 {
 	client_ok();
+	if (client_qp_of(qp)->rings.addr)
+		return client_ring_post_send(client_qp_of(qp), wr, bad_wr);
 	for (; wr; wr = wr->next) {
 		struct json_object *p = json_object_new_object();
 		int r = send_params(qp, wr, p);
@@ -179,6 +188,8 @@ int rdmad_cancel_posted_send_wrs(struct rdmad_qp *qp, uint64_t wr_id)
 int rdmad_post_recv(struct rdmad_qp *qp, struct rdmad_recv_wr *wr, struct rdmad_recv_wr **bad_wr)
 {
 	client_ok();
+	if (client_qp_of(qp)->rings.addr)
+		return client_ring_post_recv(client_qp_of(qp), wr, bad_wr);
 	for (; wr; wr = wr->next) {
 		struct json_object *p = json_object_new_object();
 		int r = 0;

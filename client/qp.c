@@ -25,19 +25,44 @@ static void add_if(struct json_object *p, const char *key, uint32_t value)
 		client_add_u64(p, key, value);
 }
 
+static void qp_free(void *desc)
+{
+	struct client_qp *qp = desc;
+
+	client_rings_unmap(&qp->rings);
+	free(qp);
+}
+
+/* The send and receive queues, mapped from the reply's rings and descriptors. */
+static int qp_rings(struct rdmad_context *ctx, struct client_qp *qp, struct json_object *reply)
+{
+	struct dp_queue queues[2];
+	int fds[2], r = client_take_fds(ctx, fds, 2);
+
+	if (r == 0)
+		r = client_rings_map(&qp->rings, reply, fds, queues, 2);
+	if (r == 0) {
+		qp->sq = queues[0];
+		qp->rq = queues[1];
+		qp->sq.doorbell = qp->rings.eventfd;
+	}
+	return r;
+}
+
 struct rdmad_qp *rdmad_create_qp(struct rdmad_pd *pd, const struct rdmad_qp_init_attr *attr)
 {
 	struct json_object *p, *reply = NULL, *rec;
-	struct rdmad_qp *qp;
+	struct client_qp *qp;
 	int r;
 
 	client_ok();
 	if (!attr->send_cq || !attr->recv_cq || attr->qp_type >= N_TYPES)
 		return client_fail_null(client_fail(-EINVAL, "a QP needs a send CQ, a receive CQ "
 						    "and a type RC, UC or UD"));
-	qp = calloc(1, sizeof(*qp));
+	qp = client_alloc_aligned(sizeof(*qp));
 	if (!qp)
 		return client_fail_null(client_fail(-ENOMEM, "out of memory"));
+	qp->rings.eventfd = -1;
 	p = json_object_new_object();
 	client_add_u64(p, "pd", pd->handle);
 	client_add_u64(p, "send_cq", attr->send_cq->handle);
@@ -50,19 +75,33 @@ struct rdmad_qp *rdmad_create_qp(struct rdmad_pd *pd, const struct rdmad_qp_init
 	add_if(p, "max_inline_data", attr->cap.max_inline_data);
 	client_add_bool(p, "sq_sig_all", attr->sq_sig_all);
 	client_add_bool(p, "sig_pipelining", attr->sig_pipelining);
+	/* A UD send names an address handle, which rdmad resolves: UD QPs post through rdmad. */
+	if (attr->qp_type != RDMAD_QPT_UD)
+		client_add_bool(p, "rings", true);
 	r = client_call(pd->context, "io.rdmad.Qp.Create", p, NULL, 0, &reply);
 	if (r < 0) {
-		free(qp);
+		qp_free(qp);
 		return client_fail_null(r);
 	}
 	rec = client_get(reply, "qp");
-	*qp = (struct rdmad_qp){
+	qp->pub = (struct rdmad_qp){
 		.context = pd->context, .pd = pd, .send_cq = attr->send_cq, .recv_cq = attr->recv_cq,
 		.qp_num = (uint32_t)client_get_u64(rec, "handle"), .qp_type = attr->qp_type,
 		.state = state_of(client_get_str(rec, "state")),
 	};
+	qp->max_send_wr = (uint32_t)client_get_u64(rec, "max_send_wr");
+	qp->max_recv_wr = (uint32_t)client_get_u64(rec, "max_recv_wr");
+	qp->max_send_sge = (uint32_t)client_get_u64(rec, "max_send_sge");
+	qp->max_recv_sge = (uint32_t)client_get_u64(rec, "max_recv_sge");
+	qp->max_inline = (uint32_t)client_get_u64(rec, "max_inline_data");
+	r = attr->qp_type != RDMAD_QPT_UD ? qp_rings(pd->context, qp, reply) : 0;
 	json_object_put(reply);
-	return client_hold(pd->context, qp);
+	if (r < 0) {
+		(void)client_destroy_handle(pd->context, "io.rdmad.Qp.Destroy", qp->pub.qp_num);
+		qp_free(qp);
+		return client_fail_null(r);
+	}
+	return client_hold_by(pd->context, qp, qp_free);
 }
 
 /* attr's members that mask names, as Modify's parameters. */

@@ -106,6 +106,10 @@ void dp_complete(struct dp_worker *w, struct dp_qp *q, struct dp_cq *cq, const s
 		return;
 	}
 	DP_COUNT(w, q, completions[e->status], 1);
+	if (cq->ring) {
+		dp_cq_ring_notify(cq, solicited);
+		return;
+	}
 	if (atomic_load_explicit(&cq->wanted, memory_order_acquire) ||
 	    atomic_load_explicit(&cq->armed, memory_order_acquire)) {
 		struct dp_event ev = {

@@ -6,12 +6,56 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
 
 static void wake_for_rnr(struct dp_worker *w, void *arg)
 {
 	/* Nothing to do: the worker is awake, and the QP's poller sends again. */
 	(void)w;
 	(void)arg;
+}
+
+/*
+ * The queues of geometry sq and rq (entry sizes set, entries counts of
+ * WRs) one after the other in a memory shared with the application, and
+ * the SQ's doorbell.
+ */
+static int rings_init(struct dp_qp *q, uint32_t sq_wr, uint32_t sq_size, uint32_t rq_wr, uint32_t rq_size)
+{
+	uint32_t sq_entries = dp_ring_entries(sq_wr), rq_entries = dp_ring_entries(rq_wr);
+	uint64_t rq_at = dp_ring_align(dp_queue_bytes(sq_entries, sq_size));
+	int r = dp_ring_mem_new(&q->ring, "rdmad-qp", rq_at + dp_queue_bytes(rq_entries, rq_size));
+
+	if (r < 0)
+		return r;
+	if (dp_queue_format(&q->sq, q->ring.addr, rq_at, sq_entries, sq_size) < 0 ||
+	    dp_queue_format(&q->rq, (uint8_t *)q->ring.addr + rq_at, q->ring.bytes - rq_at, rq_entries,
+			    rq_size) < 0)
+		return -EINVAL;
+	q->sq.doorbell = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	return q->sq.doorbell < 0 ? -errno : 0;
+}
+
+static int queues_init(struct dp_qp *q, const struct dp_qp_config *cfg)
+{
+	uint32_t sq_wr = cfg->max_send_wr ? cfg->max_send_wr : 1, rq_wr = cfg->max_recv_wr ? cfg->max_recv_wr : 1;
+	uint32_t sq_size = sizeof(struct dp_sq_req) + cfg->max_send_sge * sizeof(struct dp_sge);
+	uint32_t rq_size = sizeof(struct dp_rq_req) + cfg->max_recv_sge * sizeof(struct dp_sge);
+	int r;
+
+	if (cfg->rings)
+		return rings_init(q, sq_wr, sq_size, rq_wr, rq_size);
+	r = dp_queue_init(&q->sq, sq_wr, sq_size, 0);
+	return r < 0 ? r : dp_queue_init(&q->rq, rq_wr, rq_size, 0);
+}
+
+void dp_qp_ring_geometry(const struct dp_qp *q, struct dp_ring_geometry *sq, struct dp_ring_geometry *rq)
+{
+	*sq = (struct dp_ring_geometry){ .entries = dp_queue_capacity(&q->sq), .entry_size = q->sq.entry_size,
+					 .offset = (uint64_t)((uint8_t *)q->sq.hdr - (uint8_t *)q->ring.addr) };
+	*rq = (struct dp_ring_geometry){ .entries = dp_queue_capacity(&q->rq), .entry_size = q->rq.entry_size,
+					 .offset = (uint64_t)((uint8_t *)q->rq.hdr - (uint8_t *)q->ring.addr) };
 }
 
 int dp_qp_new(struct dp_nic *nic, const struct dp_qp_config *cfg, struct dp_cq *send_cq,
@@ -33,14 +77,11 @@ int dp_qp_new(struct dp_nic *nic, const struct dp_qp_config *cfg, struct dp_cq *
 	q->sq_sig_all = cfg->sq_sig_all;
 	q->sig_pipelining = cfg->sig_pipelining;
 	q->sq.doorbell = q->rq.doorbell = -1;
+	q->ring.fd = -1;
 	dp_timer_init(&q->rnr_timer, wake_for_rnr, q);
 	q->send_cq = dp_cq_get(send_cq);
 	q->recv_cq = dp_cq_get(recv_cq);
-	if (!q->send_cq || !q->recv_cq ||
-	    dp_queue_init(&q->sq, cfg->max_send_wr ? cfg->max_send_wr : 1,
-			  sizeof(struct dp_sq_req) + cfg->max_send_sge * sizeof(struct dp_sge), 0) < 0 ||
-	    dp_queue_init(&q->rq, cfg->max_recv_wr ? cfg->max_recv_wr : 1,
-			  sizeof(struct dp_rq_req) + cfg->max_recv_sge * sizeof(struct dp_sge), 0) < 0 ||
+	if (!q->send_cq || !q->recv_cq || queues_init(q, cfg) < 0 ||
 	    !(q->sq_slots = calloc(dp_queue_capacity(&q->sq), sizeof(*q->sq_slots))) ||
 	    !(q->sq_canceled = calloc(dp_queue_capacity(&q->sq), sizeof(*q->sq_canceled))) ||
 	    !(q->wqes = calloc(dp_queue_capacity(&q->sq), sizeof(*q->wqes)))) {
@@ -57,6 +98,7 @@ void dp_qp_free(struct dp_qp *q)
 		dp_queue_release(&q->sq);
 	if (q->rq.hdr)
 		dp_queue_release(&q->rq);
+	dp_ring_mem_free(&q->ring);
 	free(q->sq_slots);
 	free(q->sq_canceled);
 	free(q->wqes);
@@ -71,6 +113,17 @@ static struct dp_qp **bucket(struct dp_qp *q, struct dp_worker *w)
 	return &q->nic->per_worker[w->index].qps[q->qpn % DP_QP_BUCKETS];
 }
 
+/* An application rang: the worker is awake now, and the QP's poller finds its WRs. */
+static void on_doorbell(struct dp_worker *w, int fd, uint32_t revents, void *arg)
+{
+	struct dp_qp *q = arg;
+
+	(void)w;
+	(void)fd;
+	(void)revents;
+	dp_queue_ack(&q->sq);
+}
+
 /* The QP is found by its number on this worker, and by requests from others. */
 static void on_attach(struct dp_worker *w, void *arg)
 {
@@ -83,6 +136,9 @@ static void on_attach(struct dp_worker *w, void *arg)
 	atomic_store_explicit(&q->req_next, dp_queue_cons(&q->sq), memory_order_relaxed);
 	q->resp_epsn_valid = false;
 	(void)dp_worker_add_poller(w, dp_qp_poll, q);
+	/* Without them the QP still runs, found by the worker's turns while it is awake. */
+	if (q->ring.fd >= 0 && dp_worker_add_fd(w, q->sq.doorbell, EPOLLIN, on_doorbell, q) == 0)
+		(void)dp_worker_add_sleep_flag(w, &q->sq);
 	if (q->qpn < q->nic->n_qpn)
 		atomic_store_explicit(&q->nic->qp_worker[q->qpn], w->index + 1, memory_order_release);
 }
@@ -194,6 +250,8 @@ static void on_release(struct dp_worker *w, void *arg)
 			break;
 		}
 	dp_worker_remove_poller(w, dp_qp_poll, q);
+	if (q->ring.fd >= 0 && dp_worker_remove_fd(w, q->sq.doorbell) == 0)
+		dp_worker_remove_sleep_flag(w, &q->sq);
 	dp_worker_timer_cancel(w, &q->rnr_timer);
 	q->rnr_active = false;
 	q->error_pending = false;

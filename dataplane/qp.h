@@ -19,6 +19,7 @@
 #include "dataplane/counters.h"
 #include "dataplane/mkey.h"
 #include "dataplane/queue.h"
+#include "dataplane/ring_mem.h"
 #include "dataplane/roce/transport.h"
 #include "dataplane/timer.h"
 #include "dataplane/wqe.h"
@@ -103,6 +104,12 @@ struct dp_qp_config {
 	uint32_t max_send_sge, max_recv_sge, max_inline;
 	bool sq_sig_all;
 	bool sig_pipelining;      /* a signature error stops the send queue in SQD */
+	/*
+	 * An application produces the send and receive queues itself, in memory
+	 * it shares (q->ring), and rings q->sq.doorbell (an eventfd the QP's
+	 * worker watches) when the worker announced a sleep in the SQ's header.
+	 */
+	bool rings;
 };
 
 /* What the driver tells the worker at each state change. */
@@ -126,6 +133,7 @@ struct dp_qp {
 	enum dp_qp_type type;
 	struct dp_worker *worker;         /* set by the driver when it attaches the QP */
 	struct dp_queue sq, rq;           /* entries: struct dp_sq_req / dp_rq_req + SGEs */
+	struct dp_ring_mem ring;          /* rings: where sq and rq are (fd -1: the driver posts) */
 	struct dp_sq_slot *sq_slots;      /* UD, configure WRs */
 	/* By SQ slot: canceled by the driver (in SQD), cleared by the completer that retires it. */
 	_Atomic bool *sq_canceled;
@@ -173,6 +181,9 @@ struct dp_qp {
 /* Driver: a context for cfg completing into the two CQs (which it holds). */
 int dp_qp_new(struct dp_nic *nic, const struct dp_qp_config *cfg, struct dp_cq *send_cq,
 	      struct dp_cq *recv_cq, struct dp_qp **out);
+/* Where a ring QP's send and receive queues are in q->ring. */
+void dp_qp_ring_geometry(const struct dp_qp *q, struct dp_ring_geometry *sq, struct dp_ring_geometry *rq);
+
 /* Driver: frees a context no worker holds. */
 void dp_qp_free(struct dp_qp *q);
 

@@ -187,14 +187,22 @@ static int sleep_timeout_ms(struct dp_worker *w)
  * announcement), so a poster needs no system call while the worker is awake.
  * Descriptors need no second look: epoll reports one that was ready before.
  */
+static void announce_sleep(struct dp_worker *w, bool sleeping)
+{
+	for (unsigned i = 0; i < w->n_sleep_flags; i++)
+		atomic_store_explicit(&w->sleep_flags[i]->hdr->sleeping, sleeping, memory_order_relaxed);
+	/* The last store carries the fence (dp_queue_set_sleeping) that orders them all before the look. */
+	dp_queue_set_sleeping(&w->commands, sleeping);
+}
+
 static void sleep_until_woken(struct dp_worker *w)
 {
 	struct epoll_event evs[EPOLL_BATCH];
 	int ready;
 
-	dp_queue_set_sleeping(&w->commands, true);
+	announce_sleep(w, true);
 	if (run_commands(w) + run_pollers(w) + run_timers(w)) {
-		dp_queue_set_sleeping(&w->commands, false);
+		announce_sleep(w, false);
 		kick_events(w);
 		return;
 	}
@@ -202,7 +210,7 @@ static void sleep_until_woken(struct dp_worker *w)
 	atomic_fetch_add_explicit(&w->stats.sleeps, 1, memory_order_relaxed);
 	ready = epoll_wait(w->epoll, evs, EPOLL_BATCH, sleep_timeout_ms(w));
 	/* Awake before the callbacks run: posters stop ringing. */
-	dp_queue_set_sleeping(&w->commands, false);
+	announce_sleep(w, false);
 	dispatch_fds(w, evs, ready);
 	kick_events(w);
 }
@@ -472,4 +480,21 @@ void dp_worker_timer_cancel(struct dp_worker *w, struct dp_timer *t)
 int dp_current_cpu(void)
 {
 	return sched_getcpu();
+}
+
+int dp_worker_add_sleep_flag(struct dp_worker *w, struct dp_queue *q)
+{
+	if (w->n_sleep_flags >= DP_WORKER_FDS_MAX)
+		return -ENOSPC;
+	w->sleep_flags[w->n_sleep_flags++] = q;
+	return 0;
+}
+
+void dp_worker_remove_sleep_flag(struct dp_worker *w, struct dp_queue *q)
+{
+	for (unsigned i = 0; i < w->n_sleep_flags; i++)
+		if (w->sleep_flags[i] == q) {
+			w->sleep_flags[i] = w->sleep_flags[--w->n_sleep_flags];
+			return;
+		}
 }

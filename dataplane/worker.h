@@ -92,6 +92,9 @@ struct dp_worker {
 	struct dp_timer_heap timers;
 	struct dp_fd_watch fds[DP_WORKER_FDS_MAX];
 	unsigned n_fds;              /* slots ever used: fds[n_fds..] are free */
+	/* Queues an application produces into: told of each sleep (dp_worker_add_sleep_flag). */
+	struct dp_queue *sleep_flags[DP_WORKER_FDS_MAX];
+	unsigned n_sleep_flags;
 };
 
 /* Sets up the queues and the epoll set; cpu < 0 leaves the thread unpinned. */
@@ -147,6 +150,15 @@ void dp_worker_remove_poller(struct dp_worker *w, dp_poll_fn fn, void *arg);
 int dp_worker_add_fd(struct dp_worker *w, int fd, uint32_t events, dp_fd_fn fn, void *arg);
 /* Worker thread: stop watching fd (before closing it); fn is not called for it after this. -ENOENT if not watched. */
 int dp_worker_remove_fd(struct dp_worker *w, int fd);
+
+/*
+ * Worker thread: the worker announces its sleeps in q's header as it does in
+ * its command queue's, so that q's producer (an application, through shared
+ * memory) rings q's doorbell, a descriptor the owner of q watches with
+ * dp_worker_add_fd, only while the worker sleeps.  -ENOSPC when full.
+ */
+int dp_worker_add_sleep_flag(struct dp_worker *w, struct dp_queue *q);
+void dp_worker_remove_sleep_flag(struct dp_worker *w, struct dp_queue *q);
 
 /*
  * Worker thread: t (dp_timer_init'd) runs once at deadline_ns

@@ -3,6 +3,7 @@
 #include "daemon/api/api.h"
 #include "daemon/api/application.h"
 #include "daemon/api/dispatch.h"
+#include "daemon/api/rings.h"
 #include "daemon/verbs/cq.h"
 #include "dataplane/wqe.h"
 
@@ -25,6 +26,7 @@ static struct json_object *cq_json(struct rdma_device *dev, struct rdma_object *
 	json_add_uint(o, "notify_requests", cq->notify_requests);
 	json_add_uint(o, "events", cq->events);
 	json_add_uint(o, "qps", rdma_object_count_users(dev, &cq->obj, RDMA_OBJ_QP));
+	json_add_bool(o, "rings", cq->rings);
 	return o;
 }
 
@@ -39,27 +41,32 @@ static struct rdma_cq *lookup(struct varlink_call *call, struct json_object *par
 
 struct create_params {
 	uint32_t cqe;
+	bool rings;
 };
 
 static const struct api_field create_fields[] = {
 	{ .name = "cqe", .type = API_FIELD_U32, .offset = offsetof(struct create_params, cqe),
 	  .required = true, .invalid_parameter = true },
+	{ .name = "rings", .type = API_FIELD_BOOL, .offset = offsetof(struct create_params, rings) },
 	{ NULL },
 };
 
 static int create(struct varlink_call *call, struct json_object *params, void *userdata)
 {
 	struct rdma_device *dev = api_device(call, userdata, params, IFACE);
-	struct create_params p;
+	struct create_params p = { 0 };
+	struct json_object *rings = NULL;
 	struct rdma_error err;
 	struct rdma_cq *cq;
 
 	if (!dev || api_dispatch(call, params, create_fields, &p) < 0)
 		return 0;
-	if (rdma_cq_create(dev, p.cqe, &cq, &err) < 0)
+	if (rdma_cq_create(dev, p.cqe, p.rings, &cq, &err) < 0)
 		return api_reply_error(call, IFACE, &err);
+	if (cq->rings && !(rings = api_rings(call, IFACE, dev, &cq->obj)))
+		return 0;
 	api_application_own(call, &cq->obj);
-	return api_reply_record(call, "cq", cq_json(dev, &cq->obj));
+	return api_reply_with_rings(call, "cq", cq_json(dev, &cq->obj), rings);
 }
 
 static int list(struct varlink_call *call, struct json_object *params, void *userdata)
@@ -108,7 +115,7 @@ static int notify(struct varlink_call *call, struct json_object *params, void *u
 
 	if (!cq || api_dispatch(call, params, notify_fields, &p) < 0)
 		return 0;
-	if (rdma_cq_req_notify(dev, cq, p.notify, &err) < 0)
+	if (rdma_cq_check_polled_here(cq, &err) < 0 || rdma_cq_req_notify(dev, cq, p.notify, &err) < 0)
 		return api_reply_error(call, IFACE, &err);
 	return api_reply_record(call, "cq", cq_json(dev, &cq->obj));
 }
@@ -300,6 +307,8 @@ static int poll_cq(struct varlink_call *call, struct json_object *params, void *
 		rdma_error_unsupported(&err, "handle", "the device has no data path (no workers)");
 		return api_reply_error(call, IFACE, &err);
 	}
+	if (rdma_cq_check_polled_here(cq, &err) < 0)
+		return api_reply_error(call, IFACE, &err);
 	list = take(dev, cq->ring, p.max);
 	if (list || !p.wait_ms)
 		return reply_completions(call, list);

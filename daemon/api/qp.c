@@ -2,6 +2,7 @@
 /* io.rdmad.Qp */
 #include "daemon/api/api.h"
 #include "daemon/api/application.h"
+#include "daemon/api/rings.h"
 #include "daemon/api/attr.h"
 #include "daemon/api/counters.h"
 #include "daemon/api/dispatch.h"
@@ -76,6 +77,7 @@ static struct json_object *qp_json(struct rdma_device *dev, struct rdma_object *
 	json_add_uint(o, "recv_cqn", qp->recv_cq->handle);
 	json_add_bool(o, "sq_sig_all", qp->sq_sig_all);
 	json_add_bool(o, "sig_pipelining", qp->sig_pipelining);
+	json_add_bool(o, "rings", qp->rings);
 	json_add_uint(o, "max_send_wr", qp->cap.max_send_wr);
 	json_add_uint(o, "max_recv_wr", qp->cap.max_recv_wr);
 	json_add_uint(o, "max_send_sge", qp->cap.max_send_sge);
@@ -130,7 +132,7 @@ static const struct api_field create_fields[] = {
 	QP_TYPE_FIELD("type", struct rdma_qp_init, type),
 	CREATE_CAP(max_send_wr), CREATE_CAP(max_recv_wr), CREATE_CAP(max_send_sge),
 	CREATE_CAP(max_recv_sge), CREATE_CAP(max_inline_data),
-	CREATE_BOOL(sq_sig_all), CREATE_BOOL(sig_pipelining),
+	CREATE_BOOL(sq_sig_all), CREATE_BOOL(sig_pipelining), CREATE_BOOL(rings),
 	{ .name = "recovery", .type = API_FIELD_ENUM, .offset = offsetof(struct rdma_qp_init, recovery),
 	  .given = API_GIVEN(struct rdma_qp_init, has_recovery), .word = recovery_word,
 	  .max = RDMA_RECOVERY_AUTO },
@@ -151,6 +153,7 @@ static int create(struct varlink_call *call, struct json_object *params, void *u
 		.cap = { .max_send_wr = QP_DEFAULT_WR, .max_recv_wr = QP_DEFAULT_WR,
 			 .max_send_sge = QP_DEFAULT_SGE, .max_recv_sge = QP_DEFAULT_SGE },
 	};
+	struct json_object *rings = NULL;
 	struct rdma_error err;
 	struct rdma_qp *qp;
 
@@ -159,8 +162,10 @@ static int create(struct varlink_call *call, struct json_object *params, void *u
 		return 0;
 	if (rdma_qp_create(dev, &init, &qp, &err) < 0)
 		return api_reply_error(call, IFACE, &err);
+	if (qp->rings && !(rings = api_rings(call, IFACE, dev, &qp->obj)))
+		return 0;
 	api_application_own(call, &qp->obj);
-	return api_reply_record(call, "qp", qp_json(dev, &qp->obj));
+	return api_reply_with_rings(call, "qp", qp_json(dev, &qp->obj), rings);
 }
 
 /* The request's attributes: the mask grows by each one given. */

@@ -16,6 +16,7 @@
 #include "lib/log.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,7 +31,9 @@ _Static_assert((int)RDMA_QPT_UD == (int)DP_QPT_UD && (int)RDMA_QPT_UC == (int)DP
 
 int rdma_datapath_cq_create(struct rdma_device *dev, struct rdma_cq *cq)
 {
-	struct dp_cq *entries = dp_cq_new(cq->obj.handle, cq->cqe, dev->datapath->nic.n_workers);
+	unsigned lanes = dev->datapath->nic.n_workers;
+	struct dp_cq *entries = cq->rings ? dp_cq_new_rings(cq->obj.handle, cq->cqe, lanes) :
+				dp_cq_new(cq->obj.handle, cq->cqe, lanes);
 
 	if (!entries)
 		return -ENOMEM;
@@ -73,7 +76,7 @@ int rdma_dp_qp_create(struct rdma_device *dev, struct rdma_qp *qp)
 		.max_send_wr = qp->cap.max_send_wr, .max_recv_wr = qp->cap.max_recv_wr,
 		.max_send_sge = qp->cap.max_send_sge, .max_recv_sge = qp->cap.max_recv_sge,
 		.max_inline = qp->cap.max_inline_data, .sq_sig_all = qp->sq_sig_all,
-		.sig_pipelining = qp->sig_pipelining,
+		.sig_pipelining = qp->sig_pipelining, .rings = qp->rings,
 	};
 
 	struct dp_qp *q;
@@ -83,6 +86,48 @@ int rdma_dp_qp_create(struct rdma_device *dev, struct rdma_qp *qp)
 	if (r == 0)
 		qp->ctx = q;
 	return r;
+}
+
+/* Copies of the two descriptors for the reply, and room for n queues; -errno. */
+static int rings_out(struct rdma_rings *out, int memfd, int eventfd, size_t bytes, unsigned n)
+{
+	out->bytes = bytes;
+	out->n_queues = n;
+	out->queues = calloc(n, sizeof(*out->queues));
+	out->memfd = fcntl(memfd, F_DUPFD_CLOEXEC, 3);
+	out->eventfd = fcntl(eventfd, F_DUPFD_CLOEXEC, 3);
+	if (!out->queues || out->memfd < 0 || out->eventfd < 0) {
+		int r = out->queues ? -errno : -ENOMEM;
+
+		rdma_rings_release(out);
+		return r;
+	}
+	return 0;
+}
+
+int rdma_datapath_rings(struct rdma_device *dev, struct rdma_object *obj, struct rdma_rings *out)
+{
+	(void)dev;
+	if (obj->kind == RDMA_OBJ_QP && rdma_qp(obj)->rings) {
+		struct dp_qp *q = soft_qp(rdma_qp(obj));
+		int r = rings_out(out, q->ring.fd, q->sq.doorbell, q->ring.bytes, 2);
+
+		if (r == 0)
+			dp_qp_ring_geometry(q, &out->queues[0], &out->queues[1]);
+		return r;
+	}
+	if (obj->kind == RDMA_OBJ_CQ && rdma_cq(obj)->rings) {
+		struct dp_cq *cq = soft_cq(rdma_cq(obj)->ring);
+		int r = rings_out(out, cq->mem.fd, cq->notify_fd, cq->mem.bytes, cq->n_lanes);
+
+		for (unsigned i = 0; r == 0 && i < cq->n_lanes; i++)
+			out->queues[i] = (struct dp_ring_geometry){
+				.entries = dp_queue_capacity(&cq->lanes[i]), .entry_size = sizeof(struct dp_cqe),
+				.offset = (uint64_t)((uint8_t *)cq->lanes[i].hdr - (uint8_t *)cq->mem.addr),
+			};
+		return r;
+	}
+	return -EINVAL;
 }
 
 unsigned rdma_datapath_cpus(const struct rdma_device *dev, int *cpus, unsigned max)

@@ -32,6 +32,7 @@ static const struct rdma_device_ops soft_ops = {
 	.cq_hold = rdma_datapath_cq_hold,
 	.cq_release = rdma_datapath_cq_release,
 	.cq_poll = rdma_datapath_cq_poll,
+	.rings = rdma_datapath_rings,
 	.cq_set_wanted = rdma_datapath_cq_set_wanted,
 	.cq_set_armed = rdma_datapath_cq_set_armed,
 	.set_cq_hook = rdma_datapath_set_cq_hook,

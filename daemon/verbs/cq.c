@@ -24,7 +24,7 @@ uint32_t rdma_cq_size(uint32_t cqe)
 	return (uint32_t)(slots - 1);
 }
 
-int rdma_cq_create(struct rdma_device *dev, uint32_t cqe, struct rdma_cq **out,
+int rdma_cq_create(struct rdma_device *dev, uint32_t cqe, bool rings, struct rdma_cq **out,
 		   struct rdma_error *err)
 {
 	struct rdma_object *obj;
@@ -33,11 +33,14 @@ int rdma_cq_create(struct rdma_device *dev, uint32_t cqe, struct rdma_cq **out,
 	if (cqe < 1 || cqe > dev->attr.max_cqe)
 		return rdma_error_invalid(err, "cqe", "%u entries; a CQ holds 1 to %u (max_cqe)", cqe,
 					  dev->attr.max_cqe);
+	if (rings && !rdma_device_has_datapath(dev))
+		return rdma_error_unsupported(err, "rings", "the device has no data path (no workers)");
 	obj = rdma_object_create(dev, RDMA_OBJ_CQ, err);
 	if (!obj)
 		return -ENOSPC;
 	cq = rdma_cq(obj);
 	cq->cqe = rdma_cq_size(cqe);
+	cq->rings = rings;
 	if (rdma_device_cq_create(dev, cq) < 0) {
 		rdma_object_free(dev, obj);
 		err->code = RDMA_ERR_NONE;
@@ -45,6 +48,14 @@ int rdma_cq_create(struct rdma_device *dev, uint32_t cqe, struct rdma_cq **out,
 	}
 	*out = cq;
 	return 0;
+}
+
+int rdma_cq_check_polled_here(const struct rdma_cq *cq, struct rdma_error *err)
+{
+	if (!cq->rings)
+		return 0;
+	return rdma_error_state(err, "handle", "CQ %u is polled and armed by its application through "
+				"shared memory (librdmad), not through rdmad", cq->obj.handle);
 }
 
 int rdma_cq_req_notify(struct rdma_device *dev, struct rdma_cq *cq, uint32_t flags, struct rdma_error *err)

@@ -27,6 +27,7 @@ struct rdma_cq {
 	uint64_t notify_requests; /* REQ_NOTIFY_CQ calls */
 	uint64_t events;          /* completion events raised */
 	struct rdma_cq_ring *ring;
+	bool rings;               /* its application polls it through shared memory, not rdmad */
 };
 
 static inline struct rdma_cq *rdma_cq(struct rdma_object *obj)
@@ -41,9 +42,12 @@ static inline struct rdma_cq *rdma_cq(struct rdma_object *obj)
  */
 uint32_t rdma_cq_size(uint32_t cqe);
 
-/* CREATE_CQ: cqe in 1..max_cqe. */
-int rdma_cq_create(struct rdma_device *dev, uint32_t cqe, struct rdma_cq **out,
+/* CREATE_CQ: cqe in 1..max_cqe; with rings, its application polls it (rdma_device_rings). */
+int rdma_cq_create(struct rdma_device *dev, uint32_t cqe, bool rings, struct rdma_cq **out,
 		   struct rdma_error *err);
+
+/* InvalidState naming "handle" for a CQ its application polls itself: rdmad neither polls nor arms it. */
+int rdma_cq_check_polled_here(const struct rdma_cq *cq, struct rdma_error *err);
 
 /*
  * REQ_NOTIFY_CQ: arms the CQ for the next completion (RDMA_CQ_NOTIFY_NEXT)

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "dataplane/ring_mem.h"
 #include "daemon/verbs/error.h"
 #include "daemon/verbs/event.h"
 #include "daemon/verbs/object.h"
@@ -115,6 +116,22 @@ struct rdma_cq_ring;
  * rdma_device_* wrappers below then program nothing and refuse what needs
  * one.
  */
+/*
+ * The queues of a QP or a CQ that an application produces or consumes
+ * itself (librdmad): the memory it maps, the eventfd of the queues (a QP's
+ * doorbell it rings, a CQ's notifications it reads) and where each queue
+ * lies (a QP: send, receive; a CQ: its lanes).  The descriptors and the
+ * list are the holder's until rdma_rings_release.
+ */
+struct rdma_rings {
+	int memfd, eventfd;
+	uint64_t bytes;
+	unsigned n_queues;
+	struct dp_ring_geometry *queues;
+};
+
+void rdma_rings_release(struct rdma_rings *r);
+
 struct rdma_device_ops {
 	const char *backend;
 	void (*destroy)(struct rdma_device *dev);
@@ -145,6 +162,8 @@ struct rdma_device_ops {
 	void (*qp_destroy)(struct rdma_device *dev, struct rdma_qp *qp);
 	/* The CPU the QP runs on (-1: its worker is not pinned) and its worker; -ENOENT: none yet. */
 	int (*qp_placement)(struct rdma_device *dev, const struct rdma_qp *qp, unsigned *worker);
+	/* A QP's or CQ's made with rings: what its application maps. */
+	int (*rings)(struct rdma_device *dev, struct rdma_object *obj, struct rdma_rings *out);
 	void (*qp_counters)(struct rdma_device *dev, const struct rdma_qp *qp, struct dp_counters *out);
 
 	/* Keys (MRs, MKEYs): what a key names to the device from now on, or nothing. */
@@ -278,6 +297,7 @@ int rdma_device_qp_create(struct rdma_device *dev, struct rdma_qp *qp);
 void rdma_device_qp_modified(struct rdma_device *dev, struct rdma_qp *qp, int old_state);
 void rdma_device_qp_destroy(struct rdma_device *dev, struct rdma_qp *qp);
 int rdma_device_qp_placement(struct rdma_device *dev, const struct rdma_qp *qp, unsigned *worker);
+int rdma_device_rings(struct rdma_device *dev, struct rdma_object *obj, struct rdma_rings *out);
 /* The QP's data-path counters; false when the device has none for it. */
 bool rdma_device_qp_counters(struct rdma_device *dev, const struct rdma_qp *qp, struct dp_counters *out);
 /* k is the device's from now on (freed at once by a device without a data path). */

@@ -4,6 +4,7 @@
  * what is asked; one without (no workers) programs nothing, holds no entries
  * and refuses posting with NotSupported.
  */
+#include <unistd.h>
 #include "daemon/verbs/device.h"
 #include "daemon/verbs/cq.h"
 #include "daemon/verbs/qp.h"
@@ -175,12 +176,37 @@ struct rdma_object *rdma_device_memory_user(struct rdma_device *dev, const uint8
 	return dev->datapath ? dev->ops->memory_user(dev, addr, length) : NULL;
 }
 
+/* A QP with rings is posted to by its application, through shared memory: nobody else produces there. */
+static int application_posts(const struct rdma_qp *qp, struct rdma_error *err)
+{
+	return rdma_error_state(err, "handle", "QP %u's queues are rings its application posts to "
+				"itself (librdmad)", qp->obj.handle);
+}
+
+int rdma_device_rings(struct rdma_device *dev, struct rdma_object *obj, struct rdma_rings *out)
+{
+	*out = (struct rdma_rings){ .memfd = -1, .eventfd = -1 };
+	return dev->datapath ? dev->ops->rings(dev, obj, out) : -ENODEV;
+}
+
+void rdma_rings_release(struct rdma_rings *r)
+{
+	if (r->memfd >= 0)
+		close(r->memfd);
+	if (r->eventfd >= 0)
+		close(r->eventfd);
+	free(r->queues);
+	*r = (struct rdma_rings){ .memfd = -1, .eventfd = -1 };
+}
+
 int rdma_device_post_send(struct rdma_device *dev, struct rdma_qp *qp, const struct rdma_dp_send_wr *wrs,
 			  uint32_t n, uint32_t *bad, struct rdma_error *err)
 {
 	*bad = 0;
 	if (!qp->ctx)
 		return no_context(err);
+	if (qp->rings)
+		return application_posts(qp, err);
 	return dev->ops->post_send(dev, qp, wrs, n, bad, err);
 }
 
@@ -189,6 +215,8 @@ int rdma_device_post_recv(struct rdma_device *dev, struct rdma_qp *qp, uint64_t 
 {
 	if (!qp->ctx)
 		return no_context(err);
+	if (qp->rings)
+		return application_posts(qp, err);
 	return dev->ops->post_recv(dev, qp, wr_id, sges, n_sges, err);
 }
 

@@ -205,6 +205,11 @@ static int check_init(const struct rdma_device *dev, const struct rdma_qp_init *
 			return rdma_error_invalid(err, cap_limits[i].field, "%u; at most %u (the device's %s)",
 						  v, max, cap_limits[i].device_field);
 	}
+	if (init->rings && init->type == RDMA_QPT_UD)
+		return rdma_error_unsupported(err, "rings", "a UD QP's sends name address handles, which "
+					      "rdmad resolves when it posts them: UD QPs post through rdmad");
+	if (init->rings && !rdma_device_has_datapath(dev))
+		return rdma_error_unsupported(err, "rings", "the device has no data path (no workers)");
 	if (init->sig_pipelining && !dev->caps.sqd2rts)
 		return rdma_error_unsupported(err, "sig_pipelining",
 					      "the device cannot go from SQD back to RTS (no sqd2rts)");
@@ -241,6 +246,7 @@ int rdma_qp_create(struct rdma_device *dev, const struct rdma_qp_init *init, str
 	qp->cap = init->cap;
 	qp->sq_sig_all = init->sq_sig_all;
 	qp->sig_pipelining = init->sig_pipelining;
+	qp->rings = init->rings;
 	qp->recovery.policy = init->has_recovery ? init->recovery :
 			      (enum rdma_recovery_policy)dev->default_recovery;
 	qp->cpu = init->has_cpu ? (int)init->cpu : -1;

@@ -46,6 +46,7 @@ struct rdma_qp_init {
 	enum rdma_recovery_policy recovery;
 	bool has_cpu;             /* false: the daemon places it */
 	uint32_t cpu;             /* the CPU of the worker to run it (rdmad --cpus) */
+	bool rings;               /* its application posts through shared memory (librdmad) */
 };
 
 /*
@@ -106,6 +107,7 @@ struct rdma_qp {
 	struct rdma_qp_cap cap;
 	bool sq_sig_all;
 	bool sig_pipelining;
+	bool rings;               /* posted to by its application through shared memory, not by rdmad */
 	enum rdma_qp_state state;
 	uint32_t attr_mask;       /* the attributes MODIFY_QP has set since RESET */
 	struct rdma_qp_attr attr;

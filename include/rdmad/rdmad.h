@@ -8,11 +8,11 @@
  * what it creates is the program's, no other program addresses it, and rdmad
  * destroys it all when the program closes the device, exits or crashes.
  *
- * THE DATA PATH OF THIS VERSION IS THE SLOW ONE: rdmad_post_send,
- * rdmad_post_recv and rdmad_poll_cq are one varlink call each (tens of
- * thousands per second).  Shared-memory send, receive and completion rings
- * with eventfd kicks, which make no system call per work request, are the
- * next part of issue #14; the calls keep their signatures.
+ * Data goes through memory shared with rdmad: the send and receive queues of
+ * RC and UC QPs and every CQ are rings rdmad maps too, so rdmad_post_send,
+ * rdmad_post_recv and rdmad_poll_cq make no system call (a post writes the
+ * QP's eventfd only when rdmad's worker sleeps).  A UD QP's sends name
+ * address handles, which rdmad resolves: its posts are one varlink call each.
  *
  * Every call returning int gives 0 (or a count) on success and a negative
  * errno on failure; calls returning a pointer give NULL and set errno.
@@ -76,12 +76,28 @@ int rdmad_dereg_mr(struct rdmad_mr *mr);
 
 /* A CQ of at least cqe entries (cq->cqe says how many). */
 struct rdmad_cq *rdmad_create_cq(struct rdmad_context *ctx, unsigned cqe);
+/* The same, its completion events going to channel (ibv_create_cq's channel). */
+struct rdmad_cq *rdmad_create_cq_with_channel(struct rdmad_context *ctx, unsigned cqe,
+					      struct rdmad_comp_channel *channel);
 int rdmad_destroy_cq(struct rdmad_cq *cq);
-/*
- * Up to n completions into wc, oldest first; how many (0: none).  The slow
- * path: one varlink call (io.rdmad.Cq.Poll).
- */
+/* Up to n completions into wc, oldest first; how many (0: none).  No system call. */
 int rdmad_poll_cq(struct rdmad_cq *cq, int n, struct rdmad_wc *wc);
+/*
+ * ibv_req_notify_cq: the CQ's next completion (solicited_only: next
+ * solicited one) raises one event on its channel.  Poll once more after
+ * arming: a completion that came before is not an event.
+ */
+int rdmad_req_notify_cq(struct rdmad_cq *cq, int solicited_only);
+
+/*
+ * ibv_create_comp_channel: channel->fd is readable (poll(2), epoll) when an
+ * event is waiting; rdmad_get_cq_event waits for one and says whose it is.
+ */
+struct rdmad_comp_channel *rdmad_create_comp_channel(struct rdmad_context *ctx);
+int rdmad_destroy_comp_channel(struct rdmad_comp_channel *channel);
+int rdmad_get_cq_event(struct rdmad_comp_channel *channel, struct rdmad_cq **cq);
+/* For ibverbs' shape: events need no acknowledgement before a CQ is destroyed. */
+void rdmad_ack_cq_events(struct rdmad_cq *cq, unsigned nevents);
 
 struct rdmad_qp *rdmad_create_qp(struct rdmad_pd *pd, const struct rdmad_qp_init_attr *attr);
 /* Sets the members of attr that mask names (RDMAD_QP_*); RDMAD_QP_STATE is required. */
@@ -90,8 +106,8 @@ int rdmad_query_qp(struct rdmad_qp *qp, struct rdmad_qp_attr *attr,
 		   struct rdmad_qp_init_attr *init_attr);
 int rdmad_destroy_qp(struct rdmad_qp *qp);
 /*
- * Posts wr and the WRs chained after it, one varlink call each (the slow
- * path); on a failure *bad_wr is the WR refused, and those before it are posted.
+ * Posts wr and the WRs chained after it (-ENOMEM: the queue is full); on a
+ * failure *bad_wr is the WR refused, and those before it are posted.
  */
 int rdmad_post_send(struct rdmad_qp *qp, struct rdmad_send_wr *wr, struct rdmad_send_wr **bad_wr);
 int rdmad_post_recv(struct rdmad_qp *qp, struct rdmad_recv_wr *wr, struct rdmad_recv_wr **bad_wr);

@@ -236,6 +236,12 @@ struct rdmad_cq {
 	uint32_t cqe;
 };
 
+/* ibv_comp_channel: fd is an epoll set, readable when a CQ's event waits. */
+struct rdmad_comp_channel {
+	struct rdmad_context *context;
+	int fd;
+};
+
 struct rdmad_qp {
 	struct rdmad_context *context;
 	struct rdmad_pd *pd;

@@ -105,10 +105,10 @@ assert_refused() {
 	h=$(cq_create 2)
 	run "$RDMACTL" cq show "$h"
 	assert_success
-	assert_output "cq $h: device soft0 cqe 3 armed none notify_requests 0 events 0 qps 0"
+	assert_output "cq $h: device soft0 cqe 3 armed none notify_requests 0 events 0 qps 0 rings false"
 	run "$RDMACTL" cq
 	assert_success
-	assert_line "cq $h: device soft0 cqe 3 armed none notify_requests 0 events 0 qps 0"
+	assert_line "cq $h: device soft0 cqe 3 armed none notify_requests 0 events 0 qps 0 rings false"
 	run "$RDMACTL" -j cq list
 	jq -e --argjson h "$h" 'map(.handle) | index($h) != null' <<<"$output"
 }

@@ -221,8 +221,8 @@ static void bench_dev_add_pairs(struct bench_dev *bd, unsigned n, const struct p
 			bench_die("too many pairs", NULL);
 		memset(p, 0, sizeof(*p));
 		/* Each CQ holds all its QPs could complete into it at once (both QPs' queues). */
-		if (rdma_cq_create(bd->s.dev, 2 * scqe, &p->scq, &err) < 0 ||
-		    rdma_cq_create(bd->s.dev, 2 * rcqe, &p->rcq, &err) < 0)
+		if (rdma_cq_create(bd->s.dev, 2 * scqe, false, &p->scq, &err) < 0 ||
+		    rdma_cq_create(bd->s.dev, 2 * rcqe, false, &p->rcq, &err) < 0)
 			bench_die("CQ", &err);
 		p->req = qp_new(bd, p, cfg, cfg->apart ? bd->cpus[0] : -1);
 		p->resp = qp_new(bd, p, cfg, cfg->apart ? bd->cpus[1] : -1);

@@ -265,8 +265,8 @@ static void end_new(struct end *e, struct side *s, uint8_t seed)
 
 	memset(e, 0, sizeof(*e));
 	e->s = s;
-	if (rdma_cq_create(s->soft.dev, 2 * SQ_DEPTH, &e->scq, &err) < 0 ||
-	    rdma_cq_create(s->soft.dev, 2 * RQ_DEPTH, &e->rcq, &err) < 0)
+	if (rdma_cq_create(s->soft.dev, 2 * SQ_DEPTH, false, &e->scq, &err) < 0 ||
+	    rdma_cq_create(s->soft.dev, 2 * RQ_DEPTH, false, &e->rcq, &err) < 0)
 		bench_die("CQ", &err);
 	init.send_cq = e->scq->obj.handle;
 	init.recv_cq = e->rcq->obj.handle;

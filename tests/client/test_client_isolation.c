@@ -90,7 +90,6 @@ static void test_other_applications_objects_are_not_there(void **state)
 {
 	struct rdmad_context *other = harness_open();
 	struct app a;
-	struct rdmad_wc wc;
 	struct rdmad_qp_attr attr;
 	char params[64];
 
@@ -103,8 +102,7 @@ static void test_other_applications_objects_are_not_there(void **state)
 	struct rdmad_mkey mkey = { .context = other, .lkey = a.mkey->lkey };
 	struct rdmad_ah ah = { .context = other, .handle = a.ah->handle };
 
-	assert_int_equal(rdmad_poll_cq(&cq, 1, &wc), -ENOENT);
-	assert_non_null(strstr(rdmad_last_error(), "NoSuchObject"));
+	/* (Polling a's CQ needs its rings, which rdmad handed to a alone.) */
 	assert_int_equal(rdmad_query_qp(&qp, &attr, NULL), -ENOENT);
 	assert_int_equal(rdmad_destroy_qp(&qp), -ENOENT);
 	assert_int_equal(rdmad_destroy_ah(&ah), -ENOENT);

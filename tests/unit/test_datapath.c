@@ -86,7 +86,7 @@ static struct rdma_cq *cq_new(struct fixture *f, uint32_t cqe)
 	struct rdma_error err;
 	struct rdma_cq *cq;
 
-	assert_int_equal(rdma_cq_create(f->dev, cqe, &cq, &err), 0);
+	assert_int_equal(rdma_cq_create(f->dev, cqe, false, &cq, &err), 0);
 	assert_non_null(cq->ring);
 	return cq;
 }

@@ -34,7 +34,7 @@ static int setup(void **state)
 	assert_int_equal(soft_device_create(&f->dev, "soft0", 0), 0);
 	pd = rdma_object_create(f->dev, RDMA_OBJ_PD, &err);
 	assert_non_null(pd);
-	assert_int_equal(rdma_cq_create(f->dev, 8, &cq, &err), 0);
+	assert_int_equal(rdma_cq_create(f->dev, 8, false, &cq, &err), 0);
 	assert_int_equal(rdma_gid_add(f->dev, 1, 0, gid, &err), 0);
 	f->init = (struct rdma_qp_init) {
 		.type = RDMA_QPT_RC, .pd = pd->handle, .send_cq = cq->obj.handle,
