@@ -40,7 +40,7 @@ assert_refused() {
 @test "cq create -j: every key with its first values" {
 	h=$(cq_create 16)
 	assert_equal "$(cq_json "$h")" \
-		"{\"device\":\"soft0\",\"handle\":$h,\"cqe\":31,\"armed\":\"none\",\"notify_requests\":0,\"events\":0,\"qps\":0}"
+		"{\"device\":\"soft0\",\"handle\":$h,\"cqe\":31,\"armed\":\"none\",\"notify_requests\":0,\"events\":0,\"qps\":0,\"rings\":false}"
 }
 
 @test "cq create: 0 and more than max_cqe (1024) are refused naming cqe; nothing created" {
