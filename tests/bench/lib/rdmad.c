@@ -73,8 +73,12 @@ static void exec_rdmad(const struct bench_rdmad *d)
 	fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	if (fd < 0 || dup2(fd, STDOUT_FILENO) < 0 || dup2(fd, STDERR_FILENO) < 0)
 		_exit(126);
-	execl(rdmad, "rdmad", "--foreground", "--socket", d->socket, "--state-dir", state,
-	      "--config", conf, (char *)NULL);
+	if (d->cpus[0])
+		execl(rdmad, "rdmad", "--foreground", "--socket", d->socket, "--state-dir", state,
+		      "--config", conf, "--cpus", d->cpus, (char *)NULL);
+	else
+		execl(rdmad, "rdmad", "--foreground", "--socket", d->socket, "--state-dir", state,
+		      "--config", conf, (char *)NULL);
 	fprintf(stderr, "%s: %s\n", rdmad, strerror(errno));
 	_exit(127);
 }
@@ -158,9 +162,15 @@ static int wait_ready(struct bench_rdmad *d)
 
 int bench_rdmad_start(struct bench_rdmad *d, const char *parent)
 {
+	return bench_rdmad_start_on(d, parent, "");
+}
+
+int bench_rdmad_start_on(struct bench_rdmad *d, const char *parent, const char *cpus)
+{
 	int r;
 
 	memset(d, 0, sizeof(*d));
+	snprintf(d->cpus, sizeof(d->cpus), "%s", cpus);
 	r = make_dir(d, parent);
 	if (r < 0) {
 		fprintf(stderr, "bench: cannot make rdmad's directory under %s: %s\n", parent,

@@ -14,6 +14,7 @@ struct bench_rdmad {
 	char dir[PATH_MAX];
 	char socket[sizeof(((struct sockaddr_un *)0)->sun_path)];
 	pid_t pid;
+	char cpus[64];            /* rdmad --cpus (empty: its default, every CPU) */
 };
 
 /*
@@ -24,6 +25,8 @@ struct bench_rdmad {
 const char *bench_rdmad_parent(void);
 /* Starts rdmad in a new directory under parent; 0 once it answers a call. */
 int bench_rdmad_start(struct bench_rdmad *d, const char *parent);
+/* The same with its workers on cpus (rdmad --cpus LIST). */
+int bench_rdmad_start_on(struct bench_rdmad *d, const char *parent, const char *cpus);
 /*
  * SIGTERM; 0 when rdmad exited with status 0 (else its log goes to stderr).
  * Removes its directory.
