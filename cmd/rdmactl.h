@@ -138,13 +138,13 @@ int cmd_monitor_run(struct ctl *ctl, const struct cmd_args *args);
  */
 int cmd_dispatch(struct ctl *ctl, int argc, char **argv);
 /*
- * The global option at argv[i] (-j, --json, -p, --pretty, -d, --details, -s
- * PATH, --socket PATH, --socket=PATH, or short ones together, -jp), applied
+ * The global option at argv[i] (-j, --json, -p, --pretty, -d, --details, -q,
+ * --quiet, -s PATH, --socket PATH, --socket=PATH, or short ones together, -jp), applied
  * to ctl when ctl is not NULL: the words it takes, 0 when argv[i] is none, or
  * -EINVAL after a usage error.
  */
 int ctl_global_option(struct ctl *ctl, int argc, char **argv, int i);
-/* Sets global option letter ('j', 'p', 'd', or 's' with its value) wherever it was given. */
+/* Sets global option letter ('j', 'p', 'd', 'q', or 's' with its value) wherever it was given. */
 void ctl_set_global_option(struct ctl *ctl, char letter, const char *value);
 /*
  * The commands of path ("-": standard input), one per line as on the command
@@ -187,6 +187,7 @@ struct ctl {
 	bool json;
 	bool pretty;
 	bool details;
+	bool quiet;                      /* -q: no progress line */
 	bool interactive;
 	/*
 	 * One command on the command line: its connection ends with it (not so
