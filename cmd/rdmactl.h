@@ -229,6 +229,16 @@ void ctl_disconnect(struct ctl *ctl);
 int ctl_pass_fd(struct ctl *ctl, const char *path, int fd);
 /* A whole text file (at most max bytes; -EILSEQ if it holds a NUL), as a string. */
 int ctl_read_text_file(const char *path, size_t max, char **text);
+/*
+ * The next cap bytes of fd into buf, fewer only at its end (*got); 0 or
+ * -errno (-EINTR: interrupted, in the shell by Ctrl-C).
+ */
+int ctl_read_chunk(int fd, uint8_t *buf, size_t cap, size_t *got);
+/*
+ * The bytes left to read in fd when it is a regular file, whose size is known
+ * before reading it (a pipe's is not: false).
+ */
+bool ctl_input_size(int fd, uint64_t *size);
 
 /* Prints "rdmactl: " + message to stderr and returns -EINVAL (usage) / -EIO (failure). */
 int ctl_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
