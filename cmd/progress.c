@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The progress line of long operations (progress.h). */
 #include "cmd/progress.h"
+#include "cmd/output.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -15,6 +16,7 @@
 static struct {
 	bool on;                /* a person watches: the line is drawn */
 	bool shown;             /* the line is on the terminal now */
+	bool counted;           /* false: the label is the whole line */
 	const char *label, *noun;
 	uint64_t done, total;
 	struct timespec drawn;
@@ -60,7 +62,9 @@ static void draw(void)
 	int n;
 
 	format_count(line.done, done, sizeof(done));
-	if (line.total) {
+	if (!line.counted) {
+		snprintf(text, sizeof(text), "%s", line.label);
+	} else if (line.total) {
 		double pct = line.done >= line.total ? 100.0 : 100.0 * (double)line.done / (double)line.total;
 
 		format_count(line.total, total, sizeof(total));
@@ -79,16 +83,23 @@ static void draw(void)
 	clock_gettime(CLOCK_MONOTONIC, &line.drawn);
 }
 
-void progress_start(const struct ctl *ctl, const char *label, const char *noun, uint64_t total)
+static void start(const struct ctl *ctl, const char *label, const char *noun, uint64_t total,
+		  bool counted)
 {
 	progress_end();
 	line.on = !ctl->json && !ctl->quiet && isatty(STDERR_FILENO);
+	line.counted = counted;
 	line.label = label;
 	line.noun = noun;
 	line.done = 0;
 	line.total = total;
 	if (line.on)
 		draw();
+}
+
+void progress_start(const struct ctl *ctl, const char *label, const char *noun, uint64_t total)
+{
+	start(ctl, label, noun, total, true);
 }
 
 void progress_set(uint64_t done)
@@ -121,4 +132,30 @@ void progress_end(void)
 {
 	progress_hide();
 	line.on = false;
+}
+
+/* The output the records print through, less the line that must go first. */
+static const struct output *records_out;
+
+static void begin_list_after_line(struct ctl *ctl)
+{
+	progress_end();
+	records_out->begin_list(ctl);
+}
+
+int progress_call_records(struct ctl *ctl, const struct cmd_args *args, const char *text,
+			  const char *method, struct json_object *params, const char *key,
+			  const char *label)
+{
+	struct output out = *ctl->out;
+	int r;
+
+	records_out = ctl->out;
+	out.begin_list = begin_list_after_line;
+	ctl->out = &out;
+	start(ctl, text, NULL, 0, false);
+	r = output_call_records(ctl, args, method, params, key, label);
+	ctl->out = records_out;
+	progress_end();
+	return r;
 }
