@@ -99,6 +99,8 @@ struct stream {
 	bool sized;                     /* the input's length was known before reading it */
 	uint64_t total;                 /* input bytes run */
 	struct dp_sig_err first;        /* the transfer's first signature error */
+	/* The shell's Ctrl-C: a file's input is never a wait that it would end. */
+	const volatile sig_atomic_t *interrupt;
 };
 
 /* Input bytes per chunk: about 1 MiB, or RDMACTL_OFFLOAD_CHUNK's. */
@@ -120,12 +122,13 @@ static int chunk_target(size_t *target)
 	return 0;
 }
 
-static int stream_init(struct stream *s, const struct cmd_args *args, enum dp_dir dir,
-		       const struct dp_transform *t, const uint8_t *key, size_t key_len)
+static int stream_init(struct stream *s, const struct ctl *ctl, const struct cmd_args *args,
+		       enum dp_dir dir, const struct dp_transform *t, const uint8_t *key, size_t key_len)
 {
 	size_t target;
 
 	memset(s, 0, sizeof(*s));
+	s->interrupt = ctl->interrupt;
 	s->args = args;
 	s->dir = dir;
 	s->cfg = dp_transform_get_cfg(t);
@@ -243,6 +246,11 @@ static int stream_run(struct stream *s, int out_fd)
 
 	/* One chunk at least: an empty input is a transfer too. */
 	do {
+		if (s->interrupt && *s->interrupt) {
+			progress_hide();
+			fprintf(stderr, PROG ": interrupted\n");
+			return -1;
+		}
 		rc = ctl_read_chunk(STDIN_FILENO, s->in, s->chunks.in_bytes, &n);
 		if (rc) {
 			progress_hide();
@@ -315,7 +323,7 @@ static int offload_run(struct ctl *ctl, const struct cmd_args *args, enum dp_dir
 			!strcmp(err.field, "key") || !*err.field ? "" : ": ", err.message);
 		goto out;
 	}
-	if (stream_init(&s, args, dir, t, key, key_len) < 0)
+	if (stream_init(&s, ctl, args, dir, t, key, key_len) < 0)
 		goto out;
 	/* A file's length is known: an input that does not map is refused before any output. */
 	s.sized = ctl_input_size(STDIN_FILENO, &size);
