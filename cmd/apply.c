@@ -8,6 +8,7 @@
  */
 #include "cmd/provision.h"
 #include "cmd/output.h"
+#include "cmd/progress.h"
 #include "lib/io.h"
 
 #include <errno.h>
@@ -55,6 +56,7 @@ static void say(struct ctl *ctl, const char *prefix, const struct prov_change *c
 	if (ctl->json)
 		return;
 	prov_change_describe(c, line, sizeof(line));
+	progress_hide();
 	printf("%s%s\n", prefix, line);
 	fflush(stdout);
 }
@@ -92,8 +94,11 @@ static int execute(struct ctl *ctl, const char *path, const struct prov_plan *pl
 		if (r == 0) {
 			say(ctl, "changed: ", c);
 			rep->made++;
+			progress_set(rep->made);
 			continue;
 		}
+		/* What follows says what failed and what was undone: no line between. */
+		progress_end();
 		rep->failed = true;
 		prov_change_describe(c, line, sizeof(line));
 		if (i == 0)
@@ -174,8 +179,12 @@ int cmd_apply_run(struct ctl *ctl, const struct cmd_args *args)
 		if (rep.dry_run)
 			say(ctl, "would change: ", &plan.changes[i]);
 	}
-	if (!rep.dry_run)
+	if (!rep.dry_run) {
+		if (plan.n)
+			progress_start(ctl, args->path, "changes", plan.n);
 		r = execute(ctl, args->path, &plan, &rep);
+		progress_end();
+	}
 	print_summary(ctl, name, &plan, &rep);
 	json_object_put(rep.changes);
 	prov_plan_free(&plan);

@@ -3,6 +3,7 @@
 #include "cmd/rdmactl.h"
 #include "cmd/output.h"
 #include "cmd/permissions.h"
+#include "cmd/progress.h"
 #include "lib/varlink/varlink.h"
 
 #include <errno.h>
@@ -94,6 +95,7 @@ int ctl_call_raw(struct ctl *ctl, const char *method, struct json_object *params
 		return r;
 	r = varlink_client_call_fds(ctl->client, method, params, fds, n_fds, reply, error);
 	if (r < 0) {
+		progress_hide();
 		fprintf(stderr, "rdmactl: %s: %s\n", method, talk_error(r));
 		/* A broken connection is not reused (the shell goes on with a new one). */
 		ctl_disconnect(ctl);
@@ -111,6 +113,7 @@ static void print_error(struct ctl *ctl, const char *path, const char *method, c
 {
 	const char *sep = ": ";
 
+	progress_hide();
 	fprintf(stderr, "rdmactl: %s: %s", path, error);
 	json_object_object_foreach(params, key, val) {
 		const char *s = json_object_is_type(val, json_type_string) ?
@@ -207,6 +210,7 @@ int ctl_call_more(struct ctl *ctl, const char *path, const char *method, struct 
 		}
 	}
 	if (r < 0) {
+		progress_hide();
 		fprintf(stderr, "rdmactl: %s: %s\n", method, talk_error(r));
 		ctl_disconnect(ctl);
 	}

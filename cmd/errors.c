@@ -3,9 +3,11 @@
  * How rdmactl says what went wrong: "rdmactl: ..." on stderr, and the
  * negative errno that cmd_exit_code() turns into the exit status (-EINVAL a
  * usage error, -EIO a failed operation).  Every other file reports through
- * these, so they depend on nothing of rdmactl.
+ * these, so they depend on nothing of rdmactl but the progress line they
+ * take away first (progress.h).
  */
 #include "cmd/rdmactl.h"
+#include "cmd/progress.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -13,6 +15,7 @@
 
 static void print_error(const char *fmt, va_list ap)
 {
+	progress_hide();
 	fputs("rdmactl: ", stderr);
 	vfprintf(stderr, fmt, ap);
 	fputc('\n', stderr);

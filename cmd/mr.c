@@ -2,6 +2,7 @@
 /* rdmactl mr: memory regions, and the bytes of those the daemon allocated. */
 #include "cmd/rdmactl.h"
 #include "cmd/output.h"
+#include "cmd/progress.h"
 #include "lib/base64.h"
 #include "lib/io.h"
 
@@ -14,8 +15,12 @@
 
 #define IFACE "io.rdmad.Mr"
 
-/* Bytes per Write/Read call: below the daemon's 8 MiB, so a call never nears the message limit. */
-#define CHUNK (4u << 20)
+/*
+ * Bytes per Write/Read call, and all rdmactl holds of a transfer at a time,
+ * whatever its size: well below the daemon's 8 MiB a call, and small enough
+ * that the calls' base64 and JSON copies of it stay a few MiB.
+ */
+#define CHUNK (1u << 20)
 
 /* What ibv_reg_mr takes, on_demand included; a DMA MR has no memory of its own to map on demand. */
 static const char *const access_words[] = {
@@ -161,51 +166,86 @@ static struct json_object *call_params(const struct transfer *t, uint64_t offset
 	return p;
 }
 
+/*
+ * The input past the MR's end, found only after the first chunk of a pipe (a
+ * file's size is checked before any byte goes): the chunks before it are in.
+ */
+static int write_past_end(const struct cmd_args *args, const struct transfer *t, uint64_t pos,
+			  uint64_t len)
+{
+	if (pos == 0)
+		return transfer_fits(args, t, len) ? 0 : -EIO;
+	if (transfer_fits(args, t, len))
+		return 0;
+	return ctl_fail("%s: the first %" PRIu64 " bytes were written before the input turned out "
+			"longer than the MR", args->path, pos);
+}
+
+/* Standard input to the MR a chunk at a time, from the transfer's offset. */
+static int write_from(struct ctl *ctl, const struct cmd_args *args, const struct transfer *t,
+		      uint64_t *pos)
+{
+	uint8_t *bytes = malloc(CHUNK);
+	char *text = malloc(base64_encoded_size(CHUNK) + 1);
+	size_t n = 0;
+	int r = bytes && text ? 0 : -ENOMEM;
+
+	/* One call at least, so that an empty input still has its offset checked. */
+	while (r == 0) {
+		struct json_object *p;
+
+		r = ctl_read_chunk(STDIN_FILENO, bytes, CHUNK, &n);
+		if (r < 0) {
+			r = ctl_fail("%s: reading standard input: %s", args->path, strerror(-r));
+			break;
+		}
+		if (n == 0 && *pos > 0)
+			break;
+		r = write_past_end(args, t, *pos, *pos + n);
+		if (r < 0)
+			break;
+		p = call_params(t, t->offset + *pos);
+		base64_encode(bytes, n, text);
+		json_object_object_add(p, "data", json_object_new_string(text));
+		r = ctl_call_quiet(ctl, args, IFACE ".Write", p);
+		if (r < 0)
+			break;
+		*pos += n;
+		progress_set(*pos);
+		if (n < CHUNK)
+			break;
+	}
+	free(text);
+	free(bytes);
+	return r;
+}
+
 static int mr_write(struct ctl *ctl, const struct cmd_args *args)
 {
 	struct transfer t = { 0 };
-	uint8_t *data = NULL;
-	size_t len = 0, pos = 0;
-	uint64_t max;
-	char *text;
+	uint64_t size = 0, pos = 0;
+	bool sized;
 	int r;
 
 	r = transfer_init(ctl, args, &t);
 	if (r < 0)
 		return r;
-	max = t.dma || t.offset > t.mrlen ? CHUNK : t.mrlen - t.offset;
-	r = read_all_alloc(STDIN_FILENO, max, &data, &len);
-	if (r < 0) {
+	sized = ctl_input_size(STDIN_FILENO, &size);
+	/* A file's length is known: a write past the end is refused before any byte goes. */
+	if (sized && !transfer_fits(args, &t, size)) {
 		json_object_put(t.params);
-		/* Too long: say so as for any length past the end of the MR. */
-		if (r == -EFBIG && !transfer_fits(args, &t, len))
-			return -EIO;
-		return ctl_fail("%s: reading standard input: %s", args->path, strerror(-r));
+		return -EIO;
 	}
-	text = malloc(base64_encoded_size(CHUNK) + 1);
-	r = text && transfer_fits(args, &t, len) ? 0 : -EIO;
-	/* One call at least, so that an empty input still has its offset checked. */
-	do {
-		size_t n = len - pos < CHUNK ? len - pos : CHUNK;
-		struct json_object *p;
-
-		if (r < 0)
-			break;
-		p = call_params(&t, t.offset + pos);
-		base64_encode(data + pos, n, text);
-		json_object_object_add(p, "data", json_object_new_string(text));
-		r = ctl_call_quiet(ctl, args, IFACE ".Write", p);
-		pos += n;
-	} while (pos < len);
+	progress_start(ctl, args->path, NULL, sized ? size : 0);
+	r = write_from(ctl, args, &t, &pos);
+	progress_end();
 	if (r == 0 && ctl->json) {
 		struct json_object *o = json_object_new_object();
 
-		json_object_object_add(o, "written", json_object_new_uint64(len));
+		json_object_object_add(o, "written", json_object_new_uint64(pos));
 		output_print_json(ctl, o);
 		json_object_put(o);
 	}
-	free(text);
-	free(data);
 	json_object_put(t.params);
 	return r;
 }
@@ -240,6 +280,7 @@ static int read_to(struct ctl *ctl, const struct cmd_args *args, const struct tr
 			r = ctl_fail("%s: writing the output: %s", args->path, strerror(-r));
 		json_object_put(reply);
 		pos += n;
+		progress_set(pos);
 	} while (pos < length);
 	free(bytes);
 	return r;
@@ -260,7 +301,9 @@ static int mr_read(struct ctl *ctl, const struct cmd_args *args)
 	if (r == 0) {
 		if (!arg_get(args, "--length"))
 			length = t.offset < t.mrlen ? t.mrlen - t.offset : 0;
+		progress_start(ctl, args->path, NULL, length);
 		r = read_to(ctl, args, &t, length, fd);
+		progress_end();
 	}
 	if (ctl_binary_output_close(args, fd) < 0 && r == 0)
 		r = -EIO;

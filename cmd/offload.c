@@ -15,6 +15,8 @@
 #include <json-c/json.h>
 
 #include "cmd/rdmactl.h"
+#include "cmd/offload_chunks.h"
+#include "cmd/progress.h"
 #include "dataplane/offload/kern.h"
 #include "dataplane/offload/transform.h"
 #include "dataplane/offload/transform_json.h"
@@ -82,22 +84,209 @@ static int write_report(const char *path, const struct dp_sig_err *rec)
 }
 
 /*
+ * One transfer of any length, run a chunk at a time (offload_chunks.h): what
+ * rdmactl holds is a chunk of input and its output, whatever the input's size.
+ */
+struct stream {
+	const struct cmd_args *args;
+	enum dp_dir dir;
+	const struct dp_transform_cfg *cfg;
+	const uint8_t *key;
+	size_t key_len;
+	struct offload_chunks chunks;
+	uint8_t *in, *out;
+	size_t out_cap;
+	bool sized;                     /* the input's length was known before reading it */
+	uint64_t total;                 /* input bytes run */
+	struct dp_sig_err first;        /* the transfer's first signature error */
+	/* The shell's Ctrl-C: a file's input is never a wait that it would end. */
+	const volatile sig_atomic_t *interrupt;
+};
+
+/* Input bytes per chunk: about 1 MiB, or RDMACTL_OFFLOAD_CHUNK's. */
+static int chunk_target(size_t *target)
+{
+	const char *v = getenv("RDMACTL_OFFLOAD_CHUNK");
+	char *end;
+
+	*target = 1 << 20;
+	if (!v || !*v)
+		return 0;
+	errno = 0;
+	*target = strtoull(v, &end, 0);
+	if (errno || *end || *target == 0 || *target > ((size_t)1 << 40)) {
+		fprintf(stderr, PROG ": RDMACTL_OFFLOAD_CHUNK: '%s' is not a number of bytes from 1 "
+			"to 2^40\n", v);
+		return -1;
+	}
+	return 0;
+}
+
+static int stream_init(struct stream *s, const struct ctl *ctl, const struct cmd_args *args,
+		       enum dp_dir dir, const struct dp_transform *t, const uint8_t *key, size_t key_len)
+{
+	size_t target;
+
+	memset(s, 0, sizeof(*s));
+	s->interrupt = ctl->interrupt;
+	s->args = args;
+	s->dir = dir;
+	s->cfg = dp_transform_get_cfg(t);
+	s->key = key;
+	s->key_len = key_len;
+	if (chunk_target(&target) < 0)
+		return -1;
+	offload_chunks_init(&s->chunks, s->cfg, dp_transform_copy_mask(t), dir, target);
+	s->in = malloc(s->chunks.in_bytes);
+	if (!s->in) {
+		fprintf(stderr, PROG ": out of memory for a chunk of %zu input bytes\n", s->chunks.in_bytes);
+		return -1;
+	}
+	return 0;
+}
+
+static void stream_free(struct stream *s)
+{
+	free(s->in);
+	free(s->out);
+}
+
+/*
+ * Says what is wrong with an input of len bytes: a warning when it is not
+ * whole blocks, an error when it does not map at all.
+ */
+static int check_length(const struct stream *s, const struct dp_transform *t, uint64_t len)
+{
+	struct dp_error err;
+	size_t out_len;
+
+	ctl_warn_partial_block(s->args->path, s->cfg, s->dir == DP_RX, len);
+	if (dp_transform_out_len(t, s->dir, len, &out_len, &err)) {
+		progress_hide();
+		fprintf(stderr, PROG ": input: %s\n", err.message);
+		return -1;
+	}
+	return 0;
+}
+
+static int out_room(struct stream *s, size_t len)
+{
+	uint8_t *out;
+
+	if (len <= s->out_cap && s->out)
+		return 0;
+	out = realloc(s->out, len ? len : 1);
+	if (!out) {
+		fprintf(stderr, PROG ": out of memory for %zu output bytes\n", len);
+		return -1;
+	}
+	s->out = out;
+	s->out_cap = len;
+	return 0;
+}
+
+/* The transform's bytes of the chunk in s->in, n bytes, to out_fd; its signature error kept. */
+static int run_transform(struct stream *s, struct dp_transform *t, size_t n, int out_fd)
+{
+	struct dp_sig_err e;
+	struct dp_error err;
+	size_t out_len;
+	int rc;
+
+	if (dp_transform_out_len(t, s->dir, n, &out_len, &err) == 0 && out_room(s, out_len) < 0)
+		return -1;
+	if (dp_transform_run(t, s->dir, s->in, n, s->out, s->out_cap, &out_len, &e, &err)) {
+		progress_hide();
+		fprintf(stderr, PROG ": %s: %s\n", err.field, err.message);
+		return -1;
+	}
+	rc = write_all(out_fd, s->out, out_len);
+	if (rc < 0) {
+		progress_hide();
+		fprintf(stderr, PROG ": writing output: %s\n", strerror(-rc));
+		return -1;
+	}
+	if (s->first.type == DP_SIG_ERR_NONE && e.type != DP_SIG_ERR_NONE) {
+		s->first = e;
+		s->first.offset += offload_chunks_in_offset(&s->chunks);
+	}
+	return 0;
+}
+
+/*
+ * The next n input bytes through a transform of their own.  Only the last
+ * chunk can end inside a block: the length of a pipe's input is checked there.
+ */
+static int run_chunk(struct stream *s, size_t n, bool last, int out_fd)
+{
+	struct dp_transform_cfg cfg;
+	struct dp_transform *t;
+	struct dp_error err;
+	int rc;
+
+	offload_chunks_next_cfg(&s->chunks, &cfg);
+	if (dp_transform_create(&cfg, s->key, s->key_len, &t, &err)) {
+		progress_hide();
+		fprintf(stderr, PROG ": %s%s%s\n", err.field, *err.field ? ": " : "", err.message);
+		return -1;
+	}
+	rc = last && !s->sized ? check_length(s, t, s->total + n) : 0;
+	if (rc == 0)
+		rc = run_transform(s, t, n, out_fd);
+	dp_transform_destroy(t);
+	s->chunks.done++;
+	return rc;
+}
+
+static int stream_run(struct stream *s, int out_fd)
+{
+	size_t n;
+	bool last;
+	int rc;
+
+	/* One chunk at least: an empty input is a transfer too. */
+	do {
+		if (s->interrupt && *s->interrupt) {
+			progress_hide();
+			fprintf(stderr, PROG ": interrupted\n");
+			return -1;
+		}
+		rc = ctl_read_chunk(STDIN_FILENO, s->in, s->chunks.in_bytes, &n);
+		if (rc) {
+			progress_hide();
+			fprintf(stderr, PROG ": reading input: %s\n", strerror(-rc));
+			return -1;
+		}
+		last = n < s->chunks.in_bytes;
+		if (n == 0 && s->total > 0)
+			break;
+		rc = run_chunk(s, n, last, out_fd);
+		if (rc)
+			return rc;
+		s->total += n;
+		progress_set(s->total);
+	} while (!last);
+	return 0;
+}
+
+/*
  * One transfer: IN on stdin, OUT to out_fd, the record to report_path.  A
  * signature error is said after the bytes went out (the hardware delivers
  * them too) and gives -EBADMSG.
  */
-static int offload_run(const struct cmd_args *args, enum dp_dir dir, int out_fd)
+static int offload_run(struct ctl *ctl, const struct cmd_args *args, enum dp_dir dir, int out_fd)
 {
 	const char *config_path = arg_get(args, "--config");
 	const char *key_path = arg_get(args, "--key-file");
 	const char *report_path = arg_get(args, "--report");
 	struct dp_transform_cfg cfg;
 	struct dp_transform *t = NULL;
-	struct dp_sig_err rec;
+	struct stream s = { 0 };
 	struct dp_error err;
 	char *cfg_text = NULL;
-	uint8_t *in = NULL, *out = NULL, *key = NULL;
-	size_t in_len = 0, out_len = 0, key_len = 0;
+	uint8_t *key = NULL;
+	size_t key_len = 0;
+	uint64_t size = 0;
 	int rc, status = -EIO;
 	char level_msg[160];
 
@@ -127,62 +316,46 @@ static int offload_run(const struct cmd_args *args, enum dp_dir dir, int out_fd)
 		fprintf(stderr, PROG ": the configuration has crypto: --key-file FILE is required\n");
 		goto out;
 	}
+	/* The whole transfer's transform checks the configuration and the key once. */
 	rc = dp_transform_create(&cfg, key, key_len, &t, &err);
 	if (rc) {
 		fprintf(stderr, PROG ": %s%s%s\n", !strcmp(err.field, "key") ? "key-file: " : err.field,
 			!strcmp(err.field, "key") || !*err.field ? "" : ": ", err.message);
 		goto out;
 	}
-	rc = read_all_alloc(STDIN_FILENO, (size_t)1 << 40, &in, &in_len);
-	if (rc) {
-		fprintf(stderr, PROG ": reading input: %s\n", strerror(-rc));
+	if (stream_init(&s, ctl, args, dir, t, key, key_len) < 0)
 		goto out;
-	}
-	ctl_warn_partial_block(args->path, &cfg, dir == DP_RX, in_len);
-	rc = dp_transform_out_len(t, dir, in_len, &out_len, &err);
-	if (rc) {
-		fprintf(stderr, PROG ": input: %s\n", err.message);
+	/* A file's length is known: an input that does not map is refused before any output. */
+	s.sized = ctl_input_size(STDIN_FILENO, &size);
+	if (s.sized && check_length(&s, t, size) < 0)
 		goto out;
-	}
-	out = malloc(out_len ? out_len : 1);
-	if (!out) {
-		fprintf(stderr, PROG ": out of memory for %zu output bytes\n", out_len);
+	progress_start(ctl, args->path, NULL, s.sized ? size : 0);
+	rc = stream_run(&s, out_fd);
+	progress_end();
+	if (rc)
 		goto out;
-	}
-	rc = dp_transform_run(t, dir, in, in_len, out, out_len, &out_len, NULL, &err);
-	if (rc) {
-		fprintf(stderr, PROG ": %s: %s\n", err.field, err.message);
+	if (report_path && write_report(report_path, &s.first))
 		goto out;
-	}
-	rc = write_all(out_fd, out, out_len);
-	if (rc) {
-		fprintf(stderr, PROG ": writing output: %s\n", strerror(-rc));
-		goto out;
-	}
-	dp_transform_check(t, &rec);
-	if (report_path && write_report(report_path, &rec))
-		goto out;
-	status = ctl_report_sig_error(args->path, dp_sig_err_type_name(rec.type), rec.expected,
-				      rec.actual, rec.offset);
+	status = ctl_report_sig_error(args->path, dp_sig_err_type_name(s.first.type), s.first.expected,
+				      s.first.actual, s.first.offset);
 out:
+	stream_free(&s);
 	dp_transform_destroy(t);
 	if (key) {
 		explicit_bzero(key, KEY_MAX);
 		gcry_free(key);
 	}
 	free(cfg_text);
-	free(in);
-	free(out);
 	return status;
 }
 
-static int offload(const struct cmd_args *args, enum dp_dir dir)
+static int offload(struct ctl *ctl, const struct cmd_args *args, enum dp_dir dir)
 {
 	int fd, r = ctl_binary_output_open(args, &fd);
 
 	if (r < 0)
 		return r;
-	r = offload_run(args, dir, fd);
+	r = offload_run(ctl, args, dir, fd);
 	if (ctl_binary_output_close(args, fd) < 0 && r == 0)
 		r = -EIO;
 	return r;
@@ -190,12 +363,12 @@ static int offload(const struct cmd_args *args, enum dp_dir dir)
 
 static int offload_tx(struct ctl *ctl, const struct cmd_args *args)
 {
-	return offload(args, DP_TX);
+	return offload(ctl, args, DP_TX);
 }
 
 static int offload_rx(struct ctl *ctl, const struct cmd_args *args)
 {
-	return offload(args, DP_RX);
+	return offload(ctl, args, DP_RX);
 }
 
 /* The kernel levels this CPU runs, one a line, the one in effect marked. */

@@ -11,7 +11,7 @@
 #include <string.h>
 
 const char *const ctl_global_option_words[] = {
-	"-j", "--json", "-p", "--pretty", "-d", "--details", "-s", "--socket", NULL,
+	"-j", "--json", "-p", "--pretty", "-d", "--details", "-q", "--quiet", "-s", "--socket", NULL,
 };
 
 void ctl_set_global_option(struct ctl *ctl, char letter, const char *value)
@@ -27,6 +27,9 @@ void ctl_set_global_option(struct ctl *ctl, char letter, const char *value)
 	case 'd':
 		ctl->details = true;
 		break;
+	case 'q':
+		ctl->quiet = true;
+		break;
 	case 's':
 		/* A socket other than the connected one's: the next call connects to it. */
 		if (!value)
@@ -38,10 +41,10 @@ void ctl_set_global_option(struct ctl *ctl, char letter, const char *value)
 	}
 }
 
-/* "-jpd": each letter one flag; false if a letter is not one. */
+/* "-jpdq": each letter one flag; false if a letter is not one. */
 static bool short_flags(struct ctl *ctl, const char *w)
 {
-	if (w[0] != '-' || !w[1] || strspn(w + 1, "jpd") != strlen(w + 1))
+	if (w[0] != '-' || !w[1] || strspn(w + 1, "jpdq") != strlen(w + 1))
 		return false;
 	for (const char *c = w + 1; ctl && *c; c++)
 		ctl_set_global_option(ctl, *c, NULL);
@@ -52,7 +55,8 @@ int ctl_global_option(struct ctl *ctl, int argc, char **argv, int i)
 {
 	const char *w = argv[i];
 
-	if (strcmp(w, "--json") == 0 || strcmp(w, "--pretty") == 0 || strcmp(w, "--details") == 0) {
+	if (strcmp(w, "--json") == 0 || strcmp(w, "--pretty") == 0 || strcmp(w, "--details") == 0 ||
+	    strcmp(w, "--quiet") == 0) {
 		char letter[3] = { '-', w[2], '\0' };
 
 		return short_flags(ctl, letter) ? 1 : 0;

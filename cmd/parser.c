@@ -5,6 +5,7 @@
  * its argument table.  Help and completion read the same tables.
  */
 #include "cmd/rdmactl.h"
+#include "cmd/progress.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -113,6 +114,7 @@ void cmd_help(const struct cmd *table, const char *path)
 		       "  -j, --json           print JSON\n"
 		       "  -p, --pretty         indent JSON output (with -j)\n"
 		       "  -d, --details        print more detail\n"
+		       "  -q, --quiet          no progress line for long operations\n"
 		       "  -s, --socket PATH    the rdmad socket (default $RDMACTL_SOCKET or "
 		       RDMACTL_SOCKET_DEFAULT ")\n"
 		       "  -i, --interactive    run the interactive shell\n"
@@ -121,7 +123,7 @@ void cmd_help(const struct cmd *table, const char *path)
 		       "  -V, --version        print the version\n"
 		       "  -h, --help           print this help\n");
 	if (!path[0])
-		printf("\n-j, -p, -d and -s may also follow the object and the command.\n");
+		printf("\n-j, -p, -d, -q and -s may also follow the object and the command.\n");
 	printf("\nNames may be abbreviated to any unambiguous prefix; destroy and del must be\n"
 	       "spelled out.\n"
 	       "Run 'rdmactl %s%sCOMMAND help' for a command's arguments.\n",
@@ -344,6 +346,9 @@ int cmd_dispatch(struct ctl *ctl, int argc, char **argv)
 	struct ctl saved = *ctl;
 	int r = run_words(ctl, argc, argv);
 
+	/* A command that stopped half way (an error, Ctrl-C) leaves no progress line behind. */
+	progress_end();
+
 	/* The line's own options end with it (the shell and batch run more lines). */
 	if (ctl->socket_path != saved.socket_path)
 		ctl_disconnect(ctl);
@@ -351,6 +356,7 @@ int cmd_dispatch(struct ctl *ctl, int argc, char **argv)
 	ctl->json = saved.json;
 	ctl->pretty = saved.pretty;
 	ctl->details = saved.details;
+	ctl->quiet = saved.quiet;
 	ctl->out = saved.out;
 	return cmd_exit_code(r);
 }

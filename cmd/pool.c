@@ -2,8 +2,10 @@
 /* rdmactl pool: MKEY pools and their counters. */
 #include "cmd/rdmactl.h"
 #include "cmd/output.h"
+#include "cmd/progress.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -35,6 +37,7 @@ static int pool_list(struct ctl *ctl, const struct cmd_args *args)
 static int pool_create(struct ctl *ctl, const struct cmd_args *args)
 {
 	struct json_object *params = pool_params(args);
+	char text[160];
 
 	json_object_object_add(params, "type", json_object_new_string(arg_get(args, "--type")));
 	if (ctl_add_number(ctl, args, "--size", params, "size", UINT32_MAX) < 0 ||
@@ -44,7 +47,10 @@ static int pool_create(struct ctl *ctl, const struct cmd_args *args)
 		json_object_put(params);
 		return -EINVAL;
 	}
-	return output_call_records(ctl, args, IFACE ".Create", params, "pool", "pool");
+	/* The daemon creates them all in the one call, and says nothing before its end. */
+	snprintf(text, sizeof(text), "%s: creating %s MKEYs of pool %s", args->path,
+		 arg_get(args, "--size"), arg_get(args, "NAME"));
+	return progress_call_records(ctl, args, text, IFACE ".Create", params, "pool", "pool");
 }
 
 static int pool_resize(struct ctl *ctl, const struct cmd_args *args)

@@ -138,13 +138,13 @@ int cmd_monitor_run(struct ctl *ctl, const struct cmd_args *args);
  */
 int cmd_dispatch(struct ctl *ctl, int argc, char **argv);
 /*
- * The global option at argv[i] (-j, --json, -p, --pretty, -d, --details, -s
- * PATH, --socket PATH, --socket=PATH, or short ones together, -jp), applied
+ * The global option at argv[i] (-j, --json, -p, --pretty, -d, --details, -q,
+ * --quiet, -s PATH, --socket PATH, --socket=PATH, or short ones together, -jp), applied
  * to ctl when ctl is not NULL: the words it takes, 0 when argv[i] is none, or
  * -EINVAL after a usage error.
  */
 int ctl_global_option(struct ctl *ctl, int argc, char **argv, int i);
-/* Sets global option letter ('j', 'p', 'd', or 's' with its value) wherever it was given. */
+/* Sets global option letter ('j', 'p', 'd', 'q', or 's' with its value) wherever it was given. */
 void ctl_set_global_option(struct ctl *ctl, char letter, const char *value);
 /*
  * The commands of path ("-": standard input), one per line as on the command
@@ -187,6 +187,7 @@ struct ctl {
 	bool json;
 	bool pretty;
 	bool details;
+	bool quiet;                      /* -q: no progress line */
 	bool interactive;
 	/*
 	 * One command on the command line: its connection ends with it (not so
@@ -228,6 +229,16 @@ void ctl_disconnect(struct ctl *ctl);
 int ctl_pass_fd(struct ctl *ctl, const char *path, int fd);
 /* A whole text file (at most max bytes; -EILSEQ if it holds a NUL), as a string. */
 int ctl_read_text_file(const char *path, size_t max, char **text);
+/*
+ * The next cap bytes of fd into buf, fewer only at its end (*got); 0 or
+ * -errno (-EINTR: interrupted, in the shell by Ctrl-C).
+ */
+int ctl_read_chunk(int fd, uint8_t *buf, size_t cap, size_t *got);
+/*
+ * The bytes left to read in fd when it is a regular file, whose size is known
+ * before reading it (a pipe's is not: false).
+ */
+bool ctl_input_size(int fd, uint64_t *size);
 
 /* Prints "rdmactl: " + message to stderr and returns -EINVAL (usage) / -EIO (failure). */
 int ctl_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -6,6 +6,7 @@
  * that ends inside a block as a warning.
  */
 #include "cmd/rdmactl.h"
+#include "cmd/progress.h"
 #include "dataplane/offload/transform.h"
 
 #include <errno.h>
@@ -18,6 +19,7 @@ int ctl_report_sig_error(const char *path, const char *err_type, uint64_t expect
 {
 	if (!err_type || strcmp(err_type, "none") == 0)
 		return 0;
+	progress_hide();
 	fprintf(stderr, "rdmactl: %s: signature error: %s expected 0x%" PRIx64 " actual 0x%" PRIx64
 		" at offset %" PRIu64 "\n", path, err_type, expected, actual, offset);
 	return -EBADMSG;
@@ -55,6 +57,7 @@ void ctl_warn_partial_block(const char *path, const struct dp_transform_cfg *cfg
 	rest = len % block;
 	if (!rest)
 		return;
+	progress_hide();
 	fprintf(stderr, "rdmactl: %s: warning: the input (%zu bytes) is not whole blocks: "
 		"it ends %zu bytes into a block of %zu bytes", path, len, rest, block);
 	if (field)

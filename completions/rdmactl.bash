@@ -12,7 +12,7 @@ _rdmactl()
     local cur prev words cword split
     _init_completion -s || return
 
-    local -a opts=(-j --json -p --pretty -d --details -s --socket
+    local -a opts=(-j --json -p --pretty -d --details -q --quiet -s --socket
         -i --interactive -V --version -h --help)
     local -a args=()
     local i w object=
@@ -41,13 +41,13 @@ _rdmactl()
                     ((i++))
                     continue
                     ;;
-                -[jpdiVh]*s)
+                -[jpdqiVh]*s)
                     # A bundle of short options ending in -s: its value follows.
                     args+=("${w%s}" -s "${words[i + 1]-}")
                     ((i++))
                     continue
                     ;;
-                -[jpdiVh]*s?*)
+                -[jpdqiVh]*s?*)
                     args+=("${w%%s*}" -s "${w#*s}")
                     continue
                     ;;
@@ -65,7 +65,7 @@ _rdmactl()
     # The value of the socket option: a path.
     if [[ -z $object ]]; then
         if [[ $split == true && --socket == "$prev"* && $prev == --s* ]] ||
-            [[ $prev == -s || $prev == -[jpdiVh]*s ]]; then
+            [[ $prev == -s || $prev == -[jpdqiVh]*s ]]; then
             _filedir
             return
         fi
