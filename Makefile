@@ -185,7 +185,7 @@ $(CLIENT_HOLD): $(BUILD)/obj/tests/client/hold.o $(CLIENT_LINKS)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $< $(APP_LIBS)
 
-CLIENT_HARNESS := $(BUILD)/obj/tests/client/harness.o $(call obj,tests/bench/lib/rdmad.c)
+CLIENT_HARNESS := $(BUILD)/obj/tests/client/harness.o $(BUILD)/obj/tests/client/loop.o $(call obj,tests/bench/lib/rdmad.c)
 $(CLIENT_TEST_BIN): $(BUILD)/tests/%: $(BUILD)/obj/tests/client/%.o $(CLIENT_HARNESS) $(LIBLIB) \
 		$(CLIENT_LINKS)
 	@mkdir -p $(dir $@)

@@ -4,6 +4,7 @@
  * negative errno values with a message.
  */
 #include "tests/client/harness.h"
+#include "tests/client/loop.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -17,7 +18,6 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#define WAIT_POLLS 2000
 
 static void assert_refused(int r, int err)
 {
@@ -142,90 +142,6 @@ static void test_cq(void **state)
 	rdmad_close(ctx);
 }
 
-struct loop {
-	struct rdmad_context *ctx;
-	struct rdmad_pd *pd;
-	struct rdmad_cq *cq;
-	struct rdmad_qp *a, *b;
-	uint8_t *buf;
-	struct rdmad_mr *mr;
-};
-
-static struct rdmad_qp *new_qp(struct loop *l, uint8_t type)
-{
-	struct rdmad_qp_init_attr init = { .send_cq = l->cq, .recv_cq = l->cq, .qp_type = type,
-					   .cap = { .max_send_wr = 8, .max_recv_wr = 8,
-						    .max_send_sge = 2, .max_inline_data = 64 } };
-	struct rdmad_qp *qp = rdmad_create_qp(l->pd, &init);
-
-	if (!qp)
-		fail_msg("rdmad_create_qp: %s", rdmad_last_error());
-	return qp;
-}
-
-static void to_rts(struct rdmad_qp *qp, uint32_t peer)
-{
-	struct rdmad_qp_attr init = { .qp_state = RDMAD_QPS_INIT,
-				      .qp_access_flags = RDMAD_ACCESS_LOCAL_WRITE |
-							 RDMAD_ACCESS_REMOTE_WRITE |
-							 RDMAD_ACCESS_REMOTE_READ };
-	struct rdmad_qp_attr rtr = { .qp_state = RDMAD_QPS_RTR, .path_mtu = 1024, .dest_qp_num = peer,
-				     .max_dest_rd_atomic = 4, .min_rnr_timer = 1 };
-	struct rdmad_qp_attr rts = { .qp_state = RDMAD_QPS_RTS, .timeout = 14, .retry_cnt = 7,
-				     .rnr_retry = 7, .max_rd_atomic = 4 };
-
-	inet_pton(AF_INET6, "fe80::1", rtr.ah_attr.dgid);
-	assert_int_equal(rdmad_modify_qp(qp, &init, RDMAD_QP_STATE | RDMAD_QP_ACCESS_FLAGS), 0);
-	assert_int_equal(rdmad_modify_qp(qp, &rtr, RDMAD_QP_STATE | RDMAD_QP_AV | RDMAD_QP_PATH_MTU |
-					 RDMAD_QP_DEST_QPN | RDMAD_QP_RQ_PSN |
-					 RDMAD_QP_MAX_DEST_RD_ATOMIC | RDMAD_QP_MIN_RNR_TIMER), 0);
-	assert_int_equal(rdmad_modify_qp(qp, &rts, RDMAD_QP_STATE | RDMAD_QP_TIMEOUT |
-					 RDMAD_QP_RETRY_CNT | RDMAD_QP_RNR_RETRY | RDMAD_QP_SQ_PSN |
-					 RDMAD_QP_MAX_QP_RD_ATOMIC), 0);
-	assert_int_equal(qp->state, RDMAD_QPS_RTS);
-}
-
-static void loop_open(struct loop *l)
-{
-	l->ctx = harness_open();
-	l->pd = rdmad_alloc_pd(l->ctx);
-	l->cq = rdmad_create_cq(l->ctx, 32);
-	assert_non_null(l->pd);
-	assert_non_null(l->cq);
-	l->buf = rdmad_alloc_buf(l->ctx, 4 * 4096);
-	assert_non_null(l->buf);
-	l->mr = rdmad_reg_mr(l->pd, l->buf, 4 * 4096, RDMAD_ACCESS_LOCAL_WRITE |
-			     RDMAD_ACCESS_REMOTE_WRITE | RDMAD_ACCESS_REMOTE_READ);
-	assert_non_null(l->mr);
-	l->a = new_qp(l, RDMAD_QPT_RC);
-	l->b = new_qp(l, RDMAD_QPT_RC);
-	to_rts(l->a, l->b->qp_num);
-	to_rts(l->b, l->a->qp_num);
-}
-
-/* The next completion, waiting for it. */
-static struct rdmad_wc next_wc(struct rdmad_cq *cq)
-{
-	struct rdmad_wc wc;
-
-	for (int i = 0; i < WAIT_POLLS; i++) {
-		int n = rdmad_poll_cq(cq, 1, &wc);
-
-		assert_true(n >= 0);
-		if (n == 1)
-			return wc;
-		usleep(1000);
-	}
-	fail_msg("no completion");
-	return wc;
-}
-
-static struct rdmad_sge sge(struct loop *l, size_t offset, uint32_t length)
-{
-	return (struct rdmad_sge){ .addr = (uintptr_t)(l->buf + offset), .length = length,
-				   .lkey = l->mr->lkey };
-}
-
 static void test_qp_create_modify_query(void **state)
 {
 	struct loop l = { 0 };
@@ -239,7 +155,7 @@ static void test_qp_create_modify_query(void **state)
 	l.cq = rdmad_create_cq(l.ctx, 8);
 	assert_null(rdmad_create_qp(l.pd, &bad));
 	assert_int_equal(errno, EINVAL);
-	qp = new_qp(&l, RDMAD_QPT_RC);
+	qp = loop_new_qp(&l, RDMAD_QPT_RC);
 	assert_true(qp->qp_num > 1);
 	assert_int_equal(qp->state, RDMAD_QPS_RESET);
 	/* RESET -> RTR is no legal transition. */
@@ -276,12 +192,12 @@ static void test_send_recv_write_read(void **state)
 
 	/* SEND with immediate from A lands in B's receive buffer. */
 	memcpy(l.buf, "hello, rdmad", 12);
-	s = sge(&l, 0, 12);
-	r = sge(&l, 4096, 64);
+	s = loop_sge(&l, 0, 12);
+	r = loop_sge(&l, 4096, 64);
 	assert_int_equal(rdmad_post_recv(l.b, &rwr, NULL), 0);
 	assert_int_equal(rdmad_post_send(l.a, &swr, NULL), 0);
 	for (int i = 0; i < 2; i++) {
-		wc = next_wc(l.cq);
+		wc = loop_next_wc(l.cq);
 		assert_int_equal(wc.status, RDMAD_WC_SUCCESS);
 		if (wc.qp_num == l.b->qp_num) {
 			assert_int_equal(wc.wr_id, 7);
@@ -298,37 +214,37 @@ static void test_send_recv_write_read(void **state)
 
 	/* RDMA WRITE to an address of the MR (its iova is the buffer's address). */
 	memcpy(l.buf + 100, "written", 7);
-	s = sge(&l, 100, 7);
+	s = loop_sge(&l, 100, 7);
 	swr = (struct rdmad_send_wr){ .wr_id = 9, .opcode = RDMAD_WR_RDMA_WRITE,
 				      .send_flags = RDMAD_SEND_SIGNALED, .sg_list = &s, .num_sge = 1,
 				      .wr.rdma = { .remote_addr = (uintptr_t)(l.buf + 8192),
 						   .rkey = l.mr->rkey } };
 	assert_int_equal(rdmad_post_send(l.a, &swr, NULL), 0);
-	wc = next_wc(l.cq);
+	wc = loop_next_wc(l.cq);
 	assert_int_equal(wc.status, RDMAD_WC_SUCCESS);
 	assert_int_equal(wc.opcode, RDMAD_WC_RDMA_WRITE);
 	assert_memory_equal(l.buf + 8192, "written", 7);
 
 	/* RDMA READ back, and an inline SEND. */
-	s = sge(&l, 12288, 7);
+	s = loop_sge(&l, 12288, 7);
 	swr.wr_id = 10;
 	swr.opcode = RDMAD_WR_RDMA_READ;
 	assert_int_equal(rdmad_post_send(l.a, &swr, NULL), 0);
-	wc = next_wc(l.cq);
+	wc = loop_next_wc(l.cq);
 	assert_int_equal(wc.status, RDMAD_WC_SUCCESS);
 	assert_int_equal(wc.opcode, RDMAD_WC_RDMA_READ);
 	assert_memory_equal(l.buf + 12288, "written", 7);
 
 	memcpy(l.buf + 200, "inline!", 7);
-	s = sge(&l, 200, 7);
+	s = loop_sge(&l, 200, 7);
 	rwr.wr_id = 11;
-	r = sge(&l, 4096 + 512, 64);
+	r = loop_sge(&l, 4096 + 512, 64);
 	swr = (struct rdmad_send_wr){ .wr_id = 12, .opcode = RDMAD_WR_SEND, .sg_list = &s, .num_sge = 1,
 				      .send_flags = RDMAD_SEND_SIGNALED | RDMAD_SEND_INLINE };
 	assert_int_equal(rdmad_post_recv(l.b, &rwr, NULL), 0);
 	assert_int_equal(rdmad_post_send(l.a, &swr, NULL), 0);
-	assert_int_equal(next_wc(l.cq).status, RDMAD_WC_SUCCESS);
-	assert_int_equal(next_wc(l.cq).status, RDMAD_WC_SUCCESS);
+	assert_int_equal(loop_next_wc(l.cq).status, RDMAD_WC_SUCCESS);
+	assert_int_equal(loop_next_wc(l.cq).status, RDMAD_WC_SUCCESS);
 	assert_memory_equal(l.buf + 4096 + 512, "inline!", 7);
 	rdmad_close(l.ctx);
 }
@@ -346,21 +262,21 @@ static void test_post_refusals(void **state)
 
 	loop_open(&l);
 	/* An SGE past its MR's end is refused here, naming it. */
-	s = sge(&l, 4 * 4096 - 8, 16);
+	s = loop_sge(&l, 4 * 4096 - 8, 16);
 	assert_refused(rdmad_post_send(l.a, &first, &bad), EINVAL);
 	assert_ptr_equal(bad, &first);
 	assert_non_null(strstr(rdmad_last_error(), "sg_list[0]"));
 	assert_refused(rdmad_post_recv(l.b, &rwr, &bad_recv), EINVAL);
 	assert_ptr_equal(bad_recv, &rwr);
 	/* A chain stops at the WR refused: here the second, an unknown opcode. */
-	s = sge(&l, 0, 8);
+	s = loop_sge(&l, 0, 8);
 	second.opcode = 99;
 	assert_refused(rdmad_post_send(l.a, &first, &bad), EINVAL);
 	assert_ptr_equal(bad, &second);
 	/* More SGEs than the QP takes: rdmad refuses. */
 	first.next = NULL;
 	first.num_sge = 3;
-	struct rdmad_sge three[3] = { sge(&l, 0, 1), sge(&l, 1, 1), sge(&l, 2, 1) };
+	struct rdmad_sge three[3] = { loop_sge(&l, 0, 1), loop_sge(&l, 1, 1), loop_sge(&l, 2, 1) };
 	first.sg_list = three;
 	assert_refused(rdmad_post_send(l.a, &first, &bad), EINVAL);
 	rdmad_close(l.ctx);
@@ -380,7 +296,7 @@ static void test_cancel_posted_send_wrs(void **state)
 	assert_refused(rdmad_cancel_posted_send_wrs(l.a, 77), EINVAL);
 	assert_int_equal(rdmad_modify_qp(l.a, &sqd, RDMAD_QP_STATE), 0);
 	memcpy(l.buf, "never", 5);
-	s = sge(&l, 0, 5);
+	s = loop_sge(&l, 0, 5);
 	wr.wr.rdma.remote_addr = (uintptr_t)(l.buf + 8192);
 	wr.wr.rdma.rkey = l.mr->rkey;
 	assert_int_equal(rdmad_post_send(l.a, &wr, NULL), 0);
@@ -388,7 +304,7 @@ static void test_cancel_posted_send_wrs(void **state)
 	assert_int_equal(rdmad_cancel_posted_send_wrs(l.a, 78), 0);
 	assert_int_equal(rdmad_modify_qp(l.a, &rts, RDMAD_QP_STATE), 0);
 	/* The NOP keeps its place and completes; the bytes never went. */
-	wc = next_wc(l.cq);
+	wc = loop_next_wc(l.cq);
 	assert_int_equal(wc.wr_id, 77);
 	assert_int_equal(wc.status, RDMAD_WC_SUCCESS);
 	assert_memory_not_equal(l.buf + 8192, "never", 5);
