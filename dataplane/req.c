@@ -146,15 +146,17 @@ static unsigned send_requests(struct dp_worker *w, struct dp_qp *q)
 /*
  * In ERR every WR, posted before or after, completes in order with
  * WR_FLUSH_ERR: those not sent at once, those in flight once their response
- * came.
+ * came.  A turn flushes at most what was posted when it began: a producer
+ * that keeps posting (or an application that moved its index far ahead,
+ * which no consumption ever catches up with) does not hold the worker.
  */
 static unsigned flush(struct dp_worker *w, struct dp_qp *q)
 {
 	unsigned n = dp_comp_retire(w, q);
-	uint32_t index;
+	uint32_t index, sends = dp_queue_count(&q->sq), recvs = dp_queue_count(&q->rq);
 
 	if (dp_queue_cons(&q->sq) == atomic_load_explicit(&q->req_next, memory_order_relaxed)) {
-		while (dp_queue_count(&q->sq)) {
+		for (; sends && dp_queue_count(&q->sq); sends--) {
 			index = dp_queue_cons(&q->sq);
 			dp_read_send(q, index, &q->wqes[index & q->sq.mask]);
 			done(&q->wqes[index & q->sq.mask], DP_WC_WR_FLUSH_ERR);
@@ -162,7 +164,7 @@ static unsigned flush(struct dp_worker *w, struct dp_qp *q)
 			n += dp_comp_retire(w, q);
 		}
 	}
-	while (dp_queue_count(&q->rq)) {
+	for (; recvs && dp_queue_count(&q->rq); recvs--) {
 		uint64_t wr_id;
 
 		memcpy(&wr_id, dp_queue_slot(&q->rq, dp_queue_cons(&q->rq)), sizeof(wr_id));
