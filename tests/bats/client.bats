@@ -94,3 +94,47 @@ holding() {
 	assert_equal "$("$RDMACTL" -j pd list | jq length)" "$n"
 	"$RDMACTL" pd destroy "$("$RDMACTL" -j pd list | jq -r '.[-1].handle')"
 }
+
+@test "rdmad_perftest: SEND, WRITE, READ and latency between two processes through the rings, as JSON" {
+	before=$(counts)
+	run "$BUILD/examples/rdmad_perftest" -j -e -t send,write,read,lat -z 64,4096 -n 2000
+	assert_success
+	# Eight runs (four tests, two sizes), each with a rate, latency only for lat.
+	assert_equal "$(jq '.results | length' <<<"$output")" 8
+	assert_equal "$(jq '[.results[] | select(.msgs_per_sec > 0)] | length' <<<"$output")" 8
+	assert_equal "$(jq -r '[.results[].test] | unique | join(",")' <<<"$output")" "lat,read,send,write"
+	assert_equal "$(jq '[.results[] | select(.test == "lat" and .lat_p50_us > 0)] | length' <<<"$output")" 2
+	assert_equal "$(jq -r .mkey <<<"$output")" none
+	wait_counts "$before"
+}
+
+@test "rdmad_perftest: WRITE into a T10-DIF + AES-XTS MKEY, table output" {
+	head -c 64 /dev/urandom | "$RDMACTL" dek create perf --size 256 --key-file - >/dev/null
+	run "$BUILD/examples/rdmad_perftest" -t write -z 4096 -n 500 -m sig+crypto -k perf
+	assert_success
+	assert_line --index 0 --regexp '^test +bytes +iters +GB/s +msgs/s'
+	assert_line --index 1 --regexp '^write +4096 +500 '
+	run "$BUILD/examples/rdmad_perftest" -m crypto
+	assert_failure 2
+	assert_output --partial "usage:"
+	"$RDMACTL" dek destroy perf
+}
+
+@test "kill -9 of both processes mid-transfer: rdmad reclaims their QPs, CQs, MRs and rings" {
+	before=$(counts)
+	"$BUILD/examples/rdmad_perftest" -t write -z 65536 -n 100000000 >/dev/null 2>&1 &
+	pid=$!
+	# Both processes attached, and the transfer running: the requester's QP has sent.
+	for i in $(seq 1 100); do
+		[ "$("$RDMACTL" -j qp list | jq '[.[] | select(.counters.wrs.write > 0)] | length')" -ge 1 ] && break
+		sleep 0.05
+	done
+	[ "$("$RDMACTL" -j qp list | jq '[.[] | select(.counters.wrs.write > 0)] | length')" -ge 1 ]
+	assert_equal "$("$RDMACTL" -j qp list | jq '[.[] | select(.rings)] | length')" 2
+	# Both at once: either, left alone, would notice its peer gone and exit on its own.
+	kill -9 "$pid" $(pgrep -P "$pid")
+	wait "$pid" || true
+	wait_counts "$before"
+	run "$RDMACTL" status
+	assert_success
+}
