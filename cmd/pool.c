@@ -88,7 +88,7 @@ static int pool_borrow(struct ctl *ctl, const struct cmd_args *args)
 				       "borrow in the shell (rdmactl -i) or a batch (-b)", args->path);
 	params = pool_params(args);
 	add_owner(args, params);
-	return output_call_value(ctl, args, IFACE ".Borrow", params, "handle");
+	return output_call_value(ctl, args, IFACE ".Borrow", params, "mkey");
 }
 
 static int pool_return(struct ctl *ctl, const struct cmd_args *args)

@@ -127,7 +127,7 @@ EOF
 		'{"method":"io.rdmad.Pool.Borrow","parameters":{"name":"b"}}' \
 		'{"method":"io.rdmad.Pool.Borrow","parameters":{"name":"b"}}'
 	assert_success
-	k=$(sed -n 1p <<<"$output" | jq -r .parameters.handle)
+	k=$(sed -n 1p <<<"$output" | jq -r .parameters.mkey)
 	assert_line --index 2 --partial '{"error":"io.rdmad.Pool.InvalidState","parameters":{"field":"name","reason":"all 2 MKEYs of pool b are borrowed"}}'
 	# The client went away: both came back.
 	assert_equal "$(counters b)" '[2,2,0,2,1]'
@@ -168,7 +168,7 @@ EOF
 		'{"method":"io.rdmad.Pool.Borrow","parameters":{"name":"auto"}}'; }
 	read -r first <&"${holder[0]}"
 	read -r second <&"${holder[0]}"
-	k=$(jq -r .parameters.handle <<<"$first")
+	k=$(jq -r .parameters.mkey <<<"$first")
 	assert_equal "$(counters auto)" '[3,1,2,2,0]'
 	assert_equal "$("$RDMACTL" -j mkey show "$k" | jq -c '.[0].borrowed')" true
 	run python3 client.py "{\"method\":\"io.rdmad.Pool.Return\",\"parameters\":{\"handle\":$k}}"
@@ -195,7 +195,7 @@ EOF
 	"$RDMACTL" pool create r --type signature --size 2 >/dev/null
 	coproc holder { python3 client.py --hold '{"method":"io.rdmad.Pool.Borrow","parameters":{"name":"r"}}'; }
 	read -r first <&"${holder[0]}"
-	k=$(jq -r .parameters.handle <<<"$first")
+	k=$(jq -r .parameters.mkey <<<"$first")
 	run "$RDMACTL" -j pool resize r --size 5
 	assert_success
 	assert_equal "$(jq -c '.[0] | [.size, .available, .borrowed, (.mkeys | length)]' <<<"$output")" '[5,4,1,5]'
@@ -246,7 +246,7 @@ EOF
 	run varlink_raw '{"method":"io.rdmad.Pool.Resize","parameters":{"name":"raw","size":3}}\0'
 	assert_equal "$(jq -c '.parameters.pool.size' <<<"$output")" 3
 	run varlink_raw '{"method":"io.rdmad.Pool.Borrow","parameters":{"name":"raw"}}\0'
-	k=$(jq -r .parameters.handle <<<"$output")
+	k=$(jq -r .parameters.mkey <<<"$output")
 	[ "$k" -gt 0 ]
 	# The connection that borrowed k is gone: k came back, a Return from elsewhere is refused.
 	run varlink_raw '{"method":"io.rdmad.Pool.Return","parameters":{"handle":'"$k"'}}\0'
