@@ -3,24 +3,45 @@
 #include "lib/varlink/varlink.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
 
-#define TEXT_WIDTH 100
+#define TEXT_WIDTH_DEFAULT 100
 #define TEXT_INDENT "    "
 
 /* ---- text ---- */
 
 struct line {
 	size_t col;
+	size_t width;   /* wrap past this column; SIZE_MAX: never */
 };
+
+/*
+ * Lines wrap to the terminal's width for a person; into a pipe or a file
+ * they never do, so grep and awk see a record on one line (as systemctl).
+ */
+static size_t text_width(void)
+{
+	struct winsize ws;
+
+	if (!isatty(STDOUT_FILENO))
+		return SIZE_MAX;
+	if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+		return ws.ws_col;
+	return TEXT_WIDTH_DEFAULT;
+}
+
+#define LINE_INIT(column) { .col = (column), .width = text_width() }
 
 static void emit(struct line *l, const char *s)
 {
 	size_t n = strlen(s);
 
-	if (l->col > strlen(TEXT_INDENT) && l->col + n + 1 > TEXT_WIDTH) {
+	if (l->col > strlen(TEXT_INDENT) && l->width != SIZE_MAX && l->col + n + 1 > l->width) {
 		printf("\n" TEXT_INDENT);
 		l->col = strlen(TEXT_INDENT);
 	} else if (l->col > 0 && l->col != strlen(TEXT_INDENT)) {
@@ -148,7 +169,7 @@ static void text_begin_list(struct ctl *ctl)
 static void text_record(struct ctl *ctl, struct json_object *rec, const char *label,
 			const char *name_key)
 {
-	struct line l = { 0 };
+	struct line l = LINE_INIT(0);
 	struct json_object *name = NULL;
 
 	if (name_key && json_object_object_get_ex(rec, name_key, &name)) {
@@ -178,7 +199,7 @@ static void text_details(struct ctl *ctl, struct json_object *obj)
 				printf(" %s", scalar_string(json_object_array_get_idx(val, i)));
 			putchar('\n');
 		} else {
-			struct line l = { .col = width + 2 };
+			struct line l = LINE_INIT(width + 2);
 
 			printf("%*s:", (int)width, key);
 			emit_field(&l, "", val);

@@ -132,7 +132,7 @@ static int qp_modify(struct ctl *ctl, const struct cmd_args *args)
 	if (arg_get(args, "--cur-state"))
 		add_upper(params, "cur_state", arg_get(args, "--cur-state"));
 	if (arg_get(args, "--access"))
-		json_object_object_add(params, "access_flags", word_list(arg_get(args, "--access")));
+		json_object_object_add(params, "access", word_list(arg_get(args, "--access")));
 	return ctl_call_quiet(ctl, args, IFACE ".Modify", params);
 }
 
