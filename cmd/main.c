@@ -20,6 +20,10 @@ int main(int argc, char **argv)
 		{ "json",        no_argument,       NULL, 'j' },
 		{ "pretty",      no_argument,       NULL, 'p' },
 		{ "details",     no_argument,       NULL, 'd' },
+		{ "quiet",       no_argument,       NULL, 'q' },
+		/* No pager, no legends: accepted as systemd's tools take them, and nothing to do. */
+		{ "no-legend",   no_argument,       NULL, 'L' },
+		{ "no-pager",    no_argument,       NULL, 'P' },
 		{ "socket",      required_argument, NULL, 's' },
 		{ "interactive", no_argument,       NULL, 'i' },
 		{ "batch",       required_argument, NULL, 'b' },
@@ -48,13 +52,17 @@ int main(int argc, char **argv)
 	}
 
 	/* "+": options stop at the object, so commands keep their own. */
-	while ((c = getopt_long(argc, argv, "+jpds:ib:fVh", options, NULL)) >= 0) {
+	while ((c = getopt_long(argc, argv, "+jpdqs:ib:fVh", options, NULL)) >= 0) {
 		switch (c) {
 		case 'j':
 		case 'p':
 		case 'd':
+		case 'q':
 		case 's':
 			ctl_set_global_option(&ctl, (char)c, optarg);
+			break;
+		case 'L':
+		case 'P':
 			break;
 		case 'i':
 			interactive = true;

@@ -11,7 +11,8 @@
 #include <string.h>
 
 const char *const ctl_global_option_words[] = {
-	"-j", "--json", "-p", "--pretty", "-d", "--details", "-s", "--socket", NULL,
+	"-j", "--json", "-p", "--pretty", "-d", "--details", "-q", "--quiet", "-s", "--socket",
+	"--no-legend", "--no-pager", NULL,
 };
 
 void ctl_set_global_option(struct ctl *ctl, char letter, const char *value)
@@ -19,7 +20,12 @@ void ctl_set_global_option(struct ctl *ctl, char letter, const char *value)
 	switch (letter) {
 	case 'j':
 		ctl->json = true;
-		ctl->out = &output_json;
+		if (!ctl->quiet)
+			ctl->out = &output_json;
+		break;
+	case 'q':
+		ctl->quiet = true;
+		ctl->out = &output_quiet;
 		break;
 	case 'p':
 		ctl->pretty = true;
@@ -41,7 +47,7 @@ void ctl_set_global_option(struct ctl *ctl, char letter, const char *value)
 /* "-jpd": each letter one flag; false if a letter is not one. */
 static bool short_flags(struct ctl *ctl, const char *w)
 {
-	if (w[0] != '-' || !w[1] || strspn(w + 1, "jpd") != strlen(w + 1))
+	if (w[0] != '-' || !w[1] || strspn(w + 1, "jpdq") != strlen(w + 1))
 		return false;
 	for (const char *c = w + 1; ctl && *c; c++)
 		ctl_set_global_option(ctl, *c, NULL);
@@ -52,11 +58,19 @@ int ctl_global_option(struct ctl *ctl, int argc, char **argv, int i)
 {
 	const char *w = argv[i];
 
-	if (strcmp(w, "--json") == 0 || strcmp(w, "--pretty") == 0 || strcmp(w, "--details") == 0) {
+	if (strcmp(w, "--json") == 0 || strcmp(w, "--pretty") == 0 || strcmp(w, "--details") == 0 ||
+	    strcmp(w, "--quiet") == 0) {
 		char letter[3] = { '-', w[2], '\0' };
 
 		return short_flags(ctl, letter) ? 1 : 0;
 	}
+	/*
+	 * As systemd's tools take them.  rdmactl has no pager and prints no
+	 * legend (header or footer) around a list, so both change nothing;
+	 * scripts written for systemctl and resolvectl run as they are.
+	 */
+	if (strcmp(w, "--no-legend") == 0 || strcmp(w, "--no-pager") == 0)
+		return 1;
 	if (short_flags(ctl, w))
 		return 1;
 	if (strncmp(w, "--socket=", 9) == 0) {

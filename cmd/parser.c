@@ -112,7 +112,10 @@ void cmd_help(const struct cmd *table, const char *path)
 		printf("\nOptions:\n"
 		       "  -j, --json           print JSON\n"
 		       "  -p, --pretty         indent JSON output (with -j)\n"
-		       "  -d, --details        print more detail\n"
+		       "  -d, --details        print more detail (list: every key)\n"
+		       "  -q, --quiet          print no records; the exit status says the result\n"
+		       "      --no-legend      accepted; rdmactl prints no legends\n"
+		       "      --no-pager       accepted; rdmactl uses no pager\n"
 		       "  -s, --socket PATH    the rdmad socket (default $RDMACTL_SOCKET or "
 		       RDMACTL_SOCKET_DEFAULT ")\n"
 		       "  -i, --interactive    run the interactive shell\n"
@@ -121,7 +124,8 @@ void cmd_help(const struct cmd *table, const char *path)
 		       "  -V, --version        print the version\n"
 		       "  -h, --help           print this help\n");
 	if (!path[0])
-		printf("\n-j, -p, -d and -s may also follow the object and the command.\n");
+		printf("\n-j, -p, -d, -q, -s, --no-legend and --no-pager may also follow the object\n"
+		       "and the command.\n");
 	printf("\nNames may be abbreviated to any unambiguous prefix; destroy and del must be\n"
 	       "spelled out.\n"
 	       "Run 'rdmactl %s%sCOMMAND help' for a command's arguments.\n",
@@ -389,6 +393,14 @@ bool arg_flag(const struct cmd_args *a, const char *name)
 	return arg_count(a, name) > 0;
 }
 
+uint64_t ctl_strtou64(const char *s, char **end)
+{
+	/* Not strtoull's base 0: "010" is ten, as a person means it, not eight. */
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+		return strtoull(s, end, 16);
+	return strtoull(s, end, 10);
+}
+
 int arg_get_u64(struct ctl *ctl, const struct cmd_args *a, const char *name, uint64_t min,
 		uint64_t max, uint64_t *out)
 {
@@ -399,7 +411,7 @@ int arg_get_u64(struct ctl *ctl, const struct cmd_args *a, const char *name, uin
 	if (!s)
 		return 0;
 	errno = 0;
-	v = strtoull(s, &end, 0);
+	v = ctl_strtou64(s, &end);
 	if (errno || end == s || *end || s[0] == '-' || v < min || v > max) {
 		ctl_usage_error("%s: %s: '%s' is not a number in %" PRIu64 "-%" PRIu64,
 				a->path, name, s, min, max);

@@ -29,7 +29,7 @@ static int pool_show(struct ctl *ctl, const struct cmd_args *args)
 
 static int pool_list(struct ctl *ctl, const struct cmd_args *args)
 {
-	return output_call_records(ctl, args, IFACE ".List", ctl_device_params(args), "pools", "pool");
+	return output_call_list(ctl, args, IFACE ".List", ctl_device_params(args), "pools", "pool");
 }
 
 static int pool_create(struct ctl *ctl, const struct cmd_args *args)

@@ -43,7 +43,7 @@ static int qp_show(struct ctl *ctl, const struct cmd_args *args)
 
 static int qp_list(struct ctl *ctl, const struct cmd_args *args)
 {
-	return output_call_records(ctl, args, IFACE ".List", ctl_device_params(args), "qps", "qp");
+	return output_call_list(ctl, args, IFACE ".List", ctl_device_params(args), "qps", "qp");
 }
 
 static int qp_create(struct ctl *ctl, const struct cmd_args *args)
@@ -153,7 +153,7 @@ static bool split_numbers(const char *text, uint64_t *out, unsigned n)
 
 		if (!*p || *p == '-')
 			return false;
-		out[i] = strtoull(p, &end, 0);
+		out[i] = ctl_strtou64(p, &end);
 		if (end == p || (i + 1 < n ? *end != ':' : *end != '\0'))
 			return false;
 		p = end + 1;
