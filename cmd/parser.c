@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 static bool is_help(const char *word)
 {
@@ -151,14 +152,20 @@ static const struct cmd_arg *find_option(const struct cmd *c, const char *name, 
 	return n == 1 ? found : NULL;
 }
 
-static int check_value(const char *path, const struct cmd_arg *a, const char *value)
+/*
+ * A value of a word list, taken in either case (RC, rc) and stored as the
+ * list spells it, the way rdmactl prints it back.
+ */
+static int check_value(const char *path, const struct cmd_arg *a, const char **value)
 {
 	if (!a->values)
 		return 0;
 	for (const char *const *v = a->values; *v; v++)
-		if (strcmp(*v, value) == 0)
+		if (strcasecmp(*v, *value) == 0) {
+			*value = *v;
 			return 0;
-	fprintf(stderr, "rdmactl: %s: %s: '%s' is not one of: ", path, a->name, value);
+		}
+	fprintf(stderr, "rdmactl: %s: %s: '%s' is not one of: ", path, a->name, *value);
 	for (const char *const *v = a->values; *v; v++)
 		fprintf(stderr, "%s%s", v == a->values ? "" : ", ", *v);
 	fputc('\n', stderr);
@@ -173,7 +180,7 @@ static int store(struct cmd_args *out, const struct cmd_arg *a, const char *valu
 		ctl_usage_error("%s: %s given too often", out->path, a->name);
 		return -EINVAL;
 	}
-	if (value && check_value(out->path, a, value) < 0)
+	if (value && check_value(out->path, a, &value) < 0)
 		return -EINVAL;
 	out->value[i][out->count[i]++] = value;
 	return 0;

@@ -138,14 +138,14 @@ table_words() {
 }
 
 @test "global options before the object" {
-	assert_completes "-j --json -p --pretty -d --details -s --socket -i --interactive -V --version -h --help" -
+	assert_completes "-j --json -p --pretty -d --details -q --quiet -s --socket --no-legend --no-pager -i --interactive -V --version -h --help" -
 	assert_completes "--json" --j
 	assert_completes "--socket" --so
 	assert_completes "--details" -j --d
 }
 
 @test "after the object only the short global options are offered, the long ones being the command's" {
-	assert_completes "-j -p -d -s" dev -
+	assert_completes "-j -p -d -q -s" dev -
 	assert_completes "-j" dev show -j
 	assert_completes "" dev show --j
 	assert_completes "--dev" pd create --

@@ -69,7 +69,7 @@ t10dif_wire() { # APP REF [FLAGS]: T10-DIF (CRC guard, bg 0xFFFF) on the wire, n
 	run "$RDMACTL" mkey show "$h"
 	assert_success
 	# Text lines wrap; the record reads as one line.
-	[[ "$(tr '\n' ' ' <<<"$output" | tr -s ' ')" =~ ^mkey\ $h:\ ifname\ soft0\ ifindex\ 0\ mkeyn\ [0-9]+\ pd\ 1\ .*flags\ block_signature,crypto\ max_entries\ 256 ]]
+	[[ "$(tr '\n' ' ' <<<"$output" | tr -s ' ')" =~ ^mkey\ $(printf 0x%x "$h"):\ ifname\ soft0\ ifindex\ 0\ mkeyn\ [0-9]+\ pd\ 1\ .*flags\ block_signature,crypto\ max_entries\ 256 ]]
 }
 
 @test "mkey create refusals: entries 0 or over 256 after rounding, no PD, unknown flag; nothing created" {

@@ -193,7 +193,7 @@ assert_refused() {
 	h=$(mr_create 1 --size 64 --access local_write)
 	run "$RDMACTL" mr show "$h"
 	assert_success
-	assert_line --index 0 --regexp "^mr $h: ifname soft0 ifindex 0 mrn $((h >> 8)) pd 1 mr_type daemon access local_write lkey $h rkey 0"
+	assert_line --index 0 --regexp "^mr $(printf 0x%x "$h"): ifname soft0 ifindex 0 mrn $((h >> 8)) pd 1 mr_type daemon access local_write lkey $(printf 0x%x "$h") rkey 0x0 "
 	run "$RDMACTL" -j mr list
 	assert_success
 	jq -e --argjson h "$h" 'map(.handle) | index($h) != null' <<<"$output"

@@ -43,7 +43,7 @@ pool_field() {
 	assert_equal "$("$RDMACTL" -j mkey show "$key" | jq -c '.[0] | [.pool_name, .borrowed]')" '["p1",true]'
 	# The text output says it too, on the pool's record.
 	run "$RDMACTL" pool show p1
-	assert_output --partial "mkey $key owner job-1@host:7"
+	assert_line --regexp "^    borrowers: mkey $(printf 0x%x "$key") owner job-1@host:7 "
 	# Returning needs the name: none, or another, is refused naming the field.
 	run "$RDMACTL" pool return "$key"
 	assert_failure 1

@@ -108,7 +108,7 @@ assert_refused() {
 	qp_goto "$qp" rc rtr
 	run "$RDMACTL" qp show "$qp"
 	assert_success
-	assert_line --index 0 --regexp "^qp $qp: ifname soft0 ifindex 0 type RC state RTR pd 1 send_cq 1 recv_cq 2 "
+	assert_line --index 0 --regexp "^qp $qp: ifname soft0 ifindex 0 type rc state rtr pd 1 send_cq 1 recv_cq 2 "
 	assert_line --regexp '^    av: dgid fe80::2 sgid_index 0 flow_label 0 hop_limit 64 traffic_class 0 dmac 00:00:00:00:00:00$'
 }
 
@@ -524,7 +524,9 @@ assert_refused() {
 	assert_equal "$("$RDMACTL" -j qp | jq length)" "$n"
 	run "$RDMACTL" qp list
 	assert_success
-	assert_line --regexp '^qp [0-9]+: ifname soft0 ifindex 0 type (RC|UC|UD) state [A-Z]+ '
+	# One line each, the main fields, words as they are typed back.
+	assert_equal "${#lines[@]}" "$n"
+	assert_line --regexp '^qp [0-9]+: ifname soft0 type (rc|uc|ud) state [a-z]+ pd [0-9]+ send_cq [0-9]+ recv_cq [0-9]+$'
 }
 
 @test "usage errors: exit 2, nothing sent" {

@@ -68,7 +68,7 @@ setup() { load_libs; }
 	run "$RDMACTL" dev show
 	assert_success
 	assert_line --index 0 --regexp '^soft0: ifindex 0 backend soft node_type ca fw [0-9.]+ node_guid [0-9a-f]{4}(:[0-9a-f]{4}){3}$'
-	assert_line --regexp '^    port 1 state ACTIVE physical_state LINK_UP'
+	assert_line --regexp '^    ports: port 1 state ACTIVE physical_state LINK_UP'
 	refute_output --partial max_pd
 }
 

@@ -72,5 +72,5 @@ setup() {
 	# Global options: offered after the command, and run inside the shell.
 	run -0 pty_session "$RDMACTL" -i -- 'expect:rdmactl> ' 'send:pd show 1 -\t\t' 'expect:-s' \
 		'send:j\r' 'expect:"handle":1' 'expect:rdmactl> ' 'send:\x04'
-	assert_output --regexp '-d +-j +-p +-s'
+	assert_output --regexp '-d +-j +-p +-q +-s'
 }
