@@ -199,7 +199,7 @@ assert_refused() {
 	jq -e --argjson h "$h" 'map(.handle) | index($h) != null' <<<"$output"
 	run "$RDMACTL" mr
 	assert_success
-	assert_output --partial "mr $h:"
+	assert_output --partial "mr $(printf 0x%x "$h"):"
 	run "$RDMACTL" mr show 1234567
 	assert_failure 1
 	run "$RDMACTL" mr show --dev nodev

@@ -63,7 +63,7 @@ ping_ok() {
 	[ "$(ip netns exec "$NS_A" cat /sys/class/net/vnic0/address)" = "$(lmac 1)" ]
 	run ctl "$A" vnic list
 	assert_success
-	assert_line --partial "port 0: ifname soft0 ifindex 0 port 1 netdev vnic0"
+	assert_line --partial "port 0: ifname soft0 port 1 netdev vnic0 oper_state forwarding passing"
 	run ctl "$A" -j status
 	[ "$(jq -r '.vnic_ports[0].netdev' <<<"$output")" = vnic0 ]
 	run ctl "$A" status
