@@ -25,7 +25,7 @@ static void cq_free(void *desc)
 /* The CQ's lanes, mapped from the reply's rings and descriptors. */
 static int cq_rings(struct rdmad_context *ctx, struct client_cq *cq, struct json_object *reply)
 {
-	struct json_object *queues = client_get(client_get(reply, "rings"), "queues");
+	struct json_object *queues = client_get(client_get(reply, "ring_layout"), "queues");
 	size_t n = queues && json_object_is_type(queues, json_type_array) ?
 		   json_object_array_length(queues) : 0;
 	int fds[2], r;

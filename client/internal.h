@@ -144,7 +144,7 @@ static inline struct client_qp *client_qp_of(struct rdmad_qp *qp)
 void *client_alloc_aligned(size_t size);
 
 /*
- * Maps the rings described by the reply's "rings" (fds: memfd, eventfd,
+ * Maps the rings described by the reply's "ring_layout" (fds: memfd, eventfd,
  * taken over) and attaches n queues to them, the consumer's side of each
  * (a CQ's lanes) or the producer's (a QP's send and receive queues).
  * -EPROTO when rdmad's description does not fit what it passed.

@@ -142,7 +142,7 @@ struct rdmad_mkey *rdmad_pool_borrow(struct rdmad_context *ctx, const char *name
 			NULL, 0, &reply);
 	if (r < 0)
 		return client_fail_null(r);
-	mkey = mkey_new(ctx, NULL, (uint32_t)client_get_u64(reply, "handle"), true);
+	mkey = mkey_new(ctx, NULL, (uint32_t)client_get_u64(reply, "mkey"), true);
 	json_object_put(reply);
 	return mkey ? mkey : client_fail_null(client_fail(-ENOMEM, "out of memory"));
 }

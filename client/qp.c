@@ -134,7 +134,7 @@ static int modify_params(struct json_object *p, const struct rdmad_qp_attr *attr
 		client_add_str(p, "cur_state", states[attr->cur_qp_state]);
 	}
 	if (mask & RDMAD_QP_ACCESS_FLAGS)
-		json_object_object_add(p, "access_flags",
+		json_object_object_add(p, "access",
 				       client_access_words(attr->qp_access_flags & ~RDMAD_ACCESS_ON_DEMAND));
 	if (mask & RDMAD_QP_AV) {
 		struct json_object *av = json_object_new_object();
@@ -211,7 +211,7 @@ int rdmad_query_qp(struct rdmad_qp *qp, struct rdmad_qp_attr *attr, struct rdmad
 	q = client_get(reply, "qp");
 	memset(attr, 0, sizeof(*attr));
 	attr->qp_state = attr->cur_qp_state = qp->state = state_of(client_get_str(q, "state"));
-	attr->qp_access_flags = access_bits(client_get(q, "access_flags"));
+	attr->qp_access_flags = access_bits(client_get(q, "access"));
 #define U(member, key) attr->member = (__typeof__(attr->member))client_get_u64(q, key)
 	U(qkey, "qkey"); U(path_mtu, "path_mtu"); U(timeout, "timeout"); U(retry_cnt, "retry_cnt");
 	U(rnr_retry, "rnr_retry"); U(rq_psn, "rq_psn"); U(sq_psn, "sq_psn");

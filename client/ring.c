@@ -60,8 +60,8 @@ void *client_alloc_aligned(size_t size)
 
 static int geometry(struct json_object *q, uint32_t *entries, uint32_t *entry_size, uint64_t *offset)
 {
-	*entries = (uint32_t)client_get_u64(q, "entries");
-	*entry_size = (uint32_t)client_get_u64(q, "entry_size");
+	*entries = (uint32_t)client_get_u64(q, "slots");
+	*entry_size = (uint32_t)client_get_u64(q, "slot_size");
 	*offset = client_get_u64(q, "offset");
 	return *entries && *entry_size ? 0 : -EPROTO;
 }
@@ -69,7 +69,7 @@ static int geometry(struct json_object *q, uint32_t *entries, uint32_t *entry_si
 int client_rings_map(struct client_rings *rings, struct json_object *reply, const int fds[2],
 		     struct dp_queue *queues, unsigned n)
 {
-	struct json_object *desc = client_get(reply, "rings"), *list = client_get(desc, "queues");
+	struct json_object *desc = client_get(reply, "ring_layout"), *list = client_get(desc, "queues");
 	int r = 0;
 
 	*rings = (struct client_rings){ .bytes = client_get_u64(desc, "bytes"), .eventfd = fds[1] };

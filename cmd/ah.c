@@ -14,7 +14,7 @@ static int ah_show(struct ctl *ctl, const struct cmd_args *args)
 
 static int ah_list(struct ctl *ctl, const struct cmd_args *args)
 {
-	return output_call_records(ctl, args, IFACE ".List", ctl_device_params(args), "ahs", "ah");
+	return output_call_list(ctl, args, IFACE ".List", ctl_device_params(args), "ahs", "ah");
 }
 
 static int ah_create(struct ctl *ctl, const struct cmd_args *args)

@@ -14,7 +14,7 @@ static int cq_show(struct ctl *ctl, const struct cmd_args *args)
 
 static int cq_list(struct ctl *ctl, const struct cmd_args *args)
 {
-	return output_call_records(ctl, args, IFACE ".List", ctl_device_params(args), "cqs", "cq");
+	return output_call_list(ctl, args, IFACE ".List", ctl_device_params(args), "cqs", "cq");
 }
 
 static int cq_create(struct ctl *ctl, const struct cmd_args *args)

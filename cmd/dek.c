@@ -137,7 +137,7 @@ static int dek_show(struct ctl *ctl, const struct cmd_args *args)
 
 static int dek_list(struct ctl *ctl, const struct cmd_args *args)
 {
-	return output_call_records(ctl, args, IFACE ".List", ctl_device_params(args), "deks", "dek");
+	return output_call_list(ctl, args, IFACE ".List", ctl_device_params(args), "deks", "dek");
 }
 
 static int dek_destroy(struct ctl *ctl, const struct cmd_args *args)

@@ -16,7 +16,7 @@ void complete_devices(struct ctl *ctl, const char *prefix,
 
 	if (ctl_call_raw(ctl, "io.rdmad.Device.List", NULL, &reply, &error) < 0)
 		return;
-	if (!error && json_object_object_get_ex(reply, "devices", &list))
+	if (!error && json_object_object_get_ex(reply, "ifnames", &list))
 		for (size_t i = 0; i < json_object_array_length(list); i++) {
 			const char *name = json_object_get_string(json_object_array_get_idx(list, i));
 
@@ -74,7 +74,7 @@ static int dev_list(struct ctl *ctl, const struct cmd_args *args)
 
 	if (r < 0)
 		return r;
-	devices = json_object_object_get(reply, "devices");
+	devices = json_object_object_get(reply, "ifnames");
 	if (ctl->json) {
 		output_print_json(ctl, devices);
 	} else {

@@ -21,6 +21,9 @@ int main(int argc, char **argv)
 		{ "pretty",      no_argument,       NULL, 'p' },
 		{ "details",     no_argument,       NULL, 'd' },
 		{ "quiet",       no_argument,       NULL, 'q' },
+		/* No pager, no legends: accepted as systemd's tools take them, and nothing to do. */
+		{ "no-legend",   no_argument,       NULL, 'L' },
+		{ "no-pager",    no_argument,       NULL, 'P' },
 		{ "socket",      required_argument, NULL, 's' },
 		{ "interactive", no_argument,       NULL, 'i' },
 		{ "batch",       required_argument, NULL, 'b' },
@@ -57,6 +60,9 @@ int main(int argc, char **argv)
 		case 'q':
 		case 's':
 			ctl_set_global_option(&ctl, (char)c, optarg);
+			break;
+		case 'L':
+		case 'P':
 			break;
 		case 'i':
 			interactive = true;

@@ -61,7 +61,7 @@ static int mkey_show(struct ctl *ctl, const struct cmd_args *args)
 
 static int mkey_list(struct ctl *ctl, const struct cmd_args *args)
 {
-	return output_call_records(ctl, args, IFACE ".List", ctl_device_params(args), "mkeys", "mkey");
+	return output_call_list(ctl, args, IFACE ".List", ctl_device_params(args), "mkeys", "mkey");
 }
 
 static int mkey_destroy(struct ctl *ctl, const struct cmd_args *args)
@@ -93,7 +93,7 @@ static bool parse_numbers(const char *s, unsigned count, uint64_t *out)
 		if (*s < '0' || *s > '9')
 			return false;
 		errno = 0;
-		out[i] = strtoull(s, &end, 0);
+		out[i] = ctl_strtou64(s, &end);
 		if (errno || (i + 1 < count ? *end != ':' : *end != '\0'))
 			return false;
 		s = end + 1;

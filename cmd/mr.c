@@ -49,7 +49,7 @@ static int mr_show(struct ctl *ctl, const struct cmd_args *args)
 
 static int mr_list(struct ctl *ctl, const struct cmd_args *args)
 {
-	return output_call_records(ctl, args, IFACE ".List", ctl_device_params(args), "mrs", "mr");
+	return output_call_list(ctl, args, IFACE ".List", ctl_device_params(args), "mrs", "mr");
 }
 
 static int mr_destroy(struct ctl *ctl, const struct cmd_args *args)

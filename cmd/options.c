@@ -11,7 +11,8 @@
 #include <string.h>
 
 const char *const ctl_global_option_words[] = {
-	"-j", "--json", "-p", "--pretty", "-d", "--details", "-q", "--quiet", "-s", "--socket", NULL,
+	"-j", "--json", "-p", "--pretty", "-d", "--details", "-q", "--quiet", "-s", "--socket",
+	"--no-legend", "--no-pager", NULL,
 };
 
 void ctl_set_global_option(struct ctl *ctl, char letter, const char *value)
@@ -19,16 +20,18 @@ void ctl_set_global_option(struct ctl *ctl, char letter, const char *value)
 	switch (letter) {
 	case 'j':
 		ctl->json = true;
-		ctl->out = &output_json;
+		if (!ctl->quiet)
+			ctl->out = &output_json;
+		break;
+	case 'q':
+		ctl->quiet = true;
+		ctl->out = &output_quiet;
 		break;
 	case 'p':
 		ctl->pretty = true;
 		break;
 	case 'd':
 		ctl->details = true;
-		break;
-	case 'q':
-		ctl->quiet = true;
 		break;
 	case 's':
 		/* A socket other than the connected one's: the next call connects to it. */
@@ -61,6 +64,13 @@ int ctl_global_option(struct ctl *ctl, int argc, char **argv, int i)
 
 		return short_flags(ctl, letter) ? 1 : 0;
 	}
+	/*
+	 * As systemd's tools take them.  rdmactl has no pager and prints no
+	 * legend (header or footer) around a list, so both change nothing;
+	 * scripts written for systemctl and resolvectl run as they are.
+	 */
+	if (strcmp(w, "--no-legend") == 0 || strcmp(w, "--no-pager") == 0)
+		return 1;
 	if (short_flags(ctl, w))
 		return 1;
 	if (strncmp(w, "--socket=", 9) == 0) {

@@ -1,29 +1,67 @@
 /* SPDX-License-Identifier: MIT */
 #include "cmd/output.h"
+#include "cmd/output_views.h"
 #include "lib/varlink/varlink.h"
 
+#include <ctype.h>
 #include <errno.h>
+#include <inttypes.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
 
-#define TEXT_WIDTH 100
+#define TEXT_WIDTH_DEFAULT 100
 #define TEXT_INDENT "    "
 
 /* ---- text ---- */
 
 struct line {
 	size_t col;
+	size_t width;   /* wrap past this column; SIZE_MAX: never */
+	unsigned depth; /* of the section being printed: indented this many steps */
+	const struct output_view *view;
 };
+
+/*
+ * Lines wrap to the terminal's width for a person; into a pipe or a file
+ * they never do, so grep and awk see a record on one line (as systemctl).
+ */
+static size_t text_width(void)
+{
+	struct winsize ws;
+
+	if (!isatty(STDOUT_FILENO))
+		return SIZE_MAX;
+	if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+		return ws.ws_col;
+	return TEXT_WIDTH_DEFAULT;
+}
+
+#define LINE_INIT(column, v) { .col = (column), .width = text_width(), .view = (v) }
+
+static size_t indent_of(const struct line *l)
+{
+	return (l->depth ? l->depth : 1) * strlen(TEXT_INDENT);
+}
+
+static void newline_indent(struct line *l)
+{
+	putchar('\n');
+	for (unsigned i = 0; i < (l->depth ? l->depth : 1); i++)
+		fputs(TEXT_INDENT, stdout);
+	l->col = indent_of(l);
+}
 
 static void emit(struct line *l, const char *s)
 {
 	size_t n = strlen(s);
 
-	if (l->col > strlen(TEXT_INDENT) && l->col + n + 1 > TEXT_WIDTH) {
-		printf("\n" TEXT_INDENT);
-		l->col = strlen(TEXT_INDENT);
-	} else if (l->col > 0 && l->col != strlen(TEXT_INDENT)) {
+	if (l->col > indent_of(l) && l->width != SIZE_MAX && l->col + n + 1 > l->width) {
+		newline_indent(l);
+	} else if (l->col > 0 && l->col != indent_of(l)) {
 		putchar(' ');
 		l->col++;
 	}
@@ -31,22 +69,40 @@ static void emit(struct line *l, const char *s)
 	l->col += n;
 }
 
-static void newline_indent(struct line *l)
-{
-	printf("\n" TEXT_INDENT);
-	l->col = strlen(TEXT_INDENT);
-}
-
 static bool is_scalar(struct json_object *v)
 {
 	return !v || (!json_object_is_type(v, json_type_object) && !json_object_is_type(v, json_type_array));
 }
 
-static const char *scalar_string(struct json_object *v)
+static bool in_list(const char *const *words, const char *word)
 {
+	for (; words && *words; words++)
+		if (strcmp(*words, word) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * One value as text: "-" for null (never the JSON word), keys in hex as
+ * rdma prints them, the view's typed-back words in lower case.  NULL when
+ * out of memory.
+ */
+static char *scalar_text(const struct line *l, const char *key, struct json_object *v)
+{
+	char *text;
+
 	if (!v)
-		return "null";
-	return json_object_get_string(v);
+		return strdup("-");
+	if (json_object_is_type(v, json_type_int) && output_key_is_hex(key)) {
+		if (asprintf(&text, "0x%" PRIx64, json_object_get_uint64(v)) < 0)
+			return NULL;
+		return text;
+	}
+	text = strdup(json_object_get_string(v));
+	if (text && l->view && in_list(l->view->lower, key))
+		for (char *c = text; *c; c++)
+			*c = (char)tolower((unsigned char)*c);
+	return text;
 }
 
 static bool all_scalars(struct json_object *arr)
@@ -76,25 +132,27 @@ static void emit_joined(struct line *l, const char *key, const char *sep, const 
 	free(word);
 }
 
-static void emit_pair(struct line *l, const char *key, const char *value)
+/* A value of key that fits on a line: a scalar, or a list of them as "a,b,c" ("-" when empty). */
+static char *inline_text(const struct line *l, const char *key, struct json_object *v)
 {
-	emit_joined(l, key, " ", value);
-}
-
-/* A list of scalars as "a,b,c" ("-" when empty); NULL when out of memory. */
-static char *join_scalars(struct json_object *arr)
-{
-	size_t n = json_object_array_length(arr), len = 0;
+	size_t n, len = 0;
 	char *text = NULL;
 	FILE *f;
 
+	if (is_scalar(v))
+		return scalar_text(l, key, v);
+	n = json_object_array_length(v);
 	if (n == 0)
 		return strdup("-");
 	f = open_memstream(&text, &len);
 	if (!f)
 		return NULL;
-	for (size_t i = 0; i < n; i++)
-		fprintf(f, "%s%s", i ? "," : "", scalar_string(json_object_array_get_idx(arr, i)));
+	for (size_t i = 0; i < n; i++) {
+		char *one = scalar_text(l, key, json_object_array_get_idx(v, i));
+
+		fprintf(f, "%s%s", i ? "," : "", one ? one : "(out of memory)");
+		free(one);
+	}
 	if (fclose(f) != 0) {
 		free(text);
 		return NULL;
@@ -104,26 +162,30 @@ static char *join_scalars(struct json_object *arr)
 
 static void emit_fields(struct line *l, struct json_object *obj, const char *skip);
 
+/* A nested section: on a line of its own, one step in, labelled "KEY:". */
+static void emit_section(struct line *l, const char *key, struct json_object *obj)
+{
+	l->depth++;
+	newline_indent(l);
+	emit_joined(l, key, ":", "");
+	emit_fields(l, obj, NULL);
+	l->depth--;
+}
+
 static void emit_field(struct line *l, const char *key, struct json_object *v)
 {
-	if (is_scalar(v)) {
-		emit_pair(l, key, scalar_string(v));
-	} else if (json_object_is_type(v, json_type_array) && all_scalars(v)) {
-		char *list = join_scalars(v);
+	if (is_inline(v)) {
+		char *text = inline_text(l, key, v);
 
-		/* Out of memory is said, never passed off as a shorter list. */
-		emit_pair(l, key, list ? list : "(out of memory)");
-		free(list);
+		/* Out of memory is said, never passed off as a shorter value. */
+		emit_joined(l, key, " ", text ? text : "(out of memory)");
+		free(text);
 	} else if (json_object_is_type(v, json_type_array)) {
-		/* Each element on its own line: "port 1 state ACTIVE ...". */
-		for (size_t i = 0; i < json_object_array_length(v); i++) {
-			newline_indent(l);
-			emit_fields(l, json_object_array_get_idx(v, i), NULL);
-		}
+		/* Each element a record of its own, labelled: "ports: port 1 state ACTIVE ...". */
+		for (size_t i = 0; i < json_object_array_length(v); i++)
+			emit_section(l, key, json_object_array_get_idx(v, i));
 	} else {
-		newline_indent(l);
-		emit_joined(l, key, ":", "");
-		emit_fields(l, v, NULL);
+		emit_section(l, key, v);
 	}
 }
 
@@ -145,18 +207,43 @@ static void text_begin_list(struct ctl *ctl)
 {
 }
 
+/* "[LABEL ]NAME:" with the name as the view has it (a key in hex). */
+static void emit_name(struct line *l, const char *label, const char *name_key, struct json_object *name)
+{
+	char *text = scalar_text(l, l->view && l->view->hex_handle ? "key" : name_key, name);
+	int n = printf("%s%s%s:", label ? label : "", label ? " " : "", text ? text : "?");
+
+	free(text);
+	l->col = n > 0 ? (size_t)n : 0;
+}
+
 static void text_record(struct ctl *ctl, struct json_object *rec, const char *label,
 			const char *name_key)
 {
-	struct line l = { 0 };
+	struct line l = LINE_INIT(0, output_view(label));
 	struct json_object *name = NULL;
 
-	if (name_key && json_object_object_get_ex(rec, name_key, &name)) {
-		int n = printf("%s%s%s:", label ? label : "", label ? " " : "", scalar_string(name));
-
-		l.col = n > 0 ? (size_t)n : 0;
-	}
+	if (name_key && json_object_object_get_ex(rec, name_key, &name))
+		emit_name(&l, label, name_key, name);
 	emit_fields(&l, rec, name_key);
+	putchar('\n');
+}
+
+static void text_brief(struct ctl *ctl, struct json_object *rec, const char *label,
+		       const char *name_key)
+{
+	struct line l = LINE_INIT(0, output_view(label));
+	struct json_object *name = NULL, *v;
+
+	if (!l.view || !l.view->brief || ctl->details) {
+		text_record(ctl, rec, label, name_key);
+		return;
+	}
+	if (name_key && json_object_object_get_ex(rec, name_key, &name))
+		emit_name(&l, label, name_key, name);
+	for (const char *const *k = l.view->brief; *k; k++)
+		if (json_object_object_get_ex(rec, *k, &v))
+			emit_field(&l, *k, v);
 	putchar('\n');
 }
 
@@ -170,18 +257,19 @@ static void text_details(struct ctl *ctl, struct json_object *obj)
 			width = strlen(k);
 	}
 	json_object_object_foreach(obj, key, val) {
-		if (is_scalar(val)) {
-			printf("%*s: %s\n", (int)width, key, scalar_string(val));
-		} else if (is_inline(val)) {
-			printf("%*s:", (int)width, key);
-			for (size_t i = 0; i < json_object_array_length(val); i++)
-				printf(" %s", scalar_string(json_object_array_get_idx(val, i)));
-			putchar('\n');
-		} else {
-			struct line l = { .col = width + 2 };
+		struct line l = LINE_INIT(width + 2, NULL);
 
+		if (is_inline(val)) {
+			char *text = inline_text(&l, key, val);
+
+			printf("%*s: %s\n", (int)width, key, text ? text : "(out of memory)");
+			free(text);
+		} else {
 			printf("%*s:", (int)width, key);
-			emit_field(&l, "", val);
+			if (json_object_is_type(val, json_type_object))
+				emit_fields(&l, val, NULL);
+			else
+				emit_field(&l, key, val);
 			putchar('\n');
 		}
 	}
@@ -199,6 +287,7 @@ static void text_error(struct ctl *ctl, const char *error, struct json_object *p
 const struct output output_text = {
 	.begin_list = text_begin_list,
 	.record = text_record,
+	.brief = text_brief,
 	.details = text_details,
 	.end = text_end,
 	.error = text_error,
@@ -218,23 +307,40 @@ static int call_for(struct ctl *ctl, const struct cmd_args *args, const char *me
 	return 0;
 }
 
-int output_call_records(struct ctl *ctl, const struct cmd_args *args, const char *method,
-			struct json_object *params, const char *key, const char *label)
+typedef void record_fn(struct ctl *ctl, struct json_object *rec, const char *label,
+		       const char *name_key);
+
+/* Calls method and prints reply[key], one record or an array of them, each with print. */
+static int call_print(struct ctl *ctl, const struct cmd_args *args, const char *method,
+		      struct json_object *params, const char *key, const char *label, bool brief)
 {
 	struct json_object *reply, *v;
 	int r = call_for(ctl, args, method, params, key, &reply, &v);
+	record_fn *print = brief ? ctl->out->brief : ctl->out->record;
 
 	if (r < 0)
 		return r;
 	ctl->out->begin_list(ctl);
 	if (json_object_is_type(v, json_type_array))
 		for (size_t i = 0; i < json_object_array_length(v); i++)
-			ctl->out->record(ctl, json_object_array_get_idx(v, i), label, "handle");
+			print(ctl, json_object_array_get_idx(v, i), label, "handle");
 	else if (v)
-		ctl->out->record(ctl, v, label, "handle");
+		print(ctl, v, label, "handle");
 	ctl->out->end(ctl);
 	json_object_put(reply);
 	return 0;
+}
+
+int output_call_records(struct ctl *ctl, const struct cmd_args *args, const char *method,
+			struct json_object *params, const char *key, const char *label)
+{
+	return call_print(ctl, args, method, params, key, label, false);
+}
+
+int output_call_list(struct ctl *ctl, const struct cmd_args *args, const char *method,
+		     struct json_object *params, const char *key, const char *label)
+{
+	return call_print(ctl, args, method, params, key, label, true);
 }
 
 int output_call_value(struct ctl *ctl, const struct cmd_args *args, const char *method,
@@ -306,7 +412,37 @@ static void json_error(struct ctl *ctl, const char *error, struct json_object *p
 const struct output output_json = {
 	.begin_list = json_begin_list,
 	.record = json_record,
+	/* JSON lists hold every key: scripts read them; only text abbreviates. */
+	.brief = json_record,
 	.details = json_details,
 	.end = json_end,
 	.error = json_error,
+};
+
+/* ---- quiet (-q) ---- */
+
+static void quiet_list(struct ctl *ctl)
+{
+}
+
+static void quiet_record(struct ctl *ctl, struct json_object *rec, const char *label,
+			 const char *name_key)
+{
+}
+
+static void quiet_details(struct ctl *ctl, struct json_object *obj)
+{
+}
+
+static void quiet_error(struct ctl *ctl, const char *error, struct json_object *params)
+{
+}
+
+const struct output output_quiet = {
+	.begin_list = quiet_list,
+	.record = quiet_record,
+	.brief = quiet_record,
+	.details = quiet_details,
+	.end = quiet_list,
+	.error = quiet_error,
 };

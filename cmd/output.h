@@ -13,6 +13,12 @@ struct output {
 	/* One record; text shows "[LABEL ]NAME: key value ..." with name_key's value first. */
 	void (*record)(struct ctl *ctl, struct json_object *rec, const char *label,
 		       const char *name_key);
+	/*
+	 * One record of a list: text gives its view's main keys on one line
+	 * (cmd/output_views.c; all of them with -d), JSON the whole record.
+	 */
+	void (*brief)(struct ctl *ctl, struct json_object *rec, const char *label,
+		      const char *name_key);
 	/* One object shown as "key: value" lines (text), the object itself (JSON). */
 	void (*details)(struct ctl *ctl, struct json_object *obj);
 	/* Flushes what was gathered. */
@@ -23,6 +29,8 @@ struct output {
 
 extern const struct output output_text;
 extern const struct output output_json;
+/* -q: records are not printed at all; errors still go to stderr, the exit status says the rest. */
+extern const struct output output_quiet;
 
 /*
  * Calls method with params (consumed) and prints reply[key], an object or an
@@ -30,6 +38,9 @@ extern const struct output output_json;
  */
 int output_call_records(struct ctl *ctl, const struct cmd_args *args, const char *method,
 			struct json_object *params, const char *key, const char *label);
+/* The same for a list command: one line per record in text (the output's brief). */
+int output_call_list(struct ctl *ctl, const struct cmd_args *args, const char *method,
+		     struct json_object *params, const char *key, const char *label);
 
 /*
  * Calls method with params (consumed) and prints reply[key] alone, for

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 static bool is_help(const char *word)
 {
@@ -113,8 +114,10 @@ void cmd_help(const struct cmd *table, const char *path)
 		printf("\nOptions:\n"
 		       "  -j, --json           print JSON\n"
 		       "  -p, --pretty         indent JSON output (with -j)\n"
-		       "  -d, --details        print more detail\n"
-		       "  -q, --quiet          no progress line for long operations\n"
+		       "  -d, --details        print more detail (list: every key)\n"
+		       "  -q, --quiet          no records, no progress line; the exit status tells\n"
+		       "      --no-legend      accepted; rdmactl prints no legends\n"
+		       "      --no-pager       accepted; rdmactl uses no pager\n"
 		       "  -s, --socket PATH    the rdmad socket (default $RDMACTL_SOCKET or "
 		       RDMACTL_SOCKET_DEFAULT ")\n"
 		       "  -i, --interactive    run the interactive shell\n"
@@ -123,7 +126,8 @@ void cmd_help(const struct cmd *table, const char *path)
 		       "  -V, --version        print the version\n"
 		       "  -h, --help           print this help\n");
 	if (!path[0])
-		printf("\n-j, -p, -d, -q and -s may also follow the object and the command.\n");
+		printf("\n-j, -p, -d, -q, -s, --no-legend and --no-pager may also follow the object\n"
+		       "and the command.\n");
 	printf("\nNames may be abbreviated to any unambiguous prefix; destroy and del must be\n"
 	       "spelled out.\n"
 	       "Run 'rdmactl %s%sCOMMAND help' for a command's arguments.\n",
@@ -149,14 +153,20 @@ static const struct cmd_arg *find_option(const struct cmd *c, const char *name, 
 	return n == 1 ? found : NULL;
 }
 
-static int check_value(const char *path, const struct cmd_arg *a, const char *value)
+/*
+ * A value of a word list, taken in either case (RC, rc) and stored as the
+ * list spells it, the way rdmactl prints it back.
+ */
+static int check_value(const char *path, const struct cmd_arg *a, const char **value)
 {
 	if (!a->values)
 		return 0;
 	for (const char *const *v = a->values; *v; v++)
-		if (strcmp(*v, value) == 0)
+		if (strcasecmp(*v, *value) == 0) {
+			*value = *v;
 			return 0;
-	fprintf(stderr, "rdmactl: %s: %s: '%s' is not one of: ", path, a->name, value);
+		}
+	fprintf(stderr, "rdmactl: %s: %s: '%s' is not one of: ", path, a->name, *value);
 	for (const char *const *v = a->values; *v; v++)
 		fprintf(stderr, "%s%s", v == a->values ? "" : ", ", *v);
 	fputc('\n', stderr);
@@ -171,7 +181,7 @@ static int store(struct cmd_args *out, const struct cmd_arg *a, const char *valu
 		ctl_usage_error("%s: %s given too often", out->path, a->name);
 		return -EINVAL;
 	}
-	if (value && check_value(out->path, a, value) < 0)
+	if (value && check_value(out->path, a, &value) < 0)
 		return -EINVAL;
 	out->value[i][out->count[i]++] = value;
 	return 0;
@@ -395,6 +405,14 @@ bool arg_flag(const struct cmd_args *a, const char *name)
 	return arg_count(a, name) > 0;
 }
 
+uint64_t ctl_strtou64(const char *s, char **end)
+{
+	/* Not strtoull's base 0: "010" is ten, as a person means it, not eight. */
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+		return strtoull(s, end, 16);
+	return strtoull(s, end, 10);
+}
+
 int arg_get_u64(struct ctl *ctl, const struct cmd_args *a, const char *name, uint64_t min,
 		uint64_t max, uint64_t *out)
 {
@@ -405,7 +423,7 @@ int arg_get_u64(struct ctl *ctl, const struct cmd_args *a, const char *name, uin
 	if (!s)
 		return 0;
 	errno = 0;
-	v = strtoull(s, &end, 0);
+	v = ctl_strtou64(s, &end);
 	if (errno || end == s || *end || s[0] == '-' || v < min || v > max) {
 		ctl_usage_error("%s: %s: '%s' is not a number in %" PRIu64 "-%" PRIu64,
 				a->path, name, s, min, max);

@@ -10,7 +10,7 @@ static int pd_create(struct ctl *ctl, const struct cmd_args *args)
 
 static int pd_list(struct ctl *ctl, const struct cmd_args *args)
 {
-	return output_call_records(ctl, args, "io.rdmad.Pd.List", ctl_device_params(args), "pds", "pd");
+	return output_call_list(ctl, args, "io.rdmad.Pd.List", ctl_device_params(args), "pds", "pd");
 }
 
 static int pd_show(struct ctl *ctl, const struct cmd_args *args)

@@ -31,7 +31,7 @@ static int pool_show(struct ctl *ctl, const struct cmd_args *args)
 
 static int pool_list(struct ctl *ctl, const struct cmd_args *args)
 {
-	return output_call_records(ctl, args, IFACE ".List", ctl_device_params(args), "pools", "pool");
+	return output_call_list(ctl, args, IFACE ".List", ctl_device_params(args), "pools", "pool");
 }
 
 static int pool_create(struct ctl *ctl, const struct cmd_args *args)
@@ -94,7 +94,7 @@ static int pool_borrow(struct ctl *ctl, const struct cmd_args *args)
 				       "borrow in the shell (rdmactl -i) or a batch (-b)", args->path);
 	params = pool_params(args);
 	add_owner(args, params);
-	return output_call_value(ctl, args, IFACE ".Borrow", params, "handle");
+	return output_call_value(ctl, args, IFACE ".Borrow", params, "mkey");
 }
 
 static int pool_return(struct ctl *ctl, const struct cmd_args *args)

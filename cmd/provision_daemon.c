@@ -56,7 +56,7 @@ static void dek_from_record(struct json_object *rec, struct prov_dek *d)
 	d->keytag = json_object_get_boolean(json_object_object_get(rec, "keytag")) ?
 		    PROV_KEYTAG_HIDDEN : PROV_KEYTAG_NONE;
 	snprintf(d->opaque, sizeof(d->opaque), "%s", string_of(rec, "opaque"));
-	d->pd = u32_of(rec, "pdn");
+	d->pd = u32_of(rec, "pd");
 	snprintf(d->kek, sizeof(d->kek), "%s", string_of(rec, "kek"));
 	/* What dump cannot write as configuration, it says. */
 	if (!d->key_file[0])
@@ -73,7 +73,7 @@ static void pool_from_record(struct json_object *rec, struct prov_pool *p)
 	snprintf(p->type, sizeof(p->type), "%s", string_of(rec, "type"));
 	p->size = u32_of(rec, "size");
 	p->max_entries = u32_of(rec, "max_entries");
-	p->borrowed = u32_of(rec, "borrowed");
+	p->borrowed = u32_of(rec, "in_use");
 }
 
 static int read_device(struct ctl *ctl, const char *path, struct prov_device *d)
@@ -122,7 +122,7 @@ int prov_read_daemon(struct ctl *ctl, const char *path, struct prov_config *out)
 	if (r < 0)
 		return r;
 	snprintf(out->log_level, sizeof(out->log_level), "%s", string_of(status, "log_level"));
-	devices = json_object_object_get(status, "devices");
+	devices = json_object_object_get(status, "ifnames");
 	n = json_object_array_length(devices);
 	if (n > PROV_DEVICES_MAX)
 		n = PROV_DEVICES_MAX;

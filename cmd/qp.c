@@ -43,7 +43,7 @@ static int qp_show(struct ctl *ctl, const struct cmd_args *args)
 
 static int qp_list(struct ctl *ctl, const struct cmd_args *args)
 {
-	return output_call_records(ctl, args, IFACE ".List", ctl_device_params(args), "qps", "qp");
+	return output_call_list(ctl, args, IFACE ".List", ctl_device_params(args), "qps", "qp");
 }
 
 static int qp_create(struct ctl *ctl, const struct cmd_args *args)
@@ -132,7 +132,7 @@ static int qp_modify(struct ctl *ctl, const struct cmd_args *args)
 	if (arg_get(args, "--cur-state"))
 		add_upper(params, "cur_state", arg_get(args, "--cur-state"));
 	if (arg_get(args, "--access"))
-		json_object_object_add(params, "access_flags", word_list(arg_get(args, "--access")));
+		json_object_object_add(params, "access", word_list(arg_get(args, "--access")));
 	return ctl_call_quiet(ctl, args, IFACE ".Modify", params);
 }
 
@@ -153,7 +153,7 @@ static bool split_numbers(const char *text, uint64_t *out, unsigned n)
 
 		if (!*p || *p == '-')
 			return false;
-		out[i] = strtoull(p, &end, 0);
+		out[i] = ctl_strtou64(p, &end);
 		if (end == p || (i + 1 < n ? *end != ':' : *end != '\0'))
 			return false;
 		p = end + 1;

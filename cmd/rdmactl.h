@@ -76,6 +76,8 @@ unsigned arg_count(const struct cmd_args *a, const char *name);
 const char *arg_get_nth(const struct cmd_args *a, const char *name, unsigned n);
 bool arg_flag(const struct cmd_args *a, const char *name);
 /* Parses an unsigned number (decimal or 0x hex) within [min, max]; a usage error otherwise. */
+/* A number as typed: 0x... hexadecimal, anything else decimal (a leading 0 too). */
+uint64_t ctl_strtou64(const char *s, char **end);
 int arg_get_u64(struct ctl *ctl, const struct cmd_args *a, const char *name, uint64_t min,
 		uint64_t max, uint64_t *out);
 
@@ -187,7 +189,8 @@ struct ctl {
 	bool json;
 	bool pretty;
 	bool details;
-	bool quiet;                      /* -q: no progress line */
+	/* -q: no records on stdout (output_quiet), no progress line; -j does not undo it. */
+	bool quiet;
 	bool interactive;
 	/*
 	 * One command on the command line: its connection ends with it (not so

@@ -53,7 +53,7 @@ static const char *get_string(struct json_object *o, const char *key)
 static void add_problem(struct device_facts *d, const char *kind, struct json_object *id,
 			const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
-/* One problem: {"device", "kind", "id" (a handle or a name), "reason"}. */
+/* One problem: {"ifname", "kind", "id" (a handle or a name), "reason"}. */
 static void add_problem(struct device_facts *d, const char *kind, struct json_object *id,
 			const char *fmt, ...)
 {
@@ -65,7 +65,7 @@ static void add_problem(struct device_facts *d, const char *kind, struct json_ob
 	if (vasprintf(&reason, fmt, ap) < 0)
 		reason = NULL;
 	va_end(ap);
-	json_object_object_add(p, "device", json_object_new_string(d->name));
+	json_object_object_add(p, "ifname", json_object_new_string(d->name));
 	json_object_object_add(p, "kind", json_object_new_string(kind));
 	json_object_object_add(p, "id", id);
 	json_object_object_add(p, "reason", json_object_new_string(reason ? reason : "(out of memory)"));
@@ -169,7 +169,7 @@ static struct json_object *qp_states_section(struct device_facts *d)
 /* Each pool's name, type and how many of its MKEYs are free; an exhausted one is a problem. */
 static struct json_object *pools_section(struct device_facts *d)
 {
-	static const char *const keys[] = { "name", "type", "size", "available", "borrowed",
+	static const char *const keys[] = { "name", "type", "size", "available", "in_use",
 					    "borrow_failures" };
 	struct json_object *pools = kind_list(d, "pool"), *out = json_object_new_array();
 
@@ -269,7 +269,7 @@ static int device_section(struct ctl *ctl, const char *path, struct json_object 
 		r = crypto_login_section(ctl, path, &d, &login);
 	if (r >= 0) {
 		d.section = json_object_new_object();
-		json_object_object_add(d.section, "device", json_object_new_string(d.name));
+		json_object_object_add(d.section, "ifname", json_object_new_string(d.name));
 		json_object_object_add(d.section, "ports", ports_section(&d, dev));
 		json_object_object_add(d.section, "objects", objects_section(&d));
 		json_object_object_add(d.section, "qp_states", qp_states_section(&d));

@@ -170,11 +170,11 @@ static void add_vnic_ports(struct json_object *block, struct json_object *ports)
 	for (size_t i = 0; i < json_object_array_length(ports); i++) {
 		struct json_object *p = json_object_array_get_idx(ports, i);
 
-		add_linef(block, "vnic_ports", "%s %s%s (device %s handle %s)",
-			  json_object_get_string(json_object_object_get(p, "ifname")),
+		add_linef(block, "vnic_ports", "%s %s%s (ifname %s handle %s)",
+			  json_object_get_string(json_object_object_get(p, "netdev")),
 			  json_object_get_string(json_object_object_get(p, "oper_state")),
 			  json_object_get_boolean(json_object_object_get(p, "passing")) ? " passing" : "",
-			  json_object_get_string(json_object_object_get(p, "device")),
+			  json_object_get_string(json_object_object_get(p, "ifname")),
 			  json_object_get_string(json_object_object_get(p, "handle")));
 	}
 }
@@ -201,7 +201,7 @@ static void add_problems(struct json_object *block, struct json_object *problems
 		struct json_object *id = json_object_object_get(p, "id");
 
 		add_linef(block, "problems", "%s %s%s%s: %s",
-			  json_object_get_string(json_object_object_get(p, "device")),
+			  json_object_get_string(json_object_object_get(p, "ifname")),
 			  json_object_get_string(json_object_object_get(p, "kind")), id ? " " : "",
 			  id ? json_object_get_string(id) : "",
 			  json_object_get_string(json_object_object_get(p, "reason")));
@@ -218,7 +218,7 @@ static struct json_object *daemon_block(struct json_object *doc)
 			/* People read durations, scripts read microseconds (-j). */
 			format_duration(uptime, sizeof(uptime), (uint64_t)json_object_get_int64(val));
 			add_line(block, "uptime", uptime);
-		} else if (strcmp(key, "config") == 0) {
+		} else if (strcmp(key, "config_file") == 0) {
 			add_linef(block, key, "%s%s", json_object_get_string(val),
 				  json_object_get_boolean(json_object_object_get(doc, "config_read")) ?
 				  "" : " (not found: the built-in defaults are in force)");
@@ -228,7 +228,7 @@ static struct json_object *daemon_block(struct json_object *doc)
 			add_workers(block, val);
 		} else if (strcmp(key, "vnic_ports") == 0) {
 			add_vnic_ports(block, val);
-		} else if (strcmp(key, "devices") == 0) {
+		} else if (strcmp(key, "ifnames") == 0) {
 			char *names = value_text(val);
 
 			add_line(block, key, names);
@@ -274,7 +274,7 @@ static struct json_object *device_block(struct json_object *dev)
 	struct json_object *deks = json_object_object_get(dev, "deks");
 	struct json_object *login = json_object_object_get(dev, "crypto_login");
 
-	add_line(block, "device", json_object_get_string(json_object_object_get(dev, "device")));
+	add_line(block, "ifname", json_object_get_string(json_object_object_get(dev, "ifname")));
 	add_records(block, "ports", json_object_object_get(dev, "ports"), "-");
 	add_objects(block, json_object_object_get(dev, "objects"));
 	if (json_object_object_length(states) == 0)

@@ -14,8 +14,7 @@ static int vnic_show(struct ctl *ctl, const struct cmd_args *args)
 
 static int vnic_list(struct ctl *ctl, const struct cmd_args *args)
 {
-	return output_call_records(ctl, args, IFACE ".List", ctl_device_params(args), "ports",
-				   "port");
+	return output_call_list(ctl, args, IFACE ".List", ctl_device_params(args), "ports", "port");
 }
 
 static int vnic_counters(struct ctl *ctl, const struct cmd_args *args)

@@ -12,7 +12,7 @@ _rdmactl()
     local cur prev words cword split
     _init_completion -s || return
 
-    local -a opts=(-j --json -p --pretty -d --details -q --quiet -s --socket
+    local -a opts=(-j --json -p --pretty -d --details -q --quiet -s --socket --no-legend --no-pager
         -i --interactive -V --version -h --help)
     local -a args=()
     local i w object=

@@ -173,7 +173,7 @@ int dp_mkey_run(const struct dp_mkey *m, unsigned worker, enum dp_dir dir, const
 	if (r == 0 && worker < m->n_counters) {
 		dp_count_add(&m->counters[worker].transfers, 1);
 		if (xfer->type != DP_SIG_ERR_NONE)
-			dp_count_add(&m->counters[worker].sig_errors, 1);
+			dp_count_add(&m->counters[worker].sig_errors[xfer->type], 1);
 	}
 	return r;
 }

@@ -26,7 +26,8 @@
  */
 struct dp_mkey_counters {
 	_Alignas(64) _Atomic uint64_t transfers;
-	_Atomic uint64_t sig_errors;
+	/* By enum dp_sig_err_type (0 unused): the API reports them by type, as the QP counters. */
+	_Atomic uint64_t sig_errors[DP_SIG_ERR_APPTAG + 1];
 };
 
 /*

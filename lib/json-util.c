@@ -25,11 +25,13 @@ void json_add_bool(struct json_object *obj, const char *key, bool value)
 	json_object_object_add(obj, key, json_object_new_boolean(value));
 }
 
-void json_add_hex64(struct json_object *obj, const char *key, uint64_t value)
+void json_add_guid(struct json_object *obj, const char *key, uint64_t value)
 {
 	char buf[24];
 
-	snprintf(buf, sizeof(buf), "0x%016" PRIx64, value);
+	snprintf(buf, sizeof(buf), "%04x:%04x:%04x:%04x", (unsigned)(value >> 48) & 0xffff,
+		 (unsigned)(value >> 32) & 0xffff, (unsigned)(value >> 16) & 0xffff,
+		 (unsigned)value & 0xffff);
 	json_add_string(obj, key, buf);
 }
 

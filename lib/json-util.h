@@ -10,8 +10,8 @@ void json_add_string(struct json_object *obj, const char *key, const char *value
 void json_add_int(struct json_object *obj, const char *key, int64_t value);
 void json_add_uint(struct json_object *obj, const char *key, uint64_t value);
 void json_add_bool(struct json_object *obj, const char *key, bool value);
-/* "0x" and 16 hex digits, the way GUIDs are shown. */
-void json_add_hex64(struct json_object *obj, const char *key, uint64_t value);
+/* A GUID as ibv_devinfo and rdma -j print it: "xxxx:xxxx:xxxx:xxxx". */
+void json_add_guid(struct json_object *obj, const char *key, uint64_t value);
 /* An Ethernet address as "aa:bb:cc:dd:ee:ff". */
 void json_add_mac(struct json_object *obj, const char *key, const uint8_t mac[6]);
 

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* io.rdmad.Ah */
+#include "daemon/api/vocab.h"
 #include "daemon/api/api.h"
 #include "daemon/api/application.h"
 #include "daemon/verbs/ah.h"
@@ -15,9 +16,9 @@ static struct json_object *ah_json(struct rdma_device *dev, struct rdma_object *
 	struct rdma_ah *ah = rdma_ah(obj);
 	struct json_object *o = json_object_new_object();
 
-	json_add_string(o, "device", dev->name);
+	api_add_device(o, dev);
 	json_add_uint(o, "handle", ah->obj.handle);
-	json_add_uint(o, "pdn", ah->pd->handle);
+	json_add_uint(o, "pd", ah->pd->handle);
 	json_add_uint(o, "port", ah->attr.port);
 	api_av_add_json(o, &ah->attr);
 	return o;

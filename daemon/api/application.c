@@ -103,9 +103,13 @@ static struct json_object *application_json(struct manager *m, const struct appl
 	json_add_string(o, "comm", a->comm);
 	if (a->name[0])
 		json_add_string(o, "name", a->name);
-	for (size_t i = 0; i < N_RECLAIMED; i++)
-		json_add_uint(objects, rdma_object_kind_name(reclaim_order[i]),
-			      owned_count(m, a, reclaim_order[i]));
+	/* Counts of objects are the kind's plural (rdmad-varlink(7), "Vocabulary"). */
+	for (size_t i = 0; i < N_RECLAIMED; i++) {
+		char key[32];
+
+		snprintf(key, sizeof(key), "%ss", rdma_object_kind_name(reclaim_order[i]));
+		json_add_uint(objects, key, owned_count(m, a, reclaim_order[i]));
+	}
 	json_object_object_add(o, "objects", objects);
 	return o;
 }

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "daemon/api/counters.h"
+#include "daemon/api/vocab.h"
 #include "lib/json-util.h"
 
 static uint64_t get(_Atomic uint64_t *v)
@@ -29,7 +30,6 @@ static struct json_object *roce_json(struct dp_roce_counters *c)
 
 struct json_object *api_dp_counters_json(struct dp_counters *c, const struct rdma_sqd_stats *sqd)
 {
-	struct json_object *sig = json_object_new_object();
 	struct json_object *o = json_object_new_object();
 	struct json_object *wrs = json_object_new_object();
 	struct json_object *wcs = json_object_new_object();
@@ -46,12 +46,11 @@ struct json_object *api_dp_counters_json(struct dp_counters *c, const struct rdm
 	json_add_uint(o, "rnr_naks", get(&c->rnr_naks));
 	json_add_uint(o, "cq_overflows", get(&c->cq_overflows));
 	json_add_uint(o, "lost", get(&c->lost));
-	/* In the order of the Mkey interface's SigError. */
-	static const enum dp_sig_err_type types[] = { DP_SIG_ERR_GUARD, DP_SIG_ERR_APPTAG, DP_SIG_ERR_REFTAG };
+	uint64_t sig[DP_SIG_ERR_APPTAG + 1];
 
-	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++)
-		json_add_uint(sig, dp_sig_err_type_name(types[i]), get(&c->sig_errors[types[i]]));
-	json_object_object_add(o, "sig_errors", sig);
+	for (unsigned t = 0; t <= DP_SIG_ERR_APPTAG; t++)
+		sig[t] = get(&c->sig_errors[t]);
+	json_object_object_add(o, "sig_errors", api_sig_errors_json(sig));
 	json_add_uint(o, "sig_stops", get(&c->sig_stops));
 	json_add_uint(o, "sqd_entries", sqd->sqd_entries);
 	json_add_uint(o, "recoveries", sqd->recoveries);

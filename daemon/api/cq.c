@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* io.rdmad.Cq */
+#include "daemon/api/vocab.h"
 #include "daemon/api/api.h"
 #include "daemon/api/application.h"
 #include "daemon/api/dispatch.h"
@@ -19,7 +20,7 @@ static struct json_object *cq_json(struct rdma_device *dev, struct rdma_object *
 	struct rdma_cq *cq = rdma_cq(obj);
 	struct json_object *o = json_object_new_object();
 
-	json_add_string(o, "device", dev->name);
+	api_add_device(o, dev);
 	json_add_uint(o, "handle", cq->obj.handle);
 	json_add_uint(o, "cqe", cq->cqe);
 	json_add_string(o, "armed", rdma_cq_armed_name(cq));

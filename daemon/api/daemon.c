@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* io.rdmad.Daemon */
+#include "daemon/api/vocab.h"
 #include "daemon/api/api.h"
 #include "daemon/api/application.h"
 #include "daemon/api/change.h"
@@ -84,9 +85,9 @@ static struct json_object *vnic_ports_json(const struct vnic_service *s)
 		if (!p)
 			continue;
 		o = json_object_new_object();
-		json_add_string(o, "device", s->env.dev->name);
+		api_add_device(o, s->env.dev);
 		json_add_uint(o, "handle", i);
-		json_add_string(o, "ifname", p->ifname);
+		json_add_string(o, "netdev", p->ifname);
 		json_add_string(o, "oper_state", vnic_port_forwarding(p) ? "forwarding" : "drop_all");
 		json_add_bool(o, "passing", vnic_port_passing(p));
 		json_object_array_add(ports, o);
@@ -120,7 +121,7 @@ static int get_status(struct varlink_call *call, struct json_object *params, voi
 	json_add_uint(reply, "started_usec", m->start_realtime_usec);
 	json_add_string(reply, "socket", m->socket_activated ? "(socket activation)" : m->socket_path);
 	json_add_string(reply, "state_dir", m->state_dir);
-	json_add_string(reply, "config", m->config_path);
+	json_add_string(reply, "config_file", m->config_path);
 	json_add_bool(reply, "config_read", m->config_read);
 	json_add_string(reply, "log_level", log_level_to_string(log_get_max_level()));
 	json_add_uint(reply, "busy_poll_usec", m->config.busy_poll_usec);
@@ -128,7 +129,7 @@ static int get_status(struct varlink_call *call, struct json_object *params, voi
 	json_object_object_add(reply, "connections", connections_json(m->varlink));
 	for (unsigned i = 0; i < m->n_devices; i++)
 		json_object_array_add(devices, json_object_new_string(m->devices[i]->name));
-	json_object_object_add(reply, "devices", devices);
+	json_object_object_add(reply, "ifnames", devices);
 	json_object_object_add(reply, "workers", workers_json(m));
 	json_object_object_add(reply, "vnic_ports", vnic_ports_json(m->vnic));
 	return varlink_call_reply(call, reply);

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* io.rdmad.Dek: DEKs and the crypto login.  Every method is API_METHOD_SECRET (root only). */
+#include "daemon/api/vocab.h"
 #include "daemon/api/api.h"
 #include "daemon/api/change.h"
 #include "daemon/api/dispatch.h"
@@ -24,7 +25,7 @@ static struct json_object *dek_json(struct rdma_device *dev, struct rdma_object 
 	char opaque[2 * RDMA_DEK_OPAQUE_LEN + 1];
 
 	hex_encode(dek->opaque, RDMA_DEK_OPAQUE_LEN, opaque);
-	json_add_string(o, "device", dev->name);
+	api_add_device(o, dev);
 	json_add_uint(o, "handle", obj->handle);
 	json_add_string(o, "name", dek->name);
 	json_add_uint(o, "size", dek->key_bits);
@@ -36,7 +37,7 @@ static struct json_object *dek_json(struct rdma_device *dev, struct rdma_object 
 	json_object_object_add(o, "key_file", dek->key_file ? json_object_new_string(dek->key_file) :
 								 NULL);
 	json_add_bool(o, "persistent", dek->key_file != NULL);
-	json_add_uint(o, "pdn", dek->pd);
+	json_add_uint(o, "pd", dek->pd);
 	json_add_string(o, "state", rdma_dek_state_name(dek->state));
 	json_object_object_add(o, "error", dek->state == RDMA_DEK_ERROR ?
 					json_object_new_string(dek->error) : NULL);
@@ -50,7 +51,7 @@ static int reply_login(struct varlink_call *call, struct manager *m, struct rdma
 	const char *kek;
 	enum rdma_crypto_login_state state = rdma_crypto_login_state(dev, &m->config.crypto, &kek);
 
-	json_add_string(o, "device", dev->name);
+	api_add_device(o, dev);
 	json_add_string(o, "state", rdma_crypto_login_state_name(state));
 	json_object_object_add(o, "kek", kek ? json_object_new_string(kek) : NULL);
 	return api_reply_record(call, "login", o);

@@ -81,8 +81,8 @@ static struct json_object *device_json(struct rdma_device *d)
 	json_add_string(o, "backend", d->ops->backend);
 	json_add_string(o, "node_type", "ca");
 	json_add_string(o, "fw", d->fw_ver);
-	json_add_hex64(o, "node_guid", d->node_guid);
-	json_add_hex64(o, "sys_image_guid", d->sys_image_guid);
+	json_add_guid(o, "node_guid", d->node_guid);
+	json_add_guid(o, "sys_image_guid", d->sys_image_guid);
 	json_add_uint(o, "device_cap_flags", a->device_cap_flags);
 	add_names(o, "caps", (unsigned)a->device_cap_flags, cap_names, 1);
 	json_add_uint(o, "max_mr_size", a->max_mr_size);
@@ -127,7 +127,7 @@ static int list(struct varlink_call *call, struct json_object *params, void *use
 
 	for (unsigned i = 0; i < m->n_devices; i++)
 		json_object_array_add(names, json_object_new_string(m->devices[i]->name));
-	json_object_object_add(reply, "devices", names);
+	json_object_object_add(reply, "ifnames", names);
 	return varlink_call_reply(call, reply);
 }
 

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* io.rdmad.Gid */
+#include "daemon/api/vocab.h"
 #include "daemon/api/api.h"
 #include "daemon/api/dispatch.h"
 #include "daemon/verbs/gid.h"
@@ -13,7 +14,7 @@ static struct json_object *gid_json(struct rdma_device *dev, unsigned port,
 	char text[RDMA_GID_TEXT_MAX];
 
 	rdma_gid_format(e->gid, text);
-	json_add_string(o, "device", dev->name);
+	api_add_device(o, dev);
 	json_add_uint(o, "port", port);
 	json_add_uint(o, "index", e->obj.handle);
 	json_add_string(o, "gid", text);

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* io.rdmad.Mkey */
+#include "daemon/api/vocab.h"
 #include "daemon/api/api.h"
 #include "daemon/api/application.h"
 #include "daemon/api/dispatch.h"
@@ -67,10 +68,8 @@ static struct json_object *config_json(const struct rdma_mkey *mkey, bool knows_
 	if (mkey->crypto_set && json_object_object_get_ex(o, "crypto", &crypto) && crypto) {
 		bool named = knows_deks && mkey->dek_obj;
 
-		json_object_object_add(crypto, "dek", knows_deks ?
-				       json_object_new_uint64(mkey->crypto.dek) : NULL);
-		json_object_object_add(crypto, "dek_name", named ?
-				       json_object_new_string(rdma_dek(mkey->dek_obj)->name) : NULL);
+		api_add_named_ref(crypto, "dek", knows_deks, mkey->crypto.dek,
+				  named ? rdma_dek(mkey->dek_obj)->name : NULL);
 		json_add_bool(crypto, "keytag", mkey->crypto.has_keytag);
 	}
 	return o;
@@ -81,12 +80,12 @@ static struct json_object *mkey_json(struct varlink_call *call, struct rdma_devi
 {
 	struct rdma_mkey *mkey = rdma_mkey(obj);
 	struct json_object *o = json_object_new_object();
-	uint64_t transfers, sig_errors;
+	uint64_t transfers, sig_errors[DP_SIG_ERR_APPTAG + 1];
 
-	json_add_string(o, "device", dev->name);
+	api_add_device(o, dev);
 	json_add_uint(o, "handle", mkey->obj.handle);
 	json_add_uint(o, "mkeyn", mkey->obj.handle >> 8);
-	json_add_uint(o, "pdn", mkey->pd->handle);
+	json_add_uint(o, "pd", mkey->pd->handle);
 	json_add_uint(o, "lkey", mkey->obj.handle);
 	json_add_uint(o, "rkey", mkey->obj.handle);
 	json_object_object_add(o, "flags", words_json(mkey->flags, rdma_mkey_flag_name));
@@ -99,11 +98,11 @@ static struct json_object *mkey_json(struct varlink_call *call, struct rdma_devi
 	json_add_bool(o, "sig_armed", mkey->sig_armed);
 	json_add_bool(o, "sig_error_pending", mkey->err_pending);
 	json_add_uint(o, "configures", mkey->configures);
-	rdma_mkey_counts(mkey, &transfers, &sig_errors);
+	rdma_mkey_counts(mkey, &transfers, sig_errors);
 	json_add_uint(o, "transfers", transfers);
-	json_add_uint(o, "sig_errors", sig_errors);
-	json_object_object_add(o, "pool", mkey->pool ?
-			       json_object_new_string(rdma_pool_name(mkey->pool)) : NULL);
+	json_object_object_add(o, "sig_errors", api_sig_errors_json(sig_errors));
+	api_add_named_ref(o, "pool", mkey->pool != NULL, mkey->pool ? mkey->pool->obj.handle : 0,
+			  mkey->pool ? rdma_pool_name(mkey->pool) : NULL);
 	json_add_bool(o, "borrowed", mkey->borrower != NULL);
 	return o;
 }

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* io.rdmad.Monitor: device events streamed to every subscribed caller. */
+#include "daemon/api/vocab.h"
 #include "daemon/api/api.h"
 #include "daemon/api/dispatch.h"
 #include "daemon/verbs/qp_state.h"
@@ -39,7 +40,7 @@ static struct json_object *event_json(const char *type, const struct rdma_device
 	json_add_string(o, "type", type);
 	json_add_uint(o, "time_usec", now_usec());
 	if (dev)
-		json_add_string(o, "device", dev->name);
+		api_add_device(o, dev);
 	return o;
 }
 
@@ -107,7 +108,7 @@ static struct json_object *device_event_json(const struct rdma_device *dev, cons
 	case RDMA_EVENT_VNIC_MAC_TABLE:
 		json_add_uint(o, "offset", ev->offset);
 		json_add_uint(o, "count", ev->count);
-		json_add_uint(o, "digest", ev->digest);
+		json_add_uint(o, "mac_tbl_digest", ev->digest);
 		break;
 	case RDMA_EVENT_VNIC_TRAP:
 		json_add_string(o, "trap", vnic_trap_word(ev->trap));

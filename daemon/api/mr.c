@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* io.rdmad.Mr */
+#include "daemon/api/vocab.h"
 #include "daemon/api/api.h"
 #include "daemon/api/application.h"
 #include "daemon/api/attr.h"
@@ -32,10 +33,10 @@ static struct json_object *mr_json(struct rdma_device *dev, struct rdma_object *
 	struct json_object *o = json_object_new_object();
 	uint64_t pages, resident;
 
-	json_add_string(o, "device", dev->name);
+	api_add_device(o, dev);
 	json_add_uint(o, "handle", mr->obj.handle);
 	json_add_uint(o, "mrn", mr->obj.handle >> 8);
-	json_add_uint(o, "pdn", mr->pd->handle);
+	json_add_uint(o, "pd", mr->pd->handle);
 	json_add_string(o, "mr_type", mr_type_name(mr->type));
 	json_object_object_add(o, "access", api_access_json(mr->access));
 	json_add_uint(o, "lkey", mr->obj.handle);

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* io.rdmad.Pd */
+#include "daemon/api/vocab.h"
 #include "daemon/api/api.h"
 #include "daemon/api/application.h"
 
@@ -9,7 +10,7 @@ static struct json_object *pd_json(struct rdma_device *dev, struct rdma_object *
 {
 	struct json_object *o = json_object_new_object();
 
-	json_add_string(o, "device", dev->name);
+	api_add_device(o, dev);
 	json_add_uint(o, "handle", pd->handle);
 	json_add_uint(o, "mrs", rdma_object_count_users(dev, pd, RDMA_OBJ_MR));
 	json_add_uint(o, "qps", rdma_object_count_users(dev, pd, RDMA_OBJ_QP));

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* io.rdmad.Pool */
+#include "daemon/api/vocab.h"
 #include "daemon/api/api.h"
 #include "daemon/api/change.h"
 #include "daemon/api/dispatch.h"
@@ -48,21 +49,21 @@ static struct json_object *pool_json(struct rdma_device *dev, struct rdma_object
 		if (pool->mkeys[i]->borrower)
 			json_object_array_add(borrowers, borrower_json(pool->mkeys[i]));
 	}
-	json_add_string(o, "device", dev->name);
+	api_add_device(o, dev);
 	json_add_uint(o, "handle", pool->obj.handle);
 	json_add_string(o, "name", pool->name);
 	json_add_string(o, "type", rdma_pool_type_name(pool->mkey_flags));
 	json_add_uint(o, "max_entries", pool->max_entries);
-	json_add_uint(o, "pdn", pool->pd->handle);
+	json_add_uint(o, "pd", pool->pd->handle);
 	json_add_bool(o, "pd_owned", pool->own_pd);
 	json_add_uint(o, "size", pool->size);
 	json_add_uint(o, "available", rdma_pool_available(pool));
-	json_add_uint(o, "borrowed", pool->borrowed);
+	json_add_uint(o, "in_use", pool->borrowed);
 	json_add_uint(o, "high_water", pool->high_water);
 	json_add_uint(o, "borrow_failures", pool->borrow_failures);
 	json_add_uint(o, "borrows", pool->borrows);
 	json_add_uint(o, "returns", pool->returns);
-	json_object_object_add(o, "mkeys", mkeys);
+	json_object_object_add(o, "members", mkeys);
 	json_object_object_add(o, "borrowers", borrowers);
 	return o;
 }
@@ -248,7 +249,7 @@ static int borrow(struct varlink_call *call, struct json_object *params, void *u
 	if (r < 0)
 		return api_reply_failure(call, IFACE, &err, r);
 	reply = json_object_new_object();
-	json_add_uint(reply, "handle", mkey->obj.handle);
+	json_add_uint(reply, "mkey", mkey->obj.handle);
 	return varlink_call_reply(call, reply);
 }
 

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* io.rdmad.Qp */
+#include "daemon/api/vocab.h"
 #include "daemon/api/api.h"
 #include "daemon/api/application.h"
 #include "daemon/api/rings.h"
@@ -68,13 +69,13 @@ static struct json_object *qp_json(struct rdma_device *dev, struct rdma_object *
 	unsigned worker;
 	int cpu;
 
-	json_add_string(o, "device", dev->name);
+	api_add_device(o, dev);
 	json_add_uint(o, "handle", qp->obj.handle);
 	json_add_string(o, "type", rdma_qp_type_name(qp->type));
 	json_add_string(o, "state", rdma_qp_state_name(qp->state));
-	json_add_uint(o, "pdn", qp->pd->handle);
-	json_add_uint(o, "send_cqn", qp->send_cq->handle);
-	json_add_uint(o, "recv_cqn", qp->recv_cq->handle);
+	json_add_uint(o, "pd", qp->pd->handle);
+	json_add_uint(o, "send_cq", qp->send_cq->handle);
+	json_add_uint(o, "recv_cq", qp->recv_cq->handle);
 	json_add_bool(o, "sq_sig_all", qp->sq_sig_all);
 	json_add_bool(o, "sig_pipelining", qp->sig_pipelining);
 	json_add_bool(o, "rings", qp->rings);
@@ -93,7 +94,7 @@ static struct json_object *qp_json(struct rdma_device *dev, struct rdma_object *
 	}
 	/* Only what MODIFY_QP has set: an attribute never given has no value to show. */
 	if (qp->attr_mask & RDMA_QP_ACCESS_FLAGS)
-		json_object_object_add(o, "access_flags", api_access_json(qp->attr.access_flags));
+		json_object_object_add(o, "access", api_access_json(qp->attr.access_flags));
 	if (qp->attr_mask & RDMA_QP_AV) {
 		struct json_object *av = json_object_new_object();
 
@@ -104,9 +105,9 @@ static struct json_object *qp_json(struct rdma_device *dev, struct rdma_object *
 		if (qp->attr_mask & n->bit)
 			json_add_uint(o, rdma_qp_attr_name(n->bit), rdma_qp_attr_get(&qp->attr, n));
 	if (rdma_device_qp_counters(dev, qp, &counters))
-		json_object_object_add(o, "counters", api_dp_counters_json(&counters, &qp->sqd_stats));
+		json_object_object_add(o, "datapath", api_dp_counters_json(&counters, &qp->sqd_stats));
 	json_add_string(o, "recovery", rdma_recovery_policy_name(qp->recovery.policy));
-	json_object_object_add(o, "recoveries", recoveries_json(qp));
+	json_object_object_add(o, "recovery_log", recoveries_json(qp));
 	return o;
 }
 
@@ -181,7 +182,7 @@ static const struct api_field modify_fields[] = {
 	{ .name = "cur_state", .type = API_FIELD_ENUM, QP_STATE_WORDS,
 	  .offset = offsetof(struct modify_params, attr.cur_state),
 	  .given = API_GIVEN(struct modify_params, has_cur_state) },
-	{ .name = "access_flags", .type = API_FIELD_FLAGS, .word = rdma_access_name,
+	{ .name = "access", .type = API_FIELD_FLAGS, .word = rdma_access_name,
 	  .max = RDMA_ACCESS_ALL, .offset = offsetof(struct modify_params, attr.access_flags),
 	  .given = API_GIVEN(struct modify_params, has_access_flags) },
 	{ .name = "av", .type = API_FIELD_OBJECT, .offset = offsetof(struct modify_params, av),

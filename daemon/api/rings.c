@@ -14,8 +14,8 @@ static struct json_object *rings_json(const struct rdma_rings *r)
 	for (unsigned i = 0; i < r->n_queues; i++) {
 		struct json_object *q = json_object_new_object();
 
-		json_add_uint(q, "entries", r->queues[i].entries);
-		json_add_uint(q, "entry_size", r->queues[i].entry_size);
+		json_add_uint(q, "slots", r->queues[i].entries);
+		json_add_uint(q, "slot_size", r->queues[i].entry_size);
 		json_add_uint(q, "offset", r->queues[i].offset);
 		json_object_array_add(queues, q);
 	}
@@ -55,6 +55,6 @@ int api_reply_with_rings(struct varlink_call *call, const char *key, struct json
 
 	json_object_object_add(reply, key, record);
 	if (rings)
-		json_object_object_add(reply, "rings", rings);
+		json_object_object_add(reply, "ring_layout", rings);
 	return varlink_call_reply(call, reply);
 }

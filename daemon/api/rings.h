@@ -16,6 +16,6 @@ struct rdma_object;
 struct json_object *api_rings(struct varlink_call *call, const char *iface, struct rdma_device *dev,
 			      struct rdma_object *obj);
 
-/* Replies { key: record, rings } (rings NULL: without it). */
+/* Replies { key: record, ring_layout: rings } (rings NULL: without it). */
 int api_reply_with_rings(struct varlink_call *call, const char *key, struct json_object *record,
 			 struct json_object *rings);

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* io.rdmad.Vnic: the OPA port's VNIC ports, read only (the Ethernet Manager configures them). */
+#include "daemon/api/vocab.h"
 #include "daemon/api/api.h"
 #include "daemon/api/dispatch.h"
 #include "daemon/verbs/device.h"
@@ -32,10 +33,10 @@ static struct json_object *port_json(const struct vnic_service *s, const struct 
 	const struct vnic_port_info *pi = &vp->info.port;
 	struct json_object *o = json_object_new_object(), *ucast = json_object_new_array();
 
-	json_add_string(o, "device", s->env.dev->name);
+	api_add_device(o, s->env.dev);
 	json_add_uint(o, "port", s->vema.opa_port_num);
 	json_add_uint(o, "handle", p->index);
-	json_add_string(o, "ifname", p->ifname);
+	json_add_string(o, "netdev", p->ifname);
 	json_add_bool(o, "admin_up", vp->admin_up);
 	json_add_bool(o, "carrier", vp->carrier);
 	json_add_string(o, "config_state", state_word(pi->config_state));
@@ -121,9 +122,9 @@ static struct json_object *counters_json(const struct vnic_service *s, const str
 	vnic_port_counters(p, &c);
 	tx_errors = opa_vnic_tx_errors(&c);
 	rx_errors = opa_vnic_rx_errors(&c);
-	json_add_string(o, "device", s->env.dev->name);
+	api_add_device(o, s->env.dev);
 	json_add_uint(o, "handle", p->index);
-	json_add_string(o, "ifname", p->ifname);
+	json_add_string(o, "netdev", p->ifname);
 	json_add_uint(o, "rx_packets", c.rx.packets);
 	json_add_uint(o, "tx_packets", c.tx.packets);
 	json_add_uint(o, "rx_bytes", c.rx.bytes);
@@ -154,7 +155,7 @@ static struct json_object *fabric_json(const struct vnic_service *s)
 	struct json_object *o = json_object_new_object();
 	uint64_t dropped = 0;
 
-	json_add_string(o, "device", s->env.dev->name);
+	api_add_device(o, s->env.dev);
 	json_add_uint(o, "port", s->vema.opa_port_num);
 	json_add_string(o, "transport", s->fabric ? "fabric" : "umad");
 	json_add_uint(o, "lid", vnic_service_lid(s));
@@ -196,7 +197,7 @@ static struct json_object *fabric_json(const struct vnic_service *s)
 	}
 	json_add_uint(o, "trap_lid", vema_cpi_trap_lid(s->vema.cpi));
 	json_add_uint(o, "trap_sl", vema_cpi_trap_sl(s->vema.cpi));
-	json_add_uint(o, "ports", s->n_ports);
+	json_add_uint(o, "vnics", s->n_ports);
 	for (unsigned i = 0; i < VEMA_DROP_REASONS; i++)
 		dropped += st->dropped[i];
 	json_add_uint(o, "mads_received", st->mads_received);

@@ -65,14 +65,23 @@ void rdma_mkey_invalidated(struct rdma_device *dev, struct rdma_mkey *mkey)
 		rdma_mkey_invalidate(dev, mkey);
 }
 
-void rdma_mkey_counts(const struct rdma_mkey *mkey, uint64_t *transfers, uint64_t *sig_errors)
+/* One thread's counts added to the totals. */
+static void add_counts(const struct dp_mkey_counters *c, uint64_t *transfers,
+		       uint64_t sig_errors[DP_SIG_ERR_APPTAG + 1])
 {
-	*transfers = atomic_load_explicit(&mkey->counters.transfers, memory_order_relaxed);
-	*sig_errors = atomic_load_explicit(&mkey->counters.sig_errors, memory_order_relaxed);
-	for (unsigned i = 0; i < mkey->n_worker_counters; i++) {
-		*transfers += atomic_load_explicit(&mkey->worker_counters[i].transfers, memory_order_relaxed);
-		*sig_errors += atomic_load_explicit(&mkey->worker_counters[i].sig_errors, memory_order_relaxed);
-	}
+	*transfers += atomic_load_explicit(&c->transfers, memory_order_relaxed);
+	for (unsigned t = 0; t <= DP_SIG_ERR_APPTAG; t++)
+		sig_errors[t] += atomic_load_explicit(&c->sig_errors[t], memory_order_relaxed);
+}
+
+void rdma_mkey_counts(const struct rdma_mkey *mkey, uint64_t *transfers,
+		      uint64_t sig_errors[DP_SIG_ERR_APPTAG + 1])
+{
+	*transfers = 0;
+	memset(sig_errors, 0, (DP_SIG_ERR_APPTAG + 1) * sizeof(*sig_errors));
+	add_counts(&mkey->counters, transfers, sig_errors);
+	for (unsigned i = 0; i < mkey->n_worker_counters; i++)
+		add_counts(&mkey->worker_counters[i], transfers, sig_errors);
 }
 
 static struct rdma_object *mkey_busy_user(struct rdma_device *dev, const struct rdma_object *obj)

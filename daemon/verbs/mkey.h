@@ -223,7 +223,8 @@ int rdma_mkey_rx(struct rdma_device *dev, struct rdma_mkey *mkey, const uint8_t 
  */
 void rdma_mkey_invalidated(struct rdma_device *dev, struct rdma_mkey *mkey);
 /* Transfers through the MKEY and their signature errors, every thread's. */
-void rdma_mkey_counts(const struct rdma_mkey *mkey, uint64_t *transfers, uint64_t *sig_errors);
+void rdma_mkey_counts(const struct rdma_mkey *mkey, uint64_t *transfers,
+		      uint64_t sig_errors[DP_SIG_ERR_APPTAG + 1]);
 /* No posted WR goes through the MKEY and no configure WR of it is pending (it may change). */
 bool rdma_mkey_idle(struct rdma_device *dev, struct rdma_mkey *mkey);
 /* The QP whose posted WRs use the MKEY (through it, or a pending configure WR), or NULL. */

@@ -46,7 +46,7 @@ static void count_transfer(struct rdma_mkey *mkey, const struct dp_sig_err *xfer
 {
 	atomic_fetch_add_explicit(&mkey->counters.transfers, 1, memory_order_relaxed);
 	if (xfer->type != DP_SIG_ERR_NONE)
-		atomic_fetch_add_explicit(&mkey->counters.sig_errors, 1, memory_order_relaxed);
+		atomic_fetch_add_explicit(&mkey->counters.sig_errors[xfer->type], 1, memory_order_relaxed);
 }
 
 static void record(struct rdma_mkey *mkey, enum dp_dir dir, const struct dp_sig_err *xfer)

@@ -289,7 +289,7 @@ static int check_values(struct rdma_device *dev, const struct rdma_qp_attr *attr
 	if ((mask & RDMA_QP_PATH_MTU) && (r = check_path_mtu(dev, attr->path_mtu, err)) < 0)
 		return r;
 	if ((mask & RDMA_QP_ACCESS_FLAGS) && (attr->access_flags & ~RDMA_ACCESS_ALL))
-		return rdma_error_invalid(err, "access_flags", "0x%x; the flags are local_write, "
+		return rdma_error_invalid(err, "access", "0x%x; the flags are local_write, "
 					  "remote_write and remote_read", attr->access_flags);
 	if (mask & RDMA_QP_AV) {
 		*sgid = check_av(dev, &attr->av, err);

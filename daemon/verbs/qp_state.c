@@ -165,7 +165,7 @@ const char *rdma_qp_attr_name(uint32_t bit)
 	switch (bit) {
 	case RDMA_QP_STATE:              return "state";
 	case RDMA_QP_CUR_STATE:          return "cur_state";
-	case RDMA_QP_ACCESS_FLAGS:       return "access_flags";
+	case RDMA_QP_ACCESS_FLAGS:       return "access";
 	case RDMA_QP_QKEY:               return "qkey";
 	case RDMA_QP_AV:                 return "av";
 	case RDMA_QP_PATH_MTU:           return "path_mtu";

@@ -87,7 +87,7 @@ denied() {
 @test "a member of group rdma may read" {
 	run as "$IN_USER" "$RDMACTL" -j status
 	assert_success
-	assert_output --partial '"devices":["soft0"]'
+	assert_output --partial '"ifnames":["soft0"]'
 	run as "$IN_USER" "$RDMACTL" -j dev show soft0
 	assert_success
 	assert_output --partial '"ifname":"soft0"'
@@ -308,7 +308,7 @@ monitor_as() {
 
 # The interface of VNIC port 0 of the daemon at RDMACTL_SOCKET.
 ctl_vnic_ifname() {
-	"$RDMACTL" -j vnic show 0 | jq -r '.[0].ifname'
+	"$RDMACTL" -j vnic show 0 | jq -r '.[0].netdev'
 }
 
 # seen FILE: the events of a monitor's output as TYPE, or TYPE:dek for DEK events, once each.

@@ -22,7 +22,7 @@ counts() {
 	for k in pd mr cq qp ah mkey; do
 		printf '%s=%s ' "$k" "$("$RDMACTL" -j "$k" list | jq length)"
 	done
-	"$RDMACTL" -j pool show crashpool | jq -r '.[0] | "available=\(.available) borrowed=\(.borrowed)"'
+	"$RDMACTL" -j pool show crashpool | jq -r '.[0] | "available=\(.available) borrowed=\(.in_use)"'
 }
 
 # wait_counts WANT: until counts says WANT (rdmad reclaims when its loop sees the hang-up), 5 s at most.

@@ -138,7 +138,7 @@ table_words() {
 }
 
 @test "global options before the object" {
-	assert_completes "-j --json -p --pretty -d --details -q --quiet -s --socket -i --interactive -V --version -h --help" -
+	assert_completes "-j --json -p --pretty -d --details -q --quiet -s --socket --no-legend --no-pager -i --interactive -V --version -h --help" -
 	assert_completes "--json" --j
 	assert_completes "--socket" --so
 	assert_completes "--details" -j --d

@@ -48,7 +48,7 @@ new_mkey() { "$RDMACTL" -j mkey create "${1:-1}" ${2:+--flags "$2"} --max-entrie
 	# T10-DIF in memory, none on the wire: the 512 data bytes, PI checked and stripped.
 	assert_equal "$(get "$MB" 0 512)" "$(a5 512)"
 	assert_equal "$(mkey_state "$k")" free
-	assert_equal "$("$RDMACTL" -j qp show "$A" | jq -r '.[0].counters.wrs.configure')" 1
+	assert_equal "$("$RDMACTL" -j qp show "$A" | jq -r '.[0].datapath.wrs.configure')" 1
 }
 
 @test "configure WR then WRITE on the same QP: the WRITE sees the new layout; mkey show follows" {

@@ -40,7 +40,7 @@ assert_refused() {
 @test "cq create -j: every key with its first values" {
 	h=$(cq_create 16)
 	assert_equal "$(cq_json "$h")" \
-		"{\"device\":\"soft0\",\"handle\":$h,\"cqe\":31,\"armed\":\"none\",\"notify_requests\":0,\"events\":0,\"qps\":0,\"rings\":false}"
+		"{\"ifname\":\"soft0\",\"ifindex\":0,\"handle\":$h,\"cqe\":31,\"armed\":\"none\",\"notify_requests\":0,\"events\":0,\"qps\":0,\"rings\":false}"
 }
 
 @test "cq create: 0 and more than max_cqe (1024) are refused naming cqe; nothing created" {
@@ -105,10 +105,10 @@ assert_refused() {
 	h=$(cq_create 2)
 	run "$RDMACTL" cq show "$h"
 	assert_success
-	assert_output "cq $h: device soft0 cqe 3 armed none notify_requests 0 events 0 qps 0 rings false"
+	assert_output "cq $h: ifname soft0 ifindex 0 cqe 3 armed none notify_requests 0 events 0 qps 0 rings false"
 	run "$RDMACTL" cq
 	assert_success
-	assert_line "cq $h: device soft0 cqe 3 armed none notify_requests 0 events 0 qps 0 rings false"
+	assert_line "cq $h: ifname soft0 ifindex 0 cqe 3 armed none notify_requests 0 events 0 qps 0 rings false"
 	run "$RDMACTL" -j cq list
 	jq -e --argjson h "$h" 'map(.handle) | index($h) != null' <<<"$output"
 }

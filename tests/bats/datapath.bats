@@ -291,7 +291,7 @@ expect_remote_error() {
 	"$RDMACTL" qp post "$A" send --sge "$MA:0:4" --wrid 60
 	run wc_fields "$(poll_n "$CA" 1)"
 	assert_output "60 rnr_retry_exc_err send 0 0 $A 0 "
-	[ "$(qp_field "$A" counters.rnr_naks)" = 1 ]
+	[ "$(qp_field "$A" datapath.rnr_naks)" = 1 ]
 	[ "$(qp_field "$A" state)" = ERR ]
 
 	A=$(new_qp "$CA")
@@ -301,14 +301,14 @@ expect_remote_error() {
 	"$RDMACTL" qp post "$A" send_imm --sge "$MA:0:4" --imm 1 --wrid 61
 	run wc_fields "$(poll_n "$CA" 1)"
 	assert_output "61 rnr_retry_exc_err send 0 0 $A 0 "
-	[ "$(qp_field "$A" counters.rnr_naks)" = 3 ]
+	[ "$(qp_field "$A" datapath.rnr_naks)" = 3 ]
 
 	pair
 	"$RDMACTL" qp post "$A" write_imm --sge "$MA:0:4" --remote "$MB:0" --imm 2 --wrid 62 --signaled
 	sleep 0.3
 	run "$RDMACTL" -j cq poll "$CA"
 	assert_output '[]'
-	[ "$(qp_field "$A" counters.rnr_naks)" -ge 2 ]
+	[ "$(qp_field "$A" datapath.rnr_naks)" -ge 2 ]
 	[ "$(qp_field "$A" state)" = RTS ]
 	"$RDMACTL" qp post-recv "$B" --wrid 63
 	run wc_fields "$(poll_n "$CA" 1)"
@@ -360,7 +360,7 @@ expect_remote_error() {
 	"$RDMACTL" qp post "$A" write --sge "$MA:0:4" --remote "$MB:0" --wrid 80 --signaled
 	"$RDMACTL" qp post "$A" write --sge "$MA:0:4" --remote "$MB:0" --wrid 81 --signaled
 	sleep 0.3
-	[ "$(qp_field "$A" counters.cq_overflows)" = 1 ]
+	[ "$(qp_field "$A" datapath.cq_overflows)" = 1 ]
 	[ "$(qp_field "$A" state)" = ERR ]
 	run wc_fields "$("$RDMACTL" -j cq poll "$CA")"
 	assert_output "80 success rdma_write 4 0 $A 0 "
@@ -379,10 +379,10 @@ expect_remote_error() {
 	poll_n "$CB" 1 >/dev/null
 	run "$RDMACTL" -j qp show "$A"
 	assert_success
-	[ "$(jq -c '.[0].counters.wrs' <<<"$output")" = '{"write":1,"write_imm":0,"send":1,"send_imm":0,"read":1,"local_inv":0,"send_inv":0,"configure":0}' ]
-	[ "$(jq -r '.[0].counters | "\(.bytes_sent) \(.bytes_read) \(.completions.success) \(.recvs)"' <<<"$output")" = "30 30 2 0" ]
+	[ "$(jq -c '.[0].datapath.wrs' <<<"$output")" = '{"write":1,"write_imm":0,"send":1,"send_imm":0,"read":1,"local_inv":0,"send_inv":0,"configure":0}' ]
+	[ "$(jq -r '.[0].datapath | "\(.bytes_sent) \(.bytes_read) \(.completions.success) \(.recvs)"' <<<"$output")" = "30 30 2 0" ]
 	run "$RDMACTL" -j qp show "$B"
-	[ "$(jq -r '.[0].counters | "\(.recvs) \(.completions.success) \(.wrs.send)"' <<<"$output")" = "1 1 0" ]
+	[ "$(jq -r '.[0].datapath | "\(.recvs) \(.completions.success) \(.wrs.send)"' <<<"$output")" = "1 1 0" ]
 	after=$("$RDMACTL" -j dev show | jq -c '.[0].datapath')
 	[ "$(jq -n --argjson a "$after" --argjson b "$before" '$a.wrs.send - $b.wrs.send')" = 1 ]
 	[ "$(jq -n --argjson a "$after" --argjson b "$before" '$a.bytes_sent - $b.bytes_sent')" = 30 ]
@@ -428,7 +428,7 @@ expect_remote_error() {
 	run "$RDMACTL" qp post "$U" read --sge "$MA:0:4" --remote "$MB:0"
 	assert_refused Qp InvalidArgument opcode
 	# Nothing was posted: the counters did not move.
-	[ "$("$RDMACTL" -j qp show "$A" | jq -r '.[0].counters.wrs | add')" = 0 ]
+	[ "$("$RDMACTL" -j qp show "$A" | jq -r '.[0].datapath.wrs | add')" = 0 ]
 	run "$RDMACTL" -j cq poll "$CA"
 	assert_output '[]'
 }
@@ -616,7 +616,7 @@ PY
 	ipv4_header_ok "$(get "$MB" 3320 20)" 60
 	run get "$MB" 3340 6
 	assert_output 616263646566
-	[ "$(qp_field "$B" counters.recvs)" = 2 ]
+	[ "$(qp_field "$B" datapath.recvs)" = 2 ]
 }
 
 @test "UD drops what it cannot deliver; the sender succeeds and counts it lost" {
@@ -642,7 +642,7 @@ PY
 4 success send 6 0 $A 0 
 5 success send 6 0 $A 0 
 6 success send 1025 0 $A 0 "
-	[ "$(qp_field "$A" counters.lost)" = 6 ]
+	[ "$(qp_field "$A" datapath.lost)" = 6 ]
 	[ "$(qp_field "$A" state)" = RTS ]
 	[ "$(qp_field "$B" state)" = RTS ]
 	run "$RDMACTL" -j cq poll "$CB"

@@ -53,7 +53,7 @@ refused() {
 	key "$T/k" 32
 	run "$RDMACTL" -j dek create plain128 --size 128 --key-file "$T/k"
 	assert_success
-	assert_output --regexp '^\[\{"device":"soft0","handle":[0-9]+,"name":"plain128","size":128,"keytag":false,"opaque":"0000000000000000","import":"plaintext","kek":null,"key_file":"'"$T"'/k","persistent":true,"pdn":0,"state":"ready","error":null,"mkeys":0\}\]$'
+	assert_output --regexp '^\[\{"ifname":"soft0","ifindex":0,"handle":[0-9]+,"name":"plain128","size":128,"keytag":false,"opaque":"0000000000000000","import":"plaintext","kek":null,"key_file":"'"$T"'/k","persistent":true,"pd":0,"state":"ready","error":null,"mkeys":0\}\]$'
 	"$RDMACTL" dek destroy plain128
 }
 
@@ -69,7 +69,7 @@ refused() {
 	assert_output --partial '"name":"big"'
 	run "$RDMACTL" dek show big
 	assert_success
-	assert_line --regexp "^dek $handle: device soft0 name big size 256 keytag true opaque a1b2c3d4e5f60718 import plaintext"
+	assert_line --regexp "^dek $handle: ifname soft0 ifindex 0 name big size 256 keytag true opaque a1b2c3d4e5f60718 import plaintext"
 	assert_output --partial 'state ready'
 	run "$RDMACTL" -j dek list
 	assert_output --partial '"name":"big"'
@@ -90,7 +90,7 @@ refused() {
 	head -c 32 /dev/urandom >"$T/k"
 	run "$RDMACTL" -j dek create fromstdin --size 128 --key-file - <"$T/k"
 	assert_success
-	assert_output --partial '"key_file":null,"persistent":false,"pdn":0,"state":"ready"'
+	assert_output --partial '"key_file":null,"persistent":false,"pd":0,"state":"ready"'
 	run "$RDMACTL" dek show fromstdin
 	assert_output --partial 'persistent false'
 	"$RDMACTL" dek destroy fromstdin
@@ -225,7 +225,7 @@ raw_create() {
 	pd=$("$RDMACTL" -j pd create | sed -n 's/.*"handle":\([0-9]*\).*/\1/p')
 	run "$RDMACTL" -j dek create onpd --size 128 --key-file "$T/k" --pd "$pd"
 	assert_success
-	assert_output --partial "\"pdn\":$pd,"
+	assert_output --partial "\"pd\":$pd,"
 	dek=$(echo "$output" | sed -n 's/.*"handle":\([0-9]*\).*/\1/p')
 	run --separate-stderr "$RDMACTL" -j pd destroy "$pd"
 	assert_failure 1
@@ -236,7 +236,7 @@ raw_create() {
 
 @test "crypto login: no login, a wrong credential, two KEKs, login, one session, logout" {
 	run "$RDMACTL" -j dek login-state
-	assert_output '[{"device":"soft0","state":"no_login","kek":null}]'
+	assert_output '[{"ifname":"soft0","ifindex":0,"state":"no_login","kek":null}]'
 	refused credential_file dek login --credential-file "$K/login-wrong" --kek main
 	assert_output --partial "is not the device's credential wrapped under import KEK 'main'"
 	refused credential_file dek login --credential-file "$K/login-other" --kek main
@@ -245,11 +245,11 @@ raw_create() {
 	refused kek dek login --credential-file "$K/login-main" --kek nosuch
 	run "$RDMACTL" -j dek login --credential-file "$K/login-main" --kek main
 	assert_success
-	assert_output '[{"device":"soft0","state":"valid","kek":"main"}]'
+	assert_output '[{"ifname":"soft0","ifindex":0,"state":"valid","kek":"main"}]'
 	refused login dek login --credential-file "$K/login-main" --kek main
 	assert_output --partial "a crypto login is open already (import KEK 'main'); log out first"
 	run "$RDMACTL" dek login-state
-	assert_output 'device soft0 state valid kek main'
+	assert_output 'ifname soft0 ifindex 0 state valid kek main'
 	run "$RDMACTL" dek logout
 	assert_success
 	refused login dek logout
@@ -298,7 +298,7 @@ raw_create() {
 @test "raw varlink: every method, and its errors" {
 	key "$T/k" 32
 	run varlink_raw '{"method":"io.rdmad.Dek.Create","parameters":{"name":"raw","size":128,"key_file":"'"$T"'/k"}}\0'
-	assert_output --regexp '^\{"parameters":\{"dek":\{"device":"soft0","handle":[0-9]+,"name":"raw",'
+	assert_output --regexp '^\{"parameters":\{"dek":\{"ifname":"soft0","ifindex":0,"handle":[0-9]+,"name":"raw",'
 	run varlink_raw '{"method":"io.rdmad.Dek.Create","parameters":{"name":"raw2","size":192,"key_file":"'"$T"'/k"}}\0'
 	assert_output '{"error":"io.rdmad.Dek.InvalidArgument","parameters":{"field":"size","reason":"192 is not a DEK size: 128 (AES-128-XTS) or 256 (AES-256-XTS)"}}'
 	run varlink_raw '{"method":"io.rdmad.Dek.Create","parameters":{"name":"raw2","size":128,"key_file":"k"}}\0'
@@ -316,9 +316,9 @@ raw_create() {
 	run varlink_raw '{"method":"io.rdmad.Dek.Show","parameters":{"device":"mlx5_0","name":"raw"}}\0'
 	assert_output '{"error":"io.rdmad.Dek.NoSuchDevice","parameters":{"device":"mlx5_0"}}'
 	run varlink_raw '{"method":"io.rdmad.Dek.GetLogin"}\0'
-	assert_output '{"parameters":{"login":{"device":"soft0","state":"no_login","kek":null}}}'
+	assert_output '{"parameters":{"login":{"ifname":"soft0","ifindex":0,"state":"no_login","kek":null}}}'
 	run varlink_raw '{"method":"io.rdmad.Dek.Login","parameters":{"credential_file":"'"$K"'/login-main","kek":"main"}}\0'
-	assert_output '{"parameters":{"login":{"device":"soft0","state":"valid","kek":"main"}}}'
+	assert_output '{"parameters":{"login":{"ifname":"soft0","ifindex":0,"state":"valid","kek":"main"}}}'
 	run varlink_raw '{"method":"io.rdmad.Dek.Logout"}\0'
 	assert_output '{"parameters":{}}'
 	run varlink_raw '{"method":"io.rdmad.Dek.Logout"}\0'
@@ -376,7 +376,7 @@ raw_create() {
 	grep -v '^import_kek.main' "$T/conf" >"$BATS_FILE_TMPDIR/rdmad.conf"
 	"$RDMACTL" daemon reload
 	run "$RDMACTL" -j dek login-state
-	assert_output '[{"device":"soft0","state":"invalid","kek":"main"}]'
+	assert_output '[{"ifname":"soft0","ifindex":0,"state":"invalid","kek":"main"}]'
 	key "$T/k" 32
 	wrap "$K/kek-main" "$T/k" "$T/w"
 	refused login dek create w --size 128 --key-file "$T/w" --import wrapped

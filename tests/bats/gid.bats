@@ -30,17 +30,17 @@ assert_refused() {
 @test "gid add: IPv6 and IPv4 text, shown in the usual IPv6 form" {
 	run "$RDMACTL" -j gid add 0 FE80:0:0::1
 	assert_success
-	assert_output '[{"device":"soft0","port":1,"index":0,"gid":"fe80::1","users":0}]'
+	assert_output '[{"ifname":"soft0","ifindex":0,"port":1,"index":0,"gid":"fe80::1","users":0}]'
 	run "$RDMACTL" -j gid add 1 192.0.2.1
-	assert_output '[{"device":"soft0","port":1,"index":1,"gid":"::ffff:192.0.2.1","users":0}]'
+	assert_output '[{"ifname":"soft0","ifindex":0,"port":1,"index":1,"gid":"::ffff:192.0.2.1","users":0}]'
 	run "$RDMACTL" -j gid add 511 ::ffff:198.51.100.7 --port 1
 	assert_output --partial '"index":511,"gid":"::ffff:198.51.100.7"'
 	run "$RDMACTL" gid show
 	assert_success
-	assert_line "device soft0 port 1 index 0 gid fe80::1 users 0"
-	assert_line "device soft0 port 1 index 1 gid ::ffff:192.0.2.1 users 0"
+	assert_line "ifname soft0 ifindex 0 port 1 index 0 gid fe80::1 users 0"
+	assert_line "ifname soft0 ifindex 0 port 1 index 1 gid ::ffff:192.0.2.1 users 0"
 	run "$RDMACTL" -j gid show 1
-	assert_output '[{"device":"soft0","port":1,"index":1,"gid":"::ffff:192.0.2.1","users":0}]'
+	assert_output '[{"ifname":"soft0","ifindex":0,"port":1,"index":1,"gid":"::ffff:192.0.2.1","users":0}]'
 }
 
 @test "gid add refusals name the field and change nothing" {
@@ -90,7 +90,7 @@ assert_refused() {
 	run "$RDMACTL" -j ah create 1 --dgid 2001:db8::2 --sgid-index 0
 	assert_success
 	h=$(jq -r '.[0].handle' <<<"$output")
-	assert_output "[{\"device\":\"soft0\",\"handle\":$h,\"pdn\":1,\"port\":1,\"dgid\":\"2001:db8::2\",\"sgid_index\":0,\"flow_label\":0,\"hop_limit\":64,\"traffic_class\":0,\"dmac\":\"00:00:00:00:00:00\"}]"
+	assert_output "[{\"ifname\":\"soft0\",\"ifindex\":0,\"handle\":$h,\"pd\":1,\"port\":1,\"dgid\":\"2001:db8::2\",\"sgid_index\":0,\"flow_label\":0,\"hop_limit\":64,\"traffic_class\":0,\"dmac\":\"00:00:00:00:00:00\"}]"
 	run "$RDMACTL" -j ah create 1 --dgid 203.0.113.5 --sgid-index 1 --port 1 --flow-label 0xfffff \
 		--hop-limit 255 --traffic-class 255 --dmac 02:AB:cd:00:00:01
 	assert_success
@@ -152,7 +152,7 @@ assert_refused() {
 	h=$("$RDMACTL" -j ah create 1 --dgid fe80::3 --sgid-index 0 | jq -r '.[0].handle')
 	run "$RDMACTL" ah show "$h"
 	assert_success
-	assert_line --index 0 --regexp "^ah $h: device soft0 pdn 1 port 1 dgid fe80::3 sgid_index 0 flow_label 0 hop_limit 64 "
+	assert_line --index 0 --regexp "^ah $h: ifname soft0 ifindex 0 pd 1 port 1 dgid fe80::3 sgid_index 0 flow_label 0 hop_limit 64 "
 	run "$RDMACTL" ah
 	assert_output --partial "ah $h:"
 	run "$RDMACTL" ah destroy "$h"
@@ -180,7 +180,7 @@ assert_refused() {
 
 @test "raw varlink: every io.rdmad.Gid and io.rdmad.Ah method" {
 	run varlink_raw '{"method":"io.rdmad.Gid.Add","parameters":{"port":1,"index":9,"gid":"fe80::99"}}\0'
-	assert_output '{"parameters":{"gid":{"device":"soft0","port":1,"index":9,"gid":"fe80::99","users":0}}}'
+	assert_output '{"parameters":{"gid":{"ifname":"soft0","ifindex":0,"port":1,"index":9,"gid":"fe80::99","users":0}}}'
 	run varlink_raw '{"method":"io.rdmad.Gid.Show","parameters":{"index":9}}\0'
 	assert_output --partial '"gid":"fe80::99"'
 	run varlink_raw '{"method":"io.rdmad.Gid.List","parameters":{"port":1}}\0'

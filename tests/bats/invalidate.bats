@@ -111,7 +111,7 @@ GOOD_PI=ec7d5678f0debc9a
 	run get "$MB" 4096 4
 	assert_output 0badf00d
 	assert_equal "$(mkey_state "$k")" free
-	assert_equal "$("$RDMACTL" -j qp show "$A" | jq -c '.[0].counters.wrs | [.send_inv, .local_inv]')" "[1,0]"
+	assert_equal "$("$RDMACTL" -j qp show "$A" | jq -c '.[0].datapath.wrs | [.send_inv, .local_inv]')" "[1,0]"
 }
 
 @test "send_inv to an MKEY without remote_invalidate: rem_inv_req_err at the sender, the MKEY stays configured" {

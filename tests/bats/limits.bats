@@ -198,7 +198,7 @@ wait_for_line() {
 @test "a method name with a NUL in it breaks the protocol: no reply, the connection is closed" {
 	run varlink_raw '{"method":"io.rdmad.Device.List"}\0{"method":"io.rdmad.Device.Show\\u0000junk","parameters":{"ifname":"soft0"}}\0{"method":"io.rdmad.Device.List"}\0'
 	assert_success
-	assert_output '{"parameters":{"devices":["soft0"]}}'
+	assert_output '{"parameters":{"ifnames":["soft0"]}}'
 	assert_daemon_serves
 }
 

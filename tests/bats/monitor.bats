@@ -20,7 +20,7 @@ setup() { load_libs; }
 	monitor_stop "$out"
 	run cat "$out"
 	assert_line --index 0 --regexp '^\{"type":"subscribed","time_usec":[0-9]+\}$'
-	assert_line --index 1 --regexp "^\{\"type\":\"object_created\",\"time_usec\":[0-9]+,\"device\":\"soft0\",\"kind\":\"pd\",\"handle\":$pd\}$"
+	assert_line --index 1 --regexp "^\{\"type\":\"object_created\",\"time_usec\":[0-9]+,\"ifname\":\"soft0\",\"ifindex\":0,\"kind\":\"pd\",\"handle\":$pd\}$"
 	assert_line --index 2 --regexp "\"type\":\"object_created\".*\"kind\":\"cq\",\"handle\":$cq\}$"
 	assert_line --index 3 --regexp "\"type\":\"object_created\".*\"kind\":\"qp\",\"handle\":$qp\}$"
 	assert_line --index 4 --regexp "\"type\":\"qp_state\".*\"kind\":\"qp\",\"handle\":$qp,\"old_state\":\"RESET\",\"new_state\":\"INIT\"\}$"
@@ -40,8 +40,8 @@ setup() { load_libs; }
 	run cat "$out"
 	assert_equal "${#lines[@]}" 3
 	assert_line --index 0 --regexp '^[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3} subscribed:$'
-	assert_line --index 1 --regexp "^[0-9:.]+ qp_state qp $qp: device soft0 old_state RESET new_state INIT$"
-	assert_line --index 2 --regexp "^[0-9:.]+ qp_state qp $qp: device soft0 old_state INIT new_state ERR$"
+	assert_line --index 1 --regexp "^[0-9:.]+ qp_state qp $qp: ifname soft0 ifindex 0 old_state RESET new_state INIT$"
+	assert_line --index 2 --regexp "^[0-9:.]+ qp_state qp $qp: ifname soft0 ifindex 0 old_state INIT new_state ERR$"
 }
 
 @test "an unknown event type is a usage error; raw Subscribe without more is ExpectedMore" {

@@ -48,8 +48,8 @@ assert_refused() {
 	[ "$(jq -r .rkey <<<"$rec")" = "$h" ]
 	[ "$(jq -r .mrn <<<"$rec")" = "$((h >> 8))" ]
 	[ $((h & 255)) -ne 0 ]
-	assert_equal "$(jq -c '{device, pdn, mr_type, access, mrlen}' <<<"$rec")" \
-		'{"device":"soft0","pdn":1,"mr_type":"daemon","access":["local_write","remote_read"],"mrlen":4096}'
+	assert_equal "$(jq -c '{ifname, ifindex, pd, mr_type, access, mrlen}' <<<"$rec")" \
+		'{"ifname":"soft0","ifindex":0,"pd":1,"mr_type":"daemon","access":["local_write","remote_read"],"mrlen":4096}'
 	[ "$(jq -r .iova <<<"$rec")" -gt 0 ]
 }
 
@@ -202,8 +202,8 @@ assert_refused() {
 	run "$RDMACTL" -j mr dma 1 --access local_write,remote_write
 	assert_success
 	rec=$(jq -c '.[0]' <<<"$output")
-	assert_equal "$(jq -c '{pdn, mr_type, access, iova, mrlen}' <<<"$rec")" \
-		'{"pdn":1,"mr_type":"dma","access":["local_write","remote_write"],"iova":0,"mrlen":0}'
+	assert_equal "$(jq -c '{pd, mr_type, access, iova, mrlen}' <<<"$rec")" \
+		'{"pd":1,"mr_type":"dma","access":["local_write","remote_write"],"iova":0,"mrlen":0}'
 	h=$(jq -r .handle <<<"$rec")
 	[ "$(jq -r .rkey <<<"$rec")" = "$h" ]
 	run "$RDMACTL" mr read "$h" --length 1
@@ -221,13 +221,13 @@ assert_refused() {
 	h=$(mr_create 1 --size 64 --access local_write)
 	run "$RDMACTL" mr show "$h"
 	assert_success
-	assert_line --index 0 --regexp "^mr $h: device soft0 mrn $((h >> 8)) pdn 1 mr_type daemon access local_write lkey $h rkey 0"
+	assert_line --index 0 --regexp "^mr $(printf 0x%x "$h"): ifname soft0 ifindex 0 mrn $((h >> 8)) pd 1 mr_type daemon access local_write lkey $(printf 0x%x "$h") rkey 0x0 "
 	run "$RDMACTL" -j mr list
 	assert_success
 	jq -e --argjson h "$h" 'map(.handle) | index($h) != null' <<<"$output"
 	run "$RDMACTL" mr
 	assert_success
-	assert_output --partial "mr $h:"
+	assert_output --partial "mr $(printf 0x%x "$h"):"
 	run "$RDMACTL" mr show 1234567
 	assert_failure 1
 	run "$RDMACTL" mr show --dev nodev
@@ -303,7 +303,7 @@ PY
 	pd=$("$RDMACTL" -j pd create | sed -n 's/.*"handle":\([0-9]*\).*/\1/p')
 	run reg_user "$pd" --fd 3 --length 4096 --iova 65536 --access local_write,remote_read
 	assert_success
-	assert_line --index 0 --regexp "^\[\{\"device\":\"soft0\",\"handle\":[0-9]+,\"mrn\":[0-9]+,\"pdn\":$pd,\"mr_type\":\"user\",\"access\":\[\"local_write\",\"remote_read\"\],\"lkey\":[0-9]+,\"rkey\":[0-9]+,\"iova\":65536,\"mrlen\":4096,\"state\":\"valid\",\"on_demand\":false,\"pinned\":true,\"pages\":1,\"resident_pages\":1\}\]$"
+	assert_line --index 0 --regexp "^\[\{\"ifname\":\"soft0\",\"ifindex\":0,\"handle\":[0-9]+,\"mrn\":[0-9]+,\"pd\":$pd,\"mr_type\":\"user\",\"access\":\[\"local_write\",\"remote_read\"\],\"lkey\":[0-9]+,\"rkey\":[0-9]+,\"iova\":65536,\"mrlen\":4096,\"state\":\"valid\",\"on_demand\":false,\"pinned\":true,\"pages\":1,\"resident_pages\":1\}\]$"
 	assert_line --index 1 'helloworld!!'
 	handle=${lines[2]}
 	# What the application wrote is what the MR holds.

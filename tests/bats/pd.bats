@@ -12,14 +12,14 @@ handle_of() { sed -n 's/.*"handle":\([0-9]*\).*/\1/p' | head -1; }
 @test "create prints the new PD; show and list find it" {
 	run "$RDMACTL" -j pd create
 	assert_success
-	assert_output --regexp '^\[\{"device":"soft0","handle":[0-9]+,"mrs":0,"qps":0,"ahs":0,"mkeys":0\}\]$'
+	assert_output --regexp '^\[\{"ifname":"soft0","ifindex":0,"handle":[0-9]+,"mrs":0,"qps":0,"ahs":0,"mkeys":0\}\]$'
 	pd=$(echo "$output" | handle_of)
 	run "$RDMACTL" pd show "$pd"
-	assert_output "pd $pd: device soft0 mrs 0 qps 0 ahs 0 mkeys 0"
+	assert_output "pd $pd: ifname soft0 ifindex 0 mrs 0 qps 0 ahs 0 mkeys 0"
 	run "$RDMACTL" -j pd list
-	assert_output --partial "{\"device\":\"soft0\",\"handle\":$pd,"
+	assert_output --partial "{\"ifname\":\"soft0\",\"ifindex\":0,\"handle\":$pd,"
 	run "$RDMACTL" pd
-	assert_line "pd $pd: device soft0 mrs 0 qps 0 ahs 0 mkeys 0"
+	assert_line "pd $pd: ifname soft0 ifindex 0 mrs 0 qps 0 ahs 0 mkeys 0"
 }
 
 @test "handles are not reused right after a destroy" {
@@ -57,10 +57,10 @@ handle_of() { sed -n 's/.*"handle":\([0-9]*\).*/\1/p' | head -1; }
 
 @test "raw varlink: every method, and wrong parameter types" {
 	run varlink_raw '{"method":"io.rdmad.Pd.Create","parameters":{"device":"soft0"}}\0'
-	assert_output --regexp '^\{"parameters":\{"pd":\{"device":"soft0","handle":[0-9]+,'
+	assert_output --regexp '^\{"parameters":\{"pd":\{"ifname":"soft0","ifindex":0,"handle":[0-9]+,'
 	pd=$(echo "$output" | handle_of)
 	run varlink_raw "{\"method\":\"io.rdmad.Pd.Show\",\"parameters\":{\"handle\":$pd}}\\0{\"method\":\"io.rdmad.Pd.Show\",\"parameters\":{\"handle\":\"$pd\"}}\\0{\"method\":\"io.rdmad.Pd.Destroy\",\"parameters\":{\"handle\":$pd}}\\0{\"method\":\"io.rdmad.Pd.Destroy\",\"parameters\":{\"handle\":$pd}}\\0{\"method\":\"io.rdmad.Pd.Show\",\"parameters\":{\"handle\":-1}}\\0"
-	assert_line --index 0 --regexp "^\{\"parameters\":\{\"pd\":\{\"device\":\"soft0\",\"handle\":$pd,"
+	assert_line --index 0 --regexp "^\{\"parameters\":\{\"pd\":\{\"ifname\":\"soft0\",\"ifindex\":0,\"handle\":$pd,"
 	assert_line --index 1 '{"error":"org.varlink.service.InvalidParameter","parameters":{"parameter":"handle"}}'
 	assert_line --index 2 '{"parameters":{}}'
 	assert_line --index 3 "{\"error\":\"io.rdmad.Pd.NoSuchObject\",\"parameters\":{\"kind\":\"pd\",\"handle\":$pd}}"

@@ -52,7 +52,7 @@ transaction() {
 }
 
 counters() {
-	"$RDMACTL" -j qp show "$1" | jq -c '.[0].counters | [.sig_errors.guard, .sig_stops, .sqd_entries, .recoveries, .wrs_canceled, .nops]'
+	"$RDMACTL" -j qp show "$1" | jq -c '.[0].datapath | [.sig_errors.guard, .sig_stops, .sqd_entries, .recoveries, .wrs_canceled, .nops]'
 }
 
 wait_state() { # QP STATE
@@ -73,7 +73,7 @@ wait_state() { # QP STATE
 	assert_equal "$(wc_fields "$(poll_n "$CS" 1)")" "7 success rdma_write 512 0 $S 0 "
 	assert_equal "$(get "$PEER" 0 520)" "$(a5 512)0000000000000000"
 	assert_equal "$("$RDMACTL" mkey check "$k" | jq -r .err_type)" none
-	assert_equal "$("$RDMACTL" -j mkey show "$k" | jq -c '.[0] | [.transfers, .sig_errors]')" "[1,0]"
+	assert_equal "$("$RDMACTL" -j mkey show "$k" | jq -c '.[0] | [.transfers, (.sig_errors | add)]')" "[1,0]"
 }
 
 @test "write into an MKEY (rkey): the responder's RX inserts the T10-DIF tuple of the reference" {
@@ -174,7 +174,7 @@ wait_state() { # QP STATE
 	"$RDMACTL" qp post "$A" send --sge "$k:0:21" --wrid 4 --signaled
 	assert_equal "$(wc_fields "$(poll_n "$CB" 1)")" "3 success recv 21 0 $B 0 "
 	assert_equal "$(get "$PEER" 256 21)" "$(pieces "$mem" 0:4 1000:3 6:4 1008:3 12:4 1016:3)"
-	assert_equal "$("$RDMACTL" -j mkey show "$k" | jq -c '.[0] | [.transfers, .sig_errors]')" "[3,0]"
+	assert_equal "$("$RDMACTL" -j mkey show "$k" | jq -c '.[0] | [.transfers, (.sig_errors | add)]')" "[3,0]"
 	# More bytes than the layout holds fail the WR.
 	"$RDMACTL" qp post "$A" write --sge "$k:0:22" --remote "$PEER:0" --wrid 5
 	assert_equal "$(wc_fields "$(poll_n "$CA" 2)" | tail -1)" "5 loc_prot_err rdma_write 0 0 $A 0 "
@@ -226,7 +226,7 @@ wait_state() { # QP STATE
 	"$RDMACTL" qp modify "$ud" --state init --qkey 1
 	run "$RDMACTL" qp post-recv "$ud" --sge "$k:0:512"
 	assert_refused Qp NotSupported sges
-	assert_equal "$("$RDMACTL" -j qp show "$S" | jq -c '.[0].counters.wrs')" \
+	assert_equal "$("$RDMACTL" -j qp show "$S" | jq -c '.[0].datapath.wrs')" \
 		'{"write":0,"write_imm":0,"send":0,"send_imm":0,"read":0,"local_inv":0,"send_inv":0,"configure":0}'
 }
 
@@ -287,7 +287,7 @@ wait_state() { # QP STATE
 	# Sticky and read-and-clear; the second error was not recorded (not re-armed).
 	assert_equal "$("$RDMACTL" mkey check "$k")" '{"err_type":"guard","expected_value":0,"actual_value":60541,"offset":0}'
 	assert_equal "$("$RDMACTL" mkey check "$k" | jq -r .err_type)" none
-	assert_equal "$("$RDMACTL" -j mkey show "$k" | jq -c '.[0] | [.transfers, .sig_errors]')" "[2,2]"
+	assert_equal "$("$RDMACTL" -j mkey show "$k" | jq -c '.[0] | [.transfers, (.sig_errors | add)]')" "[2,2]"
 	assert_equal "$(counters "$S")" "[2,0,0,0,0,0]"
 }
 
@@ -336,7 +336,7 @@ wait_state() { # QP STATE
 	transaction 1 "$k"
 	assert_equal "$(wc_fields "$(poll_n "$CS" 1)")" "1 success send 0 0 $S 0 "
 	wait_state "$S" RTS
-	rec=$("$RDMACTL" -j qp show "$S" | jq -c '.[0].recoveries[0]')
+	rec=$("$RDMACTL" -j qp show "$S" | jq -c '.[0].recovery_log[0]')
 	assert_equal "$(jq -c '[.seq, .trigger, .checked, .canceled, .failed]' <<<"$rec")" \
 		"[1,\"auto\",1,1,[{\"mkey\":$k,\"wr_id\":1,\"record\":{\"err_type\":\"guard\",\"expected_value\":0,\"actual_value\":60541,\"offset\":0},\"canceled\":1}]]"
 	[ "$(jq .since_error_ns <<<"$rec")" -gt 0 ]
@@ -365,7 +365,7 @@ wait_state() { # QP STATE
 3 success send 16 0 $S 0 "
 	assert_equal "$(wc_fields "$(poll_n "$CC" 2)")" "101 success recv 16 0 $C 0 
 102 success recv 16 0 $C 0 "
-	assert_equal "$("$RDMACTL" -j qp show "$S" | jq -c '.[0].recoveries[0] | [.checked, .canceled, [.failed[].mkey]]')" "[2,1,[$k2]]"
+	assert_equal "$("$RDMACTL" -j qp show "$S" | jq -c '.[0].recovery_log[0] | [.checked, .canceled, [.failed[].mkey]]')" "[2,1,[$k2]]"
 	# All three blocks were written, the bad one too.
 	assert_equal "$(get "$PEER" 1024 512)" "$(a5 512)"
 }

@@ -30,7 +30,7 @@ pool_field() {
 	assert_failure 2
 	assert_output --partial "pool borrow: without --owner"
 	assert_output --partial "rdmactl -i"
-	assert_equal "$(pool_field '[.borrowed, .borrows]')" '[0,0]'
+	assert_equal "$(pool_field '[.in_use, .borrows]')" '[0,0]'
 }
 
 @test "pool borrow --owner: the MKEY stays borrowed after rdmactl exits, and pool show names the owner" {
@@ -38,12 +38,12 @@ pool_field() {
 	assert_success
 	key=$output
 	[[ $key =~ ^[0-9]+$ ]]
-	assert_equal "$(pool_field .borrowed)" 1
+	assert_equal "$(pool_field .in_use)" 1
 	assert_equal "$(pool_field .borrowers)" "[{\"mkey\":$key,\"owner\":\"job-1@host:7\",\"draining\":false}]"
-	assert_equal "$("$RDMACTL" -j mkey show "$key" | jq -c '.[0] | [.pool, .borrowed]')" '["p1",true]'
+	assert_equal "$("$RDMACTL" -j mkey show "$key" | jq -c '.[0] | [.pool_name, .borrowed]')" '["p1",true]'
 	# The text output says it too, on the pool's record.
 	run "$RDMACTL" pool show p1
-	assert_output --partial "mkey $key owner job-1@host:7"
+	assert_line --regexp "^    borrowers: mkey $(printf 0x%x "$key") owner job-1@host:7 "
 	# Returning needs the name: none, or another, is refused naming the field.
 	run "$RDMACTL" pool return "$key"
 	assert_failure 1
@@ -51,11 +51,11 @@ pool_field() {
 	run "$RDMACTL" pool return "$key" --owner job-2
 	assert_failure 1
 	assert_output --partial "field 'owner', reason 'the MKEY is held by another owner'"
-	assert_equal "$(pool_field .borrowed)" 1
+	assert_equal "$(pool_field .in_use)" 1
 	run "$RDMACTL" pool return "$key" --owner job-1@host:7
 	assert_success
 	assert_output ''
-	assert_equal "$(pool_field '[.borrowed, .returns, .borrowers]')" '[0,1,[]]'
+	assert_equal "$(pool_field '[.in_use, .returns, .borrowers]')" '[0,1,[]]'
 	assert_equal "$("$RDMACTL" -j mkey show "$key" | jq -c '.[0] | [.borrowed, .state]')" '[false,"free"]'
 }
 
@@ -83,7 +83,7 @@ pool_field() {
 		"[{\"mkey\":$key,\"owner\":null,\"uid\":$(id -u),\"draining\":false}]"
 	[[ $(jq '.[0].borrowers[0].pid' <<<"$shown") =~ ^[0-9]+$ ]]
 	# The batch's connection closed with it.
-	assert_equal "$(pool_field '[.borrowed, .borrowers]')" '[0,[]]'
+	assert_equal "$(pool_field '[.in_use, .borrowers]')" '[0,[]]'
 }
 
 @test "a connection's MKEY is not returned under an owner name, nor by another connection" {
@@ -102,7 +102,7 @@ pool_field() {
 	echo "pool return $key" >&"${BATCH[1]}"
 	exec {BATCH[1]}>&-
 	wait "$BATCH_PID"
-	assert_equal "$(pool_field .borrowed)" 0
+	assert_equal "$(pool_field .in_use)" 0
 }
 
 @test "a borrow under an owner name does not survive a restart; the pool does, all available" {
@@ -110,10 +110,10 @@ pool_field() {
 	rdmad_start "$dir"
 	"$RDMACTL" pool create keep --type signature --size 2 >/dev/null
 	"$RDMACTL" pool borrow keep --owner backup >/dev/null
-	assert_equal "$(pool_field '[.borrowed, .available]' keep)" '[1,1]'
+	assert_equal "$(pool_field '[.in_use, .available]' keep)" '[1,1]'
 	rdmad_stop "$dir"
 	rdmad_start "$dir"
-	assert_equal "$(pool_field '[.size, .borrowed, .available, .borrowers]' keep)" '[2,0,2,[]]'
+	assert_equal "$(pool_field '[.size, .in_use, .available, .borrowers]' keep)" '[2,0,2,[]]'
 	rdmad_stop "$dir"
 }
 

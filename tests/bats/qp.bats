@@ -81,7 +81,7 @@ assert_refused() {
 	# 0 and 1 are the special QPs: the first QP a device hands out is 2.
 	[ "$qp" -ge 2 ]
 	run qp_json "$qp"
-	assert_output --partial '"type":"RC","state":"RESET","pdn":1,"send_cqn":1,"recv_cqn":2'
+	assert_output --partial '"type":"RC","state":"RESET","pd":1,"send_cq":1,"recv_cq":2'
 	assert_output --partial '"sq_sig_all":false,"sig_pipelining":false'
 	assert_output --partial '"max_send_wr":64,"max_recv_wr":64,"max_send_sge":1,"max_recv_sge":1,"max_inline_data":0'
 	assert_output --partial '"sq_draining":false'
@@ -94,7 +94,7 @@ assert_refused() {
 	run "$RDMACTL" -j qp create --pd 1 --send-cq 2 --recv-cq 2 --type uc --max-send-wr 1024 \
 		--max-recv-wr 0 --max-send-sge 32 --max-recv-sge 32 --max-inline-data 512 --sq-sig-all
 	assert_success
-	assert_output --partial '"type":"UC","state":"RESET","pdn":1,"send_cqn":2,"recv_cqn":2,"sq_sig_all":true'
+	assert_output --partial '"type":"UC","state":"RESET","pd":1,"send_cq":2,"recv_cq":2,"sq_sig_all":true'
 	assert_output --partial '"max_send_wr":1024,"max_recv_wr":0,"max_send_sge":32,"max_recv_sge":32,"max_inline_data":512'
 	run "$RDMACTL" -j qp create --pd 1 --send-cq 1 --recv-cq 1 --type ud --sig-pipelining
 	assert_success
@@ -108,7 +108,7 @@ assert_refused() {
 	qp_goto "$qp" rc rtr
 	run "$RDMACTL" qp show "$qp"
 	assert_success
-	assert_line --index 0 --regexp "^qp $qp: device soft0 type RC state RTR pdn 1 send_cqn 1 recv_cqn 2 "
+	assert_line --index 0 --regexp "^qp $qp: ifname soft0 ifindex 0 type rc state rtr pd 1 send_cq 1 recv_cq 2 "
 	assert_line --regexp '^    av: dgid fe80::2 sgid_index 0 flow_label 0 hop_limit 64 traffic_class 0 dmac 00:00:00:00:00:00$'
 }
 
@@ -165,7 +165,7 @@ assert_refused() {
 	assert_output ''
 	run qp_json "$qp"
 	assert_output --partial '"state":"INIT"'
-	assert_output --partial '"access_flags":["local_write","remote_write","remote_read"]'
+	assert_output --partial '"access":["local_write","remote_write","remote_read"]'
 	run "$RDMACTL" qp modify "$qp" "${RC_RTR[@]}"
 	assert_success
 	run "$RDMACTL" qp modify "$qp" "${RC_RTS[@]}"
@@ -189,7 +189,7 @@ assert_refused() {
 	done
 	run qp_json "$qp"
 	assert_output --partial '"state":"RTS"'
-	assert_output --partial '"access_flags":["remote_write"]'
+	assert_output --partial '"access":["remote_write"]'
 	# An IPv4 destination is its IPv4-mapped GID.
 	assert_output --partial '"dgid":"::ffff:192.0.2.7"'
 	for kv in '"path_mtu":4096' '"dest_qp_num":18' '"rq_psn":16777215' '"sq_psn":1'; do
@@ -208,7 +208,7 @@ assert_refused() {
 	assert_output --partial '"qkey":286331153'
 	assert_output --partial '"sq_psn":0'
 	refute_output --partial '"av"'
-	refute_output --partial '"access_flags"'
+	refute_output --partial '"access"'
 }
 
 @test "every illegal transition is refused naming the legal ones, and the state stays" {
@@ -256,7 +256,7 @@ assert_refused() {
 		args=${args/ ${drop[$attr]} / }
 		run "$RDMACTL" qp modify "$qp" $args
 		assert_refused InvalidArgument "$attr"
-		assert_output --partial "required for RC INIT -> RTR; required: av, path_mtu, rq_psn, min_rnr_timer, max_dest_rd_atomic, dest_qp_num; optional: access_flags"
+		assert_output --partial "required for RC INIT -> RTR; required: av, path_mtu, rq_psn, min_rnr_timer, max_dest_rd_atomic, dest_qp_num; optional: access"
 		assert_equal "$(qp_json "$qp")" "$before"
 	done
 	# RC RTR -> RTS.
@@ -271,17 +271,17 @@ assert_refused() {
 		args=${args/ ${drop_rts[$attr]} / }
 		run "$RDMACTL" qp modify "$qp" $args
 		assert_refused InvalidArgument "$attr"
-		assert_output --partial "required for RC RTR -> RTS; required: timeout, retry_cnt, rnr_retry, max_rd_atomic, sq_psn; optional: cur_state, access_flags, min_rnr_timer"
+		assert_output --partial "required for RC RTR -> RTS; required: timeout, retry_cnt, rnr_retry, max_rd_atomic, sq_psn; optional: cur_state, access, min_rnr_timer"
 		assert_equal "$(qp_json "$qp")" "$before"
 	done
 }
 
-@test "RESET -> INIT needs access_flags on RC and UC, qkey on UD; UC RTR needs its four" {
+@test "RESET -> INIT needs access on RC and UC, qkey on UD; UC RTR needs its four" {
 	for type in rc uc; do
 		qp=$(qp_create "$type")
 		run "$RDMACTL" qp modify "$qp" --state init
-		assert_refused InvalidArgument access_flags
-		assert_output --partial "required for ${type^^} RESET -> INIT; required: access_flags; optional: none"
+		assert_refused InvalidArgument access
+		assert_output --partial "required for ${type^^} RESET -> INIT; required: access; optional: none"
 		assert_equal "$(qp_field "$qp" state)" RESET
 	done
 	qp=$(qp_create ud)
@@ -292,7 +292,7 @@ assert_refused() {
 	qp_goto "$qp" uc init
 	run "$RDMACTL" qp modify "$qp" --state rtr --dgid fe80::2 --sgid-index 0 --path-mtu 1024 --dest-qp 3
 	assert_refused InvalidArgument rq_psn
-	assert_output --partial "required for UC INIT -> RTR; required: av, path_mtu, rq_psn, dest_qp_num; optional: access_flags"
+	assert_output --partial "required for UC INIT -> RTR; required: av, path_mtu, rq_psn, dest_qp_num; optional: access"
 	run "$RDMACTL" qp modify "$qp" --state rtr
 	assert_refused InvalidArgument av
 	assert_equal "$(qp_field "$qp" state)" INIT
@@ -308,7 +308,7 @@ assert_refused() {
 	qp=$(qp_create rc)
 	run "$RDMACTL" qp modify "$qp" "${RC_INIT[@]}" --qkey 5
 	assert_refused InvalidArgument qkey
-	assert_output --partial "not allowed for RC RESET -> INIT; required: access_flags; optional: none"
+	assert_output --partial "not allowed for RC RESET -> INIT; required: access; optional: none"
 	assert_equal "$(qp_field "$qp" state)" RESET
 	# UD has no path: no MTU, no destination QP at RTR.
 	qp=$(qp_create ud)
@@ -318,20 +318,20 @@ assert_refused() {
 	assert_refused InvalidArgument path_mtu
 	assert_output --partial "not allowed for UD INIT -> RTR; required: none; optional: qkey"
 	run "$RDMACTL" qp modify "$qp" --state rtr --access remote_read
-	assert_refused InvalidArgument access_flags
+	assert_refused InvalidArgument access
 	assert_equal "$(qp_json "$qp")" "$before"
 	# UC has no ACK timer.
 	qp=$(qp_create uc)
 	qp_goto "$qp" uc rtr
 	run "$RDMACTL" qp modify "$qp" "${UC_RTS[@]}" --timeout 3
 	assert_refused InvalidArgument timeout
-	assert_output --partial "not allowed for UC RTR -> RTS; required: sq_psn; optional: cur_state, access_flags"
+	assert_output --partial "not allowed for UC RTR -> RTS; required: sq_psn; optional: cur_state, access"
 	# To SQD, ERR and RESET nothing is allowed.
 	qp=$(qp_create rc)
 	qp_goto "$qp" rc rts
 	before=$(qp_json "$qp")
 	run "$RDMACTL" qp modify "$qp" --state sqd --access local_write
-	assert_refused InvalidArgument access_flags
+	assert_refused InvalidArgument access
 	run "$RDMACTL" qp modify "$qp" --state err --sq-psn 3
 	assert_refused InvalidArgument sq_psn
 	run "$RDMACTL" qp modify "$qp" --state reset --timeout 3
@@ -421,7 +421,7 @@ assert_refused() {
 	# An empty flag list takes every remote access away.
 	run "$RDMACTL" qp modify "$qp" --state rts --access ''
 	assert_success
-	assert_equal "$(qp_json "$qp" | jq -c .access_flags)" '[]'
+	assert_equal "$(qp_json "$qp" | jq -c .access)" '[]'
 	before=$(qp_json "$qp")
 	run "$RDMACTL" qp modify "$qp" --state rts --cur-state sqd
 	assert_refused InvalidState cur_state
@@ -465,7 +465,7 @@ assert_refused() {
 	assert_output --partial '"state":"RESET"'
 	refute_output --partial '"av"'
 	refute_output --partial '"path_mtu"'
-	refute_output --partial '"access_flags"'
+	refute_output --partial '"access"'
 	run "$RDMACTL" gid del 9
 	assert_success
 	# And it starts again from the beginning.
@@ -524,7 +524,9 @@ assert_refused() {
 	assert_equal "$("$RDMACTL" -j qp | jq length)" "$n"
 	run "$RDMACTL" qp list
 	assert_success
-	assert_line --regexp '^qp [0-9]+: device soft0 type (RC|UC|UD) state [A-Z]+ '
+	# One line each, the main fields, words as they are typed back.
+	assert_equal "${#lines[@]}" "$n"
+	assert_line --regexp '^qp [0-9]+: ifname soft0 type (rc|uc|ud) state [a-z]+ pd [0-9]+ send_cq [0-9]+ recv_cq [0-9]+$'
 }
 
 @test "usage errors: exit 2, nothing sent" {
@@ -546,7 +548,7 @@ assert_refused() {
 
 @test "raw varlink: Create, Modify, Show, List, Destroy" {
 	run varlink_raw '{"method":"io.rdmad.Qp.Create","parameters":{"pd":1,"send_cq":1,"recv_cq":2,"type":"UD","max_send_wr":8}}\0'
-	assert_output --partial '"type":"UD","state":"RESET","pdn":1,"send_cqn":1,"recv_cqn":2'
+	assert_output --partial '"type":"UD","state":"RESET","pd":1,"send_cq":1,"recv_cq":2'
 	assert_output --partial '"max_send_wr":8'
 	qp=$(jq -r .parameters.qp.handle <<<"$output")
 	run varlink_raw '{"method":"io.rdmad.Qp.Modify","parameters":{"handle":'"$qp"',"state":"INIT","qkey":7}}\0'

@@ -12,14 +12,14 @@ setup() { load_libs; }
 	assert_success
 	assert_line --regexp '^ *version: [0-9]+\.[0-9]+\.[0-9]+$'
 	assert_line --regexp '^ *uptime: '
-	assert_line --regexp '^ *devices: soft0$'
+	assert_line --regexp '^ *ifnames: soft0$'
 }
 
 @test "status -j carries machine values" {
 	run "$RDMACTL" -j status
 	assert_success
 	assert_output --regexp '"uptime_usec":[0-9]+'
-	assert_output --partial '"devices":["soft0"]'
+	assert_output --partial '"ifnames":["soft0"]'
 	assert_output --partial "\"socket\":\"$RDMACTL_SOCKET\""
 }
 
@@ -67,8 +67,8 @@ setup() { load_libs; }
 @test "dev show text: one record per device, ports below" {
 	run "$RDMACTL" dev show
 	assert_success
-	assert_line --index 0 --regexp '^soft0: ifindex 0 backend soft node_type ca fw [0-9.]+ node_guid 0x[0-9a-f]{16}$'
-	assert_line --regexp '^    port 1 state ACTIVE physical_state LINK_UP'
+	assert_line --index 0 --regexp '^soft0: ifindex 0 backend soft node_type ca fw [0-9.]+ node_guid [0-9a-f]{4}(:[0-9a-f]{4}){3}$'
+	assert_line --regexp '^    ports: port 1 state ACTIVE physical_state LINK_UP'
 	refute_output --partial max_pd
 }
 

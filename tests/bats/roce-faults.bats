@@ -31,7 +31,7 @@ transfers() {
 @test "with 2% of packets dropped, 2% doubled and 2% reordered by both ends, every transfer is whole" {
 	transfers
 	# No more and no fewer receives than SENDs; the repairs are counted.
-	assert_equal "$(ctl "$B" -j qp show "$QB" | jq -r '.[0].counters.recvs')" 5
+	assert_equal "$(ctl "$B" -j qp show "$QB" | jq -r '.[0].datapath.recvs')" 5
 	run ctl "$A" -j dev show soft0
 	[ "$(jq -r '.[0].datapath.roce.faults' <<<"$output")" -gt 0 ]
 	[ "$(jq -r '.[0].datapath.roce.retransmits' <<<"$output")" -gt 0 ]

@@ -18,7 +18,7 @@ teardown_file() { roce_teardown; }
 setup() { roce_test_setup; }
 
 roce_counter() {
-	ctl "$1" -j qp show "$2" | jq -r ".[0].counters.roce.$3"
+	ctl "$1" -j qp show "$2" | jq -r ".[0].datapath.roce.$3"
 }
 
 @test "RC SEND of 3000 bytes (3 packets) lands in the receive WR on the other host" {
@@ -82,14 +82,14 @@ roce_counter() {
 	assert_output "32 success recv 1500 0 0 "
 	run completions "$A" "$CA" 1
 	assert_output "31 success send 1500 0 0 "
-	[ "$(ctl "$A" -j qp show "$QA" | jq -r '.[0].counters.rnr_naks')" -gt 0 ]
-	[ "$(ctl "$B" -j qp show "$QB" | jq -r '.[0].counters.recvs')" -ge 1 ]
+	[ "$(ctl "$A" -j qp show "$QA" | jq -r '.[0].datapath.rnr_naks')" -gt 0 ]
+	[ "$(ctl "$B" -j qp show "$QB" | jq -r '.[0].datapath.recvs')" -ge 1 ]
 }
 
 @test "the counters say what crossed the wire, per QP and per device" {
 	run ctl "$A" -j qp show "$QA"
-	[ "$(jq -r '.[0].counters.roce.tx_packets' <<<"$output")" -gt 1000 ]
-	[ "$(jq -r '.[0].counters.roce.rx_packets' <<<"$output")" -gt 100 ]
+	[ "$(jq -r '.[0].datapath.roce.tx_packets' <<<"$output")" -gt 1000 ]
+	[ "$(jq -r '.[0].datapath.roce.rx_packets' <<<"$output")" -gt 100 ]
 	run ctl "$B" -j dev show soft0
 	[ "$(jq -r '.[0].datapath.roce.rx_packets' <<<"$output")" -gt 1000 ]
 	assert_equal "$(jq -r '.[0].datapath.roce.icrc_errors' <<<"$output")" 0
@@ -286,7 +286,7 @@ PY
 	run completions "$A" "$CA" 1
 	assert_output "83 success rdma_read 520 0 0 "
 	assert_equal "$(ctl "$A" mkey check "$K" | jq -r .err_type)" guard
-	[ "$(ctl "$A" -j qp show "$QA" | jq -r '.[0].counters.sig_errors.guard')" -ge 1 ]
+	[ "$(ctl "$A" -j qp show "$QA" | jq -r '.[0].datapath.sig_errors.guard')" -ge 1 ]
 }
 
 @test "an address vector from an IPv6 GID to an IPv4 one is refused, naming av.dgid" {

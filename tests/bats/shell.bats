@@ -32,7 +32,7 @@ setup() {
 	# right after it printed one can be missed under ASan (a known race).
 	run -0 pty_session "$RDMACTL" -i -- 'expect:rdmactl> ' 'send:monitor\r' 'expect: subscribed' \
 		'sleep:0.5' 'send:\x03' 'expect:rdmactl: io.rdmad.Monitor.Subscribe: interrupted' 'expect:rdmactl> ' \
-		'send:pd show 1\r' 'expect:pd 1: device soft0' 'expect:rdmactl> ' 'send:\x04'
+		'send:pd show 1\r' 'expect:pd 1: ifname soft0 ifindex 0' 'expect:rdmactl> ' 'send:\x04'
 	# The daemon saw the monitor go: it serves a new one.
 	assert_daemon_serves
 }
@@ -43,7 +43,7 @@ setup() {
 	assert_equal "$(cat state/rdmactl/history)" "$(printf 'pd show 1\ndev list')"
 	assert_equal "$(stat -c %a state/rdmactl)" 700
 	# Up twice: "pd show 1" from the last session, run again.
-	run -0 pty_session "$RDMACTL" -i -- 'expect:rdmactl> ' 'send:\x1b[A\x1b[A\r' 'expect:pd 1: device' \
+	run -0 pty_session "$RDMACTL" -i -- 'expect:rdmactl> ' 'send:\x1b[A\x1b[A\r' 'expect:pd 1: ifname' \
 		'expect:rdmactl> ' 'send:quit\r'
 	assert_equal "$(tail -1 state/rdmactl/history)" quit
 }

@@ -25,12 +25,12 @@ status_json() {
 	rdmad_start "$D"
 	run "$RDMACTL" status
 	assert_success
-	assert_line --regexp "^ *config: $D/rdmad.conf$"
-	[ "$(status_json | jq -c '[.config, .config_read]')" = "[\"$D/rdmad.conf\",true]" ]
+	assert_line --regexp "^ *config_file: $D/rdmad.conf$"
+	[ "$(status_json | jq -c '[.config_file, .config_read]')" = "[\"$D/rdmad.conf\",true]" ]
 	rm "$D/rdmad.conf"
 	"$RDMACTL" daemon reload
 	run "$RDMACTL" status
-	assert_line --regexp "^ *config: $D/rdmad.conf \(not found: the built-in defaults are in force\)$"
+	assert_line --regexp "^ *config_file: $D/rdmad.conf \(not found: the built-in defaults are in force\)$"
 	[ "$(status_json | jq .config_read)" = false ]
 }
 
@@ -43,11 +43,11 @@ status_json() {
 	"$RDMACTL" pool create p1 --type signature --size 3 >/dev/null
 	run "$RDMACTL" status
 	assert_success
-	assert_line --regexp '^ *device: soft0$'
+	assert_line --regexp '^ *ifname: soft0$'
 	assert_line --regexp '^ *ports: port 1 state ACTIVE physical_state LINK_UP link_layer Ethernet active_mtu [0-9]+$'
 	assert_line --regexp '^ *objects: pd 2 mr 0 cq 2 qp 3 ah 0 mkey 3 pool 1 dek 0$'
 	assert_line --regexp '^ *qp_states: RTS 2 RESET 1$'
-	assert_line --regexp '^ *pools: name p1 type signature size 3 available 3 borrowed 0 borrow_failures 0$'
+	assert_line --regexp '^ *pools: name p1 type signature size 3 available 3 in_use 0 borrow_failures 0$'
 	assert_line --regexp '^ *deks: -$'
 	assert_line --regexp '^ *crypto_login: no_login$'
 	assert_line --regexp '^ *recoveries: done 0 sig_stops 0 in_sqd -$'
@@ -63,7 +63,7 @@ status_json() {
 		'{"pd":2,"mr":0,"cq":2,"qp":3,"ah":0,"mkey":3,"pool":1,"dek":0}' ]
 	[ "$(jq -c '.device_status[0].qp_states' <<<"$json")" = '{"RTS":2,"RESET":1}' ]
 	[ "$(jq -c '.device_status[0].pools' <<<"$json")" = \
-		'[{"name":"p1","type":"signature","size":3,"available":3,"borrowed":0,"borrow_failures":0}]' ]
+		'[{"name":"p1","type":"signature","size":3,"available":3,"in_use":0,"borrow_failures":0}]' ]
 	[ "$(jq '[.workers[].qps] | add' <<<"$json")" = 2 ]
 	[ "$(jq -c '.device_status[0].recoveries' <<<"$json")" = '{"done":0,"sig_stops":0,"in_sqd":[]}' ]
 	[ "$(jq -c '.problems' <<<"$json")" = '[]' ]
@@ -83,7 +83,7 @@ status_json() {
 	assert_line --regexp "^ *problems: soft0 dek alpha: state error: key_file: $BATS_TEST_TMPDIR/k does not exist$"
 	assert_line --regexp "^ *deks: name alpha handle 1 state error error key_file: $BATS_TEST_TMPDIR/k does not exist$"
 	[ "$(status_json | jq -c '.problems')" = \
-		"[{\"device\":\"soft0\",\"kind\":\"dek\",\"id\":\"alpha\",\"reason\":\"state error: key_file: $BATS_TEST_TMPDIR/k does not exist\"}]" ]
+		"[{\"ifname\":\"soft0\",\"kind\":\"dek\",\"id\":\"alpha\",\"reason\":\"state error: key_file: $BATS_TEST_TMPDIR/k does not exist\"}]" ]
 	[ "$(status_json | jq -c '.device_status[0].deks[0] | [.state, .error]')" = \
 		"[\"error\",\"key_file: $BATS_TEST_TMPDIR/k does not exist\"]" ]
 }
@@ -115,10 +115,10 @@ PY
 	rdmad_start "$D"
 	"$RDMACTL" pool create tiny --type crypto --size 1 >/dev/null
 	borrow_held tiny
-	assert_file_contains "$D/borrowed" '"handle"'
+	assert_file_contains "$D/borrowed" '"mkey"'
 	run "$RDMACTL" status
 	assert_success
-	assert_line --regexp '^ *pools: name tiny type crypto size 1 available 0 borrowed 1 borrow_failures 0$'
+	assert_line --regexp '^ *pools: name tiny type crypto size 1 available 0 in_use 1 borrow_failures 0$'
 	assert_line --regexp '^ *problems: soft0 pool tiny: no MKEY available \(0 borrows refused\)$'
 	[ "$(status_json | jq -c '.problems[0] | [.kind, .id]')" = '["pool","tiny"]' ]
 	touch "$D/release"

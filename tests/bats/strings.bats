@@ -75,7 +75,7 @@ refused_param() {
 		'{"method":"io.rdmad.Mkey.Configure","parameters":{"handle":1,"config":{"crypto\\u0000":{}}}}'; do
 		run varlink_raw "{\"method\":\"io.rdmad.Device.List\"}\\0$msg\\0{\"method\":\"io.rdmad.Device.List\"}\\0"
 		assert_success
-		assert_output '{"parameters":{"devices":["soft0"]}}'
+		assert_output '{"parameters":{"ifnames":["soft0"]}}'
 	done
 	run "$RDMACTL" -j pool list
 	assert_output '[]'

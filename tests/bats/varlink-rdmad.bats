@@ -51,31 +51,31 @@ setup() { load_libs; }
 @test "absent, null and empty parameters are the same" {
 	run varlink_raw '{"method":"io.rdmad.Device.List"}\0{"method":"io.rdmad.Device.List","parameters":null}\0{"method":"io.rdmad.Device.List","parameters":{}}\0'
 	assert_equal "${#lines[@]}" 3
-	for i in 0 1 2; do assert_line --index $i '{"parameters":{"devices":["soft0"]}}'; done
+	for i in 0 1 2; do assert_line --index $i '{"parameters":{"ifnames":["soft0"]}}'; done
 }
 
 @test "several calls in one write are answered in order; oneway gets no reply" {
 	run varlink_raw '{"method":"io.rdmad.Device.List"}\0{"method":"io.rdmad.Daemon.GetStatus","oneway":true}\0{"method":"io.rdmad.Device.Show","parameters":{"ifname":"x"}}\0{"method":"io.rdmad.Device.Nope","oneway":true}\0{"method":"io.rdmad.Device.List"}\0'
 	assert_equal "${#lines[@]}" 3
-	assert_line --index 0 '{"parameters":{"devices":["soft0"]}}'
+	assert_line --index 0 '{"parameters":{"ifnames":["soft0"]}}'
 	assert_line --index 1 '{"error":"io.rdmad.Device.NoSuchDevice","parameters":{"ifname":"x"}}'
-	assert_line --index 2 '{"parameters":{"devices":["soft0"]}}'
+	assert_line --index 2 '{"parameters":{"ifnames":["soft0"]}}'
 }
 
 @test "more on a plain method: one reply without continues" {
 	run varlink_raw '{"method":"io.rdmad.Device.List","more":true}\0'
-	assert_output '{"parameters":{"devices":["soft0"]}}'
+	assert_output '{"parameters":{"ifnames":["soft0"]}}'
 }
 
 @test "upgrade is refused with InvalidParameter upgrade" {
 	run varlink_raw '{"method":"io.rdmad.Device.List","upgrade":true}\0{"method":"io.rdmad.Device.List"}\0'
 	assert_line --index 0 '{"error":"org.varlink.service.InvalidParameter","parameters":{"parameter":"upgrade"}}'
-	assert_line --index 1 '{"parameters":{"devices":["soft0"]}}'
+	assert_line --index 1 '{"parameters":{"ifnames":["soft0"]}}'
 }
 
 @test "vendor extension keys are ignored" {
 	run varlink_raw '{"method":"io.rdmad.Device.List","org.example.trace":{"id":1}}\0'
-	assert_output '{"parameters":{"devices":["soft0"]}}'
+	assert_output '{"parameters":{"ifnames":["soft0"]}}'
 }
 
 # Each of these breaks the protocol: the connection is closed without a reply
@@ -94,14 +94,14 @@ setup() { load_libs; }
 		run varlink_raw "{\"method\":\"io.rdmad.Device.List\"}\\0$msg\\0{\"method\":\"io.rdmad.Device.List\"}\\0"
 		assert_success
 		assert_equal "${#lines[@]}" 1
-		assert_output '{"parameters":{"devices":["soft0"]}}'
+		assert_output '{"parameters":{"ifnames":["soft0"]}}'
 	done
 	assert_daemon_serves
 }
 
 @test "whitespace around a message is accepted" {
 	run varlink_raw ' {"method" : "io.rdmad.Device.List"}\n\0'
-	assert_output '{"parameters":{"devices":["soft0"]}}'
+	assert_output '{"parameters":{"ifnames":["soft0"]}}'
 }
 
 @test "a message without its NUL gets no reply" {
@@ -141,7 +141,7 @@ PY
 @test "a message of exactly 16 MiB is served" {
 	run big_call $((16 * 1024 * 1024))
 	assert_success
-	assert_output '{"parameters":{"devices":["soft0"]}}'
+	assert_output '{"parameters":{"ifnames":["soft0"]}}'
 }
 
 @test "a message over 16 MiB closes the connection; the daemon goes on" {

@@ -248,7 +248,7 @@ status_of() {
 	run ctl "$A" -j vnic list
 	assert_success
 	jqe 'map(select(.handle == 4)) | length == 1'
-	jqe '.[] | select(.handle == 4) | .ifname == "vnic4" and .port == 1'
+	jqe '.[] | select(.handle == 4) | .netdev == "vnic4" and .port == 1'
 	run ctl "$A" -j vnic show 4
 	assert_success
 	jqe ".[0] | $fields"
@@ -527,7 +527,7 @@ wait_gen() {
 		.eth_mtu == 1500 and .mac_tbl_digest == 0 and .max_mac_tbl_ent == 2048 and .max_smac_ent == 256'
 	run ctl "$A" -j vnic list
 	assert_success
-	jqe '.[] | select(.handle == 9) | .ifname == "vnic9" and .vesw_id == 0 and .mac_entries == 0 and .mac_tbl_digest == 0'
+	jqe '.[] | select(.handle == 9) | .netdev == "vnic9" and .vesw_id == 0 and .mac_entries == 0 and .mac_tbl_digest == 0'
 	run em get-macs 1 9 0 2
 	assert_success
 	jqe '.mac_tbl_digest == 0 and [.entries[].mac_addr] == ["00:00:00:00:00:00", "00:00:00:00:00:00"]'
@@ -607,7 +607,7 @@ wait_gen() {
 	jqe '.[0].nodes == [{lid: 1, addresses: []}, {lid: 2, addresses: ["10.231.0.2:4795"]},
 		{lid: 100, addresses: ["10.231.0.1:4796"]}, {lid: 15728641, addresses: ["10.231.0.2:4795"]}]'
 	run ctl "$A" -j vnic list
-	jqe "length == $(fabric_json | jq .ports)"
+	jqe "length == $(fabric_json | jq .vnics)"
 	before=$(fabric_json)
 	run em get-cpi 1 -- get-port 1 0
 	assert_success

@@ -53,7 +53,7 @@ ping_ok() {
 @test "the manager's configuration shows in rdmactl vnic show, list and status" {
 	run port_json "$A"
 	assert_success
-	[ "$(jq -r .ifname <<<"$output")" = vnic0 ]
+	[ "$(jq -r .netdev <<<"$output")" = vnic0 ]
 	[ "$(jq .vesw_id <<<"$output")" = 1 ]
 	[ "$(jq .pkey <<<"$output")" = $((0x8001)) ]
 	[ "$(jq .encap_slid <<<"$output")" = 1 ]
@@ -63,9 +63,9 @@ ping_ok() {
 	[ "$(ip netns exec "$NS_A" cat /sys/class/net/vnic0/address)" = "$(lmac 1)" ]
 	run ctl "$A" vnic list
 	assert_success
-	assert_line --partial "port 0: device soft0 port 1 ifname vnic0"
+	assert_line --partial "port 0: ifname soft0 port 1 netdev vnic0 oper_state forwarding passing"
 	run ctl "$A" -j status
-	[ "$(jq -r '.vnic_ports[0].ifname' <<<"$output")" = vnic0 ]
+	[ "$(jq -r '.vnic_ports[0].netdev' <<<"$output")" = vnic0 ]
 	run ctl "$A" status
 	assert_output --partial "vnic0 forwarding passing"
 }
@@ -123,7 +123,7 @@ ping_ok() {
 	[ "$(jq -r .type <<<"$ev")" = vnic_mac_table ]
 	[ "$(jq -r .kind <<<"$ev")" = vnic ]
 	[ "$(jq .count <<<"$ev")" = 1 ]
-	[ "$(jq .digest <<<"$ev")" = $((0x1234)) ]
+	[ "$(jq .mac_tbl_digest <<<"$ev")" = $((0x1234)) ]
 	run port_json "$A"
 	[ "$(jq .mac_entries <<<"$output")" = 1 ]
 	[ "$(jq -r '.mac_table[0].mac' <<<"$output")" = 00:aa:bb:cc:dd:02 ]

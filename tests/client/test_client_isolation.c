@@ -191,7 +191,7 @@ static void test_borrowed_mkey_returns_on_close(void **state)
 	harness_wait_applications(apps - 1);
 	reply = harness_call("io.rdmad.Pool.Show", "{\"name\": \"iso\"}");
 	assert_int_equal(json_object_get_int(json_object_object_get(
-		json_object_object_get(reply, "pool"), "borrowed")), 0);
+		json_object_object_get(reply, "pool"), "in_use")), 0);
 	json_object_put(reply);
 	json_object_put(harness_call("io.rdmad.Pool.Destroy", "{\"name\": \"iso\"}"));
 	rdmad_close(other);

@@ -88,11 +88,11 @@ static void test_pool_borrow_return(void **state)
 	assert_non_null(strstr(rdmad_last_error(), "InvalidState"));
 	assert_refused(rdmad_destroy_mkey(mkey), EINVAL);
 	reply = harness_call("io.rdmad.Pool.Show", "{\"name\": \"lib\"}");
-	assert_int_equal(member(reply, "pool", "borrowed"), 1);
+	assert_int_equal(member(reply, "pool", "in_use"), 1);
 	json_object_put(reply);
 	assert_int_equal(rdmad_pool_return(mkey), 0);
 	reply = harness_call("io.rdmad.Pool.Show", "{\"name\": \"lib\"}");
-	assert_int_equal(member(reply, "pool", "borrowed"), 0);
+	assert_int_equal(member(reply, "pool", "in_use"), 0);
 	assert_int_equal(member(reply, "pool", "returns"), 1);
 	json_object_put(reply);
 	json_object_put(harness_call("io.rdmad.Pool.Destroy", "{\"name\": \"lib\"}"));

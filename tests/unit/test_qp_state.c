@@ -151,7 +151,7 @@ static void test_attr_names(void **state)
 	/* The RFC mask bits and the field names of virtio_rdma_cmd_modify_qp. */
 	assert_string_equal(rdma_qp_attr_name(1u << 0), "state");
 	assert_string_equal(rdma_qp_attr_name(1u << 1), "cur_state");
-	assert_string_equal(rdma_qp_attr_name(1u << 2), "access_flags");
+	assert_string_equal(rdma_qp_attr_name(1u << 2), "access");
 	assert_string_equal(rdma_qp_attr_name(1u << 3), "qkey");
 	assert_string_equal(rdma_qp_attr_name(1u << 4), "av");
 	assert_string_equal(rdma_qp_attr_name(1u << 5), "path_mtu");
@@ -273,11 +273,11 @@ static void test_messages_name_the_sets(void **state)
 	assert_true(rdma_qp_transition_check(RDMA_QPT_RC, INIT, RTR, (1u << 0) | (1u << 4), &err) < 0);
 	assert_string_equal(err.field, "path_mtu");
 	assert_string_equal(err.reason, "required for RC INIT -> RTR; required: av, path_mtu, rq_psn, "
-			    "min_rnr_timer, max_dest_rd_atomic, dest_qp_num; optional: access_flags");
+			    "min_rnr_timer, max_dest_rd_atomic, dest_qp_num; optional: access");
 
 	assert_true(rdma_qp_transition_check(RDMA_QPT_UD, RESET, INIT, (1u << 0) | (1u << 3) | (1u << 2),
 					     &err) < 0);
-	assert_string_equal(err.field, "access_flags");
+	assert_string_equal(err.field, "access");
 	assert_string_equal(err.reason, "not allowed for UD RESET -> INIT; required: qkey; optional: none");
 
 	assert_true(rdma_qp_transition_check(RDMA_QPT_RC, RESET, ERR, 1u << 0, &err) < 0);

@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: MIT */
+#include "cmd/output_views.h"
+
+#include <stddef.h>
+#include <string.h>
+
+#define KEYS(...) ((const char *const[]){ __VA_ARGS__, NULL })
+
+/* Typed back in lower case (rdmactl qp create --type rc, qp modify --state rts). */
+static const char *const qp_words[] = { "type", "state", NULL };
+
+static const struct output_view views[] = {
+	{ .label = "pd", .brief = KEYS("ifname", "mrs", "qps", "ahs", "mkeys") },
+	{ .label = "mr", .hex_handle = true,
+	  .brief = KEYS("ifname", "pd", "mr_type", "access", "lkey", "rkey", "iova", "mrlen", "state") },
+	{ .label = "cq", .brief = KEYS("ifname", "cqe", "armed", "qps") },
+	{ .label = "qp", .lower = qp_words,
+	  .brief = KEYS("ifname", "type", "state", "pd", "send_cq", "recv_cq") },
+	{ .label = "ah", .brief = KEYS("ifname", "pd", "port", "dgid", "sgid_index") },
+	{ .label = "mkey", .hex_handle = true,
+	  .brief = KEYS("ifname", "pd", "flags", "state", "access", "length", "pool_name", "borrowed") },
+	{ .label = "dek", .brief = KEYS("ifname", "name", "size", "import", "state", "mkeys") },
+	{ .label = "pool", .brief = KEYS("ifname", "name", "type", "size", "available", "in_use") },
+	{ .label = "port", .brief = KEYS("ifname", "port", "netdev", "oper_state", "passing") },
+};
+
+const struct output_view *output_view(const char *label)
+{
+	for (size_t i = 0; label && i < sizeof(views) / sizeof(views[0]); i++)
+		if (strcmp(views[i].label, label) == 0)
+			return &views[i];
+	return NULL;
+}
+
+bool output_key_is_hex(const char *key)
+{
+	static const char *const keys[] = { "lkey", "rkey", "mr", "mkey", "members", "key", NULL };
+
+	for (const char *const *k = keys; *k; k++)
+		if (strcmp(*k, key) == 0)
+			return true;
+	return false;
+}
