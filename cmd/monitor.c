@@ -11,8 +11,33 @@
 
 static const char *const event_types[] = {
 	"object_created", "object_destroyed", "qp_state", "sq_drained", "sig_error",
-	"wr_canceled", "recovery", "vnic_state", "vnic_mac_table", "vnic_trap", NULL,
+	"wr_canceled", "recovery", "vnic_state", "vnic_mac_table", "vnic_trap",
+	"application_attached", "application_detached", NULL,
 };
+
+/*
+ * " pid 4711 uid 0 comm app owns qps 2 cqs 1": an application event's
+ * process, and its objects that are not 0: those it owns when it attached,
+ * those rdmad reclaimed when it went away ("reclaimed nothing" if none).
+ */
+static void print_application(struct json_object *app, bool detached)
+{
+	json_object_object_foreach(app, key, val) {
+		if (strcmp(key, "objects")) {
+			printf(" %s %s", key, json_object_get_string(val));
+			continue;
+		}
+		const char *word = detached ? " reclaimed" : " owns";
+
+		json_object_object_foreach(val, kind, n)
+			if (json_object_get_int64(n)) {
+				printf("%s %s %s", word, kind, json_object_get_string(n));
+				word = "";
+			}
+		if (detached && word[0])
+			printf(" reclaimed nothing");
+	}
+}
 
 /* "12:34:56.789 qp_state qp 5: device soft0 old_state RTR new_state RTS" */
 static void print_text(struct json_object *event)
@@ -35,8 +60,12 @@ static void print_text(struct json_object *event)
 			json_object_object_add(rest, key, json_object_get(val));
 	}
 	printf(":");
-	json_object_object_foreach(rest, k, v)
-		printf(" %s %s", k, json_object_get_string(v));
+	json_object_object_foreach(rest, k, v) {
+		if (strcmp(k, "application") == 0)
+			print_application(v, strcmp(json_get_string(event, "type"), "application_detached") == 0);
+		else
+			printf(" %s %s", k, json_object_get_string(v));
+	}
 	printf("\n");
 	json_object_put(rest);
 }

@@ -307,6 +307,13 @@ int status_gather(struct ctl *ctl, const char *path, struct json_object **doc)
 			json_object_array_add(sections, section);
 	}
 	json_object_put(reply);
+	reply = NULL;
+	/* The programs attached through librdmad, and what each owns. */
+	if (r >= 0 && (r = ctl_call(ctl, path, "io.rdmad.Daemon.ListApplications", NULL, &reply)) >= 0) {
+		json_object_object_add(status, "applications",
+				       json_object_get(json_object_object_get(reply, "applications")));
+		json_object_put(reply);
+	}
 	json_object_object_add(status, "device_status", sections);
 	json_object_object_add(status, "problems", problems);
 	if (r < 0) {

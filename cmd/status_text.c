@@ -208,6 +208,33 @@ static void add_problems(struct json_object *block, struct json_object *problems
 	}
 }
 
+/* "pid 4711 comm app name x owns qps 2 cqs 1": one line per attached program, its objects that are not 0. */
+static void add_applications(struct json_object *block, struct json_object *list)
+{
+	if (!json_object_array_length(list))
+		add_line(block, "applications", "none attached");
+	for (size_t i = 0; i < json_object_array_length(list); i++) {
+		struct json_object *a = json_object_array_get_idx(list, i), *name;
+		char *line = NULL;
+		size_t size = 0;
+		FILE *f = open_memstream(&line, &size);
+
+		if (!f)
+			return;
+		fprintf(f, "pid %s comm %s", json_object_get_string(json_object_object_get(a, "pid")),
+			json_object_get_string(json_object_object_get(a, "comm")));
+		if (json_object_object_get_ex(a, "name", &name))
+			fprintf(f, " name %s", json_object_get_string(name));
+		fprintf(f, " owns");
+		json_object_object_foreach(json_object_object_get(a, "objects"), kind, n)
+			if (json_object_get_int64(n))
+				fprintf(f, " %s %s", kind, json_object_get_string(n));
+		fclose(f);
+		add_line(block, "applications", line);
+		free(line);
+	}
+}
+
 static struct json_object *daemon_block(struct json_object *doc)
 {
 	struct json_object *block = json_object_new_object();
@@ -228,6 +255,8 @@ static struct json_object *daemon_block(struct json_object *doc)
 			add_workers(block, val);
 		} else if (strcmp(key, "vnic_ports") == 0) {
 			add_vnic_ports(block, val);
+		} else if (strcmp(key, "applications") == 0) {
+			add_applications(block, val);
 		} else if (strcmp(key, "ifnames") == 0) {
 			char *names = value_text(val);
 

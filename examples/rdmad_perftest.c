@@ -147,7 +147,7 @@ static void parse(int argc, char **argv, struct options *o)
 				o->sizes[o->n_sizes++] = number(tok, 1u << 20);
 			break;
 		case 'n': o->iters = (unsigned)number(optarg, 100000000); break;
-		case 'w': o->window = (unsigned)number(optarg, 1024); break;
+		case 'w': o->window = (unsigned)number(optarg, 512); break;
 		case 'm': o->mkey = (enum mkey_kind)word_index(optarg, mkey_names, 4); break;
 		case 'k': o->dek = optarg; break;
 		case 'j': o->json = 1; break;

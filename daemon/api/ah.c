@@ -16,8 +16,7 @@ static struct json_object *ah_json(struct rdma_device *dev, struct rdma_object *
 	struct rdma_ah *ah = rdma_ah(obj);
 	struct json_object *o = json_object_new_object();
 
-	api_add_device(o, dev);
-	json_add_uint(o, "handle", ah->obj.handle);
+	api_add_record_head(o, dev, &ah->obj);
 	json_add_uint(o, "pd", ah->pd->handle);
 	json_add_uint(o, "port", ah->attr.port);
 	api_av_add_json(o, &ah->attr);

@@ -41,6 +41,12 @@ void api_varlink_free(struct manager *m);
 int api_register(struct manager *m);
 int api_monitor_start(struct manager *m);
 void api_monitor_free(struct manager *m);
+/*
+ * An application attached (its record: what it owns) or went away (what was
+ * reclaimed, in its objects), to the subscribers of that event type.
+ * application is consumed.
+ */
+void api_monitor_application(struct manager *m, bool attached, struct json_object *application);
 
 /*
  * What each interface gives back when a connection closes (its client's

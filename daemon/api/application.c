@@ -93,7 +93,8 @@ static unsigned owned_count(struct manager *m, const struct application *a, enum
 	return n;
 }
 
-static struct json_object *application_json(struct manager *m, const struct application *a)
+/* a's record with counts of objects by kind (in reclaim_order): what it owns, or what was reclaimed. */
+static struct json_object *application_record(const struct application *a, const unsigned counts[N_RECLAIMED])
 {
 	struct json_object *o = json_object_new_object();
 	struct json_object *objects = json_object_new_object();
@@ -108,10 +109,29 @@ static struct json_object *application_json(struct manager *m, const struct appl
 		char key[32];
 
 		snprintf(key, sizeof(key), "%ss", rdma_object_kind_name(reclaim_order[i]));
-		json_add_uint(objects, key, owned_count(m, a, reclaim_order[i]));
+		json_add_uint(objects, key, counts[i]);
 	}
 	json_object_object_add(o, "objects", objects);
 	return o;
+}
+
+static struct json_object *application_json(struct manager *m, const struct application *a)
+{
+	unsigned owned[N_RECLAIMED];
+
+	for (size_t i = 0; i < N_RECLAIMED; i++)
+		owned[i] = owned_count(m, a, reclaim_order[i]);
+	return application_record(a, owned);
+}
+
+void api_application_describe(const struct rdma_object *obj, struct json_object *o)
+{
+	const struct application *a = obj->owner ? application_find(obj->owner) : NULL;
+
+	if (a) {
+		json_add_int(o, "pid", a->cred.pid);
+		json_add_string(o, "comm", a->comm);
+	}
 }
 
 int api_application_attach(struct varlink_call *call, struct json_object *params, void *userdata)
@@ -119,6 +139,7 @@ int api_application_attach(struct varlink_call *call, struct json_object *params
 	struct varlink_connection *conn = varlink_call_connection(call);
 	const char *name = json_get_string(params, "name");
 	struct application *a = application_find(conn);
+	bool created = false;
 
 	if (name && !name_valid(name))
 		return varlink_call_error_invalid_parameter(call, "name");
@@ -133,10 +154,13 @@ int api_application_attach(struct varlink_call *call, struct json_object *params
 		applications = a;
 		log_info("application attached: pid %d (%s), uid %d", (int)a->cred.pid, a->comm,
 			 (int)a->cred.uid);
+		created = true;
 	}
 	/* Attaching again only renames: what it owns stays its own. */
 	if (name)
 		snprintf(a->name, sizeof(a->name), "%s", name);
+	if (created)
+		api_monitor_application(userdata, true, application_json(userdata, a));
 	return api_reply_record(call, "application", application_json(userdata, a));
 }
 
@@ -239,5 +263,6 @@ void api_application_connection_closed(struct varlink_connection *conn, struct m
 	log_info("application pid %d (%s) went away: reclaimed %u QPs, %u AHs, %u MKEYs, %u MRs, "
 		 "%u CQs, %u PDs", (int)a->cred.pid, a->comm, reclaimed[0], reclaimed[1],
 		 reclaimed[2], reclaimed[3], reclaimed[4], reclaimed[5]);
+	api_monitor_application(m, false, application_record(a, reclaimed));
 	free(a);
 }

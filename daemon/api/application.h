@@ -20,6 +20,9 @@
 int api_application_attach(struct varlink_call *call, struct json_object *params, void *userdata);
 int api_application_list(struct varlink_call *call, struct json_object *params, void *userdata);
 
+/* "pid" and "comm" of the application that owns obj, if one does. */
+void api_application_describe(const struct rdma_object *obj, struct json_object *o);
+
 /* obj, just created by call, belongs to the call's application, if its connection attached. */
 void api_application_own(struct varlink_call *call, struct rdma_object *obj);
 /*

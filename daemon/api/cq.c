@@ -20,8 +20,7 @@ static struct json_object *cq_json(struct rdma_device *dev, struct rdma_object *
 	struct rdma_cq *cq = rdma_cq(obj);
 	struct json_object *o = json_object_new_object();
 
-	api_add_device(o, dev);
-	json_add_uint(o, "handle", cq->obj.handle);
+	api_add_record_head(o, dev, &cq->obj);
 	json_add_uint(o, "cqe", cq->cqe);
 	json_add_string(o, "armed", rdma_cq_armed_name(cq));
 	json_add_uint(o, "notify_requests", cq->notify_requests);

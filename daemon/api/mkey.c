@@ -82,8 +82,7 @@ static struct json_object *mkey_json(struct varlink_call *call, struct rdma_devi
 	struct json_object *o = json_object_new_object();
 	uint64_t transfers, sig_errors[DP_SIG_ERR_APPTAG + 1];
 
-	api_add_device(o, dev);
-	json_add_uint(o, "handle", mkey->obj.handle);
+	api_add_record_head(o, dev, &mkey->obj);
 	json_add_uint(o, "mkeyn", mkey->obj.handle >> 8);
 	json_add_uint(o, "pd", mkey->pd->handle);
 	json_add_uint(o, "lkey", mkey->obj.handle);

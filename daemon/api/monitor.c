@@ -14,6 +14,11 @@
 
 #define IFACE "io.rdmad.Monitor"
 
+/* Beyond the devices' event types: applications coming and going (daemon/api/application.c). */
+enum { MONITOR_APPLICATION_ATTACHED = RDMA_EVENT_TYPE_COUNT, MONITOR_APPLICATION_DETACHED,
+       MONITOR_TYPE_COUNT };
+_Static_assert(MONITOR_TYPE_COUNT <= 32, "event types are the bits of a mask");
+
 struct subscriber {
 	struct subscriber *prev, *next;
 	struct varlink_call *call;
@@ -166,13 +171,38 @@ static void unsubscribe(struct varlink_call *call, void *userdata)
 		}
 }
 
+static const char *type_name(int type)
+{
+	if (type < RDMA_EVENT_TYPE_COUNT)
+		return rdma_event_type_name(type);
+	return type == MONITOR_APPLICATION_ATTACHED ? "application_attached" : "application_detached";
+}
+
 /* Event types as the bits of a mask: bit 1 << type. */
 static const char *event_word(unsigned bit)
 {
-	for (int t = 0; t < RDMA_EVENT_TYPE_COUNT; t++)
+	for (int t = 0; t < MONITOR_TYPE_COUNT; t++)
 		if (bit == 1u << t)
-			return rdma_event_type_name(t);
+			return type_name(t);
 	return NULL;
+}
+
+void api_monitor_application(struct manager *m, bool attached, struct json_object *application)
+{
+	int type = attached ? MONITOR_APPLICATION_ATTACHED : MONITOR_APPLICATION_DETACHED;
+	struct subscriber *s, *next;
+
+	for (s = m->monitor ? m->monitor->subscribers : NULL; s; s = next) {
+		struct json_object *ev;
+
+		next = s->next;
+		if (!(s->types & (1u << type)))
+			continue;
+		ev = event_json(type_name(type), NULL);
+		json_object_object_add(ev, "application", json_object_get(application));
+		send_event(s->call, ev);
+	}
+	json_object_put(application);
 }
 
 struct subscribe_params {
@@ -181,7 +211,7 @@ struct subscribe_params {
 
 static const struct api_field subscribe_fields[] = {
 	{ .name = "types", .type = API_FIELD_FLAGS, .offset = offsetof(struct subscribe_params, types),
-	  .word = event_word, .max = (1u << RDMA_EVENT_TYPE_COUNT) - 1 },
+	  .word = event_word, .max = (1u << MONITOR_TYPE_COUNT) - 1 },
 	{ NULL },
 };
 

@@ -33,8 +33,7 @@ static struct json_object *mr_json(struct rdma_device *dev, struct rdma_object *
 	struct json_object *o = json_object_new_object();
 	uint64_t pages, resident;
 
-	api_add_device(o, dev);
-	json_add_uint(o, "handle", mr->obj.handle);
+	api_add_record_head(o, dev, &mr->obj);
 	json_add_uint(o, "mrn", mr->obj.handle >> 8);
 	json_add_uint(o, "pd", mr->pd->handle);
 	json_add_string(o, "mr_type", mr_type_name(mr->type));

@@ -10,8 +10,7 @@ static struct json_object *pd_json(struct rdma_device *dev, struct rdma_object *
 {
 	struct json_object *o = json_object_new_object();
 
-	api_add_device(o, dev);
-	json_add_uint(o, "handle", pd->handle);
+	api_add_record_head(o, dev, pd);
 	json_add_uint(o, "mrs", rdma_object_count_users(dev, pd, RDMA_OBJ_MR));
 	json_add_uint(o, "qps", rdma_object_count_users(dev, pd, RDMA_OBJ_QP));
 	json_add_uint(o, "ahs", rdma_object_count_users(dev, pd, RDMA_OBJ_AH));

@@ -69,8 +69,7 @@ static struct json_object *qp_json(struct rdma_device *dev, struct rdma_object *
 	unsigned worker;
 	int cpu;
 
-	api_add_device(o, dev);
-	json_add_uint(o, "handle", qp->obj.handle);
+	api_add_record_head(o, dev, &qp->obj);
 	json_add_string(o, "type", rdma_qp_type_name(qp->type));
 	json_add_string(o, "state", rdma_qp_state_name(qp->state));
 	json_add_uint(o, "pd", qp->pd->handle);

@@ -126,10 +126,10 @@ holding() {
 	pid=$!
 	# Both processes attached, and the transfer running: the requester's QP has sent.
 	for i in $(seq 1 100); do
-		[ "$("$RDMACTL" -j qp list | jq '[.[] | select(.counters.wrs.write > 0)] | length')" -ge 1 ] && break
+		[ "$("$RDMACTL" -j qp list | jq '[.[] | select(.datapath.wrs.write > 0)] | length')" -ge 1 ] && break
 		sleep 0.05
 	done
-	[ "$("$RDMACTL" -j qp list | jq '[.[] | select(.counters.wrs.write > 0)] | length')" -ge 1 ]
+	[ "$("$RDMACTL" -j qp list | jq '[.[] | select(.datapath.wrs.write > 0)] | length')" -ge 1 ]
 	assert_equal "$("$RDMACTL" -j qp list | jq '[.[] | select(.rings)] | length')" 2
 	# Both at once: either, left alone, would notice its peer gone and exit on its own.
 	kill -9 "$pid" $(pgrep -P "$pid")
@@ -137,4 +137,42 @@ holding() {
 	wait_counts "$before"
 	run "$RDMACTL" status
 	assert_success
+}
+
+@test "rdmactl sees applications: status, list and show name the owning process; monitor tells of attach and reclaim" {
+	"$RDMACTL" -j monitor --type application_attached --type application_detached >events.json 2>&1 &
+	monitor=$!
+	"$RDMACTL" monitor --type application_detached >events.txt 2>&1 &
+	monitor_text=$!
+	sleep 0.3
+	"$BUILD/examples/rdmad_perftest" -t write -z 4096 -n 100000000 >/dev/null 2>&1 &
+	pid=$!
+	for i in $(seq 1 100); do
+		[ "$("$RDMACTL" -j qp list | jq '[.[] | select(.comm == "rdmad_perftest")] | length')" = 2 ] && break
+		sleep 0.05
+	done
+	children=$(pgrep -P "$pid")
+	# Each object names its process (pid, comm), as rdma resource show does; rdmactl's own none.
+	run "$RDMACTL" -j qp list
+	assert_equal "$(jq -r '[.[] | select(.comm == "rdmad_perftest") | .pid] | sort | join(" ")' <<<"$output")" \
+		"$(echo "$pid" "$children" | tr ' ' '\n' | sort -n | tr '\n' ' ' | sed 's/ $//')"
+	run "$RDMACTL" cq list
+	assert_line --regexp "^cq [0-9]+: .* pid $pid comm rdmad_perftest$"
+	own=$("$RDMACTL" -j pd create | jq '.[0].handle')
+	run "$RDMACTL" -j pd list
+	assert_equal "$(jq --argjson h "$own" '[.[] | select(.handle == $h and (has("pid") | not))] | length' <<<"$output")" 1
+	"$RDMACTL" pd destroy "$own"
+	run "$RDMACTL" status
+	assert_line --regexp "^ *applications: pid $pid comm rdmad_perftest name rdmad_perftest owns qps 1 mrs 1 cqs 1 pds 1$"
+	kill -9 "$pid" $children
+	wait "$pid" || true
+	sleep 0.5
+	kill "$monitor" "$monitor_text"
+	run jq -r 'select(.type == "application_detached") | .application | "\(.pid) \(.objects.qps) \(.objects.cqs)"' events.json
+	assert_line "$pid 1 1"
+	assert_equal "$(jq -r 'select(.type == "application_attached") | .application.comm' events.json | sort -u)" rdmad_perftest
+	run cat events.txt
+	assert_line --regexp "application_detached: pid $pid uid [0-9]+ comm rdmad_perftest name rdmad_perftest reclaimed qps 1 mrs 1 cqs 1 pds 1$"
+	run "$RDMACTL" status
+	assert_line --regexp "^ *applications: none attached$"
 }

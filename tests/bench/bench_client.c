@@ -171,10 +171,10 @@ static void run(const int *cpus, unsigned n_cpus, unsigned workers, double mc4k,
 
 	snprintf(dek, sizeof(dek), "{\"name\":\"" DEK_NAME "\",\"size\":256,\"key\":\"%s\"}", dek_key_b64);
 	call(d.socket, "io.rdmad.Dek.Create", dek);
-	send = perftest(d.socket, app_cpu, "-e -t send -z 64 -n 200000");
+	send = perftest(d.socket, app_cpu, "-e -t send -z 64 -n 1000000");
 	lat = perftest(d.socket, app_cpu, "-e -t lat -z 64 -n 20000");
-	write = perftest(d.socket, app_cpu, "-t write -z 4096,65536 -n 100000");
-	mkey = perftest(d.socket, app_cpu, "-t write -z 4096 -n 50000 -m sig+crypto -k " DEK_NAME);
+	write = perftest(d.socket, app_cpu, "-t write -z 4096,65536 -n 400000");
+	mkey = perftest(d.socket, app_cpu, "-t write -z 4096 -n 200000 -m sig+crypto -k " DEK_NAME);
 	printf("# %u worker(s) on CPU %s; both processes on CPU %d\n", workers, list, app_cpu);
 	printf("%-44s %12.0f msgs/s   (target >= 4000000)\n", "64 B SEND, 2 processes", field(send, 0, "msgs_per_sec"));
 	printf("%-44s %12.2f us avg, %.2f p50, %.2f p99\n", "64 B SEND latency (half round trip)",
