@@ -131,15 +131,20 @@ bool dp_cq_push(struct dp_cq *cq, unsigned lane, const struct dp_cqe *e)
 
 void dp_cq_ring_notify(struct dp_cq *cq, bool solicited)
 {
-	uint64_t one = 1;
-	uint32_t armed;
-
 	/*
 	 * Pairs with the application's arm-then-poll (librdmad's
 	 * rdmad_req_notify_cq): either its poll finds the entry just
-	 * published, or this look finds it armed.
+	 * published, or the look after the fence finds it armed.
 	 */
 	atomic_thread_fence(memory_order_seq_cst);
+	dp_cq_ring_check(cq, solicited);
+}
+
+void dp_cq_ring_check(struct dp_cq *cq, bool solicited)
+{
+	uint64_t one = 1;
+	uint32_t armed;
+
 	armed = atomic_load_explicit(&cq->ring->armed, memory_order_relaxed);
 	if (armed == DP_CQ_ARM_NONE || (armed == DP_CQ_ARM_SOLICITED && !solicited))
 		return;

@@ -83,3 +83,5 @@ bool dp_cq_push(struct dp_cq *cq, unsigned lane, const struct dp_cqe *e);
 
 /* Worker, after a push to a ring CQ: tells the application if it armed the CQ for this entry. */
 void dp_cq_ring_notify(struct dp_cq *cq, bool solicited);
+/* The same after a fence of the caller's that follows every push it covers. */
+void dp_cq_ring_check(struct dp_cq *cq, bool solicited);

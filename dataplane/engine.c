@@ -107,7 +107,7 @@ void dp_complete(struct dp_worker *w, struct dp_qp *q, struct dp_cq *cq, const s
 	}
 	DP_COUNT(w, q, completions[e->status], 1);
 	if (cq->ring) {
-		dp_cq_ring_notify(cq, solicited);
+		dp_nic_defer_notify(w, q->nic, cq, solicited);
 		return;
 	}
 	if (atomic_load_explicit(&cq->wanted, memory_order_acquire) ||

@@ -11,10 +11,43 @@ static void free_key_entry(struct dp_key *k)
 	dp_mkey_free(k->mkey);
 }
 
+void dp_nic_defer_notify(struct dp_worker *w, struct dp_nic *nic, struct dp_cq *cq, bool solicited)
+{
+	struct dp_nic_worker *pw = &nic->per_worker[w->index];
+
+	for (unsigned i = 0; i < pw->n_notify; i++)
+		if (pw->notify[i] == cq) {
+			pw->notify_solicited[i] |= solicited;
+			return;
+		}
+	if (pw->n_notify == DP_NOTIFY_PENDING_MAX) {
+		dp_cq_ring_notify(cq, solicited);
+		return;
+	}
+	/* Held: a CQ the driver lets go of meanwhile is not freed under the turn's end. */
+	pw->notify[pw->n_notify] = dp_cq_get(cq);
+	pw->notify_solicited[pw->n_notify++] = solicited;
+}
+
+static void notify_turn(struct dp_worker *w, void *arg)
+{
+	struct dp_nic_worker *pw = &((struct dp_nic *)arg)->per_worker[w->index];
+
+	if (!pw->n_notify)
+		return;
+	atomic_thread_fence(memory_order_seq_cst);
+	for (unsigned i = 0; i < pw->n_notify; i++) {
+		dp_cq_ring_check(pw->notify[i], pw->notify_solicited[i]);
+		dp_cq_put(pw->notify[i]);
+	}
+	pw->n_notify = 0;
+}
+
 /* The NIC's poller comes before any QP's: the worker's table has room for it. */
 static void on_add_poller(struct dp_worker *w, void *nic)
 {
 	(void)dp_worker_add_poller(w, dp_loopback_poll, nic);
+	dp_worker_set_turn_end(w, notify_turn, nic);
 }
 
 int dp_nic_init(struct dp_nic *nic, struct dp_worker **workers, unsigned n, uint32_t n_mr,
@@ -68,6 +101,9 @@ void dp_nic_release(struct dp_nic *nic)
 	for (unsigned i = 0; nic->per_worker && i < nic->n_workers; i++) {
 		free(nic->per_worker[i].scratch[0]);
 		free(nic->per_worker[i].scratch[1]);
+		/* A worker stopped before its turn ended (a test's): what it held goes. */
+		for (unsigned k = 0; k < nic->per_worker[i].n_notify; k++)
+			dp_cq_put(nic->per_worker[i].notify[k]);
 	}
 	if (nic->keytab.slots)
 		dp_keytab_release(&nic->keytab);

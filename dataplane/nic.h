@@ -61,6 +61,9 @@ struct dp_roce;
 struct dp_worker;
 
 /* What one worker holds of one NIC. */
+/* Ring CQs a worker completed into during a turn, told at its end (dp_nic_defer_notify). */
+#define DP_NOTIFY_PENDING_MAX 16
+
 struct dp_nic_worker {
 	struct dp_qp *qps[DP_QP_BUCKETS];     /* worker only: its QPs by number */
 	uint8_t *scratch[2];                  /* worker only: staging for bytes not in one piece */
@@ -69,6 +72,10 @@ struct dp_nic_worker {
 	_Atomic(struct dp_report *) reports;  /* newest first */
 	/* Loopback: from worker j, requests[j] and responses[j] (each single producer, j). */
 	struct dp_queue *requests, *responses;
+	/* worker only: ring CQs with entries this turn (held), and whether one was solicited */
+	struct dp_cq *notify[DP_NOTIFY_PENDING_MAX];
+	bool notify_solicited[DP_NOTIFY_PENDING_MAX];
+	unsigned n_notify;
 };
 
 struct dp_nic {
@@ -90,6 +97,13 @@ struct dp_nic {
  */
 int dp_nic_init(struct dp_nic *nic, struct dp_worker **workers, unsigned n, uint32_t n_mr,
 		uint32_t n_mkey, uint32_t n_qpn);
+
+/*
+ * Worker: an entry went into ring CQ cq; its application is told, if it
+ * armed the CQ for it, at the end of the worker's turn, with one fence for
+ * every ring CQ of the turn (dp_cq_ring_notify).
+ */
+void dp_nic_defer_notify(struct dp_worker *w, struct dp_nic *nic, struct dp_cq *cq, bool solicited);
 /* The workers stopped: everything they held is the driver's now. */
 void dp_nic_workers_stopped(struct dp_nic *nic);
 void dp_nic_release(struct dp_nic *nic);

@@ -187,6 +187,14 @@ static int sleep_timeout_ms(struct dp_worker *w)
  * announcement), so a poster needs no system call while the worker is awake.
  * Descriptors need no second look: epoll reports one that was ready before.
  */
+/* What ends a turn: its owner's batched work, then the events of the turn in one ring. */
+static void end_turn(struct dp_worker *w)
+{
+	if (w->turn_end)
+		w->turn_end(w, w->turn_end_arg);
+	kick_events(w);
+}
+
 static void announce_sleep(struct dp_worker *w, bool sleeping)
 {
 	for (unsigned i = 0; i < w->n_sleep_flags; i++)
@@ -203,16 +211,16 @@ static void sleep_until_woken(struct dp_worker *w)
 	announce_sleep(w, true);
 	if (run_commands(w) + run_pollers(w) + run_timers(w)) {
 		announce_sleep(w, false);
-		kick_events(w);
+		end_turn(w);
 		return;
 	}
-	kick_events(w);
+	end_turn(w);
 	atomic_fetch_add_explicit(&w->stats.sleeps, 1, memory_order_relaxed);
 	ready = epoll_wait(w->epoll, evs, EPOLL_BATCH, sleep_timeout_ms(w));
 	/* Awake before the callbacks run: posters stop ringing. */
 	announce_sleep(w, false);
 	dispatch_fds(w, evs, ready);
-	kick_events(w);
+	end_turn(w);
 }
 
 /*
@@ -269,7 +277,7 @@ static void *worker_main(void *arg)
 		if (++w->turns % FD_TURNS == 0)
 			done += run_fds(w);
 		atomic_fetch_add_explicit(&w->stats.loops, 1, memory_order_relaxed);
-		kick_events(w);
+		end_turn(w);
 		if (done) {
 			if (slept) {
 				uint64_t now = dp_worker_now_ns();
@@ -349,8 +357,11 @@ void dp_worker_stop(struct dp_worker *w)
 
 void dp_worker_run_commands(struct dp_worker *w)
 {
-	if (!w->started)
+	/* A test's turn: what the turn before it batched is told first, as a running worker would. */
+	if (!w->started) {
+		end_turn(w);
 		run_commands(w);
+	}
 }
 
 int dp_worker_submit(struct dp_worker *w, dp_worker_fn fn, void *arg)
@@ -497,4 +508,10 @@ void dp_worker_remove_sleep_flag(struct dp_worker *w, struct dp_queue *q)
 			w->sleep_flags[i] = w->sleep_flags[--w->n_sleep_flags];
 			return;
 		}
+}
+
+void dp_worker_set_turn_end(struct dp_worker *w, dp_turn_fn fn, void *arg)
+{
+	w->turn_end = fn;
+	w->turn_end_arg = arg;
 }

@@ -60,6 +60,9 @@ struct dp_worker_stats {
 	_Atomic uint64_t fd_events;  /* descriptor callbacks run */
 };
 
+/* Runs on the worker at the end of each turn and before it sleeps: what its owner batched over the turn. */
+typedef void (*dp_turn_fn)(struct dp_worker *w, void *arg);
+
 /* A descriptor a worker watches; the generation tells a stale epoll report from a new watch in its place. */
 struct dp_fd_watch {
 	int fd;                      /* -1: free */
@@ -95,6 +98,8 @@ struct dp_worker {
 	/* Queues an application produces into: told of each sleep (dp_worker_add_sleep_flag). */
 	struct dp_queue *sleep_flags[DP_WORKER_FDS_MAX];
 	unsigned n_sleep_flags;
+	dp_turn_fn turn_end;
+	void *turn_end_arg;
 };
 
 /* Sets up the queues and the epoll set; cpu < 0 leaves the thread unpinned. */
@@ -158,6 +163,9 @@ int dp_worker_remove_fd(struct dp_worker *w, int fd);
  * dp_worker_add_fd, only while the worker sleeps.  -ENOSPC when full.
  */
 int dp_worker_add_sleep_flag(struct dp_worker *w, struct dp_queue *q);
+
+/* Worker thread: fn(w, arg) ends every turn from now on (NULL: nothing); one at a time. */
+void dp_worker_set_turn_end(struct dp_worker *w, dp_turn_fn fn, void *arg);
 void dp_worker_remove_sleep_flag(struct dp_worker *w, struct dp_queue *q);
 
 /*

@@ -171,7 +171,7 @@ static void run(const int *cpus, unsigned n_cpus, unsigned workers, double mc4k,
 
 	snprintf(dek, sizeof(dek), "{\"name\":\"" DEK_NAME "\",\"size\":256,\"key\":\"%s\"}", dek_key_b64);
 	call(d.socket, "io.rdmad.Dek.Create", dek);
-	send = perftest(d.socket, app_cpu, "-e -t send -z 64 -n 1000000");
+	send = perftest(d.socket, app_cpu, "-e -w 256 -t send -z 64 -n 2000000");
 	lat = perftest(d.socket, app_cpu, "-e -t lat -z 64 -n 20000");
 	write = perftest(d.socket, app_cpu, "-t write -z 4096,65536 -n 400000");
 	mkey = perftest(d.socket, app_cpu, "-t write -z 4096 -n 200000 -m sig+crypto -k " DEK_NAME);
