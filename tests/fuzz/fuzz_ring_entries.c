@@ -12,31 +12,12 @@
  * comes back through RESET.
  */
 #include "tests/fuzz/fuzz.h"
-#include "dataplane/engine.h"
+#include "tests/fuzz/nic_fixture.h"
 
-#include <stdlib.h>
 #include <string.h>
 
-#define PD        1
-#define MR_KEY    (1u << 8 | 0x5a)
-#define MR_IOVA   0x10000u
-#define MR_BYTES  65536
-#define ACCESS    (DP_ACCESS_LOCAL_WRITE | DP_ACCESS_REMOTE_WRITE | DP_ACCESS_REMOTE_READ)
-
-static struct dp_worker worker, *workers[1] = { &worker };
-static struct dp_nic nic;
 static struct dp_cq *cq;
 static struct dp_qp *qps[2];
-static uint8_t *mem;
-
-static void turns(unsigned n)
-{
-	for (unsigned i = 0; i < n; i++) {
-		dp_worker_run_commands(&worker);
-		for (unsigned p = 0; p < worker.n_pollers; p++)
-			worker.pollers[p].fn(&worker, worker.pollers[p].arg);
-	}
-}
 
 static void bring_up(struct dp_qp *q, uint32_t peer)
 {
@@ -55,15 +36,7 @@ static void bring_up(struct dp_qp *q, uint32_t peer)
 
 static void setup(void)
 {
-	struct dp_key *k = calloc(1, sizeof(*k));
-
-	mem = calloc(1, MR_BYTES);
-	if (!k || !mem || dp_worker_init(&worker, 0, -1) || dp_nic_init(&nic, workers, 1, 4, 4, 16))
-		abort();
-	*k = (struct dp_key){ .key = MR_KEY, .kind = DP_KEY_MR, .pd = PD, .access = ACCESS, .rkey = true,
-			      .iova = MR_IOVA, .length = MR_BYTES, .addr = mem };
-	if (dp_keytab_set(&nic.keytab, k))
-		abort();
+	nic_fixture_setup();
 	cq = dp_cq_new_rings(1, 64, 1);
 	for (unsigned i = 0; i < 2; i++) {
 		struct dp_qp_config cfg = {

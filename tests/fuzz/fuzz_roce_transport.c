@@ -11,7 +11,7 @@
  * within its bounds (ASan watches), and never stall or crash the worker.
  */
 #include "tests/fuzz/fuzz.h"
-#include "dataplane/engine.h"
+#include "tests/fuzz/nic_fixture.h"
 #include "dataplane/roce/icrc.h"
 #include "dataplane/roce/roce_int.h"
 
@@ -19,30 +19,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define PD        1
-#define MR_KEY    (1u << 8 | 0x5a)
-#define MR_IOVA   0x10000u
-#define MR_BYTES  65536
 #define PEER_QPN  5
-#define ACCESS    (DP_ACCESS_LOCAL_WRITE | DP_ACCESS_REMOTE_WRITE | DP_ACCESS_REMOTE_READ)
 
-static struct dp_worker worker, *workers[1] = { &worker };
-static struct dp_nic nic;
 static struct dp_cq *cq;
 static struct dp_qp *qps[3];
-static uint8_t *mem;
 static struct dp_udp_addr peer, self;
 static const uint8_t peer_gid[16] = { [10] = 0xff, [11] = 0xff, 127, 0, 0, 2 };
 static const uint8_t self_gid[16] = { [10] = 0xff, [11] = 0xff, 127, 0, 0, 1 };
-
-static void turns(unsigned n)
-{
-	for (unsigned i = 0; i < n; i++) {
-		dp_worker_run_commands(&worker);
-		for (unsigned p = 0; p < worker.n_pollers; p++)
-			worker.pollers[p].fn(&worker, worker.pollers[p].arg);
-	}
-}
 
 static void bring_up(struct dp_qp *q)
 {
@@ -110,16 +93,11 @@ static void post_sends(struct dp_qp *q)
 
 static void setup(void)
 {
-	struct dp_key *k = calloc(1, sizeof(*k));
 	static const struct dp_roce_config none;
 	const enum dp_qp_type types[3] = { DP_QPT_RC, DP_QPT_UC, DP_QPT_UD };
 
-	mem = calloc(1, MR_BYTES);
-	if (!k || !mem || dp_worker_init(&worker, 0, -1) || dp_nic_init(&nic, workers, 1, 4, 4, 16))
-		abort();
-	*k = (struct dp_key){ .key = MR_KEY, .kind = DP_KEY_MR, .pd = PD, .access = ACCESS, .rkey = true,
-			      .iova = MR_IOVA, .length = MR_BYTES, .addr = mem };
-	if (dp_keytab_set(&nic.keytab, k) || dp_roce_open(&nic, &worker, &none))
+	nic_fixture_setup();
+	if (dp_roce_open(&nic, &worker, &none))
 		abort();
 	cq = dp_cq_new(1, 4096, 1);
 	for (unsigned i = 0; i < 3; i++) {
