@@ -153,7 +153,7 @@ int client_rings_map(struct client_rings *rings, struct json_object *reply, cons
 		     struct dp_queue *queues, unsigned n);
 void client_rings_unmap(struct client_rings *rings);
 
-/* SGEs of MRs this context registered must lie inside them (post.c); EINVAL naming the first that does not. */
+/* SGEs of MRs this context registered must lie inside them (memory.c); EINVAL naming the first that does not. */
 int client_check_sges(struct rdmad_context *ctx, const struct rdmad_sge *sg, uint32_t n);
 
 /* The ring paths of post.c and cq.c. */

@@ -178,3 +178,16 @@ int rdmad_dereg_mr(struct rdmad_mr *mr)
 	free(mr);
 	return 0;
 }
+
+int client_check_sges(struct rdmad_context *ctx, const struct rdmad_sge *sg, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		const struct rdmad_mr *mr = client_mr_by_key(ctx, sg[i].lkey);
+
+		if (mr && (sg[i].addr < mr->iova || sg[i].addr - mr->iova > mr->length ||
+			   sg[i].length > mr->length - (sg[i].addr - mr->iova)))
+			return client_fail(-EINVAL, "sg_list[%u]: %u bytes at 0x%llx are outside MR 0x%x",
+					   i, sg[i].length, (unsigned long long)sg[i].addr, mr->lkey);
+	}
+	return 0;
+}

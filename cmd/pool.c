@@ -34,6 +34,35 @@ static int pool_list(struct ctl *ctl, const struct cmd_args *args)
 	return output_call_list(ctl, args, IFACE ".List", ctl_device_params(args), "pools", "pool");
 }
 
+/* The records' output, whose list begins once the progress line is gone. */
+static const struct output *records_out;
+
+static void begin_list_after_line(struct ctl *ctl)
+{
+	progress_end();
+	records_out->begin_list(ctl);
+}
+
+/*
+ * One call that creates many MKEYs and says nothing until its end: the
+ * progress line shows text while it runs, and goes before the records print.
+ */
+static int call_with_progress(struct ctl *ctl, const struct cmd_args *args, const char *text,
+			      struct json_object *params)
+{
+	struct output out = *ctl->out;
+	int r;
+
+	records_out = ctl->out;
+	out.begin_list = begin_list_after_line;
+	ctl->out = &out;
+	progress_start_text(ctl, text);
+	r = output_call_records(ctl, args, IFACE ".Create", params, "pool", "pool");
+	ctl->out = records_out;
+	progress_end();
+	return r;
+}
+
 static int pool_create(struct ctl *ctl, const struct cmd_args *args)
 {
 	struct json_object *params = pool_params(args);
@@ -50,7 +79,7 @@ static int pool_create(struct ctl *ctl, const struct cmd_args *args)
 	/* The daemon creates them all in the one call, and says nothing before its end. */
 	snprintf(text, sizeof(text), "%s: creating %s MKEYs of pool %s", args->path,
 		 arg_get(args, "--size"), arg_get(args, "NAME"));
-	return progress_call_records(ctl, args, text, IFACE ".Create", params, "pool", "pool");
+	return call_with_progress(ctl, args, text, params);
 }
 
 static int pool_resize(struct ctl *ctl, const struct cmd_args *args)

@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* The progress line of long operations (progress.h). */
 #include "cmd/progress.h"
-#include "cmd/output.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -102,6 +101,11 @@ void progress_start(const struct ctl *ctl, const char *label, const char *noun, 
 	start(ctl, label, noun, total, true);
 }
 
+void progress_start_text(const struct ctl *ctl, const char *text)
+{
+	start(ctl, text, NULL, 0, false);
+}
+
 void progress_set(uint64_t done)
 {
 	struct timespec now;
@@ -132,30 +136,4 @@ void progress_end(void)
 {
 	progress_hide();
 	line.on = false;
-}
-
-/* The output the records print through, less the line that must go first. */
-static const struct output *records_out;
-
-static void begin_list_after_line(struct ctl *ctl)
-{
-	progress_end();
-	records_out->begin_list(ctl);
-}
-
-int progress_call_records(struct ctl *ctl, const struct cmd_args *args, const char *text,
-			  const char *method, struct json_object *params, const char *key,
-			  const char *label)
-{
-	struct output out = *ctl->out;
-	int r;
-
-	records_out = ctl->out;
-	out.begin_list = begin_list_after_line;
-	ctl->out = &out;
-	start(ctl, text, NULL, 0, false);
-	r = output_call_records(ctl, args, method, params, key, label);
-	ctl->out = records_out;
-	progress_end();
-	return r;
 }

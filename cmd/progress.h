@@ -30,11 +30,5 @@ void progress_hide(void);
 /* Erases the line for good. */
 void progress_end(void);
 
-/*
- * One daemon call that does a long job and says nothing until its end (pool
- * create of many MKEYs): the line shows text while it runs and goes before
- * the records of its reply print, as output_call_records() prints them.
- */
-int progress_call_records(struct ctl *ctl, const struct cmd_args *args, const char *text,
-			  const char *method, struct json_object *params, const char *key,
-			  const char *label);
+/* The line shows text alone: a job that says nothing until its end. */
+void progress_start_text(const struct ctl *ctl, const char *text);

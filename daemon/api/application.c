@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Applications: attached connections, what they own, and what rdmad reclaims when they go. */
 #include "daemon/api/application.h"
+#include "daemon/api/vocab.h"
 #include "daemon/api/api.h"
 #include "daemon/api/dispatch.h"
 #include "daemon/verbs/device.h"
@@ -124,10 +125,13 @@ static struct json_object *application_json(struct manager *m, const struct appl
 	return application_record(a, owned);
 }
 
-void api_application_describe(const struct rdma_object *obj, struct json_object *o)
+void api_add_record_head(struct json_object *o, const struct rdma_device *dev,
+			 const struct rdma_object *obj)
 {
 	const struct application *a = obj->owner ? application_find(obj->owner) : NULL;
 
+	api_add_device(o, dev);
+	json_add_uint(o, "handle", obj->handle);
 	if (a) {
 		json_add_int(o, "pid", a->cred.pid);
 		json_add_string(o, "comm", a->comm);

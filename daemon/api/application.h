@@ -20,8 +20,13 @@
 int api_application_attach(struct varlink_call *call, struct json_object *params, void *userdata);
 int api_application_list(struct varlink_call *call, struct json_object *params, void *userdata);
 
-/* "pid" and "comm" of the application that owns obj, if one does. */
-void api_application_describe(const struct rdma_object *obj, struct json_object *o);
+/*
+ * How every object record of an application's kinds (PD, MR, CQ, QP, AH,
+ * MKEY) begins: its device, its "handle", and, when an application owns it,
+ * that process's "pid" and "comm" (as rdma resource show names them).
+ */
+void api_add_record_head(struct json_object *o, const struct rdma_device *dev,
+			 const struct rdma_object *obj);
 
 /* obj, just created by call, belongs to the call's application, if its connection attached. */
 void api_application_own(struct varlink_call *call, struct rdma_object *obj);

@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: MIT */
 #include "daemon/api/vocab.h"
-#include "daemon/api/application.h"
 #include "lib/json-util.h"
 
 #include <stdio.h>
@@ -30,12 +29,4 @@ struct json_object *api_sig_errors_json(const uint64_t by_type[DP_SIG_ERR_APPTAG
 	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++)
 		json_add_uint(o, dp_sig_err_type_name(types[i]), by_type[types[i]]);
 	return o;
-}
-
-void api_add_record_head(struct json_object *o, const struct rdma_device *dev,
-			 const struct rdma_object *obj)
-{
-	api_add_device(o, dev);
-	json_add_uint(o, "handle", obj->handle);
-	api_application_describe(obj, o);
 }

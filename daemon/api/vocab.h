@@ -17,13 +17,6 @@
 /* "ifname" and "ifindex" of dev, as iproute2's rdma -j names a device. */
 void api_add_device(struct json_object *o, const struct rdma_device *dev);
 
-/*
- * How every object record of an application's kinds (PD, MR, CQ, QP, AH,
- * MKEY) begins: its device, its "handle", and, when an application owns it,
- * that process's "pid" and "comm" (as rdma resource show names them).
- */
-void api_add_record_head(struct json_object *o, const struct rdma_device *dev,
-			 const struct rdma_object *obj);
 
 /*
  * A reference to a DEK or a pool: "KEY" its number (null unless known) and
