@@ -156,6 +156,11 @@ void client_rings_unmap(struct client_rings *rings);
 /* SGEs of MRs this context registered must lie inside them (memory.c); EINVAL naming the first that does not. */
 int client_check_sges(struct rdmad_context *ctx, const struct rdmad_sge *sg, uint32_t n);
 
+/* Mkey.Configure of mkey with config (consumed; NULL: the signature and crypto stay). */
+int client_configure_mkey(struct rdmad_mkey *mkey, unsigned access,
+			  const struct rdmad_mkey_layout_entry *layout, unsigned n,
+			  struct json_object *config, int reset_sig_attr);
+
 /* The ring paths of post.c and cq.c. */
 int client_ring_post_send(struct client_qp *qp, struct rdmad_send_wr *wr, struct rdmad_send_wr **bad_wr);
 int client_ring_post_recv(struct client_qp *qp, struct rdmad_recv_wr *wr, struct rdmad_recv_wr **bad_wr);

@@ -74,34 +74,44 @@ static struct json_object *layout_json(const struct rdmad_mkey_layout_entry *lay
 	return list;
 }
 
-int rdmad_configure_mkey(struct rdmad_mkey *mkey, unsigned access,
-			 const struct rdmad_mkey_layout_entry *layout, unsigned n,
-			 const char *config_json, int reset_sig_attr)
+int client_configure_mkey(struct rdmad_mkey *mkey, unsigned access,
+			  const struct rdmad_mkey_layout_entry *layout, unsigned n,
+			  struct json_object *config, int reset_sig_attr)
 {
-	struct json_object *p = json_object_new_object(), *config = NULL;
+	struct json_object *p = json_object_new_object();
 
-	client_ok();
 	for (unsigned i = 0; i < n; i++)
 		if (!layout || !layout[i].mr) {
+			json_object_put(config);
 			json_object_put(p);
 			return client_fail(-EINVAL, "layout[%u]: no MR", i);
 		}
-	if (config_json) {
-		config = strnlen(config_json, CONFIG_JSON_MAX + 1) <= CONFIG_JSON_MAX ?
-			 json_tokener_parse(config_json) : NULL;
-		if (!config || !json_object_is_type(config, json_type_object)) {
-			json_object_put(config);
-			json_object_put(p);
-			return client_fail(-EINVAL, "config: not a JSON object");
-		}
+	if (config)
 		json_object_object_add(p, "config", config);
-	}
 	client_add_u64(p, "handle", mkey->lkey);
 	client_add_bool(p, "reset_sig_attr", reset_sig_attr);
 	json_object_object_add(p, "access", client_access_words(access & ~RDMAD_ACCESS_ON_DEMAND));
 	if (n)
 		json_object_object_add(p, "layout", layout_json(layout, n));
 	return client_call(mkey->context, "io.rdmad.Mkey.Configure", p, NULL, 0, NULL);
+}
+
+int rdmad_configure_mkey(struct rdmad_mkey *mkey, unsigned access,
+			 const struct rdmad_mkey_layout_entry *layout, unsigned n,
+			 const char *config_json, int reset_sig_attr)
+{
+	struct json_object *config = NULL;
+
+	client_ok();
+	if (config_json) {
+		config = strnlen(config_json, CONFIG_JSON_MAX + 1) <= CONFIG_JSON_MAX ?
+			 json_tokener_parse(config_json) : NULL;
+		if (!config || !json_object_is_type(config, json_type_object)) {
+			json_object_put(config);
+			return client_fail(-EINVAL, "config: not a JSON object");
+		}
+	}
+	return client_configure_mkey(mkey, access, layout, n, config, reset_sig_attr);
 }
 
 int rdmad_check_mkey(struct rdmad_mkey *mkey, struct rdmad_mkey_err *err)

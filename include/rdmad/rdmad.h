@@ -134,6 +134,15 @@ int rdmad_destroy_mkey(struct rdmad_mkey *mkey);
 int rdmad_configure_mkey(struct rdmad_mkey *mkey, unsigned access,
 			 const struct rdmad_mkey_layout_entry *layout, unsigned n,
 			 const char *config_json, int reset_sig_attr);
+/*
+ * The same with mlx5dv's attribute structures in place of the JSON: the
+ * signature (sig) and the crypto (crypto) the MKEY has from now on, as one
+ * configuration; both NULL leave them as they are.
+ */
+int rdmad_configure_mkey_attr(struct rdmad_mkey *mkey, unsigned access,
+			      const struct rdmad_mkey_layout_entry *layout, unsigned n,
+			      const struct rdmad_sig_block_attr *sig, const struct rdmad_crypto_attr *crypto,
+			      int reset_sig_attr);
 /* mlx5dv_mkey_check: the signature error recorded since the last check, then cleared. */
 int rdmad_check_mkey(struct rdmad_mkey *mkey, struct rdmad_mkey_err *err);
 

@@ -279,6 +279,73 @@ struct rdmad_mkey_layout_entry {
 	uint64_t length;
 };
 
+/*
+ * mlx5dv_sig_block_attr and its domains (mlx5dv_wr_set_mkey_sig_block), for
+ * rdmad_configure_mkey_attr: the signature of the memory and of the wire
+ * domain (NULL: none there).  Numbers are bytes where mlx5dv has an enum
+ * (block_size 512, 520, 4048, 4096, 4160).
+ */
+enum rdmad_sig_type { RDMAD_SIG_TYPE_T10DIF = 1, RDMAD_SIG_TYPE_CRC };
+enum rdmad_sig_t10dif_bg_type { RDMAD_SIG_T10DIF_CRC, RDMAD_SIG_T10DIF_CSUM };
+enum {
+	RDMAD_SIG_T10DIF_FLAG_REF_REMAP      = 1u << 0,
+	RDMAD_SIG_T10DIF_FLAG_APP_ESCAPE     = 1u << 1,
+	RDMAD_SIG_T10DIF_FLAG_APP_REF_ESCAPE = 1u << 2,
+};
+enum rdmad_sig_crc_type { RDMAD_SIG_CRC_TYPE_CRC32, RDMAD_SIG_CRC_TYPE_CRC32C, RDMAD_SIG_CRC_TYPE_CRC64_XP10 };
+
+struct rdmad_sig_t10dif {
+	uint32_t bg_type;          /* enum rdmad_sig_t10dif_bg_type */
+	uint16_t bg;               /* the guard's seed */
+	uint16_t app_tag;
+	uint32_t ref_tag;
+	uint16_t flags;            /* RDMAD_SIG_T10DIF_FLAG_* */
+};
+
+struct rdmad_sig_crc {
+	uint32_t type;             /* enum rdmad_sig_crc_type */
+	uint64_t seed;
+};
+
+struct rdmad_sig_block_domain {
+	uint32_t sig_type;         /* enum rdmad_sig_type */
+	union {
+		struct rdmad_sig_t10dif dif;
+		struct rdmad_sig_crc crc;
+	} sig;
+	uint32_t block_size;
+};
+
+/* copy_mask is used only with RDMAD_SIG_BLOCK_ATTR_FLAG_COPY_MASK (else rdmad chooses, as mlx5dv). */
+enum { RDMAD_SIG_BLOCK_ATTR_FLAG_COPY_MASK = 1u << 0 };
+
+struct rdmad_sig_block_attr {
+	const struct rdmad_sig_block_domain *mem;
+	const struct rdmad_sig_block_domain *wire;
+	uint32_t flags;            /* RDMAD_SIG_BLOCK_ATTR_FLAG_* */
+	uint8_t check_mask;        /* 0xff: check every byte of the tuple */
+	uint8_t copy_mask;
+};
+
+/* mlx5dv_crypto_attr (mlx5dv_wr_set_mkey_crypto): AES-XTS with a DEK of rdmad_dek_lookup. */
+enum rdmad_crypto_standard { RDMAD_CRYPTO_STANDARD_AES_XTS };
+enum rdmad_signature_crypto_order {
+	RDMAD_SIGNATURE_CRYPTO_ORDER_SIGNATURE_AFTER_CRYPTO_ON_TX,
+	RDMAD_SIGNATURE_CRYPTO_ORDER_SIGNATURE_BEFORE_CRYPTO_ON_TX,
+};
+
+struct rdmad_crypto_attr {
+	uint32_t crypto_standard;  /* enum rdmad_crypto_standard */
+	uint8_t encrypt_on_tx;
+	uint8_t has_keytag;        /* keytag is set: the DEK must carry the same */
+	uint16_t reserved;
+	uint32_t signature_crypto_order;  /* enum rdmad_signature_crypto_order */
+	uint32_t data_unit_size;   /* bytes: 512, 520, 4048, 4096, 4160 */
+	uint8_t initial_tweak[16];
+	uint32_t dek;              /* rdmad_dek_attr.handle */
+	uint8_t keytag[8];
+};
+
 enum rdmad_sig_err_type { RDMAD_SIG_ERR_NONE, RDMAD_SIG_ERR_GUARD, RDMAD_SIG_ERR_APPTAG, RDMAD_SIG_ERR_REFTAG };
 
 /* mlx5dv_mkey_err: the record mlx5dv_mkey_check returns. */

@@ -118,12 +118,96 @@ static void test_dek_lookup(void **state)
 	rdmad_close(ctx);
 }
 
+/* The "config" of an MKEY as rdmad shows it. */
+static struct json_object *shown_config(uint32_t key)
+{
+	char params[64];
+	struct json_object *reply, *config;
+
+	snprintf(params, sizeof(params), "{\"handle\": %u}", key);
+	reply = harness_call("io.rdmad.Mkey.Show", params);
+	config = json_object_get(json_object_object_get(json_object_object_get(reply, "mkey"), "config"));
+	json_object_put(reply);
+	return config;
+}
+
+/*
+ * mlx5dv's attribute structures configure what the JSON does: two MKEYs, one
+ * each way, show the same configuration; crypto with a DEK; refusals name the member.
+ */
+static void test_mkey_attr_structures(void **state)
+{
+	struct rdmad_context *ctx = harness_open();
+	struct rdmad_pd *pd = rdmad_alloc_pd(ctx);
+	void *buf = rdmad_alloc_buf(ctx, 8192);
+	struct rdmad_mr *mr = rdmad_reg_mr(pd, buf, 8192, RDMAD_ACCESS_LOCAL_WRITE);
+	struct rdmad_mkey_layout_entry layout = { mr, 0, 4096 };
+	const struct rdmad_sig_block_domain wire = {
+		.sig_type = RDMAD_SIG_TYPE_T10DIF, .block_size = 512,
+		.sig.dif = { .bg_type = RDMAD_SIG_T10DIF_CRC, .bg = 0xffff, .app_tag = 1, .ref_tag = 2 },
+	};
+	struct rdmad_sig_block_domain mem_crc = {
+		.sig_type = RDMAD_SIG_TYPE_CRC, .block_size = 512,
+		.sig.crc = { .type = RDMAD_SIG_CRC_TYPE_CRC64_XP10, .seed = 0xffffffffffffffffull },
+	};
+	struct rdmad_sig_block_attr sig = { .wire = &wire, .check_mask = 0xff };
+	struct rdmad_crypto_attr crypto = { .crypto_standard = RDMAD_CRYPTO_STANDARD_AES_XTS,
+					    .encrypt_on_tx = 1, .data_unit_size = 512 };
+	struct rdmad_dek_attr dek;
+	struct rdmad_mkey *by_json = rdmad_create_mkey(pd, RDMAD_MKEY_BLOCK_SIGNATURE, 1);
+	struct rdmad_mkey *by_attr = rdmad_create_mkey(pd, RDMAD_MKEY_BLOCK_SIGNATURE | RDMAD_MKEY_CRYPTO, 1);
+	struct json_object *a, *b;
+
+	assert_non_null(by_json);
+	assert_non_null(by_attr);
+	assert_int_equal(rdmad_configure_mkey(by_json, RDMAD_ACCESS_LOCAL_WRITE, &layout, 1, T10DIF_WIRE, 0), 0);
+	assert_int_equal(rdmad_configure_mkey_attr(by_attr, RDMAD_ACCESS_LOCAL_WRITE, &layout, 1, &sig,
+						   NULL, 0), 0);
+	a = shown_config(by_json->lkey);
+	b = shown_config(by_attr->lkey);
+	assert_string_equal(json_object_to_json_string(a), json_object_to_json_string(b));
+	json_object_put(a);
+	json_object_put(b);
+	/* Both domains, a 64-bit seed, and AES-XTS with a DEK. */
+	json_object_put(harness_call("io.rdmad.Dek.Create", "{\"name\": \"attrdek\", \"size\": 128, "
+				     "\"key\": \"AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=\"}"));
+	assert_int_equal(rdmad_dek_lookup(ctx, "attrdek", &dek), 0);
+	crypto.dek = dek.handle;
+	sig.mem = &mem_crc;
+	sig.wire = NULL;
+	assert_int_equal(rdmad_configure_mkey_attr(by_attr, RDMAD_ACCESS_LOCAL_WRITE, &layout, 1, &sig,
+						   &crypto, 0), 0);
+	a = shown_config(by_attr->lkey);
+	assert_string_equal(json_object_get_string(json_object_object_get(
+		json_object_object_get(json_object_object_get(a, "mem"), "crc"), "type")), "crc64_xp10");
+	assert_int_equal(json_object_get_int64(json_object_object_get(json_object_object_get(a, "crypto"),
+								      "dek")), dek.handle);
+	json_object_put(a);
+	/* What rdmad refuses is named as rdmad names it, and changes nothing. */
+	mem_crc.sig.crc.type = 9;
+	assert_refused(rdmad_configure_mkey_attr(by_attr, RDMAD_ACCESS_LOCAL_WRITE, &layout, 1, &sig,
+						 NULL, 0), EINVAL);
+	assert_non_null(strstr(rdmad_last_error(), "mem.crc.type"));
+	mem_crc.sig.crc = (struct rdmad_sig_crc){ .type = RDMAD_SIG_CRC_TYPE_CRC32C, .seed = 0 };
+	crypto.data_unit_size = 513;
+	assert_refused(rdmad_configure_mkey_attr(by_attr, RDMAD_ACCESS_LOCAL_WRITE, &layout, 1, &sig,
+						 &crypto, 0), EINVAL);
+	assert_non_null(strstr(rdmad_last_error(), "data_unit_size"));
+	a = shown_config(by_attr->lkey);
+	assert_string_equal(json_object_get_string(json_object_object_get(
+		json_object_object_get(json_object_object_get(a, "mem"), "crc"), "type")), "crc64_xp10");
+	json_object_put(a);
+	rdmad_close(ctx);
+	json_object_put(harness_call("io.rdmad.Dek.Destroy", "{\"name\": \"attrdek\"}"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_mkey_create_configure_check),
 		cmocka_unit_test(test_pool_borrow_return),
 		cmocka_unit_test(test_dek_lookup),
+		cmocka_unit_test(test_mkey_attr_structures),
 	};
 
 	return cmocka_run_group_tests_name("librdmad MKEYs, pools, DEKs", tests, harness_start,
