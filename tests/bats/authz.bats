@@ -234,6 +234,8 @@ recovery rdma
 vnic_state rdma
 vnic_mac_table rdma
 vnic_trap rdma
+application_attached rdma
+application_detached rdma
 '
 
 # probe_all: every method of every interface the daemon lists, each called
@@ -350,6 +352,8 @@ seen() {
 	"$RDMACTL" qp cancel "$A" --wrid 7 >/dev/null
 	"$RDMACTL" qp recover "$A" >/dev/null
 	"$RDMACTL" qp destroy "$B"
+	# Two programs attach through librdmad, transfer and go away.
+	"$BUILD/examples/rdmad_perftest" -t write -z 64 -n 10 >/dev/null
 	# The Ethernet Manager makes VNIC port 0, writes its MAC table; the host sets it up (a trap).
 	"$BUILD/tools/opa-em" --lid 100 --address 127.0.0.1:47952 --node 1=127.0.0.1:47951 \
 		set-cpi 1 trap_lid=100 -- set-port 1 0 vesw_id=1 config_state=forwarding \
