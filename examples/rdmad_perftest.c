@@ -206,6 +206,13 @@ static void mkey_setup(struct side *s, const struct options *o)
 		die("rdmad_configure_mkey", r);
 }
 
+/* Closes the side's context (rdmad reclaims its objects), then its channel, which outlives CQs. */
+static void teardown(struct side *s)
+{
+	rdmad_close(s->ctx);
+	rdmad_destroy_comp_channel(s->channel);
+}
+
 static void setup(struct side *s, const struct options *o, size_t size, int sock)
 {
 	struct rdmad_qp_init_attr init = { .qp_type = RDMAD_QPT_RC,
@@ -367,7 +374,7 @@ static void respond(const struct options *o, enum test t, size_t size, int sock)
 	/* The requester says when it is done with this side's memory. */
 	if (read(sock, &byte, 1) != 1)
 		die("waiting for the peer", -EPIPE);
-	rdmad_close(s.ctx);
+	teardown(&s);
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -484,7 +491,7 @@ static void run_one(const struct options *o, enum test t, size_t size, struct re
 	if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status))
 		die("the responder failed", -EIO);
 	close(sv[0]);
-	rdmad_close(s.ctx);
+	teardown(&s);
 }
 
 static void print(const struct options *o, const struct result *r, unsigned n)
