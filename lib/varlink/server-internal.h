@@ -72,6 +72,14 @@ struct varlink_connection {
 	struct varlink_turn turn;   /* in the server's turns while a change is held */
 	bool dead;
 	bool eof;                   /* the client closed its writing side */
+	/*
+	 * The events the watch has (edge-triggered), and whether the last read
+	 * found the socket empty: then an unchanged watch needs no epoll_ctl
+	 * (sd-event re-arms an edge-triggered one at every call, two system
+	 * calls per varlink call), since new bytes make a new edge.
+	 */
+	uint32_t io_events;
+	bool drained;
 	size_t accounted;           /* its part of server->buffered */
 	/* CLOCK_MONOTONIC: the last byte either way or end of a call; ... */
 	uint64_t active_usec;

@@ -494,6 +494,7 @@ static bool conn_may_read(const struct varlink_connection *conn)
 void conn_update_events(struct varlink_connection *conn)
 {
 	bool over, reading;
+	uint32_t events;
 
 	if (conn->dead)
 		return;
@@ -503,8 +504,12 @@ void conn_update_events(struct varlink_connection *conn)
 	else if (!conn->over_usec)
 		conn->over_usec = server_now(conn->server);
 	reading = !over && conn_may_read(conn);
-	sd_event_source_set_io_events(conn->io, EPOLLET | (reading ? EPOLLIN : 0) |
-				      (varlink_buffer_pending(&conn->out) > 0 ? EPOLLOUT : 0));
+	events = EPOLLET | (reading ? EPOLLIN : 0) | (varlink_buffer_pending(&conn->out) > 0 ? EPOLLOUT : 0);
+	/* A socket read to its end makes a new edge when bytes come: else the watch is armed again. */
+	if (events != conn->io_events || !conn->drained) {
+		sd_event_source_set_io_events(conn->io, events);
+		conn->io_events = events;
+	}
 	conn_time_partial(conn, reading);
 	conn_trim(conn);
 	conn_schedule(conn);
@@ -809,8 +814,11 @@ static int conn_read(struct varlink_connection *conn)
 		n = varlink_recv(conn->fd, &conn->in, &conn->in_fds,
 				 room < READ_CHUNK ? room : READ_CHUNK, MSG_DONTWAIT);
 	while (n == -EINTR);
-	if (n == -EAGAIN)
+	if (n == -EAGAIN) {
+		conn->drained = true;
 		return 0;
+	}
+	conn->drained = false;
 	if (n == -EPROTO)
 		log_warning("varlink: pid %d passed file descriptors with no message's first bytes, "
 			    "closing", (int)conn->peer.pid);
@@ -961,6 +969,7 @@ static int on_accept(sd_event_source *s, int fd, uint32_t revents, void *userdat
 	conn->active_usec = server_now(server);
 	read_peer_groups(conn);
 	r = sd_event_add_io(server->event, &conn->io, cfd, EPOLLIN | EPOLLET, on_connection_io, conn);
+	conn->io_events = EPOLLIN | EPOLLET;
 	if (r >= 0)
 		r = sd_event_add_defer(server->event, &conn->defer, on_defer, conn);
 	if (r >= 0)

@@ -992,6 +992,53 @@ static void send_raw_fds(int sock, const char *bytes, size_t len, const int *fds
 	assert_int_equal(sendmsg(sock, &mh, MSG_NOSIGNAL), (ssize_t)len);
 }
 
+/*
+ * More pipelined bytes than the server reads at once (VARLINK_MESSAGE_MAX):
+ * it stops reading with bytes still in the socket, works through what it
+ * has, and must look at the socket again (its edge-triggered watch sees no
+ * new edge for bytes that were there before).  Each call is 1 MiB of JSON
+ * whitespace around a small Echo: all 24 are answered, in order.
+ */
+static void test_pipelined_past_the_read_limit(void **state)
+{
+	struct fixture *f = *state;
+	const size_t pad = 1u << 20, calls = 24;
+	char *msg = malloc(pad + 128), got[64 * 24], *at = got;
+	int sock = connect_raw(f);
+	size_t have = 0, replies = 0;
+
+	assert_non_null(msg);
+	for (size_t i = 0; i < calls; i++) {
+		int n = snprintf(msg, 128, "{\"method\":\"org.example.test.Echo\",\"parameters\":"
+				 "{\"text\":\"m\",\"n\":%zu}", i);
+
+		memset(msg + n, ' ', pad);
+		memcpy(msg + n + pad, "}", 2);
+		send_raw_fds(sock, msg, (size_t)n + pad + 2, NULL, 0);
+	}
+	free(msg);
+	while (replies < calls) {
+		struct pollfd pfd = { .fd = sock, .events = POLLIN };
+		ssize_t n;
+
+		assert_int_equal(poll(&pfd, 1, 10000), 1);
+		n = read(sock, got + have, sizeof(got) - have - 1);
+		assert_true(n > 0);
+		have += (size_t)n;
+		got[have] = '\0';
+		for (char *end; (end = memchr(at, '\0', have - (size_t)(at - got))) && at < got + have;
+		     at = end + 1) {
+			struct json_object *o = json_tokener_parse(at);
+
+			assert_non_null(o);
+			assert_int_equal(num(json_object_object_get(o, "parameters"), "n"), (int64_t)replies);
+			json_object_put(o);
+			replies++;
+		}
+	}
+	close(sock);
+}
+
 /* The server closes the raw connection: end of stream, no reply. */
 static void assert_closed_by_server(int sock)
 {
@@ -1616,6 +1663,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_buffer_budget, setup_short_timeouts, teardown),
 		cmocka_unit_test_setup_teardown(test_nul_in_method_name, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_many_pipelined, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_pipelined_past_the_read_limit, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fds_tied_to_their_message, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fds_wait_behind_a_slow_call, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unclaimed_fds_closed, setup, teardown),
