@@ -24,14 +24,7 @@ static void bring_up(struct dp_qp *q, uint32_t peer)
 	struct dp_qp_attr attr = { .access_flags = ACCESS, .dest_qpn = peer, .rnr_retry = 1,
 				   .min_rnr_timer = 1, .max_dest_rd_atomic = 2 };
 
-	dp_qp_attach(q, &worker);
-	attr.state = DP_QPS_RTR;
-	if (dp_qp_update(q, &attr))
-		abort();
-	attr.state = DP_QPS_RTS;
-	if (dp_qp_update(q, &attr))
-		abort();
-	turns(1);
+	nic_fixture_to_rts(q, &attr);
 }
 
 static void setup(void)

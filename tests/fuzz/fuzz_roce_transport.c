@@ -37,14 +37,7 @@ static void bring_up(struct dp_qp *q)
 
 	memcpy(attr.path.sgid, self_gid, 16);
 	memcpy(attr.path.dgid, peer_gid, 16);
-	dp_qp_attach(q, &worker);
-	attr.state = DP_QPS_RTR;
-	if (dp_qp_update(q, &attr))
-		abort();
-	attr.state = DP_QPS_RTS;
-	if (dp_qp_update(q, &attr))
-		abort();
-	turns(1);
+	nic_fixture_to_rts(q, &attr);
 }
 
 /* Receive WRs up to 4, each of 4 KiB of the region. */

@@ -44,3 +44,16 @@ static void nic_fixture_setup(void)
 	if (dp_keytab_set(&nic.keytab, k))
 		abort();
 }
+
+/* q on the worker, through RTR to RTS with attr (its state is set here); aborts when refused. */
+static void nic_fixture_to_rts(struct dp_qp *q, struct dp_qp_attr *attr)
+{
+	dp_qp_attach(q, &worker);
+	attr->state = DP_QPS_RTR;
+	if (dp_qp_update(q, attr))
+		abort();
+	attr->state = DP_QPS_RTS;
+	if (dp_qp_update(q, attr))
+		abort();
+	turns(1);
+}
