@@ -280,8 +280,10 @@ PY
 	assert_output "82 success rdma_read 520 0 0 "
 	assert_equal "$(ctl "$A" mr read "$MA" --offset 0 --length 512 | sha256sum)" "$(sha256sum <"$data")"
 	assert_equal "$(ctl "$A" mkey check "$K" | jq -r .err_type)" none
-	# A byte changed on the peer's side: the READ still completes, the guard error is the MKEY's.
-	printf 'X' | ctl "$B" mr write "$MB" --offset 60100
+	# A byte changed on the peer's side (flipped: a random block may hold any value there):
+	# the READ still completes, the guard error is the MKEY's.
+	byte=$(ctl "$B" mr read "$MB" --offset 60100 --length 1 | xxd -p)
+	printf "\\x$(printf %02x $((0x$byte ^ 0xff)))" | ctl "$B" mr write "$MB" --offset 60100
 	ctl "$A" qp post "$QA" read --wrid 83 --sge "$K:0:520" --remote "$MB@$((IOVA_B + 60000))" --signaled
 	run completions "$A" "$CA" 1
 	assert_output "83 success rdma_read 520 0 0 "
