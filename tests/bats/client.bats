@@ -165,6 +165,10 @@ holding() {
 	run "$RDMACTL" status
 	# One line per program, the label on the first only.
 	assert_line --regexp "^ *(applications:)? +pid $pid comm rdmad_perftest name rdmad_perftest owns qps 1 mrs 1 cqs 1 pds 1$"
+	# And the same facts for scripts: the attached programs, with what each owns.
+	run "$RDMACTL" -j status
+	assert_equal "$(jq --argjson p "$pid" '.applications[] | select(.pid == $p) | [.comm, .objects.qps, .objects.cqs] | join(" ")' -r <<<"$output")" \
+		"rdmad_perftest 1 1"
 	kill -9 "$pid" $children
 	wait "$pid" || true
 	sleep 0.5
