@@ -130,7 +130,7 @@ static int call_send(struct varlink_call *call, struct json_object *params, cons
 	if (!error && call->member && params) {
 		char path[256];
 
-		if (idl_validate(call->iface->idl, call->member->out, params, path, sizeof(path)) < 0)
+		if (idl_validate(call->member->out, params, path, sizeof(path)) < 0)
 			log_error("varlink: reply of %s does not match its description at '%s'",
 				  call->method, path);
 	}

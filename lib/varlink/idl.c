@@ -287,14 +287,22 @@ static bool valid_interface_name(const char *name)
 	return true;
 }
 
-/* A struct member type must resolve; refs inside it are checked too. */
-static bool refs_resolve(const struct idl_interface *iface, const struct idl_type *t, const char **bad)
+/*
+ * A struct member type must resolve; refs inside it are resolved too, once,
+ * so that checking a value never looks a type up by name.
+ */
+static bool refs_resolve(const struct idl_interface *iface, struct idl_type *t, const char **bad)
 {
 	if (!t)
 		return true;
-	if (t->kind == IDL_REF && !idl_find(iface, IDL_MEMBER_TYPE, t->ref)) {
-		*bad = t->ref;
-		return false;
+	if (t->kind == IDL_REF) {
+		const struct idl_member *m = idl_find(iface, IDL_MEMBER_TYPE, t->ref);
+
+		if (!m) {
+			*bad = t->ref;
+			return false;
+		}
+		t->target = m->in;
 	}
 	if (!refs_resolve(iface, t->elem, bad))
 		return false;
@@ -407,23 +415,53 @@ fail:
 
 /* ---- checking values ---- */
 
-static void path_push(char *path, size_t size, size_t base, const char *name, long index)
-{
-	if (base >= size)
-		return;
-	if (index >= 0)
-		snprintf(path + base, size - base, "[%ld]", index);
-	else if (base == 0)
-		snprintf(path, size, "%s", name);
-	else
-		snprintf(path + base, size - base, ".%s", name);
-}
+#define DEPTH_MAX 64
+
+/*
+ * Where the check is: one segment per level, a member name or an array index.
+ * Every reply is checked, and nearly every check passes, so the dotted path is
+ * written out only when one fails; the segments of a failed check stay on the
+ * stack for that (a check pops its segment only when it passes).
+ */
+struct segment {
+	const char *name;	/* NULL: an array index */
+	size_t index;
+};
 
 /* Where a value goes: a call's parameters are held to int64, as varlink's int is. */
 struct check_ctx {
-	const struct idl_interface *iface;
 	bool call;
+	size_t depth;
+	struct segment at[DEPTH_MAX + 2];
 };
+
+static void enter(struct check_ctx *ctx, const char *name, size_t index)
+{
+	ctx->at[ctx->depth++] = (struct segment){ name, index };
+}
+
+static void leave(struct check_ctx *ctx)
+{
+	ctx->depth--;
+}
+
+static void write_path(const struct check_ctx *ctx, char *path, size_t size)
+{
+	size_t len = 0;
+
+	if (!size)
+		return;
+	path[0] = '\0';
+	for (size_t i = 0; i < ctx->depth && len < size; i++) {
+		const struct segment *seg = &ctx->at[i];
+		int n = seg->name ? snprintf(path + len, size - len, "%s%s", i ? "." : "", seg->name)
+				  : snprintf(path + len, size - len, "[%zu]", seg->index);
+
+		if (n < 0)
+			break;
+		len += (size_t)n;
+	}
+}
 
 /*
  * json-c reads an integer past int64 as uint64 and one past uint64 as
@@ -448,16 +486,12 @@ static bool string_ok(struct json_object *v)
 	       !memchr(json_object_get_string(v), '\0', (size_t)json_object_get_string_len(v));
 }
 
-#define DEPTH_MAX 64
-
 /*
  * The strings anywhere inside a value the description leaves open (object,
  * any): their members are not typed, but they are still read as C strings.
  */
-static int check_untyped(struct json_object *v, char *path, size_t size, int depth)
+static int check_untyped(struct check_ctx *ctx, struct json_object *v, int depth)
 {
-	size_t base = strnlen(path, size);
-
 	if (depth > DEPTH_MAX)
 		return -EINVAL;
 	switch (json_object_get_type(v)) {
@@ -465,18 +499,18 @@ static int check_untyped(struct json_object *v, char *path, size_t size, int dep
 		return string_ok(v) ? 0 : -EINVAL;
 	case json_type_array:
 		for (size_t i = 0; i < json_object_array_length(v); i++) {
-			path_push(path, size, base, "", (long)i);
-			if (check_untyped(json_object_array_get_idx(v, i), path, size, depth + 1))
+			enter(ctx, NULL, i);
+			if (check_untyped(ctx, json_object_array_get_idx(v, i), depth + 1))
 				return -EINVAL;
-			path[base] = '\0';
+			leave(ctx);
 		}
 		return 0;
 	case json_type_object: {
 		json_object_object_foreach(v, key, val) {
-			path_push(path, size, base, key, -1);
-			if (check_untyped(val, path, size, depth + 1))
+			enter(ctx, key, 0);
+			if (check_untyped(ctx, val, depth + 1))
 				return -EINVAL;
-			path[base] = '\0';
+			leave(ctx);
 		}
 		return 0;
 	}
@@ -485,11 +519,52 @@ static int check_untyped(struct json_object *v, char *path, size_t size, int dep
 	}
 }
 
-static int check(const struct check_ctx *ctx, const struct idl_type *t,
-		 struct json_object *v, char *path, size_t size, int depth)
-{
-	size_t base = strnlen(path, size);
+static int check(struct check_ctx *ctx, const struct idl_type *t, struct json_object *v,
+		 int depth);
 
+/* A struct has no member its type does not name; counted, the usual case costs no string compare. */
+static int check_struct_keys(struct check_ctx *ctx, const struct idl_type *t, struct json_object *v)
+{
+	size_t known = 0;
+
+	for (size_t i = 0; i < t->n; i++)
+		known += json_object_object_get_ex(v, t->names[i], NULL);
+	if (known == (size_t)json_object_object_length(v))
+		return 0;
+	json_object_object_foreach(v, key, val) {
+		bool named = false;
+
+		(void)val;
+		for (size_t i = 0; i < t->n && !named; i++)
+			named = strcmp(t->names[i], key) == 0;
+		if (!named) {
+			enter(ctx, key, 0);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+static int check_struct(struct check_ctx *ctx, const struct idl_type *t, struct json_object *v,
+			int depth)
+{
+	if (!json_object_is_type(v, json_type_object) || check_struct_keys(ctx, t, v) < 0)
+		return -EINVAL;
+	for (size_t i = 0; i < t->n; i++) {
+		struct json_object *field = NULL;
+
+		json_object_object_get_ex(v, t->names[i], &field);
+		enter(ctx, t->names[i], 0);
+		if (check(ctx, t->types[i], field, depth + 1))
+			return -EINVAL;
+		leave(ctx);
+	}
+	return 0;
+}
+
+static int check(struct check_ctx *ctx, const struct idl_type *t, struct json_object *v,
+		 int depth)
+{
 	if (depth > DEPTH_MAX)
 		return -EINVAL;
 	if (!v || json_object_get_type(v) == json_type_null)
@@ -511,9 +586,9 @@ static int check(const struct check_ctx *ctx, const struct idl_type *t,
 	case IDL_OBJECT:
 		if (!json_object_is_type(v, json_type_object))
 			return -EINVAL;
-		return check_untyped(v, path, size, depth + 1);
+		return check_untyped(ctx, v, depth + 1);
 	case IDL_ANY:
-		return check_untyped(v, path, size, depth + 1);
+		return check_untyped(ctx, v, depth + 1);
 	case IDL_ENUM:
 		/* strcmp() would take "one\u0000x" for "one". */
 		if (!string_ok(v))
@@ -522,11 +597,8 @@ static int check(const struct check_ctx *ctx, const struct idl_type *t,
 			if (strcmp(t->names[i], json_object_get_string(v)) == 0)
 				return 0;
 		return -EINVAL;
-	case IDL_REF: {
-		const struct idl_member *m = idl_find(ctx->iface, IDL_MEMBER_TYPE, t->ref);
-
-		return m ? check(ctx, m->in, v, path, size, depth + 1) : -EINVAL;
-	}
+	case IDL_REF:
+		return check(ctx, t->target, v, depth + 1);
 	case IDL_ARRAY: {
 		size_t n;
 
@@ -534,10 +606,10 @@ static int check(const struct check_ctx *ctx, const struct idl_type *t,
 			return -EINVAL;
 		n = json_object_array_length(v);
 		for (size_t i = 0; i < n; i++) {
-			path_push(path, size, base, "", (long)i);
-			if (check(ctx, t->elem, json_object_array_get_idx(v, i), path, size, depth + 1))
+			enter(ctx, NULL, i);
+			if (check(ctx, t->elem, json_object_array_get_idx(v, i), depth + 1))
 				return -EINVAL;
-			path[base] = '\0';
+			leave(ctx);
 		}
 		return 0;
 	}
@@ -545,43 +617,20 @@ static int check(const struct check_ctx *ctx, const struct idl_type *t,
 		if (!json_object_is_type(v, json_type_object))
 			return -EINVAL;
 		json_object_object_foreach(v, key, val) {
-			path_push(path, size, base, key, -1);
-			if (check(ctx, t->elem, val, path, size, depth + 1))
+			enter(ctx, key, 0);
+			if (check(ctx, t->elem, val, depth + 1))
 				return -EINVAL;
-			path[base] = '\0';
+			leave(ctx);
 		}
 		return 0;
 	}
-	case IDL_STRUCT: {
-		if (!json_object_is_type(v, json_type_object))
-			return -EINVAL;
-		json_object_object_foreach(v, key, val) {
-			bool known = false;
-
-			(void)val;
-			for (size_t i = 0; i < t->n && !known; i++)
-				known = strcmp(t->names[i], key) == 0;
-			if (!known) {
-				path_push(path, size, base, key, -1);
-				return -EINVAL;
-			}
-		}
-		for (size_t i = 0; i < t->n; i++) {
-			struct json_object *field = NULL;
-
-			json_object_object_get_ex(v, t->names[i], &field);
-			path_push(path, size, base, t->names[i], -1);
-			if (check(ctx, t->types[i], field, path, size, depth + 1))
-				return -EINVAL;
-			path[base] = '\0';
-		}
-		return 0;
-	}
+	case IDL_STRUCT:
+		return check_struct(ctx, t, v, depth);
 	}
 	return -EINVAL;
 }
 
-static int validate(const struct check_ctx *ctx, const struct idl_type *type,
+static int validate(struct check_ctx *ctx, const struct idl_type *type,
 		    struct json_object *value, char *path, size_t path_size)
 {
 	struct json_object *empty = NULL;
@@ -592,23 +641,25 @@ static int validate(const struct check_ctx *ctx, const struct idl_type *type,
 	/* Absent, null and {} parameters are the same thing. */
 	if (type->kind == IDL_STRUCT && (!value || json_object_is_type(value, json_type_null)))
 		value = empty = json_object_new_object();
-	r = check(ctx, type, value, path, path_size, 0);
+	r = check(ctx, type, value, 0);
+	if (r < 0)
+		write_path(ctx, path, path_size);
 	json_object_put(empty);
 	return r;
 }
 
-int idl_validate(const struct idl_interface *iface, const struct idl_type *type,
-		 struct json_object *value, char *path, size_t path_size)
+int idl_validate(const struct idl_type *type, struct json_object *value, char *path,
+		 size_t path_size)
 {
-	struct check_ctx ctx = { .iface = iface };
+	struct check_ctx ctx = { .call = false };
 
 	return validate(&ctx, type, value, path, path_size);
 }
 
-int idl_validate_call(const struct idl_interface *iface, const struct idl_type *type,
-		      struct json_object *value, char *path, size_t path_size)
+int idl_validate_call(const struct idl_type *type, struct json_object *value, char *path,
+		      size_t path_size)
 {
-	struct check_ctx ctx = { .iface = iface, .call = true };
+	struct check_ctx ctx = { .call = true };
 
 	return validate(&ctx, type, value, path, path_size);
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The varlink interface definition language: parsed once, then used to check
- * values against a method's input (and, for tests, output) type.
+ * values against a method's input type (every call) and output type (every
+ * reply: a reply that does not match its description is logged).
  */
 #pragma once
 
@@ -19,6 +20,7 @@ struct idl_type {
 	bool nullable;
 	struct idl_type *elem;    /* IDL_ARRAY, IDL_MAP */
 	char *ref;                /* IDL_REF: a type name of the same interface */
+	const struct idl_type *target; /* IDL_REF: that type, resolved when parsed */
 	size_t n;                 /* IDL_STRUCT fields / IDL_ENUM values */
 	char **names;
 	struct idl_type **types;  /* IDL_STRUCT only */
@@ -47,12 +49,13 @@ const struct idl_member *idl_find(const struct idl_interface *iface, enum idl_me
 				  const char *name);
 
 /*
- * Checks value against type.  A NULL value means "absent".  On mismatch returns
+ * Checks value against type, one of a parsed interface (whose references to
+ * its own types were resolved when it was parsed).  A NULL value means "absent".  On mismatch returns
  * -EINVAL and writes the dotted path of the offending field (e.g. "mem.bg") to
  * path; for a top-level struct the path is the parameter's name.
  */
-int idl_validate(const struct idl_interface *iface, const struct idl_type *type,
-		 struct json_object *value, char *path, size_t path_size);
+int idl_validate(const struct idl_type *type, struct json_object *value, char *path,
+		 size_t path_size);
 /* The same for a call's parameters, whose ints must also fit int64. */
-int idl_validate_call(const struct idl_interface *iface, const struct idl_type *type,
-		      struct json_object *value, char *path, size_t path_size);
+int idl_validate_call(const struct idl_type *type, struct json_object *value, char *path,
+		      size_t path_size);

@@ -696,7 +696,7 @@ static int dispatch(struct varlink_connection *conn, struct json_object *msg, st
 		else if (!authorized(conn, handler, method))
 			/* Before the parameters: a refused caller learns nothing of them. */
 			varlink_call_error(call, VARLINK_ERROR_PERMISSION_DENIED, NULL);
-		else if (idl_validate_call(call->iface->idl, call->member->in, params, path, sizeof(path)) < 0)
+		else if (idl_validate_call(call->member->in, params, path, sizeof(path)) < 0)
 			varlink_call_error_invalid_parameter(call, path);
 		else {
 			r = handler->fn(call, params, call->iface->userdata);

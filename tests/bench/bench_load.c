@@ -2,10 +2,12 @@
 /*
  * bench_load: the control plane under load, against a real rdmad whose state
  * directory is on disk (tests/bench/lib/rdmad.h: $BENCH_DIR, else $BUILD), so
- * that every change pays its fsyncs.  A client is a thread with its own
- * connection making one call at a time, as rdmactl and scripts do; every
+ * that every change pays its fsyncs.  A client is a process with its own
+ * connection making one call at a time, as rdmactl and scripts are; every
  * call's latency (CLOCK_MONOTONIC) is a sample, and a row's percentiles are
- * over all its clients' samples.
+ * over all its clients' samples.  Not threads of one process: they would share
+ * its locks (json-c takes glibc's locale lock, a process-wide one, twice per
+ * parse), and readers would wait for writers inside the bench, not in rdmad.
  *
  *   reads:   Device.List, Device.Show and Dek.Show of a DEK made beforehand,
  *            in turn: replies whose size does not depend on what the writers
@@ -36,8 +38,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/random.h>
 #include <sys/vfs.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -84,9 +88,17 @@ static const struct workload changes = { change_steps, N(change_steps) };
 static const struct workload fixture = { &change_steps[1], 1 };
 _Static_assert(N(read_steps) <= MAX_STEPS && N(change_steps) <= MAX_STEPS, "MAX_STEPS");
 
-struct samples {
-	uint64_t *ns;
+/*
+ * What a client process reports, in memory shared with the bench: room for
+ * more samples than rdmad could answer calls (bench_varlink's figures), so
+ * that a full log is a failure.
+ */
+#define CALLS_PER_S_MAX 200000
+
+struct client_log {
+	char failure[512];
 	size_t n, cap;
+	uint64_t ns[];
 };
 
 struct result {
@@ -105,17 +117,17 @@ struct phase {
 	const char *socket;
 	const char *key_file;
 	double seconds;
-	pthread_barrier_t start;
+	pthread_barrier_t *start;	/* process-shared */
 };
 
 struct client {
-	pthread_t thread;
+	pid_t pid;
 	struct phase *phase;
 	const struct workload *work;
 	struct json_object *params[MAX_STEPS];
 	unsigned step;
-	struct samples lat;
-	char failure[512];
+	struct client_log *log;
+	size_t log_bytes;
 };
 
 static uint64_t now_ns(void)
@@ -126,18 +138,20 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-static int samples_add(struct samples *s, uint64_t ns)
+/* Shared memory the bench and its client processes both see (zeroed, touched only as used). */
+static void *map_shared(size_t bytes)
 {
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? 2 * s->cap : 1024;
-		uint64_t *p = realloc(s->ns, cap * sizeof(*p));
+	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+		       MAP_SHARED | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 
-		if (!p)
-			return -ENOMEM;
-		s->ns = p;
-		s->cap = cap;
-	}
-	s->ns[s->n++] = ns;
+	return p == MAP_FAILED ? NULL : p;
+}
+
+static int log_add(struct client_log *log, uint64_t ns)
+{
+	if (log->n == log->cap)
+		return -ENOBUFS;
+	log->ns[log->n++] = ns;
 	return 0;
 }
 
@@ -148,14 +162,14 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* The pct-th percentile (nearest rank), in ms, of sorted samples. */
-static double percentile_ms(const struct samples *s, unsigned pct)
+/* The pct-th percentile (nearest rank), in ms, of n sorted samples. */
+static double percentile_ms(const uint64_t *ns, size_t n, unsigned pct)
 {
-	size_t rank = (s->n * pct + 99) / 100;
+	size_t rank = (n * pct + 99) / 100;
 
-	if (!s->n)
+	if (!n)
 		return NAN;
-	return (double)s->ns[rank ? rank - 1 : 0] / 1e6;
+	return (double)ns[rank ? rank - 1 : 0] / 1e6;
 }
 
 static struct json_object *step_params(const struct step *s, const char *name,
@@ -176,20 +190,29 @@ static struct json_object *step_params(const struct step *s, const char *name,
 	return o;
 }
 
-static void client_init(struct client *c, struct phase *phase, const struct workload *work,
-			const char *name)
+static int client_init(struct client *c, struct phase *phase, const struct workload *work,
+		       const char *name)
 {
+	size_t cap = (size_t)(phase->seconds * CALLS_PER_S_MAX) + 1024;
+
 	c->phase = phase;
 	c->work = work;
+	c->log_bytes = sizeof(*c->log) + cap * sizeof(c->log->ns[0]);
+	c->log = map_shared(c->log_bytes);
+	if (!c->log)
+		return -errno;
+	c->log->cap = cap;
 	for (unsigned i = 0; i < work->n_steps; i++)
 		c->params[i] = step_params(&work->steps[i], name, phase->key_file);
+	return 0;
 }
 
 static void client_free(struct client *c)
 {
-	for (unsigned i = 0; i < c->work->n_steps; i++)
+	for (unsigned i = 0; c->work && i < c->work->n_steps; i++)
 		json_object_put(c->params[i]);
-	free(c->lat.ns);
+	if (c->log)
+		munmap(c->log, c->log_bytes);
 }
 
 static int fail(struct client *c, const char *fmt, ...)
@@ -197,7 +220,7 @@ static int fail(struct client *c, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(c->failure, sizeof(c->failure), fmt, ap);
+	vsnprintf(c->log->failure, sizeof(c->log->failure), fmt, ap);
 	va_end(ap);
 	return -EPROTO;
 }
@@ -222,14 +245,14 @@ static int call_step(struct client *c, struct varlink_client *vc, bool timed)
 	}
 	json_object_put(reply);
 	c->step = (c->step + 1) % c->work->n_steps;
-	if (timed && samples_add(&c->lat, now_ns() - t0) < 0)
-		return fail(c, "out of memory");
+	if (timed && log_add(c->log, now_ns() - t0) < 0)
+		return fail(c, "more than %u calls/s: raise CALLS_PER_S_MAX", CALLS_PER_S_MAX);
 	return 0;
 }
 
-static void *run_client(void *arg)
+/* A client process's life: it connects, waits for the others, calls until the phase ends. */
+static void run_client(struct client *c)
 {
-	struct client *c = arg;
 	struct varlink_client *vc = NULL;
 	uint64_t end;
 	int r;
@@ -237,42 +260,41 @@ static void *run_client(void *arg)
 	r = varlink_client_connect(&vc, c->phase->socket);
 	if (r < 0)
 		fail(c, "connect %s: %s", c->phase->socket, strerror(-r));
-	pthread_barrier_wait(&c->phase->start);
+	pthread_barrier_wait(c->phase->start);
 	if (r < 0)
-		return NULL;
+		return;
 	end = now_ns() + (uint64_t)(c->phase->seconds * 1e9);
 	while (now_ns() < end && call_step(c, vc, true) == 0)
 		;
-	while (!c->failure[0] && c->step != 0)
+	while (!c->log->failure[0] && c->step != 0)
 		call_step(c, vc, false);
 	varlink_client_free(vc);
-	return NULL;
 }
 
 /* The row's figures from all samples of its clients, sorted together. */
 static int summarize(struct row *row, const struct client *clients, double seconds)
 {
-	struct samples all = { 0 };
+	size_t n = 0, total = 0;
+	uint64_t *all;
 
 	for (unsigned i = 0; i < row->clients; i++)
-		all.cap += clients[i].lat.n;
-	all.ns = malloc((all.cap ? all.cap : 1) * sizeof(*all.ns));
-	if (!all.ns)
+		total += clients[i].log->n;
+	all = malloc((total ? total : 1) * sizeof(*all));
+	if (!all)
 		return -ENOMEM;
 	for (unsigned i = 0; i < row->clients; i++) {
-		const struct samples *s = &clients[i].lat;
+		const struct client_log *log = clients[i].log;
 
-		if (s->n)
-			memcpy(all.ns + all.n, s->ns, s->n * sizeof(*s->ns));
-		all.n += s->n;
+		memcpy(all + n, log->ns, log->n * sizeof(*log->ns));
+		n += log->n;
 	}
-	qsort(all.ns, all.n, sizeof(*all.ns), cmp_u64);
+	qsort(all, n, sizeof(*all), cmp_u64);
 	row->res = (struct result) {
-		.calls_per_s = (double)all.n / seconds,
-		.p50_ms = percentile_ms(&all, 50),
-		.p99_ms = percentile_ms(&all, 99),
+		.calls_per_s = (double)n / seconds,
+		.p50_ms = percentile_ms(all, n, 50),
+		.p99_ms = percentile_ms(all, n, 99),
 	};
-	free(all.ns);
+	free(all);
 	return 0;
 }
 
@@ -296,12 +318,16 @@ static void start_clients(struct phase *phase, struct row *rows, unsigned n_rows
 			char name[32];
 
 			snprintf(name, sizeof(name), "load%u", k);
-			client_init(&clients[k], phase, rows[i].work,
-				    rows[i].work == &reads ? FIXTURE : name);
-			if (pthread_create(&clients[k].thread, NULL, run_client, &clients[k])) {
+			if (client_init(&clients[k], phase, rows[i].work,
+					rows[i].work == &reads ? FIXTURE : name) < 0 ||
+			    (clients[k].pid = fork()) < 0) {
 				/* The others wait at the barrier for it: give up (rdmad follows). */
-				fprintf(stderr, "bench_load: cannot start client %u\n", k);
+				fprintf(stderr, "bench_load: cannot start client %u: %m\n", k);
 				exit(1);
+			}
+			if (clients[k].pid == 0) {
+				run_client(&clients[k]);
+				_exit(0);
 			}
 		}
 	}
@@ -313,9 +339,12 @@ static int finish_clients(struct row *rows, unsigned n_rows, struct client *clie
 	int r = 0;
 
 	for (unsigned k = 0; k < n; k++) {
-		pthread_join(clients[k].thread, NULL);
-		if (clients[k].failure[0] && r == 0) {
-			fprintf(stderr, "bench_load: client %u: %s\n", k, clients[k].failure);
+		int status;
+
+		while (waitpid(clients[k].pid, &status, 0) < 0 && errno == EINTR)
+			;
+		if (clients[k].log->failure[0] && r == 0) {
+			fprintf(stderr, "bench_load: client %u: %s\n", k, clients[k].log->failure);
 			r = -EPROTO;
 		}
 	}
@@ -330,14 +359,22 @@ static int run_rows(struct phase *phase, struct row *rows, unsigned n_rows)
 {
 	unsigned n = total_clients(rows, n_rows);
 	struct client *clients = calloc(n, sizeof(*clients));
+	pthread_barrierattr_t shared;
 	int r;
 
-	if (!clients)
+	phase->start = map_shared(sizeof(*phase->start));
+	if (!clients || !phase->start) {
+		free(clients);
 		return -ENOMEM;
-	pthread_barrier_init(&phase->start, NULL, n);
+	}
+	pthread_barrierattr_init(&shared);
+	pthread_barrierattr_setpshared(&shared, PTHREAD_PROCESS_SHARED);
+	pthread_barrier_init(phase->start, &shared, n);
+	pthread_barrierattr_destroy(&shared);
 	start_clients(phase, rows, n_rows, clients);
 	r = finish_clients(rows, n_rows, clients, n, phase->seconds);
-	pthread_barrier_destroy(&phase->start);
+	pthread_barrier_destroy(phase->start);
+	munmap(phase->start, sizeof(*phase->start));
 	free(clients);
 	return r;
 }
@@ -394,10 +431,9 @@ static int make_fixture(struct phase *phase)
 	r = varlink_client_connect(&vc, phase->socket);
 	if (r < 0)
 		return r;
-	client_init(&c, phase, &fixture, FIXTURE);
-	r = call_step(&c, vc, false);
-	if (r < 0)
-		fprintf(stderr, "bench_load: %s\n", c.failure);
+	r = client_init(&c, phase, &fixture, FIXTURE);
+	if (r == 0 && (r = call_step(&c, vc, false)) < 0)
+		fprintf(stderr, "bench_load: %s\n", c.log->failure);
 	client_free(&c);
 	varlink_client_free(vc);
 	return r;

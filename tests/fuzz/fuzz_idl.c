@@ -22,7 +22,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		for (size_t i = 0; i < iface->n; i++) {
 			char path[256];
 
-			idl_validate(iface, iface->members[i].in, value, path, sizeof(path));
+			idl_validate(iface->members[i].in, value, path, sizeof(path));
 		}
 		idl_interface_free(iface);
 	}

@@ -33,7 +33,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		char path[256];
 
 		if (obj) {
-			idl_validate(iface, m->in, json_object_object_get(obj, "parameters"), path,
+			idl_validate(m->in, json_object_object_get(obj, "parameters"), path,
 				     sizeof(path));
 			json_object_put(obj);
 		}

@@ -55,7 +55,7 @@ static void check_type(const char *method, struct json_object *reply)
 		fail(method, "%s is not in the interface description", method);
 		return;
 	}
-	if (idl_validate(iface, m->out, reply, path, sizeof(path)) < 0)
+	if (idl_validate(m->out, reply, path, sizeof(path)) < 0)
 		fail(method, "reply does not match the description at '%s'", path);
 }
 

@@ -332,7 +332,7 @@ static const char *check_with(const char *key, const char *replacement)
 			json_object_object_add(v, key, x);
 		}
 	}
-	r = idl_validate(check_iface, m->in, v, path_buf, sizeof(path_buf));
+	r = idl_validate(m->in, v, path_buf, sizeof(path_buf));
 	json_object_put(v);
 	return r == 0 ? NULL : path_buf;
 }
@@ -405,7 +405,7 @@ static void test_validate_float_not_finite(void **state)
 		struct json_object *v = json_tokener_parse(all_ok);
 
 		json_object_object_add(v, "f", json_object_new_double(bad[i]));
-		assert_int_equal(idl_validate(check_iface, m->in, v, path_buf, sizeof(path_buf)), -EINVAL);
+		assert_int_equal(idl_validate(m->in, v, path_buf, sizeof(path_buf)), -EINVAL);
 		assert_string_equal(path_buf, "f");
 		json_object_put(v);
 	}
@@ -514,22 +514,22 @@ static void test_validate_top_level(void **state)
 	struct json_object *v;
 
 	/* No parameters, null and {} are the same. */
-	assert_int_equal(idl_validate(check_iface, m->in, NULL, path_buf, sizeof(path_buf)), 0);
+	assert_int_equal(idl_validate(m->in, NULL, path_buf, sizeof(path_buf)), 0);
 	v = json_object_new_object();
-	assert_int_equal(idl_validate(check_iface, m->in, v, path_buf, sizeof(path_buf)), 0);
+	assert_int_equal(idl_validate(m->in, v, path_buf, sizeof(path_buf)), 0);
 	json_object_object_add(v, "x", json_object_new_int(1));
-	assert_int_equal(idl_validate(check_iface, m->in, v, path_buf, sizeof(path_buf)), -EINVAL);
+	assert_int_equal(idl_validate(m->in, v, path_buf, sizeof(path_buf)), -EINVAL);
 	assert_string_equal(path_buf, "x");
 	json_object_put(v);
 
 	/* A method with required input fails on absent parameters, naming the first. */
 	m = idl_find(check_iface, IDL_MEMBER_METHOD, "All");
-	assert_int_equal(idl_validate(check_iface, m->in, NULL, path_buf, sizeof(path_buf)), -EINVAL);
+	assert_int_equal(idl_validate(m->in, NULL, path_buf, sizeof(path_buf)), -EINVAL);
 	assert_string_equal(path_buf, "b");
 
 	/* Parameters that are not an object. */
 	v = json_object_new_array();
-	assert_int_equal(idl_validate(check_iface, m->in, v, path_buf, sizeof(path_buf)), -EINVAL);
+	assert_int_equal(idl_validate(m->in, v, path_buf, sizeof(path_buf)), -EINVAL);
 	json_object_put(v);
 }
 
@@ -546,19 +546,19 @@ static void test_validate_call_ints_fit_int64(void **state)
 		struct json_object *v = json_tokener_parse(refused[i]);
 
 		assert_non_null(v);
-		assert_int_equal(idl_validate_call(check_iface, m->in, v, path_buf, sizeof(path_buf)), -EINVAL);
+		assert_int_equal(idl_validate_call(m->in, v, path_buf, sizeof(path_buf)), -EINVAL);
 		assert_string_equal(path_buf, "b");
 		/* A reply may carry an unsigned 64-bit value (a CRC-64). */
-		assert_int_equal(idl_validate(check_iface, m->in, v, path_buf, sizeof(path_buf)), 0);
+		assert_int_equal(idl_validate(m->in, v, path_buf, sizeof(path_buf)), 0);
 		json_object_put(v);
 	}
 	{
 		struct json_object *v = json_tokener_parse("{\"b\":9223372036854775807}");
 
-		assert_int_equal(idl_validate_call(check_iface, m->in, v, path_buf, sizeof(path_buf)), 0);
+		assert_int_equal(idl_validate_call(m->in, v, path_buf, sizeof(path_buf)), 0);
 		json_object_put(v);
 		v = json_tokener_parse("{\"b\":-9223372036854775808}");
-		assert_int_equal(idl_validate_call(check_iface, m->in, v, path_buf, sizeof(path_buf)), 0);
+		assert_int_equal(idl_validate_call(m->in, v, path_buf, sizeof(path_buf)), 0);
 		json_object_put(v);
 	}
 }
@@ -570,7 +570,7 @@ static void test_validate_small_path_buffer(void **state)
 	char small[4];
 
 	json_object_object_add(v, "a2", json_tokener_parse("{\"b\":{\"c\":\"x\"}}"));
-	assert_int_equal(idl_validate(check_iface, m->in, v, small, sizeof(small)), -EINVAL);
+	assert_int_equal(idl_validate(m->in, v, small, sizeof(small)), -EINVAL);
 	assert_int_equal(strlen(small), 3);
 	assert_string_equal(small, "a2.");
 	json_object_put(v);
@@ -591,7 +591,7 @@ static void test_validate_deep_nesting(void **state)
 		node = n;
 	}
 	json_object_object_add(v, "node", node);
-	assert_int_equal(idl_validate(check_iface, m->in, v, path_buf, sizeof(path_buf)), -EINVAL);
+	assert_int_equal(idl_validate(m->in, v, path_buf, sizeof(path_buf)), -EINVAL);
 	json_object_put(v);
 }
 
