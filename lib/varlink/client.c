@@ -21,6 +21,7 @@ struct varlink_client {
 	struct varlink_fd_queue in_fds, out_fds;
 	struct varlink_fds reply_fds;  /* of the reply read last */
 	const volatile sig_atomic_t *interrupt;  /* set: a wait for a reply ends with -EINTR */
+	unsigned spin_skip, spin_backoff;        /* see spin_worth_it() */
 };
 
 /* Connections of this process: with one, fill() spins before it sleeps. */
@@ -182,6 +183,7 @@ static long long now_ms(void)
  * side by side would take the CPUs from the daemon and from each other.
  */
 #define SPIN_NS 20000
+#define SPIN_BACKOFF_MAX 64
 
 void varlink_client_set_interrupt(struct varlink_client *client,
 				  const volatile sig_atomic_t *flag)
@@ -218,6 +220,34 @@ static ssize_t recv_spinning(struct varlink_client *client)
 	return n;
 }
 
+/*
+ * Spinning pays only while replies come within SPIN_NS.  When they do not
+ * (the daemon is busy, or many one-connection processes wait on it at once:
+ * a script's rdmactl calls run in parallel, a monitoring agent), the spinners
+ * take the CPU the daemon needs to answer them: eight such processes on two
+ * CPUs had the daemon preempted every few tens of microseconds and one call
+ * in a hundred wait over 1.5 ms.  So a spin that found nothing makes the
+ * client sleep at once for its next spin_backoff waits, twice as many after
+ * each such spin (up to SPIN_BACKOFF_MAX), and a spin that found its reply
+ * starts over.
+ */
+static bool spin_worth_it(struct varlink_client *client)
+{
+	if (client->spin_skip == 0)
+		return true;
+	client->spin_skip--;
+	return false;
+}
+
+static void spin_learn(struct varlink_client *client, bool found)
+{
+	if (found)
+		client->spin_backoff = 0;
+	else if (client->spin_backoff < SPIN_BACKOFF_MAX)
+		client->spin_backoff = client->spin_backoff ? 2 * client->spin_backoff : 1;
+	client->spin_skip = client->spin_backoff;
+}
+
 static int fill(struct varlink_client *client, long long deadline)
 {
 	struct pollfd pfd = { .fd = client->fd, .events = POLLIN };
@@ -228,8 +258,9 @@ static int fill(struct varlink_client *client, long long deadline)
 		return -EMSGSIZE;
 	if (interrupted(client))
 		return -EINTR;
-	if (atomic_load_explicit(&n_clients, memory_order_relaxed) == 1) {
+	if (atomic_load_explicit(&n_clients, memory_order_relaxed) == 1 && spin_worth_it(client)) {
 		n = recv_spinning(client);
+		spin_learn(client, n != -EAGAIN);
 		if (n != -EAGAIN)
 			return received(client, n);
 	}
