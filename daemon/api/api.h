@@ -63,7 +63,7 @@ void api_pool_connection_closed(struct varlink_connection *conn, struct manager 
  */
 struct rdma_device *api_device(struct varlink_call *call, struct manager *m,
 			       struct json_object *params, const char *iface);
-/* Replies IFACE.<error name> with the error's parameters. */
+/* Replies IFACE.<error name> with the error's parameters (this and the api_reply_* below: reply.c). */
 int api_reply_error(struct varlink_call *call, const char *iface, const struct rdma_error *err);
 /*
  * A failure r of the model: a refused request as its error, a system failure
