@@ -2,6 +2,7 @@
 /* io.rdmad.Ah */
 #include "daemon/api/vocab.h"
 #include "daemon/api/api.h"
+#include "daemon/api/tenant.h"
 #include "daemon/api/application.h"
 #include "daemon/verbs/ah.h"
 #include "daemon/api/attr.h"
@@ -55,10 +56,12 @@ static int create(struct varlink_call *call, struct json_object *params, void *u
 	if (api_av_resolve(&p.av, "", &err) < 0)
 		return api_reply_error(call, IFACE, &err);
 	p.av.attr.port = p.port;
+	if (api_tenant_may_create(call, userdata, RDMA_OBJ_AH, 0, &err) < 0)
+		return api_reply_error(call, IFACE, &err);
 	r = rdma_ah_create(dev, p.pd, &p.av.attr, &ah, &err);
 	if (r < 0)
 		return api_reply_failure(call, IFACE, &err, r);
-	api_application_own(call, &ah->obj);
+	api_application_own(call, dev, &ah->obj);
 	return api_reply_record(call, "ah", ah_json(dev, &ah->obj));
 }
 
@@ -81,9 +84,9 @@ static int destroy(struct varlink_call *call, struct json_object *params, void *
 }
 
 const struct varlink_method api_ah_methods[] = {
-	{ "Create", create, VARLINK_METHOD_PRIVILEGED },
+	{ "Create", create, VARLINK_METHOD_PRIVILEGED | API_METHOD_OWN },
 	{ "List", list, 0 },
 	{ "Show", show, 0 },
-	{ "Destroy", destroy, VARLINK_METHOD_PRIVILEGED },
+	{ "Destroy", destroy, VARLINK_METHOD_PRIVILEGED | API_METHOD_OWN },
 	{ NULL, NULL, 0 },
 };

@@ -44,11 +44,12 @@ static void connection_closed(struct varlink_connection *conn, void *userdata)
 }
 
 /*
- * Root may call everything.  Members of group rdma may call what only reads;
- * what changes state (VARLINK_METHOD_PRIVILEGED) and anything about key
- * material (API_METHOD_SECRET) is root's alone.  The group's id is the one
- * found at start or at the last reload (manager.c): a lookup per call could
- * have the event loop wait for the user database.
+ * Root may call everything.  Members of group rdma may call what only reads,
+ * Attach, and, once their connection attached, what a program does with its
+ * own objects; what else changes state (VARLINK_METHOD_PRIVILEGED) and anything
+ * about key material (API_METHOD_SECRET) is root's alone.  The group's id is
+ * the one found at start or at the last reload (manager.c): a lookup per call
+ * could have the event loop wait for the user database.
  */
 static bool authorize(const struct varlink_peer *peer, const char *method, unsigned flags,
 		      void *userdata)
@@ -57,14 +58,38 @@ static bool authorize(const struct varlink_peer *peer, const char *method, unsig
 
 	if (peer->cred.uid == 0)
 		return true;
-	if (api_method_root_only(flags))
+	if (!m->read_group.exists || !varlink_peer_in_group(peer, m->read_group.gid))
 		return false;
-	return m->read_group.exists && varlink_peer_in_group(peer, m->read_group.gid);
+	switch (api_method_access(flags)) {
+	case API_NEEDS_READ_GROUP:
+		return true;
+	case API_NEEDS_ATTACHED:
+		return api_application_attached(peer->conn);
+	case API_NEEDS_ROOT:
+		break;
+	}
+	return false;
 }
 
-bool api_method_root_only(unsigned flags)
+enum api_access api_method_access(unsigned flags)
 {
-	return flags & (VARLINK_METHOD_PRIVILEGED | API_METHOD_SECRET);
+	if (flags & API_METHOD_SECRET)
+		return API_NEEDS_ROOT;
+	if (flags & API_METHOD_OWN)
+		return API_NEEDS_ATTACHED;
+	if ((flags & VARLINK_METHOD_PRIVILEGED) && !(flags & API_METHOD_TENANT))
+		return API_NEEDS_ROOT;
+	return API_NEEDS_READ_GROUP;
+}
+
+const char *api_access_word(enum api_access access)
+{
+	switch (access) {
+	case API_NEEDS_ROOT:       return "root";
+	case API_NEEDS_READ_GROUP: return "read_group";
+	case API_NEEDS_ATTACHED:   return "attached";
+	}
+	return "root";
 }
 
 int api_method_flags(const char *method, unsigned *flags)

@@ -10,11 +10,18 @@
  * Who may call a method (the authorizer in api.c): flags 0 is read-only, open
  * to root and group RDMAD_READ_GROUP; VARLINK_METHOD_PRIVILEGED changes state
  * and needs root; API_METHOD_SECRET concerns key material and needs root even
- * to read.
+ * to read.  Two flags open a state-changing method to the group's members, the
+ * device's tenants: API_METHOD_TENANT to any of them (Attach, which makes a
+ * connection a program's), API_METHOD_OWN through a connection that attached,
+ * on the objects that program owns (the handler's lookups see to that).
  */
 #define API_METHOD_SECRET VARLINK_METHOD_APP(0)
-/* A method with these flags is root's alone; else group RDMAD_READ_GROUP may call it too. */
-bool api_method_root_only(unsigned flags);
+#define API_METHOD_TENANT VARLINK_METHOD_APP(1)
+#define API_METHOD_OWN    VARLINK_METHOD_APP(2)
+/* What a method's caller needs to be, the words io.rdmad.Daemon.GetAccess answers. */
+enum api_access { API_NEEDS_ROOT, API_NEEDS_READ_GROUP, API_NEEDS_ATTACHED };
+enum api_access api_method_access(unsigned flags);
+const char *api_access_word(enum api_access access);
 /* The flags of a method ("io.rdmad.Pd.Create"); -ENOENT when no io.rdmad interface has it. */
 int api_method_flags(const char *method, unsigned *flags);
 
@@ -47,6 +54,8 @@ void api_monitor_free(struct manager *m);
  * application is consumed.
  */
 void api_monitor_application(struct manager *m, bool attached, struct json_object *application);
+/* obj on dev became a tenant's: its creation, to that uid's subscriptions. */
+void api_monitor_object_owned(struct rdma_device *dev, const struct rdma_object *obj);
 
 /*
  * What each interface gives back when a connection closes (its client's

@@ -26,6 +26,7 @@ struct application {
 	struct ucred cred;          /* as the kernel said when it connected */
 	char comm[APPLICATION_COMM_MAX];
 	char name[APPLICATION_NAME_MAX];
+	uint64_t memlock;           /* RLIMIT_MEMLOCK when it attached, bytes; UINT64_MAX: unlimited */
 };
 
 /* Few at once (one per program using the library): a list is enough. */
@@ -65,6 +66,34 @@ static void read_comm(pid_t pid, char comm[APPLICATION_COMM_MAX])
 	}
 	comm[n] = '\0';
 	comm[strcspn(comm, "\n")] = '\0';
+}
+
+/*
+ * The process's RLIMIT_MEMLOCK (its soft limit), which bounds what it may
+ * register as it bounds an ibverbs program's pinned pages.  /proc/PID/limits
+ * is read, as prlimit(2) on another process needs CAP_SYS_RESOURCE, which the
+ * unit does not give.  A limit that cannot be read is 0: the process is gone.
+ */
+static uint64_t read_memlock(pid_t pid)
+{
+	char path[64], line[256];
+	uint64_t limit = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/limits", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		char soft[32];
+
+		if (strncmp(line, "Max locked memory", 17) != 0 || sscanf(line + 17, "%31s", soft) != 1)
+			continue;
+		limit = strcmp(soft, "unlimited") == 0 ? UINT64_MAX : strtoull(soft, NULL, 10);
+		break;
+	}
+	fclose(f);
+	return limit;
 }
 
 /* Letters, digits and "_.-@:", 1 to APPLICATION_NAME_MAX - 1 of them. */
@@ -138,6 +167,42 @@ void api_add_record_head(struct json_object *o, const struct rdma_device *dev,
 	}
 }
 
+bool api_application_attached(const struct varlink_connection *conn)
+{
+	return application_find(conn) != NULL;
+}
+
+uint64_t api_application_memlock(const struct varlink_connection *conn)
+{
+	const struct application *a = application_find(conn);
+
+	return a ? a->memlock : 0;
+}
+
+unsigned api_application_uids(uid_t *uids, unsigned max)
+{
+	unsigned n = 0;
+
+	for (const struct application *a = applications; a; a = a->next) {
+		unsigned i = 0;
+
+		while (i < n && uids[i] != a->cred.uid)
+			i++;
+		if (i == n && n < max)
+			uids[n++] = a->cred.uid;
+	}
+	return n;
+}
+
+unsigned api_application_count(uid_t uid)
+{
+	unsigned n = 0;
+
+	for (const struct application *a = applications; a; a = a->next)
+		n += a->cred.uid == uid;
+	return n;
+}
+
 int api_application_attach(struct varlink_call *call, struct json_object *params, void *userdata)
 {
 	struct varlink_connection *conn = varlink_call_connection(call);
@@ -154,8 +219,11 @@ int api_application_attach(struct varlink_call *call, struct json_object *params
 		a->conn = conn;
 		a->cred = *varlink_connection_peer(conn);
 		read_comm(a->cred.pid, a->comm);
+		a->memlock = read_memlock(a->cred.pid);
 		a->next = applications;
 		applications = a;
+		/* Its program may work through its rings for hours without a call. */
+		varlink_connection_keep_open(conn);
 		log_info("application attached: pid %d (%s), uid %d", (int)a->cred.pid, a->comm,
 			 (int)a->cred.uid);
 		created = true;
@@ -170,29 +238,54 @@ int api_application_attach(struct varlink_call *call, struct json_object *params
 
 int api_application_list(struct varlink_call *call, struct json_object *params, void *userdata)
 {
+	uid_t uid = varlink_call_peer(call)->uid;
 	struct json_object *list = json_object_new_array();
 
+	/* A tenant sees its own programs, not who else uses the device. */
 	for (struct application *a = applications; a; a = a->next)
-		json_object_array_add(list, application_json(userdata, a));
+		if (uid == 0 || a->cred.uid == uid)
+			json_object_array_add(list, application_json(userdata, a));
 	return api_reply_record(call, "applications", list);
 }
 
-void api_application_own(struct varlink_call *call, struct rdma_object *obj)
+void api_application_own(struct varlink_call *call, struct rdma_device *dev, struct rdma_object *obj)
 {
 	struct varlink_connection *conn = varlink_call_connection(call);
+	const struct application *a = application_find(conn);
 
-	if (application_find(conn))
-		obj->owner = conn;
+	if (!a)
+		return;
+	obj->owner = conn;
+	obj->owner_uid = a->cred.uid;
+	api_monitor_object_owned(dev, obj);
+}
+
+/* Kinds a program owns; the others (DEKs, pools, GIDs, VNIC ports) are the device's. */
+static bool application_kind(enum rdma_object_kind kind)
+{
+	for (size_t i = 0; i < N_RECLAIMED; i++)
+		if (reclaim_order[i] == kind)
+			return true;
+	return false;
 }
 
 bool api_application_may_use(struct varlink_call *call, const struct rdma_object *obj)
 {
 	struct varlink_connection *conn = varlink_call_connection(call);
+	uid_t uid = varlink_call_peer(call)->uid;
 
-	if (!application_find(conn) || obj->owner == conn)
+	/* The device's records: the method's flags say who may read or change them. */
+	if (!application_kind(obj->kind))
 		return true;
-	return obj->kind == RDMA_OBJ_MKEY &&
-	       rdma_mkey((struct rdma_object *)obj)->borrower == conn;
+	if (application_find(conn))
+		return obj->owner == conn ||
+		       (obj->kind == RDMA_OBJ_MKEY && rdma_mkey((struct rdma_object *)obj)->borrower == conn);
+	/*
+	 * A connection that did not attach: root's addresses every object; a
+	 * tenant's (it may only read) sees its own uid's programs' objects and
+	 * the device's records, never another tenant's or root's objects.
+	 */
+	return uid == 0 || (obj->owner && obj->owner_uid == uid);
 }
 
 bool api_application_refs_ok(struct varlink_call *call, const char *iface, struct rdma_device *dev,
@@ -247,6 +340,7 @@ static void reclaim_device(struct rdma_device *dev, const struct application *a,
 				    rdma_object_kind_name(obj->kind), obj->handle,
 				    rdma_error_name(err.code));
 			obj->owner = NULL;
+			obj->owner_uid = 0;
 		}
 	}
 }

@@ -28,11 +28,24 @@ int api_application_list(struct varlink_call *call, struct json_object *params, 
 void api_add_record_head(struct json_object *o, const struct rdma_device *dev,
 			 const struct rdma_object *obj);
 
-/* obj, just created by call, belongs to the call's application, if its connection attached. */
-void api_application_own(struct varlink_call *call, struct rdma_object *obj);
+/* conn called Attach: it is a program's, which may use what it owns. */
+bool api_application_attached(const struct varlink_connection *conn);
+/* The RLIMIT_MEMLOCK of conn's program when it attached (0 for a connection that did not). */
+uint64_t api_application_memlock(const struct varlink_connection *conn);
+/* The uids that have applications now, at most max of them into uids; how many. */
+unsigned api_application_uids(uid_t *uids, unsigned max);
+/* How many applications uid has now. */
+unsigned api_application_count(uid_t uid);
 /*
- * Whether the call may address obj: always for a connection that did not
- * attach; for an application, its own objects and the pool MKEYs it borrowed.
+ * obj, just created on dev by call, belongs to the call's application, if its
+ * connection attached (and the monitor tells its uid's subscribers).
+ */
+void api_application_own(struct varlink_call *call, struct rdma_device *dev, struct rdma_object *obj);
+/*
+ * Whether the call may address obj: for an application, its own objects and
+ * the pool MKEYs it borrowed; for a connection that did not attach, every
+ * object if it is root's, else the objects its uid's applications own and
+ * the device-wide ones (DEKs, pools, GIDs).
  */
 bool api_application_may_use(struct varlink_call *call, const struct rdma_object *obj);
 /* A parameter naming an object of kind by its handle, as a Create takes its PD. */

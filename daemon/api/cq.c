@@ -2,6 +2,7 @@
 /* io.rdmad.Cq */
 #include "daemon/api/vocab.h"
 #include "daemon/api/api.h"
+#include "daemon/api/tenant.h"
 #include "daemon/api/application.h"
 #include "daemon/api/dispatch.h"
 #include "daemon/api/rings.h"
@@ -61,11 +62,13 @@ static int create(struct varlink_call *call, struct json_object *params, void *u
 
 	if (!dev || api_dispatch(call, params, create_fields, &p) < 0)
 		return 0;
+	if (api_tenant_may_create(call, userdata, RDMA_OBJ_CQ, 0, &err) < 0)
+		return api_reply_error(call, IFACE, &err);
 	if (rdma_cq_create(dev, p.cqe, p.rings, &cq, &err) < 0)
 		return api_reply_error(call, IFACE, &err);
 	if (cq->rings && !(rings = api_rings(call, IFACE, dev, &cq->obj)))
 		return 0;
-	api_application_own(call, &cq->obj);
+	api_application_own(call, dev, &cq->obj);
 	return api_reply_with_rings(call, "cq", cq_json(dev, &cq->obj), rings);
 }
 
@@ -316,11 +319,11 @@ static int poll_cq(struct varlink_call *call, struct json_object *params, void *
 }
 
 const struct varlink_method api_cq_methods[] = {
-	{ "Create", create, VARLINK_METHOD_PRIVILEGED },
+	{ "Create", create, VARLINK_METHOD_PRIVILEGED | API_METHOD_OWN },
 	{ "List", list, 0 },
 	{ "Show", show, 0 },
-	{ "Destroy", destroy, VARLINK_METHOD_PRIVILEGED },
-	{ "Notify", notify, VARLINK_METHOD_PRIVILEGED },
-	{ "Poll", poll_cq, VARLINK_METHOD_PRIVILEGED },
+	{ "Destroy", destroy, VARLINK_METHOD_PRIVILEGED | API_METHOD_OWN },
+	{ "Notify", notify, VARLINK_METHOD_PRIVILEGED | API_METHOD_OWN },
+	{ "Poll", poll_cq, VARLINK_METHOD_PRIVILEGED | API_METHOD_OWN },
 	{ NULL, NULL, 0 },
 };

@@ -2,6 +2,7 @@
 /* io.rdmad.Daemon */
 #include "daemon/api/vocab.h"
 #include "daemon/api/api.h"
+#include "daemon/api/tenant.h"
 #include "daemon/api/application.h"
 #include "daemon/api/change.h"
 #include "daemon/api/dispatch.h"
@@ -132,6 +133,7 @@ static int get_status(struct varlink_call *call, struct json_object *params, voi
 	json_object_object_add(reply, "ifnames", devices);
 	json_object_object_add(reply, "workers", workers_json(m));
 	json_object_object_add(reply, "vnic_ports", vnic_ports_json(m->vnic));
+	json_object_object_add(reply, "tenants", api_tenants_json(call, m));
 	return varlink_call_reply(call, reply);
 }
 
@@ -225,7 +227,7 @@ static int get_access(struct varlink_call *call, struct json_object *params, voi
 		return api_error_string(call, VARLINK_ERROR_METHOD_NOT_FOUND, "method", p.method);
 	reply = json_object_new_object();
 	json_add_string(reply, "method", p.method);
-	json_add_string(reply, "needs", api_method_root_only(flags) ? "root" : "read_group");
+	json_add_string(reply, "needs", api_access_word(api_method_access(flags)));
 	json_object_object_add(reply, "read_group", read_group_json(userdata));
 	return varlink_call_reply(call, reply);
 }
@@ -235,7 +237,7 @@ const struct varlink_method api_daemon_methods[] = {
 	{ "GetAccess", get_access, VARLINK_METHOD_PUBLIC },
 	{ "Reload", reload, VARLINK_METHOD_PRIVILEGED },
 	{ "SetLogLevel", set_log_level, VARLINK_METHOD_PRIVILEGED },
-	{ "Attach", api_application_attach, VARLINK_METHOD_PRIVILEGED },
+	{ "Attach", api_application_attach, VARLINK_METHOD_PRIVILEGED | API_METHOD_TENANT },
 	{ "ListApplications", api_application_list, 0 },
 	{ NULL, NULL, 0 },
 };

@@ -2,6 +2,7 @@
 /* io.rdmad.Mkey */
 #include "daemon/api/vocab.h"
 #include "daemon/api/api.h"
+#include "daemon/api/tenant.h"
 #include "daemon/api/application.h"
 #include "daemon/api/dispatch.h"
 #include "daemon/api/mkey_conf.h"
@@ -151,10 +152,12 @@ static int create(struct varlink_call *call, struct json_object *params, void *u
 	if (!dev || api_dispatch(call, params, create_fields, &p) < 0 ||
 	    !api_application_refs_ok(call, IFACE, dev, params, pd_ref))
 		return 0;
+	if (api_tenant_may_create(call, userdata, RDMA_OBJ_MKEY, 0, &err) < 0)
+		return api_reply_error(call, IFACE, &err);
 	r = rdma_mkey_create(dev, p.pd, p.flags, p.max_entries, &mkey, &err);
 	if (r < 0)
 		return api_reply_failure(call, IFACE, &err, r);
-	api_application_own(call, &mkey->obj);
+	api_application_own(call, dev, &mkey->obj);
 	return api_reply_mkey(call, dev, mkey);
 }
 
@@ -383,6 +386,18 @@ int api_mkey_conf_from_params(struct configure_params *p, struct rdma_mkey_conf 
 	return 0;
 }
 
+int api_mkey_conf_caller_may(struct varlink_call *call, const struct rdma_mkey_conf *conf,
+			     struct rdma_error *err)
+{
+	uid_t uid = varlink_call_peer(call)->uid;
+
+	/* DEKs are root's: no tenant's MKEY uses one that root did not lend it. */
+	if (conf->set_crypto && uid != 0)
+		return rdma_error_invalid(err, "config.crypto", "a DEK is root's, and none is lent to "
+					  "uid %u", (unsigned)uid);
+	return 0;
+}
+
 static int configure(struct varlink_call *call, struct json_object *params, void *userdata)
 {
 	struct rdma_device *dev;
@@ -396,6 +411,8 @@ static int configure(struct varlink_call *call, struct json_object *params, void
 		return 0;
 	r = api_mkey_conf_from_params(&p, &conf, &err);
 	api_dispatch_free(api_mkey_configure_fields, &p);
+	if (r == 0)
+		r = api_mkey_conf_caller_may(call, &conf, &err);
 	if (r == 0)
 		r = rdma_mkey_configure(dev, mkey, &conf, &err);
 	free(conf.layout.entries);
@@ -613,13 +630,13 @@ static int rx(struct varlink_call *call, struct json_object *params, void *userd
 }
 
 const struct varlink_method api_mkey_methods[] = {
-	{ "Create", create, VARLINK_METHOD_PRIVILEGED },
+	{ "Create", create, VARLINK_METHOD_PRIVILEGED | API_METHOD_OWN },
 	{ "List", list, 0 },
 	{ "Show", show, 0 },
-	{ "Destroy", destroy, VARLINK_METHOD_PRIVILEGED },
-	{ "Configure", configure, VARLINK_METHOD_PRIVILEGED },
-	{ "Check", check, VARLINK_METHOD_PRIVILEGED },
-	{ "Tx", tx, VARLINK_METHOD_PRIVILEGED },
-	{ "Rx", rx, VARLINK_METHOD_PRIVILEGED },
+	{ "Destroy", destroy, VARLINK_METHOD_PRIVILEGED | API_METHOD_OWN },
+	{ "Configure", configure, VARLINK_METHOD_PRIVILEGED | API_METHOD_OWN },
+	{ "Check", check, VARLINK_METHOD_PRIVILEGED | API_METHOD_OWN },
+	{ "Tx", tx, VARLINK_METHOD_PRIVILEGED | API_METHOD_OWN },
+	{ "Rx", rx, VARLINK_METHOD_PRIVILEGED | API_METHOD_OWN },
 	{ NULL, NULL, 0 },
 };

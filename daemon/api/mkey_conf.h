@@ -12,6 +12,7 @@
 
 #include "daemon/api/dispatch.h"
 #include "daemon/verbs/mkey.h"
+#include "lib/varlink/varlink.h"
 
 /* What Configure is given; api_mkey_conf_from_params() makes the model's configuration of it. */
 struct configure_params {
@@ -36,3 +37,9 @@ extern const struct api_field api_mkey_configure_fields[];
  */
 int api_mkey_conf_from_params(struct configure_params *p, struct rdma_mkey_conf *conf,
 			      struct rdma_error *err);
+/*
+ * Whether the caller may configure an MKEY with conf: root may; a tenant's
+ * configuration names no DEK root did not lend it.
+ */
+int api_mkey_conf_caller_may(struct varlink_call *call, const struct rdma_mkey_conf *conf,
+			     struct rdma_error *err);

@@ -24,6 +24,7 @@ struct subscriber {
 	struct varlink_call *call;
 	unsigned types;           /* 1 << enum rdma_event_type */
 	bool knows_deks;          /* api_caller_knows_deks() */
+	uid_t uid;                /* not root: events of its uid's objects and of the device only */
 };
 
 struct api_monitor {
@@ -139,6 +140,39 @@ static bool event_about_dek(const struct rdma_event *ev)
 	return ev->kind == RDMA_OBJ_DEK;
 }
 
+/*
+ * Whose object an event is about: the uid of its owner, or 0 for root's and
+ * the device's own (DEKs, pools, GIDs, VNIC ports).  A destroyed object's
+ * owner came with the event; any other is still in its table.
+ */
+static uid_t event_owner(struct rdma_device *dev, const struct rdma_event *ev)
+{
+	const struct rdma_object *obj;
+
+	if (ev->type == RDMA_EVENT_OBJECT_DESTROYED)
+		return ev->owner_uid;
+	if (ev->kind >= RDMA_OBJ_DEK)
+		return 0;
+	obj = object_table_find(&dev->tables[ev->kind], ev->handle);
+	return obj ? obj->owner_uid : 0;
+}
+
+/*
+ * A tenant's subscription carries the device's events and its own objects';
+ * those of root's objects and other tenants' are not there for it.  An
+ * object's creation reaches it once the object is its own
+ * (api_monitor_object_owned), as the model tells before it has an owner.
+ */
+static bool tenant_may_see(const struct subscriber *s, struct rdma_device *dev,
+			   const struct rdma_event *ev)
+{
+	if (s->uid == 0 || ev->kind >= RDMA_OBJ_DEK || ev->type >= RDMA_EVENT_VNIC_STATE)
+		return true;
+	if (ev->type == RDMA_EVENT_OBJECT_CREATED)
+		return false;
+	return event_owner(dev, ev) == s->uid;
+}
+
 static void on_device_event(struct rdma_device *dev, const struct rdma_event *ev, void *userdata)
 {
 	struct api_monitor *mon = userdata;
@@ -147,8 +181,22 @@ static void on_device_event(struct rdma_device *dev, const struct rdma_event *ev
 	/* A send may close a slow subscriber's connection, which unlinks it: keep next first. */
 	for (s = mon->subscribers; s; s = next) {
 		next = s->next;
-		if ((s->types & (1u << ev->type)) && (s->knows_deks || !event_about_dek(ev)))
+		if ((s->types & (1u << ev->type)) && (s->knows_deks || !event_about_dek(ev)) &&
+		    tenant_may_see(s, dev, ev))
 			send_event(s->call, device_event_json(dev, ev));
+	}
+}
+
+void api_monitor_object_owned(struct rdma_device *dev, const struct rdma_object *obj)
+{
+	struct rdma_event ev = { .type = RDMA_EVENT_OBJECT_CREATED, .kind = obj->kind, .handle = obj->handle };
+	struct api_monitor *mon = dev->event_sink == on_device_event ? dev->event_sink_data : NULL;
+	struct subscriber *s, *next;
+
+	for (s = mon ? mon->subscribers : NULL; s; s = next) {
+		next = s->next;
+		if (s->uid && s->uid == obj->owner_uid && (s->types & (1u << ev.type)))
+			send_event(s->call, device_event_json(dev, &ev));
 	}
 }
 
@@ -190,13 +238,15 @@ static const char *event_word(unsigned bit)
 void api_monitor_application(struct manager *m, bool attached, struct json_object *application)
 {
 	int type = attached ? MONITOR_APPLICATION_ATTACHED : MONITOR_APPLICATION_DETACHED;
+	/* A tenant hears of its own programs only. */
+	uid_t application_uid = (uid_t)json_get_int(application, "uid", 0);
 	struct subscriber *s, *next;
 
 	for (s = m->monitor ? m->monitor->subscribers : NULL; s; s = next) {
 		struct json_object *ev;
 
 		next = s->next;
-		if (!(s->types & (1u << type)))
+		if (!(s->types & (1u << type)) || (s->uid && s->uid != application_uid))
 			continue;
 		ev = event_json(type_name(type), NULL);
 		json_object_object_add(ev, "application", json_object_get(application));
@@ -230,6 +280,7 @@ static int subscribe(struct varlink_call *call, struct json_object *params, void
 	s->call = varlink_call_ref(call);
 	s->types = p.types;
 	s->knows_deks = api_caller_knows_deks(call);
+	s->uid = varlink_call_peer(call)->uid;
 	s->next = mon->subscribers;
 	if (s->next)
 		s->next->prev = s;

@@ -2,6 +2,7 @@
 /* io.rdmad.Mr */
 #include "daemon/api/vocab.h"
 #include "daemon/api/api.h"
+#include "daemon/api/tenant.h"
 #include "daemon/api/application.h"
 #include "daemon/api/attr.h"
 #include "daemon/api/dispatch.h"
@@ -101,10 +102,12 @@ static int create(struct varlink_call *call, struct json_object *params, void *u
 	if (!dev || api_dispatch(call, params, create_fields, &p) < 0 ||
 	    !api_application_refs_ok(call, IFACE, dev, params, pd_ref))
 		return 0;
+	if (api_tenant_may_create(call, m, RDMA_OBJ_MR, p.size, &err) < 0)
+		return api_reply_error(call, IFACE, &err);
 	r = rdma_mr_create(dev, p.pd, p.size, p.access, m->config.max_mr_size, &mr, &err);
 	if (r < 0)
 		return api_reply_failure(call, IFACE, &err, r);
-	api_application_own(call, &mr->obj);
+	api_application_own(call, dev, &mr->obj);
 	return api_reply_record(call, "mr", mr_json(dev, &mr->obj));
 }
 
@@ -119,10 +122,12 @@ static int get_dma(struct varlink_call *call, struct json_object *params, void *
 	if (!dev || api_dispatch(call, params, get_dma_fields, &p) < 0 ||
 	    !api_application_refs_ok(call, IFACE, dev, params, pd_ref))
 		return 0;
+	if (api_tenant_may_create(call, userdata, RDMA_OBJ_MR, 0, &err) < 0)
+		return api_reply_error(call, IFACE, &err);
 	r = rdma_mr_get_dma(dev, p.pd, p.access, &mr, &err);
 	if (r < 0)
 		return api_reply_failure(call, IFACE, &err, r);
-	api_application_own(call, &mr->obj);
+	api_application_own(call, dev, &mr->obj);
 	return api_reply_record(call, "mr", mr_json(dev, &mr->obj));
 }
 
@@ -138,6 +143,8 @@ static int reg_user(struct varlink_call *call, struct json_object *params, void 
 	if (!dev || api_dispatch(call, params, reg_user_fields, &p) < 0 ||
 	    !api_application_refs_ok(call, IFACE, dev, params, pd_ref))
 		return 0;
+	if (api_tenant_may_create(call, m, RDMA_OBJ_MR, p.length, &err) < 0)
+		return api_reply_error(call, IFACE, &err);
 	memfd = api_passed_fd(call, params, "fd", &err);
 	if (memfd < 0)
 		return api_reply_error(call, IFACE, &err);
@@ -146,7 +153,7 @@ static int reg_user(struct varlink_call *call, struct json_object *params, void 
 				   m->config.max_mr_size, &mr, &err);
 	if (r < 0)
 		return api_reply_failure(call, IFACE, &err, r);
-	api_application_own(call, &mr->obj);
+	api_application_own(call, dev, &mr->obj);
 	return api_reply_record(call, "mr", mr_json(dev, &mr->obj));
 }
 
@@ -245,13 +252,13 @@ static int read_bytes(struct varlink_call *call, struct json_object *params, voi
 }
 
 const struct varlink_method api_mr_methods[] = {
-	{ "Create", create, VARLINK_METHOD_PRIVILEGED },
-	{ "GetDma", get_dma, VARLINK_METHOD_PRIVILEGED },
-	{ "RegUser", reg_user, VARLINK_METHOD_PRIVILEGED },
+	{ "Create", create, VARLINK_METHOD_PRIVILEGED | API_METHOD_OWN },
+	{ "GetDma", get_dma, VARLINK_METHOD_PRIVILEGED | API_METHOD_OWN },
+	{ "RegUser", reg_user, VARLINK_METHOD_PRIVILEGED | API_METHOD_OWN },
 	{ "List", list, 0 },
 	{ "Show", show, 0 },
-	{ "Destroy", destroy, VARLINK_METHOD_PRIVILEGED },
-	{ "Write", write_bytes, VARLINK_METHOD_PRIVILEGED },
-	{ "Read", read_bytes, VARLINK_METHOD_PRIVILEGED },
+	{ "Destroy", destroy, VARLINK_METHOD_PRIVILEGED | API_METHOD_OWN },
+	{ "Write", write_bytes, VARLINK_METHOD_PRIVILEGED | API_METHOD_OWN },
+	{ "Read", read_bytes, VARLINK_METHOD_PRIVILEGED | API_METHOD_OWN },
 	{ NULL, NULL, 0 },
 };

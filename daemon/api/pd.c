@@ -2,6 +2,7 @@
 /* io.rdmad.Pd */
 #include "daemon/api/vocab.h"
 #include "daemon/api/api.h"
+#include "daemon/api/tenant.h"
 #include "daemon/api/application.h"
 
 #define IFACE "io.rdmad.Pd"
@@ -26,10 +27,12 @@ static int create(struct varlink_call *call, struct json_object *params, void *u
 
 	if (!dev)
 		return 0;
+	if (api_tenant_may_create(call, userdata, RDMA_OBJ_PD, 0, &err) < 0)
+		return api_reply_error(call, IFACE, &err);
 	pd = rdma_object_create(dev, RDMA_OBJ_PD, &err);
 	if (!pd)
 		return api_reply_error(call, IFACE, &err);
-	api_application_own(call, pd);
+	api_application_own(call, dev, pd);
 	return api_reply_record(call, "pd", pd_json(dev, pd));
 }
 
@@ -52,9 +55,9 @@ static int destroy(struct varlink_call *call, struct json_object *params, void *
 }
 
 const struct varlink_method api_pd_methods[] = {
-	{ "Create", create, VARLINK_METHOD_PRIVILEGED },
+	{ "Create", create, VARLINK_METHOD_PRIVILEGED | API_METHOD_OWN },
 	{ "List", list, 0 },
 	{ "Show", show, 0 },
-	{ "Destroy", destroy, VARLINK_METHOD_PRIVILEGED },
+	{ "Destroy", destroy, VARLINK_METHOD_PRIVILEGED | API_METHOD_OWN },
 	{ NULL, NULL, 0 },
 };

@@ -2,6 +2,7 @@
 /* io.rdmad.Qp */
 #include "daemon/api/vocab.h"
 #include "daemon/api/api.h"
+#include "daemon/api/tenant.h"
 #include "daemon/api/application.h"
 #include "daemon/api/rings.h"
 #include "daemon/api/attr.h"
@@ -160,11 +161,13 @@ static int create(struct varlink_call *call, struct json_object *params, void *u
 	if (!dev || api_dispatch(call, params, create_fields, &init) < 0 ||
 	    !api_application_refs_ok(call, IFACE, dev, params, create_refs))
 		return 0;
+	if (api_tenant_may_create(call, userdata, RDMA_OBJ_QP, 0, &err) < 0)
+		return api_reply_error(call, IFACE, &err);
 	if (rdma_qp_create(dev, &init, &qp, &err) < 0)
 		return api_reply_error(call, IFACE, &err);
 	if (qp->rings && !(rings = api_rings(call, IFACE, dev, &qp->obj)))
 		return 0;
-	api_application_own(call, &qp->obj);
+	api_application_own(call, dev, &qp->obj);
 	return api_reply_with_rings(call, "qp", qp_json(dev, &qp->obj), rings);
 }
 
@@ -319,7 +322,7 @@ static const struct api_field send_fields[] = {
 };
 
 /* What the fields say together: the opcode's needs, the inline bytes, the send flags. */
-static int check_send(struct send_params *p, struct rdma_error *err)
+static int check_send(struct varlink_call *call, struct send_params *p, struct rdma_error *err)
 {
 	struct rdma_dp_send_wr *wr = &p->wr;
 
@@ -338,6 +341,8 @@ static int check_send(struct send_params *p, struct rdma_error *err)
 		/* Without the object: a configure that sets nothing, as Mkey.Configure without setters. */
 		int r = api_mkey_conf_from_params(&p->configure, &p->conf, err);
 
+		if (r == 0)
+			r = api_mkey_conf_caller_may(call, &p->conf, err);
 		if (r < 0) {
 			rdma_error_prefix(err, "configure.");
 			return r;
@@ -394,7 +399,7 @@ static int post_send(struct varlink_call *call, struct json_object *params, void
 
 	if (!obj || api_dispatch(call, params, send_fields, &p) < 0)
 		return 0;
-	r = check_send(&p, &err);
+	r = check_send(call, &p, &err);
 	if (r == 0)
 		r = rdma_device_post_send(dev, rdma_qp(obj), &p.wr, 1, &bad, &err);
 	send_params_free(&p);
@@ -440,7 +445,7 @@ static int post_send_list(struct varlink_call *call, struct json_object *params,
 		return varlink_call_error_errno(call, -ENOMEM);
 	}
 	for (i = 0; i < p.n && r == 0; i++) {
-		r = check_send(&p.wrs[i], &err);
+		r = check_send(call, &p.wrs[i], &err);
 		if (r < 0)
 			name_wr(&err, i);
 		wrs[i] = p.wrs[i].wr;
@@ -520,15 +525,15 @@ static int recover(struct varlink_call *call, struct json_object *params, void *
 }
 
 const struct varlink_method api_qp_methods[] = {
-	{ "Cancel", cancel, VARLINK_METHOD_PRIVILEGED },
-	{ "Recover", recover, VARLINK_METHOD_PRIVILEGED },
-	{ "Create", create, VARLINK_METHOD_PRIVILEGED },
-	{ "Modify", modify, VARLINK_METHOD_PRIVILEGED },
+	{ "Cancel", cancel, VARLINK_METHOD_PRIVILEGED | API_METHOD_OWN },
+	{ "Recover", recover, VARLINK_METHOD_PRIVILEGED | API_METHOD_OWN },
+	{ "Create", create, VARLINK_METHOD_PRIVILEGED | API_METHOD_OWN },
+	{ "Modify", modify, VARLINK_METHOD_PRIVILEGED | API_METHOD_OWN },
 	{ "List", list, 0 },
 	{ "Show", show, 0 },
-	{ "Destroy", destroy, VARLINK_METHOD_PRIVILEGED },
-	{ "PostSend", post_send, VARLINK_METHOD_PRIVILEGED },
-	{ "PostSendList", post_send_list, VARLINK_METHOD_PRIVILEGED },
-	{ "PostRecv", post_recv, VARLINK_METHOD_PRIVILEGED },
+	{ "Destroy", destroy, VARLINK_METHOD_PRIVILEGED | API_METHOD_OWN },
+	{ "PostSend", post_send, VARLINK_METHOD_PRIVILEGED | API_METHOD_OWN },
+	{ "PostSendList", post_send_list, VARLINK_METHOD_PRIVILEGED | API_METHOD_OWN },
+	{ "PostRecv", post_recv, VARLINK_METHOD_PRIVILEGED | API_METHOD_OWN },
 	{ NULL, NULL, 0 },
 };

@@ -55,6 +55,11 @@ int api_reply_error(struct varlink_call *call, const char *iface, const struct r
 	case RDMA_ERR_LIMIT_REACHED:
 		json_add_string(p, "kind", rdma_object_kind_name(err->kind));
 		json_add_uint(p, "limit", err->limit);
+		if (!err->setting)
+			break;
+		json_add_string(p, "setting", err->setting);
+		json_add_uint(p, "uid", err->uid);
+		json_add_uint(p, "in_use", err->in_use);
 		break;
 	case RDMA_ERR_INVALID_ARGUMENT:
 	case RDMA_ERR_INVALID_STATE:

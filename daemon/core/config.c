@@ -20,6 +20,7 @@ void config_defaults(struct rdmad_config *config)
 {
 	*config = (struct rdmad_config) {
 		.log_level = LOG_INFO,
+		.tenant = RDMAD_TENANT_LIMITS_DEFAULT,
 		.limits = VARLINK_LIMITS_DEFAULT,
 		.max_mr_size = RDMAD_MAX_MR_SIZE_DEFAULT,
 		.busy_poll_usec = RDMAD_BUSY_POLL_USEC_DEFAULT,
@@ -60,7 +61,17 @@ struct number_setting {
 #define LIMIT(f) offsetof(struct rdmad_config, limits.f)
 #define USEC    VARLINK_USEC_PER_SEC
 
+#define TENANT(kind) offsetof(struct rdmad_config, tenant.max_objects[kind])
+
 static const struct number_setting number_settings[] = {
+	{ "max_pds_per_uid", "a number", 0, 1u << 24, 1, TENANT(RDMA_OBJ_PD), FIELD_UNSIGNED },
+	{ "max_mrs_per_uid", "a number", 0, 1u << 24, 1, TENANT(RDMA_OBJ_MR), FIELD_UNSIGNED },
+	{ "max_cqs_per_uid", "a number", 0, 1u << 24, 1, TENANT(RDMA_OBJ_CQ), FIELD_UNSIGNED },
+	{ "max_qps_per_uid", "a number", 0, 1u << 24, 1, TENANT(RDMA_OBJ_QP), FIELD_UNSIGNED },
+	{ "max_ahs_per_uid", "a number", 0, 1u << 24, 1, TENANT(RDMA_OBJ_AH), FIELD_UNSIGNED },
+	{ "max_mkeys_per_uid", "a number", 0, 1u << 24, 1, TENANT(RDMA_OBJ_MKEY), FIELD_UNSIGNED },
+	{ "max_registered_bytes_per_uid", "a number of bytes (0: each program's RLIMIT_MEMLOCK)", 0,
+	  1ull << 50, 1, offsetof(struct rdmad_config, tenant.max_registered_bytes), FIELD_U64 },
 	{ "max_connections", "a number", 1, 65536, 1, LIMIT(max_connections), FIELD_UNSIGNED },
 	{ "max_connections_per_uid", "a number", 1, 65536, 1, LIMIT(max_per_uid), FIELD_UNSIGNED },
 	{ "connections_reserved_for_root", "a number", 0, 65535, 1, LIMIT(reserved_for_root),
@@ -90,6 +101,14 @@ static const struct number_setting number_settings[] = {
 	{ "roce_fault_reorder_ppm", "a number of packets per million", 0, 1000000, 1,
 	  offsetof(struct rdmad_config, roce_faults.reorder), FIELD_UNSIGNED },
 };
+
+const char *config_tenant_setting(enum rdma_object_kind kind)
+{
+	for (size_t i = 0; i < sizeof(number_settings) / sizeof(number_settings[0]); i++)
+		if (kind < RDMAD_TENANT_KINDS && number_settings[i].offset == TENANT(kind))
+			return number_settings[i].key;
+	return NULL;
+}
 
 static const struct number_setting *find_number_setting(const char *key)
 {

@@ -7,14 +7,27 @@
 #include <stdint.h>
 
 #include "daemon/verbs/crypto_config.h"
+#include "daemon/verbs/object.h"
 #include "dataplane/roce/transport.h"
 #include "daemon/vnic/fabric_config.h"
 #include "lib/varlink/varlink.h"
 
 #define RDMAD_CONFIG_PATH "/etc/rdmad/rdmad.conf"
 
+/*
+ * What each uid but root may hold at once (rdmad.conf(5), "Tenants"): objects
+ * of the kinds a program owns, by kind (PD to MKEY), and registered bytes.
+ */
+#define RDMAD_TENANT_KINDS (RDMA_OBJ_MKEY + 1)
+struct rdmad_tenant_limits {
+	unsigned max_objects[RDMAD_TENANT_KINDS];
+	/* The uid's MRs together; 0: each program within its RLIMIT_MEMLOCK instead, as with ibverbs. */
+	uint64_t max_registered_bytes;
+};
+
 struct rdmad_config {
 	int log_level;
+	struct rdmad_tenant_limits tenant;
 	/* max_connections, max_connections_per_uid and the connection_* settings. */
 	struct varlink_limits limits;
 	uint64_t max_mr_size;     /* bytes of one daemon-allocated MR */
@@ -31,12 +44,20 @@ struct rdmad_config {
 	struct dp_roce_faults roce_faults;
 };
 
+/* A quarter of soft0's caps for QPs and CQs; AHs as a UD service with a few dozen peers needs. */
+#define RDMAD_TENANT_LIMITS_DEFAULT ((struct rdmad_tenant_limits) {			\
+	.max_objects = { [RDMA_OBJ_PD] = 256, [RDMA_OBJ_MR] = 1024, [RDMA_OBJ_CQ] = 256,	\
+			 [RDMA_OBJ_QP] = 256, [RDMA_OBJ_AH] = 64, [RDMA_OBJ_MKEY] = 1024 },	\
+})
+
 #define RDMAD_MAX_MR_SIZE_DEFAULT (1ull << 30)
 #define RDMAD_MAX_MR_SIZE_MAX     (1ull << 40)
 #define RDMAD_BUSY_POLL_USEC_DEFAULT 50
 #define RDMAD_BUSY_POLL_USEC_MAX     10000
 
 void config_defaults(struct rdmad_config *config);
+/* The setting of a tenant's limit of objects of kind ("max_qps_per_uid"); NULL past MKEY. */
+const char *config_tenant_setting(enum rdma_object_kind kind);
 /* What config_load() allocated (the fabric map). */
 void config_free(struct rdmad_config *config);
 /*

@@ -94,7 +94,9 @@ int rdma_device_init_tables(struct rdma_device *dev)
 static void post_object_event(struct rdma_device *dev, enum rdma_event_type type,
 			      const struct rdma_object *obj)
 {
-	struct rdma_event ev = { .type = type, .kind = obj->kind, .handle = obj->handle };
+	struct rdma_event ev = {
+		.type = type, .kind = obj->kind, .handle = obj->handle, .owner_uid = obj->owner_uid,
+	};
 
 	rdma_device_post_event(dev, &ev);
 }

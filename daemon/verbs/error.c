@@ -58,6 +58,17 @@ int rdma_error_limit(struct rdma_error *e, enum rdma_object_kind kind, uint64_t 
 	return -ENOSPC;
 }
 
+int rdma_error_user_limit(struct rdma_error *e, enum rdma_object_kind kind, uint64_t limit,
+			  const char *setting, uint32_t uid, uint64_t in_use)
+{
+	int r = rdma_error_limit(e, kind, limit);
+
+	e->setting = setting;
+	e->uid = uid;
+	e->in_use = in_use;
+	return r;
+}
+
 void rdma_error_prefix(struct rdma_error *e, const char *prefix)
 {
 	char field[sizeof(e->field) + 32];

@@ -26,6 +26,10 @@ struct rdma_error {
 	enum rdma_object_kind kind, user_kind;
 	uint32_t handle, user_handle;
 	uint64_t limit;
+	/* LimitReached of a tenant: the setting that sets it, whose, and what it holds now. */
+	const char *setting;
+	uint32_t uid;
+	uint64_t in_use;
 	char field[64];
 	char reason[256];
 	int sys_errno;              /* RDMA_ERR_NONE: the negative errno (0: EIO) */
@@ -40,6 +44,9 @@ int rdma_error_no_such(struct rdma_error *e, enum rdma_object_kind kind, uint32_
 int rdma_error_in_use(struct rdma_error *e, const struct rdma_object *target,
 		      const struct rdma_object *user);
 int rdma_error_limit(struct rdma_error *e, enum rdma_object_kind kind, uint64_t limit);
+/* The same for a limit of uid's, which setting (static text) sets; it holds in_use now. */
+int rdma_error_user_limit(struct rdma_error *e, enum rdma_object_kind kind, uint64_t limit,
+			  const char *setting, uint32_t uid, uint64_t in_use);
 int rdma_error_invalid(struct rdma_error *e, const char *field, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 int rdma_error_state(struct rdma_error *e, const char *field, const char *fmt, ...)

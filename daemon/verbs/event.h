@@ -44,6 +44,8 @@ struct rdma_event {
 	bool passing;             /* VNIC_STATE: frames flow now */
 	uint8_t trap;             /* VNIC_TRAP: opcode */
 	uint8_t trap_result;      /* VNIC_TRAP */
+	/* OBJECT_DESTROYED: whose it was (the object is gone when the event is read). */
+	uint32_t owner_uid;
 };
 
 /* VNIC_STATE's old/new_state: the port's oper_state (reference opa_vnic.md §5.1). */

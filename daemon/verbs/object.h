@@ -49,6 +49,8 @@ struct rdma_object {
 	 * away; NULL: the object outlives its creator's connection.
 	 */
 	const void *owner;
+	/* The owner's uid (0 with no owner: root's); a tenant sees only its own uid's objects. */
+	uint32_t owner_uid;
 };
 
 /*

@@ -71,6 +71,7 @@ struct varlink_connection {
 	struct varlink_fds held_fds;
 	struct varlink_turn turn;   /* in the server's turns while a change is held */
 	bool dead;
+	bool keep_open;             /* never closed as idle (varlink_connection_keep_open) */
 	bool eof;                   /* the client closed its writing side */
 	/*
 	 * The events the watch has (edge-triggered), and whether the last read

@@ -250,10 +250,15 @@ static void server_wake_at(struct varlink_server *server, uint64_t usec)
 	server->sweep_at = usec;
 }
 
-/* The idle timeout is for every uid but root's. */
+/* The idle timeout is for every uid but root's, and not for a connection kept open. */
 static bool conn_may_idle_out(const struct varlink_connection *conn)
 {
-	return conn->peer.uid != 0 && conn->server->limits.idle_timeout_usec;
+	return conn->peer.uid != 0 && !conn->keep_open && conn->server->limits.idle_timeout_usec;
+}
+
+void varlink_connection_keep_open(struct varlink_connection *conn)
+{
+	conn->keep_open = true;
 }
 
 /* Something happened on conn: its idle time starts again (only read when it may idle out). */
@@ -403,6 +408,13 @@ void conn_unref(struct varlink_connection *conn)
 const struct ucred *varlink_connection_peer(const struct varlink_connection *conn)
 {
 	return &conn->peer;
+}
+
+struct varlink_peer varlink_connection_peer_groups(const struct varlink_connection *conn)
+{
+	return (struct varlink_peer){
+		.cred = conn->peer, .groups = conn->groups, .n_groups = conn->n_groups, .conn = conn,
+	};
 }
 
 static void conn_close(struct varlink_connection *conn)
@@ -630,9 +642,7 @@ static bool authorized(const struct varlink_connection *conn, const struct varli
 		       const char *method)
 {
 	const struct varlink_server *server = conn->server;
-	struct varlink_peer peer = {
-		.cred = conn->peer, .groups = conn->groups, .n_groups = conn->n_groups,
-	};
+	struct varlink_peer peer = varlink_connection_peer_groups(conn);
 
 	if (handler->flags & VARLINK_METHOD_PUBLIC)
 		return true;

@@ -85,6 +85,8 @@ struct varlink_peer {
 	struct ucred cred;          /* SO_PEERCRED: pid, uid, gid */
 	const gid_t *groups;        /* SO_PEERGROUPS: supplementary groups */
 	size_t n_groups;
+	/* Which of its connections: what the application knows of it (attached, say). */
+	const struct varlink_connection *conn;
 };
 
 /* The peer's primary or one of its supplementary groups is gid. */
@@ -220,6 +222,13 @@ unsigned varlink_call_n_fds(const struct varlink_call *call);
 int varlink_call_push_fd(struct varlink_call *call, int fd);
 
 const struct ucred *varlink_connection_peer(const struct varlink_connection *conn);
+/* The peer of conn, with its groups (valid while conn is). */
+struct varlink_peer varlink_connection_peer_groups(const struct varlink_connection *conn);
+/*
+ * A connection kept open however long it sits idle, whoever its peer: one
+ * that a program keeps while it works elsewhere (through shared memory, say).
+ */
+void varlink_connection_keep_open(struct varlink_connection *conn);
 
 /* ---- client (blocking) ---- */
 
