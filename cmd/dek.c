@@ -113,6 +113,7 @@ static int dek_create(struct ctl *ctl, const struct cmd_args *args)
 	add_string(args, "--import", params, "import");
 	add_string(args, "--keytag", params, "keytag");
 	add_string(args, "--opaque", params, "opaque");
+	ctl_add_lend(args, "--allow", params, "allow");
 	if (arg_get(args, "--pd") && ctl_add_number(ctl, args, "--pd", params, "pd", UINT32_MAX) < 0)
 		r = -EINVAL;
 	else if (strcmp(key_file, "-") == 0)
@@ -143,6 +144,19 @@ static int dek_list(struct ctl *ctl, const struct cmd_args *args)
 static int dek_destroy(struct ctl *ctl, const struct cmd_args *args)
 {
 	return ctl_call_quiet(ctl, args, IFACE ".Destroy", dek_params(args));
+}
+
+static int dek_modify(struct ctl *ctl, const struct cmd_args *args)
+{
+	struct json_object *params = dek_params(args);
+
+	if (!arg_count(args, "--allow") && !arg_count(args, "--disallow")) {
+		json_object_put(params);
+		return ctl_usage_error("%s: nothing to change: give --allow or --disallow", args->path);
+	}
+	ctl_add_lend(args, "--allow", params, "allow");
+	ctl_add_lend(args, "--disallow", params, "disallow");
+	return output_call_records(ctl, args, IFACE ".Modify", params, "dek", "dek");
 }
 
 static int dek_login(struct ctl *ctl, const struct cmd_args *args)
@@ -211,6 +225,14 @@ static const struct cmd_arg create_args[] = {
 	  .help = "8 bytes kept with the DEK, 16 hex digits (default zeros)" },
 	{ .name = "--pd", .kind = ARG_OPTION, .metavar = "PD",
 	  .help = "the protection domain whose MKEYs may use it (default: any)" },
+	CMD_ARG_ALLOW("a user or @group whose programs may use it besides root (repeat, or "
+		      "comma-separated)"),
+	CMD_ARG_DEV, { NULL },
+};
+static const struct cmd_arg modify_args[] = {
+	ARG_DEK(true),
+	CMD_ARG_ALLOW("let this user or @group's programs use it too (repeat, or comma-separated)"),
+	CMD_ARG_DISALLOW("take back what --allow gave (repeat, or comma-separated)"),
 	CMD_ARG_DEV, { NULL },
 };
 static const struct cmd_arg login_args[] = {
@@ -230,6 +252,8 @@ const struct cmd cmd_dek[] = {
 	  .run = dek_create },
 	{ .name = "destroy", .spelled_out = true, .summary = "Destroy a DEK no MKEY uses, wiping its key",
 	  .args = destroy_args, .run = dek_destroy },
+	{ .name = "modify", .summary = "Change which users and groups may use a DEK besides root",
+	  .args = modify_args, .run = dek_modify },
 	{ .name = "login", .summary = "Open the crypto login that wrapped imports need",
 	  .args = login_args, .run = dek_login },
 	{ .name = "logout", .summary = "End the crypto login", .args = dev_only, .run = dek_logout },

@@ -76,6 +76,7 @@ static int pool_create(struct ctl *ctl, const struct cmd_args *args)
 		json_object_put(params);
 		return -EINVAL;
 	}
+	ctl_add_lend(args, "--allow", params, "allow");
 	/* The daemon creates them all in the one call, and says nothing before its end. */
 	snprintf(text, sizeof(text), "%s: creating %s MKEYs of pool %s", args->path,
 		 arg_get(args, "--size"), arg_get(args, "NAME"));
@@ -91,6 +92,19 @@ static int pool_resize(struct ctl *ctl, const struct cmd_args *args)
 		return -EINVAL;
 	}
 	return output_call_records(ctl, args, IFACE ".Resize", params, "pool", "pool");
+}
+
+static int pool_modify(struct ctl *ctl, const struct cmd_args *args)
+{
+	struct json_object *params = pool_params(args);
+
+	if (!arg_count(args, "--allow") && !arg_count(args, "--disallow")) {
+		json_object_put(params);
+		return ctl_usage_error("%s: nothing to change: give --allow or --disallow", args->path);
+	}
+	ctl_add_lend(args, "--allow", params, "allow");
+	ctl_add_lend(args, "--disallow", params, "disallow");
+	return output_call_records(ctl, args, IFACE ".Modify", params, "pool", "pool");
 }
 
 static int pool_destroy(struct ctl *ctl, const struct cmd_args *args)
@@ -176,6 +190,14 @@ static const struct cmd_arg create_args[] = {
 	  .help = "the protection domain of its MKEYs (default: one of the pool's own)" },
 	{ .name = "--max-entries", .kind = ARG_OPTION, .metavar = "N",
 	  .help = "layout entries of each MKEY (default 128)" },
+	CMD_ARG_ALLOW("a user or @group whose programs may borrow besides root (repeat, or "
+		      "comma-separated)"),
+	CMD_ARG_DEV, { NULL },
+};
+static const struct cmd_arg modify_args[] = {
+	ARG_NAME(true),
+	CMD_ARG_ALLOW("let this user or @group's programs borrow too (repeat, or comma-separated)"),
+	CMD_ARG_DISALLOW("take back what --allow gave (repeat, or comma-separated)"),
 	CMD_ARG_DEV, { NULL },
 };
 static const struct cmd_arg resize_args[] = {
@@ -206,6 +228,8 @@ const struct cmd cmd_pool[] = {
 	{ .name = "create", .summary = "Create a pool of MKEYs of one kind", .args = create_args,
 	  .run = pool_create },
 	{ .name = "resize", .summary = "Grow or shrink a pool", .args = resize_args, .run = pool_resize },
+	{ .name = "modify", .summary = "Change which users and groups may borrow besides root",
+	  .args = modify_args, .run = pool_modify },
 	{ .name = "borrow", .summary = "Borrow an MKEY of a pool: for this shell, or under an owner name",
 	  .args = borrow_args, .run = pool_borrow },
 	{ .name = "return", .summary = "Give a borrowed MKEY back to its pool", .args = return_args,

@@ -34,6 +34,16 @@ struct prov_error {
 int prov_fail(struct prov_error *err, const char *path, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
+/* Who besides root may use a DEK or borrow from a pool: "USER" or "@GROUP" (the daemon checks them). */
+#define PROV_ALLOW_MAX 32
+#define PROV_ALLOW_NAME 35        /* '@', 32 characters, the NUL, and one to tell a longer name */
+
+struct prov_allow {
+	bool given;                      /* absent from the file: left as the daemon has it */
+	unsigned n;
+	char names[PROV_ALLOW_MAX][PROV_ALLOW_NAME];
+};
+
 enum prov_keytag {
 	PROV_KEYTAG_NONE,
 	PROV_KEYTAG_HIDDEN,   /* the DEK has one; its value is never shown (dump writes true) */
@@ -51,6 +61,7 @@ struct prov_dek {
 	uint32_t pd;                     /* 0: any PD */
 	char kek[PROV_NAME_MAX];         /* a wrapped DEK's import KEK; "": not said */
 	char note[PROV_NOTE_MAX];        /* said by dump, ignored by apply */
+	struct prov_allow allow;
 };
 
 struct prov_pool {
@@ -59,6 +70,7 @@ struct prov_pool {
 	uint32_t size;
 	uint32_t max_entries;
 	uint32_t borrowed;               /* the daemon's pools only */
+	struct prov_allow allow;
 };
 
 struct prov_device {
@@ -90,6 +102,18 @@ struct json_object *prov_to_json(const struct prov_config *c);
 struct json_object *prov_dek_json(const struct prov_dek *d);
 struct json_object *prov_pool_json(const struct prov_pool *p);
 
+/* A record's "allow" list (absent: not given); the file's parser bounds and checks it. */
+int prov_allow_parse(struct json_object *obj, const char *path, struct prov_allow *a,
+		     struct prov_error *err);
+void prov_allow_from_record(struct json_object *rec, struct prov_allow *a);
+/* obj["allow"] = the list. */
+void prov_allow_add_json(struct json_object *obj, const struct prov_allow *a);
+/* The same entries, in any order. */
+bool prov_allow_same(const struct prov_allow *a, const struct prov_allow *b);
+/* params[key] = the entries of a that b lacks. */
+void prov_allow_add_diff(struct json_object *params, const char *key, const struct prov_allow *a,
+			 const struct prov_allow *b);
+
 /* ---- the daemon (provision_daemon.c) ---- */
 
 /* What the daemon has now, in the same terms; errors are printed (ctl_call), as a negative errno. */
@@ -102,6 +126,8 @@ enum prov_change_kind {
 	PROV_CREATE_DEK,
 	PROV_CREATE_POOL,
 	PROV_RESIZE_POOL,
+	PROV_LEND_DEK,                   /* who may use it: from *old_allow to the file's */
+	PROV_LEND_POOL,
 };
 
 struct prov_change {
@@ -111,6 +137,7 @@ struct prov_change {
 	const struct prov_dek *dek;      /* PROV_CREATE_DEK: what the file says */
 	const struct prov_pool *pool;    /* PROV_CREATE_POOL, PROV_RESIZE_POOL: what the file says */
 	uint32_t old_size;               /* PROV_RESIZE_POOL */
+	const struct prov_allow *old_allow;   /* PROV_LEND_*: what the daemon has */
 	char old_level[16], new_level[16];   /* PROV_SET_LOG_LEVEL */
 };
 

@@ -58,6 +58,7 @@ static void dek_from_record(struct json_object *rec, struct prov_dek *d)
 	snprintf(d->opaque, sizeof(d->opaque), "%s", string_of(rec, "opaque"));
 	d->pd = u32_of(rec, "pd");
 	snprintf(d->kek, sizeof(d->kek), "%s", string_of(rec, "kek"));
+	prov_allow_from_record(rec, &d->allow);
 	/* What dump cannot write as configuration, it says. */
 	if (!d->key_file[0])
 		snprintf(d->note, sizeof(d->note), "its key was given by value: no key file is known, "
@@ -74,6 +75,7 @@ static void pool_from_record(struct json_object *rec, struct prov_pool *p)
 	p->size = u32_of(rec, "size");
 	p->max_entries = u32_of(rec, "max_entries");
 	p->borrowed = u32_of(rec, "in_use");
+	prov_allow_from_record(rec, &p->allow);
 }
 
 static int read_device(struct ctl *ctl, const char *path, struct prov_device *d)

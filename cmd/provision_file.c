@@ -213,7 +213,8 @@ static int parse_dek(struct json_object *obj, const char *path, struct prov_dek 
 		     struct prov_error *err)
 {
 	static const char *const members[] = {
-		"name", "size", "import", "key_file", "keytag", "opaque", "pd", "kek", "note", NULL,
+		"name", "size", "import", "key_file", "keytag", "opaque", "pd", "kek", "note", "allow",
+		NULL,
 	};
 	char import[16] = "plaintext", where[256];
 	struct json_object *v;
@@ -268,13 +269,14 @@ static int parse_dek(struct json_object *obj, const char *path, struct prov_dek 
 		join(where, sizeof(where), path, ".kek");
 		return prov_fail(err, where, "only a wrapped import has an import KEK");
 	}
-	return 0;
+	return prov_allow_parse(obj, path, &d->allow, err);
 }
 
 static int parse_pool(struct json_object *obj, const char *path, struct prov_pool *p,
 		      struct prov_error *err)
 {
-	static const char *const members[] = { "name", "type", "size", "max_entries", "note", NULL };
+	static const char *const members[] = { "name", "type", "size", "max_entries", "note", "allow",
+					       NULL };
 	char note[PROV_NOTE_MAX];
 	int r;
 
@@ -286,7 +288,8 @@ static int parse_pool(struct json_object *obj, const char *path, struct prov_poo
 			    err)) < 0 ||
 	    (r = get_word(obj, path, "type", true, pool_types, p->type, sizeof(p->type), err)) < 0 ||
 	    (r = get_u32(obj, path, "size", true, 1, UINT32_MAX, &p->size, err)) < 0 ||
-	    (r = get_u32(obj, path, "max_entries", false, 1, UINT16_MAX, &p->max_entries, err)) < 0)
+	    (r = get_u32(obj, path, "max_entries", false, 1, UINT16_MAX, &p->max_entries, err)) < 0 ||
+	    (r = prov_allow_parse(obj, path, &p->allow, err)) < 0)
 		return r;
 	return get_string(obj, path, "note", false, NULL, "free text", note, sizeof(note), err);
 }
@@ -475,6 +478,7 @@ struct json_object *prov_dek_json(const struct prov_dek *d)
 		json_object_object_add(o, "pd", json_object_new_int64(d->pd));
 	if (d->kek[0])
 		json_object_object_add(o, "kek", json_object_new_string(d->kek));
+	prov_allow_add_json(o, &d->allow);
 	if (d->note[0])
 		json_object_object_add(o, "note", json_object_new_string(d->note));
 	return o;
@@ -488,6 +492,7 @@ struct json_object *prov_pool_json(const struct prov_pool *p)
 	json_object_object_add(o, "type", json_object_new_string(p->type));
 	json_object_object_add(o, "size", json_object_new_int64(p->size));
 	json_object_object_add(o, "max_entries", json_object_new_int64(p->max_entries));
+	prov_allow_add_json(o, &p->allow);
 	return o;
 }
 

@@ -125,11 +125,12 @@ static int plan_deks(const struct prov_device *want, const struct prov_device *n
 		r = n ? dek_matches(w, n, item, err) : dek_creatable(w, now, item, err);
 		if (r < 0)
 			return r;
-		if (n)
+		if (n && (!w->allow.given || prov_allow_same(&w->allow, &n->allow)))
 			continue;
-		if (!(c = add(plan, PROV_CREATE_DEK, want->name, item)))
+		if (!(c = add(plan, n ? PROV_LEND_DEK : PROV_CREATE_DEK, want->name, item)))
 			return prov_fail(err, item, "out of memory");
 		c->dek = w;
+		c->old_allow = n ? &n->allow : NULL;
 	}
 	return 0;
 }
@@ -154,6 +155,12 @@ static int plan_pools(const struct prov_device *want, const struct prov_device *
 		if (n && w->size < n->borrowed)
 			return prov_fail(err, at(p, sizeof(p), item, "size"), "%u MKEYs of pool %s are "
 					 "borrowed: it cannot shrink below that", n->borrowed, n->name);
+		if (n && w->allow.given && !prov_allow_same(&w->allow, &n->allow)) {
+			if (!(c = add(plan, PROV_LEND_POOL, want->name, item)))
+				return prov_fail(err, item, "out of memory");
+			c->pool = w;
+			c->old_allow = &n->allow;
+		}
 		if (n && n->size == w->size)
 			continue;
 		if (!(c = add(plan, n ? PROV_RESIZE_POOL : PROV_CREATE_POOL, want->name, item)))
@@ -214,6 +221,31 @@ void prov_plan_free(struct prov_plan *plan)
 
 /* ---- one change ---- */
 
+/* "alice,@ops", or "root only" for none. */
+struct allow_text {
+	char text[PROV_ALLOW_MAX * PROV_ALLOW_NAME];
+};
+
+static struct allow_text allow_text(const struct prov_allow *a)
+{
+	struct allow_text t = { "root only" };
+	size_t n = 0;
+
+	for (unsigned i = 0; i < a->n && n < sizeof(t.text); i++)
+		n += (size_t)snprintf(t.text + n, sizeof(t.text) - n, "%s%s", i ? "," : "", a->names[i]);
+	return t;
+}
+
+static struct json_object *allow_json(const struct prov_allow *a)
+{
+	struct json_object *o = json_object_new_object(), *list;
+
+	prov_allow_add_json(o, a);
+	list = json_object_get(json_object_object_get(o, "allow"));
+	json_object_put(o);
+	return list;
+}
+
 void prov_change_describe(const struct prov_change *c, char *buf, size_t size)
 {
 	const struct prov_dek *d = c->dek;
@@ -235,6 +267,12 @@ void prov_change_describe(const struct prov_change *c, char *buf, size_t size)
 	case PROV_RESIZE_POOL:
 		snprintf(buf, size, "%s: pool %s: size %u -> %u", c->device, p->name, c->old_size, p->size);
 		break;
+	case PROV_LEND_DEK:
+	case PROV_LEND_POOL:
+		snprintf(buf, size, "%s: %s %s: allow %s -> %s", c->device, d ? "dek" : "pool",
+			 d ? d->name : p->name, allow_text(c->old_allow).text,
+			 allow_text(d ? &d->allow : &p->allow).text);
+		break;
 	}
 }
 
@@ -244,6 +282,11 @@ struct json_object *prov_change_json(const struct prov_change *c)
 	static const char *const kinds[] = {
 		[PROV_SET_LOG_LEVEL] = "settings", [PROV_CREATE_DEK] = "dek",
 		[PROV_CREATE_POOL] = "pool", [PROV_RESIZE_POOL] = "pool",
+		[PROV_LEND_DEK] = "dek", [PROV_LEND_POOL] = "pool",
+	};
+	static const char *const actions[] = {
+		[PROV_SET_LOG_LEVEL] = "set", [PROV_CREATE_DEK] = "create", [PROV_CREATE_POOL] = "create",
+		[PROV_RESIZE_POOL] = "resize", [PROV_LEND_DEK] = "allow", [PROV_LEND_POOL] = "allow",
 	};
 	struct json_object *from = NULL, *to = NULL;
 	const char *name = "log_level";
@@ -266,10 +309,15 @@ struct json_object *prov_change_json(const struct prov_change *c)
 		from = json_object_new_int64(c->old_size);
 		to = json_object_new_int64(c->pool->size);
 		break;
+	case PROV_LEND_DEK:
+	case PROV_LEND_POOL:
+		name = c->dek ? c->dek->name : c->pool->name;
+		from = allow_json(c->old_allow);
+		to = allow_json(c->dek ? &c->dek->allow : &c->pool->allow);
+		break;
 	}
 	json_object_object_add(o, "kind", json_object_new_string(kinds[c->kind]));
-	json_object_object_add(o, "action", json_object_new_string(
-		c->kind == PROV_SET_LOG_LEVEL ? "set" : c->kind == PROV_RESIZE_POOL ? "resize" : "create"));
+	json_object_object_add(o, "action", json_object_new_string(actions[c->kind]));
 	json_object_object_add(o, "device", c->device ? json_object_new_string(c->device) : NULL);
 	json_object_object_add(o, "name", json_object_new_string(name));
 	json_object_object_add(o, "from", from);
@@ -313,6 +361,17 @@ static struct json_object *pool_size_params(const char *device, const struct pro
 	return params;
 }
 
+/* Modify from one allow list to another: what from has and to lacks taken back, the rest added. */
+static int lend(struct ctl *ctl, const char *path, const struct prov_change *c,
+		const struct prov_allow *from, const struct prov_allow *to)
+{
+	struct json_object *params = named(c->device, c->dek ? c->dek->name : c->pool->name);
+
+	prov_allow_add_diff(params, "disallow", from, to);
+	prov_allow_add_diff(params, "allow", to, from);
+	return call(ctl, path, c->dek ? "io.rdmad.Dek.Modify" : "io.rdmad.Pool.Modify", params);
+}
+
 int prov_change_do(struct ctl *ctl, const char *path, const struct prov_change *c)
 {
 	struct json_object *params;
@@ -331,15 +390,20 @@ int prov_change_do(struct ctl *ctl, const char *path, const struct prov_change *
 		json_object_object_add(params, "opaque", json_object_new_string(c->dek->opaque));
 		if (c->dek->pd)
 			json_object_object_add(params, "pd", json_object_new_int64(c->dek->pd));
+		prov_allow_add_json(params, &c->dek->allow);
 		return call(ctl, path, "io.rdmad.Dek.Create", params);
 	case PROV_CREATE_POOL:
 		params = pool_size_params(c->device, c->pool, c->pool->size);
 		json_object_object_add(params, "type", json_object_new_string(c->pool->type));
 		json_object_object_add(params, "max_entries", json_object_new_int64(c->pool->max_entries));
+		prov_allow_add_json(params, &c->pool->allow);
 		return call(ctl, path, "io.rdmad.Pool.Create", params);
 	case PROV_RESIZE_POOL:
 		return call(ctl, path, "io.rdmad.Pool.Resize", pool_size_params(c->device, c->pool,
 										 c->pool->size));
+	case PROV_LEND_DEK:
+	case PROV_LEND_POOL:
+		return lend(ctl, path, c, c->old_allow, c->dek ? &c->dek->allow : &c->pool->allow);
 	}
 	return -EINVAL;
 }
@@ -356,6 +420,9 @@ int prov_change_undo(struct ctl *ctl, const char *path, const struct prov_change
 	case PROV_RESIZE_POOL:
 		return call(ctl, path, "io.rdmad.Pool.Resize", pool_size_params(c->device, c->pool,
 										 c->old_size));
+	case PROV_LEND_DEK:
+	case PROV_LEND_POOL:
+		return lend(ctl, path, c, c->dek ? &c->dek->allow : &c->pool->allow, c->old_allow);
 	}
 	return -EINVAL;
 }

@@ -277,6 +277,17 @@ int ctl_add_words(const struct cmd_args *args, const char *opt, const char *cons
 /* Completes the word of words after the last comma of prefix. */
 void ctl_complete_words(const char *const *words, const char *prefix,
 			void (*add)(void *data, const char *word), void *data);
+/*
+ * Who root lends a DEK or a pool to (cmd/lend.c): "--allow"/"--disallow"
+ * USER or @GROUP, repeated or comma-separated, as params[key], a list; no
+ * option: nothing added.  The daemon checks the names.
+ */
+void ctl_add_lend(const struct cmd_args *args, const char *opt, struct json_object *params,
+		  const char *key);
+#define CMD_ARG_ALLOW(what) { .name = "--allow", .kind = ARG_OPTION, .metavar = "USER|@GROUP", \
+			      .repeat = true, .help = what }
+#define CMD_ARG_DISALLOW(what) { .name = "--disallow", .kind = ARG_OPTION, \
+				 .metavar = "USER|@GROUP", .repeat = true, .help = what }
 /* Calls method with params (consumed), printing nothing but an error; 0 or a negative errno. */
 int ctl_call_quiet(struct ctl *ctl, const struct cmd_args *args, const char *method,
 		   struct json_object *params);

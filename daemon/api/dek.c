@@ -4,6 +4,7 @@
 #include "daemon/api/api.h"
 #include "daemon/api/change.h"
 #include "daemon/api/dispatch.h"
+#include "daemon/api/lend.h"
 #include "daemon/verbs/crypto_login.h"
 #include "daemon/verbs/dek.h"
 #include "daemon/verbs/secret.h"
@@ -42,6 +43,7 @@ static struct json_object *dek_json(struct rdma_device *dev, struct rdma_object 
 	json_object_object_add(o, "error", dek->state == RDMA_DEK_ERROR ?
 					json_object_new_string(dek->error) : NULL);
 	json_add_uint(o, "mkeys", rdma_object_count_users(dev, obj, RDMA_OBJ_MKEY));
+	api_lend_add_json(o, rdma_lend_latest(&dek->allow));
 	return o;
 }
 
@@ -224,6 +226,7 @@ static int create(struct varlink_call *call, struct json_object *params, void *u
 {
 	struct manager *m = userdata;
 	struct create_params c = { 0 };
+	struct rdma_lend_policy allow = { 0 };
 	struct rdma_device *dev;
 	struct rdma_dek_params p;
 	struct rdma_error err;
@@ -241,6 +244,9 @@ static int create(struct varlink_call *call, struct json_object *params, void *u
 	}
 	if (r == 0)
 		r = get_params(&c, key, key_len, &p, &err);
+	if (r == 0)
+		r = api_lend_edit(params, &allow, &allow, &err);
+	p.allow = &allow;
 	if (r == 0)
 		r = rdma_dek_create(dev, &m->config.crypto, &p, &dek, &err);
 	secret_free(key, KEY_BUF);
@@ -271,6 +277,7 @@ static const struct api_field dek_ref_fields[] = {
 static struct rdma_dek *call_dek(struct varlink_call *call, struct json_object *params,
 				 struct manager *m, struct rdma_device **dev)
 {
+	struct rdma_lend_caller caller = api_lend_caller(call);
 	struct dek_ref ref = { 0 };
 	struct rdma_object *obj;
 	struct rdma_error err;
@@ -283,15 +290,22 @@ static struct rdma_dek *call_dek(struct varlink_call *call, struct json_object *
 		varlink_call_error_invalid_parameter(call, "handle");
 		return NULL;
 	}
+	/* A caller root has not lent the DEK to learns no more than of a DEK that is not there. */
 	if (!ref.name) {
 		obj = rdma_object_lookup(*dev, RDMA_OBJ_DEK, ref.handle, &err);
+		if (obj && !rdma_lend_allows_caller(&rdma_dek(obj)->allow.now, &caller)) {
+			rdma_error_no_such(&err, RDMA_OBJ_DEK, ref.handle);
+			obj = NULL;
+		}
 		if (!obj)
 			api_reply_error(call, IFACE, &err);
 		return obj ? rdma_dek(obj) : NULL;
 	}
 	dek = rdma_dek_find(*dev, ref.name, NULL);
-	if (!dek)
+	if (!dek || !rdma_lend_allows_caller(&dek->allow.now, &caller)) {
 		api_error_string(call, IFACE ".NoSuchDek", "name", ref.name);
+		return NULL;
+	}
 	return dek;
 }
 
@@ -317,6 +331,27 @@ static int destroy(struct varlink_call *call, struct json_object *params, void *
 		return api_change_wait(call, params, destroy, userdata, userdata, dek);
 	if (rdma_dek_destroy(dev, dek, &err) < 0)
 		return api_reply_error(call, IFACE, &err);
+	return api_change_submit(call, userdata, &state_deks, dev, dek, finish, 0, 0);
+}
+
+/* Who besides root may configure MKEYs with the DEK: entries added (allow), taken back (disallow). */
+static int modify(struct varlink_call *call, struct json_object *params, void *userdata)
+{
+	struct rdma_device *dev;
+	struct rdma_dek *dek = call_dek(call, params, userdata, &dev);
+	struct rdma_lend_policy allow;
+	struct rdma_error err;
+	int r;
+
+	if (!dek)
+		return 0;
+	if (dek->pending)
+		return api_change_wait(call, params, modify, userdata, userdata, dek);
+	r = api_lend_edit(params, &dek->allow.now, &allow, &err);
+	if (r == 0)
+		r = rdma_dek_lend(dek, &allow, &err);
+	if (r < 0)
+		return api_reply_failure(call, IFACE, &err, r);
 	return api_change_submit(call, userdata, &state_deks, dev, dek, finish, 0, 0);
 }
 
@@ -372,6 +407,7 @@ const struct varlink_method api_dek_methods[] = {
 	{ "List", list, SECRET_READ },
 	{ "Show", show, SECRET_READ },
 	{ "Destroy", destroy, SECRET_CHANGE },
+	{ "Modify", modify, SECRET_CHANGE },
 	{ "Login", login, SECRET_CHANGE },
 	{ "Logout", logout, SECRET_CHANGE },
 	{ "GetLogin", get_login, SECRET_READ },

@@ -6,6 +6,7 @@
 #include "daemon/api/application.h"
 #include "daemon/api/dispatch.h"
 #include "daemon/api/mkey_conf.h"
+#include "daemon/api/lend.h"
 #include "daemon/verbs/dek.h"
 #include "daemon/verbs/mkey.h"
 #include "daemon/verbs/pool.h"
@@ -359,10 +360,11 @@ static int config_from_json(struct json_object *config, struct rdma_mkey_conf *c
 	return r;
 }
 
-int api_mkey_conf_from_params(struct configure_params *p, struct rdma_mkey_conf *conf,
-			    struct rdma_error *err)
+int api_mkey_conf_from_params(struct configure_params *p, const struct rdma_lend_caller *caller,
+			      struct rdma_mkey_conf *conf, struct rdma_error *err)
 {
 	rdma_mkey_conf_init(conf);
+	conf->caller = caller;
 	conf->reset_sig_attr = p->reset_sig_attr;
 	conf->set_access = p->has_access;
 	conf->access = p->access;
@@ -386,22 +388,11 @@ int api_mkey_conf_from_params(struct configure_params *p, struct rdma_mkey_conf 
 	return 0;
 }
 
-int api_mkey_conf_caller_may(struct varlink_call *call, const struct rdma_mkey_conf *conf,
-			     struct rdma_error *err)
-{
-	uid_t uid = varlink_call_peer(call)->uid;
-
-	/* DEKs are root's: no tenant's MKEY uses one that root did not lend it. */
-	if (conf->set_crypto && uid != 0)
-		return rdma_error_invalid(err, "config.crypto", "a DEK is root's, and none is lent to "
-					  "uid %u", (unsigned)uid);
-	return 0;
-}
-
 static int configure(struct varlink_call *call, struct json_object *params, void *userdata)
 {
 	struct rdma_device *dev;
 	struct rdma_mkey *mkey = call_mkey(call, params, userdata, &dev);
+	struct rdma_lend_caller caller = api_lend_caller(call);
 	struct configure_params p = { 0 };
 	struct rdma_error err = { 0 };
 	struct rdma_mkey_conf conf;
@@ -409,10 +400,8 @@ static int configure(struct varlink_call *call, struct json_object *params, void
 
 	if (!mkey || api_dispatch(call, params, api_mkey_configure_fields, &p) < 0)
 		return 0;
-	r = api_mkey_conf_from_params(&p, &conf, &err);
+	r = api_mkey_conf_from_params(&p, &caller, &conf, &err);
 	api_dispatch_free(api_mkey_configure_fields, &p);
-	if (r == 0)
-		r = api_mkey_conf_caller_may(call, &conf, &err);
 	if (r == 0)
 		r = rdma_mkey_configure(dev, mkey, &conf, &err);
 	free(conf.layout.entries);

@@ -12,7 +12,6 @@
 
 #include "daemon/api/dispatch.h"
 #include "daemon/verbs/mkey.h"
-#include "lib/varlink/varlink.h"
 
 /* What Configure is given; api_mkey_conf_from_params() makes the model's configuration of it. */
 struct configure_params {
@@ -32,14 +31,9 @@ struct configure_params {
 extern const struct api_field api_mkey_configure_fields[];
 
 /*
- * The model's configuration of p: the layout's entries move from p into
- * conf (the caller frees conf->layout.entries and wipes conf->crypto).
+ * The model's configuration of p, made by caller (whom its DEK must be lent
+ * to): the layout's entries move from p into conf (the caller frees
+ * conf->layout.entries and wipes conf->crypto).  conf keeps caller.
  */
-int api_mkey_conf_from_params(struct configure_params *p, struct rdma_mkey_conf *conf,
-			      struct rdma_error *err);
-/*
- * Whether the caller may configure an MKEY with conf: root may; a tenant's
- * configuration names no DEK root did not lend it.
- */
-int api_mkey_conf_caller_may(struct varlink_call *call, const struct rdma_mkey_conf *conf,
-			     struct rdma_error *err);
+int api_mkey_conf_from_params(struct configure_params *p, const struct rdma_lend_caller *caller,
+			      struct rdma_mkey_conf *conf, struct rdma_error *err);

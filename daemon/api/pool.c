@@ -4,6 +4,7 @@
 #include "daemon/api/api.h"
 #include "daemon/api/change.h"
 #include "daemon/api/dispatch.h"
+#include "daemon/api/lend.h"
 #include "daemon/verbs/pool.h"
 #include "daemon/core/state.h"
 
@@ -65,6 +66,7 @@ static struct json_object *pool_json(struct rdma_device *dev, struct rdma_object
 	json_add_uint(o, "returns", pool->returns);
 	json_object_object_add(o, "members", mkeys);
 	json_object_object_add(o, "borrowers", borrowers);
+	api_lend_add_json(o, rdma_lend_latest(&pool->allow));
 	return o;
 }
 
@@ -156,6 +158,7 @@ static int create(struct varlink_call *call, struct json_object *params, void *u
 	struct rdma_device *dev = api_device(call, userdata, params, IFACE);
 	struct pool_params p = { .max_entries = RDMA_POOL_DEFAULT_ENTRIES };
 	struct rdma_error err = { 0 }, ignored;
+	struct rdma_lend_policy allow = { 0 };
 	struct rdma_pool *pool;
 	uint32_t flags;
 	int r;
@@ -171,9 +174,14 @@ static int create(struct varlink_call *call, struct json_object *params, void *u
 		rdma_error_invalid(&err, "type", "signature, crypto or signature+crypto");
 		return api_reply_error(call, IFACE, &err);
 	}
-	r = rdma_pool_create(dev, p.name, flags, p.size, p.pd, p.max_entries, &pool, &err);
+	/* Names are looked up before the MKEYs are made: a refusal then costs nothing. */
+	r = api_lend_edit(params, &allow, &allow, &err);
+	if (r == 0)
+		r = rdma_pool_create(dev, p.name, flags, p.size, p.pd, p.max_entries, &pool, &err);
 	if (r < 0)
 		return api_reply_failure(call, IFACE, &err, r);
+	/* It lends nothing before its creation is saved. */
+	pool->allow.now = allow;
 	return submit(call, userdata, dev, pool);
 }
 
@@ -230,11 +238,34 @@ static int destroy(struct varlink_call *call, struct json_object *params, void *
 	return submit(call, userdata, dev, pool);
 }
 
+/* Who besides root may borrow: entries added (allow), taken back (disallow). */
+static int modify(struct varlink_call *call, struct json_object *params, void *userdata)
+{
+	struct rdma_device *dev;
+	struct pool_params p = { 0 };
+	struct rdma_pool *pool = call_pool(call, params, name_fields, &p, userdata, &dev);
+	struct rdma_error err = { 0 };
+	struct rdma_lend_policy allow;
+	int r;
+
+	if (!pool)
+		return 0;
+	if (pool->pending)
+		return api_change_wait(call, params, modify, userdata, userdata, pool);
+	r = api_lend_edit(params, &pool->allow.now, &allow, &err);
+	if (r == 0)
+		r = rdma_pool_lend(pool, &allow, &err);
+	if (r < 0)
+		return api_reply_failure(call, IFACE, &err, r);
+	return submit(call, userdata, dev, pool);
+}
+
 static int borrow(struct varlink_call *call, struct json_object *params, void *userdata)
 {
 	struct rdma_device *dev;
 	struct pool_params p = { 0 };
 	struct rdma_pool *pool = call_pool(call, params, borrow_fields, &p, userdata, &dev);
+	struct rdma_lend_caller caller = api_lend_caller(call);
 	struct rdma_error err = { 0 };
 	struct json_object *reply;
 	struct rdma_mkey *mkey;
@@ -245,7 +276,9 @@ static int borrow(struct varlink_call *call, struct json_object *params, void *u
 	/* A pool being created or destroyed lends once that is saved (or refused). */
 	if (pool->pending == RDMA_POOL_CREATING || pool->pending == RDMA_POOL_DESTROYING)
 		return api_change_wait(call, params, borrow, userdata, userdata, pool);
-	r = rdma_pool_borrow(pool, varlink_call_connection(call), p.owner, &mkey, &err);
+	r = rdma_pool_check_caller(pool, &caller, &err);
+	if (r == 0)
+		r = rdma_pool_borrow(pool, varlink_call_connection(call), p.owner, &mkey, &err);
 	if (r < 0)
 		return api_reply_failure(call, IFACE, &err, r);
 	reply = json_object_new_object();
@@ -284,6 +317,7 @@ const struct varlink_method api_pool_methods[] = {
 	{ "Show", show, 0 },
 	{ "Resize", resize, VARLINK_METHOD_PRIVILEGED },
 	{ "Destroy", destroy, VARLINK_METHOD_PRIVILEGED },
+	{ "Modify", modify, VARLINK_METHOD_PRIVILEGED },
 	{ "Borrow", borrow, VARLINK_METHOD_PRIVILEGED },
 	{ "Return", give_back, VARLINK_METHOD_PRIVILEGED },
 	{ NULL, NULL, 0 },

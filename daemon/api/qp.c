@@ -9,6 +9,7 @@
 #include "daemon/api/counters.h"
 #include "daemon/api/dispatch.h"
 #include "daemon/api/mkey_conf.h"
+#include "daemon/api/lend.h"
 #include "daemon/verbs/qp.h"
 #include "dataplane/offload/transform_json.h"
 #include "dataplane/counters.h"
@@ -322,7 +323,8 @@ static const struct api_field send_fields[] = {
 };
 
 /* What the fields say together: the opcode's needs, the inline bytes, the send flags. */
-static int check_send(struct varlink_call *call, struct send_params *p, struct rdma_error *err)
+static int check_send(struct send_params *p, const struct rdma_lend_caller *caller,
+		      struct rdma_error *err)
 {
 	struct rdma_dp_send_wr *wr = &p->wr;
 
@@ -339,10 +341,8 @@ static int check_send(struct varlink_call *call, struct send_params *p, struct r
 		return rdma_error_invalid(err, "configure", "only the configure opcode sets an MKEY");
 	if (wr->opcode == DP_WR_CONFIGURE) {
 		/* Without the object: a configure that sets nothing, as Mkey.Configure without setters. */
-		int r = api_mkey_conf_from_params(&p->configure, &p->conf, err);
+		int r = api_mkey_conf_from_params(&p->configure, caller, &p->conf, err);
 
-		if (r == 0)
-			r = api_mkey_conf_caller_may(call, &p->conf, err);
 		if (r < 0) {
 			rdma_error_prefix(err, "configure.");
 			return r;
@@ -392,6 +392,7 @@ static int post_send(struct varlink_call *call, struct json_object *params, void
 {
 	struct rdma_device *dev;
 	struct rdma_object *obj = api_lookup(call, userdata, params, IFACE, RDMA_OBJ_QP, &dev);
+	struct rdma_lend_caller caller = api_lend_caller(call);
 	struct send_params p = { 0 };
 	struct rdma_error err;
 	uint32_t bad;
@@ -399,7 +400,7 @@ static int post_send(struct varlink_call *call, struct json_object *params, void
 
 	if (!obj || api_dispatch(call, params, send_fields, &p) < 0)
 		return 0;
-	r = check_send(call, &p, &err);
+	r = check_send(&p, &caller, &err);
 	if (r == 0)
 		r = rdma_device_post_send(dev, rdma_qp(obj), &p.wr, 1, &bad, &err);
 	send_params_free(&p);
@@ -431,6 +432,7 @@ static int post_send_list(struct varlink_call *call, struct json_object *params,
 {
 	struct rdma_device *dev;
 	struct rdma_object *obj = api_lookup(call, userdata, params, IFACE, RDMA_OBJ_QP, &dev);
+	struct rdma_lend_caller caller = api_lend_caller(call);
 	struct send_list_params p = { 0 };
 	struct rdma_dp_send_wr *wrs;
 	struct rdma_error err = { 0 };
@@ -445,7 +447,7 @@ static int post_send_list(struct varlink_call *call, struct json_object *params,
 		return varlink_call_error_errno(call, -ENOMEM);
 	}
 	for (i = 0; i < p.n && r == 0; i++) {
-		r = check_send(call, &p.wrs[i], &err);
+		r = check_send(&p.wrs[i], &caller, &err);
 		if (r < 0)
 			name_wr(&err, i);
 		wrs[i] = p.wrs[i].wr;

@@ -2,7 +2,8 @@
 /*
  * DEKs in the state directory (deks.json): per device, each DEK's handle,
  * name, size, import method and KEK, key file, opaque value, PD, a plaintext
- * import's keytag, and a fingerprint of the key material.  Never key bytes:
+ * import's keytag, a fingerprint of the key material, and who it is lent to
+ * (by name: the numbers are looked up again at start).  Never key bytes:
  * the key file is read again at start, and checked against the fingerprint.
  * A DEK being destroyed is left out, one being created is in: the file is
  * what holds once the pending changes settle.
@@ -10,6 +11,7 @@
 #include "daemon/verbs/dek.h"
 #include "daemon/core/manager.h"
 #include "daemon/core/state.h"
+#include "daemon/core/lend_state.h"
 #include "lib/hex.h"
 #include "lib/json-util.h"
 #include "lib/log.h"
@@ -42,6 +44,7 @@ static struct json_object *dek_record(struct rdma_object *obj)
 	add_hex(o, "opaque", dek->opaque, RDMA_DEK_OPAQUE_LEN);
 	json_add_uint(o, "pd", dek->pd);
 	add_hex(o, "check", dek->check, RDMA_DEK_CHECK_LEN);
+	lend_state_add(o, rdma_lend_latest(&dek->allow));
 	return o;
 }
 
@@ -96,6 +99,7 @@ static void deks_restore_device(struct manager *m, struct rdma_device *dev, stru
 	for (size_t i = 0; i < json_object_array_length(list); i++) {
 		struct json_object *rec = json_object_array_get_idx(list, i);
 		uint8_t check[RDMA_DEK_CHECK_LEN];
+		struct rdma_lend_policy allow;
 		struct rdma_dek_params p;
 		struct rdma_error err;
 		struct rdma_dek *dek;
@@ -107,6 +111,8 @@ static void deks_restore_device(struct manager *m, struct rdma_device *dev, stru
 			log_error("%s: saved DEK #%zu has no valid '%s'; not restored", dev->name, i, bad);
 			continue;
 		}
+		lend_state_restore(rec, &allow, dev, "DEK", p.name);
+		p.allow = &allow;
 		if (rdma_dek_restore(dev, &m->config.crypto, handle, &p, kek, check, &dek, &err) < 0)
 			log_error("%s: saved DEK %u '%s' not restored: %s: %s", dev->name, handle, p.name,
 				  err.field, err.reason);

@@ -4,6 +4,7 @@
 #include "daemon/soft/soft_device.h"
 #include "daemon/core/commit.h"
 #include "daemon/core/manager.h"
+#include "daemon/core/lend_state.h"
 #include "daemon/verbs/secret.h"
 #include "daemon/core/state.h"
 #include "daemon/soft/workers.h"
@@ -251,6 +252,9 @@ int manager_reload(struct manager *m, char *err, size_t err_size)
 	m->config = c;
 	m->config_read = read;
 	apply_config(m);
+	/* Users and groups DEKs and pools are lent to, as the read group: looked up here, not per call. */
+	for (unsigned i = 0; i < m->n_devices; i++)
+		lend_state_resolve(m->devices[i]);
 	log_info("configuration reloaded from %s", m->config_path);
 	return 0;
 }

@@ -87,8 +87,9 @@ int manager_start(struct manager *m);
  */
 int manager_loop(struct manager *m);
 /*
- * Re-reads the configuration and looks group RDMAD_READ_GROUP up again; on
- * error the old configuration stays and err says why.
+ * Re-reads the configuration and looks group RDMAD_READ_GROUP up again, and
+ * the users and groups DEKs and pools are lent to; on error the old
+ * configuration stays and err says why.
  */
 int manager_reload(struct manager *m, char *err, size_t err_size);
 struct rdma_device *manager_find_device(struct manager *m, const char *name);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * MKEY pools in the state directory (pools.json): per device, each pool's
- * name, type, size and MKEY entries.  Not its PD: PDs are device objects and
+ * name, type, size, MKEY entries and who it lends to (by name: the numbers are
+ * looked up again at start).  Not its PD: PDs are device objects and
  * are not kept, so a restored pool gets a PD of its own (pd_owned), whether or
  * not it was created on a PD the user gave.  Counters start again from zero,
  * and nothing is borrowed after a restart (the borrowers' connections are gone).
@@ -11,6 +12,7 @@
 #include "daemon/core/manager.h"
 #include "daemon/verbs/pool.h"
 #include "daemon/core/state.h"
+#include "daemon/core/lend_state.h"
 #include "lib/json-util.h"
 #include "lib/log.h"
 
@@ -30,6 +32,7 @@ static struct json_object *pool_record(struct rdma_object *obj)
 	json_add_string(o, "type", rdma_pool_type_name(pool->mkey_flags));
 	json_add_uint(o, "size", pool->size);
 	json_add_uint(o, "max_entries", pool->max_entries);
+	lend_state_add(o, rdma_lend_latest(&pool->allow));
 	return o;
 }
 
@@ -59,6 +62,7 @@ static void pools_restore_device(struct manager *m, struct rdma_device *dev,
 				  *err.field ? err.field : rdma_error_name(err.code), err.reason);
 			continue;
 		}
+		lend_state_restore(rec, &pool->allow.now, dev, "pool", name);
 		/* It comes from the file: nothing to wait for. */
 		rdma_pool_settle(dev, pool);
 		log_info("%s: pool '%s' restored: %u MKEYs on PD %u", dev->name, name, pool->size,

@@ -24,6 +24,7 @@ static void dek_release(struct rdma_device *dev, struct rdma_object *obj)
 	secret_free(dek->secret, SECRET_MAX);
 	dek->secret = NULL;
 	free(dek->key_file);
+	rdma_lend_release(&dek->allow);
 }
 
 const struct rdma_object_type rdma_dek_type = {
@@ -39,9 +40,14 @@ const char *rdma_dek_state_name(enum rdma_dek_state state)
 /* A pending DEK's refusal, as InvalidState on field. */
 static int pending_refusal(const struct rdma_dek *dek, const char *field, struct rdma_error *err)
 {
+	static const char *const doing[] = {
+		[RDMA_DEK_CREATING] = "created", [RDMA_DEK_DESTROYING] = "destroyed",
+		[RDMA_DEK_LENDING] = "lent to other users",
+	};
+
 	return rdma_error_state(err, field, "DEK %u '%s' is being %s: its change is not saved yet; "
 				"retry once it is answered", dek->obj.handle, dek->name,
-				dek->pending == RDMA_DEK_CREATING ? "created" : "destroyed");
+				doing[dek->pending]);
 }
 
 const char *rdma_dek_import_name(enum rdma_dek_import import)
@@ -70,7 +76,7 @@ struct rdma_dek *rdma_dek_find(struct rdma_device *dev, const char *name, struct
 		if (strcmp(rdma_dek(obj)->name, name) == 0)
 			return rdma_dek(obj);
 	if (err)
-		rdma_error_invalid(err, "dek", "no DEK is named '%s'", name);
+		rdma_dek_refuse_unknown(name, NULL, err);
 	return NULL;
 }
 
@@ -241,6 +247,8 @@ static struct rdma_dek *dek_new(struct rdma_device *dev, uint32_t handle,
 		memcpy(dek->keytag_given, p->keytag, RDMA_DEK_KEYTAG_LEN);
 	memcpy(dek->opaque, p->opaque, RDMA_DEK_OPAQUE_LEN);
 	dek->pd = p->pd;
+	if (p->allow)
+		dek->allow.now = *p->allow;
 	if (p->key_file && !(dek->key_file = strdup(p->key_file))) {
 		rdma_object_free(dev, obj);
 		rdma_error_system(err, -ENOMEM);
@@ -371,25 +379,58 @@ static void dek_free(struct rdma_device *dev, struct rdma_dek *dek, const char *
 	rdma_object_free(dev, &dek->obj);
 }
 
+int rdma_dek_lend(struct rdma_dek *dek, const struct rdma_lend_policy *allow, struct rdma_error *err)
+{
+	if (dek->pending)
+		return pending_refusal(dek, "name", err);
+	if (rdma_lend_change(&dek->allow, allow) < 0)
+		return rdma_error_system(err, -ENOMEM);
+	dek->pending = RDMA_DEK_LENDING;
+	return 0;
+}
+
 void rdma_dek_settle(struct rdma_device *dev, struct rdma_dek *dek)
 {
-	if (dek->pending == RDMA_DEK_DESTROYING)
+	if (dek->pending == RDMA_DEK_DESTROYING) {
 		dek_free(dev, dek, "destroyed");
-	else
-		dek->pending = RDMA_DEK_SETTLED;
+		return;
+	}
+	rdma_lend_settle(&dek->allow);
+	dek->pending = RDMA_DEK_SETTLED;
 }
 
 void rdma_dek_undo(struct rdma_device *dev, struct rdma_dek *dek)
 {
-	if (dek->pending == RDMA_DEK_CREATING)
+	if (dek->pending == RDMA_DEK_CREATING) {
 		dek_free(dev, dek, "not kept: its creation could not be saved");
-	else
-		dek->pending = RDMA_DEK_SETTLED;
+		return;
+	}
+	rdma_lend_undo(&dek->allow);
+	dek->pending = RDMA_DEK_SETTLED;
+}
+
+int rdma_dek_refuse_unknown(const char *given, const struct rdma_lend_caller *caller,
+			    struct rdma_error *err)
+{
+	if (!caller || caller->uid == 0)
+		return rdma_error_invalid(err, "dek", "no DEK is named '%s'", given);
+	return rdma_error_invalid(err, "dek", "no DEK '%s' that user %u may use: root creates it or "
+				  "allows the user with rdmactl dek modify DEK --allow USER|@GROUP",
+				  given, (unsigned)caller->uid);
+}
+
+int rdma_dek_check_caller(const struct rdma_dek *dek, const char *given,
+			  const struct rdma_lend_caller *caller, struct rdma_error *err)
+{
+	if (!caller || rdma_lend_allows_caller(&dek->allow.now, caller))
+		return 0;
+	return rdma_dek_refuse_unknown(given, caller, err);
 }
 
 const uint8_t *rdma_dek_key(const struct rdma_dek *dek, size_t *len, struct rdma_error *err)
 {
-	if (dek->pending) {
+	/* A change of who may use it is no change of the key. */
+	if (dek->pending == RDMA_DEK_CREATING || dek->pending == RDMA_DEK_DESTROYING) {
 		pending_refusal(dek, "dek", err);
 		return NULL;
 	}

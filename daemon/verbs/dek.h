@@ -33,6 +33,7 @@
 
 #include "daemon/verbs/crypto_config.h"
 #include "daemon/verbs/device.h"
+#include "daemon/verbs/lend.h"
 
 #define RDMA_DEK_NAME_MAX   64
 #define RDMA_DEK_KEYTAG_LEN 8
@@ -43,7 +44,10 @@
 
 enum rdma_dek_state { RDMA_DEK_READY, RDMA_DEK_ERROR };
 /* A change not yet durable (see above). */
-enum rdma_dek_pending { RDMA_DEK_SETTLED, RDMA_DEK_CREATING, RDMA_DEK_DESTROYING };
+enum rdma_dek_pending {
+	RDMA_DEK_SETTLED, RDMA_DEK_CREATING, RDMA_DEK_DESTROYING,
+	RDMA_DEK_LENDING,                /* its allow list changes (lend.next); it serves MKEYs meanwhile */
+};
 enum rdma_dek_import { RDMA_DEK_PLAINTEXT, RDMA_DEK_WRAPPED };
 
 struct rdma_dek {
@@ -64,6 +68,7 @@ struct rdma_dek {
 	enum rdma_dek_pending pending;
 	char error[384];                 /* why, in state ERROR: "field: reason" */
 	uint8_t *secret;                 /* key1 || key2 [|| keytag], secure memory; NULL in ERROR */
+	struct rdma_lend allow;          /* who besides root may configure MKEYs with it */
 };
 
 static inline struct rdma_dek *rdma_dek(struct rdma_object *obj)
@@ -83,6 +88,7 @@ struct rdma_dek_params {
 	uint8_t keytag[RDMA_DEK_KEYTAG_LEN];
 	uint8_t opaque[RDMA_DEK_OPAQUE_LEN];
 	uint32_t pd;                     /* 0: none */
+	const struct rdma_lend_policy *allow;   /* resolved already; NULL: root only */
 };
 
 /*
@@ -116,6 +122,11 @@ struct rdma_dek *rdma_dek_find(struct rdma_device *dev, const char *name, struct
  * Only for a settled DEK.
  */
 int rdma_dek_destroy(struct rdma_device *dev, struct rdma_dek *dek, struct rdma_error *err);
+/*
+ * allow becomes the DEK's list once saved: the DEK is pending
+ * (RDMA_DEK_LENDING) meanwhile, under its old list.  Only for a settled DEK.
+ */
+int rdma_dek_lend(struct rdma_dek *dek, const struct rdma_lend_policy *allow, struct rdma_error *err);
 /* The DEK's pending change is durable: a destroyed DEK is freed (its key wiped). */
 void rdma_dek_settle(struct rdma_device *dev, struct rdma_dek *dek);
 /* The DEK's pending change could not be saved: a new DEK goes, a destroyed one stays. */
@@ -141,5 +152,16 @@ const uint8_t *rdma_dek_key(const struct rdma_dek *dek, size_t *len, struct rdma
  */
 int rdma_dek_check_keytag(const struct rdma_dek *dek, const uint8_t keytag[RDMA_DEK_KEYTAG_LEN],
 			  struct rdma_error *err);
+/*
+ * Whether caller may configure MKEYs with the DEK (root may; NULL: the daemon
+ * itself).  Refused as a DEK that does not exist, with InvalidArgument on
+ * "dek" naming what the caller gave, so that a caller learns nothing of DEKs
+ * it may not use (docs/decisions.md, "DEKs and pools lent to programs").
+ */
+int rdma_dek_check_caller(const struct rdma_dek *dek, const char *given,
+			  const struct rdma_lend_caller *caller, struct rdma_error *err);
+/* The refusal of a DEK that is not there, as a caller other than root gets it. */
+int rdma_dek_refuse_unknown(const char *given, const struct rdma_lend_caller *caller,
+			    struct rdma_error *err);
 /* A DEK created on a PD serves MKEYs of that PD only (InvalidArgument, field "dek"). */
 int rdma_dek_check_pd(const struct rdma_dek *dek, uint32_t pd, struct rdma_error *err);

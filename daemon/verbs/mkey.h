@@ -29,6 +29,8 @@
 #include "dataplane/mkey.h"
 #include "dataplane/offload/transform.h"
 
+struct rdma_lend_caller;
+
 /* mlx5dv_mkey_init_attr_flags (INDIRECT is implied: every MKEY here is indirect). */
 #define RDMA_MKEY_BLOCK_SIGNATURE (1u << 1)
 #define RDMA_MKEY_CRYPTO          (1u << 2)
@@ -110,6 +112,11 @@ struct rdma_mkey_conf {
 	bool set_crypto;           /* cfg.crypto + crypto */
 	struct dp_transform_cfg cfg;
 	struct rdma_mkey_crypto crypto;
+	/*
+	 * Who configures: the DEK must be lent to them (daemon/verbs/lend.h).
+	 * NULL: the daemon itself, as root.
+	 */
+	const struct rdma_lend_caller *caller;
 };
 
 struct rdma_mkey {

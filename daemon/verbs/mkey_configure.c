@@ -221,11 +221,17 @@ static int finalize_check(struct rdma_device *dev, const struct dp_transform_cfg
 
 /* ---- DEKs (daemon/verbs/dek.h) ---- */
 
-/* A DEK error as a field error of the configure (the DEK model names "dek", "keytag"). */
-static int dek_refusal(struct rdma_error *err, enum rdma_error_code code)
+/*
+ * A DEK error as a field error of the configure (the DEK model names "dek",
+ * "keytag").  given: the DEK was not found, as caller gets it.
+ */
+static int dek_refusal(struct rdma_error *err, enum rdma_error_code code,
+		       const struct rdma_lend_caller *caller, const char *given)
 {
 	char member[sizeof(err->field)], reason[sizeof(err->reason)];
 
+	if (given)
+		rdma_dek_refuse_unknown(given, caller, err);
 	if (err->code != RDMA_ERR_INVALID_ARGUMENT && err->code != RDMA_ERR_INVALID_STATE)
 		return -EINVAL;
 	/* config_refusal overwrites err */
@@ -236,17 +242,34 @@ static int dek_refusal(struct rdma_error *err, enum rdma_error_code code)
 
 _Static_assert(RDMA_MKEY_DEK_NAME_MAX == RDMA_DEK_NAME_MAX, "a DEK name fits the configure's");
 
-/* The DEK the configure names, by handle, by name, or by both (the same one). */
+/*
+ * The DEK the configure names, by handle, by name, or by both (the same one),
+ * if it is lent to the caller.  A caller other than root gets the same answer
+ * for a DEK it may not use as for one that is not there.
+ */
 static int dek_named(struct rdma_device *dev, const struct rdma_mkey_crypto *crypto,
-		     struct rdma_dek **dek, struct rdma_error *err)
+		     const struct rdma_lend_caller *caller, struct rdma_dek **dek, struct rdma_error *err)
 {
+	bool trusted = !caller || caller->uid == 0;
+	char given[RDMA_DEK_NAME_MAX];
+
+	if (crypto->dek_name[0])
+		snprintf(given, sizeof(given), "%s", crypto->dek_name);
+	else
+		snprintf(given, sizeof(given), "%u", crypto->dek);
 	if (!crypto->dek_name[0]) {
 		*dek = rdma_dek_lookup(dev, crypto->dek, err);
-		return *dek ? 0 : -ENOENT;
+		if (!*dek && !trusted)
+			return dek_refusal(err, RDMA_ERR_INVALID_ARGUMENT, caller, given);
+		if (!*dek)
+			return -ENOENT;
+	} else {
+		*dek = rdma_dek_find(dev, crypto->dek_name, err);
+		if (!*dek)
+			return dek_refusal(err, RDMA_ERR_INVALID_ARGUMENT, caller, given);
 	}
-	*dek = rdma_dek_find(dev, crypto->dek_name, err);
-	if (!*dek)
-		return dek_refusal(err, RDMA_ERR_INVALID_ARGUMENT);
+	if (rdma_dek_check_caller(*dek, given, caller, err) < 0)
+		return dek_refusal(err, RDMA_ERR_INVALID_ARGUMENT, NULL, NULL);
 	if (crypto->dek && crypto->dek != (*dek)->obj.handle)
 		return mkey_config_refusal(err, RDMA_ERR_INVALID_ARGUMENT, "crypto", "dek",
 					   "DEK %u is not the one named '%s' (DEK %u)", crypto->dek,
@@ -259,18 +282,19 @@ static int dek_named(struct rdma_device *dev, const struct rdma_mkey_crypto *cry
  * serve the MKEY's PD.  The keytag is the device's business at traffic time.
  */
 static int dek_get(struct rdma_device *dev, const struct rdma_mkey *mkey,
-		   const struct rdma_mkey_crypto *crypto, struct rdma_dek **dek, const uint8_t **key,
+		   const struct rdma_mkey_crypto *crypto, const struct rdma_lend_caller *caller,
+		   struct rdma_dek **dek, const uint8_t **key,
 		   size_t *key_len, struct rdma_error *err)
 {
-	int r = dek_named(dev, crypto, dek, err);
+	int r = dek_named(dev, crypto, caller, dek, err);
 
 	if (r < 0)
 		return r;
 	*key = rdma_dek_key(*dek, key_len, err);
 	if (!*key)
-		return dek_refusal(err, RDMA_ERR_INVALID_STATE);
+		return dek_refusal(err, RDMA_ERR_INVALID_STATE, NULL, NULL);
 	if (rdma_dek_check_pd(*dek, mkey->pd->handle, err) < 0)
-		return dek_refusal(err, RDMA_ERR_INVALID_ARGUMENT);
+		return dek_refusal(err, RDMA_ERR_INVALID_ARGUMENT, NULL, NULL);
 	return 0;
 }
 
@@ -280,7 +304,7 @@ static int dek_get(struct rdma_device *dev, const struct rdma_mkey *mkey,
  */
 static int transform_build(struct rdma_device *dev, const struct rdma_mkey *mkey,
 			   const struct dp_transform_cfg *cfg, const struct rdma_mkey_crypto *crypto,
-			   struct rdma_object **dek_obj, struct dp_transform **out,
+			   const struct rdma_lend_caller *caller, struct rdma_object **dek_obj, struct dp_transform **out,
 			   struct dp_transform ***workers, unsigned *n, struct rdma_error *err)
 {
 	unsigned n_workers = rdma_device_cpus(dev, NULL, 0);
@@ -297,7 +321,7 @@ static int transform_build(struct rdma_device *dev, const struct rdma_mkey *mkey
 	if (!cfg_has_sig(cfg) && !cfg->crypto.enabled)
 		return 0;
 	if (cfg->crypto.enabled) {
-		r = dek_get(dev, mkey, crypto, &dek, &key, &key_len, err);
+		r = dek_get(dev, mkey, crypto, caller, &dek, &key, &key_len, err);
 		if (r < 0)
 			return r;
 		*dek_obj = &dek->obj;
@@ -357,7 +381,7 @@ int mkey_configure_prepare(struct rdma_device *dev, const struct rdma_mkey *mkey
 	if (r < 0)
 		goto fail;
 	/* Rebuilt every time: the MKEY's reference keeps its DEK alive, and a new transform starts clean. */
-	r = transform_build(dev, mkey, &p->cfg, &p->crypto, &p->dek_obj, &p->transform,
+	r = transform_build(dev, mkey, &p->cfg, &p->crypto, conf->caller, &p->dek_obj, &p->transform,
 			    &p->worker_transforms, &p->n_worker_transforms, err);
 	if (r < 0)
 		goto fail;
@@ -554,7 +578,7 @@ int mkey_check_usable(struct rdma_device *dev, const struct rdma_mkey *mkey, str
 		struct rdma_dek *dek = rdma_dek_lookup(dev, mkey->crypto.dek, err);
 
 		if (!dek || rdma_dek_check_keytag(dek, mkey->crypto.keytag, err) < 0)
-			return dek ? dek_refusal(err, RDMA_ERR_INVALID_STATE) : -ENOENT;
+			return dek ? dek_refusal(err, RDMA_ERR_INVALID_STATE, NULL, NULL) : -ENOENT;
 	}
 	return 0;
 }

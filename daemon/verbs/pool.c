@@ -19,6 +19,7 @@ static void pool_release(struct rdma_device *dev, struct rdma_object *obj)
 	free(pool->mkeys);
 	pool->mkeys = NULL;
 	pool->size = pool->n_mkeys = pool->lendable = 0;
+	rdma_lend_release(&pool->allow);
 }
 
 const struct rdma_object_type rdma_pool_type = {
@@ -67,6 +68,7 @@ static const char *pending_name(const struct rdma_pool *pool)
 	case RDMA_POOL_CREATING:   return "being created";
 	case RDMA_POOL_RESIZING:   return "being resized";
 	case RDMA_POOL_DESTROYING: return "being destroyed";
+	case RDMA_POOL_LENDING:    return "changing who may borrow";
 	case RDMA_POOL_SETTLED:    break;
 	}
 	return NULL;
@@ -317,6 +319,9 @@ void rdma_pool_settle(struct rdma_device *dev, struct rdma_pool *pool)
 		free_from(dev, pool, pool->size);
 		pool->lendable = pool->size;
 		break;
+	case RDMA_POOL_LENDING:
+		rdma_lend_settle(&pool->allow);
+		break;
 	case RDMA_POOL_SETTLED:
 		break;
 	}
@@ -334,12 +339,37 @@ void rdma_pool_undo(struct rdma_device *dev, struct rdma_pool *pool)
 		free_from(dev, pool, pool->settled_size);
 		pool->size = pool->settled_size;
 		break;
+	case RDMA_POOL_LENDING:
+		rdma_lend_undo(&pool->allow);
+		break;
 	case RDMA_POOL_DESTROYING:
 	case RDMA_POOL_SETTLED:
 		break;
 	}
 	pool->lendable = pool->size;
 	pool->pending = RDMA_POOL_SETTLED;
+}
+
+int rdma_pool_lend(struct rdma_pool *pool, const struct rdma_lend_policy *allow, struct rdma_error *err)
+{
+	int r = check_settled(pool, err);
+
+	if (r < 0)
+		return r;
+	if (rdma_lend_change(&pool->allow, allow) < 0)
+		return rdma_error_system(err, -ENOMEM);
+	pool->pending = RDMA_POOL_LENDING;
+	return 0;
+}
+
+int rdma_pool_check_caller(const struct rdma_pool *pool, const struct rdma_lend_caller *caller,
+			   struct rdma_error *err)
+{
+	if (!caller || rdma_lend_allows_caller(&pool->allow.now, caller))
+		return 0;
+	return rdma_error_state(err, "name", "pool %s does not lend to user %u (gid %u): root allows "
+				"it with rdmactl pool modify %s --allow USER|@GROUP", pool->name,
+				(unsigned)caller->uid, (unsigned)caller->gid, pool->name);
 }
 
 int rdma_pool_borrow(struct rdma_pool *pool, const void *conn, const char *owner,

@@ -23,6 +23,7 @@
 #include <stdint.h>
 
 #include "daemon/verbs/device.h"
+#include "daemon/verbs/lend.h"
 #include "daemon/verbs/mkey.h"
 
 #define RDMA_POOL_NAME_MAX 64
@@ -37,6 +38,7 @@ enum rdma_pool_pending {
 	RDMA_POOL_CREATING,       /* undo: the pool goes */
 	RDMA_POOL_RESIZING,       /* undo: back to settled_size */
 	RDMA_POOL_DESTROYING,     /* lends nothing; goes once settled, stays if undone */
+	RDMA_POOL_LENDING,        /* its allow list changes (allow.next); lends as before meanwhile */
 };
 
 struct rdma_pool {
@@ -58,6 +60,7 @@ struct rdma_pool {
 	uint32_t borrowed;
 	uint32_t high_water;      /* most MKEYs borrowed at once */
 	uint64_t borrows, returns, borrow_failures;
+	struct rdma_lend allow;   /* who besides root may borrow */
 };
 
 static inline struct rdma_pool *rdma_pool(struct rdma_object *obj)
@@ -98,6 +101,15 @@ int rdma_pool_resize(struct rdma_device *dev, struct rdma_pool *pool, uint32_t s
  */
 int rdma_pool_destroy(struct rdma_device *dev, struct rdma_pool *pool, bool force,
 		      struct rdma_error *err);
+/* allow becomes the pool's list once saved (RDMA_POOL_LENDING meanwhile).  Only for a settled pool. */
+int rdma_pool_lend(struct rdma_pool *pool, const struct rdma_lend_policy *allow, struct rdma_error *err);
+/*
+ * Whether caller may borrow from the pool (root may; NULL: the daemon
+ * itself).  InvalidState on "name", naming the pool and the caller and what
+ * root runs to allow them: pools are no secret (group rdma lists them).
+ */
+int rdma_pool_check_caller(const struct rdma_pool *pool, const struct rdma_lend_caller *caller,
+			   struct rdma_error *err);
 /*
  * The pool's pending change is durable: it holds (a destroyed pool is freed
  * here, with its own PD unless something else uses that).

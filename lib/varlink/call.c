@@ -63,6 +63,13 @@ const struct ucred *varlink_call_peer(const struct varlink_call *call)
 	return &call->conn->peer;
 }
 
+struct varlink_peer varlink_call_credentials(const struct varlink_call *call)
+{
+	return (struct varlink_peer) {
+		.cred = call->conn->peer, .groups = call->conn->groups, .n_groups = call->conn->n_groups,
+	};
+}
+
 struct varlink_connection *varlink_call_connection(struct varlink_call *call)
 {
 	return call->conn;

@@ -182,6 +182,8 @@ bool varlink_call_wants_more(const struct varlink_call *call);
 bool varlink_call_is_oneway(const struct varlink_call *call);
 const char *varlink_call_method(const struct varlink_call *call);
 const struct ucred *varlink_call_peer(const struct varlink_call *call);
+/* The same with the supplementary groups, as the authorizer sees them; valid while the call is. */
+struct varlink_peer varlink_call_credentials(const struct varlink_call *call);
 struct varlink_connection *varlink_call_connection(struct varlink_call *call);
 
 /*

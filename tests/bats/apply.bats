@@ -108,8 +108,8 @@ provision() {
 	assert_equal "$(jq -c '.version, .settings, .devices.soft0.deks, .devices.soft0.pools' <<<"$dump")" \
 		"1
 {\"log_level\":\"debug\"}
-[{\"name\":\"vol1\",\"size\":256,\"import\":\"plaintext\",\"key_file\":\"$BATS_FILE_TMPDIR/vol1.key\",\"keytag\":true,\"opaque\":\"00000000000000ab\"}]
-[{\"name\":\"sig\",\"type\":\"signature\",\"size\":6,\"max_entries\":128},{\"name\":\"enc\",\"type\":\"crypto\",\"size\":2,\"max_entries\":16}]"
+[{\"name\":\"vol1\",\"size\":256,\"import\":\"plaintext\",\"key_file\":\"$BATS_FILE_TMPDIR/vol1.key\",\"keytag\":true,\"opaque\":\"00000000000000ab\",\"allow\":[]}]
+[{\"name\":\"sig\",\"type\":\"signature\",\"size\":6,\"max_entries\":128,\"allow\":[]},{\"name\":\"enc\",\"type\":\"crypto\",\"size\":2,\"max_entries\":16,\"allow\":[]}]"
 	# Never a byte of the key: the key file holds 64 random bytes, and nothing of them is in the dump.
 	! grep -qF "$(xxd -p -c 256 "$BATS_FILE_TMPDIR/vol1.key")" <<<"$dump"
 	before=$(snapshot)

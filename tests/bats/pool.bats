@@ -309,6 +309,6 @@ restart_in() {
 	[ "$(tr ',' '\n' <<<"$keys" | wc -l)" -eq 1000 ]
 	run -0 "$RDMACTL" pool show big
 	# The list is one word of its line, however long (keys in hex, as rdma prints them).
-	assert_line --index 0 --regexp " members $keys borrowers -\$"
+	assert_line --index 0 --regexp " members $keys borrowers - allow - allow_unresolved -\$"
 	"$RDMACTL" pool destroy big
 }
