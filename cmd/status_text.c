@@ -10,6 +10,7 @@
 
 #include <inttypes.h>
 #include <stdarg.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -185,7 +186,8 @@ static void add_read_group(struct json_object *block, struct json_object *g)
 	const char *name = json_object_get_string(json_object_object_get(g, "name"));
 
 	if (json_object_get_boolean(json_object_object_get(g, "exists")))
-		add_linef(block, "read_group", "%s (gid %s): its members may read; changes need root",
+		add_linef(block, "read_group", "%s (gid %s): its members may read and run programs "
+			  "(their own objects); other changes need root",
 			  name, json_object_get_string(json_object_object_get(g, "gid")));
 	else
 		add_linef(block, "read_group", "%s does not exist: only root may call", name);
@@ -235,6 +237,41 @@ static void add_applications(struct json_object *block, struct json_object *list
 	}
 }
 
+/*
+ * "alice (uid 1001): 2 programs, pds 1/256 mrs 3/1024 ... registered_bytes 8192/memlock":
+ * one line per tenant, what it holds against its limits.
+ */
+static void add_tenants(struct json_object *block, struct json_object *list)
+{
+	if (!json_object_array_length(list))
+		add_line(block, "tenants", "none");
+	for (size_t i = 0; i < json_object_array_length(list); i++) {
+		struct json_object *t = json_object_array_get_idx(list, i);
+		struct json_object *limits = json_object_object_get(t, "limits");
+		int64_t programs = json_object_get_int64(json_object_object_get(t, "applications"));
+		uid_t uid = (uid_t)json_object_get_int64(json_object_object_get(t, "uid"));
+		struct passwd *pw = getpwuid(uid);
+		char *line = NULL;
+		size_t size = 0;
+		FILE *f = open_memstream(&line, &size);
+
+		if (!f)
+			return;
+		fprintf(f, "%s (uid %u): %lld program%s,", pw ? pw->pw_name : "?", (unsigned)uid,
+			(long long)programs, programs == 1 ? "" : "s");
+		json_object_object_foreach(json_object_object_get(t, "objects"), kind, n) {
+			struct json_object *max = json_object_object_get(limits, kind);
+
+			/* No limit of registered bytes per uid: each program's RLIMIT_MEMLOCK is. */
+			fprintf(f, " %s %s/%s", kind, json_object_get_string(n),
+				max ? json_object_get_string(max) : "memlock");
+		}
+		fclose(f);
+		add_line(block, "tenants", line);
+		free(line);
+	}
+}
+
 static struct json_object *daemon_block(struct json_object *doc)
 {
 	struct json_object *block = json_object_new_object();
@@ -257,6 +294,8 @@ static struct json_object *daemon_block(struct json_object *doc)
 			add_vnic_ports(block, val);
 		} else if (strcmp(key, "applications") == 0) {
 			add_applications(block, val);
+		} else if (strcmp(key, "tenants") == 0) {
+			add_tenants(block, val);
 		} else if (strcmp(key, "ifnames") == 0) {
 			char *names = value_text(val);
 

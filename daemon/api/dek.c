@@ -309,14 +309,40 @@ static struct rdma_dek *call_dek(struct varlink_call *call, struct json_object *
 	return dek;
 }
 
+/* What a tenant is shown of a DEK lent to it: what its MKEY's configuration needs. */
+static const char *const tenant_dek_keys[] = {
+	"ifname", "ifindex", "handle", "name", "size", "keytag", "pd", "state",
+	"kek", "key_file",
+};
+
+static struct json_object *tenant_dek_json(struct json_object *full)
+{
+	struct json_object *o = json_object_new_object(), *v;
+
+	for (size_t i = 0; i < sizeof(tenant_dek_keys) / sizeof(tenant_dek_keys[0]); i++) {
+		if (!json_object_object_get_ex(full, tenant_dek_keys[i], &v))
+			continue;
+		/* The key's origin (kek, key_file) stays root's; the members are there, null. */
+		if (strcmp(tenant_dek_keys[i], "kek") == 0 || strcmp(tenant_dek_keys[i], "key_file") == 0)
+			v = NULL;
+		json_object_object_add(o, tenant_dek_keys[i], json_object_get(v));
+	}
+	json_object_put(full);
+	return o;
+}
+
 static int show(struct varlink_call *call, struct json_object *params, void *userdata)
 {
 	struct rdma_device *dev;
 	struct rdma_dek *dek = call_dek(call, params, userdata, &dev);
+	struct json_object *record;
 
 	if (!dek)
 		return 0;
-	return api_reply_record(call, "dek", dek_json(dev, &dek->obj));
+	record = dek_json(dev, &dek->obj);
+	if (varlink_call_peer(call)->uid != 0)
+		record = tenant_dek_json(record);
+	return api_reply_record(call, "dek", record);
 }
 
 static int destroy(struct varlink_call *call, struct json_object *params, void *userdata)
@@ -405,7 +431,8 @@ static int get_login(struct varlink_call *call, struct json_object *params, void
 const struct varlink_method api_dek_methods[] = {
 	{ "Create", create, SECRET_CHANGE },
 	{ "List", list, SECRET_READ },
-	{ "Show", show, SECRET_READ },
+	/* Open to tenants' programs for the DEKs lent to them (call_dek() checks). */
+	{ "Show", show, API_METHOD_OWN },
 	{ "Destroy", destroy, SECRET_CHANGE },
 	{ "Modify", modify, SECRET_CHANGE },
 	{ "Login", login, SECRET_CHANGE },

@@ -318,7 +318,8 @@ const struct varlink_method api_pool_methods[] = {
 	{ "Resize", resize, VARLINK_METHOD_PRIVILEGED },
 	{ "Destroy", destroy, VARLINK_METHOD_PRIVILEGED },
 	{ "Modify", modify, VARLINK_METHOD_PRIVILEGED },
-	{ "Borrow", borrow, VARLINK_METHOD_PRIVILEGED },
-	{ "Return", give_back, VARLINK_METHOD_PRIVILEGED },
+	/* A tenant's program borrows from a pool root lent it (borrow() checks). */
+	{ "Borrow", borrow, VARLINK_METHOD_PRIVILEGED | API_METHOD_OWN },
+	{ "Return", give_back, VARLINK_METHOD_PRIVILEGED | API_METHOD_OWN },
 	{ NULL, NULL, 0 },
 };
