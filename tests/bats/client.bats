@@ -209,6 +209,9 @@ read_landed no"
 	assert_equal "$("$RDMACTL" -j dev show soft0 | jq '.[0].datapath.refused_not_peer')" "$((refused_before + 2))"
 	run "$RDMACTL" qp show "$VICTIM_B"
 	assert_output --partial "refused_not_peer 2"
+	assert_equal "$("$RDMACTL" -j status | jq '.device_status[0].refused_not_peer')" "$((refused_before + 2))"
+	run "$RDMACTL" status
+	assert_line --regexp "^ *refused_not_peer: $((refused_before + 2))$"
 	# Guessing the other number changes nothing either.
 	run "$BUILD/tools/rdmad-tenant" hijack "$VICTIM_A" "$RKEY" "$ADDR"
 	assert_line --index 0 "write rem_inv_req_err"
