@@ -147,11 +147,12 @@ EXAMPLE_SRC  := $(sort $(wildcard examples/*.c))
 EXAMPLE_BIN  := $(patsubst examples/%.c,$(BUILD)/examples/%,$(EXAMPLE_SRC))
 CLIENT_TEST_SRC := $(sort $(wildcard tests/client/test_*.c))
 CLIENT_TEST_BIN := $(patsubst tests/client/%.c,$(BUILD)/tests/%,$(CLIENT_TEST_SRC))
-# A program the BATS suites kill while it holds objects (tests/client/hold.c).
-CLIENT_HOLD  := $(BUILD)/tools/rdmad-hold
+# Programs the BATS suites run: one killed while it holds objects (tests/client/hold.c),
+# a victim and an attacker of the data path (tests/client/tenant.c).
+CLIENT_TOOLS := $(BUILD)/tools/rdmad-hold $(BUILD)/tools/rdmad-tenant
 
 .PHONY: client
-client: $(CLIENT_LINKS) $(EXAMPLE_BIN) $(CLIENT_TEST_BIN) $(CLIENT_HOLD)
+client: $(CLIENT_LINKS) $(EXAMPLE_BIN) $(CLIENT_TEST_BIN) $(CLIENT_TOOLS)
 
 $(BUILD)/pic/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -181,7 +182,7 @@ $(BUILD)/obj/tests/client/%.o: tests/client/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(APP_CFLAGS) -MMD -MP -c -o $@ $<
 
-$(CLIENT_HOLD): $(BUILD)/obj/tests/client/hold.o $(CLIENT_LINKS)
+$(CLIENT_TOOLS): $(BUILD)/tools/rdmad-%: $(BUILD)/obj/tests/client/%.o $(CLIENT_LINKS)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $< $(APP_LIBS)
 

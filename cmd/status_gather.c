@@ -277,6 +277,9 @@ static int device_section(struct ctl *ctl, const char *path, struct json_object 
 		json_object_object_add(d.section, "deks", deks_section(&d));
 		json_object_object_add(d.section, "crypto_login", login);
 		json_object_object_add(d.section, "recoveries", recoveries_section(&d, dev));
+		/* Requests its responders refused as not their peer's (docs/decisions.md). */
+		json_object_object_add(d.section, "refused_not_peer", json_object_get(json_object_object_get(
+			json_object_object_get(dev, "datapath"), "refused_not_peer")));
 	}
 	for (size_t k = 0; k < sizeof(object_kinds) / sizeof(object_kinds[0]); k++)
 		json_object_put(d.lists[k]);

@@ -341,6 +341,7 @@ static struct json_object *device_block(struct json_object *dev)
 	struct json_object *states = json_object_object_get(dev, "qp_states");
 	struct json_object *deks = json_object_object_get(dev, "deks");
 	struct json_object *login = json_object_object_get(dev, "crypto_login");
+	struct json_object *refused = json_object_object_get(dev, "refused_not_peer");
 
 	add_line(block, "ifname", json_object_get_string(json_object_object_get(dev, "ifname")));
 	add_records(block, "ports", json_object_object_get(dev, "ports"), "-");
@@ -356,6 +357,7 @@ static struct json_object *device_block(struct json_object *dev)
 		add_line(block, "deks", "(only root may see DEKs)");
 	add_line(block, "crypto_login", login ? json_object_get_string(login) : "(only root may see it)");
 	add_fields_line(block, "recoveries", json_object_object_get(dev, "recoveries"));
+	add_line(block, "refused_not_peer", refused ? json_object_get_string(refused) : "-");
 	return block;
 }
 

@@ -24,7 +24,7 @@ struct dp_roce_counters {
 	_Atomic uint64_t duplicates;                   /* requests seen again, answered without executing */
 	_Atomic uint64_t out_of_sequence;              /* request packets after a gap, dropped */
 	_Atomic uint64_t icrc_errors;                  /* device: dropped for a wrong ICRC */
-	_Atomic uint64_t rx_dropped;                   /* malformed, no such QP, wrong state, address or P_Key */
+	_Atomic uint64_t rx_dropped;                   /* malformed, no such QP, wrong type or state, P_Key */
 	_Atomic uint64_t faults;                       /* outgoing packets dropped, doubled or held back for tests */
 	_Atomic uint64_t tx_errors;                    /* device: packets the kernel would not send */
 };
@@ -38,6 +38,11 @@ struct dp_counters {
 	_Atomic uint64_t rnr_naks;                     /* SEND or WRITE_IMM met an empty receive queue */
 	_Atomic uint64_t cq_overflows;                 /* a completion found its CQ full */
 	_Atomic uint64_t lost;                         /* UC/UD messages sent that no receiver took */
+	/*
+	 * Responder: RC/UC requests not from the QP (loopback) or address (RoCE)
+	 * the QP is connected to, NAKed or dropped unexecuted.
+	 */
+	_Atomic uint64_t refused_not_peer;
 	_Atomic uint64_t sig_errors[DP_SIG_ERR_APPTAG + 1];  /* by enum dp_sig_err_type (0 unused) */
 	_Atomic uint64_t sig_stops;                    /* sig_pipelining: the SQ stopped in SQD */
 	_Atomic uint64_t nops;                         /* canceled WRs executed as NOPs */

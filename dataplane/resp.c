@@ -212,6 +212,36 @@ void dp_resp_execute(struct dp_xfer *x)
 	}
 }
 
+/*
+ * RC and UC: a responder is one end of one connection.  A request of its
+ * NIC is its peer's when it comes from the QP of the responder's dest QPN,
+ * of the same type, and the responder's path does not lead to another
+ * host; the requester's attachment (epoch) then tells a new connection of
+ * that QP apart (in_sequence).  Keys resolve against the responder's PD
+ * only after this (decisions.md, "The responder checks who asks").
+ */
+static bool from_peer(const struct dp_qp *qp, const struct dp_qp *requester)
+{
+	return requester->nic == qp->nic && requester->qpn == qp->dest_qpn && requester->type == qp->type &&
+	       !(qp->roce && qp->roce->path.remote);
+}
+
+/*
+ * A request not from the peer: never executed and the responder's state
+ * untouched (its sequence, its receive queue, its state: a stranger cannot
+ * take it to ERR).  RC: NAK invalid request, so the requester's WQE fails
+ * with REM_INV_REQ_ERR; UC: the message is dropped.
+ */
+static void refuse_stranger(struct dp_worker *w, struct dp_qp *qp, const struct dp_qp *requester,
+			    struct dp_packet *resp)
+{
+	DP_COUNT(w, qp, refused_not_peer, 1);
+	if (requester->type == DP_QPT_RC)
+		resp->status = DP_WC_REM_INV_REQ_ERR;
+	else
+		resp->lost = true;
+}
+
 void dp_resp_request(struct dp_worker *w, struct dp_nic *nic, unsigned from, const struct dp_packet *req)
 {
 	const struct dp_qp *requester = req->requester;
@@ -232,6 +262,8 @@ void dp_resp_request(struct dp_worker *w, struct dp_nic *nic, unsigned from, con
 			resp.status = DP_WC_RETRY_EXC_ERR;
 		else
 			resp.lost = true;
+	} else if (requester->type != DP_QPT_UD && !from_peer(x.responder, requester)) {
+		refuse_stranger(w, x.responder, requester, &resp);
 	} else if (requester->type == DP_QPT_RC && !in_sequence(x.responder, req)) {
 		resp.dropped = true;
 	} else {

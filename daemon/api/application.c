@@ -6,6 +6,7 @@
 #include "daemon/api/dispatch.h"
 #include "daemon/verbs/device.h"
 #include "daemon/verbs/mkey.h"
+#include "daemon/verbs/reclaim.h"
 #include "lib/log.h"
 
 #include <errno.h>
@@ -308,14 +309,16 @@ bool api_application_refs_ok(struct varlink_call *call, const char *iface, struc
 	return true;
 }
 
-static int reclaim_one(struct rdma_device *dev, struct rdma_object *obj, struct rdma_error *err)
+/* Another connection's object built on one of a's: it goes first. */
+static void built_on(const struct rdma_object *user, void *data)
 {
-	if (obj->kind == RDMA_OBJ_MKEY)
-		return rdma_mkey_destroy(dev, obj->handle, err);
-	return rdma_object_destroy(dev, obj->kind, obj->handle, err);
+	const struct application *a = data;
+
+	log_warning("application pid %d went away: %s %u, built on its objects, goes with them",
+		    (int)a->cred.pid, rdma_object_kind_name(user->kind), user->handle);
 }
 
-/* Destroys what a owned on dev, users first; counts what went, by kind. */
+/* Destroys what a owned on dev, users first (what others built on it too); counts what went, by kind. */
 static void reclaim_device(struct rdma_device *dev, const struct application *a,
 			   unsigned reclaimed[N_RECLAIMED])
 {
@@ -328,14 +331,11 @@ static void reclaim_device(struct rdma_device *dev, const struct application *a,
 
 			if (obj->owner != a->conn)
 				continue;
-			if (reclaim_one(dev, obj, &err) == 0) {
+			if (rdma_object_reclaim(dev, obj, built_on, (void *)a, &err) == 0) {
 				reclaimed[i]++;
 				continue;
 			}
-			/*
-			 * Something not the application's uses it (a connection that
-			 * did not attach built on it): it stays, nobody's now.
-			 */
+			/* A DEK or pool of the device's uses it: it stays, nobody's now. */
 			log_warning("application pid %d: %s %u stays: %s", (int)a->cred.pid,
 				    rdma_object_kind_name(obj->kind), obj->handle,
 				    rdma_error_name(err.code));

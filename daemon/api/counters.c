@@ -46,6 +46,7 @@ struct json_object *api_dp_counters_json(struct dp_counters *c, const struct rdm
 	json_add_uint(o, "rnr_naks", get(&c->rnr_naks));
 	json_add_uint(o, "cq_overflows", get(&c->cq_overflows));
 	json_add_uint(o, "lost", get(&c->lost));
+	json_add_uint(o, "refused_not_peer", get(&c->refused_not_peer));
 	uint64_t sig[DP_SIG_ERR_APPTAG + 1];
 
 	for (unsigned t = 0; t <= DP_SIG_ERR_APPTAG; t++)

@@ -233,10 +233,16 @@ static bool type_matches(const struct dp_qp *q, uint8_t opcode)
 	return roce_opcode_transport(opcode) == transport_of[q->type];
 }
 
-/* A connected QP hears only from the GID it is connected to. */
+/*
+ * A connected QP hears only from the GID of its address vector (the BTH
+ * names no source QP): a QP connected inside the NIC hears nothing from the
+ * wire.  A QP on another host whose address is that GID could still speak
+ * for the peer: an address is what RoCE v2 tells apart.
+ */
 static bool from_peer(const struct dp_qp *q, const struct roce_ip_udp *hdr)
 {
-	return q->type == DP_QPT_UD || (q->roce && !memcmp(q->roce->path.dgid, hdr->sgid, 16));
+	return q->type == DP_QPT_UD || (q->roce && q->roce->path.remote &&
+					!memcmp(q->roce->path.dgid, hdr->sgid, 16));
 }
 
 static void dispatch(struct dp_worker *w, struct dp_roce *r, const struct roce_pkt *p,
@@ -245,9 +251,13 @@ static void dispatch(struct dp_worker *w, struct dp_roce *r, const struct roce_p
 	struct dp_qp *q = dp_nic_worker_qp(r->nic, w, p->bth.dest_qp);
 	bool response = p->op->flags & ROCE_F_RESPONSE;
 
-	if (!q || !type_matches(q, p->bth.opcode) || p->bth.pkey != ROCE_PKEY_DEFAULT ||
-	    !from_peer(q, hdr) || (q->type != DP_QPT_UD && !q->roce)) {
+	if (!q || !type_matches(q, p->bth.opcode) || p->bth.pkey != ROCE_PKEY_DEFAULT) {
 		DEVICE_COUNT(w, r->nic, rx_dropped);
+		return;
+	}
+	/* Dropped, not NAKed: the answer would go to whoever's address was written there. */
+	if (!from_peer(q, hdr)) {
+		DP_COUNT(w, q, refused_not_peer, 1);
 		return;
 	}
 	if (response ? !(q->state == DP_QPS_RTS || q->state == DP_QPS_SQD) :

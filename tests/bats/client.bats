@@ -181,3 +181,61 @@ holding() {
 	run "$RDMACTL" status
 	assert_line --regexp "^ *applications: none attached$"
 }
+
+# start_victim: rdmad-tenant victim in the background, its facts in VICTIM_A, VICTIM_B, RKEY, ADDR, VICTIM_PD.
+start_victim() {
+	"$BUILD/tools/rdmad-tenant" victim >victim.out 2>victim.err &
+	victim=$!
+	for i in $(seq 1 100); do
+		grep -q '^qpn' victim.out && break
+		sleep 0.05
+	done
+	read -r _ VICTIM_A VICTIM_B _ RKEY _ ADDR _ VICTIM_PD <victim.out
+	[ -n "$VICTIM_PD" ]
+}
+
+@test "the hijack: another program connects to a victim's QP number, WRITE and READ with its rkey fail, counted, bytes unchanged" {
+	start_victim
+	refused_before=$("$RDMACTL" -j dev show soft0 | jq '.[0].datapath.refused_not_peer')
+	run "$BUILD/tools/rdmad-tenant" hijack "$VICTIM_B" "$RKEY" "$ADDR"
+	assert_success
+	assert_output "write rem_inv_req_err
+read rem_inv_req_err
+read_landed no"
+	# The victim's QP counts both, the device too; the victim's QP stays in RTS.
+	run "$RDMACTL" -j qp show "$VICTIM_B"
+	assert_equal "$(jq '.[0].datapath.refused_not_peer' <<<"$output")" 2
+	assert_equal "$(jq -r '.[0].state' <<<"$output")" RTS
+	assert_equal "$("$RDMACTL" -j dev show soft0 | jq '.[0].datapath.refused_not_peer')" "$((refused_before + 2))"
+	run "$RDMACTL" qp show "$VICTIM_B"
+	assert_output --partial "refused_not_peer 2"
+	assert_equal "$("$RDMACTL" -j status | jq '.device_status[0].refused_not_peer')" "$((refused_before + 2))"
+	run "$RDMACTL" status
+	assert_line --regexp "^ *refused_not_peer: $((refused_before + 2))$"
+	# Guessing the other number changes nothing either.
+	run "$BUILD/tools/rdmad-tenant" hijack "$VICTIM_A" "$RKEY" "$ADDR"
+	assert_line --index 0 "write rem_inv_req_err"
+	kill -USR1 "$victim"
+	# Its exit status: 0 when its bytes are as it left them.
+	wait "$victim"
+	assert_equal "$(tail -1 victim.out)" unchanged
+}
+
+@test "kill -9 of a program whose PD rdmactl built on: its PD and MRs go, rdmactl's MR on its PD too" {
+	start_victim
+	mr=$("$RDMACTL" -j mr create "$VICTIM_PD" --size 4096 | jq '.[0].handle')
+	assert_equal "$("$RDMACTL" -j mr list | jq --argjson p "$VICTIM_PD" '[.[] | select(.pd == $p)] | length')" 2
+	kill -9 "$victim"
+	wait "$victim" || true
+	for i in $(seq 1 100); do
+		[ "$("$RDMACTL" -j pd list | jq --argjson p "$VICTIM_PD" '[.[] | select(.handle == $p)] | length')" = 0 ] && break
+		sleep 0.05
+	done
+	assert_equal "$("$RDMACTL" -j pd list | jq --argjson p "$VICTIM_PD" '[.[] | select(.handle == $p)] | length')" 0
+	assert_equal "$("$RDMACTL" -j mr list | jq --argjson p "$VICTIM_PD" '[.[] | select(.pd == $p)] | length')" 0
+	assert_equal "$("$RDMACTL" -j qp list | jq --argjson p "$VICTIM_PD" '[.[] | select(.pd == $p)] | length')" 0
+	run "$RDMACTL" mr show "$mr"
+	assert_failure
+	assert_output --partial NoSuchObject
+	assert_file_contains "$BATS_FILE_TMPDIR/rdmad.log" "application pid $victim went away: mr $mr, built on its objects, goes with them"
+}

@@ -60,6 +60,19 @@ struct json_object *harness_call(const char *method, const char *params)
 	return reply;
 }
 
+char *harness_call_error(const char *method, const char *params)
+{
+	struct json_object *p = json_tokener_parse(params);
+	struct json_object *reply = NULL;
+	char *error = NULL;
+
+	if (varlink_client_call(plain, method, p, &reply, &error) < 0 || !error)
+		fail_msg("%s %s: no error", method, params);
+	json_object_put(p);
+	json_object_put(reply);
+	return error;
+}
+
 size_t harness_count(const char *iface, const char *key)
 {
 	char method[64];

@@ -19,6 +19,8 @@ const char *harness_socket(void);
 struct rdmad_context *harness_open(void);
 /* Calls method with params (a JSON text, NULL for none) and fails the test on an error. */
 struct json_object *harness_call(const char *method, const char *params);
+/* Calls method with params and returns the error it fails with (free it); fails the test when it succeeds. */
+char *harness_call_error(const char *method, const char *params);
 /* How many objects List of iface gives (key: its reply's list). */
 size_t harness_count(const char *iface, const char *key);
 /* The attached applications now. */

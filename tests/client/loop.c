@@ -25,12 +25,17 @@ struct rdmad_qp *loop_new_qp(struct loop *l, uint8_t type)
 
 void loop_to_rts(struct rdmad_qp *qp, uint32_t peer)
 {
+	loop_to_rts_rnr(qp, peer, 1);
+}
+
+void loop_to_rts_rnr(struct rdmad_qp *qp, uint32_t peer, uint8_t min_rnr_timer)
+{
 	struct rdmad_qp_attr init = { .qp_state = RDMAD_QPS_INIT,
 				      .qp_access_flags = RDMAD_ACCESS_LOCAL_WRITE |
 							 RDMAD_ACCESS_REMOTE_WRITE |
 							 RDMAD_ACCESS_REMOTE_READ };
 	struct rdmad_qp_attr rtr = { .qp_state = RDMAD_QPS_RTR, .path_mtu = 1024, .dest_qp_num = peer,
-				     .max_dest_rd_atomic = 4, .min_rnr_timer = 1 };
+				     .max_dest_rd_atomic = 4, .min_rnr_timer = min_rnr_timer };
 	struct rdmad_qp_attr rts = { .qp_state = RDMAD_QPS_RTS, .timeout = 14, .retry_cnt = 7,
 				     .rnr_retry = 7, .max_rd_atomic = 4 };
 

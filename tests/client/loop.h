@@ -26,6 +26,8 @@ struct loop {
 struct rdmad_qp *loop_new_qp(struct loop *l, uint8_t type);
 /* Through INIT and RTR to RTS, connected to QP peer on the same rdmad. */
 void loop_to_rts(struct rdmad_qp *qp, uint32_t peer);
+/* The same, with the RNR NAK timer code the QP answers with as responder. */
+void loop_to_rts_rnr(struct rdmad_qp *qp, uint32_t peer, uint8_t min_rnr_timer);
 void loop_open(struct loop *l);
 /* The next completion, waiting for it (up to 2 s). */
 struct rdmad_wc loop_next_wc(struct rdmad_cq *cq);

@@ -2,7 +2,8 @@
 /*
  * Applications are apart (io.rdmad.Daemon.Attach): one program cannot
  * address another's objects, a connection that did not attach sees them
- * all, and what a program created goes when it closes.
+ * all, and what a program created goes when it closes, with what others
+ * built on it.
  */
 #include "tests/client/harness.h"
 #include "lib/varlink/varlink.h"
@@ -14,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
@@ -197,30 +199,38 @@ static void test_borrowed_mkey_returns_on_close(void **state)
 	rdmad_close(other);
 }
 
-static void test_object_used_by_others_stays(void **state)
+/*
+ * rdmactl builds an MR on a program's PD: when the program goes, the PD goes
+ * all the same, and the MR built on it with it (NoSuchObject from then on).
+ */
+static void test_objects_built_on_it_go_too(void **state)
 {
-	size_t pds = harness_count("Pd", "pds"), apps = harness_applications();
+	size_t pds = harness_count("Pd", "pds"), mrs = harness_count("Mr", "mrs"), apps = harness_applications();
 	struct rdmad_context *ctx = harness_open();
 	struct rdmad_pd *pd = rdmad_alloc_pd(ctx);
 	/* The description goes with rdmad_close(): the handle is kept. */
 	uint32_t pd_handle = pd->handle;
 	struct json_object *reply;
-	char params[96];
+	char params[96], *error;
 	int mr;
 
-	/* rdmactl builds on the program's PD: the PD cannot go with the program. */
 	snprintf(params, sizeof(params), "{\"pd\": %u, \"size\": 4096, \"access\": []}", pd_handle);
 	reply = harness_call("io.rdmad.Mr.Create", params);
 	mr = json_object_get_int(json_object_object_get(json_object_object_get(reply, "mr"), "handle"));
 	json_object_put(reply);
+	assert_int_equal(harness_count("Mr", "mrs"), mrs + 1);
 	rdmad_close(ctx);
 	harness_wait_applications(apps);
-	assert_int_equal(harness_count("Pd", "pds"), pds + 1);
-	snprintf(params, sizeof(params), "{\"handle\": %d}", mr);
-	json_object_put(harness_call("io.rdmad.Mr.Destroy", params));
-	snprintf(params, sizeof(params), "{\"handle\": %u}", pd_handle);
-	json_object_put(harness_call("io.rdmad.Pd.Destroy", params));
 	assert_int_equal(harness_count("Pd", "pds"), pds);
+	assert_int_equal(harness_count("Mr", "mrs"), mrs);
+	snprintf(params, sizeof(params), "{\"handle\": %d}", mr);
+	error = harness_call_error("io.rdmad.Mr.Show", params);
+	assert_string_equal(error, "io.rdmad.Mr.NoSuchObject");
+	free(error);
+	snprintf(params, sizeof(params), "{\"handle\": %u}", pd_handle);
+	error = harness_call_error("io.rdmad.Pd.Destroy", params);
+	assert_string_equal(error, "io.rdmad.Pd.NoSuchObject");
+	free(error);
 }
 
 int main(void)
@@ -230,7 +240,7 @@ int main(void)
 		cmocka_unit_test(test_other_applications_objects_are_not_there),
 		cmocka_unit_test(test_list_shows_own_objects),
 		cmocka_unit_test(test_borrowed_mkey_returns_on_close),
-		cmocka_unit_test(test_object_used_by_others_stays),
+		cmocka_unit_test(test_objects_built_on_it_go_too),
 	};
 
 	return cmocka_run_group_tests_name("librdmad isolation and cleanup", tests, harness_start,

@@ -14,6 +14,9 @@
  *  - Loopback between two started workers: SEND, WRITE, READ, RNR, order.
  *  - Invalidation: LOCAL_INV in order with the WRs around it, SEND_WITH_INV
  *    of an MKEY that allows it and of one that does not.
+ *  - Who asks: a QP of another PD that connects to a connected QP's number
+ *    (the hijack), every QP number guessed, keys of another PD: refused,
+ *    counted, the victim's bytes unchanged.
  */
 #include <arpa/inet.h>
 #include <sched.h>
@@ -113,7 +116,7 @@ static void mr_publish(struct fixture *f, unsigned index, uint8_t tag, uint32_t 
  * An MKEY over the first 256 bytes of MR_SPARE's memory (a context the table
  * frees with its entry); remote_invalidate lets a SEND_WITH_INV invalidate it.
  */
-static void mkey_publish(struct fixture *f, uint32_t key, bool remote_invalidate)
+static void mkey_publish_in(struct fixture *f, uint32_t key, uint32_t pd, bool remote_invalidate)
 {
 	struct dp_mkey *m = calloc(1, sizeof(*m));
 	struct dp_key *k = calloc(1, sizeof(*k));
@@ -126,12 +129,17 @@ static void mkey_publish(struct fixture *f, uint32_t key, bool remote_invalidate
 	m->n_entries = 1;
 	m->rounds = 1;
 	m->length = 256;
-	m->pd = PD;
+	m->pd = pd;
 	m->access = ACCESS_ALL;
 	m->usable = true;
-	*k = (struct dp_key){ .key = key, .kind = DP_KEY_MKEY, .pd = PD, .access = ACCESS_ALL, .rkey = true,
+	*k = (struct dp_key){ .key = key, .kind = DP_KEY_MKEY, .pd = pd, .access = ACCESS_ALL, .rkey = true,
 			      .remote_invalidate = remote_invalidate, .mkey = m };
 	assert_int_equal(dp_keytab_set(&f->nic.keytab, k), 0);
+}
+
+static void mkey_publish(struct fixture *f, uint32_t key, bool remote_invalidate)
+{
+	mkey_publish_in(f, key, PD, remote_invalidate);
 }
 
 /* ---- memory ---- */
@@ -191,16 +199,23 @@ static void settle(struct fixture *f)
 
 /* ---- QPs ---- */
 
-static struct dp_qp *qp_new(struct fixture *f, uint32_t qpn)
+static struct dp_qp *qp_new_in(struct fixture *f, uint32_t qpn, uint32_t pd, enum dp_qp_type type)
 {
 	struct dp_qp_config cfg = {
-		.qpn = qpn, .pd = PD, .type = DP_QPT_RC,
+		.qpn = qpn, .pd = pd, .type = type,
 		.max_send_wr = f->o.wrs, .max_recv_wr = f->o.wrs,
 		.max_send_sge = f->o.sges, .max_recv_sge = f->o.sges, .max_inline = f->o.max_inline,
 	};
 	struct dp_qp *q;
 
 	assert_int_equal(dp_qp_new(&f->nic, &cfg, f->cq, f->cq, &q), 0);
+	return q;
+}
+
+static struct dp_qp *qp_new(struct fixture *f, uint32_t qpn)
+{
+	struct dp_qp *q = qp_new_in(f, qpn, PD, DP_QPT_RC);
+
 	queue_in_own_memory(f, &q->sq);
 	queue_in_own_memory(f, &q->rq);
 	return q;
@@ -1170,6 +1185,159 @@ static void test_send_inv_refused(void **state)
 	assert_non_null(dp_keytab_get(&f->nic.keytab, mr_key(MR_B)));
 }
 
+/* ==== 6. the responder checks who asks ==== */
+
+#define QPN_STRANGER 12
+
+/* Requests the responders of the NIC refused as not their peer's, all workers summed. */
+static uint64_t device_refused(struct fixture *f)
+{
+	struct dp_counters c;
+
+	dp_nic_counters(&f->nic, &c);
+	return atomic_load(&c.refused_not_peer);
+}
+
+/*
+ * Another program's QP: in OTHER_PD (its memory is MR_OTHER_PD's), on worker
+ * w, connected (it says) to dest, with nothing of dest's side agreeing.
+ */
+static struct dp_qp *stranger_new(struct fixture *f, enum dp_qp_type type, unsigned w, uint32_t dest)
+{
+	struct dp_qp *q = qp_new_in(f, QPN_STRANGER, OTHER_PD, type);
+
+	qp_connect(q, &f->workers[w], dest);
+	return q;
+}
+
+/* A and B still talk: the stranger left B's state and sequence as they were. */
+static void expect_a_and_b_still_talk(struct fixture *f)
+{
+	struct dp_cqe of_a, of_b;
+
+	fill(f->mem[MR_A], 16, 21);
+	post_recv(f->b, 900, sge(MR_B, 1024, 64));
+	post_send(f->a, 901, sge(MR_A, 0, 16));
+	next_pair(f, &of_a, &of_b);
+	check_cqe(&of_a, QPN_A, 901, DP_WC_SUCCESS, DP_WC_SEND, 16);
+	check_cqe(&of_b, QPN_B, 900, DP_WC_SUCCESS, DP_WC_RECV, 16);
+	assert_memory_equal(f->mem[MR_B] + 1024, f->mem[MR_A], 16);
+}
+
+/*
+ * The hijack: a QP of another PD connects to B's number (B is connected to
+ * A) and WRITEs, then READs, with B's rkey and address.  Both fail with
+ * rem_inv_req_err, B's memory is unchanged and so is the stranger's, B
+ * counts both and stays in RTS, and A and B go on.  From each worker: one
+ * request crosses the loopback queues, the other is a call on B's worker.
+ */
+static void test_hijack_refused(void **state)
+{
+	struct fixture *f = *state;
+	struct dp_sge from = sge(MR_OTHER_PD, 0, 64), into = sge(MR_OTHER_PD, 0, 64);
+	struct dp_qp *c;
+
+	c = stranger_new(f, DP_QPT_RC, 0, QPN_B);
+	post_rdma(c, 1, DP_WR_RDMA_WRITE, &from, 1, MR_B, 0);
+	expect_cqe(f, QPN_STRANGER, 1, DP_WC_REM_INV_REQ_ERR, 0, 0);
+	assert_int_equal(c->state, DP_QPS_ERR);
+	qp_destroy(c);
+	assert_true(untouched(f, MR_B));
+
+	c = stranger_new(f, DP_QPT_RC, 1, QPN_B);
+	post_rdma(c, 2, DP_WR_RDMA_READ, &into, 1, MR_B, 0);
+	expect_cqe(f, QPN_STRANGER, 2, DP_WC_REM_INV_REQ_ERR, 0, 0);
+	qp_destroy(c);
+	assert_true(untouched(f, MR_OTHER_PD));
+
+	assert_int_equal(atomic_load(&f->b->counters.refused_not_peer), 2);
+	assert_int_equal(atomic_load(&f->a->counters.refused_not_peer), 0);
+	assert_int_equal(device_refused(f), 2);
+	assert_int_equal(f->b->state, DP_QPS_RTS);
+	expect_cq_empty(f);
+	expect_a_and_b_still_talk(f);
+}
+
+/* UC: the stranger's message is dropped (its WR succeeds, as UC's do), never written; B counts it. */
+static void test_hijack_uc_dropped(void **state)
+{
+	struct fixture *f = *state;
+	struct dp_sge from = sge(MR_OTHER_PD, 0, 64);
+	struct dp_qp *c = stranger_new(f, DP_QPT_UC, 0, QPN_B);
+
+	post_rdma(c, 1, DP_WR_RDMA_WRITE, &from, 1, MR_B, 0);
+	expect_cqe(f, QPN_STRANGER, 1, DP_WC_SUCCESS, DP_WC_RDMA_WRITE, 64);
+	assert_int_equal(atomic_load(&c->counters.lost), 1);
+	qp_destroy(c);
+	assert_true(untouched(f, MR_B));
+	assert_int_equal(atomic_load(&f->b->counters.refused_not_peer), 1);
+	expect_a_and_b_still_talk(f);
+}
+
+/*
+ * Every QP number guessed in turn, by a fresh RC QP each time: B and A
+ * (connected to each other) refuse and count it, numbers nobody runs fail
+ * with retry_exc_err; nothing is written anywhere.
+ */
+static void test_guessed_qp_numbers(void **state)
+{
+	struct fixture *f = *state;
+	struct dp_sge from = sge(MR_OTHER_PD, 0, 64);
+
+	for (uint32_t guess = 0; guess < N_QPN + 2; guess++) {
+		struct dp_qp *c;
+
+		if (guess == QPN_STRANGER)
+			continue;
+		c = stranger_new(f, DP_QPT_RC, guess % N_WORKERS, guess);
+		post_rdma(c, guess, DP_WR_RDMA_WRITE, &from, 1, guess == QPN_A ? MR_A : MR_B, 0);
+		expect_cqe(f, QPN_STRANGER, guess, guess == QPN_A || guess == QPN_B ? DP_WC_REM_INV_REQ_ERR :
+			   DP_WC_RETRY_EXC_ERR, 0, 0);
+		qp_destroy(c);
+	}
+	assert_true(untouched(f, MR_A));
+	assert_true(untouched(f, MR_B));
+	assert_int_equal(atomic_load(&f->a->counters.refused_not_peer), 1);
+	assert_int_equal(atomic_load(&f->b->counters.refused_not_peer), 1);
+	expect_a_and_b_still_talk(f);
+}
+
+/* The peer itself with the key of an MKEY of another PD: a remote access error, the memory unchanged. */
+static void test_mkey_of_other_pd(void **state)
+{
+	struct fixture *f = *state;
+	uint32_t key = key_of(MKEY_SPARE, TAG);
+	struct dp_sq_req *req;
+
+	mkey_publish_in(f, key, OTHER_PD, false);
+	req = sq_entry(f->a, 1, DP_WR_RDMA_WRITE);
+	req->rdma.remote_addr = 0;
+	req->rdma.rkey = key;
+	req->num_sge = 1;
+	req->sg_list[0] = sge(MR_A, 0, 64);
+	sq_post(f->a);
+	expect_cqe(f, QPN_A, 1, DP_WC_REM_ACCESS_ERR, 0, 0);
+	assert_true(untouched(f, MR_SPARE));
+	/* Not a stranger: the peer asked, with a key that is not its responder's. */
+	assert_int_equal(atomic_load(&f->b->counters.refused_not_peer), 0);
+}
+
+/* SEND_WITH_INV naming another PD's MKEY, though it allows remote invalidation: refused, the key stays. */
+static void test_send_inv_other_pd(void **state)
+{
+	struct fixture *f = *state;
+	uint32_t key = key_of(MKEY_SPARE, TAG);
+	struct dp_cqe of_a, of_b;
+
+	mkey_publish_in(f, key, OTHER_PD, true);
+	post_recv(f->b, 100, sge(MR_B, 0, 64));
+	post_invalidate(f->a, 1, DP_WR_SEND_WITH_INV, key);
+	next_pair(f, &of_a, &of_b);
+	check_cqe(&of_a, QPN_A, 1, DP_WC_REM_INV_REQ_ERR, 0, 0);
+	check_cqe(&of_b, QPN_B, 100, DP_WC_LOC_QP_OP_ERR, 0, 0);
+	assert_non_null(dp_keytab_get(&f->nic.keytab, key));
+}
+
 /* ---- MKEY spans: reference §2.1 "partial trailing block" ---- */
 
 /* The memory range of wire bytes through a 1040-byte layout with T10-DIF (8-byte PI) in both
@@ -1256,6 +1424,16 @@ int main(void)
 							 (void *)&unstarted),
 		cmocka_unit_test_prestate_setup_teardown(test_send_inv, setup, teardown, (void *)&unstarted),
 		cmocka_unit_test_prestate_setup_teardown(test_send_inv_refused, setup, teardown,
+							 (void *)&unstarted),
+		cmocka_unit_test_prestate_setup_teardown(test_hijack_refused, setup, teardown, (void *)&unstarted),
+		cmocka_unit_test_prestate_setup_teardown(test_hijack_refused, setup, teardown, (void *)&started),
+		cmocka_unit_test_prestate_setup_teardown(test_hijack_uc_dropped, setup, teardown,
+							 (void *)&unstarted),
+		cmocka_unit_test_prestate_setup_teardown(test_guessed_qp_numbers, setup, teardown,
+							 (void *)&unstarted),
+		cmocka_unit_test_prestate_setup_teardown(test_mkey_of_other_pd, setup, teardown,
+							 (void *)&unstarted),
+		cmocka_unit_test_prestate_setup_teardown(test_send_inv_other_pd, setup, teardown,
 							 (void *)&unstarted),
 		cmocka_unit_test(test_mkey_span_partial_block),
 	};
