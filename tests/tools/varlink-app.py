@@ -8,13 +8,14 @@ A STEP is one of
   METHOD[=JSON]  a call ("io.rdmad.Pd.Create={}"): prints {"method", "parameters"}
                  or {"method", "error", "parameters"}
   sleep=SECONDS  waits
-  hold           prints {"hold": true} and waits until stdin closes
+  hold=PATH      prints {"hold": true} and waits until PATH exists
 A call whose parameters hold "$N.path.to.value" takes that value from the
 reply of step N (0-based), so a step can name what an earlier one made.
 Exits 0 when every call was answered (errors included), 1 when the
 connection closed first.
 """
 import json
+import os
 import socket
 import sys
 import time
@@ -35,9 +36,15 @@ def resolve(value, replies):
 
 
 def call(sock, buf, method, params):
-    sock.sendall(json.dumps({"method": method, "parameters": params}).encode() + b"\0")
+    try:
+        sock.sendall(json.dumps({"method": method, "parameters": params}).encode() + b"\0")
+    except OSError:
+        return None
     while b"\0" not in buf[0]:
-        chunk = sock.recv(65536)
+        try:
+            chunk = sock.recv(65536)
+        except OSError:
+            return None
         if not chunk:
             return None
         buf[0] += chunk
@@ -58,7 +65,8 @@ def main():
             continue
         if name == "hold":
             print(json.dumps({"hold": True}), flush=True)
-            sys.stdin.read()
+            while not os.path.exists(arg):
+                time.sleep(0.02)
             replies.append(None)
             continue
         params = resolve(json.loads(arg) if arg else {}, replies)
