@@ -333,7 +333,7 @@ static int roce_start(struct manager *m)
 
 int manager_start(struct manager *m)
 {
-	bool locked;
+	struct secret_memory secrets;
 	int r;
 
 	m->start_usec = now_usec(CLOCK_MONOTONIC);
@@ -342,12 +342,17 @@ int manager_start(struct manager *m)
 	r = open_state_dir(m);
 	if (r < 0)
 		return r;
-	r = secret_init(&locked);
-	if (r < 0)
+	r = secret_init(&secrets);
+	if (r == -ENOTSUP)
 		return log_error_errno(r, "libgcrypt %s or newer is needed", GCRYPT_VERSION);
-	if (!locked)
+	if (r < 0)
+		return log_error_errno(r, "cannot map memory for key material");
+	if (!secrets.locked)
 		log_warning("secure memory cannot be locked (no CAP_IPC_LOCK and RLIMIT_MEMLOCK below "
 			    "256 KiB): DEK key material may be swapped out");
+	if (!secrets.undumped)
+		log_warning("libgcrypt is in FIPS mode and keeps its own secure memory: a core file of "
+			    "rdmad holds the DEKs' key material");
 	r = add_devices(m);
 	if (r < 0)
 		return r;
