@@ -231,6 +231,13 @@ install: build
 	sed $(PC_SED) client/rdmad.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/rdmad.pc
 	chmod 0644 $(DESTDIR)$(LIBDIR)/pkgconfig/rdmad.pc
 	for p in man/*.[0-9]; do install -D -m 0644 $$p $(DESTDIR)$(MANDIR)/man$${p##*.}/$${p##*/}; done
+	@# The examples, linked again without the build tree's run path: installed, they find
+	@# librdmad in LIBDIR as any program of the user's does.
+	mkdir -p $(DESTDIR)$(BINDIR)
+	for e in $(notdir $(EXAMPLE_BIN)); do \
+		$(CC) $(LDFLAGS) -o $(DESTDIR)$(BINDIR)/$$e $(BUILD)/obj/examples/$$e.o -L$(BUILD) -lrdmad && \
+		chmod 0755 $(DESTDIR)$(BINDIR)/$$e || exit 1; \
+	done
 	build-aux/install-extras.sh "$(DESTDIR)" "$(PREFIX)" "$(SBINDIR)"
 
 clean:

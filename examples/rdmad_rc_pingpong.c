@@ -10,10 +10,11 @@
  *
  *     mkfifo a b
  *     rdmad_rc_pingpong <a >b &
- *     rdmad_rc_pingpong -c <b >a
+ *     rdmad_rc_pingpong -c >a <b
  *
  * Both use the GID at -g (default 0) of port 1 as source and destination:
- * the two QPs are on the same rdmad.  Results go to stderr.
+ * the two QPs are on the same rdmad.  Results go to stderr.  (The client
+ * opens a first: each side opening its reading FIFO first would wait forever.)
  */
 #include <rdmad/rdmad.h>
 

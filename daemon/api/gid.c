@@ -22,6 +22,9 @@ static struct json_object *gid_json(struct rdma_device *dev, unsigned port,
 	/* Absent (null) for a user's entry: replies of before roce_netdev stay as they were. */
 	if (e->netdev[0])
 		json_add_string(o, "netdev", e->netdev);
+	/* Absent for every other entry, for the same reason. */
+	if (e->is_default)
+		json_add_bool(o, "default", true);
 	return o;
 }
 

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "daemon/soft/datapath.h"
+#include "daemon/soft/gid_default.h"
 #include "daemon/soft/gid_netlink.h"
 #include "daemon/soft/soft_device.h"
 #include "daemon/core/commit.h"
@@ -335,9 +336,25 @@ static int roce_start(struct manager *m)
 	return 0;
 }
 
+/*
+ * Without roce_netdev, port 1 of each device gets a default GID at index 0,
+ * so that programs find one on a fresh daemon.  Not having one is no reason
+ * not to serve: said, and users add GIDs as before.
+ */
+static void install_default_gids(struct manager *m)
+{
+	for (unsigned i = 0; i < m->n_devices; i++) {
+		int r = gid_default_install(m->devices[i], 1);
+
+		if (r < 0 && r != -EEXIST)
+			log_warning_errno(r, "%s: no default GID (it comes from the machine ID)",
+					  m->devices[i]->name);
+	}
+}
+
 int manager_start(struct manager *m)
 {
-	bool locked;
+	struct secret_memory secrets;
 	int r;
 
 	m->start_usec = now_usec(CLOCK_MONOTONIC);
@@ -346,12 +363,17 @@ int manager_start(struct manager *m)
 	r = open_state_dir(m);
 	if (r < 0)
 		return r;
-	r = secret_init(&locked);
-	if (r < 0)
+	r = secret_init(&secrets);
+	if (r == -ENOTSUP)
 		return log_error_errno(r, "libgcrypt %s or newer is needed", GCRYPT_VERSION);
-	if (!locked)
+	if (r < 0)
+		return log_error_errno(r, "cannot map memory for key material");
+	if (!secrets.locked)
 		log_warning("secure memory cannot be locked (no CAP_IPC_LOCK and RLIMIT_MEMLOCK below "
 			    "256 KiB): DEK key material may be swapped out");
+	if (!secrets.undumped)
+		log_warning("libgcrypt is in FIPS mode and keeps its own secure memory: a core file of "
+			    "rdmad holds the DEKs' key material");
 	r = add_devices(m);
 	if (r < 0)
 		return r;
@@ -365,6 +387,8 @@ int manager_start(struct manager *m)
 		if (r < 0)
 			return log_error_errno(r, "cannot follow the addresses of roce_netdev %s",
 					       m->config.roce_netdev);
+	} else {
+		install_default_gids(m);
 	}
 	r = commit_new(&m->commit, m, NULL);
 	if (r < 0)

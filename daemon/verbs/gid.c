@@ -11,6 +11,7 @@ static void empty(struct rdma_gid_entry *e)
 	memset(e->gid, 0, RDMA_GID_LEN);
 	e->netdev[0] = '\0';
 	e->address_gone = false;
+	e->is_default = false;
 	e->valid = false;
 }
 
@@ -102,6 +103,9 @@ int rdma_gid_add(struct rdma_device *dev, unsigned port, uint32_t index,
 
 	if (!e)
 		return -EINVAL;
+	/* The default is a convenience nobody chose: whoever sets up the table decides. */
+	if (e->valid && e->is_default && !rdma_object_find_user(dev, &e->obj))
+		empty(e);
 	if (e->valid) {
 		rdma_gid_format(e->gid, text);
 		return rdma_error_state(err, "index", "%u already holds %s; delete it first", index, text);
@@ -120,6 +124,17 @@ int rdma_gid_add(struct rdma_device *dev, unsigned port, uint32_t index,
 	}
 	memcpy(e->gid, gid, RDMA_GID_LEN);
 	e->valid = true;
+	return 0;
+}
+
+int rdma_gid_set_default(struct rdma_device *dev, unsigned port, const uint8_t gid[RDMA_GID_LEN])
+{
+	struct rdma_error err;
+	int r = rdma_gid_add(dev, port, 0, gid, &err);
+
+	if (r < 0)
+		return err.code == RDMA_ERR_INVALID_STATE ? -EEXIST : r;
+	dev->gid_tables[port - 1][0].is_default = true;
 	return 0;
 }
 

@@ -30,6 +30,7 @@ struct rdma_gid_entry {
 	uint8_t gid[RDMA_GID_LEN];
 	char netdev[IF_NAMESIZE]; /* the interface whose address it is; "" when a user added it */
 	bool address_gone;        /* netdev entry whose address went while still in use */
+	bool is_default;          /* rdmad's own at start (rdma_gid_set_default): a user's add replaces it */
 };
 
 int rdma_gid_tables_init(struct rdma_device *dev);
@@ -57,7 +58,11 @@ void rdma_gid_format(const uint8_t gid[RDMA_GID_LEN], char out[RDMA_GID_TEXT_MAX
 /* Port 1..num_ports, else InvalidArgument on "port". */
 int rdma_gid_check_port(const struct rdma_device *dev, unsigned port, struct rdma_error *err);
 
-/* ADD_GID: an empty index, a GID not zero and not already on the port. */
+/*
+ * ADD_GID: an empty index (or one holding the default GID nobody sends
+ * from, which the new GID replaces), a GID not zero and not already on the
+ * port.
+ */
 int rdma_gid_add(struct rdma_device *dev, unsigned port, uint32_t index,
 		 const uint8_t gid[RDMA_GID_LEN], struct rdma_error *err);
 /*
@@ -81,5 +86,11 @@ struct rdma_gid_entry *rdma_gid_get(struct rdma_device *dev, unsigned port, uint
  */
 unsigned rdma_gid_sync_netdev(struct rdma_device *dev, unsigned port, const char *netdev,
 			      const uint8_t (*gids)[RDMA_GID_LEN], size_t n);
+/*
+ * The GID a port has before anyone adds one, so that a program can query a
+ * GID on a fresh device: at index 0 when that is empty (-EEXIST otherwise).
+ * Shown as is_default; a user's add at its index replaces it, del removes it.
+ */
+int rdma_gid_set_default(struct rdma_device *dev, unsigned port, const uint8_t gid[RDMA_GID_LEN]);
 /* Empties the address_gone entries of port nobody uses any more; returns how many stay. */
 unsigned rdma_gid_sweep_gone(struct rdma_device *dev, unsigned port);

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "daemon/verbs/secret.h"
+#include "daemon/verbs/secret_pool.h"
 
 #include <errno.h>
 #include <gcrypt.h>
@@ -8,12 +9,12 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-/* Enough for a few hundred DEKs and their ciphers at once; more is added in chunks. */
+/* libgcrypt's own pool, where it is used: a few hundred DEKs and their ciphers; more comes in chunks. */
 #define SECMEM_POOL  (256 * 1024)
 #define SECMEM_CHUNK (256 * 1024)
 
 /*
- * Whether the pool can be locked, tried on memory of its size before
+ * Whether libgcrypt's pool can be locked, tried on memory of its size before
  * libgcrypt takes it: without CAP_IPC_LOCK and with a small RLIMIT_MEMLOCK,
  * libgcrypt falls back to memory that may be swapped out, and says nothing
  * once its warnings are off.
@@ -33,19 +34,69 @@ static bool pool_lockable(void)
 	return ok;
 }
 
-int secret_init(bool *locked)
+/* libgcrypt's allocation handlers: its secure memory from the pool, the rest from the heap. */
+static void *pool_alloc(size_t n)
 {
-	*locked = true;
-	if (gcry_control(GCRYCTL_INITIALIZATION_FINISHED_P))
-		return 0;
-	*locked = pool_lockable();
-	if (!gcry_check_version(GCRYPT_VERSION))
-		return -ENOTSUP;
+	return secret_pool_alloc(n);
+}
+
+static int pool_is_secure(const void *p)
+{
+	return secret_pool_owns(p);
+}
+
+static void *any_realloc(void *p, size_t n)
+{
+	return secret_pool_owns(p) ? secret_pool_realloc(p, n) : realloc(p, n);
+}
+
+static void any_free(void *p)
+{
+	if (secret_pool_owns(p))
+		secret_pool_free(p);
+	else
+		free(p);
+}
+
+/*
+ * libgcrypt's own pool (FIPS mode, where it refuses allocation handlers):
+ * locked if it can be, but dumped with the rest of the process.
+ */
+static void gcrypt_pool_init(struct secret_memory *mem)
+{
+	mem->locked = pool_lockable();
 	gcry_control(GCRYCTL_AUTO_EXPAND_SECMEM, SECMEM_CHUNK);
 	gcry_control(GCRYCTL_INIT_SECMEM, SECMEM_POOL, 0);
+}
+
+int secret_init(struct secret_memory *mem)
+{
+	static struct secret_memory done;
+	void *probe;
+	int r;
+
+	if (gcry_control(GCRYCTL_INITIALIZATION_FINISHED_P)) {
+		*mem = done;
+		return 0;
+	}
+	if (!gcry_check_version(GCRYPT_VERSION))
+		return -ENOTSUP;
+	if (gcry_fips_mode_active()) {
+		gcrypt_pool_init(mem);
+	} else {
+		r = secret_pool_init(&mem->locked);
+		if (r < 0)
+			return r;
+		gcry_set_allocation_handler(malloc, pool_alloc, pool_is_secure, any_realloc, any_free);
+	}
 	/* Unlocked, the pool is still ours, just swappable: said once by the caller, not per use. */
 	gcry_control(GCRYCTL_DISABLE_SECMEM_WARN);
 	gcry_control(GCRYCTL_INITIALIZATION_FINISHED, 0);
+	/* What libgcrypt does, not what was asked: the handlers may have been refused. */
+	probe = gcry_malloc_secure(1);
+	mem->undumped = secret_pool_owns(probe);
+	gcry_free(probe);
+	done = *mem;
 	return 0;
 }
 

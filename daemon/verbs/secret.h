@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Memory for key material: libgcrypt secure memory (locked, so never swapped
- * out), zeroed when taken and wiped before it is given back.
+ * Memory for key material: pages left out of core files (MADV_DONTDUMP) and
+ * locked when they can be (see secret_pool.h), zeroed when taken and wiped
+ * before they are given back.  libgcrypt's secure memory is the same pages,
+ * so its cipher handles' key schedules are there too.
  */
 #pragma once
 
@@ -9,14 +11,19 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct secret_memory {
+	bool locked;            /* false: no CAP_IPC_LOCK and a small RLIMIT_MEMLOCK; may reach swap */
+	bool undumped;          /* false: libgcrypt in FIPS mode keeps its own pool, which is dumped */
+};
+
 /*
- * Once per process, before any secret: libgcrypt with a secure-memory pool
- * that grows as DEKs are added (the dataplane's own initialisation then sees
- * libgcrypt ready and leaves it).  -ENOTSUP for a too old libgcrypt.
- * *locked: false when the pool cannot be locked in memory (no CAP_IPC_LOCK
- * and RLIMIT_MEMLOCK too small), so key material may reach swap.
+ * Once per process, before any secret: libgcrypt with its secure memory
+ * taken from the pool of secret_pool.h (the dataplane's own initialisation
+ * then sees libgcrypt ready and leaves it).  -ENOTSUP for a too old
+ * libgcrypt, -ENOMEM when no page of the pool can be had.  *mem says what
+ * the memory is.
  */
-int secret_init(bool *locked);
+int secret_init(struct secret_memory *mem);
 /* n zeroed bytes of secure memory, or NULL. */
 uint8_t *secret_alloc(size_t n);
 /* Wipes the n bytes at p and frees them; NULL is fine. */

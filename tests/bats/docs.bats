@@ -24,7 +24,7 @@ commands_of() {
 
 @test "every man page is lint clean under mandoc -W warning" {
 	local pages=("$MAN"/*.[0-9])
-	[ "${#pages[@]}" -eq 5 ]
+	[ "${#pages[@]}" -eq 7 ]
 	for page in "${pages[@]}"; do
 		run mandoc -T lint -W warning "$page"
 		assert_success
@@ -32,8 +32,9 @@ commands_of() {
 	done
 }
 
-@test "the five pages exist with the right names and sections" {
-	for page in rdmactl.8 rdmad.8 rdmad.conf.5 rdmad-varlink.7 librdmad.3; do
+@test "the seven pages exist with the right names and sections" {
+	for page in rdmactl.8 rdmad.8 rdmad.conf.5 rdmad-varlink.7 librdmad.3 rdmad_rc_pingpong.1 \
+		rdmad_perftest.1; do
 		assert_file_exists "$MAN/$page"
 		name=${page%.*}
 		sect=${page##*.}
@@ -183,7 +184,7 @@ verify_filter() {
 @test "systemd-analyze verify accepts the units, their man pages included" {
 	command -v systemd-analyze >/dev/null || skip "systemd-analyze missing"
 	local d=$BATS_TEST_TMPDIR
-	mkdir -p "$d/units" "$d/man/man3" "$d/man/man5" "$d/man/man7" "$d/man/man8"
+	mkdir -p "$d/units" "$d/man/man1" "$d/man/man3" "$d/man/man5" "$d/man/man7" "$d/man/man8"
 	# The service runs the built daemon, so verify finds an executable.
 	sed "s|@SBINDIR@|$BUILD|g" "$TOP/systemd/rdmad.service" >"$d/units/rdmad.service"
 	sed "s|@SBINDIR@|$BUILD|g" "$TOP/systemd/rdmad.socket" >"$d/units/rdmad.socket"
@@ -246,8 +247,16 @@ pkgdir() {
 	tmpfilesdir=$(pkgdir systemd tmpfilesdir /usr/lib/tmpfiles.d)
 	compdir=$(pkgdir bash-completion completionsdir /usr/share/bash-completion/completions)
 	# rdmactl where group rdma's members find it on their PATH; rdmad with the system's daemons.
-	for f in /usr/sbin/rdmad /usr/bin/rdmactl /usr/lib/librdmad.so.0.1.0; do
+	for f in /usr/sbin/rdmad /usr/bin/rdmactl /usr/lib/librdmad.so.0.1.0 /usr/bin/rdmad_rc_pingpong \
+		/usr/bin/rdmad_perftest; do
 		assert_file_executable "$d$f"
+	done
+	# The examples find the library where it was installed, not in the build tree.
+	for f in /usr/bin/rdmad_rc_pingpong /usr/bin/rdmad_perftest; do
+		run readelf -d "$d$f"
+		refute_output --partial "$BUILD"
+		refute_output --regexp 'R(UN)?PATH'
+		assert_output --partial '[librdmad.so.0]'
 	done
 	assert_not_exists "$d/usr/sbin/rdmactl"
 	# The client library: its links, headers and pkg-config file.
@@ -264,6 +273,7 @@ pkgdir() {
 
 	for f in /usr/share/man/man8/rdmactl.8 /usr/share/man/man8/rdmad.8 \
 		/usr/share/man/man5/rdmad.conf.5 /usr/share/man/man7/rdmad-varlink.7 \
+		/usr/share/man/man1/rdmad_rc_pingpong.1 /usr/share/man/man1/rdmad_perftest.1 \
 		"$unitdir/rdmad.service" "$unitdir/rdmad.socket" "$sysusersdir/rdmad.conf" \
 		"$tmpfilesdir/rdmad.conf" "$compdir/rdmactl" /etc/rdmad/rdmad.conf; do
 		assert_file_exists "$d$f"
@@ -277,7 +287,7 @@ pkgdir() {
 	cmp "$TOP/systemd/rdmad.conf" "$d/etc/rdmad/rdmad.conf"
 	# Nothing lands outside DESTDIR's expected tree.
 	run bash -c "cd '$d' && find . -type f | sort"
-	assert_equal "${#lines[@]}" 17
+	assert_equal "${#lines[@]}" 21
 }
 
 @test "install-extras.sh keeps an existing /etc/rdmad/rdmad.conf" {

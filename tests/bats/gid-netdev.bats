@@ -138,7 +138,9 @@ wait_gid() {
 	run ctl "$d" -j gid show
 	rdmad_stop "$d"
 	assert_success
-	assert_output '[]'
+	# Only the default GID, at index 0: link-local, from no interface.
+	assert_equal "$(jq -c '[.[] | [.index, .default, .netdev]]' <<<"$output")" '[[0,true,null]]'
+	assert_equal "$(jq -r '.[0].gid' <<<"$output" | cut -c1-6)" 'fe80::'
 }
 
 @test "a bad roce_netdev is refused naming the key" {
