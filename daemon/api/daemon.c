@@ -67,8 +67,11 @@ static struct json_object *connections_json(const struct varlink_server *server)
 	json_add_uint(o, "reserved_for_root", l->reserved_for_root);
 	json_add_uint(o, "buffered_bytes", st.buffered_bytes);
 	json_add_uint(o, "buffer_budget", l->buffer_budget);
+	json_add_uint(o, "buffer_budget_per_uid", l->buffer_per_uid);
+	json_add_uint(o, "buffer_reserved_for_root", l->buffer_reserved_for_root);
 	json_add_uint(o, "refused_limit", st.refused_limit);
 	json_add_uint(o, "refused_memory_budget", st.refused_memory_budget);
+	json_add_uint(o, "refused_buffer_per_uid", st.refused_buffer_per_uid);
 	json_add_uint(o, "closed_output_budget", st.closed_output_budget);
 	json_add_uint(o, "closed_incomplete_timeout", st.closed_incomplete_timeout);
 	json_add_uint(o, "closed_idle", st.closed_idle);

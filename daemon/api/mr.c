@@ -6,10 +6,13 @@
 #include "daemon/api/application.h"
 #include "daemon/api/attr.h"
 #include "daemon/api/dispatch.h"
+#include "daemon/core/helper.h"
+#include "daemon/core/manager.h"
 #include "daemon/verbs/mr.h"
 #include "lib/base64.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,6 +20,13 @@
 
 /* Bytes one Write or Read carries: base64 of it stays well inside a 16 MiB message. */
 #define MR_IO_MAX (8u << 20)
+/*
+ * A pinned MR larger than this has its memory made ready on the helper
+ * thread, and the call is answered once it is: populating takes about a
+ * millisecond a MiB (docs/control-plane-performance.md), and the loop serves
+ * the other clients meanwhile.  A smaller one, or one on demand, at once.
+ */
+#define MR_READY_INLINE_MAX (4u << 20)
 
 static const char *mr_type_name(enum rdma_mr_type type)
 {
@@ -90,13 +100,124 @@ static const struct api_field read_fields[] = {
 /* An application's MR goes on its own PD. */
 static const struct api_ref pd_ref[] = { { "pd", RDMA_OBJ_PD }, { NULL, 0 } };
 
+/*
+ * The MR pend makes, owned by the caller's application, as the reply; pend is
+ * used up.  A tenant's bytes are counted again: other MRs of its uid may have
+ * been made while this one's memory was made ready.
+ */
+static int finish(struct varlink_call *call, struct manager *m, struct rdma_device *dev,
+		  struct rdma_mr_pending *pend)
+{
+	struct rdma_error err = { 0 };
+	struct rdma_mr *mr;
+	int r = api_tenant_may_create(call, m, RDMA_OBJ_MR, pend->length, &err);
+
+	if (r < 0)
+		rdma_mr_pending_release(pend);
+	else
+		r = rdma_mr_pending_finish(dev, pend, &mr, &err);
+	if (r < 0)
+		return api_reply_failure(call, IFACE, &err, r);
+	api_application_own(call, dev, &mr->obj);
+	return api_reply_record(call, "mr", mr_json(dev, &mr->obj));
+}
+
+/* A Create or RegUser whose memory the helper thread makes ready. */
+struct mr_ready {
+	struct helper_job job;
+	struct rdma_mr_pending pend;
+	struct varlink_call *call;   /* NULL once its client went away */
+	struct json_object *params;  /* kept: the PD is looked at again */
+	struct rdma_device *dev;
+	struct manager *m;
+	int result;                  /* of the mapping */
+};
+
+static struct mr_ready *mr_ready_of(struct helper_job *job)
+{
+	return (struct mr_ready *)((char *)job - offsetof(struct mr_ready, job));
+}
+
+/* On the helper thread: nothing but the pending MR's own memory. */
+static void ready_run(struct helper_job *job)
+{
+	struct mr_ready *w = mr_ready_of(job);
+
+	w->result = rdma_mr_pending_map(&w->pend);
+}
+
+static void ready_cancel(struct varlink_call *call, void *userdata)
+{
+	struct mr_ready *w = userdata;
+
+	w->call = NULL;
+	varlink_call_unref(call);
+}
+
+/*
+ * Back on the loop: the PD and the application may have gone while the
+ * memory was made ready, so both are checked again before the MR is made.
+ */
+static void ready_done(struct helper_job *job, bool ran)
+{
+	struct mr_ready *w = mr_ready_of(job);
+	struct varlink_call *call = w->call;
+	int r = ran ? w->result : -ECANCELED;
+
+	if (call) {
+		varlink_call_set_cancel(call, NULL, NULL);
+		if (r >= 0 && api_application_refs_ok(call, IFACE, w->dev, w->params, pd_ref))
+			r = finish(call, w->m, w->dev, &w->pend);
+		if (r < 0)
+			varlink_call_error_errno(call, r);
+		varlink_call_unref(call);
+	}
+	rdma_mr_pending_release(&w->pend);
+	varlink_params_drop(w->params);
+	free(w);
+}
+
+/* Makes pend's memory ready and answers with the MR: at once, or once the helper has. */
+static int make_ready(struct varlink_call *call, struct json_object *params, struct manager *m,
+		      struct rdma_device *dev, struct rdma_mr_pending *pend)
+{
+	struct mr_ready *w;
+	int r;
+
+	if ((pend->access & RDMA_ACCESS_ON_DEMAND) || pend->map_size <= MR_READY_INLINE_MAX ||
+	    !m->helper) {
+		r = rdma_mr_pending_map(pend);
+		if (r < 0) {
+			rdma_mr_pending_release(pend);
+			return r;
+		}
+		return finish(call, m, dev, pend);
+	}
+	w = calloc(1, sizeof(*w));
+	if (w)
+		w->params = varlink_params_keep(params);
+	if (!w || (params && !w->params)) {
+		free(w);
+		rdma_mr_pending_release(pend);
+		return -ENOMEM;
+	}
+	w->job = (struct helper_job){ .run = ready_run, .done = ready_done };
+	w->pend = *pend;
+	w->dev = dev;
+	w->m = m;
+	w->call = varlink_call_ref(call);
+	varlink_call_set_cancel(call, ready_cancel, w);
+	helper_submit(m->helper, &w->job);
+	return 0;
+}
+
 static int create(struct varlink_call *call, struct json_object *params, void *userdata)
 {
 	struct manager *m = userdata;
 	struct rdma_device *dev = api_device(call, m, params, IFACE);
 	struct rdma_error err = { 0 };
 	struct mr_params p = { 0 };
-	struct rdma_mr *mr;
+	struct rdma_mr_pending pend;
 	int r;
 
 	if (!dev || api_dispatch(call, params, create_fields, &p) < 0 ||
@@ -104,11 +225,10 @@ static int create(struct varlink_call *call, struct json_object *params, void *u
 		return 0;
 	if (api_tenant_may_create(call, m, RDMA_OBJ_MR, p.size, &err) < 0)
 		return api_reply_error(call, IFACE, &err);
-	r = rdma_mr_create(dev, p.pd, p.size, p.access, m->config.max_mr_size, &mr, &err);
+	r = rdma_mr_pending_daemon(dev, p.pd, p.size, p.access, m->config.max_mr_size, &pend, &err);
 	if (r < 0)
 		return api_reply_failure(call, IFACE, &err, r);
-	api_application_own(call, dev, &mr->obj);
-	return api_reply_record(call, "mr", mr_json(dev, &mr->obj));
+	return make_ready(call, params, m, dev, &pend);
 }
 
 static int get_dma(struct varlink_call *call, struct json_object *params, void *userdata)
@@ -137,7 +257,7 @@ static int reg_user(struct varlink_call *call, struct json_object *params, void 
 	struct rdma_device *dev = api_device(call, m, params, IFACE);
 	struct rdma_error err = { 0 };
 	struct mr_params p = { 0 };
-	struct rdma_mr *mr;
+	struct rdma_mr_pending pend;
 	int memfd, r;
 
 	if (!dev || api_dispatch(call, params, reg_user_fields, &p) < 0 ||
@@ -149,12 +269,11 @@ static int reg_user(struct varlink_call *call, struct json_object *params, void 
 	if (memfd < 0)
 		return api_reply_error(call, IFACE, &err);
 	/* The MR keeps a duplicate of its own; the passed one goes with the call. */
-	r = rdma_mr_register_memfd(dev, p.pd, memfd, p.offset, p.length, p.iova, p.access,
-				   m->config.max_mr_size, &mr, &err);
+	r = rdma_mr_pending_memfd(dev, p.pd, memfd, p.offset, p.length, p.iova, p.access,
+				  m->config.max_mr_size, &pend, &err);
 	if (r < 0)
 		return api_reply_failure(call, IFACE, &err, r);
-	api_application_own(call, dev, &mr->obj);
-	return api_reply_record(call, "mr", mr_json(dev, &mr->obj));
+	return make_ready(call, params, m, dev, &pend);
 }
 
 static int list(struct varlink_call *call, struct json_object *params, void *userdata)

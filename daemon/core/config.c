@@ -86,6 +86,10 @@ static const struct number_setting number_settings[] = {
 	  LIMIT(idle_timeout_usec), FIELD_U64 },
 	{ "connection_buffer_budget", "a number of bytes", 1ull << 20, 1ull << 40, 1,
 	  LIMIT(buffer_budget), FIELD_SIZE },
+	{ "connection_buffer_budget_per_uid", "a number of bytes", 1ull << 16, 1ull << 40, 1,
+	  LIMIT(buffer_per_uid), FIELD_SIZE },
+	{ "connection_buffer_reserved_for_root", "a number of bytes", 0, 1ull << 40, 1,
+	  LIMIT(buffer_reserved_for_root), FIELD_SIZE },
 	{ "max_mr_size", "a number of bytes", 1, RDMAD_MAX_MR_SIZE_MAX, 1,
 	  offsetof(struct rdmad_config, max_mr_size), FIELD_U64 },
 	{ "busy_poll_usec", "a number of microseconds", 0, RDMAD_BUSY_POLL_USEC_MAX, 1,
@@ -374,6 +378,26 @@ static int apply(struct rdmad_config *c, const char *key, const char *value, cha
 	return 0;
 }
 
+/* Root's reserve of the buffers' budget leaves room for others, and one uid's share fits in it. */
+static int check_buffer_shares(const char *path, const struct varlink_limits *l, char *err,
+			       size_t err_size)
+{
+	if (l->buffer_reserved_for_root >= l->buffer_budget) {
+		snprintf(err, err_size, "%s: connection_buffer_reserved_for_root (%zu) must be less "
+			 "than connection_buffer_budget (%zu)", path, l->buffer_reserved_for_root,
+			 l->buffer_budget);
+		return -EINVAL;
+	}
+	if (l->buffer_per_uid > l->buffer_budget - l->buffer_reserved_for_root) {
+		snprintf(err, err_size, "%s: connection_buffer_budget_per_uid (%zu) must be at most "
+			 "connection_buffer_budget (%zu) less connection_buffer_reserved_for_root "
+			 "(%zu)", path, l->buffer_per_uid, l->buffer_budget,
+			 l->buffer_reserved_for_root);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 /* What no single line can say wrong. */
 static int check(const char *path, const struct rdmad_config *c, char *err, size_t err_size)
 {
@@ -383,6 +407,8 @@ static int check(const char *path, const struct rdmad_config *c, char *err, size
 			 c->limits.max_connections);
 		return -EINVAL;
 	}
+	if (check_buffer_shares(path, &c->limits, err, err_size) < 0)
+		return -EINVAL;
 	if (!c->fabric.lid && (c->fabric.address[0] || c->fabric.n_nodes)) {
 		snprintf(err, err_size, "%s: fabric_address and fabric_node.LID need fabric_lid, this "
 			 "node's LID on the fabric", path);
@@ -438,6 +464,8 @@ int config_load(const char *path, struct rdmad_config *config, char *err, size_t
 	}
 	free(line);
 	fclose(f);
+	/* The buffer shares the file leaves out follow its budget. */
+	varlink_limits_derive(&c.limits);
 	if (r == 0)
 		r = check(path, &c, err, err_size);
 	if (r == 0) {

@@ -4,6 +4,7 @@
 #include "daemon/soft/gid_netlink.h"
 #include "daemon/soft/soft_device.h"
 #include "daemon/core/commit.h"
+#include "daemon/core/helper.h"
 #include "daemon/core/manager.h"
 #include "daemon/core/lend_state.h"
 #include "daemon/verbs/secret.h"
@@ -184,6 +185,8 @@ struct manager *manager_free(struct manager *m)
 	if (!m)
 		return NULL;
 	m->commit = commit_free(m->commit);
+	/* Its jobs' done hooks may still touch a device. */
+	m->helper = helper_free(m->helper);
 	gid_netlink_free(m->roce_gids);
 	m->roce_gids = NULL;
 	/* The OPA port leaves the workers before they stop. */
@@ -393,6 +396,9 @@ int manager_start(struct manager *m)
 	r = commit_new(&m->commit, m, NULL);
 	if (r < 0)
 		return log_error_errno(r, "cannot start the state committer");
+	r = helper_new(&m->helper, m->event);
+	if (r < 0)
+		return log_error_errno(r, "cannot start the helper thread");
 	r = worker_set_start(&m->workers, m->event, m->cpus, m->n_cpus);
 	if (r < 0)
 		return log_error_errno(r, "cannot start the dataplane workers");

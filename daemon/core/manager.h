@@ -21,6 +21,7 @@ struct varlink_server;
 struct worker_set;
 struct api_monitor;
 struct commit;
+struct helper;
 struct vnic_service;
 struct gid_netlink;
 struct json_object;
@@ -69,6 +70,7 @@ struct manager {
 		gid_t gid;
 	} read_group;
 	struct commit *commit;    /* writes the state files (daemon/core/commit.h) */
+	struct helper *helper;    /* blocking work off the event loop (daemon/core/helper.h) */
 	struct vnic_service *vnic;   /* the first device's OPA port, or NULL (daemon/vnic/vnic.h) */
 	struct gid_netlink *roce_gids;   /* port 1's GIDs from roce_netdev, or NULL */
 	struct json_object *vnic_saved;  /* what vnic.json held, until the OPA port starts */

@@ -108,6 +108,19 @@ static int publish(struct rdma_device *dev, struct rdma_mr *mr, struct rdma_mr *
 	return 0;
 }
 
+/* What may refuse a new MR of type before its memory is made: its access and its PD. */
+static int check_request(struct rdma_device *dev, uint32_t pd, uint32_t access,
+			 enum rdma_mr_type type, struct rdma_error *err)
+{
+	/* A dma MR has no memory of its own to map on demand. */
+	int r = rdma_access_check(access, type == RDMA_MR_DMA ? RDMA_ACCESS_ALL : RDMA_ACCESS_MR_ALL,
+				  err);
+
+	if (r < 0)
+		return r;
+	return rdma_object_lookup(dev, RDMA_OBJ_PD, pd, err) ? 0 : -ENOENT;
+}
+
 /* A new MR of type on pd with access: the table entry, its keys and the PD reference. */
 static int mr_new(struct rdma_device *dev, uint32_t pd, uint32_t access, enum rdma_mr_type type,
 		  struct rdma_mr **out, struct rdma_error *err)
@@ -116,13 +129,10 @@ static int mr_new(struct rdma_device *dev, uint32_t pd, uint32_t access, enum rd
 	struct rdma_mr *mr;
 	int r;
 
-	/* A dma MR has no memory of its own to map on demand. */
-	r = rdma_access_check(access, type == RDMA_MR_DMA ? RDMA_ACCESS_ALL : RDMA_ACCESS_MR_ALL, err);
+	r = check_request(dev, pd, access, type, err);
 	if (r < 0)
 		return r;
 	pd_obj = rdma_object_lookup(dev, RDMA_OBJ_PD, pd, err);
-	if (!pd_obj)
-		return -ENOENT;
 	obj = rdma_object_create(dev, RDMA_OBJ_MR, err);
 	if (!obj)
 		return -ENOSPC;
@@ -143,25 +153,34 @@ static int mr_new(struct rdma_device *dev, uint32_t pd, uint32_t access, enum rd
 }
 
 /*
- * Maps size bytes of the MR's memfd from offset.  A pinned MR (the verbs
- * default) gets every page now, and locked if the daemon may: a worker then
- * never faults on it.  An on-demand one gets only the address range: each
- * page comes (allocated, or found in the memfd) when a transfer first touches
- * it, the kernel's fault handling being the soft device's page-fault path.
+ * Maps what pend holds of its memfd.  A pinned MR (the verbs default) gets
+ * every page now, and locked if the daemon may: a worker then never faults
+ * on it.  An on-demand one gets only the address range: each page comes
+ * (allocated, or found in the memfd) when a transfer first touches it, the
+ * kernel's fault handling being the soft device's page-fault path.
  */
-static int map_memfd(struct rdma_mr *mr, size_t size, off_t offset, struct rdma_error *err)
+int rdma_mr_pending_map(struct rdma_mr_pending *pend)
 {
-	bool on_demand = mr->access & RDMA_ACCESS_ON_DEMAND;
-	void *map = mmap(NULL, size, PROT_READ | PROT_WRITE,
-			 MAP_SHARED | (on_demand ? 0 : MAP_POPULATE), mr->memfd, offset);
+	bool on_demand = pend->access & RDMA_ACCESS_ON_DEMAND;
+	void *map = mmap(NULL, pend->map_size, PROT_READ | PROT_WRITE,
+			 MAP_SHARED | (on_demand ? 0 : MAP_POPULATE), pend->memfd, pend->map_offset);
 
 	if (map == MAP_FAILED)
-		return system_error(err, -errno);
-	mr->map = map;
-	mr->map_size = size;
+		return -errno;
+	pend->map = map;
 	/* Best effort: without CAP_IPC_LOCK past RLIMIT_MEMLOCK the pages stay populated, not locked. */
-	mr->pinned = !on_demand && mlock(map, size) == 0;
+	pend->pinned = !on_demand && mlock(map, pend->map_size) == 0;
 	return 0;
+}
+
+void rdma_mr_pending_release(struct rdma_mr_pending *pend)
+{
+	if (pend->map)
+		munmap(pend->map, pend->map_size);
+	if (pend->memfd >= 0)
+		close(pend->memfd);
+	pend->map = NULL;
+	pend->memfd = -1;
 }
 
 static int check_size(struct rdma_device *dev, const char *field, uint64_t size, uint64_t max_size,
@@ -176,62 +195,49 @@ static int check_size(struct rdma_device *dev, const char *field, uint64_t size,
 	return 0;
 }
 
-
-int rdma_mr_create(struct rdma_device *dev, uint32_t pd, uint64_t size, uint32_t access,
-		   uint64_t max_size, struct rdma_mr **out, struct rdma_error *err)
+int rdma_mr_pending_daemon(struct rdma_device *dev, uint32_t pd, uint64_t size, uint32_t access,
+			   uint64_t max_size, struct rdma_mr_pending *pend, struct rdma_error *err)
 {
-	uint64_t align = RDMA_MR_IOVA_ALIGN;
-	struct rdma_mr *mr;
 	size_t map_size;
 	int r, fd;
 
+	*pend = (struct rdma_mr_pending){ .type = RDMA_MR_DAEMON, .pd = pd, .access = access,
+					  .memfd = -1, .length = size };
 	r = check_size(dev, "size", size, max_size, err);
 	if (r < 0)
 		return r;
 	if (size > SIZE_MAX - (size_t)page_size())
 		return rdma_error_invalid(err, "size", "%llu bytes do not fit in this address space",
 					  (unsigned long long)size);
-	map_size = (size + page_size() - 1) & ~((size_t)page_size() - 1);
-	r = mr_new(dev, pd, access, RDMA_MR_DAEMON, &mr, err);
+	r = check_request(dev, pd, access, RDMA_MR_DAEMON, err);
 	if (r < 0)
 		return r;
+	map_size = (size + page_size() - 1) & ~((size_t)page_size() - 1);
 	/* A sealed memfd: the client library may share it; nobody can shrink it under the device. */
 	fd = memfd_create("rdmad-mr", MFD_CLOEXEC | MFD_ALLOW_SEALING);
-	if (fd < 0) {
-		r = system_error(err, -errno);
-		goto fail;
-	}
-	mr->memfd = fd;
+	if (fd < 0)
+		return system_error(err, -errno);
+	pend->memfd = fd;
+	pend->map_size = map_size;
 	if (ftruncate(fd, (off_t)map_size) < 0 ||
 	    fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) < 0) {
 		r = system_error(err, -errno);
-		goto fail;
+		rdma_mr_pending_release(pend);
+		return r;
 	}
-	r = map_memfd(mr, map_size, 0, err);
-	if (r < 0)
-		goto fail;
-	mr->addr = mr->map;
-	mr->length = size;
-	/* Disjoint, never reused iovas with a gap, so a range never runs from one MR into the next. */
-	if (!dev->mr_iova_next)
-		dev->mr_iova_next = RDMA_MR_IOVA_BASE;
-	mr->iova = dev->mr_iova_next;
-	dev->mr_iova_next += (map_size + align - 1) / align * align + align;
-	return publish(dev, mr, out);
-fail:
-	rdma_object_free(dev, &mr->obj);
-	return r;
+	return 0;
 }
 
-int rdma_mr_register_memfd(struct rdma_device *dev, uint32_t pd, int memfd, uint64_t offset,
-			   uint64_t length, uint64_t iova, uint32_t access, uint64_t max_size,
-			   struct rdma_mr **out, struct rdma_error *err)
+int rdma_mr_pending_memfd(struct rdma_device *dev, uint32_t pd, int memfd, uint64_t offset,
+			  uint64_t length, uint64_t iova, uint32_t access, uint64_t max_size,
+			  struct rdma_mr_pending *pend, struct rdma_error *err)
 {
 	uint64_t page_off = offset & ~((uint64_t)page_size() - 1);
-	struct rdma_mr *mr;
 	struct stat st;
 	int seals, r;
 
+	*pend = (struct rdma_mr_pending){ .type = RDMA_MR_USER, .pd = pd, .access = access,
+					  .memfd = -1, .length = length, .iova = iova };
 	r = check_size(dev, "length", length, max_size, err);
 	if (r < 0)
 		return r;
@@ -250,25 +256,80 @@ int rdma_mr_register_memfd(struct rdma_device *dev, uint32_t pd, int memfd, uint
 	seals = fcntl(memfd, F_GET_SEALS);
 	if (seals < 0 || !(seals & F_SEAL_SHRINK))
 		return rdma_error_invalid(err, "fd", "must be a memfd sealed with F_SEAL_SHRINK");
-	r = mr_new(dev, pd, access, RDMA_MR_USER, &mr, err);
+	r = check_request(dev, pd, access, RDMA_MR_USER, err);
 	if (r < 0)
 		return r;
-	mr->memfd = fcntl(memfd, F_DUPFD_CLOEXEC, 3);
-	if (mr->memfd < 0) {
-		r = system_error(err, -errno);
-		goto fail;
-	}
+	pend->memfd = fcntl(memfd, F_DUPFD_CLOEXEC, 3);
+	if (pend->memfd < 0)
+		return system_error(err, -errno);
 	/* The offset need not be page aligned: map from the page it starts in (unlike §1.7's prototype). */
-	r = map_memfd(mr, (size_t)(offset - page_off + length), (off_t)page_off, err);
-	if (r < 0)
-		goto fail;
-	mr->addr = (uint8_t *)mr->map + (offset - page_off);
-	mr->length = length;
-	mr->iova = iova;
+	pend->map_offset = (off_t)page_off;
+	pend->first = (size_t)(offset - page_off);
+	pend->map_size = (size_t)(offset - page_off + length);
+	return 0;
+}
+
+int rdma_mr_pending_finish(struct rdma_device *dev, struct rdma_mr_pending *pend,
+			   struct rdma_mr **out, struct rdma_error *err)
+{
+	uint64_t align = RDMA_MR_IOVA_ALIGN;
+	struct rdma_mr *mr;
+	int r = mr_new(dev, pend->pd, pend->access, pend->type, &mr, err);
+
+	if (r < 0) {
+		rdma_mr_pending_release(pend);
+		return r;
+	}
+	mr->memfd = pend->memfd;
+	mr->map = pend->map;
+	mr->map_size = pend->map_size;
+	mr->pinned = pend->pinned;
+	mr->addr = (uint8_t *)pend->map + pend->first;
+	mr->length = pend->length;
+	mr->iova = pend->iova;
+	pend->memfd = -1;
+	pend->map = NULL;
+	if (mr->type == RDMA_MR_DAEMON) {
+		/* Disjoint, never reused iovas with a gap, so a range never runs from one MR into the next. */
+		if (!dev->mr_iova_next)
+			dev->mr_iova_next = RDMA_MR_IOVA_BASE;
+		mr->iova = dev->mr_iova_next;
+		dev->mr_iova_next += (mr->map_size + align - 1) / align * align + align;
+	}
 	return publish(dev, mr, out);
-fail:
-	rdma_object_free(dev, &mr->obj);
-	return r;
+}
+
+/* The three steps at once, on the caller's thread. */
+static int pending_now(struct rdma_device *dev, struct rdma_mr_pending *pend, struct rdma_mr **out,
+		       struct rdma_error *err)
+{
+	int r = rdma_mr_pending_map(pend);
+
+	if (r < 0) {
+		rdma_mr_pending_release(pend);
+		return system_error(err, r);
+	}
+	return rdma_mr_pending_finish(dev, pend, out, err);
+}
+
+int rdma_mr_create(struct rdma_device *dev, uint32_t pd, uint64_t size, uint32_t access,
+		   uint64_t max_size, struct rdma_mr **out, struct rdma_error *err)
+{
+	struct rdma_mr_pending pend;
+	int r = rdma_mr_pending_daemon(dev, pd, size, access, max_size, &pend, err);
+
+	return r < 0 ? r : pending_now(dev, &pend, out, err);
+}
+
+int rdma_mr_register_memfd(struct rdma_device *dev, uint32_t pd, int memfd, uint64_t offset,
+			   uint64_t length, uint64_t iova, uint32_t access, uint64_t max_size,
+			   struct rdma_mr **out, struct rdma_error *err)
+{
+	struct rdma_mr_pending pend;
+	int r = rdma_mr_pending_memfd(dev, pd, memfd, offset, length, iova, access, max_size, &pend,
+				      err);
+
+	return r < 0 ? r : pending_now(dev, &pend, out, err);
 }
 
 int rdma_mr_get_dma(struct rdma_device *dev, uint32_t pd, uint32_t access, struct rdma_mr **out,

@@ -18,6 +18,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "daemon/verbs/device.h"
 
@@ -90,6 +91,40 @@ int rdma_mr_create(struct rdma_device *dev, uint32_t pd, uint64_t size, uint32_t
 int rdma_mr_register_memfd(struct rdma_device *dev, uint32_t pd, int memfd, uint64_t offset,
 			   uint64_t length, uint64_t iova, uint32_t access, uint64_t max_size,
 			   struct rdma_mr **out, struct rdma_error *err);
+/*
+ * The same in three steps, so that the slow one, making the memory ready,
+ * may run off the main thread: a request checked and its memory found
+ * (rdma_mr_pending_daemon or _memfd), its memory mapped (rdma_mr_pending_map:
+ * populated and locked unless on demand, a second a GiB; touches nothing but
+ * pend, so any thread may run it), then the MR made and published
+ * (rdma_mr_pending_finish, which checks the PD again, as it may have gone
+ * meanwhile).  A pending MR that does not finish is released.
+ */
+struct rdma_mr_pending {
+	enum rdma_mr_type type;
+	uint32_t pd, access;
+	int memfd;                /* the MR's own, or -1 */
+	off_t map_offset;         /* in the memfd, page aligned */
+	size_t map_size;
+	size_t first;             /* the MR's first byte in the mapping */
+	uint64_t length;
+	uint64_t iova;            /* of a user MR; a daemon MR's is given at finish */
+	void *map;                /* once mapped */
+	bool pinned;
+};
+
+int rdma_mr_pending_daemon(struct rdma_device *dev, uint32_t pd, uint64_t size, uint32_t access,
+			   uint64_t max_size, struct rdma_mr_pending *pend, struct rdma_error *err);
+int rdma_mr_pending_memfd(struct rdma_device *dev, uint32_t pd, int memfd, uint64_t offset,
+			  uint64_t length, uint64_t iova, uint32_t access, uint64_t max_size,
+			  struct rdma_mr_pending *pend, struct rdma_error *err);
+/* 0, or the -errno of mmap. */
+int rdma_mr_pending_map(struct rdma_mr_pending *pend);
+/* Releases pend's memory when it fails; on success the MR holds it. */
+int rdma_mr_pending_finish(struct rdma_device *dev, struct rdma_mr_pending *pend,
+			   struct rdma_mr **out, struct rdma_error *err);
+void rdma_mr_pending_release(struct rdma_mr_pending *pend);
+
 /* GET_DMA_MR on pd. */
 int rdma_mr_get_dma(struct rdma_device *dev, uint32_t pd, uint32_t access, struct rdma_mr **out,
 		    struct rdma_error *err);

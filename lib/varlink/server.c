@@ -13,8 +13,9 @@
  * What a client may hold is bounded (struct varlink_limits): connections per
  * uid and in all, with the last few kept for root; unsent replies, past
  * which its calls wait and, after a while, it is closed; an unfinished
- * message's time and, past 64 KiB, its share of a budget for all buffers;
- * and for other uids than root, how long a connection may sit idle.  Every
+ * message's time and, past 64 KiB, its share of a budget for all buffers
+ * (its uid's share, and never root's reserve of it); and for other uids
+ * than root, how long a connection may sit idle.  Every
  * input message is wiped once parsed, and the strings of its call once the
  * handler returned: a parameter may be key material.
  */
@@ -63,6 +64,7 @@ int varlink_server_new(struct varlink_server **out, sd_event *event,
 	server->event = sd_event_ref(event);
 	server->info = *info;
 	server->limits = VARLINK_LIMITS_DEFAULT;
+	varlink_limits_derive(&server->limits);
 	r = sd_event_add_time(event, &server->sweep, CLOCK_MONOTONIC, 0, SWEEP_ACCURACY_USEC,
 			      on_sweep, server);
 	if (r >= 0)
@@ -163,11 +165,24 @@ const struct varlink_method *varlink_interface_find_method(const struct varlink_
 	return NULL;
 }
 
+void varlink_limits_derive(struct varlink_limits *l)
+{
+	if (l->buffer_reserved_for_root == VARLINK_LIMIT_DERIVED)
+		l->buffer_reserved_for_root = l->buffer_budget / 8;
+	if (l->buffer_per_uid == VARLINK_LIMIT_DERIVED) {
+		size_t left = l->buffer_budget > l->buffer_reserved_for_root ?
+			      l->buffer_budget - l->buffer_reserved_for_root : 0;
+
+		l->buffer_per_uid = l->buffer_budget / 4 < left ? l->buffer_budget / 4 : left;
+	}
+}
+
 void varlink_server_set_limits(struct varlink_server *server, const struct varlink_limits *limits)
 {
 	uint64_t now = server_now(server);
 
 	server->limits = *limits;
+	varlink_limits_derive(&server->limits);
 	/*
 	 * Each connection looks again at its budget and its deadlines, from its
 	 * next turn; its idle time starts now, as it was not kept without an
@@ -775,26 +790,73 @@ void conn_process(struct varlink_connection *conn)
 	conn_unref(conn);
 }
 
+size_t varlink_server_uid_buffered(const struct varlink_server *server, uid_t uid)
+{
+	size_t n = 0;
+
+	for (const struct varlink_connection *c = server->connections; c; c = c->next)
+		if (c->peer.uid == uid)
+			n += c->accounted;
+	return n;
+}
+
+/* Whether held bytes may take more and stay within limit. */
+static bool fits(size_t held, size_t more, size_t limit)
+{
+	return held <= limit && more <= limit - held;
+}
+
+/*
+ * Whether conn's input buffer may grow by more bytes.  Root's may take the
+ * whole budget; another uid's may take its uid's share, and never the last
+ * buffer_reserved_for_root: neither one user nor all of them together can
+ * hold what root's large calls need.  A refusal is logged and counted.
+ */
+static bool conn_may_grow(struct varlink_connection *conn, size_t more)
+{
+	struct varlink_server *server = conn->server;
+	const struct varlink_limits *l = &server->limits;
+	unsigned uid = (unsigned)conn->peer.uid;
+	size_t budget = l->buffer_budget, own;
+
+	if (uid != 0)
+		budget = budget > l->buffer_reserved_for_root ? budget - l->buffer_reserved_for_root : 0;
+	if (!fits(server->buffered, more, budget)) {
+		log_warning("varlink: a message of pid %d uid %u would take the connections' buffers "
+			    "past %zu bytes (%s; %zu bytes of it so far), closing",
+			    (int)conn->peer.pid, uid, budget,
+			    uid ? "what root's reserve leaves of their budget" : "their budget",
+			    varlink_buffer_pending(&conn->in));
+		server->stats.refused_memory_budget++;
+		return false;
+	}
+	if (uid == 0)
+		return true;
+	own = varlink_server_uid_buffered(server, conn->peer.uid);
+	if (!fits(own, more, l->buffer_per_uid)) {
+		log_warning("varlink: a message of pid %d would take the buffers of uid %u past its "
+			    "share of %zu bytes (%zu held; %zu bytes of the message so far), closing",
+			    (int)conn->peer.pid, uid, l->buffer_per_uid, own,
+			    varlink_buffer_pending(&conn->in));
+		server->stats.refused_buffer_per_uid++;
+		return false;
+	}
+	return true;
+}
+
 /*
  * Room for the next read.  An input buffer grows past VARLINK_BUFFER_KEEP
  * only for a message that long, and only within the buffer budget of all
- * connections: past it, the connection whose message needs more is closed,
- * and nothing else is disturbed.
+ * connections (conn_may_grow()): past it, the connection whose message needs
+ * more is closed, and nothing else is disturbed.
  */
 static int conn_make_room(struct varlink_connection *conn)
 {
-	struct varlink_server *server = conn->server;
-	size_t budget = server->limits.buffer_budget;
 	size_t cap = varlink_buffer_capacity_for(&conn->in, READ_MIN);
 
 	if (cap > VARLINK_BUFFER_KEEP && cap > conn->in.cap &&
-	    (server->buffered > budget || cap - conn->in.cap > budget - server->buffered)) {
-		log_warning("varlink: a message of pid %d would take the connections' buffers past "
-			    "their budget of %zu bytes (%zu bytes of it so far), closing",
-			    (int)conn->peer.pid, budget, varlink_buffer_pending(&conn->in));
-		server->stats.refused_memory_budget++;
+	    !conn_may_grow(conn, cap - conn->in.cap))
 		return -ENOBUFS;
-	}
 	return varlink_buffer_reserve(&conn->in, READ_MIN);
 }
 

@@ -133,7 +133,17 @@ struct varlink_limits {
 	uint64_t idle_timeout_usec;
 	/* All connections' buffers: past it, no input buffer grows beyond 64 KiB. */
 	size_t buffer_budget;
+	/*
+	 * Of buffer_budget, what the connections of one uid but root may hold
+	 * together, and the last bytes, root's alone: no uid's input buffer
+	 * grows beyond 64 KiB past either.  VARLINK_LIMIT_DERIVED: from the
+	 * budget (varlink_limits_derive()).
+	 */
+	size_t buffer_per_uid;
+	size_t buffer_reserved_for_root;
 };
+
+#define VARLINK_LIMIT_DERIVED SIZE_MAX
 
 #define VARLINK_USEC_PER_SEC 1000000ull
 #define VARLINK_LIMITS_DEFAULT ((struct varlink_limits) {			\
@@ -145,14 +155,26 @@ struct varlink_limits {
 	.incomplete_timeout_usec = 30 * VARLINK_USEC_PER_SEC,			\
 	.idle_timeout_usec = 60 * VARLINK_USEC_PER_SEC,				\
 	.buffer_budget = 256u * 1024 * 1024,					\
+	.buffer_per_uid = VARLINK_LIMIT_DERIVED,				\
+	.buffer_reserved_for_root = VARLINK_LIMIT_DERIVED,			\
 })
+
+/*
+ * Sets the fields left VARLINK_LIMIT_DERIVED: root's reserve an eighth of the
+ * budget (at the default 256 MiB, 32 MiB: the buffer of one message of
+ * VARLINK_MESSAGE_MAX), a uid's share a quarter of it, or what the reserve
+ * leaves when that is less.
+ */
+void varlink_limits_derive(struct varlink_limits *limits);
 
 /* What the limits did since the server started, and what connections hold now. */
 struct varlink_server_stats {
 	unsigned open;
 	size_t buffered_bytes;              /* allocated to connections' input and output buffers */
 	uint64_t refused_limit;             /* connections over max_connections, max_per_uid, or root's */
-	uint64_t refused_memory_budget;     /* connections whose message would pass buffer_budget */
+	/* Connections whose message would pass buffer_budget (for other uids than root, its reserve)... */
+	uint64_t refused_memory_budget;
+	uint64_t refused_buffer_per_uid;    /* ... or their uid's share of it */
 	uint64_t closed_output_budget;      /* replies left unread past output_timeout_usec */
 	uint64_t closed_incomplete_timeout;
 	uint64_t closed_idle;
@@ -162,6 +184,8 @@ struct varlink_server_stats {
 void varlink_server_set_limits(struct varlink_server *server, const struct varlink_limits *limits);
 const struct varlink_limits *varlink_server_limits(const struct varlink_server *server);
 void varlink_server_stats(const struct varlink_server *server, struct varlink_server_stats *stats);
+/* Bytes the buffers of uid's connections hold now. */
+size_t varlink_server_uid_buffered(const struct varlink_server *server, uid_t uid);
 void varlink_server_set_authorizer(struct varlink_server *server, varlink_authorize_fn fn,
 				   void *userdata);
 /* The error sent when a handler returns -errno: NAME(errno: int, errnoName: string). */

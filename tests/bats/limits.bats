@@ -43,6 +43,12 @@ setup() {
 	HOG="$BUILD/tools/varlink-hog"
 }
 
+# A test that failed leaves the daemon it started for itself: bats would wait for it.
+teardown() {
+	rdmad_stop "$D/shares" || true
+	rdmad_stop "$D/idle" || true
+}
+
 # counter NAME: a field of the status's connections object.
 counter() {
 	"$RDMACTL" -j status | python3 -c 'import json,sys; print(json.load(sys.stdin)["connections"][sys.argv[1]])' "$1"
@@ -71,11 +77,12 @@ wait_for_line() {
 @test "status: connections are one object, the limits in force and the counters" {
 	run "$RDMACTL" -j status
 	assert_success
-	assert_output --regexp '"connections":\{"open":[0-9]+,"max":24,"max_per_uid":10,"reserved_for_root":4,"buffered_bytes":[0-9]+,"buffer_budget":8388608,"refused_limit":[0-9]+,"refused_memory_budget":[0-9]+,"closed_output_budget":[0-9]+,"closed_incomplete_timeout":[0-9]+,"closed_idle":[0-9]+\}'
+	# The buffer shares the file leaves out: a quarter and an eighth of the budget.
+	assert_output --regexp '"connections":\{"open":[0-9]+,"max":24,"max_per_uid":10,"reserved_for_root":4,"buffered_bytes":[0-9]+,"buffer_budget":8388608,"buffer_budget_per_uid":2097152,"buffer_reserved_for_root":1048576,"refused_limit":[0-9]+,"refused_memory_budget":[0-9]+,"refused_buffer_per_uid":[0-9]+,"closed_output_budget":[0-9]+,"closed_incomplete_timeout":[0-9]+,"closed_idle":[0-9]+\}'
 	# Text: one line, nothing cut.
 	run "$RDMACTL" status
 	assert_success
-	assert_line --regexp '^ *connections: open [0-9]+ max 24 max_per_uid 10 reserved_for_root 4 buffered_bytes [0-9]+ buffer_budget 8388608 refused_limit [0-9]+ refused_memory_budget [0-9]+ closed_output_budget [0-9]+ closed_incomplete_timeout [0-9]+ closed_idle [0-9]+$'
+	assert_line --regexp '^ *connections: open [0-9]+ max 24 max_per_uid 10 reserved_for_root 4 buffered_bytes [0-9]+ buffer_budget 8388608 buffer_budget_per_uid 2097152 buffer_reserved_for_root 1048576 refused_limit [0-9]+ refused_memory_budget [0-9]+ refused_buffer_per_uid [0-9]+ closed_output_budget [0-9]+ closed_incomplete_timeout [0-9]+ closed_idle [0-9]+$'
 }
 
 @test "reload applies new limits; an impossible reserve is refused and changes nothing" {
@@ -91,6 +98,81 @@ wait_for_line() {
 	cp "$BATS_TEST_TMPDIR/saved" "$D/rdmad.conf"
 	"$RDMACTL" daemon reload
 	assert_equal "$(counter max_per_uid)" 10
+}
+
+@test "reload: buffer shares that cannot be are refused naming the setting, and change nothing" {
+	cp "$D/rdmad.conf" "$BATS_TEST_TMPDIR/saved"
+	echo "connection_buffer_reserved_for_root = 8388608" >>"$D/rdmad.conf"
+	run --separate-stderr "$RDMACTL" daemon reload
+	assert_failure 1
+	assert_regex "$stderr" "connection_buffer_reserved_for_root \(8388608\) must be less than connection_buffer_budget \(8388608\)"
+	cp "$BATS_TEST_TMPDIR/saved" "$D/rdmad.conf"
+	echo "connection_buffer_budget_per_uid = 8388608" >>"$D/rdmad.conf"
+	run --separate-stderr "$RDMACTL" daemon reload
+	assert_failure 1
+	assert_regex "$stderr" "connection_buffer_budget_per_uid \(8388608\) must be at most connection_buffer_budget \(8388608\) less connection_buffer_reserved_for_root \(1048576\)"
+	cp "$BATS_TEST_TMPDIR/saved" "$D/rdmad.conf"
+	echo "connection_buffer_budget_per_uid = 1000" >>"$D/rdmad.conf"
+	run --separate-stderr "$RDMACTL" daemon reload
+	assert_failure 1
+	assert_regex "$stderr" "connection_buffer_budget_per_uid: '1000' is not a number of bytes in 65536-1099511627776"
+	assert_equal "$(counter buffer_budget_per_uid)" 2097152
+	assert_equal "$(counter buffer_reserved_for_root)" 1048576
+	# Set, they apply; taken out again, they follow the budget again.
+	cp "$BATS_TEST_TMPDIR/saved" "$D/rdmad.conf"
+	printf 'connection_buffer_budget_per_uid = 3145728\nconnection_buffer_reserved_for_root = 0\n' >>"$D/rdmad.conf"
+	"$RDMACTL" daemon reload
+	assert_equal "$(counter buffer_budget_per_uid)" 3145728
+	assert_equal "$(counter buffer_reserved_for_root)" 0
+	cp "$BATS_TEST_TMPDIR/saved" "$D/rdmad.conf"
+	"$RDMACTL" daemon reload
+	assert_equal "$(counter buffer_budget_per_uid)" 2097152
+	assert_equal "$(counter buffer_reserved_for_root)" 1048576
+}
+
+# One user's slow large messages once took the whole buffer budget, and
+# root's large calls failed.  Here (8 MiB, 2.5 MiB per uid, 2 MiB root's)
+# a user who sends 8 messages of 1 MB, each in a buffer of 1 MiB, holds 2;
+# a second user still holds its 2; root writes 3 MB into an MR in calls of
+# 1 MiB (base64 in buffers of 2 MiB) and reads them back.
+@test "the buffer budget is shared: a user holds its share, another its own, root's large calls go through" {
+	dir=$D/shares
+	mkdir -p "$dir"
+	chmod 0755 "$dir"
+	cat >"$dir/rdmad.conf" <<-EOF
+	connection_buffer_budget = 8388608
+	connection_buffer_budget_per_uid = 2621440
+	connection_buffer_reserved_for_root = 2097152
+	EOF
+	rdmad_start "$dir"
+	chmod 0666 "$dir/io.rdmad"
+	as "$A_USER" "$HOG" "$dir/io.rdmad" hold 8 6 1000000 >"$BATS_TEST_TMPDIR/a" 3>&- &
+	a=$!
+	wait_for_line "$BATS_TEST_TMPDIR/a" '^held'
+	as "$B_USER" "$HOG" "$dir/io.rdmad" hold 2 6 1000000 >"$BATS_TEST_TMPDIR/b" 3>&- &
+	b=$!
+	wait_for_line "$BATS_TEST_TMPDIR/b" '^held'
+	assert_equal "$(value held "$BATS_TEST_TMPDIR/a")" 2
+	assert_equal "$(value held "$BATS_TEST_TMPDIR/b")" 2
+	run "$RDMACTL" -s "$dir/io.rdmad" -j status
+	assert_output --partial '"refused_memory_budget":0,"refused_buffer_per_uid":6,'
+	assert_regex "$(cat "$dir/rdmad.log")" "would take the buffers of uid $(id -u "$A_USER") past its share of 2621440 bytes"
+	"$RDMACTL" -s "$dir/io.rdmad" pd create >/dev/null
+	mr=$("$RDMACTL" -s "$dir/io.rdmad" -j mr create 1 --size 3000000 --access local_write | jq -r '.[0].handle')
+	head -c 3000000 /dev/urandom >"$BATS_TEST_TMPDIR/bytes"
+	"$RDMACTL" -s "$dir/io.rdmad" mr write "$mr" <"$BATS_TEST_TMPDIR/bytes"
+	"$RDMACTL" -s "$dir/io.rdmad" mr read "$mr" >"$BATS_TEST_TMPDIR/back"
+	cmp "$BATS_TEST_TMPDIR/bytes" "$BATS_TEST_TMPDIR/back"
+	# The users' connections were not disturbed by root's calls.
+	wait "$a" "$b"
+	assert_equal "$(value open "$BATS_TEST_TMPDIR/a")" 2
+	assert_equal "$(value open "$BATS_TEST_TMPDIR/b")" 2
+	for i in $(seq 1 100); do
+		[ "$("$RDMACTL" -s "$dir/io.rdmad" -j status | jq .connections.buffered_bytes)" -lt 1048576 ] && break
+		sleep 0.05
+	done
+	[ "$("$RDMACTL" -s "$dir/io.rdmad" -j status | jq .connections.buffered_bytes)" -lt 1048576 ]
+	rdmad_stop "$dir"
 }
 
 @test "a message left unfinished is closed after connection_incomplete_timeout; the memory comes back" {

@@ -458,3 +458,92 @@ resident() {
 	assert_equal "$(get "$M" 8192 520)" "$(a5 512)ec7d5678f0debc9a"
 	assert_equal "$("$RDMACTL" mkey check "$k" | jq -r .err_type)" none
 }
+
+# large_create_beside WHAT: sends Mr.Create of 512 MiB on PD 1 and, once
+# rdmad's shared memory has grown by 32 MiB (its pages are being made
+# ready), WHAT on another connection: "status" (Daemon.GetStatus), "close"
+# (the creating client goes away) or "pd" (Pd.Destroy of a PD made for it,
+# which the create names instead).  Prints in the order they came: "other"
+# for the other call's reply, "create" and the create's reply.
+large_create_beside() {
+	python3 - "$RDMACTL_SOCKET" "$(cat "$BATS_FILE_TMPDIR/rdmad.pid")" "$1" "${2:-1}" <<'PY'
+import json, select, socket, sys, time
+path, pid, what, pd = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+def shmem_kb():
+    for line in open("/proc/%s/status" % pid):
+        if line.startswith("RssShmem:"):
+            return int(line.split()[1])
+def connect():
+    s = socket.socket(socket.AF_UNIX)
+    s.connect(path)
+    return s
+def send(s, method, params):
+    s.sendall(json.dumps({"method": method, "parameters": params}).encode() + b"\0")
+def reply(s):
+    data = b""
+    while not data.endswith(b"\0"):
+        chunk = s.recv(65536)
+        if not chunk:
+            return "closed"
+        data += chunk
+    return data[:-1].decode()
+before = shmem_kb()
+a = connect()
+send(a, "io.rdmad.Mr.Create", {"pd": pd, "size": 512 << 20, "access": ["local_write"]})
+end = time.time() + 20
+while shmem_kb() < before + 32 * 1024 and time.time() < end:
+    time.sleep(0.005)
+b = connect()
+if what == "close":
+    a.close()
+    send(b, "io.rdmad.Daemon.GetStatus", {})
+    print("other", reply(b)[:40])
+    sys.exit(0)
+send(b, "io.rdmad.Daemon.GetStatus" if what == "status" else "io.rdmad.Pd.Destroy",
+     {} if what == "status" else {"handle": pd})
+pending = {a: "create", b: "other"}
+while pending:
+    ready, _, _ = select.select(list(pending), [], [], 20)
+    if not ready:
+        print("timeout")
+        break
+    for s in ready:
+        text = reply(s)
+        print(pending.pop(s), text if s is a else text[:40])
+PY
+}
+
+@test "a large Mr.Create does not hold up other calls: they are answered while its memory is made ready" {
+	before=$(mr_count)
+	run large_create_beside status
+	assert_success
+	assert_line --index 0 --partial 'other {"parameters":'
+	assert_line --index 1 --partial 'create {"parameters":{"mr":{'
+	assert_line --index 1 --partial '"mrlen":536870912,'
+	assert_line --index 1 --partial '"pinned":true,"pages":131072,"resident_pages":131072}'
+	h=$(sed -n 's/.*"handle":\([0-9]*\).*/\1/p' <<<"${lines[1]}")
+	assert_equal "$(mr_count)" $((before + 1))
+	"$RDMACTL" mr destroy "$h"
+}
+
+@test "a large Mr.Create whose client goes away, or whose PD goes, while its memory is made ready leaves nothing" {
+	before=$(mr_count)
+	shmem0=$(awk '/^RssShmem:/ { print $2 }' "/proc/$(cat "$BATS_FILE_TMPDIR/rdmad.pid")/status")
+	run large_create_beside close
+	assert_success
+	assert_line --index 0 --partial 'other {"parameters":'
+	pd=$("$RDMACTL" -j pd create | jq -r '.[0].handle')
+	run large_create_beside pd "$pd"
+	assert_success
+	assert_line --index 0 'other {"parameters":{}}'
+	assert_line --index 1 "create {\"error\":\"io.rdmad.Mr.NoSuchObject\",\"parameters\":{\"kind\":\"pd\",\"handle\":$pd}}"
+	assert_equal "$(mr_count)" "$before"
+	# The memory made ready for neither is given back.
+	for i in $(seq 1 100); do
+		shmem=$(awk '/^RssShmem:/ { print $2 }' "/proc/$(cat "$BATS_FILE_TMPDIR/rdmad.pid")/status")
+		[ "$shmem" -lt $((shmem0 + 65536)) ] && break
+		sleep 0.05
+	done
+	[ "$shmem" -lt $((shmem0 + 65536)) ]
+	assert_daemon_serves
+}

@@ -13,6 +13,11 @@
  *   varlink-hog SOCKET pipeline CALLS SECONDS
  *       writes CALLS calls and never reads a reply; once the server stops
  *       taking them, "sent S of T" (bytes), then as for partial.
+ *   varlink-hog SOCKET hold N SECONDS BYTES
+ *       opens N connections one after the other and sends BYTES of one
+ *       message without its end on each; "held H" once the server has read
+ *       them all: those it did not close instead.  Keeps them SECONDS, then
+ *       "open O" as for connect.
  *
  * Every time is from the moment the client stopped sending.
  */
@@ -22,8 +27,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <linux/sockios.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -146,17 +153,69 @@ static void report_close(int fd, long long since, double seconds)
 		printf("open\n");
 }
 
-static int do_partial(const char *path, size_t bytes, double seconds)
+/* The first bytes of a call with a long string in it, and no end. */
+static char *unfinished_message(size_t bytes)
 {
 	static const char head[] = "{\"method\":\"org.varlink.service.GetInfo\",\"org.example.pad\":\"";
 	char *msg = malloc(bytes > sizeof(head) ? bytes : sizeof(head));
+
+	if (!msg)
+		return NULL;
+	memset(msg, 'a', bytes);
+	memcpy(msg, head, bytes < strlen(head) ? bytes : strlen(head));
+	return msg;
+}
+
+/*
+ * Sends all of msg on a new connection; whether the server kept the
+ * connection once it read them all (closing it drops what it did not read).
+ */
+static bool held_after(const char *path, const char *msg, size_t bytes, int *fd)
+{
+	long long end;
+	int unread = 0;
+
+	*fd = connect_to(path);
+	/* Fails when the server closes the connection before it read them all. */
+	if (send(*fd, msg, bytes, MSG_NOSIGNAL) != (ssize_t)bytes)
+		return false;
+	for (end = now_ms() + 5000; now_ms() < end; usleep(1000))
+		if (ioctl(*fd, SIOCOUTQ, &unread) < 0 || unread == 0)
+			break;
+	return unread == 0 && !hung_up(*fd, 0);
+}
+
+static int do_hold(const char *path, unsigned n, double seconds, size_t bytes)
+{
+	char *msg = unfinished_message(bytes);
+	int *fds = calloc(n, sizeof(int));
+	unsigned held = 0, open = 0;
+
+	if (!msg || !fds)
+		return 2;
+	for (unsigned i = 0; i < n; i++)
+		held += held_after(path, msg, bytes, &fds[i]);
+	printf("held %u\n", held);
+	fflush(stdout);
+	usleep((useconds_t)(seconds * 1e6));
+	for (unsigned i = 0; i < n; i++) {
+		open += !hung_up(fds[i], 0);
+		close(fds[i]);
+	}
+	printf("open %u\n", open);
+	free(fds);
+	free(msg);
+	return 0;
+}
+
+static int do_partial(const char *path, size_t bytes, double seconds)
+{
+	char *msg = unfinished_message(bytes);
 	int fd = connect_to(path);
 	size_t sent;
 
 	if (!msg)
 		return 2;
-	memset(msg, 'a', bytes);
-	memcpy(msg, head, bytes < strlen(head) ? bytes : strlen(head));
 	sent = send_until_stalled(fd, msg, bytes);
 	printf("sent %zu\n", sent);
 	fflush(stdout);
@@ -190,8 +249,9 @@ int main(int argc, char **argv)
 	double seconds;
 	unsigned long long n;
 
-	if (argc != 5) {
-		fprintf(stderr, "usage: %s SOCKET connect|partial|pipeline N SECONDS\n", argv[0]);
+	if (argc != 5 && !(argc == 6 && strcmp(argv[2], "hold") == 0)) {
+		fprintf(stderr, "usage: %s SOCKET connect|partial|pipeline N SECONDS\n"
+			"       %s SOCKET hold N SECONDS BYTES\n", argv[0], argv[0]);
 		return 2;
 	}
 	n = strtoull(argv[3], NULL, 10);
@@ -200,6 +260,8 @@ int main(int argc, char **argv)
 		return do_connect(argv[1], (unsigned)n, seconds);
 	if (strcmp(argv[2], "partial") == 0)
 		return do_partial(argv[1], (size_t)n, seconds);
+	if (strcmp(argv[2], "hold") == 0)
+		return do_hold(argv[1], (unsigned)n, seconds, strtoull(argv[5], NULL, 10));
 	if (strcmp(argv[2], "pipeline") == 0)
 		return do_pipeline(argv[1], (size_t)n, seconds);
 	fprintf(stderr, "%s: unknown mode %s\n", argv[0], argv[2]);

@@ -258,9 +258,9 @@ static void test_dek_configure(void **state)
 	struct rdma_dek *dek;
 	struct rdma_mkey_conf c;
 	uint32_t pd;
-	bool locked;
+	struct secret_memory secrets;
 
-	assert_int_equal(secret_init(&locked), 0);
+	assert_int_equal(secret_init(&secrets), 0);
 	assert_int_equal(soft_device_create(&dev, "soft0", 0), 0);
 	pd = rdma_object_create(dev, RDMA_OBJ_PD, &err)->handle;
 	assert_int_equal(rdma_mr_create(dev, pd, 4096, 0, 1u << 20, &mr, &err), 0);

@@ -66,11 +66,14 @@ static const char test_idl[] =
 	"method TakeFd(index: int) -> ()\n"
 	"# n replies, each with a pipe that holds i.\n"
 	"method Pipes(n: int) -> (i: int)\n"
-	"# varlink_server_stats(), read in the server's thread.\n"
+	"# varlink_server_stats(), read in the server's thread, and what uid nobody's buffers hold.\n"
 	"method Stats() -> (open: int, buffered_bytes: int, refused_limit: int,\n"
-	"                   refused_memory_budget: int, closed_output_budget: int,\n"
+	"                   refused_memory_budget: int, refused_buffer_per_uid: int,\n"
+	"                   nobody_buffered: int, closed_output_budget: int,\n"
 	"                   closed_incomplete_timeout: int, closed_idle: int)\n"
 	"error Failed (reason: string, code: int)\n";
+
+#define NOBODY 65534
 
 struct fixture {
 	char dir[64], path[96];
@@ -325,6 +328,11 @@ static int m_stats(struct varlink_call *call, struct json_object *params, void *
 	json_object_object_add(p, "refused_limit", json_object_new_int64((int64_t)st.refused_limit));
 	json_object_object_add(p, "refused_memory_budget",
 			       json_object_new_int64((int64_t)st.refused_memory_budget));
+	json_object_object_add(p, "refused_buffer_per_uid",
+			       json_object_new_int64((int64_t)st.refused_buffer_per_uid));
+	json_object_object_add(p, "nobody_buffered",
+			       json_object_new_int64((int64_t)varlink_server_uid_buffered(f->server,
+											  NOBODY)));
 	json_object_object_add(p, "closed_output_budget",
 			       json_object_new_int64((int64_t)st.closed_output_budget));
 	json_object_object_add(p, "closed_incomplete_timeout",
@@ -1244,7 +1252,8 @@ static void test_fds_on_replies(void **state)
 
 /* ---- limits for other uids than root ---- */
 
-#define NOBODY 65534
+/* The bytes open_partial() sends on each connection. */
+static size_t partial_bytes;
 
 /* Connections a child holds with uid and gid NOBODY. */
 struct held {
@@ -1273,8 +1282,42 @@ static int open_answered(const char *path)
 	return pfd.fd;
 }
 
+/*
+ * Opens a connection and sends partial_bytes of a message without its end;
+ * the socket once the server has read them all, or -1 when it closed the
+ * connection instead.
+ */
+static int open_partial(const char *path)
+{
+	static const char head[] = "{\"method\":\"org.example.test.Echo\",\"parameters\":{\"text\":\"";
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	struct pollfd pfd = { .events = POLLRDHUP };
+	char *bytes = malloc(partial_bytes);
+	int unread = 0;
+
+	pfd.fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	snprintf(addr.sun_path, sizeof(addr.sun_path), "%s", path);
+	if (!bytes || pfd.fd < 0 || connect(pfd.fd, (struct sockaddr *)&addr, sizeof(addr)) < 0)
+		_exit(1);
+	memset(bytes, 'a', partial_bytes);
+	memcpy(bytes, head, strlen(head));
+	/* Fails when the server closes the connection before taking all. */
+	send(pfd.fd, bytes, partial_bytes, MSG_NOSIGNAL);
+	free(bytes);
+	/* Nothing left unread: the server took all, or closed (which drops what it had not read). */
+	for (long long end = now_ms() + TIMEOUT_MS; now_ms() < end; usleep(1000))
+		if (ioctl(pfd.fd, SIOCOUTQ, &unread) < 0 || unread == 0)
+			break;
+	if (unread != 0 || (poll(&pfd, 1, 0) == 1 && (pfd.revents & (POLLHUP | POLLRDHUP)))) {
+		close(pfd.fd);
+		return -1;
+	}
+	return pfd.fd;
+}
+
 /* The child of hold_as_nobody(): no cmocka, no assertions, an exit status. */
-static void nobody_child(const char *path, unsigned n, int to_parent, int from_parent)
+static void nobody_child(const char *path, unsigned n, int (*open_one)(const char *path),
+			 int to_parent, int from_parent)
 {
 	int answered = 0;
 	char c;
@@ -1283,7 +1326,7 @@ static void nobody_child(const char *path, unsigned n, int to_parent, int from_p
 	    setresuid(NOBODY, NOBODY, NOBODY) < 0)
 		_exit(1);
 	for (unsigned i = 0; i < n; i++)
-		answered += open_answered(path) >= 0;
+		answered += open_one(path) >= 0;
 	if (write(to_parent, &answered, sizeof(answered)) != sizeof(answered))
 		_exit(1);
 	while (read(from_parent, &c, 1) > 0)
@@ -1291,8 +1334,11 @@ static void nobody_child(const char *path, unsigned n, int to_parent, int from_p
 	_exit(0);
 }
 
-/* A child of uid NOBODY opens n connections and keeps them until held_release(). */
-static struct held hold_as_nobody(struct fixture *f, unsigned n)
+/*
+ * A child of uid NOBODY opens n connections with open_one and keeps them until
+ * held_release(); answered is how many open_one kept.
+ */
+static struct held hold_as_nobody_with(struct fixture *f, unsigned n, int (*open_one)(const char *))
 {
 	struct held h = { .answered = -1 };
 	int up[2], down[2];
@@ -1308,7 +1354,7 @@ static struct held hold_as_nobody(struct fixture *f, unsigned n)
 		/* Its copy of the pipe's writing end would keep it waiting forever. */
 		close(down[1]);
 		close(up[0]);
-		nobody_child(f->path, n, up[1], down[0]);
+		nobody_child(f->path, n, open_one, up[1], down[0]);
 	}
 	close(up[1]);
 	close(down[0]);
@@ -1316,6 +1362,12 @@ static struct held hold_as_nobody(struct fixture *f, unsigned n)
 	assert_int_equal(read(up[0], &h.answered, sizeof(h.answered)), sizeof(h.answered));
 	close(up[0]);
 	return h;
+}
+
+/* A child of uid NOBODY opens n connections, makes a call on each, and keeps them. */
+static struct held hold_as_nobody(struct fixture *f, unsigned n)
+{
+	return hold_as_nobody_with(f, n, open_answered);
 }
 
 static void held_release(struct held *h)
@@ -1523,6 +1575,101 @@ static void test_buffer_budget(void **state)
 	assert_true(stat_of(f, "buffered_bytes") < 256 * 1024);
 }
 
+/*
+ * 4 MiB of buffers, 1.5 MiB of it root's alone.  A message of 600 kB takes a
+ * buffer of 1 MiB.
+ */
+static int start_with_buffer_shares(void **state, size_t per_uid)
+{
+	struct varlink_limits l = VARLINK_LIMITS_DEFAULT;
+
+	l.buffer_budget = 4 * 1024 * 1024;
+	l.buffer_reserved_for_root = 1536 * 1024;
+	l.buffer_per_uid = per_uid;
+	partial_bytes = 600 * 1000;
+	return start_server(state, &l);
+}
+
+static int setup_buffer_per_uid(void **state)
+{
+	return start_with_buffer_shares(state, 1536 * 1024);
+}
+
+/* With a share as large as all that root's reserve leaves. */
+static int setup_buffer_reserve(void **state)
+{
+	return start_with_buffer_shares(state, 2560 * 1024);
+}
+
+/* Root's message of size bytes is answered while others hold what they may. */
+static void assert_root_large_call(struct fixture *f, size_t size)
+{
+	struct varlink_client *c = connect_client(f);
+	struct json_object *params = json_object_new_object(), *p;
+	char *text = malloc(size + 1);
+
+	assert_non_null(text);
+	memset(text, 'r', size);
+	text[size] = '\0';
+	json_object_object_add(params, "text", json_object_new_string(text));
+	assert_int_equal(varlink_client_send(c, "org.example.test.Echo", params, 0), 0);
+	json_object_put(params);
+	p = read_ok(c, NULL);
+	assert_int_equal(strlen(str(p, "text")), size);
+	json_object_put(p);
+	varlink_client_free(c);
+	free(text);
+}
+
+/* Until nobody's connections are gone from the server's accounts. */
+static void assert_nobody_holds_nothing(struct fixture *f)
+{
+	for (long long end = now_ms() + TIMEOUT_MS; now_ms() < end; usleep(10000))
+		if (stat_of(f, "nobody_buffered") == 0)
+			break;
+	assert_int_equal(stat_of(f, "nobody_buffered"), 0);
+}
+
+/*
+ * A uid but root holds its share of the buffers (1.5 MiB: one buffer of
+ * 1 MiB, not two): the connections whose message would pass it are closed,
+ * root's large call is answered, and once the uid's connections close its
+ * sum is 0 again.
+ */
+static void test_buffer_per_uid(void **state)
+{
+	struct fixture *f = *state;
+	struct held h = hold_as_nobody_with(f, 3, open_partial);
+	int64_t held;
+
+	assert_int_equal(h.answered, 1);
+	assert_int_equal(stat_of(f, "refused_buffer_per_uid"), 2);
+	assert_int_equal(stat_of(f, "refused_memory_budget"), 0);
+	held = stat_of(f, "nobody_buffered");
+	assert_true(held >= 1024 * 1024 && held <= 1536 * 1024);
+	assert_root_large_call(f, 1500 * 1000);
+	held_release(&h);
+	assert_nobody_holds_nothing(f);
+}
+
+/*
+ * Other uids together never take root's reserve: with a share as large as
+ * what the reserve leaves (2.5 MiB), a uid holds two buffers of 1 MiB and not
+ * three, and root's call of 1 MiB still finds room.
+ */
+static void test_buffer_reserved_for_root(void **state)
+{
+	struct fixture *f = *state;
+	struct held h = hold_as_nobody_with(f, 4, open_partial);
+
+	assert_int_equal(h.answered, 2);
+	assert_int_equal(stat_of(f, "refused_memory_budget"), 2);
+	assert_int_equal(stat_of(f, "refused_buffer_per_uid"), 0);
+	assert_root_large_call(f, 900 * 1000);
+	held_release(&h);
+	assert_nobody_holds_nothing(f);
+}
+
 /* "A.B\u0000junk" is no method name: the connection is closed without a reply. */
 static void test_nul_in_method_name(void **state)
 {
@@ -1661,6 +1808,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_incomplete_timeout, setup_short_timeouts, teardown),
 		cmocka_unit_test_setup_teardown(test_output_budget, setup_short_timeouts, teardown),
 		cmocka_unit_test_setup_teardown(test_buffer_budget, setup_short_timeouts, teardown),
+		cmocka_unit_test_setup_teardown(test_buffer_per_uid, setup_buffer_per_uid, teardown),
+		cmocka_unit_test_setup_teardown(test_buffer_reserved_for_root, setup_buffer_reserve,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_nul_in_method_name, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_many_pipelined, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pipelined_past_the_read_limit, setup, teardown),
