@@ -33,6 +33,11 @@ static void qp_free(void *desc)
 	free(qp);
 }
 
+struct rdmad_qp *client_qp_find(struct rdmad_context *ctx, uint32_t qp_num)
+{
+	return client_held_find(ctx, qp_free, offsetof(struct rdmad_qp, qp_num), qp_num);
+}
+
 /* The send and receive queues, mapped from the reply's rings and descriptors. */
 static int qp_rings(struct rdmad_context *ctx, struct client_qp *qp, struct json_object *reply)
 {

@@ -294,8 +294,12 @@ int api_monitor_start(struct manager *m)
 	m->monitor = calloc(1, sizeof(*m->monitor));
 	if (!m->monitor)
 		return -ENOMEM;
-	for (unsigned i = 0; i < m->n_devices; i++)
-		rdma_device_set_event_sink(m->devices[i], on_device_event, m->monitor);
+	for (unsigned i = 0; i < m->n_devices; i++) {
+		int r = rdma_device_add_event_sink(m->devices[i], on_device_event, m->monitor);
+
+		if (r < 0)
+			return r;
+	}
 	return 0;
 }
 
@@ -303,7 +307,7 @@ void api_monitor_free(struct manager *m)
 {
 	/* The varlink server went first and canceled every subscription. */
 	for (unsigned i = 0; i < m->n_devices; i++)
-		rdma_device_set_event_sink(m->devices[i], NULL, NULL);
+		rdma_device_remove_event_sink(m->devices[i], on_device_event, m->monitor);
 	free(m->monitor);
 	m->monitor = NULL;
 }
