@@ -170,8 +170,14 @@ struct rdmad_qp_init_attr {
 	uint8_t qp_type;           /* enum rdmad_qp_type */
 	uint8_t sq_sig_all;
 	uint8_t sig_pipelining;
-	uint8_t reserved;
+	/*
+	 * Who takes a QP stopped in SQD by a signature error back to RTS
+	 * (enum rdmad_recovery); 0: rdmad.conf's recovery.
+	 */
+	uint8_t recovery;
 };
+
+enum rdmad_recovery { RDMAD_RECOVERY_DEFAULT, RDMAD_RECOVERY_MANUAL, RDMAD_RECOVERY_AUTO };
 
 /* Where an RC or UC QP sends (virtio_rdma_ah_attr); also an AH's attributes. */
 struct rdmad_ah_attr {
