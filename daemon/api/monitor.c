@@ -190,9 +190,13 @@ static void on_device_event(struct rdma_device *dev, const struct rdma_event *ev
 void api_monitor_object_owned(struct rdma_device *dev, const struct rdma_object *obj)
 {
 	struct rdma_event ev = { .type = RDMA_EVENT_OBJECT_CREATED, .kind = obj->kind, .handle = obj->handle };
-	struct api_monitor *mon = dev->event_sink == on_device_event ? dev->event_sink_data : NULL;
+	struct api_monitor *mon = NULL;
 	struct subscriber *s, *next;
 
+	/* The device's sinks are the monitor's and the applications' event channels'. */
+	for (unsigned i = 0; i < RDMA_EVENT_SINKS_MAX && !mon; i++)
+		if (dev->event_sinks[i].fn == on_device_event)
+			mon = dev->event_sinks[i].userdata;
 	for (s = mon ? mon->subscribers : NULL; s; s = next) {
 		next = s->next;
 		if (s->uid && s->uid == obj->owner_uid && (s->types & (1u << ev.type)))
