@@ -22,6 +22,11 @@ static void cq_free(void *desc)
 	free(cq);
 }
 
+struct rdmad_cq *client_cq_find(struct rdmad_context *ctx, uint32_t handle)
+{
+	return client_held_find(ctx, cq_free, offsetof(struct rdmad_cq, handle), handle);
+}
+
 /* The CQ's lanes, mapped from the reply's rings and descriptors. */
 static int cq_rings(struct rdmad_context *ctx, struct client_cq *cq, struct json_object *reply)
 {

@@ -3,6 +3,7 @@
 #include "client/internal.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 void *client_hold_by(struct rdmad_context *ctx, void *desc, void (*free_fn)(void *desc))
 {
@@ -24,6 +25,22 @@ void *client_hold_by(struct rdmad_context *ctx, void *desc, void (*free_fn)(void
 void *client_hold(struct rdmad_context *ctx, void *desc)
 {
 	return client_hold_by(ctx, desc, free);
+}
+
+void *client_held_find(struct rdmad_context *ctx, void (*free_fn)(void *desc), size_t handle_offset,
+		       uint32_t handle)
+{
+	for (size_t i = 0; i < ctx->n_held; i++) {
+		const struct client_held *h = &ctx->held[i];
+		uint32_t held_handle;
+
+		if (h->free_fn != free_fn)
+			continue;
+		memcpy(&held_handle, (const uint8_t *)h->desc + handle_offset, sizeof(held_handle));
+		if (held_handle == handle)
+			return h->desc;
+	}
+	return NULL;
 }
 
 void client_release(struct rdmad_context *ctx, void *desc)

@@ -41,6 +41,8 @@ struct rdmad_context {
 	/* The PD, AH, CQ, QP and MKEY descriptions handed out and not destroyed (held.c). */
 	struct client_held *held;
 	size_t n_held, cap_held;
+	/* The asynchronous event channel (async.c), once opened. */
+	struct client_async *async;
 };
 
 /*
@@ -54,6 +56,18 @@ void *client_hold(struct rdmad_context *ctx, void *desc);
 void *client_hold_by(struct rdmad_context *ctx, void *desc, void (*free_fn)(void *desc));
 void client_release(struct rdmad_context *ctx, void *desc);
 void client_release_all(struct rdmad_context *ctx);
+/*
+ * The description held with free_fn whose uint32_t at handle_offset is
+ * handle, or NULL: how an event's handle finds the program's object.
+ */
+void *client_held_find(struct rdmad_context *ctx, void (*free_fn)(void *desc), size_t handle_offset,
+		       uint32_t handle);
+/* The program's QP (qp_num) or CQ of that handle, not destroyed; NULL: none (qp.c, cq.c). */
+struct rdmad_qp *client_qp_find(struct rdmad_context *ctx, uint32_t qp_num);
+struct rdmad_cq *client_cq_find(struct rdmad_context *ctx, uint32_t handle);
+
+/* Closes the asynchronous event channel, if it was opened (async.c). */
+void client_async_free(struct rdmad_context *ctx);
 
 /*
  * Calls rdmad's method (e.g. "io.rdmad.Pd.Create") with params (consumed; the

@@ -33,6 +33,11 @@ static void qp_free(void *desc)
 	free(qp);
 }
 
+struct rdmad_qp *client_qp_find(struct rdmad_context *ctx, uint32_t qp_num)
+{
+	return client_held_find(ctx, qp_free, offsetof(struct rdmad_qp, qp_num), qp_num);
+}
+
 /* The send and receive queues, mapped from the reply's rings and descriptors. */
 static int qp_rings(struct rdmad_context *ctx, struct client_qp *qp, struct json_object *reply)
 {
@@ -56,6 +61,9 @@ struct rdmad_qp *rdmad_create_qp(struct rdmad_pd *pd, const struct rdmad_qp_init
 	int r;
 
 	client_ok();
+	if (attr->recovery > RDMAD_RECOVERY_AUTO)
+		return client_fail_null(client_fail(-EINVAL, "recovery: %u; the policies are "
+						    "RDMAD_RECOVERY_DEFAULT, _MANUAL and _AUTO", attr->recovery));
 	if (!attr->send_cq || !attr->recv_cq || attr->qp_type >= N_TYPES)
 		return client_fail_null(client_fail(-EINVAL, "a QP needs a send CQ, a receive CQ "
 						    "and a type RC, UC or UD"));
@@ -75,6 +83,8 @@ struct rdmad_qp *rdmad_create_qp(struct rdmad_pd *pd, const struct rdmad_qp_init
 	add_if(p, "max_inline_data", attr->cap.max_inline_data);
 	client_add_bool(p, "sq_sig_all", attr->sq_sig_all);
 	client_add_bool(p, "sig_pipelining", attr->sig_pipelining);
+	if (attr->recovery == RDMAD_RECOVERY_MANUAL || attr->recovery == RDMAD_RECOVERY_AUTO)
+		client_add_str(p, "recovery", attr->recovery == RDMAD_RECOVERY_AUTO ? "auto" : "manual");
 	/* A UD send names an address handle, which rdmad resolves: UD QPs post through rdmad. */
 	if (attr->qp_type != RDMAD_QPT_UD)
 		client_add_bool(p, "rings", true);

@@ -2,6 +2,7 @@
 /* io.rdmad.Daemon */
 #include "daemon/api/vocab.h"
 #include "daemon/api/api.h"
+#include "daemon/api/async_events.h"
 #include "daemon/api/tenant.h"
 #include "daemon/api/application.h"
 #include "daemon/api/change.h"
@@ -242,5 +243,7 @@ const struct varlink_method api_daemon_methods[] = {
 	{ "SetLogLevel", set_log_level, VARLINK_METHOD_PRIVILEGED },
 	{ "Attach", api_application_attach, VARLINK_METHOD_PRIVILEGED | API_METHOD_TENANT },
 	{ "ListApplications", api_application_list, 0 },
+	/* Flags 0: only an attached connection gets a channel, and Attach says who may attach. */
+	{ "OpenAsyncEvents", api_async_events_open, 0 },
 	{ NULL, NULL, 0 },
 };

@@ -190,9 +190,13 @@ static void on_device_event(struct rdma_device *dev, const struct rdma_event *ev
 void api_monitor_object_owned(struct rdma_device *dev, const struct rdma_object *obj)
 {
 	struct rdma_event ev = { .type = RDMA_EVENT_OBJECT_CREATED, .kind = obj->kind, .handle = obj->handle };
-	struct api_monitor *mon = dev->event_sink == on_device_event ? dev->event_sink_data : NULL;
+	struct api_monitor *mon = NULL;
 	struct subscriber *s, *next;
 
+	/* The device's sinks are the monitor's and the applications' event channels'. */
+	for (unsigned i = 0; i < RDMA_EVENT_SINKS_MAX && !mon; i++)
+		if (dev->event_sinks[i].fn == on_device_event)
+			mon = dev->event_sinks[i].userdata;
 	for (s = mon ? mon->subscribers : NULL; s; s = next) {
 		next = s->next;
 		if (s->uid && s->uid == obj->owner_uid && (s->types & (1u << ev.type)))
@@ -294,8 +298,12 @@ int api_monitor_start(struct manager *m)
 	m->monitor = calloc(1, sizeof(*m->monitor));
 	if (!m->monitor)
 		return -ENOMEM;
-	for (unsigned i = 0; i < m->n_devices; i++)
-		rdma_device_set_event_sink(m->devices[i], on_device_event, m->monitor);
+	for (unsigned i = 0; i < m->n_devices; i++) {
+		int r = rdma_device_add_event_sink(m->devices[i], on_device_event, m->monitor);
+
+		if (r < 0)
+			return r;
+	}
 	return 0;
 }
 
@@ -303,7 +311,7 @@ void api_monitor_free(struct manager *m)
 {
 	/* The varlink server went first and canceled every subscription. */
 	for (unsigned i = 0; i < m->n_devices; i++)
-		rdma_device_set_event_sink(m->devices[i], NULL, NULL);
+		rdma_device_remove_event_sink(m->devices[i], on_device_event, m->monitor);
 	free(m->monitor);
 	m->monitor = NULL;
 }

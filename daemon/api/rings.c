@@ -23,6 +23,17 @@ static struct json_object *rings_json(const struct rdma_rings *r)
 	return o;
 }
 
+struct json_object *api_rings_pass(struct varlink_call *call, struct rdma_rings *rings, int *r)
+{
+	if ((*r = varlink_call_push_fd(call, rings->memfd)) < 0)
+		return NULL;
+	rings->memfd = -1;
+	if ((*r = varlink_call_push_fd(call, rings->eventfd)) < 0)
+		return NULL;
+	rings->eventfd = -1;
+	return rings_json(rings);
+}
+
 struct json_object *api_rings(struct varlink_call *call, const char *iface, struct rdma_device *dev,
 			      struct rdma_object *obj)
 {
@@ -31,13 +42,8 @@ struct json_object *api_rings(struct varlink_call *call, const char *iface, stru
 	struct json_object *o = NULL;
 	int r = rdma_device_rings(dev, obj, &rings);
 
-	if (r == 0 && (r = varlink_call_push_fd(call, rings.memfd)) == 0) {
-		rings.memfd = -1;
-		if ((r = varlink_call_push_fd(call, rings.eventfd)) == 0)
-			rings.eventfd = -1;
-	}
 	if (r == 0)
-		o = rings_json(&rings);
+		o = api_rings_pass(call, &rings, &r);
 	rdma_rings_release(&rings);
 	if (r < 0) {
 		struct rdma_error ignored;

@@ -6,6 +6,14 @@
 struct varlink_call;
 struct rdma_device;
 struct rdma_object;
+struct rdma_rings;
+
+/*
+ * Sends rings' memfd and eventfd with the call's reply (taken over: -1 in
+ * rings once they go) and returns the JSON that says where the queues lie
+ * (an IDL's Rings); NULL with *r a negative errno when one could not go.
+ */
+struct json_object *api_rings_pass(struct varlink_call *call, struct rdma_rings *rings, int *r);
 
 /*
  * The rings of obj, just created with them (io.rdmad.Qp/Cq Rings): their

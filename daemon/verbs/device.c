@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <stddef.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* Filled in by each object kind's file. */
 extern const struct rdma_object_type rdma_pd_type;
@@ -214,7 +215,7 @@ void rdma_device_free(struct rdma_device *dev)
 	if (!dev)
 		return;
 	/* Nobody listens any more while the device goes. */
-	dev->event_sink = NULL;
+	memset(dev->event_sinks, 0, sizeof(dev->event_sinks));
 	/* Users first: an object goes before what it references. */
 	for (int pass = 0; pass < RDMA_OBJ_KIND_COUNT + 1; pass++)
 		for (int k = RDMA_OBJ_KIND_COUNT - 1; k >= 0; k--) {

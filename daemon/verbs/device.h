@@ -221,9 +221,8 @@ struct rdma_device {
 	int default_recovery;     /* enum rdma_recovery_policy of QPs created without one */
 	/* The backend's data path (the soft backend's NIC driver); NULL: none. */
 	struct rdma_datapath *datapath;
-	/* Where asynchronous events go (daemon/verbs/event.h). */
-	rdma_event_fn event_sink;
-	void *event_sink_data;
+	/* Where asynchronous events go (daemon/verbs/event.h): the monitor, the applications' channels. */
+	struct rdma_event_sink event_sinks[RDMA_EVENT_SINKS_MAX];
 };
 
 /* What the device model needs to know of each kind of object. */

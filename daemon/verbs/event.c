@@ -2,6 +2,9 @@
 #include "daemon/verbs/event.h"
 #include "daemon/verbs/device.h"
 
+#include <errno.h>
+#include <string.h>
+
 const char *rdma_event_type_name(enum rdma_event_type type)
 {
 	static const char *const names[RDMA_EVENT_TYPE_COUNT] = {
@@ -20,14 +23,34 @@ const char *rdma_event_type_name(enum rdma_event_type type)
 	return type < RDMA_EVENT_TYPE_COUNT ? names[type] : NULL;
 }
 
-void rdma_device_set_event_sink(struct rdma_device *dev, rdma_event_fn fn, void *userdata)
+int rdma_device_add_event_sink(struct rdma_device *dev, rdma_event_fn fn, void *userdata)
 {
-	dev->event_sink = fn;
-	dev->event_sink_data = userdata;
+	for (unsigned i = 0; i < RDMA_EVENT_SINKS_MAX; i++)
+		if (!dev->event_sinks[i].fn) {
+			dev->event_sinks[i] = (struct rdma_event_sink){ .fn = fn, .userdata = userdata };
+			return 0;
+		}
+	return -ENOSPC;
+}
+
+void rdma_device_remove_event_sink(struct rdma_device *dev, rdma_event_fn fn, void *userdata)
+{
+	for (unsigned i = 0; i < RDMA_EVENT_SINKS_MAX; i++)
+		if (dev->event_sinks[i].fn == fn && dev->event_sinks[i].userdata == userdata) {
+			/* The rest move up: the order of delivery stays the order of adding. */
+			memmove(&dev->event_sinks[i], &dev->event_sinks[i + 1],
+				(RDMA_EVENT_SINKS_MAX - i - 1) * sizeof(dev->event_sinks[0]));
+			dev->event_sinks[RDMA_EVENT_SINKS_MAX - 1] = (struct rdma_event_sink){ 0 };
+			return;
+		}
 }
 
 void rdma_device_post_event(struct rdma_device *dev, const struct rdma_event *ev)
 {
-	if (dev->event_sink)
-		dev->event_sink(dev, ev, dev->event_sink_data);
+	/* A sink may remove itself (a closed subscriber's last event): copy the list first. */
+	struct rdma_event_sink sinks[RDMA_EVENT_SINKS_MAX];
+
+	memcpy(sinks, dev->event_sinks, sizeof(sinks));
+	for (unsigned i = 0; i < RDMA_EVENT_SINKS_MAX && sinks[i].fn; i++)
+		sinks[i].fn(dev, ev, sinks[i].userdata);
 }

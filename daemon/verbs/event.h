@@ -6,6 +6,7 @@
  */
 #pragma once
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "daemon/verbs/object.h"
@@ -30,8 +31,10 @@ enum rdma_event_type {
 struct rdma_event {
 	enum rdma_event_type type;
 	enum rdma_object_kind kind;
-	uint32_t handle;
+	uint32_t handle;          /* GID: the entry's index, of port */
+	uint8_t port;             /* GID */
 	int old_state, new_state;
+	bool by_device;           /* QP_STATE: the data path moved the QP (a fatal error, a stop) */
 	uint64_t wr_id;
 	uint64_t count;
 	uint64_t sig[4];
@@ -56,7 +59,17 @@ struct rdma_device;
 
 typedef void (*rdma_event_fn)(struct rdma_device *dev, const struct rdma_event *ev, void *userdata);
 
+/* Who hears a device's events: the monitor and the applications' event channels. */
+#define RDMA_EVENT_SINKS_MAX 4
+struct rdma_event_sink {
+	rdma_event_fn fn;         /* NULL: a free place */
+	void *userdata;
+};
+
 const char *rdma_event_type_name(enum rdma_event_type type);
-void rdma_device_set_event_sink(struct rdma_device *dev, rdma_event_fn fn, void *userdata);
-/* Hands ev to the device's sink, if it has one; main thread only. */
+/* fn hears the device's events from now on; -ENOSPC when RDMA_EVENT_SINKS_MAX already do. */
+int rdma_device_add_event_sink(struct rdma_device *dev, rdma_event_fn fn, void *userdata);
+/* fn with userdata, added before, hears no more. */
+void rdma_device_remove_event_sink(struct rdma_device *dev, rdma_event_fn fn, void *userdata);
+/* Hands ev to the device's sinks, in the order they were added; main thread only. */
 void rdma_device_post_event(struct rdma_device *dev, const struct rdma_event *ev);

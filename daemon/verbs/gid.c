@@ -6,13 +6,24 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void empty(struct rdma_gid_entry *e)
+/* An entry of port's table was filled (created) or emptied: applications hear IBV_EVENT_GID_CHANGE. */
+static void gid_changed(struct rdma_device *dev, unsigned port, const struct rdma_gid_entry *e,
+			enum rdma_event_type type)
+{
+	struct rdma_event ev = { .type = type, .kind = RDMA_OBJ_GID, .handle = e->obj.handle,
+				 .port = (uint8_t)port };
+
+	rdma_device_post_event(dev, &ev);
+}
+
+static void empty(struct rdma_device *dev, unsigned port, struct rdma_gid_entry *e)
 {
 	memset(e->gid, 0, RDMA_GID_LEN);
 	e->netdev[0] = '\0';
 	e->address_gone = false;
 	e->is_default = false;
 	e->valid = false;
+	gid_changed(dev, port, e, RDMA_EVENT_OBJECT_DESTROYED);
 }
 
 int rdma_gid_tables_init(struct rdma_device *dev)
@@ -105,7 +116,7 @@ int rdma_gid_add(struct rdma_device *dev, unsigned port, uint32_t index,
 		return -EINVAL;
 	/* The default is a convenience nobody chose: whoever sets up the table decides. */
 	if (e->valid && e->is_default && !rdma_object_find_user(dev, &e->obj))
-		empty(e);
+		empty(dev, port, e);
 	if (e->valid) {
 		rdma_gid_format(e->gid, text);
 		return rdma_error_state(err, "index", "%u already holds %s; delete it first", index, text);
@@ -124,6 +135,7 @@ int rdma_gid_add(struct rdma_device *dev, unsigned port, uint32_t index,
 	}
 	memcpy(e->gid, gid, RDMA_GID_LEN);
 	e->valid = true;
+	gid_changed(dev, port, e, RDMA_EVENT_OBJECT_CREATED);
 	return 0;
 }
 
@@ -168,7 +180,7 @@ int rdma_gid_del(struct rdma_device *dev, unsigned port, uint32_t index, struct 
 	user = rdma_object_find_user(dev, &e->obj);
 	if (user)
 		return rdma_error_in_use(err, &e->obj, user);
-	empty(e);
+	empty(dev, port, e);
 	return 0;
 }
 
@@ -194,12 +206,12 @@ static bool listed(const uint8_t (*gids)[RDMA_GID_LEN], size_t n, const uint8_t 
 }
 
 /* Empties e, or marks it address_gone while an AH or QP still sends from it. */
-static void drop_netdev_entry(struct rdma_device *dev, struct rdma_gid_entry *e)
+static void drop_netdev_entry(struct rdma_device *dev, unsigned port, struct rdma_gid_entry *e)
 {
 	if (rdma_object_find_user(dev, &e->obj))
 		e->address_gone = true;
 	else
-		empty(e);
+		empty(dev, port, e);
 }
 
 /* Puts gid at the lowest free index of port for netdev; false when the table is full. */
@@ -215,6 +227,7 @@ static bool place(struct rdma_device *dev, unsigned port, const char *netdev,
 		snprintf(e->netdev, sizeof(e->netdev), "%s", netdev);
 		e->address_gone = false;
 		e->valid = true;
+		gid_changed(dev, port, e, RDMA_EVENT_OBJECT_CREATED);
 		return true;
 	}
 	return false;
@@ -229,7 +242,7 @@ unsigned rdma_gid_sync_netdev(struct rdma_device *dev, unsigned port, const char
 		struct rdma_gid_entry *e = &dev->gid_tables[port - 1][i];
 
 		if (e->valid && strcmp(e->netdev, netdev) == 0 && !listed(gids, n, e->gid))
-			drop_netdev_entry(dev, e);
+			drop_netdev_entry(dev, port, e);
 	}
 	for (size_t k = 0; k < n; k++) {
 		struct rdma_gid_entry *e = find_gid(dev, port, gids[k]);
@@ -258,7 +271,7 @@ unsigned rdma_gid_sweep_gone(struct rdma_device *dev, unsigned port)
 		if (rdma_object_find_user(dev, &e->obj))
 			stay++;
 		else
-			empty(e);
+			empty(dev, port, e);
 	}
 	return stay;
 }

@@ -327,12 +327,16 @@ static void apply(struct rdma_qp *qp, const struct rdma_qp_attr *attr, uint32_t 
 	hold_references(qp);
 }
 
-/* Tells of a state change; entering SQD, the send queue is drained already (SQ_DRAINED). */
-static void state_changed(struct rdma_device *dev, struct rdma_qp *qp, enum rdma_qp_state old)
+/*
+ * Tells of a state change; entering SQD, the send queue is drained already
+ * (SQ_DRAINED).  by_device: the data path moved it, no MODIFY_QP did.
+ */
+static void state_changed(struct rdma_device *dev, struct rdma_qp *qp, enum rdma_qp_state old,
+			  bool by_device)
 {
 	struct rdma_event ev = {
 		.type = RDMA_EVENT_QP_STATE, .kind = RDMA_OBJ_QP, .handle = qp->obj.handle,
-		.old_state = (int)old, .new_state = (int)qp->state,
+		.old_state = (int)old, .new_state = (int)qp->state, .by_device = by_device,
 	};
 
 	if (old == qp->state)
@@ -348,8 +352,8 @@ static void state_changed(struct rdma_device *dev, struct rdma_qp *qp, enum rdma
 	rdma_device_post_event(dev, &ev);
 }
 
-int rdma_qp_modify(struct rdma_device *dev, struct rdma_qp *qp, const struct rdma_qp_attr *attr,
-		   uint32_t mask, struct rdma_error *err)
+static int modify(struct rdma_device *dev, struct rdma_qp *qp, const struct rdma_qp_attr *attr,
+		  uint32_t mask, bool by_device, struct rdma_error *err)
 {
 	struct rdma_gid_entry *sgid = NULL;
 	enum rdma_qp_state old;
@@ -364,8 +368,14 @@ int rdma_qp_modify(struct rdma_device *dev, struct rdma_qp *qp, const struct rdm
 	old = qp->state;
 	apply(qp, attr, mask, sgid);
 	rdma_device_qp_modified(dev, qp, (int)old);
-	state_changed(dev, qp, old);
+	state_changed(dev, qp, old, by_device);
 	return 0;
+}
+
+int rdma_qp_modify(struct rdma_device *dev, struct rdma_qp *qp, const struct rdma_qp_attr *attr,
+		   uint32_t mask, struct rdma_error *err)
+{
+	return modify(dev, qp, attr, mask, false, err);
 }
 
 void rdma_qp_sig_stopped(struct rdma_device *dev, struct rdma_qp *qp, uint32_t stops, uint64_t found_ns)
@@ -384,7 +394,7 @@ void rdma_qp_sig_stopped(struct rdma_device *dev, struct rdma_qp *qp, uint32_t s
 	/* The device is in SQD already: only the model follows. */
 	qp->recovery.stopped_at_ns = found_ns;
 	qp->state = RDMA_QPS_SQD;
-	state_changed(dev, qp, old);
+	state_changed(dev, qp, old, true);
 	if (qp->recovery.policy == RDMA_RECOVERY_AUTO && rdma_qp_recover(dev, qp, true, NULL, &err) < 0)
 		log_warning("QP %u: automatic recovery failed: %s (%s)", qp->obj.handle,
 			    err.reason, err.field);
@@ -404,5 +414,5 @@ int rdma_qp_enter_error(struct rdma_device *dev, struct rdma_qp *qp, struct rdma
 {
 	struct rdma_qp_attr attr = { .state = RDMA_QPS_ERR };
 
-	return rdma_qp_modify(dev, qp, &attr, RDMA_QP_STATE, err);
+	return modify(dev, qp, &attr, RDMA_QP_STATE, true, err);
 }

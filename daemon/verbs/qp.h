@@ -144,7 +144,8 @@ int rdma_qp_modify(struct rdma_device *dev, struct rdma_qp *qp, const struct rdm
 
 /*
  * The data path found a fatal error (reference roce_virtio.md §4.2): the QP
- * goes to ERR as a MODIFY_QP to ERR would take it, with its event.
+ * goes to ERR as a MODIFY_QP to ERR would take it, with its event (by_device:
+ * an application hears IBV_EVENT_QP_FATAL).
  */
 int rdma_qp_enter_error(struct rdma_device *dev, struct rdma_qp *qp, struct rdma_error *err);
 

@@ -153,6 +153,25 @@ int rdmad_pool_return(struct rdmad_mkey *mkey);
 /* The DEK named name (mlx5dv_dek_query); -ENOENT when there is none. */
 int rdmad_dek_lookup(struct rdmad_context *ctx, const char *name, struct rdmad_dek_attr *attr);
 
+/*
+ * ibv_get_async_event's fd: readable (poll(2), epoll) when an event of this
+ * program's QPs and CQs or of the device's ports may be waiting.  The first
+ * call opens the context's event channel (io.rdmad.Daemon.OpenAsyncEvents):
+ * events that happen before are not kept.  Set O_NONBLOCK on it (fcntl) for
+ * rdmad_get_async_event to return -EAGAIN instead of waiting.  Negative
+ * errno on failure.
+ */
+int rdmad_async_fd(struct rdmad_context *ctx);
+/*
+ * ibv_get_async_event: the next event, oldest first (opening the channel if
+ * rdmad_async_fd did not).  Waits for one unless the async fd is
+ * non-blocking (-EAGAIN then).  An event of a QP or CQ this program has
+ * destroyed meanwhile is passed over.
+ */
+int rdmad_get_async_event(struct rdmad_context *ctx, struct rdmad_async_event *event);
+/* For ibverbs' shape: events need no acknowledgement before their object is destroyed. */
+void rdmad_ack_async_event(struct rdmad_async_event *event);
+
 #ifdef __cplusplus
 }
 #endif

@@ -170,8 +170,14 @@ struct rdmad_qp_init_attr {
 	uint8_t qp_type;           /* enum rdmad_qp_type */
 	uint8_t sq_sig_all;
 	uint8_t sig_pipelining;
-	uint8_t reserved;
+	/*
+	 * Who takes a QP stopped in SQD by a signature error back to RTS
+	 * (enum rdmad_recovery); 0: rdmad.conf's recovery.
+	 */
+	uint8_t recovery;
 };
+
+enum rdmad_recovery { RDMAD_RECOVERY_DEFAULT, RDMAD_RECOVERY_MANUAL, RDMAD_RECOVERY_AUTO };
 
 /* Where an RC or UC QP sends (virtio_rdma_ah_attr); also an AH's attributes. */
 struct rdmad_ah_attr {
@@ -364,6 +370,67 @@ struct rdmad_dek_attr {
 	uint8_t has_keytag;
 	uint8_t ready;             /* 0: in state error */
 	uint8_t reserved[6];
+};
+
+/*
+ * Asynchronous events (ibv_event_type: the same numbers).  rdmad delivers
+ * those marked *; the others are named for programs written against
+ * ibverbs, and soft0 has nothing that raises them.
+ */
+enum rdmad_event_type {
+	RDMAD_EVENT_CQ_ERR = 0,
+	RDMAD_EVENT_QP_FATAL = 1,          /* * the data path moved the QP to ERR */
+	RDMAD_EVENT_QP_REQ_ERR = 2,
+	RDMAD_EVENT_QP_ACCESS_ERR = 3,
+	RDMAD_EVENT_COMM_EST = 4,
+	RDMAD_EVENT_SQ_DRAINED = 5,        /* * the QP is in SQD with its send queue drained */
+	RDMAD_EVENT_PATH_MIG = 6,
+	RDMAD_EVENT_PATH_MIG_ERR = 7,
+	RDMAD_EVENT_DEVICE_FATAL = 8,
+	RDMAD_EVENT_PORT_ACTIVE = 9,
+	RDMAD_EVENT_PORT_ERR = 10,
+	RDMAD_EVENT_LID_CHANGE = 11,
+	RDMAD_EVENT_PKEY_CHANGE = 12,
+	RDMAD_EVENT_SM_CHANGE = 13,
+	RDMAD_EVENT_SRQ_ERR = 14,
+	RDMAD_EVENT_SRQ_LIMIT_REACHED = 15,
+	RDMAD_EVENT_QP_LAST_WQE_REACHED = 16,
+	RDMAD_EVENT_CLIENT_REREGISTER = 17,
+	RDMAD_EVENT_GID_CHANGE = 18,       /* * an entry of a port's GID table filled or emptied */
+};
+
+/* ibv_async_event: what rdmad_get_async_event returns. */
+struct rdmad_async_event {
+	union {
+		struct rdmad_qp *qp;       /* QP_FATAL, SQ_DRAINED */
+		struct rdmad_cq *cq;       /* CQ_ERR */
+		uint32_t port_num;         /* GID_CHANGE, PORT_ACTIVE, PORT_ERR */
+	} element;
+	uint32_t event_type;               /* enum rdmad_event_type */
+	uint32_t gid_index;                /* GID_CHANGE: the entry that changed */
+	/* Events rdmad could not deliver just before this one: the ring was full. */
+	uint64_t lost;
+};
+
+/*
+ * The ring rdmad writes an application's events into (io.rdmad.Daemon
+ * OpenAsyncEvents): memory shared with rdmad, this control block at offset
+ * 0, then one queue of struct rdmad_async_ring_entry (librdmad(3), "Event
+ * ring").  rdmad is the producer, the application the consumer; librdmad
+ * reads it, a program need not.
+ */
+struct rdmad_async_ring_ctl {
+	uint64_t lost;                     /* events dropped because the ring was full, ever */
+	uint64_t delivered;                /* events written into the ring, ever */
+};
+
+struct rdmad_async_ring_entry {
+	uint32_t event_type;               /* enum rdmad_event_type */
+	uint32_t handle;                   /* QP: qp_num; CQ: handle; GID_CHANGE: the entry's index */
+	uint32_t port;                     /* GID_CHANGE, PORT_*: the port (1-based); else 0 */
+	uint32_t reserved;
+	uint64_t lost_before;              /* events dropped between the previous entry and this one */
+	uint64_t sequence;                 /* 0, 1, 2...: the event's number, dropped ones counted */
 };
 
 #ifdef __cplusplus

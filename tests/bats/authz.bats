@@ -148,6 +148,7 @@ io.rdmad.Daemon.Attach root
 io.rdmad.Daemon.GetStatus rdma
 io.rdmad.Daemon.GetAccess all
 io.rdmad.Daemon.ListApplications rdma
+io.rdmad.Daemon.OpenAsyncEvents rdma
 io.rdmad.Daemon.Reload root
 io.rdmad.Daemon.SetLogLevel root
 io.rdmad.Device.List rdma
