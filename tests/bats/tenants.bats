@@ -60,7 +60,7 @@ held() {
 	shift 2
 	rm -f "$D/$name.go" "$D/$name.out"
 	app "$user" "$@" "hold=$D/$name.go" </dev/null >"$D/$name.out" 2>&1 3>&- &
-	echo $! >"$D/$name.pid"
+	echo $! >"$D/$name.held"
 	for i in $(seq 1 100); do
 		grep -q '"hold"' "$D/$name.out" && return 0
 		sleep 0.05
@@ -71,16 +71,16 @@ held() {
 
 release() {
 	touch "$D/$1.go"
-	wait "$(cat "$D/$1.pid")" 2>/dev/null || true
-	rm -f "$D/$1.pid"
+	wait "$(cat "$D/$1.held")" 2>/dev/null || true
+	rm -f "$D/$1.held"
 }
 
 # A test that failed while programs held: they go too.
 teardown() {
-	local pid
-	for pid in "$D"/*.pid; do
-		[ -e "$pid" ] || continue
-		release "$(basename "$pid" .pid)"
+	local held
+	for held in "$D"/*.held; do
+		[ -e "$held" ] || continue
+		release "$(basename "$held" .held)"
 	done
 }
 
