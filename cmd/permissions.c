@@ -44,8 +44,7 @@ char *ctl_denial_needs(struct varlink_client *client, const char *socket_path, c
 	name = json_object_get_string(json_object_object_get(group, "name"));
 	if (needs && strcmp(needs, "attached") == 0 && get_bool(group, "exists"))
 		r = asprintf(&text, "needs root, or a program of group %s attached to the daemon "
-			     "(librdmad's rdmad_open; objects of users other than root belong to "
-			     "their programs) (socket %s)", name, socket_path);
+			     "(socket %s)", name, socket_path);
 	else if (needs && strcmp(needs, "read_group") == 0 && get_bool(group, "exists"))
 		r = asprintf(&text, "needs root or group %s (socket %s)", name, socket_path);
 	else if (needs && strcmp(needs, "read_group") == 0)

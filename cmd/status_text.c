@@ -248,7 +248,7 @@ static void add_tenants(struct json_object *block, struct json_object *list)
 	for (size_t i = 0; i < json_object_array_length(list); i++) {
 		struct json_object *t = json_object_array_get_idx(list, i);
 		struct json_object *limits = json_object_object_get(t, "limits");
-		int64_t programs = json_object_get_int64(json_object_object_get(t, "applications"));
+		int64_t programs = json_object_get_int64(json_object_object_get(t, "programs"));
 		uid_t uid = (uid_t)json_object_get_int64(json_object_object_get(t, "uid"));
 		struct passwd *pw = getpwuid(uid);
 		char *line = NULL;

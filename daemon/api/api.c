@@ -167,7 +167,7 @@ struct rdma_object *api_lookup(struct varlink_call *call, struct manager *m,
 		return NULL;
 	obj = rdma_object_lookup(*dev, kind, ref.handle, &err);
 	/* An application addresses its own objects only: another's is not there for it. */
-	if (obj && !api_application_may_use(call, obj)) {
+	if (obj && !api_application_may_name(call, obj)) {
 		rdma_error_no_such(&err, kind, ref.handle);
 		obj = NULL;
 	}
@@ -223,7 +223,7 @@ int api_destroy_by(struct varlink_call *call, struct manager *m, struct json_obj
 	if (!dev || api_dispatch(call, params, object_ref_fields, &ref) < 0)
 		return 0;
 	obj = rdma_object_lookup(dev, kind, ref.handle, &err);
-	if (obj && !api_application_may_use(call, obj)) {
+	if (obj && !api_application_may_name(call, obj)) {
 		rdma_error_no_such(&err, kind, ref.handle);
 		return api_reply_error(call, iface, &err);
 	}

@@ -290,6 +290,22 @@ bool api_application_may_use(struct varlink_call *call, const struct rdma_object
 	return uid == 0 || (obj->owner && obj->owner_uid == uid);
 }
 
+/* Calls that named an object not theirs to use, since the daemon started. */
+static uint64_t refused_not_owner;
+
+bool api_application_may_name(struct varlink_call *call, const struct rdma_object *obj)
+{
+	if (api_application_may_use(call, obj))
+		return true;
+	refused_not_owner++;
+	return false;
+}
+
+uint64_t api_application_refused(void)
+{
+	return refused_not_owner;
+}
+
 bool api_application_refs_ok(struct varlink_call *call, const char *iface, struct rdma_device *dev,
 			     struct json_object *params, const struct api_ref *refs)
 {
@@ -301,7 +317,7 @@ bool api_application_refs_ok(struct varlink_call *call, const char *iface, struc
 		if (handle < 0 || handle > UINT32_MAX)
 			continue;
 		obj = rdma_object_lookup(dev, refs->kind, (uint32_t)handle, &err);
-		if (!obj || api_application_may_use(call, obj))
+		if (!obj || api_application_may_name(call, obj))
 			continue;
 		rdma_error_no_such(&err, refs->kind, (uint32_t)handle);
 		api_reply_error(call, iface, &err);

@@ -48,6 +48,13 @@ void api_application_own(struct varlink_call *call, struct rdma_device *dev, str
  * the device-wide ones (DEKs, pools, GIDs).
  */
 bool api_application_may_use(struct varlink_call *call, const struct rdma_object *obj);
+/*
+ * The same for a call that names obj by its handle: a refusal (another's
+ * object: a tenant's attempt at what is not its own) is counted.
+ */
+bool api_application_may_name(struct varlink_call *call, const struct rdma_object *obj);
+/* Such refusals since the daemon started (GetStatus refused_not_owner). */
+uint64_t api_application_refused(void);
 /* A parameter naming an object of kind by its handle, as a Create takes its PD. */
 struct api_ref {
 	const char *key;

@@ -138,6 +138,7 @@ static int get_status(struct varlink_call *call, struct json_object *params, voi
 	json_object_object_add(reply, "workers", workers_json(m));
 	json_object_object_add(reply, "vnic_ports", vnic_ports_json(m->vnic));
 	json_object_object_add(reply, "tenants", api_tenants_json(call, m));
+	json_add_uint(reply, "refused_not_owner", api_application_refused());
 	return varlink_call_reply(call, reply);
 }
 
@@ -244,6 +245,6 @@ const struct varlink_method api_daemon_methods[] = {
 	{ "Attach", api_application_attach, VARLINK_METHOD_PRIVILEGED | API_METHOD_TENANT },
 	{ "ListApplications", api_application_list, 0 },
 	/* Flags 0: only an attached connection gets a channel, and Attach says who may attach. */
-	{ "OpenAsyncEvents", api_async_events_open, 0 },
+	{ "OpenAsyncEvents", api_async_events_open, VARLINK_METHOD_PRIVILEGED | API_METHOD_OWN },
 	{ NULL, NULL, 0 },
 };

@@ -87,7 +87,7 @@ static struct json_object *tenant_json(const struct manager *m, uid_t uid)
 
 	tenant_use(m, uid, NULL, &use);
 	json_add_uint(o, "uid", uid);
-	json_add_uint(o, "applications", api_application_count(uid));
+	json_add_uint(o, "programs", api_application_count(uid));
 	for (int kind = 0; kind < RDMAD_TENANT_KINDS; kind++) {
 		char key[32];
 

@@ -4,10 +4,10 @@
 #include "daemon/core/manager.h"
 #include "daemon/core/state.h"
 #include "lib/log.h"
+#include "lib/thread.h"
 
 #include <errno.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -211,7 +211,6 @@ static int on_written(sd_event_source *s, int fd, uint32_t revents, void *userda
 int commit_new(struct commit **out, struct manager *m, commit_write_fn write)
 {
 	struct commit *c = calloc(1, sizeof(*c));
-	sigset_t all, old;
 	int r;
 
 	if (!c)
@@ -236,15 +235,10 @@ int commit_new(struct commit **out, struct manager *m, commit_write_fn write)
 		r = sd_event_source_set_priority(c->source, SD_EVENT_PRIORITY_IMPORTANT);
 	if (r < 0)
 		goto fail;
-	/* Signals are the event loop's: the thread starts with all of them blocked. */
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	r = -pthread_create(&c->thread, NULL, commit_main, c);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	r = thread_start_quiet(&c->thread, commit_main, c, "rdmad-commit");
 	if (r < 0)
 		goto fail;
 	c->started = true;
-	pthread_setname_np(c->thread, "rdmad-commit");
 	*out = c;
 	return 0;
 fail:

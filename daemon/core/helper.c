@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* Blocking work off the event loop, on a thread of its own (see helper.h). */
 #include "daemon/core/helper.h"
+#include "lib/thread.h"
 
 #include <errno.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
@@ -93,7 +93,6 @@ static int on_ran(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 int helper_new(struct helper **out, sd_event *event)
 {
 	struct helper *h = calloc(1, sizeof(*h));
-	sigset_t all, old;
 	int r;
 
 	if (!h)
@@ -110,15 +109,10 @@ int helper_new(struct helper **out, sd_event *event)
 	r = sd_event_add_io(event, &h->source, h->efd, EPOLLIN, on_ran, h);
 	if (r < 0)
 		goto fail;
-	/* Signals are the event loop's: the thread starts with all of them blocked. */
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	r = -pthread_create(&h->thread, NULL, helper_main, h);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	r = thread_start_quiet(&h->thread, helper_main, h, "rdmad-helper");
 	if (r < 0)
 		goto fail;
 	h->started = true;
-	pthread_setname_np(h->thread, "rdmad-helper");
 	*out = h;
 	return 0;
 fail:

@@ -153,11 +153,17 @@ static int call_send(struct varlink_call *call, struct json_object *params, cons
 	json_object_object_add(msg, "parameters", params ? params : json_object_new_object());
 	if (continues)
 		json_object_object_add(msg, "continues", json_object_new_boolean(1));
+	/*
+	 * A send that closes the connection cancels its calls, whose cancel hook
+	 * may drop the last reference to this one (a subscriber unsubscribed).
+	 */
+	varlink_call_ref(call);
 	r = conn_send(call->conn, msg, &call->reply_fds);
 	varlink_fds_close(&call->reply_fds); /* what did not go out */
 	json_object_put(msg);
 	if (!call->conn->dead)
 		conn_update_events(call->conn);
+	varlink_call_unref(call);
 	return r;
 }
 

@@ -43,7 +43,7 @@ denied() {
 	shift
 	run --separate-stderr as "$user" "$RDMACTL" "$@"
 	assert_failure 1
-	assert_regex "$stderr" "org\.varlink\.service\.PermissionDenied: needs root( or group rdma)? \(socket $RDMACTL_SOCKET\)$"
+	assert_regex "$stderr" "org\.varlink\.service\.PermissionDenied: needs root( or group rdma|, or a program of group rdma attached to the daemon)? \(socket $RDMACTL_SOCKET\)$"
 }
 
 @test "a user outside group rdma may not even read" {
@@ -60,7 +60,10 @@ denied() {
 	assert_equal "$stderr" "rdmactl: pd list: org.varlink.service.PermissionDenied: needs root or group rdma (socket $RDMACTL_SOCKET)"
 	run --separate-stderr as "$IN_USER" "$RDMACTL" pd create
 	assert_failure 1
-	assert_equal "$stderr" "rdmactl: pd create: org.varlink.service.PermissionDenied: needs root (socket $RDMACTL_SOCKET)"
+	assert_equal "$stderr" "rdmactl: pd create: org.varlink.service.PermissionDenied: needs root, or a program of group rdma attached to the daemon (socket $RDMACTL_SOCKET)"
+	run --separate-stderr as "$IN_USER" "$RDMACTL" daemon reload
+	assert_failure 1
+	assert_equal "$stderr" "rdmactl: daemon reload: org.varlink.service.PermissionDenied: needs root (socket $RDMACTL_SOCKET)"
 	# DEKs are root's even to read.
 	run --separate-stderr as "$IN_USER" "$RDMACTL" dek list
 	assert_failure 1
@@ -140,74 +143,78 @@ denied() {
 }
 
 # Who may call each method: all (whoever can connect), rdma (root and group
-# rdma) or root.  Every method of every interface the daemon serves, no more.
+# rdma), program (root, and a member's connection that attached: what a
+# program does with its own objects) or root.  Every method of every
+# interface the daemon serves, no more.
 METHODS='
 org.varlink.service.GetInfo all
 org.varlink.service.GetInterfaceDescription all
-io.rdmad.Daemon.Attach root
+io.rdmad.Daemon.Attach rdma
 io.rdmad.Daemon.GetStatus rdma
 io.rdmad.Daemon.GetAccess all
 io.rdmad.Daemon.ListApplications rdma
-io.rdmad.Daemon.OpenAsyncEvents rdma
+io.rdmad.Daemon.OpenAsyncEvents program
 io.rdmad.Daemon.Reload root
 io.rdmad.Daemon.SetLogLevel root
 io.rdmad.Device.List rdma
 io.rdmad.Device.Show rdma
-io.rdmad.Pd.Create root
+io.rdmad.Pd.Create program
 io.rdmad.Pd.List rdma
 io.rdmad.Pd.Show rdma
-io.rdmad.Pd.Destroy root
-io.rdmad.Mr.Create root
-io.rdmad.Mr.GetDma root
-io.rdmad.Mr.RegUser root
+io.rdmad.Pd.Destroy program
+io.rdmad.Mr.Create program
+io.rdmad.Mr.GetDma program
+io.rdmad.Mr.RegUser program
 io.rdmad.Mr.List rdma
 io.rdmad.Mr.Show rdma
-io.rdmad.Mr.Destroy root
-io.rdmad.Mr.Write root
-io.rdmad.Mr.Read root
-io.rdmad.Cq.Create root
+io.rdmad.Mr.Destroy program
+io.rdmad.Mr.Write program
+io.rdmad.Mr.Read program
+io.rdmad.Cq.Create program
 io.rdmad.Cq.List rdma
 io.rdmad.Cq.Show rdma
-io.rdmad.Cq.Destroy root
-io.rdmad.Cq.Notify root
-io.rdmad.Cq.Poll root
-io.rdmad.Qp.Create root
-io.rdmad.Qp.Modify root
+io.rdmad.Cq.Destroy program
+io.rdmad.Cq.Notify program
+io.rdmad.Cq.Poll program
+io.rdmad.Qp.Create program
+io.rdmad.Qp.Modify program
 io.rdmad.Qp.List rdma
 io.rdmad.Qp.Show rdma
-io.rdmad.Qp.Destroy root
-io.rdmad.Qp.PostSend root
-io.rdmad.Qp.PostSendList root
-io.rdmad.Qp.PostRecv root
-io.rdmad.Qp.Cancel root
-io.rdmad.Qp.Recover root
-io.rdmad.Ah.Create root
+io.rdmad.Qp.Destroy program
+io.rdmad.Qp.PostSend program
+io.rdmad.Qp.PostSendList program
+io.rdmad.Qp.PostRecv program
+io.rdmad.Qp.Cancel program
+io.rdmad.Qp.Recover program
+io.rdmad.Ah.Create program
 io.rdmad.Ah.List rdma
 io.rdmad.Ah.Show rdma
-io.rdmad.Ah.Destroy root
+io.rdmad.Ah.Destroy program
 io.rdmad.Gid.List rdma
 io.rdmad.Gid.Show rdma
 io.rdmad.Gid.Add root
 io.rdmad.Gid.Del root
-io.rdmad.Mkey.Create root
+io.rdmad.Mkey.Create program
 io.rdmad.Mkey.List rdma
 io.rdmad.Mkey.Show rdma
-io.rdmad.Mkey.Destroy root
-io.rdmad.Mkey.Configure root
-io.rdmad.Mkey.Check root
-io.rdmad.Mkey.Tx root
-io.rdmad.Mkey.Rx root
+io.rdmad.Mkey.Destroy program
+io.rdmad.Mkey.Configure program
+io.rdmad.Mkey.Check program
+io.rdmad.Mkey.Tx program
+io.rdmad.Mkey.Rx program
 io.rdmad.Pool.Create root
 io.rdmad.Pool.List rdma
 io.rdmad.Pool.Show rdma
 io.rdmad.Pool.Resize root
 io.rdmad.Pool.Destroy root
-io.rdmad.Pool.Borrow root
-io.rdmad.Pool.Return root
+io.rdmad.Pool.Borrow program
+io.rdmad.Pool.Return program
+io.rdmad.Pool.Modify root
 io.rdmad.Dek.Create root
 io.rdmad.Dek.List root
-io.rdmad.Dek.Show root
+io.rdmad.Dek.Show program
 io.rdmad.Dek.Destroy root
+io.rdmad.Dek.Modify root
 io.rdmad.Dek.Login root
 io.rdmad.Dek.Logout root
 io.rdmad.Dek.GetLogin root
@@ -218,9 +225,11 @@ io.rdmad.Vnic.Fabric rdma
 io.rdmad.Monitor.Subscribe rdma
 '
 
-# Who sees each event of io.rdmad.Monitor (TYPE, or TYPE:KIND for the events
-# about one kind of object): rdma (root's and group rdma's subscriptions) or
-# root.  Every type of the Event type, no more.
+# Who sees each event of io.rdmad.Monitor in the scenario below (TYPE, or
+# TYPE:KIND for the events about one kind of object): rdma (root's and group
+# rdma's subscriptions) or root.  A member's subscription carries the events
+# of the device and of its own uid's objects and programs: the QP events
+# marked root are of root's QPs here.  Every type of the Event type, no more.
 EVENTS='
 subscribed rdma
 object_created rdma
@@ -228,10 +237,10 @@ object_destroyed rdma
 object_created:dek root
 object_destroyed:dek root
 qp_state rdma
-sq_drained rdma
-sig_error rdma
-wr_canceled rdma
-recovery rdma
+sq_drained root
+sig_error root
+wr_canceled root
+recovery root
 vnic_state rdma
 vnic_mac_table rdma
 vnic_trap rdma
@@ -239,12 +248,12 @@ application_attached rdma
 application_detached rdma
 '
 
-# probe_all: every method of every interface the daemon lists, each called
+# probe_all [attach]: every method of every interface the daemon lists, each called
 # with a parameter no method has, as "METHOD allowed" (InvalidParameter: the
 # authorization passed, the parameters are checked after it) or "METHOD
 # denied" (PermissionDenied).  Streaming methods need "more" before anything.
 probe_all() {
-	python3 - "$RDMACTL_SOCKET" <<-'EOF'
+	python3 - "$RDMACTL_SOCKET" "$@" <<-'EOF'
 	import json, re, socket, sys
 	s = socket.socket(socket.AF_UNIX)
 	s.settimeout(5)
@@ -261,6 +270,8 @@ probe_all() {
 	            sys.exit("the daemon closed the connection on " + method)
 	        buf += chunk
 	    return json.loads(buf[:-1])
+	if len(sys.argv) > 2:
+	    call("io.rdmad.Daemon.Attach", {})
 	for iface in call("org.varlink.service.GetInfo", {})["parameters"]["interfaces"]:
 	    text = call("org.varlink.service.GetInterfaceDescription", {"interface": iface})
 	    for name in re.findall(r"^method\s+(\w+)", text["parameters"]["description"], re.M):
@@ -276,21 +287,26 @@ probe_all() {
 	EOF
 }
 
-# expected_for ROLE: "METHOD allowed|denied" for root, member or outsider, from $METHODS.
+# expected_for ROLE: "METHOD allowed|denied" for root, member, program (a member's
+# connection that attached) or outsider, from $METHODS.
 expected_for() {
 	awk -v role="$1" 'NF == 2 {
-		ok = role == "root" || $2 == "all" || ($2 == "rdma" && role == "member")
+		ok = role == "root" || $2 == "all" || ($2 == "rdma" && (role == "member" || role == "program")) ||
+		     ($2 == "program" && role == "program")
 		print $1, ok ? "allowed" : "denied"
 	}' <<<"$METHODS" | sort
 }
 
-@test "the matrix: every method, for root, a member of group rdma and an outsider" {
+@test "the matrix: every method, for root, a member of group rdma, its program and an outsider" {
 	run probe_all
 	assert_success
 	assert_equal "$(sort <<<"$output")" "$(expected_for root)"
 	run as "$IN_USER" bash -c "$(declare -f probe_all); probe_all"
 	assert_success
 	assert_equal "$(sort <<<"$output")" "$(expected_for member)"
+	run as "$IN_USER" bash -c "$(declare -f probe_all); probe_all attach"
+	assert_success
+	assert_equal "$(sort <<<"$output")" "$(expected_for program)"
 	run as "$OUT_USER" bash -c "$(declare -f probe_all); probe_all"
 	assert_success
 	assert_equal "$(sort <<<"$output")" "$(expected_for outsider)"
@@ -319,7 +335,7 @@ seen() {
 	jq -r 'if .kind == "dek" then "\(.type):dek" else .type end' "$1" | sort -u
 }
 
-@test "the matrix: every event type, for root, a member of group rdma and an outsider" {
+@test "the matrix: every event type, for root, a member of group rdma and an outsider; a member hears of its own objects only" {
 	# The table names every type the interface has.
 	types=$(varlink_raw '{"method":"org.varlink.service.GetInterfaceDescription","parameters":{"interface":"io.rdmad.Monitor"}}\0' |
 		jq -r '.parameters.description' | tr -d '\n' | sed -n 's/.* type: (\([^)]*\)).*/\1/p' | tr -d ' ' | tr ',' '\n' | sort)
@@ -353,8 +369,8 @@ seen() {
 	"$RDMACTL" qp cancel "$A" --wrid 7 >/dev/null
 	"$RDMACTL" qp recover "$A" >/dev/null
 	"$RDMACTL" qp destroy "$B"
-	# Two programs attach through librdmad, transfer and go away.
-	"$BUILD/examples/rdmad_perftest" -t write -z 64 -n 10 >/dev/null
+	# Two programs of the member attach through librdmad, transfer and go away.
+	as "$IN_USER" "$BUILD/examples/rdmad_perftest" -s "$RDMACTL_SOCKET" -t write -z 64 -n 10 >/dev/null
 	# The Ethernet Manager makes VNIC port 0, writes its MAC table; the host sets it up (a trap).
 	"$BUILD/tools/opa-em" --lid 100 --address 127.0.0.1:47952 --node 1=127.0.0.1:47951 \
 		set-cpi 1 trap_lid=100 -- set-port 1 0 vesw_id=1 config_state=forwarding \
@@ -375,30 +391,40 @@ seen() {
 	# Each event where the table says: root sees all, the member what rdma may.
 	assert_equal "$(seen "$E/root")" "$(awk 'NF == 2 { print $1 }' <<<"$EVENTS" | sort)"
 	assert_equal "$(seen "$E/member")" "$(awk 'NF == 2 && $2 == "rdma" { print $1 }' <<<"$EVENTS" | sort)"
-	# And the member's stream is root's without the DEK events, in the same order.
-	assert_equal "$(jq -c 'select(.kind != "dek") | del(.time_usec)' "$E/member")" \
-		"$(jq -c 'select(.kind != "dek") | del(.time_usec)' "$E/root")"
+	# And the member's stream is root's restricted: the same events in the same
+	# order, none of root's objects (its PD, its QPs) among them.
+	jq -c 'del(.time_usec)' "$E/member" >"$E/member.lines"
+	assert_equal "$(cat "$E/member.lines")" "$(jq -c 'del(.time_usec)' "$E/root" | grep -Fx -f "$E/member.lines")"
+	run grep -E "\"kind\":\"pd\",\"handle\":1[,}]|\"kind\":\"qp\",\"handle\":($A|$B)[,}]" "$E/member.lines"
+	assert_failure
 }
 
-@test "which DEK an MKEY uses is root's: Mkey.Show and List give crypto.dek null to group rdma" {
+@test "which DEK an MKEY uses is root's: a member's program sees crypto.dek null on its own MKEY; root's MKEYs are not there for it" {
 	cd "$BATS_TEST_TMPDIR"
 	pd=$("$RDMACTL" -j pd create | jq -r '.[0].handle')
 	mr=$("$RDMACTL" -j mr create "$pd" --size 4096 | jq -r '.[0].lkey')
-	dek=$(head -c 32 /dev/urandom | "$RDMACTL" -j dek create shown --size 128 --key-file - | jq -r '.[0].handle')
+	dek=$(head -c 32 /dev/urandom | "$RDMACTL" -j dek create shown --size 128 --key-file - --allow "$IN_USER" | jq -r '.[0].handle')
 	k=$("$RDMACTL" -j mkey create "$pd" --flags crypto --max-entries 4 | jq -r '.[0].handle')
 	echo '{"crypto":{"standard":"aes_xts","encrypt_on_tx":true,"data_unit_size":512}}' >c.json
 	"$RDMACTL" mkey configure "$k" --layout "$mr:0:512" --config c.json --dek "$dek" >/dev/null
 	run "$RDMACTL" -j mkey show "$k"
 	assert_equal "$(jq -c '.[0].config.crypto | [.dek, .dek_name, .keytag]' <<<"$output")" "[$dek,\"shown\",false]"
+	# Root's MKEY is not the member's to see.
 	run as "$IN_USER" "$RDMACTL" -j mkey show "$k"
-	assert_success
-	assert_equal "$(jq -c '.[0].config.crypto | [.dek, .dek_name, .keytag, .data_unit_size]' <<<"$output")" "[null,null,false,512]"
+	assert_failure 1
+	assert_output --partial '"error":"io.rdmad.Mkey.NoSuchObject"'
 	run as "$IN_USER" "$RDMACTL" -j mkey list
 	assert_success
-	assert_equal "$(jq -c ".[] | select(.handle == $k) | .config.crypto.dek" <<<"$output")" null
-	# Raw, as the interface says it.
-	run as "$IN_USER" sh -c 'printf "{\"method\":\"io.rdmad.Mkey.Show\",\"parameters\":{\"handle\":'"$k"'}}\0" | socat -t 2 - "UNIX-CONNECT:$RDMACTL_SOCKET" | tr "\0" "\n"'
-	assert_output --partial '"dek":null'
+	assert_equal "$(jq -c "[.[] | select(.handle == $k)]" <<<"$output")" '[]'
+	# The member's program, its MKEY configured with the DEK root lent it, by name.
+	cfg='{"crypto":{"standard":"aes_xts","encrypt_on_tx":true,"data_unit_size":512,"dek":"shown"}}'
+	run as "$IN_USER" /usr/bin/python3 "$TOP/tests/tools/varlink-app.py" "$RDMACTL_SOCKET" io.rdmad.Daemon.Attach \
+		io.rdmad.Pd.Create 'io.rdmad.Mr.Create={"pd":"$1.pd.handle","size":4096,"access":[]}' \
+		'io.rdmad.Mkey.Create={"pd":"$1.pd.handle","flags":["crypto"],"max_entries":4}' \
+		"io.rdmad.Mkey.Configure={\"handle\":\"\$3.mkey.handle\",\"layout\":[{\"mr\":\"\$2.mr.lkey\",\"offset\":0,\"length\":512}],\"config\":$cfg}" \
+		'io.rdmad.Mkey.Show={"handle":"$3.mkey.handle"}'
+	assert_success
+	assert_equal "$(jq -c 'select(.method == "io.rdmad.Mkey.Show") | .parameters.mkey.config.crypto | [.dek, .dek_name, .keytag, .data_unit_size]' <<<"$output")" "[null,null,false,512]"
 	"$RDMACTL" mkey destroy "$k"
 	"$RDMACTL" dek destroy shown
 	"$RDMACTL" mr destroy "$mr"

@@ -50,10 +50,15 @@ nobody() {
 	assert_equal "$stderr" "rdmactl: status: org.varlink.service.PermissionDenied: $needs (socket $D/io.rdmad)"
 }
 
-@test "changing refused: needs root" {
+@test "changing refused: needs root, or for a program's methods a program of group rdma" {
+	if [ "$("$RDMACTL" -j status | jq .read_group.exists)" = true ]; then
+		needs="needs root, or a program of group rdma attached to the daemon"
+	else
+		needs="needs root"
+	fi
 	run --separate-stderr nobody "$RDMACTL" pd create
 	assert_failure 1
-	assert_equal "$stderr" "rdmactl: pd create: org.varlink.service.PermissionDenied: needs root (socket $D/io.rdmad)"
+	assert_equal "$stderr" "rdmactl: pd create: org.varlink.service.PermissionDenied: $needs (socket $D/io.rdmad)"
 	# -j: the error document on stdout, the explanation on stderr.
 	run --separate-stderr nobody "$RDMACTL" -j daemon log-level debug
 	assert_failure 1
@@ -68,7 +73,7 @@ nobody() {
 		'{\"method\":\"io.rdmad.Daemon.GetAccess\",\"parameters\":{\"method\":\"io.rdmad.Pd.Nothing\"}}' |
 		socat -t 2 - UNIX-CONNECT:$D/io.rdmad | tr '\0' '\n'"
 	assert_success
-	assert_line --index 0 --regexp '^\{"parameters":\{"method":"io.rdmad.Pd.Create","needs":"root","read_group":\{"name":"rdma","exists":(true|false),"gid":([0-9]+|null)\}\}\}$'
+	assert_line --index 0 --regexp '^\{"parameters":\{"method":"io.rdmad.Pd.Create","needs":"attached","read_group":\{"name":"rdma","exists":(true|false),"gid":([0-9]+|null)\}\}\}$'
 	assert_line --index 1 --regexp '^\{"parameters":\{"method":"io.rdmad.Qp.List","needs":"read_group",'
 	assert_line --index 2 --regexp '^\{"parameters":\{"method":"io.rdmad.Dek.List","needs":"root",'
 	assert_line --index 3 '{"error":"org.varlink.service.MethodNotFound","parameters":{"method":"io.rdmad.Pd.Nothing"}}'

@@ -137,7 +137,7 @@ PY
 		gid=$(getent group rdma | cut -d: -f3)
 		[ "$(jq -c .read_group <<<"$json")" = "{\"name\":\"rdma\",\"exists\":true,\"gid\":$gid}" ]
 		run "$RDMACTL" status
-		assert_line --regexp "^ *read_group: rdma \(gid $gid\): its members may read; changes need root$"
+		assert_line --regexp "^ *read_group: rdma \(gid $gid\): its members may read and run programs \\(their own objects\\); other changes need root$"
 	else
 		[ "$(jq -c .read_group <<<"$json")" = '{"name":"rdma","exists":false,"gid":null}' ]
 		run "$RDMACTL" status

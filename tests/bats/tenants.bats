@@ -158,6 +158,7 @@ pingpong_pair() { # USER DIR: a ping-pong of two processes of USER through FIFOs
 	mkey=$(reply "$D/victim.out" io.rdmad.Mkey.Create | jq .mkey.handle)
 	[ -n "$pd" ] && [ -n "$mr" ] && [ -n "$cq" ] && [ -n "$qp" ] && [ -n "$mkey" ]
 
+	refused=$("$RDMACTL" -j status | jq .refused_not_owner)
 	# B's program, aiming at A's handles through every method a program uses.
 	run app "$B" \
 		"io.rdmad.Pd.Show={\"handle\":$pd}" "io.rdmad.Pd.Destroy={\"handle\":$pd}" \
@@ -180,6 +181,8 @@ pingpong_pair() { # USER DIR: a ping-pong of two processes of USER through FIFOs
 		assert_equal "$error" "${method%.*}.NoSuchObject"
 	done <<<"$output"
 	[ "$(wc -l <<<"$output")" -eq 22 ]
+	# Every one of them counted as a refusal.
+	assert_equal "$(( $("$RDMACTL" -j status | jq .refused_not_owner) - refused ))" 22
 
 	# B's rdmactl (no program) lists none of A's objects; A's own rdmactl sees them; root all.
 	for kind in pd mr cq qp mkey; do
@@ -211,7 +214,7 @@ pingpong_pair() { # USER DIR: a ping-pong of two processes of USER through FIFOs
 	uid_b=$(id -u "$B")
 	run "$RDMACTL" -j status
 	assert_equal "$(jq -c "[.tenants[] | .uid] | sort" <<<"$output")" "$(jq -cn "[$uid_a, $uid_b] | sort")"
-	assert_equal "$(jq -c ".tenants[] | select(.uid == $uid_a) | [.applications, .objects.pds, .objects.mrs, .objects.registered_bytes, .limits.pds, .limits.registered_bytes]" <<<"$output")" \
+	assert_equal "$(jq -c ".tenants[] | select(.uid == $uid_a) | [.programs, .objects.pds, .objects.mrs, .objects.registered_bytes, .limits.pds, .limits.registered_bytes]" <<<"$output")" \
 		"[1,1,1,8192,3,null]"
 	run as "$B" "$RDMACTL" -j status
 	assert_success

@@ -180,7 +180,9 @@ def main():
             # The read methods are those the daemon lets its read group call
             # (Subscribe streams: its events are read below).
             access = vl.call("io.rdmad.Daemon.GetAccess", method=f"{iface}.{method}")
-            if access["needs"] != "read_group" or name == "Monitor.Subscribe":
+            # Attach is open to the group but makes this connection a program's,
+            # which then sees its own objects only.
+            if access["needs"] != "read_group" or name in ("Monitor.Subscribe", "Daemon.Attach"):
                 continue
             try:
                 reply = vl.call(f"{iface}.{method}", **args.get(name, {}))
