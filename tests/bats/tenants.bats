@@ -281,7 +281,7 @@ pingpong_pair() { # USER DIR: a ping-pong of two processes of USER through FIFOs
 @test "monitor: a tenant hears of its own objects and programs, not of another's or root's" {
 	uid_b=$(id -u "$B")
 	out="$BATS_TEST_TMPDIR/mon-b"
-	as "$B" "$RDMACTL" -j monitor --type object_created,object_destroyed,application_attached >"$out" 2>&1 3>&- &
+	as "$B" "$RDMACTL" -j monitor --type object_created --type object_destroyed --type application_attached >"$out" 2>&1 3>&- &
 	echo $! >"$out.pid"
 	for i in $(seq 1 100); do grep -q subscribed "$out" && break; sleep 0.05; done
 	app "$A" io.rdmad.Pd.Create >/dev/null
