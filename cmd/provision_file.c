@@ -16,17 +16,6 @@
 /* Deeper than any valid file (top, devices, device, list, item, member). */
 #define JSON_DEPTH_MAX 8
 
-int prov_fail(struct prov_error *err, const char *path, const char *fmt, ...)
-{
-	va_list ap;
-
-	snprintf(err->path, sizeof(err->path), "%s", path);
-	va_start(ap, fmt);
-	vsnprintf(err->reason, sizeof(err->reason), fmt, ap);
-	va_end(ap);
-	return -EINVAL;
-}
-
 void prov_config_free(struct prov_config *c)
 {
 	for (unsigned i = 0; i < c->n_devices; i++) {

@@ -2,6 +2,7 @@
 /* Registers the io.rdmad.* interfaces and decides who may change state. */
 #include "daemon/api/api.h"
 #include "daemon/api/application.h"
+#include "daemon/api/async_events.h"
 #include "daemon/api/dispatch.h"
 #include "lib/log.h"
 #include "daemon/api/idl-table.h"
@@ -33,6 +34,8 @@ static const struct {
 static const api_close_fn close_handlers[] = {
 	api_mkey_connection_closed,
 	api_pool_connection_closed,
+	/* Its event channel goes before its objects, whose going it would carry. */
+	api_async_events_connection_closed,
 	/* After the pool's: its borrowed MKEYs are back before its objects go. */
 	api_application_connection_closed,
 };

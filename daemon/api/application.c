@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Applications: attached connections, what they own, and what rdmad reclaims when they go. */
 #include "daemon/api/application.h"
-#include "daemon/api/async_events.h"
 #include "daemon/api/vocab.h"
 #include "daemon/api/api.h"
 #include "daemon/api/dispatch.h"
@@ -373,7 +372,6 @@ void api_application_connection_closed(struct varlink_connection *conn, struct m
 	if (!a)
 		return;
 	*slot = a->next;
-	api_async_events_application_gone(conn);
 	for (unsigned d = 0; d < m->n_devices; d++)
 		reclaim_device(m->devices[d], a, reclaimed);
 	log_info("application pid %d (%s) went away: reclaimed %u QPs, %u AHs, %u MKEYs, %u MRs, "

@@ -247,7 +247,7 @@ int api_async_events_open(struct varlink_call *call, struct json_object *params,
 	return varlink_call_reply(call, reply);
 }
 
-void api_async_events_application_gone(struct varlink_connection *conn)
+void api_async_events_connection_closed(struct varlink_connection *conn, struct manager *m)
 {
 	channel_close(conn);
 }

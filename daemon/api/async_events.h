@@ -14,5 +14,5 @@
 
 /* io.rdmad.Daemon.OpenAsyncEvents (registered in daemon.c). */
 int api_async_events_open(struct varlink_call *call, struct json_object *params, void *userdata);
-/* The application of conn went (application.c): its channel goes with it. */
-void api_async_events_application_gone(struct varlink_connection *conn);
+/* The close hook's part (api.c): the channel of conn's application goes with it. */
+void api_async_events_connection_closed(struct varlink_connection *conn, struct manager *m);
