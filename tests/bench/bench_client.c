@@ -19,6 +19,7 @@
 #include "tests/bench/lib/verbs.h"
 
 #include <grp.h>
+#include <limits.h>
 #include <json-c/json.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -123,8 +124,10 @@ static double engine_gbs(void)
 
 /*
  * How the perftest runs: as a tenant of the device does (user nobody, its
- * supplementary group rdma, its RLIMIT_MEMLOCK out of the way) when the bench
- * runs as root and group rdma exists; else as the bench's own user.
+ * supplementary group rdma) when the bench runs as root and group rdma
+ * exists; else as the bench's own user.  A tenant's registered bytes are
+ * held to max_registered_bytes_per_uid (run()), not to an RLIMIT_MEMLOCK
+ * that a machine may not let root raise.
  */
 static char as_tenant[128];
 
@@ -134,7 +137,7 @@ static void tenant_init(void)
 
 	if (geteuid() == 0 && g)
 		snprintf(as_tenant, sizeof(as_tenant),
-			 "prlimit --memlock=unlimited setpriv --reuid=65534 --regid=65534 --groups=%u ",
+			 "setpriv --reuid=65534 --regid=65534 --groups=%u ",
 			 (unsigned)g->gr_gid);
 	printf("# the two processes run as %s\n", as_tenant[0] ? "uid 65534 of group rdma (a tenant)" :
 	       geteuid() == 0 ? "root (group rdma does not exist)" : "the bench's user");
@@ -188,9 +191,21 @@ static void run(const int *cpus, unsigned n_cpus, unsigned workers, double mc4k,
 			 cpus[n_cpus - 1 - i]);
 	if (bench_rdmad_start_on(&d, bench_rdmad_parent(), list) < 0)
 		exit(1);
-	/* The tenant reaches the socket, and may configure MKEYs with the bench's DEK. */
-	if (as_tenant[0] && (chmod(d.dir, 0755) < 0 || chmod(d.socket, 0666) < 0))
-		bench_die("chmod", NULL);
+	/*
+	 * The tenant reaches the socket, registers what the runs need, and may
+	 * configure MKEYs with the bench's DEK (below).
+	 */
+	if (as_tenant[0]) {
+		char conf[PATH_MAX + 16];
+		FILE *f;
+
+		snprintf(conf, sizeof(conf), "%s/rdmad.conf", d.dir);
+		f = fopen(conf, "w");
+		if (!f || fputs("max_registered_bytes_per_uid = 4294967296\n", f) < 0 || fclose(f) != 0 ||
+		    chmod(d.dir, 0755) < 0 || chmod(d.socket, 0666) < 0)
+			bench_die("tenant setup", NULL);
+		call(d.socket, "io.rdmad.Daemon.Reload", "{}");
+	}
 	char dek[384];
 
 	snprintf(dek, sizeof(dek), "{\"name\":\"" DEK_NAME "\",\"size\":256,\"key\":\"%s\"%s}",
