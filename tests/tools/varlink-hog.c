@@ -99,18 +99,15 @@ static bool answered(int fd)
 	return true;
 }
 
-static int do_connect(const char *path, unsigned n, double seconds)
+/*
+ * Says "WORD COUNT", keeps the n connections for seconds, then says how many
+ * the server left open ("open N") and closes them.
+ */
+static void hold_then_count(const char *word, unsigned count, int *fds, unsigned n, double seconds)
 {
-	int *fds = calloc(n, sizeof(int));
-	unsigned ok = 0, open = 0;
+	unsigned open = 0;
 
-	if (!fds)
-		return 2;
-	for (unsigned i = 0; i < n; i++) {
-		fds[i] = connect_to(path);
-		ok += answered(fds[i]);
-	}
-	printf("answered %u\n", ok);
+	printf("%s %u\n", word, count);
 	fflush(stdout);
 	usleep((useconds_t)(seconds * 1e6));
 	for (unsigned i = 0; i < n; i++) {
@@ -118,6 +115,20 @@ static int do_connect(const char *path, unsigned n, double seconds)
 		close(fds[i]);
 	}
 	printf("open %u\n", open);
+}
+
+static int do_connect(const char *path, unsigned n, double seconds)
+{
+	int *fds = calloc(n, sizeof(int));
+	unsigned ok = 0;
+
+	if (!fds)
+		return 2;
+	for (unsigned i = 0; i < n; i++) {
+		fds[i] = connect_to(path);
+		ok += answered(fds[i]);
+	}
+	hold_then_count("answered", ok, fds, n, seconds);
 	free(fds);
 	return 0;
 }
@@ -189,20 +200,13 @@ static int do_hold(const char *path, unsigned n, double seconds, size_t bytes)
 {
 	char *msg = unfinished_message(bytes);
 	int *fds = calloc(n, sizeof(int));
-	unsigned held = 0, open = 0;
+	unsigned held = 0;
 
 	if (!msg || !fds)
 		return 2;
 	for (unsigned i = 0; i < n; i++)
 		held += held_after(path, msg, bytes, &fds[i]);
-	printf("held %u\n", held);
-	fflush(stdout);
-	usleep((useconds_t)(seconds * 1e6));
-	for (unsigned i = 0; i < n; i++) {
-		open += !hung_up(fds[i], 0);
-		close(fds[i]);
-	}
-	printf("open %u\n", open);
+	hold_then_count("held", held, fds, n, seconds);
 	free(fds);
 	free(msg);
 	return 0;
