@@ -204,11 +204,12 @@ bool secret_pool_owns(const void *p)
 
 void secret_pool_free(void *p)
 {
-	struct head *h = (struct head *)p - 1;
+	struct head *h;
 	struct region *r;
 
 	if (!p)
 		return;
+	h = (struct head *)p - 1;
 	explicit_bzero(p, h->span - sizeof(*h));
 	pthread_mutex_lock(&lock);
 	if (h->class != LARGE) {
