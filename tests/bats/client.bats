@@ -16,6 +16,11 @@ setup() {
 	cd "$BATS_TEST_TMPDIR"
 }
 
+# A test that failed before its victim program went leaves none behind.
+teardown() {
+	[ ! -e "$BATS_TEST_TMPDIR/victim.pid" ] || kill -9 "$(cat "$BATS_TEST_TMPDIR/victim.pid")" 2>/dev/null || true
+}
+
 # counts: how many objects of each kind, and the pool's counters that must come back.
 counts() {
 	local k
@@ -184,9 +189,10 @@ holding() {
 
 # start_victim: rdmad-tenant victim in the background, its facts in VICTIM_A, VICTIM_B, RKEY, ADDR, VICTIM_PD.
 start_victim() {
-	"$BUILD/tools/rdmad-tenant" victim >victim.out 2>victim.err &
+	"$BUILD/tools/rdmad-tenant" victim >victim.out 2>victim.err 3>&- &
 	victim=$!
-	for i in $(seq 1 100); do
+	echo "$victim" >"$BATS_TEST_TMPDIR/victim.pid"
+	for i in $(seq 1 200); do
 		grep -q '^qpn' victim.out && break
 		sleep 0.05
 	done
