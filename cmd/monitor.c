@@ -11,7 +11,7 @@
 
 static const char *const event_types[] = {
 	"object_created", "object_destroyed", "qp_state", "sq_drained", "sig_error",
-	"wr_canceled", "recovery", "vnic_state", "vnic_mac_table", "vnic_trap",
+	"wr_canceled", "recovery", "cq_error", "vnic_state", "vnic_mac_table", "vnic_trap",
 	"application_attached", "application_detached", NULL,
 };
 

@@ -109,24 +109,31 @@ unsigned dp_cq_poll(struct dp_cq *cq, struct dp_cqe *out, unsigned max)
 	return n;
 }
 
-bool dp_cq_push(struct dp_cq *cq, unsigned lane, const struct dp_cqe *e)
+/* Whether the CQ has room for one more entry in lane, which is then taken. */
+static bool take_room(struct dp_cq *cq, unsigned lane)
 {
-	if (cq->ring) {
-		/* The application's consumer index, bounded by dp_queue_room: never trusted further. */
-		if (!dp_queue_room(&cq->lanes[lane]))
-			return false;
-		*(struct dp_cqe *)dp_queue_slot(&cq->lanes[lane], dp_queue_prod(&cq->lanes[lane])) = *e;
-		dp_queue_publish(&cq->lanes[lane], 1);
-		return true;
-	}
+	/* A ring CQ: the application's consumer index, bounded by dp_queue_room: never trusted further. */
+	if (cq->ring)
+		return dp_queue_room(&cq->lanes[lane]) != 0;
 	if (atomic_fetch_add_explicit(&cq->used, 1, memory_order_acq_rel) >= cq->capacity) {
 		atomic_fetch_sub_explicit(&cq->used, 1, memory_order_relaxed);
 		return false;
 	}
 	/* The lane holds the CQ's capacity, and used bounds all lanes together. */
+	return true;
+}
+
+enum dp_cq_push_result dp_cq_push(struct dp_cq *cq, unsigned lane, const struct dp_cqe *e)
+{
+	if (atomic_load_explicit(&cq->error, memory_order_relaxed))
+		return DP_CQ_IN_ERROR;
+	if (!take_room(cq, lane))
+		/* Workers of several lanes may overflow it at once: one of them tells. */
+		return atomic_exchange_explicit(&cq->error, true, memory_order_relaxed) ?
+		       DP_CQ_IN_ERROR : DP_CQ_OVERFLOWED;
 	*(struct dp_cqe *)dp_queue_slot(&cq->lanes[lane], dp_queue_prod(&cq->lanes[lane])) = *e;
 	dp_queue_publish(&cq->lanes[lane], 1);
-	return true;
+	return DP_CQ_PUSHED;
 }
 
 void dp_cq_ring_notify(struct dp_cq *cq, bool solicited)

@@ -47,6 +47,8 @@ struct dp_cq {
 	_Atomic bool wanted;      /* someone waits for the next entry: workers tell the driver */
 	_Atomic bool armed;       /* REQ_NOTIFY_CQ: workers tell the driver of each entry */
 	_Atomic uint32_t refs;    /* the driver's CQ, and each QP context that completes into it */
+	/* Overflowed once: in error for good, every push fails (dp_cq_push). */
+	_Atomic bool error;
 	/* Rings: the lanes are in mem, an application consumes them (NULL: the driver polls). */
 	struct dp_cq_ring_ctl *ring;
 	int notify_fd;            /* rings: an eventfd the application's completion channel reads */
@@ -74,12 +76,20 @@ void dp_cq_put(struct dp_cq *cq);
 /* Poller: takes up to max entries, each QP's in order, the lanes in turn. */
 unsigned dp_cq_poll(struct dp_cq *cq, struct dp_cqe *out, unsigned max);
 
+enum dp_cq_push_result {
+	DP_CQ_PUSHED,
+	DP_CQ_OVERFLOWED,         /* full: this push put the CQ in error (tell the driver, once) */
+	DP_CQ_IN_ERROR,           /* in error since an earlier overflow: nothing is written */
+};
+
 /*
- * Worker lane: writes e; false when the CQ is full (an overflow, which is the
- * completing QP's fatal error).  A ring CQ is full when the lane is: its
- * application's count of what it polled is its own.
+ * Worker lane: writes e, or the CQ is full (an overflow, which is the
+ * completing QP's fatal error and the CQ's: a CQ that overflowed stays in
+ * error, as an IBA CQ overrun leaves it, and takes no entry again, even once
+ * polled).  A ring CQ is full when the lane is: its application's count of
+ * what it polled is its own.
  */
-bool dp_cq_push(struct dp_cq *cq, unsigned lane, const struct dp_cqe *e);
+enum dp_cq_push_result dp_cq_push(struct dp_cq *cq, unsigned lane, const struct dp_cqe *e);
 
 /* Worker, after a push to a ring CQ: tells the application if it armed the CQ for this entry. */
 void dp_cq_ring_notify(struct dp_cq *cq, bool solicited);

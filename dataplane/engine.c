@@ -41,6 +41,21 @@ static void tell_stopped(struct dp_worker *w, struct dp_qp *q)
 	q->stop_pending = !tell(w, q, DP_EVENT_QP_STOPPED, q->stopped_at_ns);
 }
 
+/* cq is one of q's, which holds it (dp_cq_get) while the event may still be retried. */
+static void tell_cq_error(struct dp_worker *w, struct dp_qp *q, struct dp_cq *cq)
+{
+	struct dp_event ev = {
+		.type = DP_EVENT_CQ_ERROR, .object = cq->cqn, .ptr = cq,
+		.cookie = (uint64_t)(uintptr_t)q->nic,
+	};
+	uint8_t which = cq == q->send_cq ? 1 : 2;
+
+	if (dp_worker_emit(w, &ev))
+		q->cq_error_pending &= (uint8_t)~which;
+	else
+		q->cq_error_pending |= which;
+}
+
 void dp_tell_invalidated(struct dp_worker *w, struct dp_nic *nic, uint32_t key)
 {
 	struct dp_event ev = {
@@ -63,6 +78,10 @@ void dp_tell_configured(struct dp_worker *w, struct dp_nic *nic, uint32_t key)
 
 void dp_tell_pending(struct dp_worker *w, struct dp_qp *q)
 {
+	if (q->cq_error_pending & 1)
+		tell_cq_error(w, q, q->send_cq);
+	if (q->cq_error_pending & 2)
+		tell_cq_error(w, q, q->recv_cq);
 	if (q->error_pending)
 		tell_error(w, q);
 	if (q->stop_pending)
@@ -100,7 +119,14 @@ void dp_stop_in_sqd(struct dp_worker *w, struct dp_qp *q, uint64_t found_at_ns)
 void dp_complete(struct dp_worker *w, struct dp_qp *q, struct dp_cq *cq, const struct dp_cqe *e,
 		 bool solicited)
 {
-	if (!dp_cq_push(cq, w->index, e)) {
+	switch (dp_cq_push(cq, w->index, e)) {
+	case DP_CQ_PUSHED:
+		break;
+	case DP_CQ_OVERFLOWED:
+		/* The CQ's event first: it is the cause of the QP's. */
+		tell_cq_error(w, q, cq);
+		/* fall through */
+	case DP_CQ_IN_ERROR:
 		DP_COUNT(w, q, cq_overflows, 1);
 		dp_enter_error(w, q);
 		return;

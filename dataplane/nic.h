@@ -37,6 +37,11 @@ enum dp_nic_event {
 	DP_EVENT_KEY_INVALIDATED,
 	/* A configure WR published an MKEY's new context: object the key. */
 	DP_EVENT_KEY_CONFIGURED,
+	/*
+	 * A completion overflowed the CQ, which is in error from now on: object
+	 * its cqn, ptr the dp_cq.  Once per CQ, before the completing QP's QP_ERROR.
+	 */
+	DP_EVENT_CQ_ERROR,
 	DP_EVENT_TYPES,
 };
 

@@ -256,6 +256,7 @@ static void on_release(struct dp_worker *w, void *arg)
 	q->rnr_active = false;
 	q->error_pending = false;
 	q->stop_pending = false;
+	q->cq_error_pending = 0;
 }
 
 void dp_qp_release(struct dp_qp *q)

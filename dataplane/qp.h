@@ -154,6 +154,8 @@ struct dp_qp {
 	uint32_t access_flags, dest_qpn, rnr_retry, min_rnr_timer, max_dest_rd_atomic, qkey;
 	bool error_pending;               /* went to ERR; the driver has not been told yet */
 	bool stop_pending;                /* stopped in SQD; the driver has not been told yet */
+	/* Its completion overflowed its send CQ (bit 0), recv CQ (bit 1); not told yet. */
+	uint8_t cq_error_pending;
 	uint64_t stopped_at_ns;           /* when the signature error that stopped it was found */
 	_Atomic uint32_t stops;           /* times a signature error stopped the SQ in SQD */
 	/* Requester: the next SQ index to send (from the consumer index on: in flight or done). */

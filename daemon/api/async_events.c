@@ -86,6 +86,10 @@ static bool translate(const struct rdma_event *ev, struct rdmad_async_ring_entry
 	case RDMA_EVENT_SQ_DRAINED:
 		e->event_type = RDMAD_EVENT_SQ_DRAINED;
 		return ev->kind == RDMA_OBJ_QP;
+	case RDMA_EVENT_CQ_ERROR:
+		/* 0, as IBV_EVENT_CQ_ERR: an entry is told by the queue's index, never by its type. */
+		e->event_type = RDMAD_EVENT_CQ_ERR;
+		return ev->kind == RDMA_OBJ_CQ;
 	case RDMA_EVENT_QP_STATE:
 		/* A MODIFY_QP to ERR is the application's own doing: no event, as with ibverbs. */
 		e->event_type = RDMAD_EVENT_QP_FATAL;

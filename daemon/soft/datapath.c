@@ -370,6 +370,16 @@ static struct rdma_datapath *event_datapath(const struct dp_event *ev)
 	return (struct rdma_datapath *)((struct dp_nic *)(uintptr_t)ev->cookie)->owner;
 }
 
+/* The CQ an event names by number and entries, or NULL: it may be gone, its number another's. */
+static struct rdma_cq *cq_of(struct rdma_device *dev, const struct dp_event *ev)
+{
+	struct rdma_object *obj = object_table_find(&dev->tables[RDMA_OBJ_CQ], ev->object);
+	struct rdma_cq *cq = obj ? rdma_cq(obj) : NULL;
+
+	/* Its entries are only compared, never reached, from here. */
+	return cq && (void *)cq->ring == ev->ptr ? cq : NULL;
+}
+
 void rdma_datapath_reports(struct rdma_device *dev)
 {
 	struct dp_report *r = dev->datapath ? dp_nic_take_reports(&dev->datapath->nic) : NULL;
@@ -421,16 +431,25 @@ static void on_qp_error(struct dp_worker *w, const struct dp_event *ev, void *us
 static void on_cq_entry(struct dp_worker *w, const struct dp_event *ev, void *userdata)
 {
 	struct rdma_datapath *dp = event_datapath(ev);
-	struct rdma_object *obj = object_table_find(&dp->dev->tables[RDMA_OBJ_CQ], ev->object);
-	struct rdma_cq *cq = obj ? rdma_cq(obj) : NULL;
+	struct rdma_cq *cq = cq_of(dp->dev, ev);
 
 	(void)w;
 	(void)userdata;
-	/* The CQ may be gone; its entries are only compared, never reached, from here. */
-	if (cq && (void *)cq->ring == ev->ptr)
+	if (cq)
 		rdma_cq_entry_event(dp->dev, cq, ev->value != 0);
 	if (dp->cq_hook)
 		dp->cq_hook(dp->dev, dp->cq_hook_data);
+}
+
+static void on_cq_error(struct dp_worker *w, const struct dp_event *ev, void *userdata)
+{
+	struct rdma_datapath *dp = event_datapath(ev);
+	struct rdma_cq *cq = cq_of(dp->dev, ev);
+
+	(void)w;
+	(void)userdata;
+	if (cq)
+		rdma_cq_async_error(dp->dev, cq);
 }
 
 static void on_key_invalidated(struct dp_worker *w, const struct dp_event *ev, void *userdata)
@@ -506,6 +525,7 @@ int rdma_datapath_start(struct rdma_device *dev, struct worker_set *ws)
 	(void)worker_set_on_event(ws, DP_EVENT_QP_STOPPED, on_qp_stopped, NULL);
 	(void)worker_set_on_event(ws, DP_EVENT_KEY_INVALIDATED, on_key_invalidated, NULL);
 	(void)worker_set_on_event(ws, DP_EVENT_KEY_CONFIGURED, on_key_configured, NULL);
+	(void)worker_set_on_event(ws, DP_EVENT_CQ_ERROR, on_cq_error, NULL);
 	dev->datapath = dp;
 	return 0;
 }

@@ -90,6 +90,16 @@ void rdma_cq_entry_event(struct rdma_device *dev, struct rdma_cq *cq, bool solic
 	rdma_device_cq_set_armed(dev, cq->ring, cq->armed != 0);
 }
 
+void rdma_cq_async_error(struct rdma_device *dev, struct rdma_cq *cq)
+{
+	if (cq->error)
+		return;
+	cq->error = true;
+	rdma_device_post_event(dev, &(struct rdma_event){
+		.type = RDMA_EVENT_CQ_ERROR, .kind = RDMA_OBJ_CQ, .handle = cq->obj.handle,
+	});
+}
+
 const char *rdma_cq_armed_name(const struct rdma_cq *cq)
 {
 	if (cq->armed & RDMA_CQ_NOTIFY_NEXT)

@@ -28,6 +28,7 @@ struct rdma_cq {
 	uint64_t events;          /* completion events raised */
 	struct rdma_cq_ring *ring;
 	bool rings;               /* its application polls it through shared memory, not rdmad */
+	bool error;               /* a completion overflowed it: it takes none again (CQ_ERR) */
 };
 
 static inline struct rdma_cq *rdma_cq(struct rdma_object *obj)
@@ -66,6 +67,9 @@ int rdma_cq_req_notify(struct rdma_device *dev, struct rdma_cq *cq, uint32_t fla
 bool rdma_cq_completion_event(struct rdma_cq *cq, bool solicited);
 /* The device wrote an entry into an armed or waited-on CQ: its event, if it fires. */
 void rdma_cq_entry_event(struct rdma_device *dev, struct rdma_cq *cq, bool solicited);
+
+/* The data path overflowed the CQ, in error from now on: its event, once. */
+void rdma_cq_async_error(struct rdma_device *dev, struct rdma_cq *cq);
 
 /* "none", "solicited" or "next": what the CQ is armed for. */
 const char *rdma_cq_armed_name(const struct rdma_cq *cq);

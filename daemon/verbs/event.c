@@ -15,6 +15,7 @@ const char *rdma_event_type_name(enum rdma_event_type type)
 		[RDMA_EVENT_SIG_ERROR] = "sig_error",
 		[RDMA_EVENT_WR_CANCELED] = "wr_canceled",
 		[RDMA_EVENT_RECOVERY] = "recovery",
+		[RDMA_EVENT_CQ_ERROR] = "cq_error",
 		[RDMA_EVENT_VNIC_STATE] = "vnic_state",
 		[RDMA_EVENT_VNIC_MAC_TABLE] = "vnic_mac_table",
 		[RDMA_EVENT_VNIC_TRAP] = "vnic_trap",

@@ -19,6 +19,8 @@ enum rdma_event_type {
 	RDMA_EVENT_SIG_ERROR,         /* on an MKEY: sig[] = type, expected, actual, offset */
 	RDMA_EVENT_WR_CANCELED,       /* count WRs with wr_id became NOPs */
 	RDMA_EVENT_RECOVERY,          /* a QP was taken from SQD back to RTS */
+	RDMA_EVENT_CQ_ERROR,          /* IBV_EVENT_CQ_ERR: a completion overflowed the CQ */
+	/* From here on the device's own events, not an object's (the monitor shows them to all). */
 	/* A VNIC port's oper_state or passing changed: old/new_state (enum vnic_event_state). */
 	RDMA_EVENT_VNIC_STATE,
 	/* The manager wrote a VNIC port's MAC table: count entries from offset, digest. */

@@ -378,7 +378,7 @@ struct rdmad_dek_attr {
  * ibverbs, and soft0 has nothing that raises them.
  */
 enum rdmad_event_type {
-	RDMAD_EVENT_CQ_ERR = 0,
+	RDMAD_EVENT_CQ_ERR = 0,            /* * a completion overflowed the CQ, in error from now on */
 	RDMAD_EVENT_QP_FATAL = 1,          /* * the data path moved the QP to ERR */
 	RDMAD_EVENT_QP_REQ_ERR = 2,
 	RDMAD_EVENT_QP_ACCESS_ERR = 3,

@@ -229,7 +229,9 @@ io.rdmad.Monitor.Subscribe rdma
 # TYPE:KIND for the events about one kind of object): rdma (root's and group
 # rdma's subscriptions) or root.  A member's subscription carries the events
 # of the device and of its own uid's objects and programs: the QP events
-# marked root are of root's QPs here.  Every type of the Event type, no more.
+# marked root are of root's QPs here, cq_error of root's CQ (a member's own CQ
+# would reach it, as its QPs' events do: the scenario's member programs do
+# not overflow theirs).  Every type of the Event type, no more.
 EVENTS='
 subscribed rdma
 object_created rdma
@@ -241,6 +243,7 @@ sq_drained root
 sig_error root
 wr_canceled root
 recovery root
+cq_error root
 vnic_state rdma
 vnic_mac_table rdma
 vnic_trap rdma
@@ -369,6 +372,19 @@ seen() {
 	"$RDMACTL" qp cancel "$A" --wrid 7 >/dev/null
 	"$RDMACTL" qp recover "$A" >/dev/null
 	"$RDMACTL" qp destroy "$B"
+	# A CQ of one entry overflowed by two signaled WRITEs: in error.
+	CO=$(new_cq 1)
+	X=$(new_qp "$CO")
+	Y=$(new_qp "$CA")
+	connect "$X" "$Y"
+	connect "$Y" "$X"
+	for id in 1 2; do
+		"$RDMACTL" qp post "$X" write --sge "$MEM:0:4" --remote "$PEER:0" --wrid "$id" --signaled
+	done
+	for i in $(seq 1 100); do
+		grep -q '"cq_error"' "$E/root" && break
+		sleep 0.05
+	done
 	# Two programs of the member attach through librdmad, transfer and go away.
 	as "$IN_USER" "$BUILD/examples/rdmad_perftest" -s "$RDMACTL_SOCKET" -t write -z 64 -n 10 >/dev/null
 	# The Ethernet Manager makes VNIC port 0, writes its MAC table; the host sets it up (a trap).

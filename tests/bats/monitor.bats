@@ -2,8 +2,10 @@
 # io.rdmad.Monitor and rdmactl monitor: events stream as they happen.
 
 load helper
+load qp-helper
 
-setup_file() { rdmad_start; }
+# PD 1 and GID 0 for the QPs that move data.
+setup_file() { datapath_start; }
 teardown_file() { rdmad_stop; }
 setup() { load_libs; }
 
@@ -42,6 +44,50 @@ setup() { load_libs; }
 	assert_line --index 0 --regexp '^[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3} subscribed:$'
 	assert_line --index 1 --regexp "^[0-9:.]+ qp_state qp $qp: ifname soft0 ifindex 0 old_state RESET new_state INIT$"
 	assert_line --index 2 --regexp "^[0-9:.]+ qp_state qp $qp: ifname soft0 ifindex 0 old_state INIT new_state ERR$"
+}
+
+@test "a CQ that overflows: monitor --type cq_error shows it once; the CQ stays in error" {
+	out=$BATS_TEST_TMPDIR/events
+	monitor_start "$out" -j monitor --type cq_error
+	text=$BATS_TEST_TMPDIR/text
+	monitor_start "$text" monitor --type cq_error
+	M=$(new_mr 1 4096 local_write,remote_write,remote_read)
+	CA=$(new_cq 1)
+	CB=$(new_cq)
+	A=$(new_qp "$CA")
+	B=$(new_qp "$CB")
+	connect "$A" "$B"
+	connect "$B" "$A"
+	# Three signaled WRITEs into a CQ of one entry, none polled.
+	for id in 1 2 3; do
+		"$RDMACTL" qp post "$A" write --sge "$M:0:4" --remote "$M:8" --wrid "$id" --signaled
+	done
+	wait_for_lines "$out" 2
+	[ "$(qp_field "$A" state)" = ERR ]
+	[ "$(qp_field "$A" datapath.cq_overflows)" = 2 ]
+	run wc_fields "$("$RDMACTL" -j cq poll "$CA")"
+	assert_output "1 success rdma_write 4 0 $A 0 "
+	# Polled, it has room, yet takes no completion: another QP's is lost, that QP goes to ERR.
+	C=$(new_qp "$CA")
+	D=$(new_qp "$CB")
+	connect "$C" "$D"
+	connect "$D" "$C"
+	"$RDMACTL" qp post "$C" write --sge "$M:0:4" --remote "$M:8" --wrid 9 --signaled
+	for i in $(seq 1 50); do
+		[ "$(qp_field "$C" state)" = ERR ] && break
+		sleep 0.05
+	done
+	[ "$(qp_field "$C" state)" = ERR ]
+	[ "$("$RDMACTL" -j cq poll "$CA")" = "[]" ]
+	[ "$(qp_field "$C" datapath.cq_overflows)" = 1 ]
+	monitor_stop "$out"
+	monitor_stop "$text"
+	# Once, for the CQ; the QPs' own events are qp_state ones.
+	run jq -c 'select(.type != "subscribed") | [.type, .ifname, .kind, .handle]' "$out"
+	assert_output "[\"cq_error\",\"soft0\",\"cq\",$CA]"
+	run cat "$text"
+	assert_equal "${#lines[@]}" 2
+	assert_line --index 1 --regexp "^[0-9:.]+ cq_error cq $CA: ifname soft0 ifindex 0$"
 }
 
 @test "an unknown event type is a usage error; raw Subscribe without more is ExpectedMore" {

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Asynchronous events (rdmad_get_async_event): each type rdmad delivers
- * arrives naming the program's own object, never another program's, the
+ * (SQ drained, QP fatal, CQ error, GID change) arrives naming the program's
+ * own object, never another program's, the
  * fd polls readable while one waits, and events a full ring could not take
  * are counted.
  */
@@ -129,6 +130,58 @@ static void test_qp_fatal_names_both_qps_not_a_modify(void **state)
 	}
 	assert_true(a && b);
 	assert_no_event(l.ctx);
+	rdmad_close(l.ctx);
+}
+
+static void test_cq_overflow_names_the_cq_then_the_qp(void **state)
+{
+	struct loop l = { 0 }, small;
+	struct rdmad_context *other = harness_open();
+	struct rdmad_sge s;
+	struct rdmad_send_wr wr = { .opcode = RDMAD_WR_RDMA_WRITE, .sg_list = &s, .num_sge = 1,
+				    .send_flags = RDMAD_SEND_SIGNALED };
+	struct rdmad_async_event ev;
+	struct rdmad_qp *x, *y;
+	struct rdmad_wc wc;
+	uint64_t polled = 0;
+
+	loop_open(&l);
+	set_nonblocking(rdmad_async_fd(l.ctx));
+	set_nonblocking(rdmad_async_fd(other));
+	/* x completes into a CQ of 2 entries; y, its peer, into the loop's. */
+	small = l;
+	small.cq = rdmad_create_cq(l.ctx, 2);
+	assert_non_null(small.cq);
+	x = loop_new_qp(&small, RDMAD_QPT_RC);
+	y = loop_new_qp(&l, RDMAD_QPT_RC);
+	loop_to_rts(x, y->qp_num);
+	loop_to_rts(y, x->qp_num);
+	/* Eight signaled WRITEs, none polled: more than the CQ holds. */
+	s = loop_sge(&l, 0, 8);
+	wr.wr.rdma.remote_addr = (uintptr_t)(l.buf + 8192);
+	wr.wr.rdma.rkey = l.mr->rkey;
+	for (wr.wr_id = 1; wr.wr_id <= 8; wr.wr_id++)
+		assert_int_equal(rdmad_post_send(x, &wr, NULL), 0);
+	/* The CQ's error first (it is the cause), then the QP that completed into it. */
+	ev = next_event(l.ctx);
+	assert_int_equal(ev.event_type, RDMAD_EVENT_CQ_ERR);
+	assert_ptr_equal(ev.element.cq, small.cq);
+	ev = next_event(l.ctx);
+	assert_int_equal(ev.event_type, RDMAD_EVENT_QP_FATAL);
+	assert_ptr_equal(ev.element.qp, x);
+	/* Once: the completions lost after the first, flushes included, raise nothing more. */
+	assert_false(readable(rdmad_async_fd(l.ctx), 200));
+	assert_no_event(l.ctx);
+	/* The completions that fitted are there, in order, all successful; the rest are lost. */
+	while (rdmad_poll_cq(small.cq, 1, &wc) == 1) {
+		assert_int_equal(wc.wr_id, ++polled);
+		assert_int_equal(wc.status, RDMAD_WC_SUCCESS);
+	}
+	assert_true(polled >= 2 && polled < 8);
+	/* Another program hears nothing of it. */
+	assert_false(readable(rdmad_async_fd(other), 0));
+	assert_no_event(other);
+	rdmad_close(other);
 	rdmad_close(l.ctx);
 }
 
@@ -265,6 +318,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_sq_drained_names_the_qp),
 		cmocka_unit_test(test_qp_fatal_names_both_qps_not_a_modify),
+		cmocka_unit_test(test_cq_overflow_names_the_cq_then_the_qp),
 		cmocka_unit_test(test_gid_change_reaches_every_application),
 		cmocka_unit_test(test_another_applications_qp_is_never_heard),
 		cmocka_unit_test(test_event_of_a_destroyed_qp_is_passed_over),

@@ -3,8 +3,9 @@
  * The data path below the API, with workers that are never started: the test
  * plays each worker's turn itself (its commands, then its pollers), so what
  * runs where, and in which order, is seen step by step.  The work queue; the
- * CQ's size shared by the lanes of two workers; a fatal error reported to the
- * main thread before the completion that tells of it; RESET dropping WRs.
+ * CQ's size shared by the lanes of two workers, and its overflow told once; a
+ * fatal error reported to the main thread before the completion that tells of
+ * it; RESET dropping WRs.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -273,6 +274,7 @@ static void test_cq_size_is_shared_by_the_lanes(void **state)
 	struct rdma_cq *cq = cq_new(f, 1);   /* 1 entry */
 	struct rdma_cq *other = cq_new(f, 8);
 	struct rdma_qp *a = qp_new(f, cq), *b = qp_new(f, other), *c = qp_new(f, cq), *d = qp_new(f, other);
+	struct dp_event ev;
 	struct dp_cqe e[4];
 	uint32_t rkey = f->mr->rkey;
 
@@ -293,11 +295,55 @@ static void test_cq_size_is_shared_by_the_lanes(void **state)
 	assert_int_equal(e[0].status, DP_WC_SUCCESS);
 	assert_int_equal(e[0].opcode, DP_WC_RDMA_WRITE);
 	assert_int_equal(e[0].byte_len, 8);
-	/* Polled: room again. */
+	/* The overflow put the CQ in error: told once, before the QP's own error. */
+	assert_true(dp_queue_pop(&soft_qp(c)->worker->events, &ev));
+	assert_int_equal(ev.type, DP_EVENT_CQ_ERROR);
+	assert_int_equal(ev.object, cq->obj.handle);
+	assert_ptr_equal(ev.ptr, soft_cq(cq->ring));
+	assert_true(dp_queue_pop(&soft_qp(c)->worker->events, &ev));
+	assert_int_equal(ev.type, DP_EVENT_QP_ERROR);
+	assert_int_equal(ev.object, c->obj.handle);
+	/* Polled, it has room, but stays in error: a's next completion is lost, a goes to ERR. */
 	post_write(f, a, 3, rkey);
 	turn(f, soft_qp(a)->worker->index);
-	assert_int_equal(dp_cq_poll(soft_cq(cq->ring), e, 4), 1);
-	assert_int_equal(e[0].wr_id, 3);
+	assert_int_equal(dp_cq_poll(soft_cq(cq->ring), e, 4), 0);
+	assert_int_equal(atomic_load(&soft_qp(a)->counters.cq_overflows), 1);
+	assert_true(dp_queue_pop(&soft_qp(a)->worker->events, &ev));
+	assert_int_equal(ev.type, DP_EVENT_QP_ERROR);
+	assert_int_equal(ev.object, a->obj.handle);
+	assert_false(dp_queue_pop(&soft_qp(a)->worker->events, &ev));
+}
+
+static void count_cq_errors(struct rdma_device *dev, const struct rdma_event *ev, void *userdata)
+{
+	unsigned *n = userdata;
+
+	(void)dev;
+	if (ev->type == RDMA_EVENT_CQ_ERROR && ev->kind == RDMA_OBJ_CQ)
+		*n += 1;
+}
+
+static void test_cq_error_reaches_the_model_once(void **state)
+{
+	struct fixture *f = *state;
+	struct rdma_cq *cq = cq_new(f, 1), *other = cq_new(f, 8);
+	struct rdma_qp *a = qp_new(f, cq), *b = qp_new(f, other);
+	unsigned cq_errors = 0;
+
+	assert_int_equal(rdma_device_add_event_sink(f->dev, count_cq_errors, &cq_errors), 0);
+	connect_to(f, a, b->obj.handle);
+	connect_to(f, b, a->obj.handle);
+	for (uint64_t id = 1; id <= 3; id++)
+		post_write(f, a, id, f->mr->rkey);
+	turn(f, soft_qp(a)->worker->index);
+	/* a's flushes lose their completions too: still one overflow told. */
+	turn(f, soft_qp(a)->worker->index);
+	worker_set_dispatch(&f->ws);
+	assert_true(cq->error);
+	assert_false(other->error);
+	assert_int_equal(cq_errors, 1);
+	assert_int_equal(a->state, RDMA_QPS_ERR);
+	rdma_device_remove_event_sink(f->dev, count_cq_errors, &cq_errors);
 }
 
 static void test_error_reported_before_its_completion(void **state)
@@ -531,6 +577,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_connected_qps_share_a_worker, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cq_size_is_shared_by_the_lanes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_error_reported_before_its_completion, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cq_error_reaches_the_model_once, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_events_take_the_model_to_err, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reset_drops_without_completions, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_mkey_transfer_and_its_error_report, setup, teardown),
