@@ -15,10 +15,7 @@ load core-helper
 
 setup_file() {
 	K="$BATS_FILE_TMPDIR/keys"
-	mkdir -p "$K"
-	key "$K/kek" 32
-	key "$K/credential" 40
-	wrap "$K/kek" "$K/credential" "$K/login"
+	login_keys "$K"
 	cat >"$BATS_FILE_TMPDIR/rdmad.conf" <<-EOF2
 	crypto_credential = $K/credential
 	import_kek.main = $K/kek

@@ -13,3 +13,13 @@ wrap() {
 	openssl enc -id-aes$bits-wrap -iv A6A6A6A6A6A6A6A6 -K "$(xxd -p -c 256 "$1")" -in "$2" -out "$3"
 	chmod 0600 "$3"
 }
+
+# login_keys DIR: DIR/kek and DIR/credential, and DIR/login, the credential
+# wrapped under the KEK: what a crypto login needs (rdmad.conf's
+# crypto_credential and import_kek.NAME, then dek login with DIR/login).
+login_keys() {
+	mkdir -p "$1"
+	key "$1/kek" 32
+	key "$1/credential" 40
+	wrap "$1/kek" "$1/credential" "$1/login"
+}

@@ -13,10 +13,7 @@ load key-helper
 
 setup_file() {
 	K="$BATS_FILE_TMPDIR/keys"
-	mkdir -p "$K"
-	key "$K/kek" 32
-	key "$K/credential" 40
-	wrap "$K/kek" "$K/credential" "$K/login"
+	login_keys "$K"
 	# Root's, mode 0600, and no writer ever: everything a key file must be but regular.
 	mkfifo -m 0600 "$K/fifo"
 	cat >"$BATS_FILE_TMPDIR/rdmad.conf" <<-EOF
