@@ -136,6 +136,15 @@ void dp_complete(struct dp_worker *w, struct dp_qp *q, struct dp_cq *cq, const s
 		dp_nic_defer_notify(w, q->nic, cq, solicited);
 		return;
 	}
+	/*
+	 * Pairs with the driver's want-then-poll (rdma_datapath_cq_set_wanted,
+	 * then a poll): the entry published above and the flag read below are
+	 * a store then a load, which the CPU may swap (x86 too, through its
+	 * store buffer).  Without the fence the driver can find the CQ empty
+	 * while this worker finds it not wanted, and the waiter sleeps to its
+	 * deadline beside its completion.
+	 */
+	atomic_thread_fence(memory_order_seq_cst);
 	if (atomic_load_explicit(&cq->wanted, memory_order_acquire) ||
 	    atomic_load_explicit(&cq->armed, memory_order_acquire)) {
 		struct dp_event ev = {

@@ -128,6 +128,8 @@ static int notify(struct varlink_call *call, struct json_object *params, void *u
 #define POLL_MAX_DEFAULT 16
 #define POLL_MAX         1024
 #define POLL_WAIT_MAX_MS 3600000u
+/* A wait ends within this of its deadline (sd-event's default slack is 250 ms). */
+#define POLL_WAIT_ACCURACY_USEC 1000u
 
 /* A Poll call kept until a completion arrives or its wait has passed. */
 struct waiter {
@@ -259,7 +261,7 @@ static int wait_for_entries(struct varlink_call *call, struct manager *m, struct
 	if (!w)
 		return -ENOMEM;
 	r = sd_event_add_time_relative(m->event, &w->timer, CLOCK_MONOTONIC,
-				       (uint64_t)wait_ms * 1000u, 0, on_timeout, w);
+				       (uint64_t)wait_ms * 1000u, POLL_WAIT_ACCURACY_USEC, on_timeout, w);
 	if (r < 0) {
 		free(w);
 		return r;

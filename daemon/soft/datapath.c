@@ -64,7 +64,8 @@ void rdma_datapath_cq_set_wanted(struct rdma_cq_ring *ring, bool wanted)
 
 void rdma_datapath_cq_set_armed(struct rdma_cq_ring *ring, bool armed)
 {
-	atomic_store_explicit(&soft_cq(ring)->armed, armed, memory_order_release);
+	/* As wanted: the poll after arming (the application's) sees what no event tells of. */
+	atomic_store_explicit(&soft_cq(ring)->armed, armed, memory_order_seq_cst);
 }
 
 /* ---- QPs ---- */
