@@ -110,6 +110,9 @@ int main(int argc, char **argv)
 		}
 	}
 
+	/* The bridge is on the far host: its socket is that host's, whatever RDMACTL_HOST says. */
+	if (bridge)
+		ctl.host = NULL;
 	if (!ctl.socket_path)
 		ctl.socket_path = default_socket(ctl.host);
 	/* ssh runs the bridge; it takes no command, and goes to no other host. */
