@@ -26,6 +26,38 @@ static const char *default_socket(const char *host)
 	return host || !path || !*path ? RDMACTL_SOCKET_DEFAULT : path;
 }
 
+/*
+ * "rdmactl __complete WORD..." (completions/): -H HOST among the words says
+ * whose daemon to ask, and is not a word of the command line completed.
+ */
+static int complete(struct ctl *ctl, int n, char **words)
+{
+	char **rest = calloc((size_t)n + 1, sizeof(*rest));
+	int kept = 0;
+
+	if (!rest)
+		return EXIT_FAIL;
+	for (int i = 0; i < n; i++) {
+		bool host = strcmp(words[i], "-H") == 0 || strcmp(words[i], "--host") == 0;
+
+		if (host && i + 2 < n) {
+			if (ctl_remote_check_host(words[i + 1]) == 0)
+				ctl->host = words[i + 1];
+			i++;
+			continue;
+		}
+		if ((strcmp(words[i], "-s") == 0 || strcmp(words[i], "--socket") == 0) && i + 2 < n)
+			ctl->socket_path = words[i + 1];
+		rest[kept++] = words[i];
+	}
+	if (!ctl->socket_path)
+		ctl->socket_path = default_socket(ctl->host);
+	cmd_complete(ctl, kept, rest, print_word, NULL);
+	ctl_disconnect(ctl);
+	free(rest);
+	return EXIT_OK;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option options[] = {
@@ -56,19 +88,8 @@ int main(int argc, char **argv)
 		ctl.host = NULL;
 
 	/* Completion for shells: "rdmactl __complete WORD... CURRENT" (see completions/). */
-	if (argc >= 2 && strcmp(argv[1], "__complete") == 0) {
-		ctl.socket_path = default_socket(ctl.host);
-		for (int i = 2; i + 1 < argc; i++) {
-			if ((strcmp(argv[i], "-s") == 0 || strcmp(argv[i], "--socket") == 0))
-				ctl.socket_path = argv[i + 1];
-			if ((strcmp(argv[i], "-H") == 0 || strcmp(argv[i], "--host") == 0) &&
-			    ctl_remote_check_host(argv[i + 1]) == 0)
-				ctl.host = argv[i + 1];
-		}
-		cmd_complete(&ctl, argc - 2, argv + 2, print_word, NULL);
-		ctl_disconnect(&ctl);
-		return EXIT_OK;
-	}
+	if (argc >= 2 && strcmp(argv[1], "__complete") == 0)
+		return complete(&ctl, argc - 2, argv + 2);
 
 	/* "+": options stop at the object, so commands keep their own. */
 	while ((c = getopt_long(argc, argv, "+jpdqs:H:ib:fVh", options, NULL)) >= 0) {
