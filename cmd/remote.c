@@ -25,25 +25,23 @@ int ctl_remote_check_host(const char *host)
 	return 0;
 }
 
-/* s in single quotes for the far host's shell, which runs what ssh sends it. */
+/* s in single quotes for the far host's shell, which runs what ssh sends it: ' is '\''. */
 static int append_quoted(char *out, size_t cap, const char *s)
 {
 	size_t len = strlen(out);
 
-	if (len + 1 >= cap)
+	/* At most: every byte a quote (four bytes each), the two quotes and the NUL. */
+	if (len + 4 * strlen(s) + 3 > cap)
 		return -E2BIG;
 	out[len++] = '\'';
 	for (; *s; s++) {
-		const char *piece = *s == '\'' ? "'\\''" : (char[]) { *s, '\0' };
-		size_t n = strlen(piece);
-
-		if (len + n + 1 >= cap)
-			return -E2BIG;
-		memcpy(out + len, piece, n);
-		len += n;
+		if (*s == '\'') {
+			memcpy(out + len, "'\\''", 4);
+			len += 4;
+		} else {
+			out[len++] = *s;
+		}
 	}
-	if (len + 2 > cap)
-		return -E2BIG;
 	out[len++] = '\'';
 	out[len] = '\0';
 	return 0;
@@ -63,7 +61,7 @@ static int remote_command(const struct ctl *ctl, char *out, size_t cap)
 		return -E2BIG;
 	if (strcmp(ctl->socket_path, RDMACTL_SOCKET_DEFAULT) == 0)
 		return 0;
-	if (strlen(out) + 4 >= cap)
+	if (strlen(out) + strlen(" -s ") >= cap)
 		return -E2BIG;
 	strcat(out, " -s ");
 	return append_quoted(out, cap, ctl->socket_path);
