@@ -11,6 +11,8 @@ setup() {
 	rdmad_start
 	mkdir -p "$BATS_TEST_TMPDIR/bin"
 	ln -s "$RDMACTL" "$BATS_TEST_TMPDIR/bin/rdmactl"
+	# What the examples write (dump > db1.json) goes here, not into the tree.
+	cd "$BATS_TEST_TMPDIR"
 }
 teardown() { rdmad_stop; }
 
