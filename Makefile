@@ -136,7 +136,7 @@ $(BUILD)/fuzz/%: $(BUILD)/obj/tests/fuzz/%.o $(BUILD)/obj/tests/fuzz/replay.o $(
 # built from position-independent objects of its files and of the varlink
 # client it links in; client/librdmad.map exports the API and nothing else.
 CLIENT_SRC   := $(sort $(wildcard client/*.c)) lib/varlink/client.c lib/varlink/buffer.c \
-                lib/varlink/fds.c dataplane/queue.c
+                lib/varlink/fds.c lib/varlink/transport.c dataplane/queue.c
 CLIENT_OBJ   := $(patsubst %.c,$(BUILD)/pic/%.o,$(CLIENT_SRC))
 CLIENT_SO    := $(BUILD)/librdmad.so.$(VERSION)
 CLIENT_LINKS := $(BUILD)/librdmad.so.0 $(BUILD)/librdmad.so

@@ -4,6 +4,7 @@
 #include "cmd/output.h"
 #include "cmd/permissions.h"
 #include "cmd/progress.h"
+#include "cmd/remote.h"
 #include "lib/varlink/varlink.h"
 
 #include <errno.h>
@@ -22,13 +23,29 @@ static int talk_failure(int r)
 }
 
 /* What went wrong on a connection, in words. */
-static const char *talk_error(int r)
+static const char *talk_error(struct ctl *ctl, int r)
 {
+	if (ctl->host)
+		return ctl_remote_talk_error(ctl, r);
 	if (r == -ECONNRESET)
 		return "the daemon closed the connection";
 	if (r == -EINTR)
 		return "interrupted";
 	return strerror(-r);
+}
+
+void ctl_say_connect_error(const char *socket_path, int r)
+{
+	if (r == -EACCES) {
+		char *needs = ctl_connect_denial_needs(socket_path);
+
+		fprintf(stderr, "rdmactl: cannot connect to %s: %s: %s\n", socket_path,
+			strerror(-r), needs ? needs : "(out of memory)");
+		free(needs);
+	} else {
+		fprintf(stderr, "rdmactl: cannot connect to %s: %s%s\n", socket_path, strerror(-r),
+			r == -ENOENT || r == -ECONNREFUSED ? " (is rdmad running?)" : "");
+	}
 }
 
 static int ctl_connect(struct ctl *ctl)
@@ -40,20 +57,14 @@ static int ctl_connect(struct ctl *ctl)
 		ctl_disconnect(ctl);
 	if (ctl->client)
 		return 0;
-	r = varlink_client_connect(&ctl->client, ctl->socket_path);
+	/* -H: ssh says on its own what fails, ctl_remote_connect() what it could not start. */
+	r = ctl->host ? ctl_remote_connect(ctl, &ctl->client) :
+			varlink_client_connect(&ctl->client, ctl->socket_path);
 	/* In the shell, Ctrl-C stops the command waiting for the daemon (shell.c). */
 	if (r >= 0 && ctl->interrupt)
 		varlink_client_set_interrupt(ctl->client, ctl->interrupt);
-	if (r == -EACCES) {
-		char *needs = ctl_connect_denial_needs(ctl->socket_path);
-
-		fprintf(stderr, "rdmactl: cannot connect to %s: %s: %s\n", ctl->socket_path,
-			strerror(-r), needs ? needs : "(out of memory)");
-		free(needs);
-	} else if (r < 0) {
-		fprintf(stderr, "rdmactl: cannot connect to %s: %s%s\n", ctl->socket_path, strerror(-r),
-			r == -ENOENT || r == -ECONNREFUSED ? " (is rdmad running?)" : "");
-	}
+	if (r < 0 && !ctl->host)
+		ctl_say_connect_error(ctl->socket_path, r);
 	return talk_failure(r);
 }
 
@@ -96,7 +107,7 @@ int ctl_call_raw(struct ctl *ctl, const char *method, struct json_object *params
 	r = varlink_client_call_fds(ctl->client, method, params, fds, n_fds, reply, error);
 	if (r < 0) {
 		progress_hide();
-		fprintf(stderr, "rdmactl: %s: %s\n", method, talk_error(r));
+		fprintf(stderr, "rdmactl: %s: %s\n", method, talk_error(ctl, r));
 		/* A broken connection is not reused (the shell goes on with a new one). */
 		ctl_disconnect(ctl);
 	}
@@ -211,7 +222,7 @@ int ctl_call_more(struct ctl *ctl, const char *path, const char *method, struct 
 	}
 	if (r < 0) {
 		progress_hide();
-		fprintf(stderr, "rdmactl: %s: %s\n", method, talk_error(r));
+		fprintf(stderr, "rdmactl: %s: %s\n", method, talk_error(ctl, r));
 		ctl_disconnect(ctl);
 	}
 	return talk_failure(r);

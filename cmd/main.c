@@ -2,6 +2,7 @@
 /* rdmactl: control rdmad.  See rdmactl(8). */
 #include "cmd/rdmactl.h"
 #include "cmd/output.h"
+#include "cmd/remote.h"
 
 #include <getopt.h>
 #include <stdio.h>
@@ -12,6 +13,49 @@
 static void print_word(void *data, const char *word)
 {
 	puts(word);
+}
+
+/*
+ * -s or else $RDMACTL_SOCKET, which names a socket here: with -H, the far
+ * host's default (remote.c passes no -s then, and its own setting holds).
+ */
+static const char *default_socket(const char *host)
+{
+	const char *path = getenv("RDMACTL_SOCKET");
+
+	return host || !path || !*path ? RDMACTL_SOCKET_DEFAULT : path;
+}
+
+/*
+ * "rdmactl __complete WORD..." (completions/): -H HOST among the words says
+ * whose daemon to ask, and is not a word of the command line completed.
+ */
+static int complete(struct ctl *ctl, int n, char **words)
+{
+	char **rest = calloc((size_t)n + 1, sizeof(*rest));
+	int kept = 0;
+
+	if (!rest)
+		return EXIT_FAIL;
+	for (int i = 0; i < n; i++) {
+		bool host = strcmp(words[i], "-H") == 0 || strcmp(words[i], "--host") == 0;
+
+		if (host && i + 2 < n) {
+			if (ctl_remote_check_host(words[i + 1]) == 0)
+				ctl->host = words[i + 1];
+			i++;
+			continue;
+		}
+		if ((strcmp(words[i], "-s") == 0 || strcmp(words[i], "--socket") == 0) && i + 2 < n)
+			ctl->socket_path = words[i + 1];
+		rest[kept++] = words[i];
+	}
+	if (!ctl->socket_path)
+		ctl->socket_path = default_socket(ctl->host);
+	cmd_complete(ctl, kept, rest, print_word, NULL);
+	ctl_disconnect(ctl);
+	free(rest);
+	return EXIT_OK;
 }
 
 int main(int argc, char **argv)
@@ -25,6 +69,8 @@ int main(int argc, char **argv)
 		{ "no-legend",   no_argument,       NULL, 'L' },
 		{ "no-pager",    no_argument,       NULL, 'P' },
 		{ "socket",      required_argument, NULL, 's' },
+		{ "host",        required_argument, NULL, 'H' },
+		{ "bridge",      no_argument,       NULL, 'B' },
 		{ "interactive", no_argument,       NULL, 'i' },
 		{ "batch",       required_argument, NULL, 'b' },
 		{ "force",       no_argument,       NULL, 'f' },
@@ -34,25 +80,19 @@ int main(int argc, char **argv)
 	};
 	struct ctl ctl = { .out = &output_text };
 	const char *batch = NULL;
-	bool interactive = false, force = false;
+	bool interactive = false, force = false, bridge = false;
 	int c, r;
 
-	ctl.socket_path = getenv("RDMACTL_SOCKET");
-	if (!ctl.socket_path || !*ctl.socket_path)
-		ctl.socket_path = RDMACTL_SOCKET_DEFAULT;
+	ctl.host = getenv("RDMACTL_HOST");
+	if (ctl.host && !*ctl.host)
+		ctl.host = NULL;
 
 	/* Completion for shells: "rdmactl __complete WORD... CURRENT" (see completions/). */
-	if (argc >= 2 && strcmp(argv[1], "__complete") == 0) {
-		for (int i = 2; i + 1 < argc; i++)
-			if ((strcmp(argv[i], "-s") == 0 || strcmp(argv[i], "--socket") == 0))
-				ctl.socket_path = argv[i + 1];
-		cmd_complete(&ctl, argc - 2, argv + 2, print_word, NULL);
-		ctl_disconnect(&ctl);
-		return EXIT_OK;
-	}
+	if (argc >= 2 && strcmp(argv[1], "__complete") == 0)
+		return complete(&ctl, argc - 2, argv + 2);
 
 	/* "+": options stop at the object, so commands keep their own. */
-	while ((c = getopt_long(argc, argv, "+jpdqs:ib:fVh", options, NULL)) >= 0) {
+	while ((c = getopt_long(argc, argv, "+jpdqs:H:ib:fVh", options, NULL)) >= 0) {
 		switch (c) {
 		case 'j':
 		case 'p':
@@ -63,6 +103,12 @@ int main(int argc, char **argv)
 			break;
 		case 'L':
 		case 'P':
+			break;
+		case 'H':
+			ctl.host = optarg;
+			break;
+		case 'B':
+			bridge = true;
 			break;
 		case 'i':
 			interactive = true;
@@ -85,8 +131,20 @@ int main(int argc, char **argv)
 		}
 	}
 
+	/* The bridge is on the far host: its socket is that host's, whatever RDMACTL_HOST says. */
+	if (bridge)
+		ctl.host = NULL;
+	if (!ctl.socket_path)
+		ctl.socket_path = default_socket(ctl.host);
+	/* ssh runs the bridge; it takes no command, and goes to no other host. */
+	if (bridge && (interactive || batch || optind < argc))
+		r = cmd_exit_code(ctl_usage_error("--bridge relays standard input and output to rdmad: no command, -i or -b with it"));
+	else if (bridge)
+		r = cmd_bridge_run(ctl.socket_path);
+	else if (ctl.host && ctl_remote_check_host(ctl.host) < 0)
+		r = EXIT_USAGE;
 	/* One source of commands: the words given, a batch file, or the shell. */
-	if (batch && (interactive || optind < argc))
+	else if (batch && (interactive || optind < argc))
 		r = cmd_exit_code(ctl_usage_error("-b runs the commands of a file: no %s with it",
 						  interactive ? "-i" : "command"));
 	else if (interactive && optind < argc)

@@ -120,6 +120,8 @@ void cmd_help(const struct cmd *table, const char *path)
 		       "      --no-pager       accepted; rdmactl uses no pager\n"
 		       "  -s, --socket PATH    the rdmad socket (default $RDMACTL_SOCKET or "
 		       RDMACTL_SOCKET_DEFAULT ")\n"
+		       "  -H, --host HOST      the rdmad of [USER@]HOST, through ssh (default $RDMACTL_HOST)\n"
+		       "      --bridge         relay stdin/stdout to the socket (what -H runs there)\n"
 		       "  -i, --interactive    run the interactive shell\n"
 		       "  -b, --batch FILE     run the commands of FILE ('-': standard input)\n"
 		       "  -f, --force          with -b: go on after a command fails\n"

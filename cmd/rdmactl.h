@@ -186,6 +186,8 @@ struct varlink_client;
 
 struct ctl {
 	const char *socket_path;
+	/* -H [USER@]HOST: socket_path is that host's, reached through ssh (cmd/remote.h). */
+	const char *host;
 	bool json;
 	bool pretty;
 	bool details;
@@ -223,6 +225,8 @@ int ctl_call_raw(struct ctl *ctl, const char *method, struct json_object *params
 int ctl_call_more(struct ctl *ctl, const char *path, const char *method, struct json_object *params,
 		  int (*fn)(struct json_object *reply, void *data), void *data);
 void ctl_disconnect(struct ctl *ctl);
+/* "rdmactl: cannot connect to PATH: why" on stderr, for r from connecting to socket_path. */
+void ctl_say_connect_error(const char *socket_path, int r);
 /*
  * fd goes with the next call, passed (SCM_RIGHTS): the daemon gets the open
  * file itself, whatever PID namespace either side is in.  Returns its index

@@ -13,7 +13,7 @@ _rdmactl()
     _init_completion -s || return
 
     local -a opts=(-j --json -p --pretty -d --details -q --quiet -s --socket --no-legend --no-pager
-        -i --interactive -V --version -h --help)
+        -H --host -i --interactive -V --version -h --help)
     local -a args=()
     local i w object=
 
@@ -35,6 +35,12 @@ _rdmactl()
                         ((i++))
                         continue
                     fi
+                    ;;
+                -H | --host)
+                    # The host's daemon is asked for its objects (through ssh).
+                    args+=(-H "${words[i + 1]-}")
+                    ((i++))
+                    continue
                     ;;
                 -s)
                     args+=(-s "${words[i + 1]-}")
@@ -62,8 +68,12 @@ _rdmactl()
         args+=("$w")
     done
 
-    # The value of the socket option: a path.
+    # The value of the socket option: a path; of -H, a host ssh knows.
     if [[ -z $object ]]; then
+        if [[ $prev == -H || $prev == --host ]]; then
+            _known_hosts_real -- "$cur"
+            return
+        fi
         if [[ $split == true && --socket == "$prev"* && $prev == --s* ]] ||
             [[ $prev == -s || $prev == -[jpdqiVh]*s ]]; then
             _filedir

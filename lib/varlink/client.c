@@ -3,6 +3,7 @@
 #include "lib/varlink/varlink.h"
 #include "lib/varlink/buffer.h"
 #include "lib/varlink/fds.h"
+#include "lib/varlink/transport.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -11,12 +12,11 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
 struct varlink_client {
-	int fd;
+	struct varlink_transport t;
 	struct varlink_buffer in, out;
 	struct varlink_fd_queue in_fds, out_fds;
 	struct varlink_fds reply_fds;  /* of the reply read last */
@@ -27,44 +27,40 @@ struct varlink_client {
 /* Connections of this process: with one, fill() spins before it sleeps. */
 static atomic_uint n_clients;
 
-int varlink_client_connect(struct varlink_client **out, const char *address)
+/* A client on a transport made, or -ENOMEM (the transport is then closed). */
+static int client_new(struct varlink_client **out, struct varlink_transport *t)
 {
-	struct sockaddr_un addr = { .sun_family = AF_UNIX };
-	struct varlink_client *client;
-	const char *path = address;
-	socklen_t len;
-	size_t n;
-	int fd;
+	struct varlink_client *client = calloc(1, sizeof(*client));
 
-	if (strncmp(path, "unix:", 5) == 0)
-		path += 5;
-	/* Text after ';' is a parameter extension (e.g. ";mode=0666"), not part of the path. */
-	n = strcspn(path, ";");
-	if (n == 0 || n >= sizeof(addr.sun_path))
-		return -EINVAL;
-	memcpy(addr.sun_path, path, n);
-	if (addr.sun_path[0] == '@')
-		addr.sun_path[0] = '\0';
-	len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + n + (path[0] == '@' ? 0 : 1));
-
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return -errno;
-	if (connect(fd, (struct sockaddr *)&addr, len) < 0) {
-		int r = -errno;
-
-		close(fd);
-		return r;
-	}
-	client = calloc(1, sizeof(*client));
 	if (!client) {
-		close(fd);
+		varlink_transport_close(t);
 		return -ENOMEM;
 	}
-	client->fd = fd;
+	client->t = *t;
 	atomic_fetch_add_explicit(&n_clients, 1, memory_order_relaxed);
 	*out = client;
 	return 0;
+}
+
+int varlink_client_connect(struct varlink_client **out, const char *address)
+{
+	struct varlink_transport t;
+	int r = varlink_transport_connect(&t, address);
+
+	return r < 0 ? r : client_new(out, &t);
+}
+
+int varlink_client_connect_exec(struct varlink_client **out, char *const argv[])
+{
+	struct varlink_transport t;
+	int r = varlink_transport_spawn(&t, argv);
+
+	return r < 0 ? r : client_new(out, &t);
+}
+
+int varlink_client_child_status(struct varlink_client *client, int timeout_ms, int *status)
+{
+	return varlink_transport_child_status(&client->t, timeout_ms, status);
 }
 
 struct varlink_client *varlink_client_free(struct varlink_client *client)
@@ -72,7 +68,7 @@ struct varlink_client *varlink_client_free(struct varlink_client *client)
 	if (!client)
 		return NULL;
 	atomic_fetch_sub_explicit(&n_clients, 1, memory_order_relaxed);
-	close(client->fd);
+	varlink_transport_close(&client->t);
 	varlink_buffer_release(&client->in);
 	varlink_buffer_release(&client->out);
 	varlink_fd_queue_release(&client->in_fds);
@@ -84,15 +80,13 @@ struct varlink_client *varlink_client_free(struct varlink_client *client)
 
 bool varlink_client_hung_up(const struct varlink_client *client)
 {
-	struct pollfd pfd = { .fd = client->fd, .events = POLLRDHUP };
-
-	return poll(&pfd, 1, 0) == 1 && (pfd.revents & (POLLHUP | POLLRDHUP | POLLERR));
+	return varlink_transport_hung_up(&client->t);
 }
 
 static int flush(struct varlink_client *client)
 {
 	while (varlink_buffer_pending(&client->out) > 0) {
-		ssize_t n = varlink_send(client->fd, &client->out, &client->out_fds, 0);
+		ssize_t n = varlink_transport_send(&client->t, &client->out, &client->out_fds);
 
 		if (n == -EINTR)
 			continue;
@@ -140,6 +134,9 @@ int varlink_client_send_fds(struct varlink_client *client, const char *method,
 	struct varlink_fds copies;
 	int r;
 
+	/* A pipe carries bytes only: refused before anything goes out. */
+	if (n_fds > 0 && !varlink_transport_is_socket(&client->t))
+		return -EOPNOTSUPP;
 	r = dup_fds(fds, n_fds, &copies);
 	if (r < 0)
 		return r;
@@ -214,8 +211,8 @@ static ssize_t recv_spinning(struct varlink_client *client)
 	long long end = now_ns() + SPIN_NS;
 	ssize_t n;
 
-	while ((n = varlink_recv(client->fd, &client->in, &client->in_fds, 64 * 1024,
-				 MSG_DONTWAIT)) == -EAGAIN && now_ns() < end)
+	while ((n = varlink_transport_recv(&client->t, &client->in, &client->in_fds, 64 * 1024,
+					   true)) == -EAGAIN && now_ns() < end)
 		sched_yield();
 	return n;
 }
@@ -250,7 +247,7 @@ static void spin_learn(struct varlink_client *client, bool found)
 
 static int fill(struct varlink_client *client, long long deadline)
 {
-	struct pollfd pfd = { .fd = client->fd, .events = POLLIN };
+	struct pollfd pfd = { .fd = client->t.in_fd, .events = POLLIN };
 	ssize_t n;
 	int r;
 
@@ -276,7 +273,8 @@ static int fill(struct varlink_client *client, long long deadline)
 	/* Again after the spin: a signal caught during it must not leave us asleep. */
 	if (interrupted(client))
 		return -EINTR;
-	return received(client, varlink_recv(client->fd, &client->in, &client->in_fds, 64 * 1024, 0));
+	return received(client, varlink_transport_recv(&client->t, &client->in, &client->in_fds,
+							64 * 1024, false));
 }
 
 int varlink_client_read(struct varlink_client *client, struct json_object **params, char **error,

@@ -264,6 +264,26 @@ struct varlink_client;
 
 /* address: "unix:/path", "unix:@abstract" or a plain path. */
 int varlink_client_connect(struct varlink_client **out, const char *address);
+/*
+ * A stream socket connected to address, for a program that relays the
+ * bytes itself (rdmactl --bridge): the descriptor, or -errno.
+ */
+int varlink_connect_fd(const char *address);
+/*
+ * A client of a program that speaks varlink on its standard input and
+ * output, started here (argv[0] looked up in PATH) with a pipe for each:
+ * `ssh HOST rdmactl --bridge`.  Its standard error is this process's.  Such
+ * a connection carries no file descriptors (-EOPNOTSUPP for a call that
+ * passes some); the child is ended and reaped with the client.  -ENOENT (or
+ * another errno) when the program cannot be started.
+ */
+int varlink_client_connect_exec(struct varlink_client **out, char *const argv[]);
+/*
+ * How the program of a varlink_client_connect_exec() connection ended: its
+ * wait status in *status, after waiting at most timeout_ms for it to end;
+ * -ETIMEDOUT when it still runs, -ECHILD for a connection to a socket.
+ */
+int varlink_client_child_status(struct varlink_client *client, int timeout_ms, int *status);
 struct varlink_client *varlink_client_free(struct varlink_client *client);
 /* The server has closed the connection (a call on it would fail), e.g. as idle. */
 bool varlink_client_hung_up(const struct varlink_client *client);

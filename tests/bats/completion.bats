@@ -138,7 +138,7 @@ table_words() {
 }
 
 @test "global options before the object" {
-	assert_completes "-j --json -p --pretty -d --details -q --quiet -s --socket --no-legend --no-pager -i --interactive -V --version -h --help" -
+	assert_completes "-j --json -p --pretty -d --details -q --quiet -s --socket --no-legend --no-pager -H --host -i --interactive -V --version -h --help" -
 	assert_completes "--json" --j
 	assert_completes "--socket" --so
 	assert_completes "--details" -j --d
@@ -199,6 +199,21 @@ table_words() {
 	assert_completes "$BATS_TEST_TMPDIR/sockdir/io.rdmad" -s "$BATS_TEST_TMPDIR/sockdir/io"
 	# After --socket= only the value is replaced, as bash splits at '='.
 	assert_completes "$BATS_TEST_TMPDIR/sockdir/io.rdmad" --socket="$BATS_TEST_TMPDIR/sockdir/io"
+}
+
+@test "after -H HOST, live objects come from that host's daemon (through ssh)" {
+	pd=$(RDMACTL_SOCKET=$SOCK "$RDMACTL" -j pd create | jq -r '.[0].handle')
+	# ssh-here's far host is this one; the bridge to a socket that does not
+	# exist gives nothing.
+	export RDMACTL_SSH="$TOP/tests/bats/ssh-here" RDMACTL_REMOTE="$RDMACTL"
+	run --separate-stderr comp -H far -s "$SOCK" pd destroy ""
+	assert_success
+	assert_line "$pd"
+	run --separate-stderr comp -H far -s "$SOCK.none" pd destroy ""
+	assert_output ""
+	# And without ssh, none: the handles above came through it, not from here.
+	RDMACTL_SSH=/nonexistent/ssh run --separate-stderr comp -H far -s "$SOCK" pd destroy ""
+	assert_output ""
 }
 
 @test "completion agrees with rdmactl __complete for every command path" {

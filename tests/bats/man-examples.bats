@@ -1,7 +1,8 @@
 #!/usr/bin/env bats
 # rdmactl(8) EXAMPLES run as written, one after the other, on a freshly
-# started daemon.  The one liberty: /etc/rdmad/keys (where the shipped unit
-# reads keys) becomes a directory of the test's, not to write into /etc.
+# started daemon.  The liberties: /etc/rdmad/keys (where the shipped unit
+# reads keys) becomes a directory of the test's, not to write into /etc; and
+# the hosts of -H are this one (RDMACTL_SSH is ssh-here, remote.bats runs sshd).
 
 load helper
 
@@ -10,6 +11,8 @@ setup() {
 	rdmad_start
 	mkdir -p "$BATS_TEST_TMPDIR/bin"
 	ln -s "$RDMACTL" "$BATS_TEST_TMPDIR/bin/rdmactl"
+	# What the examples write (dump > db1.json) goes here, not into the tree.
+	cd "$BATS_TEST_TMPDIR"
 }
 teardown() { rdmad_stop; }
 
@@ -24,7 +27,8 @@ examples() {
 	n=0
 	while IFS= read -r line; do
 		line=${line//\/etc\/rdmad\/keys/$keys}
-		run --separate-stderr env PATH="$BATS_TEST_TMPDIR/bin:$PATH" bash -o pipefail -c "$line"
+		run --separate-stderr env PATH="$BATS_TEST_TMPDIR/bin:$PATH" \
+			RDMACTL_SSH="$TOP/tests/bats/ssh-here" bash -o pipefail -c "$line"
 		[ "$status" -eq 0 ] || fail "'$line' exited $status: $stderr"
 		n=$((n + 1))
 	done < <(examples)
