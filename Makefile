@@ -238,7 +238,7 @@ install: build
 		$(CC) $(LDFLAGS) -o $(DESTDIR)$(BINDIR)/$$e $(BUILD)/obj/examples/$$e.o -L$(BUILD) -lrdmad && \
 		chmod 0755 $(DESTDIR)$(BINDIR)/$$e || exit 1; \
 	done
-	build-aux/install-extras.sh "$(DESTDIR)" "$(PREFIX)" "$(SBINDIR)"
+	build-aux/install-extras.sh "$(DESTDIR)" "$(PREFIX)" "$(SBINDIR)" "$(BINDIR)"
 
 clean:
 	rm -rf build build-san build-tsan build-fuzz

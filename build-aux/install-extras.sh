@@ -2,20 +2,21 @@
 # Installs what is not a binary or a man page: the systemd units, sysusers.d and
 # tmpfiles.d entries, the bash completion and the example configuration.
 #
-#   build-aux/install-extras.sh DESTDIR PREFIX SBINDIR
+#   build-aux/install-extras.sh DESTDIR PREFIX SBINDIR BINDIR
 #
 # Called by "make install".  Directories come from pkg-config where the
 # packages say where they want their files, with Debian's paths as fallback.
 # Everything lands under DESTDIR; an existing rdmad.conf is never overwritten.
 set -eu
 
-if [ $# -ne 3 ]; then
-	echo "usage: $0 DESTDIR PREFIX SBINDIR" >&2
+if [ $# -ne 4 ]; then
+	echo "usage: $0 DESTDIR PREFIX SBINDIR BINDIR" >&2
 	exit 2
 fi
 destdir=$1
 prefix=$2
 sbindir=$3
+bindir=$4
 top=$(cd "$(dirname "$0")/.." && pwd)
 
 # pkgvar PACKAGE VARIABLE FALLBACK
@@ -34,10 +35,10 @@ tmpfilesdir=$(pkgvar systemd tmpfilesdir /usr/lib/tmpfiles.d)
 completionsdir=$(pkgvar bash-completion completionsdir /usr/share/bash-completion/completions)
 confdir=/etc/rdmad
 
-# subst SRC DST MODE: installs SRC with @PREFIX@ and @SBINDIR@ filled in.
+# subst SRC DST MODE: installs SRC with @PREFIX@, @SBINDIR@ and @BINDIR@ filled in.
 subst() {
 	mkdir -p "$(dirname "$2")"
-	sed -e "s|@PREFIX@|$prefix|g" -e "s|@SBINDIR@|$sbindir|g" "$1" >"$2.tmp"
+	sed -e "s|@PREFIX@|$prefix|g" -e "s|@SBINDIR@|$sbindir|g" -e "s|@BINDIR@|$bindir|g" "$1" >"$2.tmp"
 	chmod "$3" "$2.tmp"
 	mv "$2.tmp" "$2"
 	echo "  $2"

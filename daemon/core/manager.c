@@ -228,7 +228,7 @@ uint64_t manager_uptime_usec(const struct manager *m)
 	return now_usec(CLOCK_MONOTONIC) - m->start_usec;
 }
 
-int manager_reload(struct manager *m, char *err, size_t err_size)
+static int reload_config(struct manager *m, char *err, size_t err_size)
 {
 	struct rdmad_config c;
 	bool read;
@@ -263,6 +263,23 @@ int manager_reload(struct manager *m, char *err, size_t err_size)
 	return 0;
 }
 
+/*
+ * The service manager is told of a reload however it came (SIGHUP, or
+ * Daemon.Reload, which rdmad.service's ExecReload= calls so that
+ * "systemctl reload" returns once the file is in force, or fails).
+ */
+int manager_reload(struct manager *m, char *err, size_t err_size)
+{
+	int r;
+
+	sd_notify(0, "RELOADING=1\nSTATUS=Reloading configuration");
+	r = reload_config(m, err, err_size);
+	if (r < 0)
+		log_error("reload failed, keeping the old configuration: %s", err);
+	sd_notifyf(0, "READY=1\nSTATUS=Serving %u device(s)", m->n_devices);
+	return r;
+}
+
 /* One daemon per state directory: a second one would overwrite the first's state. */
 static int open_state_dir(struct manager *m)
 {
@@ -292,10 +309,7 @@ static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void
 	struct manager *m = userdata;
 	char err[1024];
 
-	sd_notify(0, "RELOADING=1\nSTATUS=Reloading configuration");
-	if (manager_reload(m, err, sizeof(err)) < 0)
-		log_error("reload failed, keeping the old configuration: %s", err);
-	sd_notifyf(0, "READY=1\nSTATUS=Serving %u device(s)", m->n_devices);
+	(void)manager_reload(m, err, sizeof(err));
 	return 0;
 }
 

@@ -35,6 +35,16 @@ wait_for_line() { # FILE REGEX
 	return 1
 }
 
+wait_for_notices() { # WORDS: the notify log's NAME=1 words, once they are all there
+	local i
+	for i in $(seq 1 100); do
+		[ "$(grep -o '^[A-Z]*=1' "$D/notify.log" | xargs)" = "$1" ] && return 0
+		sleep 0.05
+	done
+	echo "notices: $(grep -o '^[A-Z]*=1' "$D/notify.log" | xargs), not $1" >&2
+	return 1
+}
+
 @test "--version and --help" {
 	run "$RDMAD" --version
 	assert_success
@@ -82,6 +92,21 @@ wait_for_line() { # FILE REGEX
 	wait_for_line "$D/notify.log" '^STOPPING=1'
 	run grep -o '^[A-Z]*=1' "$D/notify.log"
 	assert_equal "$(echo $output)" "READY=1 RELOADING=1 READY=1 STOPPING=1"
+}
+
+@test "rdmactl daemon reload (rdmad.service's ExecReload=) answers after RELOADING=1 and READY=1, and fails on a bad file" {
+	notify_listen
+	rdmad_start "$D"
+	wait_for_line "$D/notify.log" '^READY=1 STATUS=Serving 1 device\(s\)$'
+	# Both are sent before the reply (the listener may write them down a little later):
+	# the service manager's reload is over when the command is.
+	run "$RDMACTL" daemon reload
+	assert_success
+	wait_for_notices "READY=1 RELOADING=1 READY=1"
+	echo 'max_connections = lots' >>"$D/rdmad.conf"
+	run "$RDMACTL" daemon reload
+	assert_failure
+	wait_for_notices "READY=1 RELOADING=1 READY=1 RELOADING=1 READY=1"
 }
 
 @test "the watchdog is fed when WATCHDOG_USEC is set" {

@@ -186,7 +186,7 @@ verify_filter() {
 	local d=$BATS_TEST_TMPDIR
 	mkdir -p "$d/units" "$d/man/man1" "$d/man/man3" "$d/man/man5" "$d/man/man7" "$d/man/man8"
 	# The service runs the built daemon, so verify finds an executable.
-	sed "s|@SBINDIR@|$BUILD|g" "$TOP/systemd/rdmad.service" >"$d/units/rdmad.service"
+	sed "s|@SBINDIR@|$BUILD|g; s|@BINDIR@|$BUILD|g" "$TOP/systemd/rdmad.service" >"$d/units/rdmad.service"
 	sed "s|@SBINDIR@|$BUILD|g" "$TOP/systemd/rdmad.socket" >"$d/units/rdmad.socket"
 	for p in "$MAN"/*.[0-9]; do
 		cp "$p" "$d/man/man${p##*.}/"
@@ -201,7 +201,7 @@ verify_filter() {
 @test "the service is hardened (systemd-analyze security exposure below 3.0)" {
 	command -v systemd-analyze >/dev/null || skip "systemd-analyze missing"
 	local d=$BATS_TEST_TMPDIR
-	sed "s|@SBINDIR@|$BUILD|g" "$TOP/systemd/rdmad.service" >"$d/rdmad.service"
+	sed "s|@SBINDIR@|$BUILD|g; s|@BINDIR@|$BUILD|g" "$TOP/systemd/rdmad.service" >"$d/rdmad.service"
 	run systemd-analyze security --offline=yes "$d/rdmad.service"
 	level=$(sed -n 's/.*Overall exposure level for rdmad.service: \([0-9.]*\).*/\1/p' <<<"$output")
 	[ -n "$level" ] || fail "no exposure level in: $output"
@@ -212,7 +212,7 @@ verify_filter() {
 	s=$TOP/systemd/rdmad.service
 	k=$TOP/systemd/rdmad.socket
 	for line in Type=notify NotifyAccess=main 'ExecStart=@SBINDIR@/rdmad' \
-		'ExecReload=/bin/kill -HUP $MAINPID' WatchdogSec= StateDirectory=rdmad \
+		'ExecReload=@BINDIR@/rdmactl daemon reload' WatchdogSec= StateDirectory=rdmad \
 		ConfigurationDirectory=rdmad Requires=rdmad.socket; do
 		grep -qF -- "$line" "$s" || fail "rdmad.service lacks $line"
 	done
@@ -284,6 +284,7 @@ pkgdir() {
 	run grep -rlI '@[A-Z]*@' "$d"
 	assert_failure
 	assert_file_contains "$d$unitdir/rdmad.service" '^ExecStart=/usr/sbin/rdmad '
+	assert_file_contains "$d$unitdir/rdmad.service" '^ExecReload=/usr/bin/rdmactl daemon reload$'
 	cmp "$TOP/completions/rdmactl.bash" "$d$compdir/rdmactl"
 	cmp "$TOP/systemd/rdmad.conf" "$d/etc/rdmad/rdmad.conf"
 	# Nothing lands outside DESTDIR's expected tree.
@@ -295,7 +296,7 @@ pkgdir() {
 	local d=$BATS_TEST_TMPDIR/root
 	mkdir -p "$d/etc/rdmad"
 	echo 'log_level = debug # mine' >"$d/etc/rdmad/rdmad.conf"
-	run "$TOP/build-aux/install-extras.sh" "$d" /usr/local /usr/local/sbin
+	run "$TOP/build-aux/install-extras.sh" "$d" /usr/local /usr/local/sbin /usr/local/bin
 	assert_success
 	assert_output --partial 'left as it is'
 	assert_file_contains "$d/etc/rdmad/rdmad.conf" 'mine'
@@ -303,8 +304,10 @@ pkgdir() {
 	assert_file_contains "$d$unitdir/rdmad.service" '^ExecStart=/usr/local/sbin/rdmad '
 }
 
-@test "install-extras.sh wants exactly three arguments" {
+@test "install-extras.sh wants exactly four arguments" {
 	run -2 "$TOP/build-aux/install-extras.sh" /tmp/x
+	assert_output --partial usage
+	run -2 "$TOP/build-aux/install-extras.sh" /tmp/x /usr/local /usr/local/sbin
 	assert_output --partial usage
 }
 
