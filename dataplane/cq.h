@@ -75,6 +75,11 @@ void dp_cq_put(struct dp_cq *cq);
 
 /* Poller: takes up to max entries, each QP's in order, the lanes in turn. */
 unsigned dp_cq_poll(struct dp_cq *cq, struct dp_cqe *out, unsigned max);
+/* Whether a CQ the driver polls holds entries, without taking them. */
+static inline bool dp_cq_has_entries(struct dp_cq *cq)
+{
+	return atomic_load_explicit(&cq->used, memory_order_acquire) != 0;
+}
 
 enum dp_cq_push_result {
 	DP_CQ_PUSHED,

@@ -152,7 +152,9 @@ void dp_complete(struct dp_worker *w, struct dp_qp *q, struct dp_cq *cq, const s
 			.value = solicited, .cookie = (uint64_t)(uintptr_t)q->nic,
 		};
 
-		dp_worker_emit(w, &ev);
+		/* A full queue must not cost a wake-up: the turn's end tells of every CQ. */
+		if (!dp_worker_emit(w, &ev))
+			q->nic->per_worker[w->index].cq_untold = true;
 	}
 }
 

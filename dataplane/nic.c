@@ -31,8 +31,14 @@ void dp_nic_defer_notify(struct dp_worker *w, struct dp_nic *nic, struct dp_cq *
 
 static void notify_turn(struct dp_worker *w, void *arg)
 {
-	struct dp_nic_worker *pw = &((struct dp_nic *)arg)->per_worker[w->index];
+	struct dp_nic *nic = arg;
+	struct dp_nic_worker *pw = &nic->per_worker[w->index];
 
+	if (pw->cq_untold) {
+		struct dp_event any = { .type = DP_EVENT_CQ_ENTRY, .cookie = (uint64_t)(uintptr_t)nic };
+
+		pw->cq_untold = !dp_worker_emit(w, &any);
+	}
 	if (!pw->n_notify)
 		return;
 	atomic_thread_fence(memory_order_seq_cst);

@@ -27,7 +27,11 @@
 enum dp_nic_event {
 	/* The QP went to ERR on its own: object its qpn, ptr its context. */
 	DP_EVENT_QP_ERROR = 1,
-	/* A completion in a CQ waited on or armed: object its cqn, ptr the dp_cq, value solicited. */
+	/*
+	 * A completion in a CQ waited on or armed: object its cqn, ptr the dp_cq,
+	 * value solicited.  Object 0 and ptr NULL: some CQ's event found the event
+	 * queue full, so every CQ waited on or armed is to be looked at.
+	 */
 	DP_EVENT_CQ_ENTRY,
 	/* Signature-error reports wait on the NIC's lists (dp_nic_take_reports). */
 	DP_EVENT_REPORTS,
@@ -81,6 +85,8 @@ struct dp_nic_worker {
 	struct dp_cq *notify[DP_NOTIFY_PENDING_MAX];
 	bool notify_solicited[DP_NOTIFY_PENDING_MAX];
 	unsigned n_notify;
+	/* worker only: a CQ_ENTRY event found the event queue full; told at a turn's end */
+	bool cq_untold;
 };
 
 struct dp_nic {

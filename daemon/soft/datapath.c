@@ -429,6 +429,24 @@ static void on_qp_error(struct dp_worker *w, const struct dp_event *ev, void *us
 		rdma_qp_async_error(dev, qp);
 }
 
+/*
+ * Every armed CQ that holds entries: a worker found the event queue full, so
+ * some of their events may be lost.  Whether the lost one was solicited is not
+ * known: an event too many (the application polls and finds the entry) beats
+ * one too few (it waits for ever).
+ */
+static void tell_armed_with_entries(struct rdma_device *dev)
+{
+	struct rdma_object *obj;
+
+	for (uint32_t i = 0; (obj = object_table_next(&dev->tables[RDMA_OBJ_CQ], &i)); ) {
+		struct rdma_cq *cq = rdma_cq(obj);
+
+		if (cq->armed && cq->ring && !cq->rings && dp_cq_has_entries(soft_cq(cq->ring)))
+			rdma_cq_entry_event(dev, cq, true);
+	}
+}
+
 static void on_cq_entry(struct dp_worker *w, const struct dp_event *ev, void *userdata)
 {
 	struct rdma_datapath *dp = event_datapath(ev);
@@ -436,7 +454,9 @@ static void on_cq_entry(struct dp_worker *w, const struct dp_event *ev, void *us
 
 	(void)w;
 	(void)userdata;
-	if (cq)
+	if (!ev->ptr)
+		tell_armed_with_entries(dp->dev);
+	else if (cq)
 		rdma_cq_entry_event(dp->dev, cq, ev->value != 0);
 	if (dp->cq_hook)
 		dp->cq_hook(dp->dev, dp->cq_hook_data);
