@@ -104,6 +104,21 @@ int ctl_call_raw(struct ctl *ctl, const char *method, struct json_object *params
 }
 
 /*
+ * An error parameter's value as lists print it: a key in hex, the handle of
+ * an MR or MKEY too (kind, or user_kind for user_handle, says whose).
+ */
+static char *param_text(struct json_object *params, const char *key, struct json_object *val)
+{
+	bool of_user = strcmp(key, "user_handle") == 0;
+	const char *kind = json_object_get_string(json_object_object_get(params,
+									of_user ? "user_kind" : "kind"));
+
+	if (json_object_is_type(val, json_type_object) || json_object_is_type(val, json_type_array))
+		return strdup(json_object_to_json_string_ext(val, JSON_C_TO_STRING_PLAIN));
+	return output_scalar_text(kind, of_user ? "handle" : key, val);
+}
+
+/*
  * "rdmactl: dev show: io.rdmad.Device.NoSuchDevice: ifname 'x'"; a refusal
  * says what the caller needs: "rdmactl: pd create:
  * org.varlink.service.PermissionDenied: needs root (socket PATH)".
@@ -116,11 +131,10 @@ static void print_error(struct ctl *ctl, const char *path, const char *method, c
 	progress_hide();
 	fprintf(stderr, "rdmactl: %s: %s", path, error);
 	json_object_object_foreach(params, key, val) {
-		const char *s = json_object_is_type(val, json_type_string) ?
-				json_object_get_string(val) :
-				json_object_to_json_string_ext(val, JSON_C_TO_STRING_PLAIN);
+		char *text = param_text(params, key, val);
 
-		fprintf(stderr, "%s%s '%s'", sep, key, s);
+		fprintf(stderr, "%s%s '%s'", sep, key, text ? text : "(out of memory)");
+		free(text);
 		sep = ", ";
 	}
 	if (strcmp(error, VARLINK_ERROR_PERMISSION_DENIED) == 0) {
@@ -148,12 +162,8 @@ static bool is_usage_error(const char *error)
 	       strcmp(error + len - strlen(suffix), suffix) == 0;
 }
 
-/*
- * Says what the daemon refused (stderr, and the JSON output); takes error and
- * params.  -EINVAL for a usage error, else -EBADE.
- */
-static int report_error(struct ctl *ctl, const char *path, const char *method, char *error,
-			struct json_object *params)
+int ctl_report_error(struct ctl *ctl, const char *path, const char *method, char *error,
+		     struct json_object *params)
 {
 	int r = is_usage_error(error) ? -EINVAL : -EBADE;
 
@@ -174,7 +184,7 @@ int ctl_call(struct ctl *ctl, const char *path, const char *method, struct json_
 	if (r < 0)
 		return r;
 	if (error) {
-		r = report_error(ctl, path, method, error, *reply);
+		r = ctl_report_error(ctl, path, method, error, *reply);
 		*reply = NULL;
 		return r;
 	}
@@ -200,7 +210,7 @@ int ctl_call_more(struct ctl *ctl, const char *path, const char *method, struct 
 		if (r < 0)
 			break;
 		if (error)
-			return report_error(ctl, path, method, error, reply);
+			return ctl_report_error(ctl, path, method, error, reply);
 		r = fn(reply, data);
 		json_object_put(reply);
 		if (r < 0) {

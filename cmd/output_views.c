@@ -6,15 +6,12 @@
 
 #define KEYS(...) ((const char *const[]){ __VA_ARGS__, NULL })
 
-/* Typed back in lower case (rdmactl qp create --type rc, qp modify --state rts). */
-static const char *const qp_words[] = { "type", "state", NULL };
-
 static const struct output_view views[] = {
 	{ .label = "pd", .brief = KEYS("ifname", "mrs", "qps", "ahs", "mkeys", "pid", "comm") },
 	{ .label = "mr", .hex_handle = true,
 	  .brief = KEYS("ifname", "pd", "mr_type", "access", "lkey", "rkey", "iova", "mrlen", "state", "pid", "comm") },
 	{ .label = "cq", .brief = KEYS("ifname", "cqe", "armed", "qps", "pid", "comm") },
-	{ .label = "qp", .lower = qp_words,
+	{ .label = "qp",
 	  .brief = KEYS("ifname", "type", "state", "pd", "send_cq", "recv_cq", "pid", "comm") },
 	{ .label = "ah", .brief = KEYS("ifname", "pd", "port", "dgid", "sgid_index", "pid", "comm") },
 	{ .label = "mkey", .hex_handle = true,

@@ -222,6 +222,12 @@ int ctl_call_raw(struct ctl *ctl, const char *method, struct json_object *params
  */
 int ctl_call_more(struct ctl *ctl, const char *path, const char *method, struct json_object *params,
 		  int (*fn)(struct json_object *reply, void *data), void *data);
+/*
+ * Says what the daemon refused (stderr, and the JSON output), as ctl_call
+ * does; takes error and params.  -EINVAL for a usage error, else -EBADE.
+ */
+int ctl_report_error(struct ctl *ctl, const char *path, const char *method, char *error,
+		     struct json_object *params);
 void ctl_disconnect(struct ctl *ctl);
 /*
  * fd goes with the next call, passed (SCM_RIGHTS): the daemon gets the open

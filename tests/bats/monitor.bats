@@ -25,7 +25,7 @@ setup() { load_libs; }
 	assert_line --index 1 --regexp "^\{\"type\":\"object_created\",\"time_usec\":[0-9]+,\"ifname\":\"soft0\",\"ifindex\":0,\"kind\":\"pd\",\"handle\":$pd\}$"
 	assert_line --index 2 --regexp "\"type\":\"object_created\".*\"kind\":\"cq\",\"handle\":$cq\}$"
 	assert_line --index 3 --regexp "\"type\":\"object_created\".*\"kind\":\"qp\",\"handle\":$qp\}$"
-	assert_line --index 4 --regexp "\"type\":\"qp_state\".*\"kind\":\"qp\",\"handle\":$qp,\"old_state\":\"RESET\",\"new_state\":\"INIT\"\}$"
+	assert_line --index 4 --regexp "\"type\":\"qp_state\".*\"kind\":\"qp\",\"handle\":$qp,\"old_state\":\"reset\",\"new_state\":\"init\"\}$"
 	assert_line --index 5 --regexp "\"type\":\"object_destroyed\".*\"kind\":\"qp\",\"handle\":$qp\}$"
 }
 
@@ -42,8 +42,8 @@ setup() { load_libs; }
 	run cat "$out"
 	assert_equal "${#lines[@]}" 3
 	assert_line --index 0 --regexp '^[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3} subscribed:$'
-	assert_line --index 1 --regexp "^[0-9:.]+ qp_state qp $qp: ifname soft0 ifindex 0 old_state RESET new_state INIT$"
-	assert_line --index 2 --regexp "^[0-9:.]+ qp_state qp $qp: ifname soft0 ifindex 0 old_state INIT new_state ERR$"
+	assert_line --index 1 --regexp "^[0-9:.]+ qp_state qp $qp: ifname soft0 ifindex 0 old_state reset new_state init$"
+	assert_line --index 2 --regexp "^[0-9:.]+ qp_state qp $qp: ifname soft0 ifindex 0 old_state init new_state err$"
 }
 
 @test "a CQ that overflows: monitor --type cq_error shows it once; the CQ stays in error" {
@@ -63,7 +63,7 @@ setup() { load_libs; }
 		"$RDMACTL" qp post "$A" write --sge "$M:0:4" --remote "$M:8" --wrid "$id" --signaled
 	done
 	wait_for_lines "$out" 2
-	[ "$(qp_field "$A" state)" = ERR ]
+	[ "$(qp_field "$A" state)" = err ]
 	[ "$(qp_field "$A" datapath.cq_overflows)" = 2 ]
 	run wc_fields "$("$RDMACTL" -j cq poll "$CA")"
 	assert_output "1 success rdma_write 4 0 $A 0 "
@@ -74,10 +74,10 @@ setup() { load_libs; }
 	connect "$D" "$C"
 	"$RDMACTL" qp post "$C" write --sge "$M:0:4" --remote "$M:8" --wrid 9 --signaled
 	for i in $(seq 1 50); do
-		[ "$(qp_field "$C" state)" = ERR ] && break
+		[ "$(qp_field "$C" state)" = err ] && break
 		sleep 0.05
 	done
-	[ "$(qp_field "$C" state)" = ERR ]
+	[ "$(qp_field "$C" state)" = err ]
 	[ "$("$RDMACTL" -j cq poll "$CA")" = "[]" ]
 	[ "$(qp_field "$C" datapath.cq_overflows)" = 1 ]
 	monitor_stop "$out"

@@ -91,7 +91,7 @@ setup() { load_libs; }
 	run -0 "$RDMACTL" qp show "$qp"
 	assert_line --index 0 --regexp "^qp $qp: ifname soft0 ifindex 0 type uc state reset "
 	# JSON keeps the API's words.
-	[ "$("$RDMACTL" -j qp show "$qp" | jq -r '.[0] | .type + " " + .state')" = "UC RESET" ]
+	[ "$("$RDMACTL" -j qp show "$qp" | jq -r '.[0] | .type + " " + .state')" = "uc reset" ]
 }
 
 @test "a number with a leading zero is decimal, 0x is hex" {
