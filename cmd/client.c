@@ -84,8 +84,9 @@ static unsigned take_pass_fds(struct ctl *ctl, int fds[CTL_PASS_FDS_MAX])
 	return n;
 }
 
-int ctl_call_raw(struct ctl *ctl, const char *method, struct json_object *params,
-		 struct json_object **reply, char **error)
+/* A call; a broken connection is said naming who made it: the command's path, else the method. */
+static int call(struct ctl *ctl, const char *who, const char *method, struct json_object *params,
+		struct json_object **reply, char **error)
 {
 	int fds[CTL_PASS_FDS_MAX];
 	unsigned n_fds = take_pass_fds(ctl, fds);
@@ -96,11 +97,17 @@ int ctl_call_raw(struct ctl *ctl, const char *method, struct json_object *params
 	r = varlink_client_call_fds(ctl->client, method, params, fds, n_fds, reply, error);
 	if (r < 0) {
 		progress_hide();
-		fprintf(stderr, "rdmactl: %s: %s\n", method, talk_error(r));
+		fprintf(stderr, "rdmactl: %s: %s\n", who, talk_error(r));
 		/* A broken connection is not reused (the shell goes on with a new one). */
 		ctl_disconnect(ctl);
 	}
 	return talk_failure(r);
+}
+
+int ctl_call_raw(struct ctl *ctl, const char *method, struct json_object *params,
+		 struct json_object **reply, char **error)
+{
+	return call(ctl, method, method, params, reply, error);
 }
 
 /*
@@ -180,7 +187,7 @@ int ctl_call(struct ctl *ctl, const char *path, const char *method, struct json_
 	char *error = NULL;
 	int r;
 
-	r = ctl_call_raw(ctl, method, params, reply, &error);
+	r = call(ctl, path, method, params, reply, &error);
 	if (r < 0)
 		return r;
 	if (error) {
@@ -221,7 +228,7 @@ int ctl_call_more(struct ctl *ctl, const char *path, const char *method, struct 
 	}
 	if (r < 0) {
 		progress_hide();
-		fprintf(stderr, "rdmactl: %s: %s\n", method, talk_error(r));
+		fprintf(stderr, "rdmactl: %s: %s\n", path, talk_error(r));
 		ctl_disconnect(ctl);
 	}
 	return talk_failure(r);
