@@ -207,14 +207,32 @@ static void emit_name(struct line *l, const char *label, const char *name_key, s
 	l->col = n > 0 ? (size_t)n : 0;
 }
 
+/*
+ * "LABEL NAME:", or "LABEL:" for a record that has no name (a completion,
+ * the login): every record says what it is before its fields.
+ */
+static void emit_head(struct line *l, struct json_object *rec, const char *label,
+		      const char **name_key)
+{
+	struct json_object *name = NULL;
+
+	if (l->view && l->view->name_key && *name_key)
+		*name_key = l->view->name_key;
+	if (*name_key && json_object_object_get_ex(rec, *name_key, &name)) {
+		emit_name(l, label, *name_key, name);
+	} else if (label) {
+		int n = printf("%s:", label);
+
+		l->col = n > 0 ? (size_t)n : 0;
+	}
+}
+
 static void text_record(struct ctl *ctl, struct json_object *rec, const char *label,
 			const char *name_key)
 {
 	struct line l = LINE_INIT(0, output_view(label));
-	struct json_object *name = NULL;
 
-	if (name_key && json_object_object_get_ex(rec, name_key, &name))
-		emit_name(&l, label, name_key, name);
+	emit_head(&l, rec, label, &name_key);
 	emit_fields(&l, rec, name_key);
 	putchar('\n');
 }
@@ -223,14 +241,13 @@ static void text_brief(struct ctl *ctl, struct json_object *rec, const char *lab
 		       const char *name_key)
 {
 	struct line l = LINE_INIT(0, output_view(label));
-	struct json_object *name = NULL, *v;
+	struct json_object *v;
 
 	if (!l.view || !l.view->brief || ctl->details) {
 		text_record(ctl, rec, label, name_key);
 		return;
 	}
-	if (name_key && json_object_object_get_ex(rec, name_key, &name))
-		emit_name(&l, label, name_key, name);
+	emit_head(&l, rec, label, &name_key);
 	for (const char *const *k = l.view->brief; *k; k++)
 		if (json_object_object_get_ex(rec, *k, &v))
 			emit_field(&l, *k, v);

@@ -18,6 +18,7 @@ static const struct output_view views[] = {
 	  .brief = KEYS("ifname", "pd", "flags", "state", "access", "length", "pool_name", "borrowed", "pid", "comm") },
 	{ .label = "dek", .brief = KEYS("ifname", "name", "size", "import", "state", "mkeys") },
 	{ .label = "pool", .brief = KEYS("ifname", "name", "type", "size", "available", "in_use") },
+	{ .label = "gid", .name_key = "index" },
 	{ .label = "port", .brief = KEYS("ifname", "port", "netdev", "oper_state", "passing") },
 };
 

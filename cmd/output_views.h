@@ -15,6 +15,8 @@ struct output_view {
 	const char *const *brief;
 	/* The handle is a key (MR, MKEY): "mr 0x101:". */
 	bool hex_handle;
+	/* The key that names a record after its label when not "handle" (a GID's "index"). */
+	const char *name_key;
 };
 
 /* The view of records labelled label; NULL for none (every key, as given). */

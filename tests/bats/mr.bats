@@ -456,7 +456,7 @@ resident() {
 	assert_output "2 success rdma_write 512 0 $B 0 "
 	[ "$(resident "$M")" = 2 ]
 	assert_equal "$(get "$M" 8192 520)" "$(a5 512)ec7d5678f0debc9a"
-	assert_equal "$("$RDMACTL" mkey check "$k" | jq -r .err_type)" none
+	assert_equal "$("$RDMACTL" -j mkey check "$k" | jq -r .err_type)" none
 }
 
 # large_create_beside WHAT: sends Mr.Create of 512 MiB on PD 1 and, once

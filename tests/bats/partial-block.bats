@@ -44,7 +44,7 @@ sig_mkey() {
 }
 
 no_error() { # MKEY
-	assert_equal "$("$RDMACTL" mkey check "$1" | jq -r .err_type)" none
+	assert_equal "$("$RDMACTL" -j mkey check "$1" | jq -r .err_type)" none
 }
 
 # zeros N: N zero bytes, as hex.
@@ -99,7 +99,7 @@ zeros() { printf '00%.0s' $(seq 1 "$1"); }
 	"$RDMACTL" qp post "$A" write --sge "$k:0:512" --remote "$PEER:0" --wrid 9 --signaled
 	assert_equal "$(wc_fields "$(poll_n "$CA" 1)")" "9 success rdma_write 512 0 $A 0 "
 	assert_equal "$(get "$PEER" 0 512)" "$(a5 512)"
-	assert_equal "$("$RDMACTL" mkey check "$k" | jq -r .err_type)" guard
+	assert_equal "$("$RDMACTL" -j mkey check "$k" | jq -r .err_type)" guard
 	assert_equal "$(qp_field "$A" state)" rts
 }
 

@@ -72,7 +72,7 @@ wait_state() { # QP STATE
 	"$RDMACTL" qp post "$S" write --sge "$k:0:512" --remote "$PEER:0" --wrid 7 --signaled
 	assert_equal "$(wc_fields "$(poll_n "$CS" 1)")" "7 success rdma_write 512 0 $S 0 "
 	assert_equal "$(get "$PEER" 0 520)" "$(a5 512)0000000000000000"
-	assert_equal "$("$RDMACTL" mkey check "$k" | jq -r .err_type)" none
+	assert_equal "$("$RDMACTL" -j mkey check "$k" | jq -r .err_type)" none
 	assert_equal "$("$RDMACTL" -j mkey show "$k" | jq -c '.[0] | [.transfers, (.sig_errors | add)]')" "[1,0]"
 }
 
@@ -285,8 +285,8 @@ wait_state() { # QP STATE
 	assert_equal "$(get "$PEER" 512 512)" "$(a5 512)"
 	assert_equal "$(qp_field "$S" state)" rts
 	# Sticky and read-and-clear; the second error was not recorded (not re-armed).
-	assert_equal "$("$RDMACTL" mkey check "$k")" '{"err_type":"guard","expected_value":0,"actual_value":60541,"offset":0}'
-	assert_equal "$("$RDMACTL" mkey check "$k" | jq -r .err_type)" none
+	assert_equal "$("$RDMACTL" -j mkey check "$k")" '{"err_type":"guard","expected_value":0,"actual_value":60541,"offset":0}'
+	assert_equal "$("$RDMACTL" -j mkey check "$k" | jq -r .err_type)" none
 	assert_equal "$("$RDMACTL" -j mkey show "$k" | jq -c '.[0] | [.transfers, (.sig_errors | add)]')" "[2,2]"
 	assert_equal "$(counters "$S")" "[2,0,0,0,0,0]"
 }
@@ -304,7 +304,7 @@ wait_state() { # QP STATE
 	assert_equal "$("$RDMACTL" -j cq poll "$CS")" '[]'
 	assert_equal "$("$RDMACTL" -j cq poll "$CC")" '[]'
 	# 2. the MKEY tells what failed.
-	assert_equal "$("$RDMACTL" mkey check "$k")" '{"err_type":"guard","expected_value":0,"actual_value":60541,"offset":0}'
+	assert_equal "$("$RDMACTL" -j mkey check "$k")" '{"err_type":"guard","expected_value":0,"actual_value":60541,"offset":0}'
 	# The MKEY is busy while the SEND is posted?  No: only the WRITE used it, and it ran.
 	# 3. cancel the response; post an error response instead.
 	run "$RDMACTL" qp cancel "$S" --wrid 1
@@ -343,7 +343,7 @@ wait_state() { # QP STATE
 	[ "$(jq .took_ns <<<"$rec")" -gt 0 ]
 	# The response was withdrawn: the client got nothing; the MKEY's record was read.
 	assert_equal "$("$RDMACTL" -j cq poll "$CC" --wait 100)" '[]'
-	assert_equal "$("$RDMACTL" mkey check "$k" | jq -r .err_type)" none
+	assert_equal "$("$RDMACTL" -j mkey check "$k" | jq -r .err_type)" none
 	assert_equal "$(counters "$S")" "[1,1,1,1,1,1]"
 	assert_equal "$("$RDMACTL" -j dev show | jq -c '.[0].datapath | [.recoveries >= 1, .wrs_canceled >= 1, .sig_stops >= 1]')" '[true,true,true]'
 }
