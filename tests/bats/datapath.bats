@@ -520,7 +520,7 @@ expect_remote_error() {
 	"$RDMACTL" qp post "$A" send --sge "$M:0:4" --wrid 1
 	run "$RDMACTL" mr destroy "$M"
 	assert_failure 1
-	assert_output --partial "io.rdmad.Mr.ObjectInUse: kind 'mr', handle '$M', user_kind 'qp', user_handle '$A'"
+	assert_output --partial "io.rdmad.Mr.ObjectInUse: kind 'mr', handle '$(printf 0x%x "$M")', user_kind 'qp', user_handle '$A'"
 	"$RDMACTL" mr show "$M" >/dev/null
 	"$RDMACTL" qp modify "$A" --state err
 	poll_n "$CA" 1 >/dev/null

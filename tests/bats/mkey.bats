@@ -156,7 +156,7 @@ t10dif_wire() { # APP REF [FLAGS]: T10-DIF (CRC guard, bg 0xFFFF) on the wire, n
 	before=$(mkey_json "$h")
 	run "$RDMACTL" mkey configure "$h" --layout 999999:0:512
 	assert_failure 1
-	assert_output --partial "io.rdmad.Mkey.NoSuchObject: kind 'mr', handle '999999'"
+	assert_output --partial "io.rdmad.Mkey.NoSuchObject: kind 'mr', handle '0xf423f'"
 	assert_equal "$(mkey_json "$h")" "$before"
 	run "$RDMACTL" mkey configure "$h" --layout "$mr:0:512" --interleave "$mr:0:8:8"
 	assert_failure 2
@@ -212,7 +212,7 @@ t10dif_wire() { # APP REF [FLAGS]: T10-DIF (CRC guard, bg 0xFFFF) on the wire, n
 	"$RDMACTL" mkey configure "$h" --layout "$mr:0:512" >/dev/null
 	run "$RDMACTL" mr destroy "$mr"
 	assert_failure 1
-	assert_output --partial "ObjectInUse: kind 'mr', handle '$mr', user_kind 'mkey', user_handle '$h'"
+	assert_output --partial "ObjectInUse: kind 'mr', handle '$(printf 0x%x "$mr")', user_kind 'mkey', user_handle '$(printf 0x%x "$h")'"
 	run "$RDMACTL" pd destroy 1
 	assert_failure 1
 	assert_output --partial "ObjectInUse: kind 'pd', handle '1'"
@@ -225,7 +225,7 @@ t10dif_wire() { # APP REF [FLAGS]: T10-DIF (CRC guard, bg 0xFFFF) on the wire, n
 	assert_success
 	run "$RDMACTL" mkey show "$h"
 	assert_failure 1
-	assert_output --partial "NoSuchObject: kind 'mkey', handle '$h'"
+	assert_output --partial "NoSuchObject: kind 'mkey', handle '$(printf 0x%x "$h")'"
 	run "$RDMACTL" mr destroy "$mr2"
 	assert_success
 }
@@ -526,7 +526,7 @@ dek_create() {
 	# The DEK is held by the MKEY.
 	run "$RDMACTL" dek destroy v2
 	assert_failure 1
-	assert_output --partial "user_kind 'mkey', user_handle '$h'"
+	assert_output --partial "user_kind 'mkey', user_handle '$(printf 0x%x "$h")'"
 	"$RDMACTL" mkey destroy "$h"
 	"$RDMACTL" dek destroy v2
 }

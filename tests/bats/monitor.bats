@@ -174,7 +174,7 @@ setup() { load_libs; }
 	# The PD is in use by the MKEY: the error names it in hex.
 	run "$RDMACTL" pd destroy "$pd"
 	assert_failure
-	assert_output --partial "user_kind 'mkey', user_handle '$hex'"
+	assert_output --partial "user_kind 'mkey', user_handle '$(printf 0x%x "$hex")'"
 	run "$RDMACTL" mkey show 0x7fff0001
 	assert_failure
 	assert_output --partial "kind 'mkey', handle '0x7fff0001'"
