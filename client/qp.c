@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const states[] = { "RESET", "INIT", "RTR", "RTS", "SQD", "SQE", "ERR" };
-static const char *const types[] = { "RC", "UC", "UD" };
+static const char *const states[] = { "reset", "init", "rtr", "rts", "sqd", "sqe", "err" };
+static const char *const types[] = { "rc", "uc", "ud" };
 #define N_STATES (sizeof(states) / sizeof(states[0]))
 #define N_TYPES (sizeof(types) / sizeof(types[0]))
 

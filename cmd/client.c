@@ -95,8 +95,9 @@ static unsigned take_pass_fds(struct ctl *ctl, int fds[CTL_PASS_FDS_MAX])
 	return n;
 }
 
-int ctl_call_raw(struct ctl *ctl, const char *method, struct json_object *params,
-		 struct json_object **reply, char **error)
+/* A call; a broken connection is said naming who made it: the command's path, else the method. */
+static int call(struct ctl *ctl, const char *who, const char *method, struct json_object *params,
+		struct json_object **reply, char **error)
 {
 	int fds[CTL_PASS_FDS_MAX];
 	unsigned n_fds = take_pass_fds(ctl, fds);
@@ -107,11 +108,32 @@ int ctl_call_raw(struct ctl *ctl, const char *method, struct json_object *params
 	r = varlink_client_call_fds(ctl->client, method, params, fds, n_fds, reply, error);
 	if (r < 0) {
 		progress_hide();
-		fprintf(stderr, "rdmactl: %s: %s\n", method, talk_error(ctl, r));
+		fprintf(stderr, "rdmactl: %s: %s\n", who, talk_error(ctl, r));
 		/* A broken connection is not reused (the shell goes on with a new one). */
 		ctl_disconnect(ctl);
 	}
 	return talk_failure(r);
+}
+
+int ctl_call_raw(struct ctl *ctl, const char *method, struct json_object *params,
+		 struct json_object **reply, char **error)
+{
+	return call(ctl, method, method, params, reply, error);
+}
+
+/*
+ * An error parameter's value as lists print it: a key in hex, the handle of
+ * an MR or MKEY too (kind, or user_kind for user_handle, says whose).
+ */
+static char *param_text(struct json_object *params, const char *key, struct json_object *val)
+{
+	bool of_user = strcmp(key, "user_handle") == 0;
+	const char *kind = json_object_get_string(json_object_object_get(params,
+									of_user ? "user_kind" : "kind"));
+
+	if (json_object_is_type(val, json_type_object) || json_object_is_type(val, json_type_array))
+		return strdup(json_object_to_json_string_ext(val, JSON_C_TO_STRING_PLAIN));
+	return output_scalar_text(kind, of_user ? "handle" : key, val);
 }
 
 /*
@@ -127,11 +149,10 @@ static void print_error(struct ctl *ctl, const char *path, const char *method, c
 	progress_hide();
 	fprintf(stderr, "rdmactl: %s: %s", path, error);
 	json_object_object_foreach(params, key, val) {
-		const char *s = json_object_is_type(val, json_type_string) ?
-				json_object_get_string(val) :
-				json_object_to_json_string_ext(val, JSON_C_TO_STRING_PLAIN);
+		char *text = param_text(params, key, val);
 
-		fprintf(stderr, "%s%s '%s'", sep, key, s);
+		fprintf(stderr, "%s%s '%s'", sep, key, text ? text : "(out of memory)");
+		free(text);
 		sep = ", ";
 	}
 	if (strcmp(error, VARLINK_ERROR_PERMISSION_DENIED) == 0) {
@@ -159,12 +180,8 @@ static bool is_usage_error(const char *error)
 	       strcmp(error + len - strlen(suffix), suffix) == 0;
 }
 
-/*
- * Says what the daemon refused (stderr, and the JSON output); takes error and
- * params.  -EINVAL for a usage error, else -EBADE.
- */
-static int report_error(struct ctl *ctl, const char *path, const char *method, char *error,
-			struct json_object *params)
+int ctl_report_error(struct ctl *ctl, const char *path, const char *method, char *error,
+		     struct json_object *params)
 {
 	int r = is_usage_error(error) ? -EINVAL : -EBADE;
 
@@ -181,11 +198,11 @@ int ctl_call(struct ctl *ctl, const char *path, const char *method, struct json_
 	char *error = NULL;
 	int r;
 
-	r = ctl_call_raw(ctl, method, params, reply, &error);
+	r = call(ctl, path, method, params, reply, &error);
 	if (r < 0)
 		return r;
 	if (error) {
-		r = report_error(ctl, path, method, error, *reply);
+		r = ctl_report_error(ctl, path, method, error, *reply);
 		*reply = NULL;
 		return r;
 	}
@@ -211,7 +228,7 @@ int ctl_call_more(struct ctl *ctl, const char *path, const char *method, struct 
 		if (r < 0)
 			break;
 		if (error)
-			return report_error(ctl, path, method, error, reply);
+			return ctl_report_error(ctl, path, method, error, reply);
 		r = fn(reply, data);
 		json_object_put(reply);
 		if (r < 0) {
@@ -222,7 +239,7 @@ int ctl_call_more(struct ctl *ctl, const char *path, const char *method, struct 
 	}
 	if (r < 0) {
 		progress_hide();
-		fprintf(stderr, "rdmactl: %s: %s\n", method, talk_error(ctl, r));
+		fprintf(stderr, "rdmactl: %s: %s\n", path, talk_error(ctl, r));
 		ctl_disconnect(ctl);
 	}
 	return talk_failure(r);

@@ -7,6 +7,7 @@
  * own words say which, so every command gets it from the one table.
  */
 #include "cmd/rdmactl.h"
+#include "cmd/output.h"
 
 #include <dirent.h>
 #include <stdio.h>
@@ -14,18 +15,21 @@
 #include <string.h>
 #include <sys/stat.h>
 
-/* The objects a value may name: the List method, the key of its list, and the key shown. */
+/*
+ * The objects a value may name: the List method, the key of its list, the
+ * key shown, and the kind, whose lists print it (an MR's or MKEY's key in hex).
+ */
 static const struct {
-	const char *word, *method, *list, *key;
+	const char *word, *method, *list, *key, *kind;
 } live_objects[] = {
-	{ "PD", "io.rdmad.Pd.List", "pds", "handle" },
-	{ "MR", "io.rdmad.Mr.List", "mrs", "handle" },
-	{ "CQ", "io.rdmad.Cq.List", "cqs", "handle" },
-	{ "QP", "io.rdmad.Qp.List", "qps", "handle" },
-	{ "AH", "io.rdmad.Ah.List", "ahs", "handle" },
-	{ "MKEY", "io.rdmad.Mkey.List", "mkeys", "handle" },
-	{ "DEK", "io.rdmad.Dek.List", "deks", "name" },
-	{ "PORT", "io.rdmad.Vnic.List", "ports", "handle" },
+	{ "PD", "io.rdmad.Pd.List", "pds", "handle", "pd" },
+	{ "MR", "io.rdmad.Mr.List", "mrs", "handle", "mr" },
+	{ "CQ", "io.rdmad.Cq.List", "cqs", "handle", "cq" },
+	{ "QP", "io.rdmad.Qp.List", "qps", "handle", "qp" },
+	{ "AH", "io.rdmad.Ah.List", "ahs", "handle", "ah" },
+	{ "MKEY", "io.rdmad.Mkey.List", "mkeys", "handle", "mkey" },
+	{ "DEK", "io.rdmad.Dek.List", "deks", "name", "dek" },
+	{ "PORT", "io.rdmad.Vnic.List", "ports", "handle", "port" },
 };
 
 /* Names in the directory of prefix that start as its last part does; directories end in '/'. */
@@ -74,11 +78,13 @@ static void complete_live(struct ctl *ctl, size_t k, const char *prefix,
 	if (ctl_call_raw(ctl, live_objects[k].method, params, &reply, &error) == 0 && !error &&
 	    json_object_object_get_ex(reply, live_objects[k].list, &list))
 		for (size_t i = 0; i < json_object_array_length(list); i++) {
-			const char *word = json_object_get_string(json_object_object_get(
-				json_object_array_get_idx(list, i), live_objects[k].key));
+			char *word = output_scalar_text(live_objects[k].kind, live_objects[k].key,
+							json_object_object_get(json_object_array_get_idx(list, i),
+									       live_objects[k].key));
 
 			if (word && strncmp(word, prefix, strlen(prefix)) == 0)
 				add(data, word);
+			free(word);
 		}
 	free(error);
 	json_object_put(reply);

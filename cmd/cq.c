@@ -60,7 +60,7 @@ static int cq_poll(struct ctl *ctl, const struct cmd_args *args)
 		json_object_put(params);
 		return -EINVAL;
 	}
-	return output_call_records(ctl, args, IFACE ".Poll", params, "completions", NULL);
+	return output_call_records(ctl, args, IFACE ".Poll", params, "completions", "completion");
 }
 
 static const struct cmd_arg dev_only[] = { CMD_ARG_DEV, { NULL } };

@@ -169,7 +169,7 @@ static int dek_login(struct ctl *ctl, const struct cmd_args *args)
 		return r;
 	}
 	add_string(args, "--kek", params, "kek");
-	return output_call_records(ctl, args, IFACE ".Login", params, "login", NULL);
+	return output_call_records(ctl, args, IFACE ".Login", params, "login", "login");
 }
 
 static int dek_logout(struct ctl *ctl, const struct cmd_args *args)
@@ -179,7 +179,8 @@ static int dek_logout(struct ctl *ctl, const struct cmd_args *args)
 
 static int dek_login_state(struct ctl *ctl, const struct cmd_args *args)
 {
-	return output_call_records(ctl, args, IFACE ".GetLogin", ctl_device_params(args), "login", NULL);
+	return output_call_records(ctl, args, IFACE ".GetLogin", ctl_device_params(args), "login",
+				   "login");
 }
 
 /* DEK names, from the daemon (root only, as every DEK method). */

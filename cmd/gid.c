@@ -27,8 +27,8 @@ static int gid_show(struct ctl *ctl, const struct cmd_args *args)
 	if (!params)
 		return -EINVAL;
 	if (arg_get(args, "INDEX"))
-		return output_call_records(ctl, args, IFACE ".Show", params, "gid", NULL);
-	return output_call_records(ctl, args, IFACE ".List", params, "gids", NULL);
+		return output_call_records(ctl, args, IFACE ".Show", params, "gid", "gid");
+	return output_call_records(ctl, args, IFACE ".List", params, "gids", "gid");
 }
 
 static int gid_add(struct ctl *ctl, const struct cmd_args *args)
@@ -38,7 +38,7 @@ static int gid_add(struct ctl *ctl, const struct cmd_args *args)
 	if (!params)
 		return -EINVAL;
 	json_object_object_add(params, "gid", json_object_new_string(arg_get(args, "GID")));
-	return output_call_records(ctl, args, IFACE ".Add", params, "gid", NULL);
+	return output_call_records(ctl, args, IFACE ".Add", params, "gid", "gid");
 }
 
 static int gid_del(struct ctl *ctl, const struct cmd_args *args)
@@ -66,9 +66,14 @@ static const struct cmd_arg del_args[] = {
 	ARG_INDEX(true, "the entry to empty"), ARG_PORT, CMD_ARG_DEV, { NULL },
 };
 
+static const struct cmd_arg list_args[] = { ARG_PORT, CMD_ARG_DEV, { NULL } };
+
 const struct cmd cmd_gid[] = {
 	{ .name = "show", .summary = "Show the filled GID table entries", .args = show_args,
 	  .run = gid_show, .is_default = true },
+	/* As every object has it: show without an index. */
+	{ .name = "list", .summary = "List the filled GID table entries", .args = list_args,
+	  .run = gid_show },
 	{ .name = "add", .summary = "Put a GID at an empty index (ADD_GID)", .args = add_args,
 	  .run = gid_add },
 	{ .name = "del", .spelled_out = true, .summary = "Empty a GID table entry no AH or QP uses (DEL_GID)",

@@ -244,13 +244,18 @@ static int mkey_configure(struct ctl *ctl, const struct cmd_args *args)
 	return output_call_records(ctl, args, IFACE ".Configure", params, "mkey", "mkey");
 }
 
-/* The record exactly as `offload --report` writes it. */
+/*
+ * Text: a record labelled "sig_error"; -j: the record exactly as `offload
+ * --report` writes it.
+ */
 static int mkey_check(struct ctl *ctl, const struct cmd_args *args)
 {
 	struct json_object *params = mkey_params(ctl, args);
 
 	if (!params)
 		return -EINVAL;
+	if (!ctl->json)
+		return output_call_records(ctl, args, IFACE ".Check", params, "record", "sig_error");
 	return output_call_value(ctl, args, IFACE ".Check", params, "record");
 }
 

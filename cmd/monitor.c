@@ -11,7 +11,8 @@
 
 static const char *const event_types[] = {
 	"object_created", "object_destroyed", "qp_state", "sq_drained", "sig_error",
-	"wr_canceled", "recovery", "cq_error", "vnic_state", "vnic_mac_table", "vnic_trap",
+	"wr_canceled", "recovery", "cq_error", "pool_borrow", "pool_return", "pool_resize",
+	"vnic_state", "vnic_mac_table", "vnic_trap",
 	"application_attached", "application_detached", NULL,
 };
 
@@ -39,7 +40,16 @@ static void print_application(struct json_object *app, bool detached)
 	}
 }
 
-/* "12:34:56.789 qp_state qp 5: device soft0 old_state RTR new_state RTS" */
+/* " KEY VALUE", the value as lists print it (keys in hex). */
+static void print_value(const char *kind, const char *key, struct json_object *v)
+{
+	char *text = output_scalar_text(kind, key, v);
+
+	printf(" %s %s", key, text ? text : "(out of memory)");
+	free(text);
+}
+
+/* "12:34:56.789 qp_state qp 5: ifname soft0 ifindex 0 old_state rtr new_state rts" */
 static void print_text(struct json_object *event)
 {
 	struct json_object *rest = json_object_new_object();
@@ -52,8 +62,12 @@ static void print_text(struct json_object *event)
 	localtime_r(&sec, &tm);
 	strftime(stamp, sizeof(stamp), "%H:%M:%S", &tm);
 	printf("%s.%03d %s", stamp, (int)(usec / 1000 % 1000), json_get_string(event, "type"));
-	if (kind)
-		printf(" %s %s", kind, json_object_get_string(json_object_object_get(event, "handle")));
+	if (kind) {
+		char *handle = output_scalar_text(kind, "handle", json_object_object_get(event, "handle"));
+
+		printf(" %s %s", kind, handle ? handle : "(out of memory)");
+		free(handle);
+	}
 	json_object_object_foreach(event, key, val) {
 		if (strcmp(key, "type") && strcmp(key, "time_usec") && strcmp(key, "kind") &&
 		    strcmp(key, "handle"))
@@ -64,7 +78,7 @@ static void print_text(struct json_object *event)
 		if (strcmp(k, "application") == 0)
 			print_application(v, strcmp(json_get_string(event, "type"), "application_detached") == 0);
 		else
-			printf(" %s %s", k, json_object_get_string(v));
+			print_value(kind, k, v);
 	}
 	printf("\n");
 	json_object_put(rest);

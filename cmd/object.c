@@ -89,6 +89,23 @@ int ctl_add_words(const struct cmd_args *args, const char *opt, const char *cons
 	return 0;
 }
 
+/* word is one of the comma-separated items of the first len bytes of list. */
+static bool listed(const char *list, size_t len, const char *word)
+{
+	size_t n = strlen(word);
+
+	for (size_t at = 0; at < len; ) {
+		size_t item = strcspn(list + at, ",");
+
+		if (item > len - at)
+			item = len - at;
+		if (item == n && strncmp(list + at, word, n) == 0)
+			return true;
+		at += item + 1;
+	}
+	return false;
+}
+
 void ctl_complete_words(const char *const *words, const char *prefix,
 			void (*add)(void *data, const char *word), void *data)
 {
@@ -96,8 +113,10 @@ void ctl_complete_words(const char *const *words, const char *prefix,
 	size_t done = last ? (size_t)(last - prefix + 1) : 0;
 	char word[256];
 
+	/* A word given already is not offered again. */
 	for (const char *const *w = words; *w; w++)
-		if (strncmp(*w, prefix + done, strlen(prefix + done)) == 0) {
+		if (strncmp(*w, prefix + done, strlen(prefix + done)) == 0 &&
+		    !listed(prefix, done, *w)) {
 			snprintf(word, sizeof(word), "%.*s%s", (int)done, prefix, *w);
 			add(data, word);
 		}

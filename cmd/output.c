@@ -3,7 +3,6 @@
 #include "cmd/output_views.h"
 #include "lib/varlink/varlink.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdint.h>
@@ -74,35 +73,20 @@ static bool is_scalar(struct json_object *v)
 	return !v || (!json_object_is_type(v, json_type_object) && !json_object_is_type(v, json_type_array));
 }
 
-static bool in_list(const char *const *words, const char *word)
+char *output_scalar_text(const char *kind, const char *key, struct json_object *v)
 {
-	for (; words && *words; words++)
-		if (strcmp(*words, word) == 0)
-			return true;
-	return false;
-}
-
-/*
- * One value as text: "-" for null (never the JSON word), keys in hex as
- * rdma prints them, the view's typed-back words in lower case.  NULL when
- * out of memory.
- */
-static char *scalar_text(const struct line *l, const char *key, struct json_object *v)
-{
+	const struct output_view *view = output_view(kind);
 	char *text;
 
 	if (!v)
 		return strdup("-");
-	if (json_object_is_type(v, json_type_int) && output_key_is_hex(key)) {
+	if (json_object_is_type(v, json_type_int) &&
+	    (output_key_is_hex(key) || (strcmp(key, "handle") == 0 && view && view->hex_handle))) {
 		if (asprintf(&text, "0x%" PRIx64, json_object_get_uint64(v)) < 0)
 			return NULL;
 		return text;
 	}
-	text = strdup(json_object_get_string(v));
-	if (text && l->view && in_list(l->view->lower, key))
-		for (char *c = text; *c; c++)
-			*c = (char)tolower((unsigned char)*c);
-	return text;
+	return strdup(json_object_get_string(v));
 }
 
 static bool all_scalars(struct json_object *arr)
@@ -130,6 +114,12 @@ static void emit_joined(struct line *l, const char *key, const char *sep, const 
 	}
 	emit(l, word);
 	free(word);
+}
+
+/* One value of the record the line prints, as output_scalar_text() has it. */
+static char *scalar_text(const struct line *l, const char *key, struct json_object *v)
+{
+	return output_scalar_text(l->view ? l->view->label : NULL, key, v);
 }
 
 /* A value of key that fits on a line: a scalar, or a list of them as "a,b,c" ("-" when empty). */
@@ -210,21 +200,39 @@ static void text_begin_list(struct ctl *ctl)
 /* "[LABEL ]NAME:" with the name as the view has it (a key in hex). */
 static void emit_name(struct line *l, const char *label, const char *name_key, struct json_object *name)
 {
-	char *text = scalar_text(l, l->view && l->view->hex_handle ? "key" : name_key, name);
+	char *text = scalar_text(l, name_key, name);
 	int n = printf("%s%s%s:", label ? label : "", label ? " " : "", text ? text : "?");
 
 	free(text);
 	l->col = n > 0 ? (size_t)n : 0;
 }
 
+/*
+ * "LABEL NAME:", or "LABEL:" for a record that has no name (a completion,
+ * the login): every record says what it is before its fields.
+ */
+static void emit_head(struct line *l, struct json_object *rec, const char *label,
+		      const char **name_key)
+{
+	struct json_object *name = NULL;
+
+	if (l->view && l->view->name_key && *name_key)
+		*name_key = l->view->name_key;
+	if (*name_key && json_object_object_get_ex(rec, *name_key, &name)) {
+		emit_name(l, label, *name_key, name);
+	} else if (label) {
+		int n = printf("%s:", label);
+
+		l->col = n > 0 ? (size_t)n : 0;
+	}
+}
+
 static void text_record(struct ctl *ctl, struct json_object *rec, const char *label,
 			const char *name_key)
 {
 	struct line l = LINE_INIT(0, output_view(label));
-	struct json_object *name = NULL;
 
-	if (name_key && json_object_object_get_ex(rec, name_key, &name))
-		emit_name(&l, label, name_key, name);
+	emit_head(&l, rec, label, &name_key);
 	emit_fields(&l, rec, name_key);
 	putchar('\n');
 }
@@ -233,14 +241,13 @@ static void text_brief(struct ctl *ctl, struct json_object *rec, const char *lab
 		       const char *name_key)
 {
 	struct line l = LINE_INIT(0, output_view(label));
-	struct json_object *name = NULL, *v;
+	struct json_object *v;
 
 	if (!l.view || !l.view->brief || ctl->details) {
 		text_record(ctl, rec, label, name_key);
 		return;
 	}
-	if (name_key && json_object_object_get_ex(rec, name_key, &name))
-		emit_name(&l, label, name_key, name);
+	emit_head(&l, rec, label, &name_key);
 	for (const char *const *k = l.view->brief; *k; k++)
 		if (json_object_object_get_ex(rec, *k, &v))
 			emit_field(&l, *k, v);
@@ -351,11 +358,17 @@ int output_call_value(struct ctl *ctl, const struct cmd_args *args, const char *
 
 	if (r < 0)
 		return r;
-	if (ctl->json)
+	if (ctl->json) {
 		output_print_json(ctl, v);
-	else
+	} else if (is_scalar(v)) {
+		char *text = output_scalar_text(NULL, key, v);
+
+		printf("%s\n", text ? text : "(out of memory)");
+		free(text);
+	} else {
 		printf("%s\n", json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN |
 								 JSON_C_TO_STRING_NOSLASHESCAPE));
+	}
 	json_object_put(reply);
 	return 0;
 }

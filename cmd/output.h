@@ -50,5 +50,13 @@ int output_call_list(struct ctl *ctl, const struct cmd_args *args, const char *m
 int output_call_value(struct ctl *ctl, const struct cmd_args *args, const char *method,
 		      struct json_object *params, const char *key);
 
+/*
+ * A scalar as text shows it: "-" for null (never the JSON word), a key in
+ * hex as rdma prints it (lkey, rkey, a reference to an MR or an MKEY, and the
+ * handle of an object of kind mr or mkey; kind may be NULL), anything else as
+ * JSON has it.  Allocated; NULL when out of memory.
+ */
+char *output_scalar_text(const char *kind, const char *key, struct json_object *v);
+
 /* Prints a JSON value as -j/-p want it. */
 void output_print_json(struct ctl *ctl, struct json_object *obj);

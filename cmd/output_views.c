@@ -6,21 +6,19 @@
 
 #define KEYS(...) ((const char *const[]){ __VA_ARGS__, NULL })
 
-/* Typed back in lower case (rdmactl qp create --type rc, qp modify --state rts). */
-static const char *const qp_words[] = { "type", "state", NULL };
-
 static const struct output_view views[] = {
 	{ .label = "pd", .brief = KEYS("ifname", "mrs", "qps", "ahs", "mkeys", "pid", "comm") },
 	{ .label = "mr", .hex_handle = true,
 	  .brief = KEYS("ifname", "pd", "mr_type", "access", "lkey", "rkey", "iova", "mrlen", "state", "pid", "comm") },
 	{ .label = "cq", .brief = KEYS("ifname", "cqe", "armed", "qps", "pid", "comm") },
-	{ .label = "qp", .lower = qp_words,
+	{ .label = "qp",
 	  .brief = KEYS("ifname", "type", "state", "pd", "send_cq", "recv_cq", "pid", "comm") },
 	{ .label = "ah", .brief = KEYS("ifname", "pd", "port", "dgid", "sgid_index", "pid", "comm") },
 	{ .label = "mkey", .hex_handle = true,
 	  .brief = KEYS("ifname", "pd", "flags", "state", "access", "length", "pool_name", "borrowed", "pid", "comm") },
 	{ .label = "dek", .brief = KEYS("ifname", "name", "size", "import", "state", "mkeys") },
 	{ .label = "pool", .brief = KEYS("ifname", "name", "type", "size", "available", "in_use") },
+	{ .label = "gid", .name_key = "index" },
 	{ .label = "port", .brief = KEYS("ifname", "port", "netdev", "oper_state", "passing") },
 };
 

@@ -2,9 +2,8 @@
 /*
  * How each kind of object reads as text, as rdma(8) prints its objects: the
  * label of its records, the main keys of its one-line list form, whether its
- * handle is a key (printed in hex as rdma prints lkey 0x101), and which words
- * are printed in lower case because that is how they are typed back (qp
- * modify --state rts).  JSON is not shaped by any of it.
+ * handle is a key (printed in hex as rdma prints lkey 0x101).  JSON is not
+ * shaped by any of it.
  */
 #pragma once
 
@@ -16,8 +15,8 @@ struct output_view {
 	const char *const *brief;
 	/* The handle is a key (MR, MKEY): "mr 0x101:". */
 	bool hex_handle;
-	/* Keys whose words are printed in lower case. */
-	const char *const *lower;
+	/* The key that names a record after its label when not "handle" (a GID's "index"). */
+	const char *name_key;
 };
 
 /* The view of records labelled label; NULL for none (every key, as given). */

@@ -3,23 +3,17 @@
 #include "cmd/rdmactl.h"
 #include "cmd/output.h"
 
-#include <ctype.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define IFACE "io.rdmad.Qp"
 
-/* Typed in lower case; the API spells states and types as the kernel does. */
-static void add_upper(struct json_object *params, const char *key, const char *word)
+/* A word the table's values checked (a state, a type), as the API spells it too. */
+static void add_word(struct json_object *params, const char *key, const char *word)
 {
-	char buf[16];
-	size_t i;
-
-	for (i = 0; word[i] && i + 1 < sizeof(buf); i++)
-		buf[i] = (char)toupper((unsigned char)word[i]);
-	buf[i] = '\0';
-	json_object_object_add(params, key, json_object_new_string(buf));
+	json_object_object_add(params, key, json_object_new_string(word));
 }
 
 /* Options given as numbers: the daemon checks each against its width or limit and names it. */
@@ -60,7 +54,7 @@ static int qp_create(struct ctl *ctl, const struct cmd_args *args)
 		json_object_put(params);
 		return -EINVAL;
 	}
-	add_upper(params, "type", arg_get(args, "--type"));
+	add_word(params, "type", arg_get(args, "--type"));
 	if (arg_flag(args, "--sq-sig-all"))
 		json_object_object_add(params, "sq_sig_all", json_object_new_boolean(true));
 	if (arg_flag(args, "--sig-pipelining"))
@@ -111,29 +105,114 @@ static int add_av(struct ctl *ctl, const struct cmd_args *args, struct json_obje
 	return 0;
 }
 
+/* The numbers of qp modify: the options, and the attributes they set. */
+static const struct number_opt modify_numbers[] = {
+	{ "QP", "handle" }, { "--qkey", "qkey" }, { "--path-mtu", "path_mtu" },
+	{ "--timeout", "timeout" }, { "--retry-cnt", "retry_cnt" },
+	{ "--rnr-retry", "rnr_retry" }, { "--rq-psn", "rq_psn" }, { "--sq-psn", "sq_psn" },
+	{ "--max-rd-atomic", "max_rd_atomic" },
+	{ "--max-dest-rd-atomic", "max_dest_rd_atomic" },
+	{ "--min-rnr-timer", "min_rnr_timer" }, { "--dest-qp", "dest_qp_num" },
+};
+#define N_MODIFY_NUMBERS (sizeof(modify_numbers) / sizeof(modify_numbers[0]))
+
+/* The option(s) of qp modify that set the attribute named name (len bytes), or NULL. */
+static const char *modify_option(const char *name, size_t len)
+{
+	static const struct number_opt others[] = {
+		{ "--dgid (with --sgid-index)", "av" }, { "--access", "access" },
+		{ "--cur-state", "cur_state" }, { "--state", "state" },
+	};
+
+	const struct number_opt *tables[] = { modify_numbers, others };
+	const size_t sizes[] = { N_MODIFY_NUMBERS, sizeof(others) / sizeof(others[0]) };
+
+	for (size_t t = 0; t < 2; t++)
+		for (size_t i = 0; i < sizes[t]; i++)
+			if (strlen(tables[t][i].key) == len && strncmp(tables[t][i].key, name, len) == 0)
+				return tables[t][i].arg;
+	return NULL;
+}
+
+/*
+ * The daemon's reason with each attribute it names given as the option that
+ * sets it ("required: av, path_mtu" → "required: --dgid and --sgid-index,
+ * --path-mtu").  NULL when out of memory.
+ */
+static char *reason_in_options(const char *reason)
+{
+	char *text = NULL;
+	size_t size = 0;
+	FILE *f = open_memstream(&text, &size);
+
+	if (!f)
+		return NULL;
+	for (const char *s = reason; *s; ) {
+		size_t word = strspn(s, "abcdefghijklmnopqrstuvwxyz_");
+		const char *opt = word ? modify_option(s, word) : NULL;
+
+		if (opt)
+			fputs(opt, f);
+		else
+			fwrite(s, 1, word ? word : 1, f);
+		s += word ? word : 1;
+	}
+	if (fclose(f) != 0) {
+		free(text);
+		return NULL;
+	}
+	return text;
+}
+
+/*
+ * An attribute the transition needs or does not take, said with the
+ * command's options: "qp modify: --rq-psn is required for uc init -> rtr;
+ * required: --dgid and --sgid-index, --path-mtu, ...".  The JSON output
+ * keeps the daemon's error as it came, for scripts.
+ */
+static int modify_refused(struct ctl *ctl, const struct cmd_args *args, char *error,
+			  struct json_object *params)
+{
+	const char *field = json_object_get_string(json_object_object_get(params, "field"));
+	const char *reason = json_object_get_string(json_object_object_get(params, "reason"));
+	const char *opt = field ? modify_option(field, strlen(field)) : NULL;
+	char *text;
+	int r;
+
+	if (strcmp(error, IFACE ".InvalidArgument") != 0 || !opt || !reason ||
+	    (strncmp(reason, "required for ", 13) != 0 && strncmp(reason, "not allowed for ", 16) != 0))
+		return ctl_report_error(ctl, args->path, IFACE ".Modify", error, params);
+	text = reason_in_options(reason);
+	r = ctl_usage_error("%s: %s is %s", args->path, opt, text ? text : "(out of memory)");
+	ctl->out->error(ctl, error, params);
+	free(text);
+	free(error);
+	json_object_put(params);
+	return r;
+}
+
 static int qp_modify(struct ctl *ctl, const struct cmd_args *args)
 {
-	static const struct number_opt numbers[] = {
-		{ "QP", "handle" }, { "--qkey", "qkey" }, { "--path-mtu", "path_mtu" },
-		{ "--timeout", "timeout" }, { "--retry-cnt", "retry_cnt" },
-		{ "--rnr-retry", "rnr_retry" }, { "--rq-psn", "rq_psn" }, { "--sq-psn", "sq_psn" },
-		{ "--max-rd-atomic", "max_rd_atomic" },
-		{ "--max-dest-rd-atomic", "max_dest_rd_atomic" },
-		{ "--min-rnr-timer", "min_rnr_timer" }, { "--dest-qp", "dest_qp_num" },
-	};
-	struct json_object *params = ctl_device_params(args);
+	struct json_object *params = ctl_device_params(args), *reply = NULL;
+	char *error = NULL;
+	int r;
 
-	if (add_numbers(ctl, args, numbers, sizeof(numbers) / sizeof(numbers[0]), params) < 0 ||
+	if (add_numbers(ctl, args, modify_numbers, N_MODIFY_NUMBERS, params) < 0 ||
 	    add_av(ctl, args, params) < 0) {
 		json_object_put(params);
 		return -EINVAL;
 	}
-	add_upper(params, "state", arg_get(args, "--state"));
+	add_word(params, "state", arg_get(args, "--state"));
 	if (arg_get(args, "--cur-state"))
-		add_upper(params, "cur_state", arg_get(args, "--cur-state"));
+		add_word(params, "cur_state", arg_get(args, "--cur-state"));
 	if (arg_get(args, "--access"))
 		json_object_object_add(params, "access", word_list(arg_get(args, "--access")));
-	return ctl_call_quiet(ctl, args, IFACE ".Modify", params);
+	r = ctl_call_raw(ctl, IFACE ".Modify", params, &reply, &error);
+	json_object_put(params);
+	if (r == 0 && error)
+		return modify_refused(ctl, args, error, reply);
+	json_object_put(reply);
+	return r;
 }
 
 static int qp_destroy(struct ctl *ctl, const struct cmd_args *args)

@@ -224,6 +224,12 @@ int ctl_call_raw(struct ctl *ctl, const char *method, struct json_object *params
  */
 int ctl_call_more(struct ctl *ctl, const char *path, const char *method, struct json_object *params,
 		  int (*fn)(struct json_object *reply, void *data), void *data);
+/*
+ * Says what the daemon refused (stderr, and the JSON output), as ctl_call
+ * does; takes error and params.  -EINVAL for a usage error, else -EBADE.
+ */
+int ctl_report_error(struct ctl *ctl, const char *path, const char *method, char *error,
+		     struct json_object *params);
 void ctl_disconnect(struct ctl *ctl);
 /* "rdmactl: cannot connect to PATH: why" on stderr, for r from connecting to socket_path. */
 void ctl_say_connect_error(const char *socket_path, int r);

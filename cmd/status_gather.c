@@ -145,7 +145,7 @@ static struct json_object *kind_list(const struct device_facts *d, const char *k
 	return NULL;
 }
 
-/* {"RTS": 2, "SQD": 1}; a QP in ERR is a problem. */
+/* {"rts": 2, "sqd": 1}; a QP in err is a problem. */
 static struct json_object *qp_states_section(struct device_facts *d)
 {
 	struct json_object *qps = kind_list(d, "qp"), *states = json_object_new_object();
@@ -159,9 +159,9 @@ static struct json_object *qp_states_section(struct device_facts *d)
 		n = json_object_object_get(states, state);
 		json_object_object_add(states, state,
 				       json_object_new_int64(n ? json_object_get_int64(n) + 1 : 1));
-		if (strcmp(state, "ERR") == 0)
+		if (strcmp(state, "err") == 0)
 			add_problem(d, "qp", json_object_get(json_object_object_get(qp, "handle")),
-				    "state ERR");
+				    "state err");
 	}
 	return states;
 }
@@ -244,7 +244,7 @@ static struct json_object *recoveries_section(const struct device_facts *d, stru
 		struct json_object *qp = json_object_array_get_idx(qps, i);
 		const char *state = get_string(qp, "state");
 
-		if (state && strcmp(state, "SQD") == 0)
+		if (state && strcmp(state, "sqd") == 0)
 			json_object_array_add(in_sqd, json_object_get(json_object_object_get(qp, "handle")));
 	}
 	json_object_object_add(out, "in_sqd", in_sqd);

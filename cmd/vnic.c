@@ -32,7 +32,7 @@ static int vnic_counters(struct ctl *ctl, const struct cmd_args *args)
 static int vnic_fabric(struct ctl *ctl, const struct cmd_args *args)
 {
 	return output_call_records(ctl, args, IFACE ".Fabric", ctl_device_params(args), "fabric",
-				   NULL);
+				   "fabric");
 }
 
 static const struct cmd_arg dev_only[] = { CMD_ARG_DEV, { NULL } };

@@ -5,12 +5,60 @@
 # ("rdmactl __complete WORD... CURRENT" reads its command table and asks the
 # daemon for device names), so completion always matches the installed
 # binary.  Only the global options, which come before the object, are known
-# here.
+# here.  Without the bash-completion package (bash --norc) it still works:
+# the few of its helpers used here have stand-ins below.
+
+# cur, prev, words, cword and split of the calling function, as
+# _init_completion -s sets them: the line to the cursor split on blanks only
+# (bash's own COMP_WORDS also split at '=' and ':').
+_rdmactl_init()
+{
+    if declare -F _init_completion >/dev/null; then
+        _init_completion -s
+        return
+    fi
+    local line=${COMP_LINE:0:COMP_POINT}
+    read -ra words <<<"$line"
+    [[ -z $line || $line == *[[:space:]] ]] && words+=("")
+    cword=$((${#words[@]} - 1))
+    cur=${words[cword]}
+    prev=${words[cword - 1]-}
+    split=false
+    if [[ $cur == --*=* ]]; then
+        prev=${cur%%=*}
+        cur=${cur#*=}
+        split=true
+    fi
+}
+
+# COMPREPLY as bash takes it: each reply without the part of cur before the
+# word bash is completing (after its last '=' or ':').
+_rdmactl_trim()
+{
+    declare -F _init_completion >/dev/null && return
+    local bash_cur=${COMP_WORDS[COMP_CWORD]-} i
+    [[ $bash_cur == "=" || $bash_cur == ":" ]] && bash_cur=
+    local before=${cur%"$bash_cur"}
+    [[ -n $before && $before != "$cur" ]] || return
+    for i in "${!COMPREPLY[@]}"; do
+        COMPREPLY[i]=${COMPREPLY[i]#"$before"}
+    done
+}
+
+_rdmactl_filedir()
+{
+    if declare -F _filedir >/dev/null; then
+        _filedir
+    else
+        local IFS=$'\n'
+        COMPREPLY=($(compgen -f -- "$cur"))
+    fi
+}
 
 _rdmactl()
 {
     local cur prev words cword split
-    _init_completion -s || return
+    _rdmactl_init || return
 
     local -a opts=(-j --json -p --pretty -d --details -q --quiet -s --socket --no-legend --no-pager
         -H --host -i --interactive -V --version -h --help)
@@ -76,7 +124,7 @@ _rdmactl()
         fi
         if [[ $split == true && --socket == "$prev"* && $prev == --s* ]] ||
             [[ $prev == -s || $prev == -[jpdqiVh]*s ]]; then
-            _filedir
+            _rdmactl_filedir
             return
         fi
         if [[ $cur == -* ]]; then
@@ -95,6 +143,7 @@ _rdmactl()
 
     local IFS=$'\n'
     COMPREPLY=($("${run[@]}" __complete "${args[@]}" "$cur" 2>/dev/null))
+    _rdmactl_trim
     # A directory (of a FILE value) is completed further: no blank after its '/'.
     if [[ ${#COMPREPLY[@]} -eq 1 && ${COMPREPLY[0]} == */ ]]; then
         compopt -o nospace 2>/dev/null

@@ -106,6 +106,19 @@ static struct json_object *device_event_json(const struct rdma_device *dev, cons
 		json_add_uint(o, "actual_value", ev->sig[2]);
 		json_add_uint(o, "offset", ev->sig[3]);
 		break;
+	case RDMA_EVENT_POOL_BORROW:
+	case RDMA_EVENT_POOL_RETURN:
+		json_add_string(o, "name", ev->name);
+		json_add_uint(o, "mkey", ev->mkey);
+		json_object_object_add(o, "owner", ev->owner ? json_object_new_string(ev->owner) : NULL);
+		json_add_uint(o, "available", ev->available);
+		break;
+	case RDMA_EVENT_POOL_RESIZE:
+		json_add_string(o, "name", ev->name);
+		json_add_uint(o, "old_size", ev->old_size);
+		json_add_uint(o, "size", ev->size);
+		json_add_uint(o, "available", ev->available);
+		break;
 	case RDMA_EVENT_VNIC_STATE:
 		json_add_string(o, "old_state", vnic_state_word(ev->old_state));
 		json_add_string(o, "new_state", vnic_state_word(ev->new_state));

@@ -143,8 +143,8 @@ static int check_send(struct rdma_device *dev, struct rdma_qp *qp, const struct 
 
 	/* Posting before RTS is refused (as rxe does); in ERR the WR is flushed. */
 	if (qp->state != RDMA_QPS_RTS && qp->state != RDMA_QPS_SQD && qp->state != RDMA_QPS_ERR)
-		return rdma_error_state(err, "state", "the QP is in %s; send WRs are posted in RTS, "
-					"SQD or ERR", rdma_qp_state_name(qp->state));
+		return rdma_error_state(err, "state", "the QP is in %s; send WRs are posted in rts, "
+					"sqd or err", rdma_qp_state_name(qp->state));
 	if (!opcode_allowed(qp->type, wr->opcode))
 		return rdma_error_invalid(err, "opcode", "%s is not carried by %s QPs",
 					  dp_wr_opcode_name(wr->opcode), rdma_qp_type_name(qp->type));
@@ -328,8 +328,8 @@ int rdma_dp_post_recv(struct rdma_device *dev, struct rdma_qp *qp, uint64_t wr_i
 	int r;
 
 	if (qp->state == RDMA_QPS_RESET)
-		return rdma_error_state(err, "state", "the QP is in RESET; receive WRs are posted "
-					"from INIT on");
+		return rdma_error_state(err, "state", "the QP is in reset; receive WRs are posted "
+					"from init on");
 	r = check_sges(dev, qp, sges, n_sges, qp->cap.max_recv_sge, "max_recv_sge", err);
 	if (r < 0)
 		return r;
@@ -371,7 +371,7 @@ int rdma_dp_cancel(struct rdma_device *dev, struct rdma_qp *qp, uint64_t wr_id, 
 {
 	(void)dev;
 	if (qp->state != RDMA_QPS_SQD)
-		return rdma_error_state(err, "state", "the QP is in %s; WRs are canceled in SQD",
+		return rdma_error_state(err, "state", "the QP is in %s; WRs are canceled in sqd",
 					rdma_qp_state_name(qp->state));
 	if (dp_qp_cancel(soft_qp(qp), wr_id, count) == -EALREADY) {
 		rdma_error_state(err, "wr_id", "a posted WR with wr_id %llu is a NOP already "

@@ -20,6 +20,10 @@ enum rdma_event_type {
 	RDMA_EVENT_WR_CANCELED,       /* count WRs with wr_id became NOPs */
 	RDMA_EVENT_RECOVERY,          /* a QP was taken from SQD back to RTS */
 	RDMA_EVENT_CQ_ERROR,          /* IBV_EVENT_CQ_ERR: a completion overflowed the CQ */
+	/* A pool (kind pool): an MKEY borrowed or given back (mkey, owner), a resize saved (size). */
+	RDMA_EVENT_POOL_BORROW,
+	RDMA_EVENT_POOL_RETURN,
+	RDMA_EVENT_POOL_RESIZE,
 	/* From here on the device's own events, not an object's (the monitor shows them to all). */
 	/* A VNIC port's oper_state or passing changed: old/new_state (enum vnic_event_state). */
 	RDMA_EVENT_VNIC_STATE,
@@ -49,6 +53,11 @@ struct rdma_event {
 	bool passing;             /* VNIC_STATE: frames flow now */
 	uint8_t trap;             /* VNIC_TRAP: opcode */
 	uint8_t trap_result;      /* VNIC_TRAP */
+	/* POOL_*: the pool's name, and the borrower's owner name (NULL: a connection's); read
+	 * during the call only.  available: its MKEYs free after the change. */
+	const char *name, *owner;
+	uint32_t size, old_size;  /* POOL_RESIZE */
+	uint32_t available;
 	/* OBJECT_DESTROYED: whose it was (the object is gone when the event is read). */
 	uint32_t owner_uid;
 };

@@ -155,6 +155,20 @@ static void pool_free(struct rdma_device *dev, struct rdma_pool *pool)
 
 static void give_back(struct rdma_mkey *mkey);
 
+/* Tells the monitor what changed in pool: an MKEY lent or taken back, a resize saved. */
+static void pool_event(struct rdma_pool *pool, enum rdma_event_type type, const struct rdma_mkey *mkey)
+{
+	struct rdma_event ev = { .type = type, .kind = RDMA_OBJ_POOL, .handle = pool->obj.handle,
+				 .name = pool->name, .available = rdma_pool_available(pool),
+				 .size = pool->size, .old_size = pool->settled_size };
+
+	if (mkey) {
+		ev.mkey = mkey->obj.handle;
+		ev.owner = mkey->owner;
+	}
+	rdma_device_post_event(pool->dev, &ev);
+}
+
 /* The borrower of MKEYs whose connection went away while posted WRs still went through them. */
 #define DRAINING(pool) ((const void *)(pool))
 /* The borrower of MKEYs held under an owner name (mkey->owner). */
@@ -318,6 +332,8 @@ void rdma_pool_settle(struct rdma_device *dev, struct rdma_pool *pool)
 		/* What a shrink removed; nothing after a create or a growth. */
 		free_from(dev, pool, pool->size);
 		pool->lendable = pool->size;
+		if (pool->pending == RDMA_POOL_RESIZING)
+			pool_event(pool, RDMA_EVENT_POOL_RESIZE, NULL);
 		break;
 	case RDMA_POOL_LENDING:
 		rdma_lend_settle(&pool->allow);
@@ -394,6 +410,7 @@ int rdma_pool_borrow(struct rdma_pool *pool, const void *conn, const char *owner
 		if (pool->borrowed > pool->high_water)
 			pool->high_water = pool->borrowed;
 		*out = mkey;
+		pool_event(pool, RDMA_EVENT_POOL_BORROW, mkey);
 		return 0;
 	}
 	pool->borrow_failures++;
@@ -409,10 +426,11 @@ static void give_back(struct rdma_mkey *mkey)
 {
 	rdma_mkey_invalidate(mkey->pool->dev, mkey);
 	mkey->borrower = NULL;
-	free(mkey->owner);
-	mkey->owner = NULL;
 	mkey->pool->borrowed--;
 	mkey->pool->returns++;
+	pool_event(mkey->pool, RDMA_EVENT_POOL_RETURN, mkey);
+	free(mkey->owner);
+	mkey->owner = NULL;
 }
 
 int rdma_pool_return(struct rdma_mkey *mkey, const void *conn, const char *owner,

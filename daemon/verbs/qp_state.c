@@ -127,10 +127,10 @@ static const struct transition table[RDMA_QPS_COUNT][RDMA_QPS_COUNT] = {
 };
 
 static const char *const state_names[RDMA_QPS_COUNT] = {
-	"RESET", "INIT", "RTR", "RTS", "SQD", "SQE", "ERR",
+	"reset", "init", "rtr", "rts", "sqd", "sqe", "err",
 };
 
-static const char *const type_names[RDMA_QPT_COUNT] = { "RC", "UC", "UD" };
+static const char *const type_names[RDMA_QPT_COUNT] = { "rc", "uc", "ud" };
 
 const char *rdma_qp_state_name(enum rdma_qp_state state)
 {
@@ -245,7 +245,7 @@ int rdma_qp_transition_check(enum rdma_qp_type type, enum rdma_qp_state cur,
 	if (type >= RDMA_QPT_COUNT || cur >= RDMA_QPS_COUNT)
 		return rdma_error_invalid(err, "type", "not a QP type of this device");
 	if (next >= RDMA_QPS_COUNT)
-		return rdma_error_invalid(err, "state", "one of RESET, INIT, RTR, RTS, SQD, SQE, ERR");
+		return rdma_error_invalid(err, "state", "one of reset, init, rtr, rts, sqd, sqe, err");
 	if (!rdma_qp_transition_legal(cur, next))
 		return illegal(err, cur, next);
 	required = rdma_qp_attrs_required(type, cur, next);

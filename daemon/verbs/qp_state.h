@@ -62,11 +62,11 @@ enum rdma_qp_attr_bit {
 			  RDMA_QP_MAX_QP_RD_ATOMIC | RDMA_QP_MIN_RNR_TIMER | RDMA_QP_SQ_PSN | \
 			  RDMA_QP_MAX_DEST_RD_ATOMIC | RDMA_QP_DEST_QPN)
 
-/* "RESET" ... "ERR", as the kernel and rdma(8) print them. */
+/* "reset" ... "err", in lower case as every object's states (decisions.md). */
 const char *rdma_qp_state_name(enum rdma_qp_state state);
 /* The state of that name (any case), or -1. */
 int rdma_qp_state_from_name(const char *name);
-/* "RC", "UC", "UD". */
+/* "rc", "uc", "ud", as rdmactl qp create --type takes them. */
 const char *rdma_qp_type_name(enum rdma_qp_type type);
 int rdma_qp_type_from_name(const char *name);
 /* The attribute's key in requests, replies and errors ("dest_qp_num"), or NULL. */

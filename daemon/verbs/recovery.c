@@ -154,7 +154,7 @@ int rdma_qp_recover(struct rdma_device *dev, struct rdma_qp *qp, bool automatic,
 
 	if (qp->state != RDMA_QPS_SQD)
 		return rdma_error_state(err, "state", "the QP is in %s; a recovery takes a QP stopped "
-					"in SQD", rdma_qp_state_name(qp->state));
+					"in sqd", rdma_qp_state_name(qp->state));
 	/* 1. What the workers found and have not told yet (a data path error may also end here). */
 	rdma_device_sync(dev);
 	if (qp->state != RDMA_QPS_SQD)

@@ -37,8 +37,8 @@ setup() {
 	qp=$(jq -r 'select(.type == "sq_drained") | .handle' "$out")
 	[ -n "$qp" ]
 	run jq -r 'select(.type != "subscribed" and .handle == '"$qp"') | [.type, .new_state // .count] | map(tostring) | join(" ")' "$out"
-	assert_line --index 0 "qp_state INIT"
-	assert_line "qp_state SQD"
+	assert_line --index 0 "qp_state init"
+	assert_line "qp_state sqd"
 	assert_line "sq_drained null"
 	assert_line "wr_canceled 1"
 	refute_line --partial "recovery"

@@ -211,7 +211,7 @@ read_landed no"
 	# The victim's QP counts both, the device too; the victim's QP stays in RTS.
 	run "$RDMACTL" -j qp show "$VICTIM_B"
 	assert_equal "$(jq '.[0].datapath.refused_not_peer' <<<"$output")" 2
-	assert_equal "$(jq -r '.[0].state' <<<"$output")" RTS
+	assert_equal "$(jq -r '.[0].state' <<<"$output")" rts
 	assert_equal "$("$RDMACTL" -j dev show soft0 | jq '.[0].datapath.refused_not_peer')" "$((refused_before + 2))"
 	run "$RDMACTL" qp show "$VICTIM_B"
 	assert_output --partial "refused_not_peer 2"

@@ -169,10 +169,11 @@ table_words() {
 	assert_line "$cq"
 	run comp -s "$SOCK" qp create --pd ""
 	assert_line "$pd"
+	# Keys in hex, as lists print them.
 	run comp -s "$SOCK" mr show ""
-	assert_line "$mr"
+	assert_line "$(printf '0x%x' "$mr")"
 	run comp -s "$SOCK" mkey destroy ""
-	assert_line "$mkey"
+	assert_line "$(printf '0x%x' "$mkey")"
 	assert_completes "" -s "$SOCK" qp show 999999
 	key=$BATS_TEST_TMPDIR/key
 	head -c 32 /dev/urandom >"$key"
@@ -270,4 +271,58 @@ comp_line() {
 	assert_completes "on_demand" mr reg 1 --access on
 	assert_completes "" mr dma 1 --access local_write,o
 	assert_completes "remote_write remote_read" mr dma 1 --access rem
+}
+
+@test "MR and MKEY keys complete in hex, the base their lists print, from a hex prefix" {
+	pd=$(RDMACTL_SOCKET=$SOCK "$RDMACTL" -j pd create | jq -r '.[0].handle')
+	mkey=$(RDMACTL_SOCKET=$SOCK "$RDMACTL" -j mkey create "$pd" --max-entries 2 | jq -r '.[0].handle')
+	mr=$(RDMACTL_SOCKET=$SOCK "$RDMACTL" -j mr create "$pd" --size 4096 | jq -r '.[0].handle')
+	hex=$(printf '0x%x' "$mkey")
+	assert_equal "$(RDMACTL_SOCKET=$SOCK "$RDMACTL" mkey list | grep -c "^mkey $hex:")" 1
+	assert_completes "$hex" -s "$SOCK" mkey show "${hex%??}"
+	assert_completes "$(printf '0x%x' "$mr")" -s "$SOCK" mr show "$(printf '0x%x' "$mr" | head -c 4)"
+	# Typed in either base, the key names the same MKEY.
+	assert_equal "$(RDMACTL_SOCKET=$SOCK "$RDMACTL" -j mkey show "$hex" | jq -r '.[0].handle')" "$mkey"
+	assert_equal "$(RDMACTL_SOCKET=$SOCK "$RDMACTL" -j mkey show "$mkey" | jq -r '.[0].handle')" "$mkey"
+	RDMACTL_SOCKET=$SOCK "$RDMACTL" mr destroy "$mr"
+	RDMACTL_SOCKET=$SOCK "$RDMACTL" mkey destroy "$hex"
+}
+
+@test "a comma list does not offer a word it holds already" {
+	assert_completes "local_write,remote_write local_write,remote_read local_write,on_demand" \
+		mr create 1 --access local_write,
+	assert_completes "" mr create 1 --access local_write,loc
+	assert_completes "remote_read,local_write,remote_write" mr create 1 --access remote_read,local_write,remote_w
+	assert_completes "remote_read,remote_write remote_read,remote_atomic" mkey configure 1 --access remote_read,remote_
+}
+
+# comp_norc WORD...: comp in "bash --norc" without the bash-completion package, as
+# bash calls it: COMP_WORDS split at '=' and ':' as readline does.
+comp_norc() {
+	local script
+	# shellcheck disable=SC2016
+	script='source "$1"; shift; COMP_LINE="$*"; COMP_POINT=${#COMP_LINE}
+		COMP_WORDS=($(sed -E "s/([=:])/ \1 /g" <<<"$COMP_LINE")); [[ $COMP_LINE == *" " ]] && COMP_WORDS+=("")
+		COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); COMPREPLY=(); _rdmactl; printf "%s\n" "${COMPREPLY[@]}"'
+	bash --norc --noprofile -c "$script" comp "$TOP/completions/rdmactl.bash" "$RDMACTL" "$@"
+}
+
+@test "completion works in bash --norc, without the bash-completion package" {
+	run --separate-stderr comp_norc p
+	assert_success
+	[ -z "$stderr" ] || fail "stderr: $stderr"
+	assert_line pd
+	assert_line pool
+	run --separate-stderr comp_norc -s "$SOCK" dev show ""
+	[ -z "$stderr" ] || fail "stderr: $stderr"
+	assert_output soft0
+	run --separate-stderr comp_norc mr create 1 --access local_write,remote_r
+	[ -z "$stderr" ] || fail "stderr: $stderr"
+	assert_output local_write,remote_read
+	# A word bash split at '=': the reply is the part after it.
+	run --separate-stderr comp_norc --socket="$SOCK" dev show ""
+	[ -z "$stderr" ] || fail "stderr: $stderr"
+	assert_output soft0
+	run --separate-stderr comp_norc --socket="$BATS_TEST_TMPDIR/"
+	[ -z "$stderr" ] || fail "stderr: $stderr"
 }

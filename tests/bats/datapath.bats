@@ -140,8 +140,8 @@ expect_local_error() {
 	"$RDMACTL" qp post "$A" "$@" --wrid 30
 	run wc_fields "$(poll_n "$CA" 1)"
 	assert_output "30 loc_prot_err ${WC_OPCODE} 0 0 $A 0 "
-	[ "$(qp_field "$A" state)" = ERR ]
-	[ "$(qp_field "$B" state)" = RTS ]
+	[ "$(qp_field "$A" state)" = err ]
+	[ "$(qp_field "$B" state)" = rts ]
 }
 
 @test "a bad lkey, an lkey of another PD, an SGE past its MR: loc_prot_err, the QP to ERR" {
@@ -165,8 +165,8 @@ expect_remote_error() {
 	assert_output "31 $want $opcode 0 0 $A 0 "
 	run wc_fields "$(poll_n "$CB" 1)"
 	assert_output "40 wr_flush_err recv 0 0 $B 0 "
-	[ "$(qp_field "$A" state)" = ERR ]
-	[ "$(qp_field "$B" state)" = ERR ]
+	[ "$(qp_field "$A" state)" = err ]
+	[ "$(qp_field "$B" state)" = err ]
 }
 
 @test "a bad rkey, an rkey of another PD, a range past the MR, an MR without remote access: rem_access_err on both" {
@@ -217,7 +217,7 @@ expect_remote_error() {
 	assert_output "33 rem_inv_req_err send 0 0 $A 0 "
 	run wc_fields "$(poll_n "$CB" 1)"
 	assert_output "43 loc_len_err recv 0 0 $B 0 "
-	[ "$(qp_field "$B" state)" = ERR ]
+	[ "$(qp_field "$B" state)" = err ]
 }
 
 @test "a receive WR with a bad lkey: rem_op_err, the receiver loc_qp_op_err" {
@@ -292,7 +292,7 @@ expect_remote_error() {
 	run wc_fields "$(poll_n "$CA" 1)"
 	assert_output "60 rnr_retry_exc_err send 0 0 $A 0 "
 	[ "$(qp_field "$A" datapath.rnr_naks)" = 1 ]
-	[ "$(qp_field "$A" state)" = ERR ]
+	[ "$(qp_field "$A" state)" = err ]
 
 	A=$(new_qp "$CA")
 	B=$(new_qp "$CB")
@@ -309,7 +309,7 @@ expect_remote_error() {
 	run "$RDMACTL" -j cq poll "$CA"
 	assert_output '[]'
 	[ "$(qp_field "$A" datapath.rnr_naks)" -ge 2 ]
-	[ "$(qp_field "$A" state)" = RTS ]
+	[ "$(qp_field "$A" state)" = rts ]
 	"$RDMACTL" qp post-recv "$B" --wrid 63
 	run wc_fields "$(poll_n "$CA" 1)"
 	assert_output "62 success rdma_write 4 0 $A 0 "
@@ -361,7 +361,7 @@ expect_remote_error() {
 	"$RDMACTL" qp post "$A" write --sge "$MA:0:4" --remote "$MB:0" --wrid 81 --signaled
 	sleep 0.3
 	[ "$(qp_field "$A" datapath.cq_overflows)" = 1 ]
-	[ "$(qp_field "$A" state)" = ERR ]
+	[ "$(qp_field "$A" state)" = err ]
 	run wc_fields "$("$RDMACTL" -j cq poll "$CA")"
 	assert_output "80 success rdma_write 4 0 $A 0 "
 }
@@ -520,7 +520,7 @@ expect_remote_error() {
 	"$RDMACTL" qp post "$A" send --sge "$M:0:4" --wrid 1
 	run "$RDMACTL" mr destroy "$M"
 	assert_failure 1
-	assert_output --partial "io.rdmad.Mr.ObjectInUse: kind 'mr', handle '$M', user_kind 'qp', user_handle '$A'"
+	assert_output --partial "io.rdmad.Mr.ObjectInUse: kind 'mr', handle '$(printf 0x%x "$M")', user_kind 'qp', user_handle '$A'"
 	"$RDMACTL" mr show "$M" >/dev/null
 	"$RDMACTL" qp modify "$A" --state err
 	poll_n "$CA" 1 >/dev/null
@@ -643,8 +643,8 @@ PY
 5 success send 6 0 $A 0 
 6 success send 1025 0 $A 0 "
 	[ "$(qp_field "$A" datapath.lost)" = 6 ]
-	[ "$(qp_field "$A" state)" = RTS ]
-	[ "$(qp_field "$B" state)" = RTS ]
+	[ "$(qp_field "$A" state)" = rts ]
+	[ "$(qp_field "$B" state)" = rts ]
 	run "$RDMACTL" -j cq poll "$CB"
 	assert_output '[]'
 }
@@ -688,8 +688,8 @@ PY
 	kill "$monitor"
 	run cat "$out"
 	# The responder first, then the requester: the order the worker found them.
-	assert_line --index 1 --regexp "\"handle\":$B,\"old_state\":\"RTS\",\"new_state\":\"ERR\"\}$"
-	assert_line --index 2 --regexp "\"handle\":$A,\"old_state\":\"RTS\",\"new_state\":\"ERR\"\}$"
+	assert_line --index 1 --regexp "\"handle\":$B,\"old_state\":\"rts\",\"new_state\":\"err\"\}$"
+	assert_line --index 2 --regexp "\"handle\":$A,\"old_state\":\"rts\",\"new_state\":\"err\"\}$"
 }
 
 @test "QPs destroyed with WRs queued, their CQs destroyed while a poll waits: the daemon goes on" {

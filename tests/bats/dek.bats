@@ -249,7 +249,7 @@ raw_create() {
 	refused login dek login --credential-file "$K/login-main" --kek main
 	assert_output --partial "a crypto login is open already (import KEK 'main'); log out first"
 	run "$RDMACTL" dek login-state
-	assert_output 'ifname soft0 ifindex 0 state valid kek main'
+	assert_output 'login: ifname soft0 ifindex 0 state valid kek main'
 	run "$RDMACTL" dek logout
 	assert_success
 	refused login dek logout

@@ -32,7 +32,7 @@ assert g[:8] == bytes.fromhex("fe80000000000000"), g.hex()
 assert g[8:] != bytes(8) and not g[8] & 2, g.hex()
 PY
 	run "$RDMACTL" gid show 0
-	assert_output "ifname soft0 ifindex 0 port 1 index 0 gid $gid users 0 default true"
+	assert_output "gid 0: ifname soft0 ifindex 0 port 1 gid $gid users 0 default true"
 	rdmad_stop "$D"
 	rdmad_start "$D"
 	assert_equal "$(gids)" "[[0,\"$gid\",true]]"

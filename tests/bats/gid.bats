@@ -37,8 +37,8 @@ assert_refused() {
 	assert_output --partial '"index":511,"gid":"::ffff:198.51.100.7"'
 	run "$RDMACTL" gid show
 	assert_success
-	assert_line "ifname soft0 ifindex 0 port 1 index 0 gid fe80::1 users 0"
-	assert_line "ifname soft0 ifindex 0 port 1 index 1 gid ::ffff:192.0.2.1 users 0"
+	assert_line "gid 0: ifname soft0 ifindex 0 port 1 gid fe80::1 users 0"
+	assert_line "gid 1: ifname soft0 ifindex 0 port 1 gid ::ffff:192.0.2.1 users 0"
 	run "$RDMACTL" -j gid show 1
 	assert_output '[{"ifname":"soft0","ifindex":0,"port":1,"index":1,"gid":"::ffff:192.0.2.1","users":0}]'
 }

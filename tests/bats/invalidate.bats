@@ -89,7 +89,7 @@ GOOD_PI=ec7d5678f0debc9a
 	run wc_fields "$(poll_n "$CA" 1)"
 	assert_output "1 loc_prot_err local_inv 0 0 $A 0 "
 	assert_equal "$("$RDMACTL" -j mr show "$MPD2" | jq -r '.[0].state')" valid
-	assert_equal "$(qp_field "$A" state)" ERR
+	assert_equal "$(qp_field "$A" state)" err
 	pair
 	"$RDMACTL" qp post "$A" local_inv --key 0x7fffff00 --wrid 2 --signaled
 	run wc_fields "$(poll_n "$CA" 1)"
@@ -172,7 +172,7 @@ GOOD_PI=ec7d5678f0debc9a
 	"$RDMACTL" qp modify "$ud" --state rts --sq-psn 0
 	run "$RDMACTL" qp post "$ud" local_inv --key "$MA"
 	assert_refused Qp InvalidArgument opcode
-	assert_output --partial "local_inv is not carried by UD QPs"
+	assert_output --partial "local_inv is not carried by ud QPs"
 	run "$RDMACTL" qp post "$ud" send_inv --inv-key "$MA" --sge "$MA:0:4"
 	assert_refused Qp InvalidArgument opcode
 	uc=$("$RDMACTL" -j qp create --pd 1 --send-cq "$cq" --recv-cq "$cq" --type uc | jq -r '.[0].handle')

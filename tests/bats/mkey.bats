@@ -156,7 +156,7 @@ t10dif_wire() { # APP REF [FLAGS]: T10-DIF (CRC guard, bg 0xFFFF) on the wire, n
 	before=$(mkey_json "$h")
 	run "$RDMACTL" mkey configure "$h" --layout 999999:0:512
 	assert_failure 1
-	assert_output --partial "io.rdmad.Mkey.NoSuchObject: kind 'mr', handle '999999'"
+	assert_output --partial "io.rdmad.Mkey.NoSuchObject: kind 'mr', handle '0xf423f'"
 	assert_equal "$(mkey_json "$h")" "$before"
 	run "$RDMACTL" mkey configure "$h" --layout "$mr:0:512" --interleave "$mr:0:8:8"
 	assert_failure 2
@@ -212,7 +212,7 @@ t10dif_wire() { # APP REF [FLAGS]: T10-DIF (CRC guard, bg 0xFFFF) on the wire, n
 	"$RDMACTL" mkey configure "$h" --layout "$mr:0:512" >/dev/null
 	run "$RDMACTL" mr destroy "$mr"
 	assert_failure 1
-	assert_output --partial "ObjectInUse: kind 'mr', handle '$mr', user_kind 'mkey', user_handle '$h'"
+	assert_output --partial "ObjectInUse: kind 'mr', handle '$(printf 0x%x "$mr")', user_kind 'mkey', user_handle '$(printf 0x%x "$h")'"
 	run "$RDMACTL" pd destroy 1
 	assert_failure 1
 	assert_output --partial "ObjectInUse: kind 'pd', handle '1'"
@@ -225,7 +225,7 @@ t10dif_wire() { # APP REF [FLAGS]: T10-DIF (CRC guard, bg 0xFFFF) on the wire, n
 	assert_success
 	run "$RDMACTL" mkey show "$h"
 	assert_failure 1
-	assert_output --partial "NoSuchObject: kind 'mkey', handle '$h'"
+	assert_output --partial "NoSuchObject: kind 'mkey', handle '$(printf 0x%x "$h")'"
 	run "$RDMACTL" mr destroy "$mr2"
 	assert_success
 }
@@ -241,7 +241,7 @@ t10dif_wire() { # APP REF [FLAGS]: T10-DIF (CRC guard, bg 0xFFFF) on the wire, n
 	"$RDMACTL" offload tx --config cfg.json --report rep.json <mem >expected
 	cmp wire expected
 	assert_equal "$(tail -c 8 wire | hex)" ec7d5678f0debc9a
-	assert_equal "$("$RDMACTL" mkey check "$h")" "$(jq -c 'del(.kernel)' rep.json)"
+	assert_equal "$("$RDMACTL" -j mkey check "$h")" "$(jq -c 'del(.kernel)' rep.json)"
 	assert_equal "$(mkey_json "$h" | jq -c '[.transfers, (.sig_errors | add)]')" '[1,0]'
 }
 
@@ -292,7 +292,7 @@ t10dif_wire() { # APP REF [FLAGS]: T10-DIF (CRC guard, bg 0xFFFF) on the wire, n
 	"$RDMACTL" mkey tx "$h" >wire
 	"$RDMACTL" offload tx --config c.json --report rep.json <mem >expected
 	cmp wire expected
-	assert_equal "$("$RDMACTL" mkey check "$h")" "$(jq -c 'del(.kernel)' rep.json)"
+	assert_equal "$("$RDMACTL" -j mkey check "$h")" "$(jq -c 'del(.kernel)' rep.json)"
 	echo '{"mem":null,"wire":{"sig_type":"crc","block_size":512,"crc":{"type":"crc64_xp10","seed":18446744073709551615}}}' >c64.json
 	"$RDMACTL" mkey configure "$h" --reset-sig --config c64.json --layout "$mr:0:512" >/dev/null
 	bytes 00 512 | "$RDMACTL" mr write "$mr"
@@ -316,11 +316,11 @@ t10dif_wire() { # APP REF [FLAGS]: T10-DIF (CRC guard, bg 0xFFFF) on the wire, n
 	# A second error before a configure is ignored (the PSV is in ERROR state).
 	{ bytes a5 512; bytes 1111567800000000 1; bytes a5 512; bytes ec7d5678f0debc9a 1; } >wire2
 	sig_error "$RDMACTL" mkey rx "$h" <wire2
-	assert_equal "$("$RDMACTL" mkey check "$h")" "$(jq -c 'del(.kernel)' rep.json)"
+	assert_equal "$("$RDMACTL" -j mkey check "$h")" "$(jq -c 'del(.kernel)' rep.json)"
 	# Read and clear.
-	assert_equal "$("$RDMACTL" mkey check "$h")" '{"err_type":"none","expected_value":0,"actual_value":0,"offset":0}'
+	assert_equal "$("$RDMACTL" -j mkey check "$h")" '{"err_type":"none","expected_value":0,"actual_value":0,"offset":0}'
 	sig_error "$RDMACTL" mkey rx "$h" <wire
-	assert_equal "$("$RDMACTL" mkey check "$h" | jq -r .err_type)" none
+	assert_equal "$("$RDMACTL" -j mkey check "$h" | jq -r .err_type)" none
 	# A configure re-arms: the next error is recorded.
 	"$RDMACTL" mkey configure "$h" >/dev/null
 	sig_error "$RDMACTL" mkey rx "$h" <wire2
@@ -494,7 +494,7 @@ t10dif_wire() { # APP REF [FLAGS]: T10-DIF (CRC guard, bg 0xFFFF) on the wire, n
 	bytes 00 $((12 << 20)) | "$RDMACTL" mr write "$mr"
 	"$RDMACTL" mkey rx "$h" <wire
 	"$RDMACTL" mr read "$mr" --length $((12 << 20)) | cmp - mem
-	assert_equal "$("$RDMACTL" mkey check "$h" | jq -r .err_type)" none
+	assert_equal "$("$RDMACTL" -j mkey check "$h" | jq -r .err_type)" none
 }
 
 # dek_create NAME KEYFILE [ARGS...]: prints the new DEK's handle.
@@ -526,7 +526,7 @@ dek_create() {
 	# The DEK is held by the MKEY.
 	run "$RDMACTL" dek destroy v2
 	assert_failure 1
-	assert_output --partial "user_kind 'mkey', user_handle '$h'"
+	assert_output --partial "user_kind 'mkey', user_handle '$(printf 0x%x "$h")'"
 	"$RDMACTL" mkey destroy "$h"
 	"$RDMACTL" dek destroy v2
 }
@@ -551,7 +551,7 @@ dek_create() {
 	bytes 00 2048 | "$RDMACTL" mr write "$mr"
 	"$RDMACTL" mkey rx "$h" <wire
 	"$RDMACTL" mr read "$mr" --length 2048 | cmp - mem
-	assert_equal "$("$RDMACTL" mkey check "$h" | jq -r .err_type)" none
+	assert_equal "$("$RDMACTL" -j mkey check "$h" | jq -r .err_type)" none
 	# One flipped ciphertext bit garbles its data unit: the guard check fails there.
 	python3 -c "
 d = bytearray(open('wire', 'rb').read()); d[600] ^= 1; open('bad', 'wb').write(d)"
@@ -559,7 +559,7 @@ d = bytearray(open('wire', 'rb').read()); d[600] ^= 1; open('bad', 'wb').write(d
 	assert_equal "$(jq -r .err_type rep.json)" guard
 	"$RDMACTL" mkey configure "$h" >/dev/null
 	sig_error "$RDMACTL" mkey rx "$h" <bad
-	assert_equal "$("$RDMACTL" mkey check "$h")" "$(jq -c 'del(.kernel)' rep.json)"
+	assert_equal "$("$RDMACTL" -j mkey check "$h")" "$(jq -c 'del(.kernel)' rep.json)"
 	# Crypto stays when only the signature changes.
 	t10dif_wire 1 2 >sig.json
 	"$RDMACTL" mkey configure "$h" --config sig.json >/dev/null

@@ -25,7 +25,7 @@ setup() { load_libs; }
 	assert_line --index 1 --regexp "^\{\"type\":\"object_created\",\"time_usec\":[0-9]+,\"ifname\":\"soft0\",\"ifindex\":0,\"kind\":\"pd\",\"handle\":$pd\}$"
 	assert_line --index 2 --regexp "\"type\":\"object_created\".*\"kind\":\"cq\",\"handle\":$cq\}$"
 	assert_line --index 3 --regexp "\"type\":\"object_created\".*\"kind\":\"qp\",\"handle\":$qp\}$"
-	assert_line --index 4 --regexp "\"type\":\"qp_state\".*\"kind\":\"qp\",\"handle\":$qp,\"old_state\":\"RESET\",\"new_state\":\"INIT\"\}$"
+	assert_line --index 4 --regexp "\"type\":\"qp_state\".*\"kind\":\"qp\",\"handle\":$qp,\"old_state\":\"reset\",\"new_state\":\"init\"\}$"
 	assert_line --index 5 --regexp "\"type\":\"object_destroyed\".*\"kind\":\"qp\",\"handle\":$qp\}$"
 }
 
@@ -42,8 +42,8 @@ setup() { load_libs; }
 	run cat "$out"
 	assert_equal "${#lines[@]}" 3
 	assert_line --index 0 --regexp '^[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3} subscribed:$'
-	assert_line --index 1 --regexp "^[0-9:.]+ qp_state qp $qp: ifname soft0 ifindex 0 old_state RESET new_state INIT$"
-	assert_line --index 2 --regexp "^[0-9:.]+ qp_state qp $qp: ifname soft0 ifindex 0 old_state INIT new_state ERR$"
+	assert_line --index 1 --regexp "^[0-9:.]+ qp_state qp $qp: ifname soft0 ifindex 0 old_state reset new_state init$"
+	assert_line --index 2 --regexp "^[0-9:.]+ qp_state qp $qp: ifname soft0 ifindex 0 old_state init new_state err$"
 }
 
 @test "a CQ that overflows: monitor --type cq_error shows it once; the CQ stays in error" {
@@ -63,7 +63,7 @@ setup() { load_libs; }
 		"$RDMACTL" qp post "$A" write --sge "$M:0:4" --remote "$M:8" --wrid "$id" --signaled
 	done
 	wait_for_lines "$out" 2
-	[ "$(qp_field "$A" state)" = ERR ]
+	[ "$(qp_field "$A" state)" = err ]
 	[ "$(qp_field "$A" datapath.cq_overflows)" = 2 ]
 	run wc_fields "$("$RDMACTL" -j cq poll "$CA")"
 	assert_output "1 success rdma_write 4 0 $A 0 "
@@ -74,10 +74,10 @@ setup() { load_libs; }
 	connect "$D" "$C"
 	"$RDMACTL" qp post "$C" write --sge "$M:0:4" --remote "$M:8" --wrid 9 --signaled
 	for i in $(seq 1 50); do
-		[ "$(qp_field "$C" state)" = ERR ] && break
+		[ "$(qp_field "$C" state)" = err ] && break
 		sleep 0.05
 	done
-	[ "$(qp_field "$C" state)" = ERR ]
+	[ "$(qp_field "$C" state)" = err ]
 	[ "$("$RDMACTL" -j cq poll "$CA")" = "[]" ]
 	[ "$(qp_field "$C" datapath.cq_overflows)" = 1 ]
 	monitor_stop "$out"
@@ -130,4 +130,54 @@ setup() { load_libs; }
 	assert_failure
 	assert_file_contains "$out" "rdmactl: .*the daemon closed the connection"
 	export RDMACTL_SOCKET=$BATS_FILE_TMPDIR/io.rdmad
+}
+
+@test "pool borrow, return and resize are pool events naming the pool and what changed, keys in hex" {
+	"$RDMACTL" pool create mon --type signature --size 2 >/dev/null
+	pool=$("$RDMACTL" -j pool show mon | jq -r '.[0].handle')
+	out=$BATS_TEST_TMPDIR/events
+	monitor_start "$out" monitor --type pool_borrow --type pool_return --type pool_resize
+	json=$BATS_TEST_TMPDIR/events.json
+	monitor_start "$json" -j monitor --type pool_borrow --type pool_return --type pool_resize
+	key=$("$RDMACTL" pool borrow mon --owner watcher)
+	# pool borrow prints the key as lists do: hex.
+	[[ $key =~ ^0x[0-9a-f]+$ ]] || fail "pool borrow printed '$key'"
+	assert_equal "$("$RDMACTL" pool show mon | grep -o "mkey $key owner watcher")" "mkey $key owner watcher"
+	"$RDMACTL" pool resize mon --size 3 >/dev/null
+	"$RDMACTL" pool return "$key" --owner watcher
+	wait_for_lines "$out" 4
+	wait_for_lines "$json" 4
+	monitor_stop "$out"
+	monitor_stop "$json"
+	run cat "$out"
+	assert_line --index 1 --regexp "^[0-9:.]+ pool_borrow pool $pool: ifname soft0 ifindex 0 name mon mkey $key owner watcher available 1$"
+	assert_line --index 2 --regexp "^[0-9:.]+ pool_resize pool $pool: ifname soft0 ifindex 0 name mon old_size 2 size 3 available 2$"
+	assert_line --index 3 --regexp "^[0-9:.]+ pool_return pool $pool: ifname soft0 ifindex 0 name mon mkey $key owner watcher available 3$"
+	# JSON keeps numbers.
+	run jq -c 'select(.type != "subscribed") | [.type, .kind, .handle, .name, .mkey, .owner, .size]' "$json"
+	assert_line --index 0 "[\"pool_borrow\",\"pool\",$pool,\"mon\",$((key)),\"watcher\",null]"
+	assert_line --index 1 "[\"pool_resize\",\"pool\",$pool,\"mon\",null,null,3]"
+	assert_line --index 2 "[\"pool_return\",\"pool\",$pool,\"mon\",$((key)),\"watcher\",null]"
+	"$RDMACTL" pool destroy mon
+}
+
+@test "MKEY events and errors print keys in hex, as lists do" {
+	out=$BATS_TEST_TMPDIR/events
+	monitor_start "$out" monitor --type object_created
+	pd=$("$RDMACTL" -j pd create | jq -r '.[0].handle')
+	mkey=$("$RDMACTL" -j mkey create "$pd" --max-entries 2 | jq -r '.[0].handle')
+	hex=$(printf '0x%x' "$mkey")
+	wait_for_lines "$out" 3
+	monitor_stop "$out"
+	run cat "$out"
+	assert_line --index 2 --regexp "^[0-9:.]+ object_created mkey $hex: ifname soft0 ifindex 0$"
+	# The PD is in use by the MKEY: the error names it in hex.
+	run "$RDMACTL" pd destroy "$pd"
+	assert_failure
+	assert_output --partial "user_kind 'mkey', user_handle '$(printf 0x%x "$hex")'"
+	run "$RDMACTL" mkey show 0x7fff0001
+	assert_failure
+	assert_output --partial "kind 'mkey', handle '0x7fff0001'"
+	"$RDMACTL" mkey destroy "$hex"
+	"$RDMACTL" pd destroy "$pd"
 }

@@ -101,7 +101,7 @@ assert_refused() {
 	h=$(mr_create 2 --size 100)
 	run "$RDMACTL" pd destroy 2
 	assert_failure 1
-	assert_output --partial "io.rdmad.Pd.ObjectInUse: kind 'pd', handle '2', user_kind 'mr', user_handle '$h'"
+	assert_output --partial "io.rdmad.Pd.ObjectInUse: kind 'pd', handle '2', user_kind 'mr', user_handle '$(printf 0x%x "$h")'"
 	[ "$("$RDMACTL" -j pd show 2 | jq '.[0].mrs')" -ge 1 ]
 	run "$RDMACTL" mr destroy "$h"
 	assert_success
@@ -113,7 +113,7 @@ assert_refused() {
 	"$RDMACTL" mr destroy "$h"
 	run "$RDMACTL" mr show "$h"
 	assert_failure 1
-	assert_output --partial "io.rdmad.Mr.NoSuchObject: kind 'mr', handle '$h'"
+	assert_output --partial "io.rdmad.Mr.NoSuchObject: kind 'mr', handle '$(printf 0x%x "$h")'"
 	run "$RDMACTL" mr destroy "$h"
 	assert_failure 1
 	run "$RDMACTL" mr destroy abc
@@ -456,7 +456,7 @@ resident() {
 	assert_output "2 success rdma_write 512 0 $B 0 "
 	[ "$(resident "$M")" = 2 ]
 	assert_equal "$(get "$M" 8192 520)" "$(a5 512)ec7d5678f0debc9a"
-	assert_equal "$("$RDMACTL" mkey check "$k" | jq -r .err_type)" none
+	assert_equal "$("$RDMACTL" -j mkey check "$k" | jq -r .err_type)" none
 }
 
 # large_create_beside WHAT: sends Mr.Create of 512 MiB on PD 1 and, once

@@ -44,7 +44,7 @@ sig_mkey() {
 }
 
 no_error() { # MKEY
-	assert_equal "$("$RDMACTL" mkey check "$1" | jq -r .err_type)" none
+	assert_equal "$("$RDMACTL" -j mkey check "$1" | jq -r .err_type)" none
 }
 
 # zeros N: N zero bytes, as hex.
@@ -59,7 +59,7 @@ zeros() { printf '00%.0s' $(seq 1 "$1"); }
 	assert_equal "$(wc_fields "$(poll_n "$CA" 1)")" "2 success send 512 0 $A 0 "
 	assert_equal "$(wc_fields "$(poll_n "$CB" 1)")" "1 success recv 512 0 $B 0 "
 	assert_equal "$(get "$PEER" 0 520)" "$(a5 512)$(zeros 8)"
-	assert_equal "$(qp_field "$A" state)" RTS
+	assert_equal "$(qp_field "$A" state)" rts
 	no_error "$k"
 }
 
@@ -99,8 +99,8 @@ zeros() { printf '00%.0s' $(seq 1 "$1"); }
 	"$RDMACTL" qp post "$A" write --sge "$k:0:512" --remote "$PEER:0" --wrid 9 --signaled
 	assert_equal "$(wc_fields "$(poll_n "$CA" 1)")" "9 success rdma_write 512 0 $A 0 "
 	assert_equal "$(get "$PEER" 0 512)" "$(a5 512)"
-	assert_equal "$("$RDMACTL" mkey check "$k" | jq -r .err_type)" guard
-	assert_equal "$(qp_field "$A" state)" RTS
+	assert_equal "$("$RDMACTL" -j mkey check "$k" | jq -r .err_type)" guard
+	assert_equal "$(qp_field "$A" state)" rts
 }
 
 @test "write into and read from an MKEY (rkey) with a wire PI, 512 bytes: no field, no error" {
@@ -156,7 +156,7 @@ zeros() { printf '00%.0s' $(seq 1 "$1"); }
 	# 515 = 512 + 3: the wire CRC32 cut short.
 	"$RDMACTL" qp post "$A" send --sge "$k:0:515" --wrid 17 --signaled
 	assert_equal "$(wc_fields "$(poll_n "$CA" 1)")" "17 loc_prot_err send 0 0 $A 0 "
-	assert_equal "$(qp_field "$A" state)" ERR
+	assert_equal "$(qp_field "$A" state)" err
 }
 
 @test "a message ending inside a wire field, into a receive through an MKEY: loc_len_err / rem_inv_req_err" {
@@ -179,6 +179,6 @@ zeros() { printf '00%.0s' $(seq 1 "$1"); }
 	assert_output '{"parameters":{"completions":[{"wr_id":9,"status":"success","opcode":"rdma_write","byte_len":512,"imm":0,"qp":'"$A"',"src_qp":0,"flags":[]}]}}'
 	assert_equal "$(get "$PEER" 2048 520)" "$(a5 512)$(zeros 8)"
 	run varlink_raw '{"method":"io.rdmad.Qp.Show","parameters":{"handle":'"$A"'}}\0'
-	assert_output --partial '"state":"RTS"'
+	assert_output --partial '"state":"rts"'
 	no_error "$k"
 }

@@ -33,7 +33,7 @@ handle_of() { sed -n 's/.*"handle":\([0-9]*\).*/\1/p' | head -1; }
 	pd=$("$RDMACTL" -j pd create | handle_of)
 	mr=$("$RDMACTL" -j mr create "$pd" --size 4096 --access local_write | handle_of)
 	run -1 --separate-stderr "$RDMACTL" pd destroy "$pd"
-	assert_equal "$stderr" "rdmactl: pd destroy: io.rdmad.Pd.ObjectInUse: kind 'pd', handle '$pd', user_kind 'mr', user_handle '$mr'"
+	assert_equal "$stderr" "rdmactl: pd destroy: io.rdmad.Pd.ObjectInUse: kind 'pd', handle '$pd', user_kind 'mr', user_handle '$(printf 0x%x "$mr")'"
 	run "$RDMACTL" -j pd show "$pd"
 	assert_output --partial '"mrs":1'
 	"$RDMACTL" mr destroy "$mr"

@@ -72,7 +72,7 @@ wait_state() { # QP STATE
 	"$RDMACTL" qp post "$S" write --sge "$k:0:512" --remote "$PEER:0" --wrid 7 --signaled
 	assert_equal "$(wc_fields "$(poll_n "$CS" 1)")" "7 success rdma_write 512 0 $S 0 "
 	assert_equal "$(get "$PEER" 0 520)" "$(a5 512)0000000000000000"
-	assert_equal "$("$RDMACTL" mkey check "$k" | jq -r .err_type)" none
+	assert_equal "$("$RDMACTL" -j mkey check "$k" | jq -r .err_type)" none
 	assert_equal "$("$RDMACTL" -j mkey show "$k" | jq -c '.[0] | [.transfers, (.sig_errors | add)]')" "[1,0]"
 }
 
@@ -96,7 +96,7 @@ wait_state() { # QP STATE
 	# 1024 wire bytes are two blocks: the layout holds one.
 	"$RDMACTL" qp post "$S" write --sge "$k:0:1024" --remote "$PEER:0" --wrid 4
 	assert_equal "$(wc_fields "$(poll_n "$CS" 1)")" "4 loc_prot_err rdma_write 0 0 $S 0 "
-	assert_equal "$(qp_field "$S" state)" ERR
+	assert_equal "$(qp_field "$S" state)" err
 }
 
 @test "AES-XTS through an MKEY on the data path: IEEE 1619 vector 2 on the wire" {
@@ -262,7 +262,7 @@ wait_state() { # QP STATE
 	assert_output --partial '"error":"io.rdmad.Qp.InvalidArgument","parameters":{"field":"wrs"'
 	run varlink_raw '{"method":"io.rdmad.Qp.PostSendList","parameters":{"handle":'"$S"',"wrs":[{"opcode":"nop"}]}}\0'
 	assert_output '{"error":"org.varlink.service.InvalidParameter","parameters":{"parameter":"wrs[0].opcode"}}'
-	run varlink_raw '{"method":"io.rdmad.Qp.Create","parameters":{"pd":1,"send_cq":'"$CS"',"recv_cq":'"$CS"',"type":"RC","recovery":"later"}}\0'
+	run varlink_raw '{"method":"io.rdmad.Qp.Create","parameters":{"pd":1,"send_cq":'"$CS"',"recv_cq":'"$CS"',"type":"rc","recovery":"later"}}\0'
 	assert_output '{"error":"org.varlink.service.InvalidParameter","parameters":{"parameter":"recovery"}}'
 	run varlink_raw '{"method":"io.rdmad.Qp.PostSendList","parameters":{"handle":'"$S"',"wrs":[{"opcode":"send","wr_id":4,"inline":"","signaled":true}]}}\0'
 	assert_output '{"parameters":{}}'
@@ -283,10 +283,10 @@ wait_state() { # QP STATE
 	assert_equal "$(wc_fields "$(poll_n "$CS" 2)")" "1 success rdma_write 512 0 $S 0 
 2 success rdma_write 512 0 $S 0 "
 	assert_equal "$(get "$PEER" 512 512)" "$(a5 512)"
-	assert_equal "$(qp_field "$S" state)" RTS
+	assert_equal "$(qp_field "$S" state)" rts
 	# Sticky and read-and-clear; the second error was not recorded (not re-armed).
-	assert_equal "$("$RDMACTL" mkey check "$k")" '{"err_type":"guard","expected_value":0,"actual_value":60541,"offset":0}'
-	assert_equal "$("$RDMACTL" mkey check "$k" | jq -r .err_type)" none
+	assert_equal "$("$RDMACTL" -j mkey check "$k")" '{"err_type":"guard","expected_value":0,"actual_value":60541,"offset":0}'
+	assert_equal "$("$RDMACTL" -j mkey check "$k" | jq -r .err_type)" none
 	assert_equal "$("$RDMACTL" -j mkey show "$k" | jq -c '.[0] | [.transfers, (.sig_errors | add)]')" "[2,2]"
 	assert_equal "$(counters "$S")" "[2,0,0,0,0,0]"
 }
@@ -299,12 +299,12 @@ wait_state() { # QP STATE
 		--type wr_canceled --type recovery
 	"$RDMACTL" qp post-recv "$C" --sge "$PEER:4096:64" --wrid 100
 	transaction 1 "$k"
-	wait_state "$S" SQD
+	wait_state "$S" sqd
 	# 1. poll until empty: the WRITE was unsignaled, the SEND has not run.
 	assert_equal "$("$RDMACTL" -j cq poll "$CS")" '[]'
 	assert_equal "$("$RDMACTL" -j cq poll "$CC")" '[]'
 	# 2. the MKEY tells what failed.
-	assert_equal "$("$RDMACTL" mkey check "$k")" '{"err_type":"guard","expected_value":0,"actual_value":60541,"offset":0}'
+	assert_equal "$("$RDMACTL" -j mkey check "$k")" '{"err_type":"guard","expected_value":0,"actual_value":60541,"offset":0}'
 	# The MKEY is busy while the SEND is posted?  No: only the WRITE used it, and it ran.
 	# 3. cancel the response; post an error response instead.
 	run "$RDMACTL" qp cancel "$S" --wrid 1
@@ -322,10 +322,10 @@ wait_state() { # QP STATE
 	monitor_stop "$out"
 	run jq -r 'select(.type != "subscribed") | [.type, .handle, .new_state // .err_type // .count] | map(tostring) | join(" ")' "$out"
 	assert_line --index 0 "sig_error $k guard"
-	assert_line --index 1 "qp_state $S SQD"
+	assert_line --index 1 "qp_state $S sqd"
 	assert_line --index 2 "sq_drained $S null"
 	assert_line --index 3 "wr_canceled $S 1"
-	assert_line --index 4 "qp_state $S RTS"
+	assert_line --index 4 "qp_state $S rts"
 	assert_equal "$(jq -c 'select(.type == "sig_error") | [.qp, .wr_id]' "$out")" "[$S,1]"
 }
 
@@ -335,7 +335,7 @@ wait_state() { # QP STATE
 	"$RDMACTL" qp post-recv "$C" --sge "$PEER:4096:64" --wrid 100
 	transaction 1 "$k"
 	assert_equal "$(wc_fields "$(poll_n "$CS" 1)")" "1 success send 0 0 $S 0 "
-	wait_state "$S" RTS
+	wait_state "$S" rts
 	rec=$("$RDMACTL" -j qp show "$S" | jq -c '.[0].recovery_log[0]')
 	assert_equal "$(jq -c '[.seq, .trigger, .checked, .canceled, .failed]' <<<"$rec")" \
 		"[1,\"auto\",1,1,[{\"mkey\":$k,\"wr_id\":1,\"record\":{\"err_type\":\"guard\",\"expected_value\":0,\"actual_value\":60541,\"offset\":0},\"canceled\":1}]]"
@@ -343,7 +343,7 @@ wait_state() { # QP STATE
 	[ "$(jq .took_ns <<<"$rec")" -gt 0 ]
 	# The response was withdrawn: the client got nothing; the MKEY's record was read.
 	assert_equal "$("$RDMACTL" -j cq poll "$CC" --wait 100)" '[]'
-	assert_equal "$("$RDMACTL" mkey check "$k" | jq -r .err_type)" none
+	assert_equal "$("$RDMACTL" -j mkey check "$k" | jq -r .err_type)" none
 	assert_equal "$(counters "$S")" "[1,1,1,1,1,1]"
 	assert_equal "$("$RDMACTL" -j dev show | jq -c '.[0].datapath | [.recoveries >= 1, .wrs_canceled >= 1, .sig_stops >= 1]')" '[true,true,true]'
 }
@@ -374,7 +374,7 @@ wait_state() { # QP STATE
 	server manual
 	k=$(t10_mkey "$MEM" 0 "$BAD_PI")
 	transaction 1 "$k"
-	wait_state "$S" SQD
+	wait_state "$S" sqd
 	"$RDMACTL" mkey check "$k" >/dev/null
 	assert_equal "$("$RDMACTL" qp cancel "$S" --wrid 1)" 1
 	"$RDMACTL" qp modify "$S" --state rts >/dev/null
@@ -382,7 +382,7 @@ wait_state() { # QP STATE
 	# Configured again (re-armed), the same MKEY fails in transaction 7.
 	"$RDMACTL" mkey configure "$k" --config t10.json >/dev/null
 	transaction 7 "$k"
-	wait_state "$S" SQD
+	wait_state "$S" sqd
 	run "$RDMACTL" -j qp recover "$S"
 	assert_success
 	assert_equal "$(jq -c '.[0] | [.canceled, [.failed[] | .wr_id, .canceled]]' <<<"$output")" '[1,[7,1]]'
@@ -393,7 +393,7 @@ wait_state() { # QP STATE
 	k=$(t10_mkey "$MEM" 0 "$BAD_PI")
 	transaction 1 "$k"
 	"$RDMACTL" qp post "$S" send --sge "$MEM:4096:16" --wrid 5 --signaled
-	wait_state "$S" SQD
+	wait_state "$S" sqd
 	assert_equal "$("$RDMACTL" qp cancel "$S" --wrid 1)" 1
 	# The response is posted but not executed: the MKEY is not, so it may change; the QP's memory is.
 	"$RDMACTL" qp modify "$S" --state err >/dev/null
@@ -409,7 +409,7 @@ wait_state() { # QP STATE
 	assert_refused Qp InvalidState state
 	k=$(t10_mkey "$MEM" 0 "$BAD_PI")
 	transaction 1 "$k"
-	wait_state "$S" SQD
+	wait_state "$S" sqd
 	assert_equal "$("$RDMACTL" qp cancel "$S" --wrid 42)" 0
 	assert_equal "$("$RDMACTL" -j qp cancel "$S" --wrid 1)" 1
 	run "$RDMACTL" qp cancel "$S" --wrid 1
@@ -422,7 +422,7 @@ wait_state() { # QP STATE
 	run "$RDMACTL" -j qp recover "$S"
 	assert_success
 	assert_equal "$(jq -c '.[0] | [.seq, .trigger, .checked, .canceled, .failed]' <<<"$output")" '[1,"manual",1,0,[]]'
-	assert_equal "$(qp_field "$S" state)" RTS
+	assert_equal "$(qp_field "$S" state)" rts
 }
 
 @test "an MKEY posted WRs go through cannot change or go; the QP's policy comes from rdmad.conf" {

@@ -130,7 +130,7 @@ apart() {
 	"$RDMACTL" qp post "$A" write --sge "$MA:0:8" --remote "$MB:0" --wrid 8 --signaled
 	run wc_fields "$(poll_n "$CA" 1)"
 	assert_output "8 retry_exc_err rdma_write 0 0 $A 0 "
-	assert_equal "$(qp_field "$A" state)" ERR
+	assert_equal "$(qp_field "$A" state)" err
 }
 
 @test "write from a T10-DIF MKEY to a QP on another worker: PI checked and stripped on the way" {
@@ -182,10 +182,10 @@ apart() {
 	EOF
 	"$RDMACTL" qp post-list "$A" --file wrs.json
 	for i in $(seq 1 100); do
-		[ "$(qp_field "$A" state)" = SQD ] && break
+		[ "$(qp_field "$A" state)" = sqd ] && break
 		sleep 0.02
 	done
-	assert_equal "$(qp_field "$A" state)" SQD
+	assert_equal "$(qp_field "$A" state)" sqd
 	assert_equal "$("$RDMACTL" -j cq poll "$CB")" "[]"
 	run "$RDMACTL" -j mkey check "$k"
 	assert_equal "$(jq -r .err_type <<<"$output")" guard

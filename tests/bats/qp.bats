@@ -68,6 +68,19 @@ qp_goto() {
 	"$RDMACTL" qp modify "$qp" --state sqd
 }
 
+# assert_option_refused ATTR: qp modify refused, naming the option that sets
+# the attribute (a usage error), not the API's name for it.
+assert_option_refused() {
+	local -A opt=([av]="--dgid (with --sgid-index)" [path_mtu]=--path-mtu [rq_psn]=--rq-psn
+		[min_rnr_timer]=--min-rnr-timer [max_dest_rd_atomic]=--max-dest-rd-atomic
+		[dest_qp_num]=--dest-qp [access]=--access [timeout]=--timeout [retry_cnt]=--retry-cnt
+		[rnr_retry]=--rnr-retry [max_rd_atomic]=--max-rd-atomic [sq_psn]=--sq-psn
+		[cur_state]=--cur-state [qkey]=--qkey)
+	assert_failure 2
+	assert_output --partial "rdmactl: qp modify: ${opt[$1]} is "
+	refute_output --partial "field '$1'"
+}
+
 # assert_refused ERROR FIELD: the last run failed naming the error and the field, with its exit status.
 assert_refused() {
 	assert_failure "$(refusal_status "$1")"
@@ -81,7 +94,7 @@ assert_refused() {
 	# 0 and 1 are the special QPs: the first QP a device hands out is 2.
 	[ "$qp" -ge 2 ]
 	run qp_json "$qp"
-	assert_output --partial '"type":"RC","state":"RESET","pd":1,"send_cq":1,"recv_cq":2'
+	assert_output --partial '"type":"rc","state":"reset","pd":1,"send_cq":1,"recv_cq":2'
 	assert_output --partial '"sq_sig_all":false,"sig_pipelining":false'
 	assert_output --partial '"max_send_wr":64,"max_recv_wr":64,"max_send_sge":1,"max_recv_sge":1,"max_inline_data":0'
 	assert_output --partial '"sq_draining":false'
@@ -94,12 +107,12 @@ assert_refused() {
 	run "$RDMACTL" -j qp create --pd 1 --send-cq 2 --recv-cq 2 --type uc --max-send-wr 1024 \
 		--max-recv-wr 0 --max-send-sge 32 --max-recv-sge 32 --max-inline-data 512 --sq-sig-all
 	assert_success
-	assert_output --partial '"type":"UC","state":"RESET","pd":1,"send_cq":2,"recv_cq":2,"sq_sig_all":true'
+	assert_output --partial '"type":"uc","state":"reset","pd":1,"send_cq":2,"recv_cq":2,"sq_sig_all":true'
 	assert_output --partial '"max_send_wr":1024,"max_recv_wr":0,"max_send_sge":32,"max_recv_sge":32,"max_inline_data":512'
 	run "$RDMACTL" -j qp create --pd 1 --send-cq 1 --recv-cq 1 --type ud --sig-pipelining
 	assert_success
 	# soft0 reports sqd2rts, which signature pipelining needs.
-	assert_output --partial '"type":"UD","state":"RESET"'
+	assert_output --partial '"type":"ud","state":"reset"'
 	assert_output --partial '"sig_pipelining":true'
 }
 
@@ -164,14 +177,14 @@ assert_refused() {
 	assert_success
 	assert_output ''
 	run qp_json "$qp"
-	assert_output --partial '"state":"INIT"'
+	assert_output --partial '"state":"init"'
 	assert_output --partial '"access":["local_write","remote_write","remote_read"]'
 	run "$RDMACTL" qp modify "$qp" "${RC_RTR[@]}"
 	assert_success
 	run "$RDMACTL" qp modify "$qp" "${RC_RTS[@]}"
 	assert_success
 	run qp_json "$qp"
-	assert_output --partial '"state":"RTS"'
+	assert_output --partial '"state":"rts"'
 	assert_output --partial '"av":{"dgid":"fe80::2","sgid_index":0,"flow_label":0,"hop_limit":64,"traffic_class":0,"dmac":"00:00:00:00:00:00"}'
 	for kv in '"path_mtu":1024' '"dest_qp_num":17' '"rq_psn":100' '"max_dest_rd_atomic":4' \
 		'"min_rnr_timer":12' '"timeout":14' '"retry_cnt":7' '"rnr_retry":6' '"sq_psn":200' \
@@ -188,7 +201,7 @@ assert_refused() {
 		assert_success
 	done
 	run qp_json "$qp"
-	assert_output --partial '"state":"RTS"'
+	assert_output --partial '"state":"rts"'
 	assert_output --partial '"access":["remote_write"]'
 	# An IPv4 destination is its IPv4-mapped GID.
 	assert_output --partial '"dgid":"::ffff:192.0.2.7"'
@@ -204,7 +217,7 @@ assert_refused() {
 		assert_success
 	done
 	run qp_json "$qp"
-	assert_output --partial '"state":"RTS"'
+	assert_output --partial '"state":"rts"'
 	assert_output --partial '"qkey":286331153'
 	assert_output --partial '"sq_psn":0'
 	refute_output --partial '"av"'
@@ -222,13 +235,13 @@ assert_refused() {
 		qp=$(qp_create ud)
 		qp_goto "$qp" ud "$from"
 		before=$(qp_json "$qp")
-		assert_equal "$(jq -r .state <<<"$before")" "${from^^}"
-		names=$(for s in ${legal[$from]}; do printf '%s, ' "${s^^}"; done)
+		assert_equal "$(jq -r .state <<<"$before")" "$from"
+		names=$(for s in ${legal[$from]}; do printf '%s, ' "$s"; done)
 		for to in reset init rtr rts sqd sqe err; do
 			[[ " ${legal[$from]} " == *" $to "* ]] && continue
 			run "$RDMACTL" qp modify "$qp" --state "$to"
 			assert_refused InvalidState state
-			assert_output --partial "reason '${from^^} -> ${to^^} is not a legal transition; from ${from^^}: ${names%, }'"
+			assert_output --partial "reason '$from -> $to is not a legal transition; from $from: ${names%, }'"
 			assert_equal "$(qp_json "$qp")" "$before"
 		done
 	done
@@ -238,7 +251,7 @@ assert_refused() {
 	qp=$(qp_create rc)
 	run "$RDMACTL" qp modify "$qp" --state err
 	assert_refused InvalidState state
-	assert_equal "$(qp_field "$qp" state)" RESET
+	assert_equal "$(qp_field "$qp" state)" reset
 }
 
 @test "a missing required attribute is refused naming it and the required set" {
@@ -255,8 +268,8 @@ assert_refused() {
 		args=" ${RC_RTR[*]} "
 		args=${args/ ${drop[$attr]} / }
 		run "$RDMACTL" qp modify "$qp" $args
-		assert_refused InvalidArgument "$attr"
-		assert_output --partial "required for RC INIT -> RTR; required: av, path_mtu, rq_psn, min_rnr_timer, max_dest_rd_atomic, dest_qp_num; optional: access"
+		assert_option_refused "$attr"
+		assert_output --partial "required for rc init -> rtr; required: --dgid (with --sgid-index), --path-mtu, --rq-psn, --min-rnr-timer, --max-dest-rd-atomic, --dest-qp; optional: --access"
 		assert_equal "$(qp_json "$qp")" "$before"
 	done
 	# RC RTR -> RTS.
@@ -270,8 +283,8 @@ assert_refused() {
 		args=" ${RC_RTS[*]} "
 		args=${args/ ${drop_rts[$attr]} / }
 		run "$RDMACTL" qp modify "$qp" $args
-		assert_refused InvalidArgument "$attr"
-		assert_output --partial "required for RC RTR -> RTS; required: timeout, retry_cnt, rnr_retry, max_rd_atomic, sq_psn; optional: cur_state, access, min_rnr_timer"
+		assert_option_refused "$attr"
+		assert_output --partial "required for rc rtr -> rts; required: --timeout, --retry-cnt, --rnr-retry, --max-rd-atomic, --sq-psn; optional: --cur-state, --access, --min-rnr-timer"
 		assert_equal "$(qp_json "$qp")" "$before"
 	done
 }
@@ -280,65 +293,65 @@ assert_refused() {
 	for type in rc uc; do
 		qp=$(qp_create "$type")
 		run "$RDMACTL" qp modify "$qp" --state init
-		assert_refused InvalidArgument access
-		assert_output --partial "required for ${type^^} RESET -> INIT; required: access; optional: none"
-		assert_equal "$(qp_field "$qp" state)" RESET
+		assert_option_refused access
+		assert_output --partial "required for ${type} reset -> init; required: --access; optional: none"
+		assert_equal "$(qp_field "$qp" state)" reset
 	done
 	qp=$(qp_create ud)
 	run "$RDMACTL" qp modify "$qp" --state init
-	assert_refused InvalidArgument qkey
-	assert_output --partial "required for UD RESET -> INIT; required: qkey; optional: none"
+	assert_option_refused qkey
+	assert_output --partial "required for ud reset -> init; required: --qkey; optional: none"
 	qp=$(qp_create uc)
 	qp_goto "$qp" uc init
 	run "$RDMACTL" qp modify "$qp" --state rtr --dgid fe80::2 --sgid-index 0 --path-mtu 1024 --dest-qp 3
-	assert_refused InvalidArgument rq_psn
-	assert_output --partial "required for UC INIT -> RTR; required: av, path_mtu, rq_psn, dest_qp_num; optional: access"
+	assert_option_refused rq_psn
+	assert_output --partial "required for uc init -> rtr; required: --dgid (with --sgid-index), --path-mtu, --rq-psn, --dest-qp; optional: --access"
 	run "$RDMACTL" qp modify "$qp" --state rtr
-	assert_refused InvalidArgument av
-	assert_equal "$(qp_field "$qp" state)" INIT
+	assert_option_refused av
+	assert_equal "$(qp_field "$qp" state)" init
 	# UD RTR -> RTS needs sq_psn.
 	qp=$(qp_create ud)
 	qp_goto "$qp" ud rtr
 	run "$RDMACTL" qp modify "$qp" --state rts
-	assert_refused InvalidArgument sq_psn
-	assert_output --partial "required for UD RTR -> RTS; required: sq_psn; optional: cur_state, qkey"
+	assert_option_refused sq_psn
+	assert_output --partial "required for ud rtr -> rts; required: --sq-psn; optional: --cur-state, --qkey"
 }
 
 @test "an attribute the transition does not allow is refused naming it" {
 	qp=$(qp_create rc)
 	run "$RDMACTL" qp modify "$qp" "${RC_INIT[@]}" --qkey 5
-	assert_refused InvalidArgument qkey
-	assert_output --partial "not allowed for RC RESET -> INIT; required: access; optional: none"
-	assert_equal "$(qp_field "$qp" state)" RESET
+	assert_option_refused qkey
+	assert_output --partial "not allowed for rc reset -> init; required: --access; optional: none"
+	assert_equal "$(qp_field "$qp" state)" reset
 	# UD has no path: no MTU, no destination QP at RTR.
 	qp=$(qp_create ud)
 	qp_goto "$qp" ud init
 	before=$(qp_json "$qp")
 	run "$RDMACTL" qp modify "$qp" --state rtr --path-mtu 1024
-	assert_refused InvalidArgument path_mtu
-	assert_output --partial "not allowed for UD INIT -> RTR; required: none; optional: qkey"
+	assert_option_refused path_mtu
+	assert_output --partial "not allowed for ud init -> rtr; required: none; optional: --qkey"
 	run "$RDMACTL" qp modify "$qp" --state rtr --access remote_read
-	assert_refused InvalidArgument access
+	assert_option_refused access
 	assert_equal "$(qp_json "$qp")" "$before"
 	# UC has no ACK timer.
 	qp=$(qp_create uc)
 	qp_goto "$qp" uc rtr
 	run "$RDMACTL" qp modify "$qp" "${UC_RTS[@]}" --timeout 3
-	assert_refused InvalidArgument timeout
-	assert_output --partial "not allowed for UC RTR -> RTS; required: sq_psn; optional: cur_state, access"
+	assert_option_refused timeout
+	assert_output --partial "not allowed for uc rtr -> rts; required: --sq-psn; optional: --cur-state, --access"
 	# To SQD, ERR and RESET nothing is allowed.
 	qp=$(qp_create rc)
 	qp_goto "$qp" rc rts
 	before=$(qp_json "$qp")
 	run "$RDMACTL" qp modify "$qp" --state sqd --access local_write
-	assert_refused InvalidArgument access
+	assert_option_refused access
 	run "$RDMACTL" qp modify "$qp" --state err --sq-psn 3
-	assert_refused InvalidArgument sq_psn
+	assert_option_refused sq_psn
 	run "$RDMACTL" qp modify "$qp" --state reset --timeout 3
-	assert_refused InvalidArgument timeout
+	assert_option_refused timeout
 	# cur_state only where the table has it (out of RTR, RTS, SQD, SQE to RTS).
 	run "$RDMACTL" qp modify "$qp" --state err --cur-state rts
-	assert_refused InvalidArgument cur_state
+	assert_option_refused cur_state
 	assert_equal "$(qp_json "$qp")" "$before"
 }
 
@@ -378,7 +391,7 @@ assert_refused() {
 	# The path MTU is one of the five: a usage error on the command line, the daemon's on the socket.
 	run "$RDMACTL" qp modify "$qp" $(sed -E 's/ --path-mtu [^ ]+ / --path-mtu 1500 /' <<<" ${RC_RTR[*]} ")
 	assert_failure 2
-	run varlink_raw '{"method":"io.rdmad.Qp.Modify","parameters":{"handle":'"$qp"',"state":"RTR","path_mtu":1500,"av":{"dgid":"fe80::2","sgid_index":0},"dest_qp_num":1,"rq_psn":1,"max_dest_rd_atomic":1,"min_rnr_timer":1}}\0'
+	run varlink_raw '{"method":"io.rdmad.Qp.Modify","parameters":{"handle":'"$qp"',"state":"rtr","path_mtu":1500,"av":{"dgid":"fe80::2","sgid_index":0},"dest_qp_num":1,"rq_psn":1,"max_dest_rd_atomic":1,"min_rnr_timer":1}}\0'
 	assert_output --partial '"error":"io.rdmad.Qp.InvalidArgument","parameters":{"field":"path_mtu","reason":"1500; one of 256, 512, 1024, 2048, 4096"}'
 	# RTS's own limits.
 	qp2=$(qp_create rc)
@@ -425,7 +438,7 @@ assert_refused() {
 	before=$(qp_json "$qp")
 	run "$RDMACTL" qp modify "$qp" --state rts --cur-state sqd
 	assert_refused InvalidState cur_state
-	assert_output --partial "the QP is in RTS, not SQD"
+	assert_output --partial "the QP is in rts, not sqd"
 	assert_equal "$(qp_json "$qp")" "$before"
 }
 
@@ -433,7 +446,7 @@ assert_refused() {
 	qp=$(qp_create rc --sig-pipelining)
 	qp_goto "$qp" rc sqd
 	run qp_json "$qp"
-	assert_output --partial '"state":"SQD"'
+	assert_output --partial '"state":"sqd"'
 	# Nothing is in flight without a data path: the drain is over at once.
 	assert_output --partial '"sq_draining":false'
 	run "$RDMACTL" qp modify "$qp" --state sqd --timeout 20 --retry-cnt 3
@@ -442,7 +455,7 @@ assert_refused() {
 	run "$RDMACTL" qp modify "$qp" --state rts --cur-state sqd
 	assert_success
 	run qp_json "$qp"
-	assert_output --partial '"state":"RTS"'
+	assert_output --partial '"state":"rts"'
 	assert_output --partial '"timeout":20,"retry_cnt":3'
 }
 
@@ -457,12 +470,12 @@ assert_refused() {
 	run "$RDMACTL" qp modify "$qp" --state err
 	assert_success
 	run qp_json "$qp"
-	assert_output --partial '"state":"ERR"'
+	assert_output --partial '"state":"err"'
 	assert_output --partial '"path_mtu":1024'
 	run "$RDMACTL" qp modify "$qp" --state reset
 	assert_success
 	run qp_json "$qp"
-	assert_output --partial '"state":"RESET"'
+	assert_output --partial '"state":"reset"'
 	refute_output --partial '"av"'
 	refute_output --partial '"path_mtu"'
 	refute_output --partial '"access"'
@@ -547,15 +560,15 @@ assert_refused() {
 }
 
 @test "raw varlink: Create, Modify, Show, List, Destroy" {
-	run varlink_raw '{"method":"io.rdmad.Qp.Create","parameters":{"pd":1,"send_cq":1,"recv_cq":2,"type":"UD","max_send_wr":8}}\0'
-	assert_output --partial '"type":"UD","state":"RESET","pd":1,"send_cq":1,"recv_cq":2'
+	run varlink_raw '{"method":"io.rdmad.Qp.Create","parameters":{"pd":1,"send_cq":1,"recv_cq":2,"type":"ud","max_send_wr":8}}\0'
+	assert_output --partial '"type":"ud","state":"reset","pd":1,"send_cq":1,"recv_cq":2'
 	assert_output --partial '"max_send_wr":8'
 	qp=$(jq -r .parameters.qp.handle <<<"$output")
-	run varlink_raw '{"method":"io.rdmad.Qp.Modify","parameters":{"handle":'"$qp"',"state":"INIT","qkey":7}}\0'
-	assert_output --partial '"state":"INIT"'
+	run varlink_raw '{"method":"io.rdmad.Qp.Modify","parameters":{"handle":'"$qp"',"state":"init","qkey":7}}\0'
+	assert_output --partial '"state":"init"'
 	assert_output --partial '"qkey":7'
-	run varlink_raw '{"method":"io.rdmad.Qp.Modify","parameters":{"handle":'"$qp"',"state":"RTS"}}\0'
-	assert_output --partial '"error":"io.rdmad.Qp.InvalidState","parameters":{"field":"state","reason":"INIT -> RTS is not a legal transition; from INIT: RESET, INIT, RTR, ERR"}'
+	run varlink_raw '{"method":"io.rdmad.Qp.Modify","parameters":{"handle":'"$qp"',"state":"rts"}}\0'
+	assert_output --partial '"error":"io.rdmad.Qp.InvalidState","parameters":{"field":"state","reason":"init -> rts is not a legal transition; from init: reset, init, rtr, err"}'
 	run varlink_raw '{"method":"io.rdmad.Qp.Show","parameters":{"handle":'"$qp"'}}\0'
 	assert_output --partial "\"handle\":$qp"
 	run varlink_raw '{"method":"io.rdmad.Qp.List","parameters":{}}\0'
@@ -567,13 +580,13 @@ assert_refused() {
 @test "raw varlink: wrong types and unknown fields are InvalidParameter, negative numbers InvalidArgument" {
 	run varlink_raw '{"method":"io.rdmad.Qp.Create","parameters":{"pd":1,"send_cq":1,"recv_cq":2,"type":"GSI"}}\0'
 	assert_output --partial '"error":"org.varlink.service.InvalidParameter","parameters":{"parameter":"type"}'
-	run varlink_raw '{"method":"io.rdmad.Qp.Create","parameters":{"pd":1,"send_cq":1,"recv_cq":2,"type":"RC","max_send_wr":-1}}\0'
+	run varlink_raw '{"method":"io.rdmad.Qp.Create","parameters":{"pd":1,"send_cq":1,"recv_cq":2,"type":"rc","max_send_wr":-1}}\0'
 	assert_output --partial '"error":"io.rdmad.Qp.InvalidArgument","parameters":{"field":"max_send_wr"'
-	run varlink_raw '{"method":"io.rdmad.Qp.Modify","parameters":{"handle":2,"state":"INIT","rate_limit":5}}\0'
+	run varlink_raw '{"method":"io.rdmad.Qp.Modify","parameters":{"handle":2,"state":"init","rate_limit":5}}\0'
 	assert_output --partial '"error":"org.varlink.service.InvalidParameter","parameters":{"parameter":"rate_limit"}'
-	run varlink_raw '{"method":"io.rdmad.Qp.Modify","parameters":{"handle":2,"state":"INIT","av":{"sgid_index":0}}}\0'
+	run varlink_raw '{"method":"io.rdmad.Qp.Modify","parameters":{"handle":2,"state":"init","av":{"sgid_index":0}}}\0'
 	assert_output --partial '"error":"org.varlink.service.InvalidParameter","parameters":{"parameter":"av.dgid"}'
-	run varlink_raw '{"method":"io.rdmad.Qp.Modify","parameters":{"handle":2,"state":"INIT","qkey":-4}}\0'
+	run varlink_raw '{"method":"io.rdmad.Qp.Modify","parameters":{"handle":2,"state":"init","qkey":-4}}\0'
 	assert_output --partial '"error":"io.rdmad.Qp.InvalidArgument","parameters":{"field":"qkey"'
 }
 
@@ -583,7 +596,7 @@ assert_refused() {
 	"$RDMACTL" pd create >/dev/null
 	"$RDMACTL" cq create --cqe 1 >/dev/null
 	max=$("$RDMACTL" -j dev show | jq '.[0].max_qp')
-	call='{"method":"io.rdmad.Qp.Create","parameters":{"pd":1,"send_cq":1,"recv_cq":1,"type":"UD"}}\0'
+	call='{"method":"io.rdmad.Qp.Create","parameters":{"pd":1,"send_cq":1,"recv_cq":1,"type":"ud"}}\0'
 	calls=""
 	for _ in $(seq 0 "$max"); do
 		calls+=$call

@@ -38,7 +38,7 @@ transfers() {
 	run ctl "$B" -j dev show soft0
 	[ "$(jq -r '.[0].datapath.roce.duplicates' <<<"$output")" -gt 0 ]
 	assert_equal "$(jq -r '.[0].datapath.roce.icrc_errors' <<<"$output")" 0
-	assert_equal "$(ctl "$A" -j qp show "$QA" | jq -r '.[0].state')" RTS
+	assert_equal "$(ctl "$A" -j qp show "$QA" | jq -r '.[0].state')" rts
 }
 
 @test "with nftables dropping 5% of RoCE packets on both hosts as well, every transfer is whole" {
@@ -56,7 +56,7 @@ transfers() {
 		[ "$dropped" -gt 0 ]
 		ip netns exec "$ns" nft delete table inet roce_loss
 	done
-	assert_equal "$(ctl "$A" -j qp show "$QA" | jq -r '.[0].state')" RTS
+	assert_equal "$(ctl "$A" -j qp show "$QA" | jq -r '.[0].state')" rts
 }
 
 # start_refused CONF: rdmad started with that rdmad.conf fails; its output in $output.

@@ -30,7 +30,7 @@ setup() { roce_test_setup; }
 		assert_equal "$(jq -r '.[0].datapath.roce.icrc_errors' <<<"$output")" 0
 		assert_equal "$(jq -r '.[0].datapath.roce.rx_dropped' <<<"$output")" 0
 	done
-	assert_equal "$(ctl "$A" -j qp show "$QA" | jq -r '.[0].state')" RTS
+	assert_equal "$(ctl "$A" -j qp show "$QA" | jq -r '.[0].state')" rts
 }
 
 @test "cut apart by the kernel, each packet of a run has the next IPv4 ID and an ICRC for it" {

@@ -94,7 +94,7 @@ roce_counter() {
 	[ "$(jq -r '.[0].datapath.roce.rx_packets' <<<"$output")" -gt 1000 ]
 	assert_equal "$(jq -r '.[0].datapath.roce.icrc_errors' <<<"$output")" 0
 	# The QPs run on the worker of the RoCE endpoint.
-	assert_equal "$(ctl "$A" -j qp show "$QA" | jq -r '.[0].state')" RTS
+	assert_equal "$(ctl "$A" -j qp show "$QA" | jq -r '.[0].state')" rts
 }
 
 @test "UC WRITE crosses; UC SEND without a receive WR is lost, the sender succeeds" {
@@ -160,8 +160,8 @@ roce_counter() {
 	run completions "$A" "$CEA" 2
 	assert_line --index 0 "61 rem_access_err rdma_write 0 0 0 "
 	assert_line --index 1 "62 wr_flush_err rdma_write 0 0 0 "
-	assert_equal "$(ctl "$A" -j qp show "$EA" | jq -r '.[0].state')" ERR
-	assert_equal "$(ctl "$B" -j qp show "$EB" | jq -r '.[0].state')" ERR
+	assert_equal "$(ctl "$A" -j qp show "$EA" | jq -r '.[0].state')" err
+	assert_equal "$(ctl "$B" -j qp show "$EB" | jq -r '.[0].state')" err
 	[ "$(roce_counter "$A" "$EA" naks_received)" -ge 1 ]
 }
 
@@ -175,7 +175,7 @@ roce_counter() {
 	assert_output "71 retry_exc_err rdma_write 0 0 0 "
 	assert_equal "$(roce_counter "$A" "$XA" timeouts)" 3
 	assert_equal "$(roce_counter "$A" "$XA" retransmits)" 2
-	assert_equal "$(ctl "$A" -j qp show "$XA" | jq -r '.[0].state')" ERR
+	assert_equal "$(ctl "$A" -j qp show "$XA" | jq -r '.[0].state')" err
 	[ "$(ctl "$B" -j dev show soft0 | jq -r '.[0].datapath.roce.rx_dropped')" -ge 3 ]
 }
 
@@ -301,7 +301,7 @@ PY
 	assert_failure 2
 	assert_output --partial "io.rdmad.Qp.InvalidArgument: field 'av.dgid'"
 	assert_output --partial "both IPv4 (::ffff:a.b.c.d) or both IPv6"
-	assert_equal "$(ctl "$A" -j qp show "$FA" | jq -r '.[0].state')" INIT
+	assert_equal "$(ctl "$A" -j qp show "$FA" | jq -r '.[0].state')" init
 	run ctl "$A" ah create 1 --dgid "$ROCE_GID_B" --sgid-index "$v6"
 	assert_failure 2
 	assert_output --partial "io.rdmad.Ah.InvalidArgument: field 'dgid'"

@@ -31,10 +31,20 @@ setup() {
 	# The pause lets the monitor wait for its next event: a Ctrl-C in the instant
 	# right after it printed one can be missed under ASan (a known race).
 	run -0 pty_session "$RDMACTL" -i -- 'expect:rdmactl> ' 'send:monitor\r' 'expect: subscribed' \
-		'sleep:0.5' 'send:\x03' 'expect:rdmactl: io.rdmad.Monitor.Subscribe: interrupted' 'expect:rdmactl> ' \
+		'sleep:0.5' 'send:\x03' 'expect:rdmactl: monitor: interrupted' 'expect:rdmactl> ' \
 		'send:pd show 1\r' 'expect:pd 1: ifname soft0 ifindex 0' 'expect:rdmactl> ' 'send:\x04'
 	# The daemon saw the monitor go: it serves a new one.
 	assert_daemon_serves
+}
+
+@test "Ctrl-C during cq poll --wait names the command, not the method" {
+	cq=$("$RDMACTL" -j cq create --cqe 4 | jq -r '.[0].handle')
+	run pty_session "$RDMACTL" -i -- 'expect:rdmactl> ' "send:cq poll $cq --wait 10000\r" 'sleep:0.5' \
+		'send:\x03' 'expect:rdmactl: cq poll: interrupted' 'expect:rdmactl> ' 'send:quit\r'
+	# quit gives the last command's status: the interrupted poll's.
+	assert_output --partial 'rdmactl: cq poll: interrupted'
+	refute_output --partial 'io.rdmad.Cq.Poll'
+	"$RDMACTL" cq destroy "$cq"
 }
 
 @test "the history is kept in \$XDG_STATE_HOME/rdmactl/history and read by the next session" {

@@ -46,7 +46,7 @@ status_json() {
 	assert_line --regexp '^ *ifname: soft0$'
 	assert_line --regexp '^ *ports: port 1 state ACTIVE physical_state LINK_UP link_layer Ethernet active_mtu [0-9]+$'
 	assert_line --regexp '^ *objects: pd 2 mr 0 cq 2 qp 3 ah 0 mkey 3 pool 1 dek 0$'
-	assert_line --regexp '^ *qp_states: RTS 2 RESET 1$'
+	assert_line --regexp '^ *qp_states: rts 2 reset 1$'
 	assert_line --regexp '^ *pools: name p1 type signature size 3 available 3 in_use 0 borrow_failures 0$'
 	assert_line --regexp '^ *deks: -$'
 	assert_line --regexp '^ *crypto_login: no_login$'
@@ -61,7 +61,7 @@ status_json() {
 	json=$(status_json)
 	[ "$(jq -c '.device_status[0].objects' <<<"$json")" = \
 		'{"pd":2,"mr":0,"cq":2,"qp":3,"ah":0,"mkey":3,"pool":1,"dek":0}' ]
-	[ "$(jq -c '.device_status[0].qp_states' <<<"$json")" = '{"RTS":2,"RESET":1}' ]
+	[ "$(jq -c '.device_status[0].qp_states' <<<"$json")" = '{"rts":2,"reset":1}' ]
 	[ "$(jq -c '.device_status[0].pools' <<<"$json")" = \
 		'[{"name":"p1","type":"signature","size":3,"available":3,"in_use":0,"borrow_failures":0}]' ]
 	[ "$(jq '[.workers[].qps] | add' <<<"$json")" = 2 ]

@@ -148,7 +148,7 @@ pingpong_pair() { # USER DIR: a ping-pong of two processes of USER through FIFOs
 @test "another tenant's objects are not there: every method refuses the handles, nothing changes" {
 	held "$A" victim 'io.rdmad.Pd.Create' 'io.rdmad.Mr.Create={"pd":"$1.pd.handle","size":4096,"access":["local_write","remote_write","remote_read"]}' \
 		'io.rdmad.Cq.Create={"cqe":16}' \
-		'io.rdmad.Qp.Create={"pd":"$1.pd.handle","send_cq":"$3.cq.handle","recv_cq":"$3.cq.handle","type":"RC","max_send_wr":4,"max_recv_wr":4}' \
+		'io.rdmad.Qp.Create={"pd":"$1.pd.handle","send_cq":"$3.cq.handle","recv_cq":"$3.cq.handle","type":"rc","max_send_wr":4,"max_recv_wr":4}' \
 		'io.rdmad.Mkey.Create={"pd":"$1.pd.handle","max_entries":4}' \
 		'io.rdmad.Mr.Write={"handle":"$2.mr.lkey","data":"c2VjcmV0"}'
 	pd=$(reply "$D/victim.out" io.rdmad.Pd.Create | jq .pd.handle)
@@ -167,10 +167,10 @@ pingpong_pair() { # USER DIR: a ping-pong of two processes of USER through FIFOs
 		"io.rdmad.Mr.Create={\"pd\":$pd,\"size\":4096,\"access\":[]}" \
 		"io.rdmad.Cq.Show={\"handle\":$cq}" "io.rdmad.Cq.Poll={\"handle\":$cq}" \
 		"io.rdmad.Cq.Notify={\"handle\":$cq,\"notify\":\"next\"}" "io.rdmad.Cq.Destroy={\"handle\":$cq}" \
-		"io.rdmad.Qp.Show={\"handle\":$qp}" "io.rdmad.Qp.Modify={\"handle\":$qp,\"state\":\"ERR\"}" \
+		"io.rdmad.Qp.Show={\"handle\":$qp}" "io.rdmad.Qp.Modify={\"handle\":$qp,\"state\":\"err\"}" \
 		"io.rdmad.Qp.PostRecv={\"handle\":$qp,\"wr_id\":1,\"sges\":[]}" \
 		"io.rdmad.Qp.Cancel={\"handle\":$qp,\"wr_id\":1}" "io.rdmad.Qp.Destroy={\"handle\":$qp}" \
-		"io.rdmad.Qp.Create={\"pd\":$pd,\"send_cq\":$cq,\"recv_cq\":$cq,\"type\":\"RC\"}" \
+		"io.rdmad.Qp.Create={\"pd\":$pd,\"send_cq\":$cq,\"recv_cq\":$cq,\"type\":\"rc\"}" \
 		"io.rdmad.Mkey.Show={\"handle\":$mkey}" "io.rdmad.Mkey.Check={\"handle\":$mkey}" \
 		"io.rdmad.Mkey.Destroy={\"handle\":$mkey}" "io.rdmad.Mkey.Create={\"pd\":$pd,\"max_entries\":4}" \
 		"io.rdmad.Ah.Create={\"pd\":$pd,\"dgid\":\"fe80::9\",\"sgid_index\":0}"
@@ -201,7 +201,7 @@ pingpong_pair() { # USER DIR: a ping-pong of two processes of USER through FIFOs
 	# The victim's bytes and objects are as they were.
 	run "$RDMACTL" mr read "$mr" --length 6
 	assert_output secret
-	assert_equal "$("$RDMACTL" -j qp show "$qp" | jq -r '.[0].state')" RESET
+	assert_equal "$("$RDMACTL" -j qp show "$qp" | jq -r '.[0].state')" reset
 	release victim
 	run "$RDMACTL" -j pd show "$pd"
 	assert_failure 1

@@ -91,7 +91,7 @@ setup() { load_libs; }
 	run -0 "$RDMACTL" qp show "$qp"
 	assert_line --index 0 --regexp "^qp $qp: ifname soft0 ifindex 0 type uc state reset "
 	# JSON keeps the API's words.
-	[ "$("$RDMACTL" -j qp show "$qp" | jq -r '.[0] | .type + " " + .state')" = "UC RESET" ]
+	[ "$("$RDMACTL" -j qp show "$qp" | jq -r '.[0] | .type + " " + .state')" = "uc reset" ]
 }
 
 @test "a number with a leading zero is decimal, 0x is hex" {
@@ -136,4 +136,24 @@ setup() { load_libs; }
 	assert_output --partial '--no-legend'
 	assert_output --partial '--no-pager'
 	assert_output --partial '-q, --quiet'
+}
+
+@test "records say what they are: gid show and gid list, dek login-state, mkey check in text" {
+	"$RDMACTL" gid add 7 fe80::7 >/dev/null
+	run -0 "$RDMACTL" gid show 7
+	assert_output "gid 7: ifname soft0 ifindex 0 port 1 gid fe80::7 users 0"
+	run -0 "$RDMACTL" gid list
+	assert_line "gid 7: ifname soft0 ifindex 0 port 1 gid fe80::7 users 0"
+	assert_equal "$output" "$("$RDMACTL" gid show)"
+	run -0 "$RDMACTL" dek login-state
+	assert_output --regexp '^login: ifname soft0 ifindex 0 state no_login kek -$'
+	pd=$("$RDMACTL" -j pd create | jq -r '.[0].handle')
+	mkey=$("$RDMACTL" -j mkey create "$pd" --flags block_signature --max-entries 2 | jq -r '.[0].handle')
+	run -0 "$RDMACTL" mkey check "$mkey"
+	assert_output "sig_error: err_type none expected_value 0 actual_value 0 offset 0"
+	run -0 "$RDMACTL" -j mkey check "$mkey"
+	assert_output '{"err_type":"none","expected_value":0,"actual_value":0,"offset":0}'
+	"$RDMACTL" mkey destroy "$mkey"
+	"$RDMACTL" pd destroy "$pd"
+	"$RDMACTL" gid del 7
 }

@@ -132,8 +132,8 @@ def create_objects(vl, keydir):
     pd = vl.call("io.rdmad.Pd.Create")["pd"]["handle"]
     mr = vl.call("io.rdmad.Mr.Create", pd=pd, size=8192, access=["local_write", "remote_read"])["mr"]["handle"]
     cq = vl.call("io.rdmad.Cq.Create", cqe=16)["cq"]["handle"]
-    qp = vl.call("io.rdmad.Qp.Create", pd=pd, send_cq=cq, recv_cq=cq, type="RC")["qp"]["handle"]
-    vl.call("io.rdmad.Qp.Modify", handle=qp, state="INIT", access=["remote_read"])
+    qp = vl.call("io.rdmad.Qp.Create", pd=pd, send_cq=cq, recv_cq=cq, type="rc")["qp"]["handle"]
+    vl.call("io.rdmad.Qp.Modify", handle=qp, state="init", access=["remote_read"])
     vl.call("io.rdmad.Gid.Add", index=0, gid="fe80::1")
     ah = vl.call("io.rdmad.Ah.Create", pd=pd, dgid="fe80::2", sgid_index=0)["ah"]["handle"]
     dek = vl.call("io.rdmad.Dek.Create", name="vocab", size=128, key_file=f"{keydir}/dek.key")["dek"]["handle"]
