@@ -22,9 +22,10 @@ teardown() {
 	rdmad_stop "$BATS_TEST_TMPDIR/v" || true
 }
 
-# vema_setup [small]: rdmad A alone on the software fabric (vnic-helper.bash's
+# vema_setup [small|slow]: rdmad A alone on the software fabric (vnic-helper.bash's
 # node 1, namespace $NS_A), the manager beside it, and managers 101-108 for
-# bursts.  small: its state directory is a tmpfs of 64 KiB (fill_state_dir).
+# bursts.  small: its state directory is a tmpfs of 64 KiB (fill_state_dir);
+# slow: every fsync of rdmad takes half a second longer (as commit.bats' slow_disk).
 vema_setup() {
 	vnic_require
 	NS_A=rdmad-dur-a-$$
@@ -43,7 +44,21 @@ vema_setup() {
 	for m in $(seq 101 108); do
 		echo "fabric_node.$m = 10.231.0.1:$((4700 + m))" >>"$A/rdmad.conf"
 	done
+	if [ "${1:-}" = slow ]; then
+		command -v strace >/dev/null || skip "strace is needed to slow the disk down"
+		printf '#!/bin/sh\nexport ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0\nexec ip netns exec %s strace -f -qq -o /dev/null -e trace=fsync -e inject=fsync:delay_enter=500000 %s "$@"\n' \
+			"$NS_A" "$BUILD/rdmad" >"$A/slow-rdmad"
+		chmod +x "$A/slow-rdmad"
+		RDMAD=$A/slow-rdmad rdmad_start "$A"
+		return
+	fi
 	ns_rdmad_start "$NS_A" "$A"
+}
+
+# ms_since T: milliseconds since T, a copy of $EPOCHREALTIME.
+ms_since() {
+	local now=$EPOCHREALTIME
+	echo $(((${now/./} - ${1/./}) / 1000))
 }
 
 fill_state_dir() {
@@ -184,6 +199,33 @@ vema_lost() {
 	ns_rdmad_start "$NS_A" "$A"
 	out=$(em get-port 1 0 -- get-port 1 2)
 	jq -se '.[0].vesw_id == 6 and .[1].vesw_id == 9' <<<"$out"
+}
+
+@test "VEMA on a slow disk: a GetResp waits for the fsync; Sets meanwhile wait, and SIGTERM answers them and keeps them" {
+	local t m pids=()
+	vema_setup slow
+	t=$EPOCHREALTIME
+	em set-port 1 0 vesw_id=3
+	# The temporary file's fsync, then the directory's.
+	[ "$(ms_since "$t")" -ge 900 ]
+	# A Get does not wait.
+	t=$EPOCHREALTIME
+	em get-port 1 0
+	[ "$(ms_since "$t")" -lt 900 ]
+	for m in $(seq 101 108); do
+		em_as "$m" --timeout 15000 set-port 1 $((m - 100)) vesw_id=$m >"$A/em.$m" &
+		pids+=($!)
+	done
+	sleep 0.3
+	rdmad_stop "$A"
+	for m in $(seq 101 108); do
+		wait "${pids[$((m - 101))]}"
+		jq -e --argjson m "$m" '.vesw_id == $m' "$A/em.$m"
+	done
+	ns_rdmad_start "$NS_A" "$A"
+	for m in $(seq 101 108); do
+		em get-port 1 $((m - 100)) | jq -e --argjson m "$m" '.vesw_id == $m'
+	done
 }
 
 # ---- varlink
