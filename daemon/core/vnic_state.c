@@ -163,11 +163,21 @@ static void restore(struct vnic_service *s, struct json_object *list)
 	free(st);
 }
 
-/* A change the committer wrote (or could not): the manager's next Set saves again. */
+/* What the committer hands back once the Sets' changes are written. */
+struct vnic_change {
+	struct commit_change commit;  /* first */
+	struct manager *m;
+};
+
+/*
+ * The manager's Sets that changed the ports are durable, or undone: their replies go
+ * now.  The committer is freed before the service (manager_free()), so m->vnic is there.
+ */
 static void saved(struct commit_change *change, int r)
 {
-	if (r < 0)
-		log_warning_errno(r, "the VNIC ports' configuration could not be saved");
+	struct vnic_change *vc = (struct vnic_change *)change;
+
+	vnic_service_saved(vc->m->vnic, r);
 }
 
 static void answered(struct commit_change *change)
@@ -178,16 +188,19 @@ static void answered(struct commit_change *change)
 static void vnic_changed(void *userdata)
 {
 	struct manager *m = userdata;
-	struct commit_change *change = calloc(1, sizeof(*change));
+	struct vnic_change *vc = calloc(1, sizeof(*vc));
 
-	if (!change) {
+	if (!vc) {
+		/* As a write that failed: the Sets are undone and the manager sends them again. */
 		log_error("out of memory: the VNIC ports' configuration is not saved");
+		vnic_service_saved(m->vnic, -ENOMEM);
 		return;
 	}
-	*change = (struct commit_change) {
+	vc->commit = (struct commit_change) {
 		.kind = &state_vnic, .object = m->vnic, .done = saved, .answer = answered,
 	};
-	commit_submit(m->commit, change);
+	vc->m = m;
+	commit_submit(m->commit, &vc->commit);
 }
 
 int vnic_start(struct manager *m)

@@ -281,6 +281,22 @@ static uint16_t dispatch(struct vema *v, const struct vema_req *req, uint8_t *ou
 	return VEMA_STATUS_UNSUP;
 }
 
+int vema_set_target(const uint8_t *mad, size_t len)
+{
+	if (len < VEMA_HDR_LEN)
+		return VEMA_SET_NONE;
+	switch (dp_get_be16(mad + VEMA_OFF_ATTR_ID)) {
+	case VEMA_ATTR_CLASS_PORT_INFO:
+		return VEMA_SET_CPI;
+	case VEMA_ATTR_VESWPORT_INFO:
+	case VEMA_ATTR_MAC_ENTRIES:
+	case VEMA_ATTR_DELETE_VESW:
+		/* As vport_set_get() reads attr_mod. */
+		return dp_get_be32(mad + VEMA_OFF_ATTR_MOD) & 0xff;
+	}
+	return VEMA_SET_NONE;
+}
+
 /* ---- the MAD core's part */
 
 /* Class 0x34, version 0x80, Intel OUI: what VEMA registered for.  Without bytes 37-39

@@ -27,6 +27,8 @@ struct vema_ops {
 	void (*mactable_changed)(void *ctx, struct vnic_vport *vp, uint32_t offset, uint32_t num);
 	/* Delete VESW: vp is back at POD values, its MAC table released.  Reprogram all. */
 	void (*vport_reset)(void *ctx, struct vnic_vport *vp);
+	/* vp goes (vema_remove_vport): its netdev and data path go first.  May be NULL. */
+	void (*vport_removed)(void *ctx, struct vnic_vport *vp);
 	/* The counters of vp. */
 	void (*read_counters)(void *ctx, const struct vnic_vport *vp, struct opa_vnic_counters *c);
 	/* The interface's unicast (without base_mac) or multicast addresses: copies entries
@@ -139,3 +141,16 @@ int vema_export_vport(const struct vema *v, unsigned index, struct vema_vport_st
  * MAC table and digest, and reports it (vport_changed, mactable_changed).  -EEXIST,
  * -EINVAL (a MAC record out of range), -ENOMEM, or vport_created's error. */
 int vema_restore_vport(struct vema *v, unsigned index, const struct vema_vport_state *in);
+
+/*
+ * Undoing Sets whose configuration could not be saved: what a Set MAD addresses
+ * (VEMA_SET_CPI, a vport index, or VEMA_SET_NONE for anything a Set cannot change),
+ * and putting a vport back as exported (NULL: absent, so removed).  A vport put back
+ * is configured from in's writable fields, its MAC table replaced by in's, and reported
+ * as after a restore; absent, it is restored.  -EINVAL, -ENOMEM (a table to allocate).
+ */
+enum { VEMA_SET_CPI = -1, VEMA_SET_NONE = -2 };
+int vema_set_target(const uint8_t *mad, size_t len);
+int vema_reset_vport(struct vema *v, unsigned index, const struct vema_vport_state *in);
+/* Removes the vport (vport_removed first); absent, nothing. */
+void vema_remove_vport(struct vema *v, unsigned index);

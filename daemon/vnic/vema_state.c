@@ -52,11 +52,46 @@ static bool records_ok(const struct vema_vport_state *in)
 	return true;
 }
 
+/*
+ * vp's MAC table becomes in's used slots with digest; a table the EM wrote only zeros to
+ * still carries its digest.  An existing table is reused: putting one back never needs
+ * memory that was there before.
+ */
+static int put_mactable(struct vnic_vport *vp, const struct vema_vport_state *in, uint32_t digest)
+{
+	size_t i;
+	int rc;
+
+	if (!in->n_macs && !digest) {
+		vport_mactable_release(vp);
+		return 0;
+	}
+	if (vp->macs)
+		memset(vp->macs, 0, sizeof(*vp->macs));
+	rc = vport_mactable_set(vp, 0, NULL, 0, digest);
+	if (rc < 0)
+		return rc;
+	for (i = 0; i < in->n_macs; i++) {
+		struct vnic_mac_slot s;
+
+		vema_mac_slot_decode(in->macs[i].entry, &s);
+		mactable_replace(vp->macs, in->macs[i].index, &s, 1);
+	}
+	return 0;
+}
+
+static void report_all(struct vema *v, struct vnic_vport *vp)
+{
+	if (v->ops->vport_changed)
+		v->ops->vport_changed(v->ctx, vp, VPORT_CHG_ALL);
+	if (vp->macs && v->ops->mactable_changed)
+		v->ops->mactable_changed(v->ctx, vp, 0, VNIC_MAC_TBL_ENTRIES);
+}
+
 int vema_restore_vport(struct vema *v, unsigned index, const struct vema_vport_state *in)
 {
 	struct vnic_veswport_info info;
 	struct vnic_vport *vp;
-	size_t i;
 	int rc;
 
 	if (!records_ok(in))
@@ -66,30 +101,51 @@ int vema_restore_vport(struct vema *v, unsigned index, const struct vema_vport_s
 		return rc;
 	vema_vpinfo_decode(in->info, &info);
 	vport_configure(vp, &info);
-	/* A table the EM wrote only zeros to still carries its digest. */
-	if (in->n_macs || info.port.mac_tbl_digest) {
-		rc = vport_mactable_set(vp, 0, NULL, 0, info.port.mac_tbl_digest);
-		if (rc < 0)
-			goto undo;
-	}
-	for (i = 0; i < in->n_macs; i++) {
-		struct vnic_mac_slot s;
-
-		vema_mac_slot_decode(in->macs[i].entry, &s);
-		mactable_replace(vp->macs, in->macs[i].index, &s, 1);
-	}
+	rc = put_mactable(vp, in, info.port.mac_tbl_digest);
+	if (rc < 0)
+		goto undo;
 	/* Last, as nothing after it can fail: the driver's port is never left behind. */
 	if (v->ops->vport_created) {
 		rc = v->ops->vport_created(v->ctx, vp);
 		if (rc < 0)
 			goto undo;
 	}
-	if (v->ops->vport_changed)
-		v->ops->vport_changed(v->ctx, vp, VPORT_CHG_ALL);
-	if (vp->macs && v->ops->mactable_changed)
-		v->ops->mactable_changed(v->ctx, vp, 0, VNIC_MAC_TBL_ENTRIES);
+	report_all(v, vp);
 	return 0;
 undo:
 	vport_set_remove(&v->vports, index);
 	return rc;
+}
+
+int vema_reset_vport(struct vema *v, unsigned index, const struct vema_vport_state *in)
+{
+	struct vnic_vport *vp = vema_vport(v, index);
+	struct vnic_veswport_info info;
+	int rc;
+
+	if (!in) {
+		vema_remove_vport(v, index);
+		return 0;
+	}
+	if (!vp)
+		return vema_restore_vport(v, index, in);
+	if (!records_ok(in))
+		return -EINVAL;
+	vema_vpinfo_decode(in->info, &info);
+	vport_configure(vp, &info);
+	rc = put_mactable(vp, in, info.port.mac_tbl_digest);
+	/* Reported whatever came of the table: the driver follows what the agent now holds. */
+	report_all(v, vp);
+	return rc;
+}
+
+void vema_remove_vport(struct vema *v, unsigned index)
+{
+	struct vnic_vport *vp = vema_vport(v, index);
+
+	if (!vp)
+		return;
+	if (v->ops->vport_removed)
+		v->ops->vport_removed(v->ctx, vp);
+	vport_set_remove(&v->vports, index);
 }

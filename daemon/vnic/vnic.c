@@ -283,6 +283,22 @@ static void vport_reset(void *ctx, struct vnic_vport *vp)
 	vport_changed(ctx, vp, VPORT_CHG_ALL);
 }
 
+/* A Set that created vp was undone: its port goes, the switch table first. */
+static void vport_removed(void *ctx, struct vnic_vport *vp)
+{
+	struct vnic_service *s = ctx;
+	struct vnic_port *p = s->ports[vp->index];
+
+	if (!p)
+		return;
+	s->ports[vp->index] = NULL;
+	s->n_ports--;
+	publish_vesw_table(s);
+	port_free(s, p);
+	log_info("vnic %u: removed", vp->index);
+	post(s, &(struct rdma_event) { .type = RDMA_EVENT_OBJECT_DESTROYED, .handle = vp->index });
+}
+
 static void read_counters(void *ctx, const struct vnic_vport *vp, struct opa_vnic_counters *c)
 {
 	struct vnic_service *s = ctx;
@@ -351,6 +367,7 @@ static const struct vema_ops vema_ops = {
 	.vport_changed = vport_changed,
 	.mactable_changed = mactable_changed,
 	.vport_reset = vport_reset,
+	.vport_removed = vport_removed,
 	.read_counters = read_counters,
 	.iface_macs = iface_macs,
 	.send = send_mad,
@@ -417,16 +434,17 @@ static void on_mad(void *userdata, const struct mad_addr *from, const uint8_t *m
 	size_t n;
 	int r;
 
+	/* A Set is answered once what it changed is saved; reads at once. */
+	if (is_vema_set(mad, len) && s->env.changed) {
+		vnic_save_set(s, from, mad, len);
+		return;
+	}
 	n = vema_handle(&s->vema, from, mad, len, reply, sizeof(reply));
 	if (n) {
 		/* Back to the requester's LID, SL, P_Key and QP (reference §1.4). */
 		r = mad_transport_send(s->mad, from, reply, n);
 		if (r < 0)
 			log_full_errno(LOG_DEBUG, r, "no reply to LID %u", from->lid);
-	}
-	if ((is_vema_set(mad, len) || s->dirty) && s->env.changed) {
-		s->dirty = false;
-		s->env.changed(s->env.userdata);
 	}
 }
 
@@ -436,6 +454,7 @@ void vnic_service_free(struct vnic_service *s)
 {
 	if (!s)
 		return;
+	vnic_save_fini(&s->save);
 	for (unsigned i = 0; i < VNIC_MAX_VPORTS; i++)
 		port_free(s, s->ports[i]);
 	vema_fini(&s->vema);
@@ -464,6 +483,7 @@ int vnic_service_new(struct vnic_service **out, const struct vnic_env *env,
 		return -ENOMEM;
 	}
 	s->env = *env;
+	vnic_save_init(&s->save);
 	vema_init(&s->vema, &vema_ops, s);
 	s->vema.opa_port_num = OPA_PORT_NUM;
 	r = mad_umad_open(&s->mad, env->event, NULL, 0);

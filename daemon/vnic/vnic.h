@@ -19,6 +19,7 @@
 
 #include "daemon/vnic/fabric_config.h"
 #include "daemon/vnic/vema.h"
+#include "daemon/vnic/vnic_save.h"
 #include "dataplane/opa/fabric.h"
 #include "dataplane/opa/vnic_counters.h"
 
@@ -45,7 +46,11 @@ struct vnic_env {
 	sd_event *event;
 	struct worker_set *workers;
 	struct rdma_device *dev;
-	/* The agent changed what is saved (a Set of the manager's): save it. */
+	/*
+	 * Sets of the manager's changed what is saved: save it, and call
+	 * vnic_service_saved() once the file is durable or could not be written; their
+	 * replies wait until then.  NULL: nothing is saved, Sets are answered at once.
+	 */
 	void (*changed)(void *userdata);
 	void *userdata;
 };
@@ -61,7 +66,8 @@ struct vnic_service {
 	unsigned n_ports;
 	/* Putting saved ports back (vema_restore_vport): nothing to save, nothing to tell. */
 	bool restoring;
-	bool dirty;                      /* the agent changed what is saved */
+	bool dirty;                      /* the Set being run changed what is saved */
+	struct vnic_save save;           /* Sets waiting for the disk (vnic_save.h) */
 	struct vnic_mac_list *macs;      /* scratch for the interface's address lists */
 };
 
@@ -74,6 +80,13 @@ int vnic_service_new(struct vnic_service **out, const struct vnic_env *env,
 		     const struct rdmad_fabric_config *fc);
 /* Before the workers stop: the ports and the fabric leave them. */
 void vnic_service_free(struct vnic_service *s);
+/*
+ * What env->changed() asked to save is durable (r == 0): the Sets' replies leave.  Or
+ * it could not be written (r < 0): the Sets are undone, memory agrees with the file
+ * again, and they get no reply (the manager sends them again).  Then the Sets held
+ * meanwhile run.
+ */
+void vnic_service_saved(struct vnic_service *s, int r);
 /* The fabric map again, from fc (reload); on error the old map stays and err says why. */
 int vnic_service_reload(struct vnic_service *s, const struct rdmad_fabric_config *fc, char *err,
 			size_t err_size);

@@ -45,15 +45,6 @@ state_agrees() {
 	assert_equal "$(shown)" "$(printf '%s\n%s\n%s' "$pools" "$deks" "$level")"
 }
 
-rdmad_kill9() {
-	kill -KILL "$(cat "$D/rdmad.pid")"
-	for i in $(seq 1 100); do
-		[ -e "$D/rdmad.status" ] && break
-		sleep 0.05
-	done
-	rm -f "$D/rdmad.status" "$D/rdmad.pid"
-}
-
 # now: seconds since the epoch, with fractions.
 now() { date +%s.%N; }
 # elapsed START: seconds since START, as a number awk compares.
@@ -177,7 +168,7 @@ EOF
 		level_worker "$round" 3>&- &
 		pids+=($!)
 		sleep "0.$((RANDOM % 8 + 4))"
-		rdmad_kill9
+		rdmad_kill9 "$D"
 		rm -f "$T/run"
 		wait "${pids[@]}"
 		rdmad_start "$D"

@@ -77,6 +77,20 @@ rdmad_stop() {
 	rm -f "$dir/rdmad.status"
 }
 
+# rdmad_kill9 [DIR]: SIGKILL, as a crash, at once; the wrapper's status file goes
+# so that the next rdmad_start waits properly.
+rdmad_kill9() {
+	local dir=${1:-$BATS_FILE_TMPDIR} pid i
+	# No process between the caller's last reply and the signal.
+	read -r pid <"$dir/rdmad.pid"
+	kill -KILL "$pid"
+	for i in $(seq 1 500); do
+		[ -e "$dir/rdmad.status" ] && break
+		sleep 0.01
+	done
+	rm -f "$dir/rdmad.status" "$dir/rdmad.pid"
+}
+
 # Bytes through MKEY layouts, the expected ones computed without the daemon:
 # pattern N: N bytes, byte i = (7 i + 3) mod 256, as hex.
 pattern() {

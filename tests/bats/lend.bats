@@ -104,9 +104,7 @@ allow_of() {
 	assert_equal "$(allow_of pool p1)" '["nobody"]'
 	"$RDMACTL" dek modify k1 --disallow daemon
 	"$RDMACTL" pool modify p1 --allow @daemon
-	kill -KILL "$(cat "$D/rdmad.pid")"
-	for i in $(seq 1 100); do [ -e "$D/rdmad.status" ] && break; sleep 0.05; done
-	rm -f "$D/rdmad.status" "$D/rdmad.pid"
+	rdmad_kill9 "$D"
 	rdmad_start "$D"
 	assert_equal "$(allow_of dek k1)" '["@daemon"]'
 	assert_equal "$(allow_of pool p1)" '["nobody","@daemon"]'

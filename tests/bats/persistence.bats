@@ -19,20 +19,8 @@ teardown() {
 	rdmad_stop "$D" || true
 }
 
-# rdmad_kill9: SIGKILL, as a crash; the wrapper's status file goes so a new start waits properly.
-rdmad_kill9() {
-	local pid i
-	pid=$(cat "$D/rdmad.pid")
-	kill -KILL "$pid"
-	for i in $(seq 1 100); do
-		[ -e "$D/rdmad.status" ] && break
-		sleep 0.05
-	done
-	rm -f "$D/rdmad.status" "$D/rdmad.pid"
-}
-
 restart() {
-	if [ "${1:-}" = kill ]; then rdmad_kill9; else rdmad_stop "$D"; fi
+	if [ "${1:-}" = kill ]; then rdmad_kill9 "$D"; else rdmad_stop "$D"; fi
 	rdmad_start "$D"
 }
 
@@ -192,7 +180,7 @@ populate() {
 	assert_line "600 $D/state/settings.json"
 	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["version"] == 1 and "soft0" in d["deks"]' "$D/state/deks.json"
 	# A temporary file a crash left behind is removed at the next start.
-	rdmad_kill9
+	rdmad_kill9 "$D"
 	echo '{"half": ' >"$D/state/deks.json.tmp-AbC123"
 	rdmad_start "$D"
 	assert_file_not_exists "$D/state/deks.json.tmp-AbC123"

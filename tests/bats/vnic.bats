@@ -240,9 +240,7 @@ ping_ok() {
 	ns_rdmad_start "$NS_A" "$A"
 	after=$(port_json "$A" | jq -c 'del(.admin_up, .carrier, .oper_state, .eth_link_status, .passing, .mtu, .worker, .uc_macs_gen_count, .mc_macs_gen_count)')
 	[ "$before" = "$after" ]
-	kill -9 "$(cat "$A/rdmad.pid")"
-	for i in $(seq 1 100); do [ -e "$A/rdmad.status" ] && break; sleep 0.05; done
-	rm -f "$A/rdmad.status" "$A/rdmad.pid"
+	rdmad_kill9 "$A"
 	ns_rdmad_start "$NS_A" "$A"
 	after=$(port_json "$A" | jq -c 'del(.admin_up, .carrier, .oper_state, .eth_link_status, .passing, .mtu, .worker, .uc_macs_gen_count, .mc_macs_gen_count)')
 	[ "$before" = "$after" ]

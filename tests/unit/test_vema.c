@@ -19,7 +19,7 @@
 
 struct fake {
 	int create_rc;
-	unsigned created, changed, last_changed, mactable, resets;
+	unsigned created, changed, last_changed, mactable, resets, removed;
 	struct opa_vnic_counters counters;
 	uint8_t uc[400][6], mc[3][6];
 	size_t n_uc, n_mc;
@@ -55,6 +55,11 @@ static void fake_mactable(void *ctx, struct vnic_vport *vp, uint32_t offset, uin
 static void fake_reset(void *ctx, struct vnic_vport *vp)
 {
 	((struct fake *)ctx)->resets++;
+}
+
+static void fake_removed(void *ctx, struct vnic_vport *vp)
+{
+	((struct fake *)ctx)->removed++;
 }
 
 static void fake_counters(void *ctx, const struct vnic_vport *vp, struct opa_vnic_counters *c)
@@ -99,6 +104,7 @@ static const struct vema_ops fake_ops = {
 	.vport_changed = fake_changed,
 	.mactable_changed = fake_mactable,
 	.vport_reset = fake_reset,
+	.vport_removed = fake_removed,
 	.read_counters = fake_counters,
 	.iface_macs = fake_iface,
 	.send = fake_send,
@@ -934,6 +940,57 @@ static void test_export_restore(void **state)
 	free(b);
 }
 
+/* Undoing Sets: what a Set addresses, and a vport put back as exported, or removed. */
+static void test_reset_remove(void **state)
+{
+	struct t *t = *state;
+	struct vema_vport_state *a = malloc(sizeof(*a)), *b = malloc(sizeof(*b));
+	uint8_t *e;
+
+	assert_non_null(a);
+	assert_non_null(b);
+	assert_int_equal(set_vport(t, 4, 0x77, 3), 0);
+	e = mac_req(t, VEMA_METHOD_SET, 4, 10, 1, 0xabc);
+	put_entry(e, 1, 0x300);
+	assert_int_equal(call(t), 0);
+	assert_int_equal(vema_set_target(t->req, VEMA_MAD_LEN), 4);
+	assert_int_equal(vema_set_target(t->req, VEMA_HDR_LEN - 1), VEMA_SET_NONE);
+	assert_int_equal(vema_export_vport(&t->v, 4, a), 0);
+
+	/* Changed, its table replaced and then dropped (Delete VESW): put back as it was. */
+	assert_int_equal(set_vport(t, 4, 0x99, 3), 0);
+	e = mac_req(t, VEMA_METHOD_SET, 4, 20, 1, 0xdef);
+	put_entry(e, 2, 0x301);
+	assert_int_equal(call(t), 0);
+	request(t, VEMA_METHOD_SET, VEMA_ATTR_DELETE_VESW, 4);
+	assert_int_equal(call(t), 0);
+	assert_null(vema_vport(&t->v, 4)->macs);
+	t->fake.changed = t->fake.mactable = 0;
+	assert_int_equal(vema_reset_vport(&t->v, 4, a), 0);
+	assert_int_equal(vema_export_vport(&t->v, 4, b), 0);
+	assert_memory_equal(a->info, b->info, VEMA_VPINFO_LEN);
+	assert_int_equal(b->n_macs, 1);
+	assert_int_equal(b->macs[0].index, 10);
+	assert_memory_equal(a->macs, b->macs, sizeof(a->macs[0]));
+	assert_int_equal(t->fake.last_changed, VPORT_CHG_ALL);
+	assert_int_equal(t->fake.mactable, 1);
+
+	/* A vport a Set created: absent before, so removed; an absent one is restored. */
+	assert_int_equal(vema_reset_vport(&t->v, 4, NULL), 0);
+	assert_int_equal(t->fake.removed, 1);
+	assert_null(vema_vport(&t->v, 4));
+	vema_remove_vport(&t->v, 4);
+	assert_int_equal(t->fake.removed, 1);
+	assert_int_equal(vema_reset_vport(&t->v, 4, a), 0);
+	assert_non_null(vema_vport(&t->v, 4));
+	request(t, VEMA_METHOD_SET, VEMA_ATTR_CLASS_PORT_INFO, 0);
+	assert_int_equal(vema_set_target(t->req, VEMA_MAD_LEN), VEMA_SET_CPI);
+	request(t, VEMA_METHOD_SET, VEMA_ATTR_SUMMARY_COUNTERS, 4);
+	assert_int_equal(vema_set_target(t->req, VEMA_MAD_LEN), VEMA_SET_NONE);
+	free(a);
+	free(b);
+}
+
 int main(void)
 {
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
@@ -957,6 +1014,7 @@ int main(void)
 		T(test_trap_no_lid),
 		T(test_host_events),
 		T(test_export_restore),
+		T(test_reset_remove),
 	};
 #undef T
 
