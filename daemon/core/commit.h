@@ -13,8 +13,9 @@
  * for the disk.
  *
  * Every change is answered on the main thread in two steps, each in the order
- * of submission.  Its done hook runs as soon as the batch is written, before
- * the next one is serialized: with 0 once its kind's file holding it is
+ * of submission.  Its done hook runs once the batch is written, before the
+ * next one is serialized (a few changes per go of the event loop, so that a
+ * call read meanwhile does not wait for a whole batch's hooks): with 0 once its kind's file holding it is
  * durable, or with the -errno (-ENOSPC, -EIO...) of that file's write, after
  * which the change must be undone so that memory and disk agree.  Its answer
  * hook runs once the whole batch is settled and the next one started; it must
