@@ -233,6 +233,15 @@ int ctl_pass_fd(struct ctl *ctl, const char *path, int fd);
 /* A whole text file (at most max bytes; -EILSEQ if it holds a NUL), as a string. */
 int ctl_read_text_file(const char *path, size_t max, char **text);
 /*
+ * The JSON value of type want in the file option names ("-": standard input),
+ * at most max bytes; said on stderr as "rdmactl: CMD: OPTION PATH: ...".
+ * Every command reading a JSON file agrees: a file that cannot be read is a
+ * failure (-EIO, exit 1); one that is not JSON, or not a want, is a usage
+ * error (-EINVAL, exit 2), as the daemon's refusal of the same text would be.
+ */
+int ctl_read_json_file(const char *cmd_path, const char *option, const char *path, size_t max,
+		       json_type want, struct json_object **value);
+/*
  * The next cap bytes of fd into buf, fewer only at its end (*got); 0 or
  * -errno (-EINTR: interrupted, in the shell by Ctrl-C).
  */
