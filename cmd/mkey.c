@@ -334,6 +334,11 @@ static int mkey_rx(struct ctl *ctl, const struct cmd_args *args)
 
 	if (!params)
 		return -EINVAL;
+	r = ctl_binary_input_check(args);
+	if (r < 0) {
+		json_object_put(params);
+		return r;
+	}
 	r = read_all_alloc(STDIN_FILENO, TRANSFER_MAX, &data, &len);
 	if (r < 0) {
 		json_object_put(params);

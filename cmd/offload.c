@@ -310,6 +310,8 @@ static int offload_run(struct ctl *ctl, const struct cmd_args *args, enum dp_dir
 	int rc, out_fd = -1, status = -EIO;
 	char level_msg[160];
 
+	if (ctl_binary_input_check(args) < 0)
+		return -EINVAL;
 	if (dp_kern_env_describe(level_msg, sizeof(level_msg)) < 0) {
 		say("%s\n", level_msg);
 		return -EIO;

@@ -310,6 +310,8 @@ int ctl_call_quiet(struct ctl *ctl, const struct cmd_args *args, const char *met
  */
 int ctl_binary_output_open(const struct cmd_args *args, int *fd);
 int ctl_binary_output_close(const struct cmd_args *args, int fd);
+/* The bytes on standard input: a usage error when it is a terminal. */
+int ctl_binary_input_check(const struct cmd_args *args);
 
 /*
  * A transfer's signature error (err_type "none" is none) said on stderr:
