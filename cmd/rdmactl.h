@@ -155,6 +155,8 @@ void ctl_set_global_option(struct ctl *ctl, char letter, const char *value);
  * with force, runs them all and returns the last failure's.
  */
 int batch_run(struct ctl *ctl, const char *path, bool force);
+/* "rdmactl: NAME:LINE: the command failed (exit status N); stopping" (or not, when going on). */
+void batch_say_failed(const char *name, unsigned lineno, int status, bool going_on);
 /* Splits a line on blanks, '...' and "..." grouping words; the count, or -1 if over max. */
 int split_words(char *line, char **words, int max);
 /* 0 or a negative errno as an exit code: -EINVAL is EXIT_USAGE, any other EXIT_FAIL. */
@@ -333,6 +335,10 @@ void ctl_warn_partial_block(const char *path, const struct dp_transform_cfg *cfg
 void complete_devices(struct ctl *ctl, const char *prefix,
 		      void (*add)(void *data, const char *word), void *data);
 
+/*
+ * The interactive shell.  Its lines from what is not a terminal (a pipe, a
+ * file) are a script's: the first that fails stops it, as in batch mode.
+ */
 int shell_run(struct ctl *ctl);
 /* The shell's history file (cmd/shell_history.c): read at start, each line appended as run. */
 void shell_history_open(void);
