@@ -248,7 +248,7 @@ pkgdir() {
 	compdir=$(pkgdir bash-completion completionsdir /usr/share/bash-completion/completions)
 	# rdmactl where group rdma's members find it on their PATH; rdmad with the system's daemons.
 	for f in /usr/sbin/rdmad /usr/bin/rdmactl /usr/lib/librdmad.so.0.1.0 /usr/bin/rdmad_rc_pingpong \
-		/usr/bin/rdmad_perftest /usr/bin/rdmad_sig_pipeline; do
+		/usr/bin/rdmad_perftest /usr/bin/rdmad_sig_pipeline /usr/bin/opa-em; do
 		assert_file_executable "$d$f"
 	done
 	# The examples find the library where it was installed, not in the build tree.
@@ -274,7 +274,7 @@ pkgdir() {
 	for f in /usr/share/man/man8/rdmactl.8 /usr/share/man/man8/rdmad.8 \
 		/usr/share/man/man5/rdmad.conf.5 /usr/share/man/man7/rdmad-varlink.7 \
 		/usr/share/man/man1/rdmad_rc_pingpong.1 /usr/share/man/man1/rdmad_perftest.1 \
-		/usr/share/man/man1/rdmad_sig_pipeline.1 \
+		/usr/share/man/man1/rdmad_sig_pipeline.1 /usr/share/man/man1/opa-em.1 \
 		"$unitdir/rdmad.service" "$unitdir/rdmad.socket" "$sysusersdir/rdmad.conf" \
 		"$tmpfilesdir/rdmad.conf" "$compdir/rdmactl" /etc/rdmad/rdmad.conf; do
 		assert_file_exists "$d$f"
@@ -288,7 +288,7 @@ pkgdir() {
 	cmp "$TOP/systemd/rdmad.conf" "$d/etc/rdmad/rdmad.conf"
 	# Nothing lands outside DESTDIR's expected tree.
 	run bash -c "cd '$d' && find . -type f | sort"
-	assert_equal "${#lines[@]}" 23
+	assert_equal "${#lines[@]}" 25
 }
 
 @test "install-extras.sh keeps an existing /etc/rdmad/rdmad.conf" {
