@@ -24,7 +24,7 @@ commands_of() {
 
 @test "every man page is lint clean under mandoc -W warning" {
 	local pages=("$MAN"/*.[0-9])
-	[ "${#pages[@]}" -eq 8 ]
+	[ "${#pages[@]}" -eq 9 ]
 	for page in "${pages[@]}"; do
 		run mandoc -T lint -W warning "$page"
 		assert_success
@@ -32,9 +32,9 @@ commands_of() {
 	done
 }
 
-@test "the eight pages exist with the right names and sections" {
+@test "the nine pages exist with the right names and sections" {
 	for page in rdmactl.8 rdmad.8 rdmad.conf.5 rdmad-varlink.7 librdmad.3 rdmad_rc_pingpong.1 \
-		rdmad_perftest.1 rdmad_sig_pipeline.1; do
+		rdmad_perftest.1 rdmad_sig_pipeline.1 opa-em.1; do
 		assert_file_exists "$MAN/$page"
 		name=${page%.*}
 		sect=${page##*.}
