@@ -213,13 +213,11 @@ static int run_transform(struct stream *s, struct dp_transform *t, size_t n, int
 	if (dp_transform_out_len(t, s->dir, n, &out_len, &err) == 0 && out_room(s, out_len) < 0)
 		return -1;
 	if (dp_transform_run(t, s->dir, s->in, n, s->out, s->out_cap, &out_len, &e, &err)) {
-		progress_hide();
 		say("%s: %s\n", err.field, err.message);
 		return -1;
 	}
 	rc = write_all(out_fd, s->out, out_len);
 	if (rc < 0) {
-		progress_hide();
 		say("writing output: %s\n", strerror(-rc));
 		return -1;
 	}
@@ -243,7 +241,6 @@ static int run_chunk(struct stream *s, size_t n, bool last, int out_fd)
 
 	offload_chunks_next_cfg(&s->chunks, &cfg);
 	if (dp_transform_create(&cfg, s->key, s->key_len, &t, &err)) {
-		progress_hide();
 		say("%s%s%s\n", err.field, *err.field ? ": " : "", err.message);
 		return -1;
 	}
@@ -264,13 +261,11 @@ static int stream_run(struct stream *s, int out_fd)
 	/* One chunk at least: an empty input is a transfer too. */
 	do {
 		if (s->interrupt && *s->interrupt) {
-			progress_hide();
 			say("interrupted\n");
 			return -1;
 		}
 		rc = ctl_read_chunk(STDIN_FILENO, s->in, s->chunks.in_bytes, &n);
 		if (rc) {
-			progress_hide();
 			say("reading input: %s\n", strerror(-rc));
 			return -1;
 		}
