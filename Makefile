@@ -53,6 +53,8 @@ CMD_SRC    := $(filter-out cmd/main.c,$(shell find cmd -name '*.c' | sort))
 VARLINK_IDL:= $(shell find daemon -name '*.varlink' | sort)
 UNIT_SRC   := $(sort $(wildcard tests/unit/test_*.c))
 TOOL_SRC   := $(sort $(wildcard tests/tools/*.c))
+# Tools a user runs (tools/), installed with their pages; built beside the test tools.
+USER_TOOL_SRC := $(sort $(wildcard tools/*.c))
 BENCH_SRC  := $(sort $(wildcard tests/bench/*.c))
 FUZZ_SRC   := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 
@@ -69,6 +71,7 @@ RDMAD      := $(BUILD)/rdmad
 RDMACTL    := $(BUILD)/rdmactl
 UNIT_BIN   := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 TOOL_BIN   := $(patsubst tests/tools/%.c,$(BUILD)/tools/%,$(TOOL_SRC))
+USER_TOOL_BIN := $(patsubst tools/%.c,$(BUILD)/tools/%,$(USER_TOOL_SRC))
 BENCH_BIN  := $(patsubst tests/bench/%.c,$(BUILD)/bench/%,$(BENCH_SRC))
 # What the benches share (tests/bench/lib/), linked into each of them.
 BENCH_LIB  := $(call obj,$(sort $(wildcard tests/bench/lib/*.c)))
@@ -81,7 +84,7 @@ IDL_C      := $(BUILD)/gen/varlink-idl.c
 all: deps
 	@$(MAKE) --no-print-directory build
 
-build: $(RDMAD) $(RDMACTL) $(UNIT_BIN) $(TOOL_BIN) $(BENCH_BIN) $(FUZZ_BIN) client
+build: $(RDMAD) $(RDMACTL) $(UNIT_BIN) $(TOOL_BIN) $(USER_TOOL_BIN) $(BENCH_BIN) $(FUZZ_BIN) client
 
 deps:
 	@build-aux/deps.sh
@@ -122,6 +125,11 @@ $(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(ALL_LIBS)
 $(BUILD)/tools/%: $(BUILD)/obj/tests/tools/%.o $(ALL_LIBS)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $< $(ALL_LIBS) $(LDLIBS)
+
+# A user's tool links no daemon code, as rdmactl.
+$(USER_TOOL_BIN): $(BUILD)/tools/%: $(BUILD)/obj/tools/%.o $(LIBDP) $(LIBLIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $< $(LIBDP) $(LIBLIB) $(LDLIBS)
 
 $(BUILD)/bench/%: $(BUILD)/obj/tests/bench/%.o $(BENCH_LIB) $(ALL_LIBS)
 	@mkdir -p $(dir $@)
@@ -222,6 +230,7 @@ bench: all
 install: build
 	install -D -m 0755 $(RDMAD) $(DESTDIR)$(SBINDIR)/rdmad
 	install -D -m 0755 $(RDMACTL) $(DESTDIR)$(BINDIR)/rdmactl
+	for t in $(USER_TOOL_BIN); do install -D -m 0755 $$t $(DESTDIR)$(BINDIR)/$${t##*/}; done
 	install -D -m 0755 $(CLIENT_SO) $(DESTDIR)$(LIBDIR)/$(notdir $(CLIENT_SO))
 	ln -sf $(notdir $(CLIENT_SO)) $(DESTDIR)$(LIBDIR)/librdmad.so.0
 	ln -sf librdmad.so.0 $(DESTDIR)$(LIBDIR)/librdmad.so

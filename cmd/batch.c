@@ -29,6 +29,12 @@ static int run_line(struct ctl *ctl, const char *path, unsigned lineno, char *li
 	return cmd_dispatch(ctl, n, words);
 }
 
+void batch_say_failed(const char *name, unsigned lineno, int status, bool going_on)
+{
+	fprintf(stderr, "rdmactl: %s:%u: the command failed (exit status %d)%s\n", name, lineno, status,
+		going_on ? "" : "; stopping");
+}
+
 int batch_run(struct ctl *ctl, const char *path, bool force)
 {
 	bool is_stdin = strcmp(path, "-") == 0;
@@ -46,8 +52,7 @@ int batch_run(struct ctl *ctl, const char *path, bool force)
 
 		if (r == EXIT_OK)
 			continue;
-		fprintf(stderr, "rdmactl: %s:%u: the command failed (exit status %d)%s\n", name, lineno,
-			r, force ? "" : "; stopping");
+		batch_say_failed(name, lineno, r, force);
 		failed = r;
 		if (!force)
 			break;

@@ -2,7 +2,11 @@
 /*
  * Where the bytes of `offload`, `mr read` and `mkey tx` go: --output FILE, or
  * standard output when that is not a terminal.  Binary data on a terminal
- * garbles it and is lost to the user, so it is refused there.
+ * garbles it and is lost to the user, so it is refused there.  The bytes of
+ * `mr write`, `mkey rx` and `offload` come from standard input, which is
+ * refused when it is a terminal (as gzip refuses to read compressed data
+ * from one): a command that reads it there would sit waiting for bytes the
+ * user does not know to type, then end with what Enter and Ctrl-D gave it.
  */
 #include "cmd/rdmactl.h"
 
@@ -29,6 +33,15 @@ int ctl_binary_output_open(const struct cmd_args *args, int *fd)
 	*fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
 	if (*fd < 0)
 		return ctl_fail("%s: --output %s: %s", args->path, path, strerror(errno));
+	return 0;
+}
+
+int ctl_binary_input_check(const struct cmd_args *args)
+{
+	if (isatty(STDIN_FILENO))
+		return ctl_usage_error("%s: the input is binary: refusing to read it from a terminal; "
+				       "give it on standard input from a file or a pipe (%s ... <FILE)",
+				       args->path, args->path);
 	return 0;
 }
 

@@ -170,7 +170,6 @@ static int add_config(struct ctl *ctl, const struct cmd_args *args, struct json_
 {
 	const char *path = arg_get(args, "--config");
 	struct json_object *config = NULL, *crypto = NULL;
-	char *text = NULL;
 	int r;
 
 	if (!path) {
@@ -178,17 +177,9 @@ static int add_config(struct ctl *ctl, const struct cmd_args *args, struct json_
 			return ctl_usage_error("%s: --dek and --keytag go with --config", args->path);
 		return 0;
 	}
-	r = ctl_read_text_file(path, 1 << 20, &text);
-	if (r < 0 && r != -EILSEQ)
-		return ctl_fail("%s: --config %s: %s", args->path, path, strerror(-r));
-	if (r == 0) {
-		config = json_tokener_parse(text);
-		free(text);
-	}
-	if (!config || !json_object_is_type(config, json_type_object)) {
-		json_object_put(config);
-		return ctl_fail("%s: --config %s: not a JSON object", args->path, path);
-	}
+	r = ctl_read_json_file(args->path, "--config", path, 1 << 20, json_type_object, &config);
+	if (r < 0)
+		return r;
 	json_object_object_add(params, "config", config);
 	if (!arg_get(args, "--dek") && !arg_get(args, "--keytag"))
 		return 0;
@@ -348,6 +339,11 @@ static int mkey_rx(struct ctl *ctl, const struct cmd_args *args)
 
 	if (!params)
 		return -EINVAL;
+	r = ctl_binary_input_check(args);
+	if (r < 0) {
+		json_object_put(params);
+		return r;
+	}
 	r = read_all_alloc(STDIN_FILENO, TRANSFER_MAX, &data, &len);
 	if (r < 0) {
 		json_object_put(params);

@@ -227,7 +227,9 @@ static int mr_write(struct ctl *ctl, const struct cmd_args *args)
 	bool sized;
 	int r;
 
-	r = transfer_init(ctl, args, &t);
+	r = ctl_binary_input_check(args);
+	if (r == 0)
+		r = transfer_init(ctl, args, &t);
 	if (r < 0)
 		return r;
 	sized = ctl_input_size(STDIN_FILENO, &size);

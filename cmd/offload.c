@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,9 +24,25 @@
 #include "dataplane/offload/xts.h"
 #include "lib/io.h"
 
-#define PROG "rdmactl: offload"
 /* key1 || key2 of AES-256-XTS, the longest key */
 #define KEY_MAX 64
+
+/* The command running ("offload tx"): every message of this file starts with it. */
+static const char *command_path = "offload";
+
+static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* "rdmactl: offload tx: " and the message (fmt ends with its newline). */
+static void say(const char *fmt, ...)
+{
+	va_list ap;
+
+	progress_hide();
+	fprintf(stderr, "rdmactl: %s: ", command_path);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+}
 
 /* The key goes straight into libgcrypt secure memory and is wiped after use. */
 static int read_key(const char *path, uint8_t **key, size_t *len)
@@ -36,21 +53,21 @@ static int read_key(const char *path, uint8_t **key, size_t *len)
 	int r;
 
 	if (fd < 0) {
-		fprintf(stderr, PROG ": key-file %s: %s\n", path, strerror(errno));
+		say("key-file %s: %s\n", path, strerror(errno));
 		return -1;
 	}
 	k = gcry_malloc_secure(KEY_MAX);
 	if (!k) {
 		close(fd);
-		fprintf(stderr, PROG ": key-file: out of secure memory\n");
+		say("key-file: out of secure memory\n");
 		return -1;
 	}
 	r = read_all(fd, k, KEY_MAX, &n);
 	close(fd);
 	if (r < 0 && r != -EFBIG)
-		fprintf(stderr, PROG ": key-file %s: %s\n", path, strerror(-r));
+		say("key-file %s: %s\n", path, strerror(-r));
 	else if (r == -EFBIG || (n != 32 && n != 64))
-		fprintf(stderr, PROG ": key-file %s: must hold the raw key key1||key2, 32 bytes (AES-128-XTS) "
+		say("key-file %s: must hold the raw key key1||key2, 32 bytes (AES-128-XTS) "
 			"or 64 bytes (AES-256-XTS); it has %s%zu bytes\n", path, r ? "more than " : "", n);
 	else {
 		*key = k;
@@ -78,7 +95,7 @@ static int write_report(const char *path, const struct dp_sig_err *rec)
 	if (f && fclose(f) != 0)
 		rc = -1;
 	if (rc)
-		fprintf(stderr, PROG ": report %s: %s\n", path, strerror(errno));
+		say("report %s: %s\n", path, strerror(errno));
 	json_object_put(o);
 	return rc;
 }
@@ -115,7 +132,7 @@ static int chunk_target(size_t *target)
 	errno = 0;
 	*target = strtoull(v, &end, 0);
 	if (errno || *end || *target == 0 || *target > ((size_t)1 << 40)) {
-		fprintf(stderr, PROG ": RDMACTL_OFFLOAD_CHUNK: '%s' is not a number of bytes from 1 "
+		say("RDMACTL_OFFLOAD_CHUNK: '%s' is not a number of bytes from 1 "
 			"to 2^40\n", v);
 		return -1;
 	}
@@ -139,7 +156,7 @@ static int stream_init(struct stream *s, const struct ctl *ctl, const struct cmd
 	offload_chunks_init(&s->chunks, s->cfg, dp_transform_copy_mask(t), dir, target);
 	s->in = malloc(s->chunks.in_bytes);
 	if (!s->in) {
-		fprintf(stderr, PROG ": out of memory for a chunk of %zu input bytes\n", s->chunks.in_bytes);
+		say("out of memory for a chunk of %zu input bytes\n", s->chunks.in_bytes);
 		return -1;
 	}
 	return 0;
@@ -160,12 +177,12 @@ static int check_length(const struct stream *s, const struct dp_transform *t, ui
 	struct dp_error err;
 	size_t out_len;
 
-	ctl_warn_partial_block(s->args->path, s->cfg, s->dir == DP_RX, len);
+	/* One message: an input refused is not warned about first. */
 	if (dp_transform_out_len(t, s->dir, len, &out_len, &err)) {
-		progress_hide();
-		fprintf(stderr, PROG ": input: %s\n", err.message);
+		say("input: %s\n", err.message);
 		return -1;
 	}
+	ctl_warn_partial_block(s->args->path, s->cfg, s->dir == DP_RX, len);
 	return 0;
 }
 
@@ -177,7 +194,7 @@ static int out_room(struct stream *s, size_t len)
 		return 0;
 	out = realloc(s->out, len ? len : 1);
 	if (!out) {
-		fprintf(stderr, PROG ": out of memory for %zu output bytes\n", len);
+		say("out of memory for %zu output bytes\n", len);
 		return -1;
 	}
 	s->out = out;
@@ -196,14 +213,12 @@ static int run_transform(struct stream *s, struct dp_transform *t, size_t n, int
 	if (dp_transform_out_len(t, s->dir, n, &out_len, &err) == 0 && out_room(s, out_len) < 0)
 		return -1;
 	if (dp_transform_run(t, s->dir, s->in, n, s->out, s->out_cap, &out_len, &e, &err)) {
-		progress_hide();
-		fprintf(stderr, PROG ": %s: %s\n", err.field, err.message);
+		say("%s: %s\n", err.field, err.message);
 		return -1;
 	}
 	rc = write_all(out_fd, s->out, out_len);
 	if (rc < 0) {
-		progress_hide();
-		fprintf(stderr, PROG ": writing output: %s\n", strerror(-rc));
+		say("writing output: %s\n", strerror(-rc));
 		return -1;
 	}
 	if (s->first.type == DP_SIG_ERR_NONE && e.type != DP_SIG_ERR_NONE) {
@@ -226,8 +241,7 @@ static int run_chunk(struct stream *s, size_t n, bool last, int out_fd)
 
 	offload_chunks_next_cfg(&s->chunks, &cfg);
 	if (dp_transform_create(&cfg, s->key, s->key_len, &t, &err)) {
-		progress_hide();
-		fprintf(stderr, PROG ": %s%s%s\n", err.field, *err.field ? ": " : "", err.message);
+		say("%s%s%s\n", err.field, *err.field ? ": " : "", err.message);
 		return -1;
 	}
 	rc = last && !s->sized ? check_length(s, t, s->total + n) : 0;
@@ -247,14 +261,12 @@ static int stream_run(struct stream *s, int out_fd)
 	/* One chunk at least: an empty input is a transfer too. */
 	do {
 		if (s->interrupt && *s->interrupt) {
-			progress_hide();
-			fprintf(stderr, PROG ": interrupted\n");
+			say("interrupted\n");
 			return -1;
 		}
 		rc = ctl_read_chunk(STDIN_FILENO, s->in, s->chunks.in_bytes, &n);
 		if (rc) {
-			progress_hide();
-			fprintf(stderr, PROG ": reading input: %s\n", strerror(-rc));
+			say("reading input: %s\n", strerror(-rc));
 			return -1;
 		}
 		last = n < s->chunks.in_bytes;
@@ -270,11 +282,14 @@ static int stream_run(struct stream *s, int out_fd)
 }
 
 /*
- * One transfer: IN on stdin, OUT to out_fd, the record to report_path.  A
- * signature error is said after the bytes went out (the hardware delivers
- * them too) and gives -EBADMSG.
+ * One transfer: IN on stdin, OUT to --output or stdout, the record to
+ * report_path.  The output is opened once the configuration, the key and a
+ * file's length are found good, so a refused transfer leaves no file; one
+ * that fails later (a pipe's input ends inside a field) removes what it
+ * wrote to --output.  A signature error is said after the bytes went out
+ * (the hardware delivers them too) and gives -EBADMSG.
  */
-static int offload_run(struct ctl *ctl, const struct cmd_args *args, enum dp_dir dir, int out_fd)
+static int offload_run(struct ctl *ctl, const struct cmd_args *args, enum dp_dir dir)
 {
 	const char *config_path = arg_get(args, "--config");
 	const char *key_path = arg_get(args, "--key-file");
@@ -287,40 +302,51 @@ static int offload_run(struct ctl *ctl, const struct cmd_args *args, enum dp_dir
 	uint8_t *key = NULL;
 	size_t key_len = 0;
 	uint64_t size = 0;
-	int rc, status = -EIO;
+	int rc, out_fd = -1, status = -EIO;
 	char level_msg[160];
 
+	if (ctl_binary_input_check(args) < 0)
+		return -EINVAL;
 	if (dp_kern_env_describe(level_msg, sizeof(level_msg)) < 0) {
-		fprintf(stderr, PROG ": %s\n", level_msg);
+		say("%s\n", level_msg);
 		return -EIO;
 	}
 	rc = ctl_read_text_file(config_path, 1 << 20, &cfg_text);
-	if (rc < 0) {
-		fprintf(stderr, PROG ": config %s: %s\n", config_path,
-			rc == -EILSEQ ? "contains a NUL byte" : strerror(-rc));
+	if (rc < 0 && rc != -EILSEQ) {
+		say("config %s: %s\n", config_path, strerror(-rc));
 		return -EIO;
+	}
+	/* A configuration that is not one is a usage error, as for mkey configure --config (ctl_read_json_file). */
+	if (rc == -EILSEQ) {
+		say("config %s: holds a NUL byte: not a JSON text\n", config_path);
+		return -EINVAL;
 	}
 	rc = dp_transform_cfg_parse(cfg_text, &cfg, &err);
 	if (rc) {
-		fprintf(stderr, PROG ": config %s: %s%s%s\n", config_path, err.field, *err.field ? ": " : "", err.message);
+		say("config %s: %s%s%s\n", config_path, err.field, *err.field ? ": " : "", err.message);
+		status = -EINVAL;
 		goto out;
 	}
 	if (key_path) {
 		if (dp_crypto_global_init(&err)) {
-			fprintf(stderr, PROG ": %s\n", err.message);
+			say("%s\n", err.message);
 			goto out;
 		}
 		if (read_key(key_path, &key, &key_len))
 			goto out;
 	} else if (cfg.crypto.enabled) {
-		fprintf(stderr, PROG ": the configuration has crypto: --key-file FILE is required\n");
+		say("the configuration has crypto: --key-file FILE is required\n");
 		goto out;
 	}
 	/* The whole transfer's transform checks the configuration and the key once. */
 	rc = dp_transform_create(&cfg, key, key_len, &t, &err);
 	if (rc) {
-		fprintf(stderr, PROG ": %s%s%s\n", !strcmp(err.field, "key") ? "key-file: " : err.field,
-			!strcmp(err.field, "key") || !*err.field ? "" : ": ", err.message);
+		bool of_key = !strcmp(err.field, "key");
+
+		say("%s%s%s\n", of_key ? "key-file: " : err.field, of_key || !*err.field ? "" : ": ",
+		    err.message);
+		if (!of_key)
+			status = -EINVAL;
 		goto out;
 	}
 	if (stream_init(&s, ctl, args, dir, t, key, key_len) < 0)
@@ -329,11 +355,21 @@ static int offload_run(struct ctl *ctl, const struct cmd_args *args, enum dp_dir
 	s.sized = ctl_input_size(STDIN_FILENO, &size);
 	if (s.sized && check_length(&s, t, size) < 0)
 		goto out;
+	rc = ctl_binary_output_open(args, &out_fd);
+	if (rc < 0) {
+		status = rc;
+		goto out;
+	}
 	progress_start(ctl, args->path, NULL, s.sized ? size : 0);
 	rc = stream_run(&s, out_fd);
 	progress_end();
-	if (rc)
+	if (ctl_binary_output_close(args, out_fd) < 0)
+		rc = -1;
+	if (rc) {
+		if (out_fd != STDOUT_FILENO)
+			unlink(arg_get(args, "--output"));
 		goto out;
+	}
 	if (report_path && write_report(report_path, &s.first))
 		goto out;
 	status = ctl_report_sig_error(args->path, dp_sig_err_type_name(s.first.type), s.first.expected,
@@ -351,14 +387,8 @@ out:
 
 static int offload(struct ctl *ctl, const struct cmd_args *args, enum dp_dir dir)
 {
-	int fd, r = ctl_binary_output_open(args, &fd);
-
-	if (r < 0)
-		return r;
-	r = offload_run(ctl, args, dir, fd);
-	if (ctl_binary_output_close(args, fd) < 0 && r == 0)
-		r = -EIO;
-	return r;
+	command_path = args->path;
+	return offload_run(ctl, args, dir);
 }
 
 static int offload_tx(struct ctl *ctl, const struct cmd_args *args)

@@ -310,6 +310,7 @@ static int add_invalidate(struct ctl *ctl, const struct cmd_args *args, struct j
 static int add_configure(struct ctl *ctl, const struct cmd_args *args, struct json_object *params)
 {
 	struct json_object *configure;
+	int r;
 
 	if (strcmp(arg_get(args, "OPCODE"), "configure") != 0) {
 		if (arg_get(args, "--mkey") || mkey_configure_given(args))
@@ -321,8 +322,9 @@ static int add_configure(struct ctl *ctl, const struct cmd_args *args, struct js
 		return ctl_usage_error("%s: configure needs --mkey", args->path), -1;
 	configure = json_object_new_object();
 	json_object_object_add(params, "configure", configure);
-	if (mkey_configure_params(ctl, args, configure) != 0)
-		return -1;
+	r = mkey_configure_params(ctl, args, configure);
+	if (r != 0)
+		return r;
 	return ctl_add_number(ctl, args, "--mkey", params, "mkey", UINT32_MAX);
 }
 
@@ -362,11 +364,14 @@ static int qp_post(struct ctl *ctl, const struct cmd_args *args)
 	if (r == 0 && (ctl_add_number(ctl, args, "QP", params, "handle", UINT32_MAX) < 0 ||
 		       ctl_add_number(ctl, args, "--wrid", params, "wr_id", INT64_MAX) < 0 ||
 		       ctl_add_number(ctl, args, "--imm", params, "imm", UINT32_MAX) < 0 ||
-		       add_invalidate(ctl, args, params) < 0 || add_configure(ctl, args, params) < 0))
+		       add_invalidate(ctl, args, params) < 0))
 		r = -EINVAL;
+	/* A --config file that cannot be read is a failure, not a usage error. */
+	if (r == 0)
+		r = add_configure(ctl, args, params);
 	if (r) {
 		json_object_put(params);
-		return -EINVAL;
+		return r == -EIO ? -EIO : -EINVAL;
 	}
 	if (arg_get(args, "--inline"))
 		json_object_object_add(params, "inline", json_object_new_string(arg_get(args, "--inline")));
@@ -398,25 +403,16 @@ static int qp_post_list(struct ctl *ctl, const struct cmd_args *args)
 {
 	const char *path = arg_get(args, "--file");
 	struct json_object *params = ctl_device_params(args), *wrs = NULL;
-	char *text = NULL;
 	int r;
 
 	if (ctl_add_number(ctl, args, "QP", params, "handle", UINT32_MAX) < 0) {
 		json_object_put(params);
 		return -EINVAL;
 	}
-	r = ctl_read_text_file(strcmp(path, "-") == 0 ? "/dev/stdin" : path, 16 << 20, &text);
-	if (r == 0)
-		wrs = json_tokener_parse(text);
-	free(text);
-	if (r < 0 && r != -EILSEQ) {
+	r = ctl_read_json_file(args->path, "--file", path, 16 << 20, json_type_array, &wrs);
+	if (r < 0) {
 		json_object_put(params);
-		return ctl_fail("%s: --file %s: %s", args->path, path, strerror(-r));
-	}
-	if (!wrs || !json_object_is_type(wrs, json_type_array)) {
-		json_object_put(wrs);
-		json_object_put(params);
-		return ctl_fail("%s: --file %s: not a JSON array of WRs", args->path, path);
+		return r;
 	}
 	json_object_object_add(params, "wrs", wrs);
 	return ctl_call_quiet(ctl, args, IFACE ".PostSendList", params);

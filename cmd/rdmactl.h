@@ -155,6 +155,8 @@ void ctl_set_global_option(struct ctl *ctl, char letter, const char *value);
  * with force, runs them all and returns the last failure's.
  */
 int batch_run(struct ctl *ctl, const char *path, bool force);
+/* "rdmactl: NAME:LINE: the command failed (exit status N); stopping" (or not, when going on). */
+void batch_say_failed(const char *name, unsigned lineno, int status, bool going_on);
 /* Splits a line on blanks, '...' and "..." grouping words; the count, or -1 if over max. */
 int split_words(char *line, char **words, int max);
 /* 0 or a negative errno as an exit code: -EINVAL is EXIT_USAGE, any other EXIT_FAIL. */
@@ -243,6 +245,15 @@ int ctl_pass_fd(struct ctl *ctl, const char *path, int fd);
 /* A whole text file (at most max bytes; -EILSEQ if it holds a NUL), as a string. */
 int ctl_read_text_file(const char *path, size_t max, char **text);
 /*
+ * The JSON value of type want in the file option names ("-": standard input),
+ * at most max bytes; said on stderr as "rdmactl: CMD: OPTION PATH: ...".
+ * Every command reading a JSON file agrees: a file that cannot be read is a
+ * failure (-EIO, exit 1); one that is not JSON, or not a want, is a usage
+ * error (-EINVAL, exit 2), as the daemon's refusal of the same text would be.
+ */
+int ctl_read_json_file(const char *cmd_path, const char *option, const char *path, size_t max,
+		       json_type want, struct json_object **value);
+/*
  * The next cap bytes of fd into buf, fewer only at its end (*got); 0 or
  * -errno (-EINTR: interrupted, in the shell by Ctrl-C).
  */
@@ -311,6 +322,8 @@ int ctl_call_quiet(struct ctl *ctl, const struct cmd_args *args, const char *met
  */
 int ctl_binary_output_open(const struct cmd_args *args, int *fd);
 int ctl_binary_output_close(const struct cmd_args *args, int fd);
+/* The bytes on standard input: a usage error when it is a terminal. */
+int ctl_binary_input_check(const struct cmd_args *args);
 
 /*
  * A transfer's signature error (err_type "none" is none) said on stderr:
@@ -332,6 +345,10 @@ void ctl_warn_partial_block(const char *path, const struct dp_transform_cfg *cfg
 void complete_devices(struct ctl *ctl, const char *prefix,
 		      void (*add)(void *data, const char *word), void *data);
 
+/*
+ * The interactive shell.  Its lines from what is not a terminal (a pipe, a
+ * file) are a script's: the first that fails stops it, as in batch mode.
+ */
 int shell_run(struct ctl *ctl);
 /* The shell's history file (cmd/shell_history.c): read at start, each line appended as run. */
 void shell_history_open(void);

@@ -163,7 +163,10 @@ static void catch_sigint(struct sigaction *old)
 int shell_run(struct ctl *ctl)
 {
 	struct sigaction old_sigint;
+	/* Lines piped in are a script's: its first failure ends it, as -b's does. */
+	bool script = !isatty(STDIN_FILENO);
 	int last = EXIT_OK;
+	unsigned lineno = 0;
 	char *line;
 
 	shell_ctl = ctl;
@@ -175,12 +178,13 @@ int shell_run(struct ctl *ctl)
 	rl_attempted_completion_function = shell_completion;
 	catch_sigint(&old_sigint);
 	/* Lines typed by a person, not those a script pipes in. */
-	if (isatty(STDIN_FILENO))
+	if (!script)
 		shell_history_open();
 	while ((line = read_line())) {
 		char *words[SHELL_WORDS_MAX];
 		int n;
 
+		lineno++;
 		if (*line)
 			shell_history_add(line);
 		n = split_words(line, words, SHELL_WORDS_MAX);
@@ -194,6 +198,10 @@ int shell_run(struct ctl *ctl)
 		free(line);
 		/* A Ctrl-C that stopped the command is spent. */
 		interrupted = 0;
+		if (script && last != EXIT_OK) {
+			batch_say_failed("standard input", lineno, last, false);
+			break;
+		}
 	}
 	shell_history_close();
 	sigaction(SIGINT, &old_sigint, NULL);

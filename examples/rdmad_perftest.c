@@ -11,9 +11,17 @@
  *                    [-c CPU] [-e] [-j]
  *
  * -c pins both processes to CPU (put them beside rdmad's workers, not on
- * their CPUs); -e makes the receiving side of send and lat wait on a
- * completion channel instead of polling, which leaves the CPU to the others
- * when there are fewer CPUs than busy threads.
+ * their CPUs); pinned, a side that finds no completion yields the CPU, so
+ * that two processes on one CPU take turns instead of each spinning out its
+ * time slice while the other holds what it waits for.  -e makes the
+ * receiving side of send and lat wait on a completion channel instead of
+ * polling, which leaves the CPU to the others when there are fewer CPUs than
+ * busy threads.
+ *
+ * The bytes are checked: the requester sends and writes a pattern the
+ * responder finds in its buffer at the end, and reads one the responder put
+ * there (not through an MKEY, which changes them on their way).  Each row is
+ * printed as its test ends.
  *
  * With -m the responder's buffer is reached through an MKEY of that kind
  * (T10-DIF on the wire with 512-byte blocks, AES-XTS with DEK -k): the
@@ -23,10 +31,12 @@
 #include <rdmad/rdmad.h>
 
 #include <errno.h>
+#include <stdbool.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sched.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -77,6 +87,9 @@ struct result {
 	double seconds;
 	double lat_avg_us, lat_p50_us, lat_p99_us;
 };
+
+/* -c: both processes on one CPU, where waiting must leave it to the other (and to a worker). */
+static bool yield_when_idle;
 
 static void die(const char *what, int r)
 {
@@ -159,11 +172,43 @@ static void parse(int argc, char **argv, struct options *o)
 		usage();
 }
 
-static void exchange(int sock, const struct hello *mine, struct hello *theirs)
+/* False when the peer is gone (SIGPIPE is ignored: a write to it fails with EPIPE). */
+static bool exchange(int sock, const struct hello *mine, struct hello *theirs)
 {
-	if (write(sock, mine, sizeof(*mine)) != (ssize_t)sizeof(*mine) ||
-	    read(sock, theirs, sizeof(*theirs)) != (ssize_t)sizeof(*theirs))
-		die("exchanging QP numbers with the peer", -EPIPE);
+	return write(sock, mine, sizeof(*mine)) == (ssize_t)sizeof(*mine) &&
+	       read(sock, theirs, sizeof(*theirs)) == (ssize_t)sizeof(*theirs);
+}
+
+/* The responder ended early: it said why on standard error. */
+static void responder_failed(pid_t pid)
+{
+	int status;
+
+	waitpid(pid, &status, 0);
+	die("the responder failed", -EIO);
+}
+
+/* Byte i of the pattern side who ('q' requester, 'r' responder) puts in its buffer of size bytes. */
+static uint8_t pattern_byte(size_t i, size_t size, char who)
+{
+	return (uint8_t)(i * 31 + size + (size_t)who);
+}
+
+static void fill(uint8_t *buf, size_t size, char who)
+{
+	for (size_t i = 0; i < size; i++)
+		buf[i] = pattern_byte(i, size, who);
+}
+
+/* Exits 1 unless buf holds the other side's pattern: a figure of bytes that did not move is no figure. */
+static void check_moved(const uint8_t *buf, size_t size, char who, enum test t)
+{
+	for (size_t i = 0; i < size; i++)
+		if (buf[i] != pattern_byte(i, size, who)) {
+			fprintf(stderr, "rdmad_perftest: %s %zu: byte %zu is not what the %s put there\n",
+				test_names[t], size, i, who == 'q' ? "requester sent" : "responder");
+			exit(1);
+		}
 }
 
 /*
@@ -304,6 +349,8 @@ static int poll_some(struct side *s, struct rdmad_wc *wc, int max)
 			wait_event(s, wc, max, &n);
 		if (n)
 			break;
+		if (yield_when_idle)
+			sched_yield();
 		if (now() > deadline)
 			die("no completion came", -ETIMEDOUT);
 	}
@@ -327,13 +374,15 @@ static void respond(const struct options *o, enum test t, size_t size, int sock)
 	char byte;
 
 	setup(&s, o, size, sock);
+	fill(s.buf, size, 'r');
 	mine = (struct hello){ .qpn = s.qp->qp_num, .rkey = s.mr->rkey, .addr = (uintptr_t)s.buf };
 	if (o->mkey != M_NONE) {
 		mkey_setup(&s, o);
 		mine.rkey = s.mkey->rkey;
 		mine.addr = 0;
 	}
-	exchange(sock, &mine, &theirs);
+	if (!exchange(sock, &mine, &theirs))
+		die("exchanging QP numbers with the peer", -EPIPE);
 	if (t == T_SEND || t == T_LAT)
 		post_recvs(&s, o->window);
 	connect_qp(&s, theirs.qpn);
@@ -374,6 +423,9 @@ static void respond(const struct options *o, enum test t, size_t size, int sock)
 	/* The requester says when it is done with this side's memory. */
 	if (read(sock, &byte, 1) != 1)
 		die("waiting for the peer", -EPIPE);
+	/* An MKEY changes what is written on its way; SENDs land in the plain MR. */
+	if (t == T_SEND || (t == T_WRITE && o->mkey == M_NONE))
+		check_moved(s.buf, size, 'q', t);
 	teardown(&s);
 }
 
@@ -474,18 +526,22 @@ static void run_one(const struct options *o, enum test t, size_t size, struct re
 	}
 	close(sv[1]);
 	setup(&s, o, size, sv[0]);
+	fill(s.buf, size, 'q');
 	mine = (struct hello){ .qpn = s.qp->qp_num, .rkey = s.mr->rkey, .addr = (uintptr_t)s.buf };
-	exchange(sv[0], &mine, &theirs);
+	if (!exchange(sv[0], &mine, &theirs))
+		responder_failed(pid);
 	if (t == T_LAT)
 		post_recvs(&s, 1);
 	connect_qp(&s, theirs.qpn);
 	if (read(sv[0], &byte, 1) != 1)
-		die("waiting for the responder", -EPIPE);
+		responder_failed(pid);
 	*res = (struct result){ .test = t, .size = size, .iters = o->iters };
 	if (t == T_LAT)
 		run_lat(&s, o, res);
 	else
 		run_bw(&s, o, t, &theirs, res);
+	if (t == T_READ && o->mkey == M_NONE)
+		check_moved(s.buf, size, 'r', t);
 	if (write(sv[0], "d", 1) != 1)
 		die("telling the responder", -EPIPE);
 	if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status))
@@ -494,40 +550,67 @@ static void run_one(const struct options *o, enum test t, size_t size, struct re
 	teardown(&s);
 }
 
-static void print(const struct options *o, const struct result *r, unsigned n)
+/* The table's header, or the JSON's opening; rows follow as their tests end. */
+static void print_start(const struct options *o)
 {
 	if (o->json)
 		printf("{\"mkey\":\"%s\",\"results\":[", mkey_names[o->mkey]);
 	else
 		printf("%-6s %8s %10s %12s %12s %10s %10s %10s\n", "test", "bytes", "iters", "GB/s", "msgs/s",
 		       "lat_avg", "lat_p50", "lat_p99");
-	for (unsigned i = 0; i < n; i++) {
-		double msgs = r[i].iters / r[i].seconds, gbs = msgs * (double)r[i].size / 1e9;
+	fflush(stdout);
+}
 
-		if (o->json)
-			printf("%s{\"test\":\"%s\",\"size\":%zu,\"iters\":%u,\"gbps\":%.4f,\"msgs_per_sec\":%.0f,"
-			       "\"lat_avg_us\":%.3f,\"lat_p50_us\":%.3f,\"lat_p99_us\":%.3f}", i ? "," : "",
-			       test_names[r[i].test], r[i].size, r[i].iters, gbs, msgs, r[i].lat_avg_us,
-			       r[i].lat_p50_us, r[i].lat_p99_us);
-		else if (r[i].test == T_LAT)
-			printf("%-6s %8zu %10u %12s %12.0f %8.2fus %8.2fus %8.2fus\n", test_names[r[i].test],
-			       r[i].size, r[i].iters, "-", msgs, r[i].lat_avg_us, r[i].lat_p50_us,
-			       r[i].lat_p99_us);
-		else
-			printf("%-6s %8zu %10u %12.3f %12.0f %10s %10s %10s\n", test_names[r[i].test], r[i].size,
-			       r[i].iters, gbs, msgs, "-", "-", "-");
-	}
+/* Row i: a table line is out at once (a long run is never silent); JSON is one document at the end. */
+static void print_row(const struct options *o, const struct result *r, unsigned i)
+{
+	double msgs = r->iters / r->seconds, gbs = msgs * (double)r->size / 1e9;
+
 	if (o->json)
-		printf("]}\n");
+		printf("%s{\"test\":\"%s\",\"size\":%zu,\"iters\":%u,\"gbps\":%.4f,\"msgs_per_sec\":%.0f,"
+		       "\"lat_avg_us\":%.3f,\"lat_p50_us\":%.3f,\"lat_p99_us\":%.3f}", i ? "," : "",
+		       test_names[r->test], r->size, r->iters, gbs, msgs, r->lat_avg_us, r->lat_p50_us,
+		       r->lat_p99_us);
+	else if (r->test == T_LAT)
+		printf("%-6s %8zu %10u %12s %12.0f %8.2fus %8.2fus %8.2fus\n", test_names[r->test], r->size,
+		       r->iters, "-", msgs, r->lat_avg_us, r->lat_p50_us, r->lat_p99_us);
+	else
+		printf("%-6s %8zu %10u %12.3f %12.0f %10s %10s %10s\n", test_names[r->test], r->size, r->iters,
+		       gbs, msgs, "-", "-", "-");
+	if (!o->json)
+		fflush(stdout);
+}
+
+/* -k names a DEK this program may use: said once, before any test, not by a responder that dies. */
+static void check_dek(const struct options *o)
+{
+	struct rdmad_dek_attr attr;
+	struct rdmad_context *ctx;
+	char what[160];
+	int r;
+
+	if (o->mkey != M_CRYPTO && o->mkey != M_BOTH)
+		return;
+	ctx = rdmad_open(o->socket, NULL);
+	if (!ctx)
+		die("rdmad_open", -errno);
+	r = rdmad_dek_lookup(ctx, o->dek, &attr);
+	if (r < 0) {
+		snprintf(what, sizeof(what), "-k %s", o->dek);
+		die(what, r);
+	}
+	rdmad_close(ctx);
 }
 
 int main(int argc, char **argv)
 {
-	struct result results[MAX_RUNS];
+	struct result res;
 	struct options o;
 	unsigned n = 0;
 
 	parse(argc, argv, &o);
+	/* A peer that is gone is an error to report, not a signal that ends the program silently. */
+	signal(SIGPIPE, SIG_IGN);
 	if (o.cpu >= 0) {
 		cpu_set_t set;
 
@@ -535,10 +618,16 @@ int main(int argc, char **argv)
 		CPU_SET(o.cpu, &set);
 		if (sched_setaffinity(0, sizeof(set), &set) < 0)
 			die("pinning to the CPU of -c", -errno);
+		yield_when_idle = true;
 	}
+	check_dek(&o);
+	print_start(&o);
 	for (unsigned t = 0; t < 4; t++)
-		for (unsigned i = 0; (o.tests & (1u << t)) && i < o.n_sizes && n < MAX_RUNS; i++)
-			run_one(&o, (enum test)t, o.sizes[i], &results[n++]);
-	print(&o, results, n);
+		for (unsigned i = 0; (o.tests & (1u << t)) && i < o.n_sizes && n < MAX_RUNS; i++) {
+			run_one(&o, (enum test)t, o.sizes[i], &res);
+			print_row(&o, &res, n++);
+		}
+	if (o.json)
+		printf("]}\n");
 	return 0;
 }

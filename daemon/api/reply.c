@@ -45,6 +45,9 @@ int api_reply_error(struct varlink_call *call, const char *iface, const struct r
 	case RDMA_ERR_NO_SUCH_OBJECT:
 		json_add_string(p, "kind", rdma_object_kind_name(err->kind));
 		json_add_uint(p, "handle", err->handle);
+		/* Only where the interface describes it (io.rdmad.Vnic: the fabric's rdmad.conf key). */
+		if (err->setting)
+			json_add_string(p, "setting", err->setting);
 		break;
 	case RDMA_ERR_OBJECT_IN_USE:
 		json_add_string(p, "kind", rdma_object_kind_name(err->kind));

@@ -224,7 +224,9 @@ static struct vnic_service *service(struct varlink_call *call, struct manager *m
 		return NULL;
 	if (m->vnic && m->vnic->env.dev == dev)
 		return m->vnic;
+	/* Where the OPA port comes from, so the refusal says what to set. */
 	rdma_error_no_such(&err, RDMA_OBJ_FABRIC, 1);
+	err.setting = "fabric_lid";
 	api_reply_error(call, IFACE, &err);
 	return NULL;
 }

@@ -26,7 +26,10 @@ struct rdma_error {
 	enum rdma_object_kind kind, user_kind;
 	uint32_t handle, user_handle;
 	uint64_t limit;
-	/* LimitReached of a tenant: the setting that sets it, whose, and what it holds now. */
+	/*
+	 * LimitReached of a tenant: the setting that sets it, whose, and what it
+	 * holds now.  NoSuchObject of a fabric: the setting that would make one.
+	 */
 	const char *setting;
 	uint32_t uid;
 	uint64_t in_use;

@@ -24,7 +24,7 @@ commands_of() {
 
 @test "every man page is lint clean under mandoc -W warning" {
 	local pages=("$MAN"/*.[0-9])
-	[ "${#pages[@]}" -eq 8 ]
+	[ "${#pages[@]}" -eq 9 ]
 	for page in "${pages[@]}"; do
 		run mandoc -T lint -W warning "$page"
 		assert_success
@@ -32,9 +32,9 @@ commands_of() {
 	done
 }
 
-@test "the eight pages exist with the right names and sections" {
+@test "the nine pages exist with the right names and sections" {
 	for page in rdmactl.8 rdmad.8 rdmad.conf.5 rdmad-varlink.7 librdmad.3 rdmad_rc_pingpong.1 \
-		rdmad_perftest.1 rdmad_sig_pipeline.1; do
+		rdmad_perftest.1 rdmad_sig_pipeline.1 opa-em.1; do
 		assert_file_exists "$MAN/$page"
 		name=${page%.*}
 		sect=${page##*.}
@@ -248,7 +248,7 @@ pkgdir() {
 	compdir=$(pkgdir bash-completion completionsdir /usr/share/bash-completion/completions)
 	# rdmactl where group rdma's members find it on their PATH; rdmad with the system's daemons.
 	for f in /usr/sbin/rdmad /usr/bin/rdmactl /usr/lib/librdmad.so.0.1.0 /usr/bin/rdmad_rc_pingpong \
-		/usr/bin/rdmad_perftest /usr/bin/rdmad_sig_pipeline; do
+		/usr/bin/rdmad_perftest /usr/bin/rdmad_sig_pipeline /usr/bin/opa-em; do
 		assert_file_executable "$d$f"
 	done
 	# The examples find the library where it was installed, not in the build tree.
@@ -274,7 +274,7 @@ pkgdir() {
 	for f in /usr/share/man/man8/rdmactl.8 /usr/share/man/man8/rdmad.8 \
 		/usr/share/man/man5/rdmad.conf.5 /usr/share/man/man7/rdmad-varlink.7 \
 		/usr/share/man/man1/rdmad_rc_pingpong.1 /usr/share/man/man1/rdmad_perftest.1 \
-		/usr/share/man/man1/rdmad_sig_pipeline.1 \
+		/usr/share/man/man1/rdmad_sig_pipeline.1 /usr/share/man/man1/opa-em.1 \
 		"$unitdir/rdmad.service" "$unitdir/rdmad.socket" "$sysusersdir/rdmad.conf" \
 		"$tmpfilesdir/rdmad.conf" "$compdir/rdmactl" /etc/rdmad/rdmad.conf; do
 		assert_file_exists "$d$f"
@@ -289,7 +289,7 @@ pkgdir() {
 	cmp "$TOP/systemd/rdmad.conf" "$d/etc/rdmad/rdmad.conf"
 	# Nothing lands outside DESTDIR's expected tree.
 	run bash -c "cd '$d' && find . -type f | sort"
-	assert_equal "${#lines[@]}" 23
+	assert_equal "${#lines[@]}" 25
 }
 
 @test "install-extras.sh keeps an existing /etc/rdmad/rdmad.conf" {

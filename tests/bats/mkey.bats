@@ -200,8 +200,8 @@ t10dif_wire() { # APP REF [FLAGS]: T10-DIF (CRC guard, bg 0xFFFF) on the wire, n
 	configure_refused "$both" InvalidArgument config.crypto.dek --config raw.json --dek 0
 	echo '[1]' >array.json
 	run "$RDMACTL" mkey configure "$sig" --config array.json
-	assert_failure 1
-	assert_output --partial 'not a JSON object'
+	assert_failure 2
+	assert_output --partial 'must be a JSON object, not array'
 	run "$RDMACTL" mkey configure "$sig" --dek 1
 	assert_failure 2
 }

@@ -68,17 +68,17 @@ crc() { # TYPE SEED
 	cmp <("$RDMACTL" offload rx --config cfg.json --key-file key <cipher) plain
 }
 
-@test "a bad configuration exits 1 naming the field and the allowed values" {
+@test "a bad configuration exits 2 (as mkey configure's) naming the field and the allowed values" {
 	echo "{\"mem\":null,\"wire\":$(t10dif crc 7 0 0)}" >cfg.json
 	bytes a5 512 >mem
 	run --separate-stderr "$RDMACTL" offload tx --config cfg.json <mem
-	assert_failure 1
+	assert_failure 2
 	assert_output ''
 	assert_regex "$stderr" 'bg'
 	assert_regex "$stderr" '65535'
 	echo '{"mem":null,"wire":null}' >none.json
 	run --separate-stderr "$RDMACTL" offload tx --config none.json <mem
-	assert_failure 1
+	assert_failure 2
 }
 
 @test "input with a signature that ends inside a field is refused" {
@@ -256,5 +256,29 @@ in_chunks() {
 	echo "{\"mem\":null,\"wire\":$(t10dif crc 65535 0 0)}" >cfg.json
 	run --separate-stderr env RDMACTL_OFFLOAD_CHUNK=1x "$RDMACTL" offload tx --config cfg.json </dev/null
 	assert_failure 1
-	assert_equal "$stderr" "rdmactl: offload: RDMACTL_OFFLOAD_CHUNK: '1x' is not a number of bytes from 1 to 2^40"
+	assert_equal "$stderr" "rdmactl: offload tx: RDMACTL_OFFLOAD_CHUNK: '1x' is not a number of bytes from 1 to 2^40"
+}
+
+@test "tx of a memory block cut between its data and its field: one error, prefixed 'offload tx:', exit 1, no output file" {
+	echo "{\"mem\":$(t10dif crc 65535 0 0),\"wire\":null}" >cfg.json
+	bytes a5 515 >mem
+	# From a file: refused before any output; from a pipe: refused at its end, its file removed.
+	for how in file pipe; do
+		if [ $how = file ]; then
+			run --separate-stderr "$RDMACTL" offload tx --config cfg.json --output out <mem
+		else
+			run --separate-stderr bash -c 'cat mem | "$0" offload tx --config cfg.json --output out' "$RDMACTL"
+		fi
+		assert_failure 1
+		assert_equal "$stderr" "rdmactl: offload tx: input: 515 bytes end between the data and the field of a 520-byte block (512 data + 8 field): a memory block whose data is complete comes with its field"
+		assert_not_exists out
+	done
+	# rx names itself too, and a file given to --output before is left as it was on a refusal.
+	echo "{\"mem\":null,\"wire\":$(t10dif crc 0 0 0)}" >wire.json
+	bytes a5 1037 >wire
+	echo keep >out
+	run --separate-stderr "$RDMACTL" offload rx --config wire.json --output out <wire
+	assert_failure 1
+	assert_regex "$stderr" '^rdmactl: offload rx: '
+	assert_equal "$(cat out)" keep
 }

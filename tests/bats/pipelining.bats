@@ -237,8 +237,8 @@ wait_state() { # QP STATE
 	assert_refused Qp InvalidArgument 'wrs[1].remote'
 	echo '{"opcode":"send"}' >obj.json
 	run "$RDMACTL" qp post-list "$S" --file obj.json
-	assert_failure 1
-	assert_output --partial "not a JSON array of WRs"
+	assert_failure 2
+	assert_output --partial "must be a JSON array, not object"
 	"$RDMACTL" qp post-recv "$C" --sge "$PEER:0:64" --wrid 50
 	printf '[{"opcode":"send","wr_id":3,"sges":[{"key":%s,"offset":0,"length":8}],"signaled":true}]' "$MEM" |
 		"$RDMACTL" qp post-list "$S" --file -

@@ -84,3 +84,23 @@ setup() {
 		'send:j\r' 'expect:"handle":1' 'expect:rdmactl> ' 'send:\x04'
 	assert_output --regexp '-d +-j +-p +-q +-s'
 }
+
+@test "-i reading a pipe stops at the first failure and exits with its status, as -b - does" {
+	# Issue #31, item 14: it went on and exited 0.
+	run --separate-stderr bash -c "printf 'pd show 99\npd create\n' | '$RDMACTL' -i"
+	assert_failure 1
+	assert_output ''
+	assert_regex "$stderr" "rdmactl: pd show: io.rdmad.Pd.NoSuchObject"
+	assert_regex "$stderr" "rdmactl: standard input:1: the command failed \(exit status 1\); stopping"
+	# pd create did not run.
+	assert_equal "$("$RDMACTL" -j pd list | jq length)" 1
+	# A usage error stops it too, with its status; lines that succeed before it print.
+	run --separate-stderr bash -c "printf 'pd show 1 -j\nbogus\npd create\n' | '$RDMACTL' -i"
+	assert_failure 2
+	assert_output --partial '"handle":1'
+	assert_regex "$stderr" "standard input:2: the command failed \(exit status 2\); stopping"
+	assert_equal "$("$RDMACTL" -j pd list | jq length)" 1
+	# All good: status 0.
+	run bash -c "printf 'pd show 1\nquit\n' | '$RDMACTL' -i"
+	assert_success
+}

@@ -1,6 +1,6 @@
 # Two rdmad joined by a software Omni-Path fabric, each in its own network
 # namespace, the namespaces joined by a veth pair, and the Ethernet Manager
-# simulator (tests/tools/opa-em.c) as a third node beside rdmad A:
+# simulator (tools/opa-em.c, opa-em(1)) as a third node beside rdmad A:
 #
 #   namespace A: rdmad LID 1 at 10.231.0.1:4795, opa-em LID 100 at 10.231.0.1:4796
 #   namespace B: rdmad LID 2 at 10.231.0.2:4795

@@ -1408,7 +1408,7 @@ static int run_command(struct em *em, int argc, char **argv)
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (!strcmp(argv[0], commands[i].name))
 			return commands[i].run(em, &a);
-	fprintf(stderr, "opa-em: unknown command '%s' (see the top of tests/tools/opa-em.c)\n",
+	fprintf(stderr, "opa-em: unknown command '%s' (see opa-em(1))\n",
 		argv[0]);
 	return EM_USAGE;
 }
@@ -1500,7 +1500,7 @@ static void usage(FILE *f)
 	      "              [--timeout MS] [--sl N] [--pkey P] COMMAND [-- COMMAND ...] | -\n"
 	      "commands: get-cpi set-cpi get-port set-port delete-port set-macs get-macs\n"
 	      "          get-ucast get-mcast get-counters get-errors raw listen wait-trap\n"
-	      "(the manual is the comment at the top of tests/tools/opa-em.c)\n", f);
+	      "(see opa-em(1))\n", f);
 }
 
 int main(int argc, char **argv)
