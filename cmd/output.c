@@ -184,7 +184,7 @@ static void emit_fields(struct line *l, struct json_object *obj, const char *ski
 	/* Inline fields first, so a record's own line is not split by its nested parts. */
 	for (int nested = 0; nested < 2; nested++) {
 		json_object_object_foreach(obj, key, val) {
-			if (skip && strcmp(key, skip) == 0)
+			if ((skip && strcmp(key, skip) == 0) || (!l->depth && output_view_omits(l->view, key)))
 				continue;
 			if (is_inline(val) != !nested)
 				continue;
