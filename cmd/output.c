@@ -358,7 +358,14 @@ int output_call_value(struct ctl *ctl, const struct cmd_args *args, const char *
 
 	if (r < 0)
 		return r;
-	if (ctl->json) {
+	if (ctl->json && is_scalar(v)) {
+		/* A bare number says nothing of what it is: JSON names it, {"mkey": N}. */
+		struct json_object *named = json_object_new_object();
+
+		json_object_object_add(named, key, json_object_get(v));
+		output_print_json(ctl, named);
+		json_object_put(named);
+	} else if (ctl->json) {
 		output_print_json(ctl, v);
 	} else if (is_scalar(v)) {
 		char *text = output_scalar_text(NULL, key, v);
