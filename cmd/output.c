@@ -184,7 +184,7 @@ static void emit_fields(struct line *l, struct json_object *obj, const char *ski
 	/* Inline fields first, so a record's own line is not split by its nested parts. */
 	for (int nested = 0; nested < 2; nested++) {
 		json_object_object_foreach(obj, key, val) {
-			if (skip && strcmp(key, skip) == 0)
+			if ((skip && strcmp(key, skip) == 0) || (!l->depth && output_view_omits(l->view, key)))
 				continue;
 			if (is_inline(val) != !nested)
 				continue;
@@ -358,7 +358,14 @@ int output_call_value(struct ctl *ctl, const struct cmd_args *args, const char *
 
 	if (r < 0)
 		return r;
-	if (ctl->json) {
+	if (ctl->json && is_scalar(v)) {
+		/* A bare number says nothing of what it is: JSON names it, {"mkey": N}. */
+		struct json_object *named = json_object_new_object();
+
+		json_object_object_add(named, key, json_object_get(v));
+		output_print_json(ctl, named);
+		json_object_put(named);
+	} else if (ctl->json) {
 		output_print_json(ctl, v);
 	} else if (is_scalar(v)) {
 		char *text = output_scalar_text(NULL, key, v);

@@ -45,7 +45,7 @@ int output_call_list(struct ctl *ctl, const struct cmd_args *args, const char *m
 /*
  * Calls method with params (consumed) and prints reply[key] alone, for
  * scripts: a number as a number, an object as one line of JSON (text), or
- * as -j/-p want it.  Returns an exit code.
+ * as -j/-p want it, a number there as {"KEY": N}.  Returns an exit code.
  */
 int output_call_value(struct ctl *ctl, const struct cmd_args *args, const char *method,
 		      struct json_object *params, const char *key);

@@ -19,7 +19,11 @@ static const struct output_view views[] = {
 	{ .label = "dek", .brief = KEYS("ifname", "name", "size", "import", "state", "mkeys") },
 	{ .label = "pool", .brief = KEYS("ifname", "name", "type", "size", "available", "in_use") },
 	{ .label = "gid", .name_key = "index" },
-	{ .label = "port", .brief = KEYS("ifname", "port", "netdev", "oper_state", "passing") },
+	/*
+	 * A VNIC port, labelled by its handle: its device's port (1) beside it
+	 * read "port 0: ... port 1", two ports; vnic fabric shows that one.
+	 */
+	{ .label = "port", .brief = KEYS("ifname", "netdev", "oper_state", "passing"), .omit = KEYS("port") },
 };
 
 const struct output_view *output_view(const char *label)
@@ -28,6 +32,14 @@ const struct output_view *output_view(const char *label)
 		if (strcmp(views[i].label, label) == 0)
 			return &views[i];
 	return NULL;
+}
+
+bool output_view_omits(const struct output_view *view, const char *key)
+{
+	for (const char *const *k = view && view->omit ? view->omit : KEYS(NULL); *k; k++)
+		if (strcmp(*k, key) == 0)
+			return true;
+	return false;
 }
 
 bool output_key_is_hex(const char *key)

@@ -17,10 +17,15 @@ struct output_view {
 	bool hex_handle;
 	/* The key that names a record after its label when not "handle" (a GID's "index"). */
 	const char *name_key;
+	/* Keys text leaves out of a record's line (JSON keeps them), NULL-terminated. */
+	const char *const *omit;
 };
 
 /* The view of records labelled label; NULL for none (every key, as given). */
 const struct output_view *output_view(const char *label);
+
+/* Whether the text of a record of view leaves key out. */
+bool output_view_omits(const struct output_view *view, const char *key);
 
 /* Keys whose numbers are keys (lkey, rkey, a reference to an MR or an MKEY): hex in text. */
 bool output_key_is_hex(const char *key);

@@ -321,9 +321,32 @@ static bool has_non_null(struct json_object *o, const char *key)
 	return json_object_object_get_ex(o, key, &v) && v;
 }
 
+/*
+ * The crypto members the engine requires and the DEK, all named in one
+ * error when several are missing (dek_name alone names the DEK too).
+ */
+static int crypto_missing(struct json_object *crypto, struct dp_error *de)
+{
+	static const struct dp_required dek[] = { { "dek", "a DEK's name or handle" }, { NULL } };
+	const struct dp_required *const lists[] = {
+		dp_crypto_required, has_non_null(crypto, "dek_name") ? NULL : dek, NULL,
+	};
+
+	return dp_json_required(crypto, "crypto", lists, de);
+}
+
 static bool has_key(struct json_object *o, const char *key)
 {
 	return json_object_object_get_ex(o, key, NULL);
+}
+
+/* The engine's refusal of a member of config, named from config. */
+static int config_refusal(const struct dp_error *de, struct rdma_error *err)
+{
+	char field[64];
+
+	snprintf(field, sizeof(field), "config%s%.56s", *de->field ? "." : "", de->field);
+	return rdma_error_invalid(err, field, "%s", de->message);
 }
 
 /* The setters config holds: its signature members, its crypto member. */
@@ -348,14 +371,14 @@ static int config_from_json(struct json_object *config, struct rdma_mkey_conf *c
 	if (json_object_deep_copy(config, &copy, NULL) < 0)
 		return rdma_error_system(err, -ENOMEM);
 	if (conf->set_crypto && json_object_object_get_ex(copy, "crypto", &crypto) &&
-	    json_object_is_type(crypto, json_type_object))
-		r = crypto_extras(crypto, &conf->crypto, err);
-	if (r == 0 && dp_transform_cfg_from_json(copy, &conf->cfg, &de) < 0) {
-		char field[64];
-
-		snprintf(field, sizeof(field), "config%s%.56s", *de.field ? "." : "", de.field);
-		r = rdma_error_invalid(err, field, "%s", de.message);
+	    json_object_is_type(crypto, json_type_object)) {
+		if (crypto_missing(crypto, &de) < 0)
+			r = config_refusal(&de, err);
+		else
+			r = crypto_extras(crypto, &conf->crypto, err);
 	}
+	if (r == 0 && dp_transform_cfg_from_json(copy, &conf->cfg, &de) < 0)
+		r = config_refusal(&de, err);
 	json_object_put(copy);
 	return r;
 }

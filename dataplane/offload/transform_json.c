@@ -119,6 +119,52 @@ static bool has(struct json_object *o, const char *name)
 	return json_object_object_get_ex(o, name, NULL);
 }
 
+const struct dp_required dp_crypto_required[] = {
+	{ "standard", "\"aes_xts\"" },
+	{ "encrypt_on_tx", "true, false" },
+	{ "data_unit_size", "512, 520, 4048, 4096, 4160" },
+	{ NULL },
+};
+
+static const struct dp_required domain_required[] = {
+	{ "sig_type", "\"t10dif\", \"crc\"" },
+	{ "block_size", "512, 520, 4048, 4096, 4160" },
+	{ NULL },
+};
+
+/*
+ * One error for every member missing, so that a file written from nothing is
+ * corrected in one round, not one member per try.
+ */
+int dp_json_required(struct json_object *o, const char *path, const struct dp_required *const *lists,
+		     struct dp_error *err)
+{
+	const struct dp_required *missing = NULL;
+	char text[sizeof(err->message)] = "";
+	unsigned count = 0;
+
+	for (; *lists; lists++)
+		for (const struct dp_required *r = *lists; r->name; r++) {
+			size_t used = strlen(text);
+
+			if (has(o, r->name))
+				continue;
+			snprintf(text + used, sizeof(text) - used, "%s%s (allowed: %s)", count ? ", " : "",
+				 r->name, r->allowed);
+			missing = r;
+			count++;
+		}
+	if (count == 1) {
+		char p[64];
+
+		join(p, sizeof(p), path, missing->name);
+		return dp_error_set(err, EINVAL, p, "is required; allowed: %s", missing->allowed);
+	}
+	if (count)
+		return dp_error_set(err, EINVAL, path, "missing members: %s", text);
+	return 0;
+}
+
 static int parse_t10dif(struct json_object *o, const char *dpath, struct dp_t10dif *t, struct dp_error *err)
 {
 	static const char *const names[] = { "bg_type", "bg", "app_tag", "ref_tag", "flags", NULL };
@@ -214,7 +260,6 @@ static int parse_domain(struct json_object *o, const char *name, struct dp_sig_d
 {
 	static const char *const names[] = { "sig_type", "block_size", "t10dif", "crc", NULL };
 	static const char *const types[] = { "t10dif", "crc", NULL };
-	struct json_object *v;
 	char p[64];
 	int rc, e;
 
@@ -225,16 +270,14 @@ static int parse_domain(struct json_object *o, const char *name, struct dp_sig_d
 		return bad(err, name, "must be a signature domain object or null%s", "");
 	if ((rc = only_members(o, name, names, err)))
 		return rc;
+	if ((rc = dp_json_required(o, name, (const struct dp_required *const[]){ domain_required, NULL }, err)))
+		return rc;
 	join(p, sizeof(p), name, "sig_type");
-	if (!(v = member(o, "sig_type")))
-		return bad(err, p, "is required; allowed: %s", "\"t10dif\", \"crc\"");
-	if ((rc = get_enum(v, p, types, &e, "\"t10dif\", \"crc\"", err)))
+	if ((rc = get_enum(member(o, "sig_type"), p, types, &e, "\"t10dif\", \"crc\"", err)))
 		return rc;
 	d->sig_type = e == 0 ? DP_SIG_T10DIF : DP_SIG_CRC;
 	join(p, sizeof(p), name, "block_size");
-	if (!(v = member(o, "block_size")))
-		return bad(err, p, "is required; allowed: %s", "512, 520, 4048, 4096, 4160");
-	if ((rc = get_block_size(v, p, &d->block_size, err)))
+	if ((rc = get_block_size(member(o, "block_size"), p, &d->block_size, err)))
 		return rc;
 	if (d->sig_type == DP_SIG_T10DIF) {
 		if (has(o, "crc")) {
@@ -267,13 +310,14 @@ static int parse_crypto(struct json_object *o, struct dp_crypto_cfg *c, struct d
 	if ((rc = only_members(o, "crypto", names, err)))
 		return rc;
 	c->enabled = true;
-	if (!(v = member(o, "standard")))
-		return bad(err, "crypto.standard", "is required; allowed: %s", "\"aes_xts\"");
-	if ((rc = get_enum(v, "crypto.standard", standards, &e, "\"aes_xts\"", err)))
+	if ((rc = dp_json_required(o, "crypto", (const struct dp_required *const[]){ dp_crypto_required, NULL },
+				   err)))
+		return rc;
+	if ((rc = get_enum(member(o, "standard"), "crypto.standard", standards, &e, "\"aes_xts\"", err)))
 		return rc;
 	c->standard = DP_CRYPTO_AES_XTS;
 	if (!(v = member(o, "encrypt_on_tx")) || !json_object_is_type(v, json_type_boolean))
-		return bad(err, "crypto.encrypt_on_tx", "is required and must be true or false%s", "");
+		return bad(err, "crypto.encrypt_on_tx", "must be true or false%s", "");
 	c->encrypt_on_tx = json_object_get_boolean(v);
 	if ((v = member(o, "signature_crypto_order"))) {
 		if ((rc = get_enum(v, "crypto.signature_crypto_order", orders, &e,
@@ -281,9 +325,7 @@ static int parse_crypto(struct json_object *o, struct dp_crypto_cfg *c, struct d
 			return rc;
 		c->order = (enum dp_crypto_order)e;
 	}
-	if (!(v = member(o, "data_unit_size")))
-		return bad(err, "crypto.data_unit_size", "is required; allowed: %s", "512, 520, 4048, 4096, 4160");
-	if ((rc = get_block_size(v, "crypto.data_unit_size", &c->data_unit_size, err)))
+	if ((rc = get_block_size(member(o, "data_unit_size"), "crypto.data_unit_size", &c->data_unit_size, err)))
 		return rc;
 	if ((v = member(o, "initial_tweak"))) {
 		const char *s = json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;

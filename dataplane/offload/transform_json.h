@@ -32,6 +32,22 @@
 
 struct json_object;
 
+/* A member an object must have, and the values it allows (said when it is missing). */
+struct dp_required {
+	const char *name;
+	const char *allowed;
+};
+/* crypto's required members (ending with { NULL }); the daemon adds its dek to them. */
+extern const struct dp_required dp_crypto_required[];
+/*
+ * 0 when o has every member of the lists (each ending with { NULL }, the
+ * lists ending with NULL); else -EINVAL naming all it lacks in one error: one
+ * as field PATH.NAME "is required; allowed: ...", several as field PATH
+ * "missing members: NAME (allowed: ...), ...".
+ */
+int dp_json_required(struct json_object *o, const char *path, const struct dp_required *const *lists,
+		     struct dp_error *err);
+
 /* Parse and validate (dp_transform_cfg_validate) a configuration object. */
 int dp_transform_cfg_from_json(struct json_object *obj, struct dp_transform_cfg *cfg, struct dp_error *err);
 /* Same, from JSON text. */

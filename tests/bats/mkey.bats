@@ -206,6 +206,29 @@ t10dif_wire() { # APP REF [FLAGS]: T10-DIF (CRC guard, bg 0xFFFF) on the wire, n
 	assert_failure 2
 }
 
+@test "a crypto or signature domain missing several members names them all, with their values, in one error" {
+	both=$(mkey_create 1 block_signature,crypto 4)
+	echo '{"crypto":{}}' >empty.json
+	echo '{"crypto":{"encrypt_on_tx":false}}' >some.json
+	echo '{"mem":{},"wire":null}' >domain.json
+	before=$(mkey_json "$both")
+	run "$RDMACTL" mkey configure "$both" --config empty.json
+	assert_failure 2
+	assert_output "rdmactl: mkey configure: io.rdmad.Mkey.InvalidArgument: field 'config.crypto', reason 'missing members: standard (allowed: \"aes_xts\"), encrypt_on_tx (allowed: true, false), data_unit_size (allowed: 512, 520, 4048, 4096, 4160), dek (allowed: a DEK's name or handle)'"
+	# --dek fills crypto.dek: the others are still all named.
+	run "$RDMACTL" mkey configure "$both" --config some.json --dek 1
+	assert_failure 2
+	assert_output "rdmactl: mkey configure: io.rdmad.Mkey.InvalidArgument: field 'config.crypto', reason 'missing members: standard (allowed: \"aes_xts\"), data_unit_size (allowed: 512, 520, 4048, 4096, 4160)'"
+	run "$RDMACTL" mkey configure "$both" --config domain.json
+	assert_failure 2
+	assert_output --partial "field 'config.mem', reason 'missing members: sig_type (allowed: \"t10dif\", \"crc\"), block_size (allowed: 512, 520, 4048, 4096, 4160)'"
+	assert_equal "$(mkey_json "$both")" "$before"
+	# The offline transform reads the same file the same way.
+	run "$RDMACTL" offload tx --config empty.json </dev/null
+	assert_failure
+	assert_output --partial "crypto: missing members: standard (allowed: \"aes_xts\"), encrypt_on_tx (allowed: true, false), data_unit_size"
+}
+
 @test "MRs and the PD an MKEY uses cannot be destroyed under it; the MKEY can" {
 	mr=$(mr_create 1 4096)
 	h=$(mkey_create 1 block_signature 4)

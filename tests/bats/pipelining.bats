@@ -411,7 +411,7 @@ wait_state() { # QP STATE
 	transaction 1 "$k"
 	wait_state "$S" sqd
 	assert_equal "$("$RDMACTL" qp cancel "$S" --wrid 42)" 0
-	assert_equal "$("$RDMACTL" -j qp cancel "$S" --wrid 1)" 1
+	assert_equal "$("$RDMACTL" -j qp cancel "$S" --wrid 1)" '{"count":1}'
 	run "$RDMACTL" qp cancel "$S" --wrid 1
 	assert_refused Qp InvalidState wr_id
 	run "$RDMACTL" qp cancel "$S"

@@ -92,7 +92,8 @@ pool_field() {
 	# (-j: its output is flushed line by line).
 	coproc BATCH { "$RDMACTL" -b - 2>&1; }
 	echo "pool borrow p1 -j" >&"${BATCH[1]}"
-	read -r -t 10 key <&"${BATCH[0]}"
+	read -r -t 10 line <&"${BATCH[0]}"
+	key=$(jq -r .mkey <<<"$line")
 	[[ $key =~ ^[0-9]+$ ]]
 	run "$RDMACTL" pool return "$key" --owner someone
 	assert_failure 1

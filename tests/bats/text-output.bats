@@ -8,6 +8,10 @@
 load helper
 
 setup_file() {
+	# A software fabric of one node, for vnic fabric's record.
+	FABRIC_PORT=$((20000 + $$ % 20000))
+	echo "$FABRIC_PORT" >"$BATS_FILE_TMPDIR/fabric_port"
+	printf 'fabric_lid = 1\nfabric_address = 127.0.0.1:%s\n' "$FABRIC_PORT" >"$BATS_FILE_TMPDIR/rdmad.conf"
 	rdmad_start
 	"$RDMACTL" pd create >/dev/null
 	"$RDMACTL" cq create --cqe 16 >/dev/null
@@ -156,4 +160,21 @@ setup() { load_libs; }
 	"$RDMACTL" mkey destroy "$mkey"
 	"$RDMACTL" pd destroy "$pd"
 	"$RDMACTL" gid del 7
+}
+
+@test "records say what they are: cq poll prints completion: lines, vnic fabric a fabric: line" {
+	cq=$("$RDMACTL" -j cq create --cqe 4 | jq -r '.[0].handle')
+	qp=$("$RDMACTL" -j qp create --pd 1 --send-cq "$cq" --recv-cq "$cq" --type rc | jq -r '.[0].handle')
+	"$RDMACTL" qp modify "$qp" --state init --access local_write >/dev/null
+	"$RDMACTL" qp post-recv "$qp" --sge 0x101:0:16 --wrid 5
+	"$RDMACTL" qp post-recv "$qp" --sge 0x101:16:16 --wrid 6
+	"$RDMACTL" qp modify "$qp" --state err >/dev/null
+	run -0 "$RDMACTL" cq poll "$cq"
+	assert_equal "${#lines[@]}" 2
+	assert_line -n 0 "completion: wr_id 5 status wr_flush_err opcode recv byte_len 0 imm 0 qp $qp src_qp 0 flags -"
+	assert_line -n 1 "completion: wr_id 6 status wr_flush_err opcode recv byte_len 0 imm 0 qp $qp src_qp 0 flags -"
+	"$RDMACTL" qp destroy "$qp"
+	"$RDMACTL" cq destroy "$cq"
+	run -0 "$RDMACTL" vnic fabric
+	assert_output "fabric: ifname soft0 ifindex 0 port 1 transport fabric lid 1 address 127.0.0.1:$(cat "$BATS_FILE_TMPDIR/fabric_port") nodes - rx_datagrams 0 rx_mads 0 rx_frames 0 rx_bad_type 0 rx_bad_packet 0 rx_wrong_dlid 0 rx_mad_overflow 0 tx_datagrams 0 tx_mads 0 tx_frames 0 tx_no_route 0 tx_errors 0 trap_lid 0 trap_sl 0 vnics 0 mads_received 0 mads_answered 0 mads_dropped 0 mads_unmatched 0 traps_sent 0 traps_rate_limited 0 traps_no_lid 0"
 }

@@ -63,11 +63,22 @@ ping_ok() {
 	[ "$(ip netns exec "$NS_A" cat /sys/class/net/vnic0/address)" = "$(lmac 1)" ]
 	run ctl "$A" vnic list
 	assert_success
-	assert_line --partial "port 0: ifname soft0 port 1 netdev vnic0 oper_state forwarding passing"
+	assert_line --regexp '^port 0: ifname soft0 netdev vnic0 oper_state forwarding passing (true|false)$'
 	run ctl "$A" -j status
 	[ "$(jq -r '.vnic_ports[0].netdev' <<<"$output")" = vnic0 ]
 	run ctl "$A" status
 	assert_output --partial "vnic0 forwarding passing"
+}
+
+@test "vnic show 0 and vnic list name the VNIC port once, port 0: (its device's port is vnic fabric's, in JSON)" {
+	run -0 ctl "$A" vnic show 0
+	assert_line -n 0 --regexp '^port 0: ifname soft0 ifindex 0 netdev vnic0 admin_up (true|false) carrier true config_state forwarding oper_state forwarding eth_link_status [a-z_]+ passing (true|false) .*base_mac '"$(lmac 1)"' '
+	# "port N" once, as the record's label; never the device's port beside it.
+	[ "$(grep -Eo '(^| )port [0-9]+' <<<"$output" | wc -l)" -eq 1 ]
+	run -0 ctl "$A" vnic list
+	assert_equal "${#lines[@]}" 1
+	assert_output --regexp '^port 0: ifname soft0 netdev vnic0 oper_state forwarding passing (true|false)$'
+	[ "$(port_json "$A" | jq .port)" = 1 ]
 }
 
 @test "ping between the two VNIC interfaces succeeds both ways" {
