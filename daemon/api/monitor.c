@@ -179,7 +179,12 @@ static uid_t event_owner(struct rdma_device *dev, const struct rdma_event *ev)
 static bool tenant_may_see(const struct subscriber *s, struct rdma_device *dev,
 			   const struct rdma_event *ev)
 {
-	if (s->uid == 0 || ev->kind >= RDMA_OBJ_DEK || ev->type >= RDMA_EVENT_VNIC_STATE)
+	if (s->uid == 0)
+		return true;
+	/* Who borrows from a pool is root's to know, as Pool.Show's borrowers are. */
+	if (ev->type == RDMA_EVENT_POOL_BORROW || ev->type == RDMA_EVENT_POOL_RETURN)
+		return false;
+	if (ev->kind >= RDMA_OBJ_DEK || ev->type >= RDMA_EVENT_VNIC_STATE)
 		return true;
 	if (ev->type == RDMA_EVENT_OBJECT_CREATED)
 		return false;

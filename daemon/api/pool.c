@@ -36,7 +36,14 @@ static struct json_object *borrower_json(const struct rdma_mkey *mkey)
 	return o;
 }
 
-static struct json_object *pool_json(struct rdma_device *dev, struct rdma_object *obj)
+/* Root sees every borrower; a tenant (uid viewer) only its own programs, not others' nor owner names. */
+static bool borrower_visible(const struct rdma_mkey *mkey, uid_t viewer)
+{
+	return viewer == 0 || (rdma_pool_holder(mkey) == RDMA_POOL_HOLDER_CONNECTION &&
+			       varlink_connection_peer(mkey->borrower)->uid == viewer);
+}
+
+static struct json_object *pool_json(struct rdma_device *dev, struct rdma_object *obj, uid_t viewer)
 {
 	struct rdma_pool *pool = rdma_pool(obj);
 	struct json_object *o = json_object_new_object();
@@ -47,7 +54,7 @@ static struct json_object *pool_json(struct rdma_device *dev, struct rdma_object
 	rdma_pool_reap(pool);
 	for (uint32_t i = 0; i < pool->size; i++) {
 		json_object_array_add(mkeys, json_object_new_int64(pool->mkeys[i]->obj.handle));
-		if (pool->mkeys[i]->borrower)
+		if (pool->mkeys[i]->borrower && borrower_visible(pool->mkeys[i], viewer))
 			json_object_array_add(borrowers, borrower_json(pool->mkeys[i]));
 	}
 	api_add_device(o, dev);
@@ -70,17 +77,24 @@ static struct json_object *pool_json(struct rdma_device *dev, struct rdma_object
 	return o;
 }
 
+static struct json_object *pool_json_for(struct varlink_call *call, struct rdma_device *dev,
+					 struct rdma_object *obj)
+{
+	return pool_json(dev, obj, varlink_call_peer(call)->uid);
+}
+
+/* The reply of root's methods (every method but List and Show is root's). */
 static struct json_object *pool_reply(struct rdma_device *dev, struct rdma_pool *pool)
 {
 	struct json_object *reply = json_object_new_object();
 
-	json_object_object_add(reply, "pool", pool_json(dev, &pool->obj));
+	json_object_object_add(reply, "pool", pool_json(dev, &pool->obj, 0));
 	return reply;
 }
 
 static int reply_pool(struct varlink_call *call, struct rdma_device *dev, struct rdma_pool *pool)
 {
-	return varlink_call_reply(call, pool_reply(dev, pool));
+	return api_reply_record(call, "pool", pool_json_for(call, dev, &pool->obj));
 }
 
 /* The parameters of every pool method; each reads the fields it takes. */
@@ -187,7 +201,7 @@ static int create(struct varlink_call *call, struct json_object *params, void *u
 
 static int list(struct varlink_call *call, struct json_object *params, void *userdata)
 {
-	return api_list(call, userdata, params, IFACE, RDMA_OBJ_POOL, "pools", pool_json);
+	return api_list_for_caller(call, userdata, params, IFACE, RDMA_OBJ_POOL, "pools", pool_json_for);
 }
 
 static int show(struct varlink_call *call, struct json_object *params, void *userdata)

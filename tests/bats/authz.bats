@@ -244,6 +244,9 @@ sig_error root
 wr_canceled root
 recovery root
 cq_error root
+pool_borrow root
+pool_return root
+pool_resize rdma
 vnic_state rdma
 vnic_mac_table rdma
 vnic_trap rdma
@@ -360,6 +363,11 @@ seen() {
 	"$RDMACTL" gid add 0 fe80::1 >/dev/null
 	head -c 32 /dev/urandom | "$RDMACTL" dek create secret --size 128 --key-file - >/dev/null
 	"$RDMACTL" dek destroy secret
+	# A pool's MKEY borrowed and given back (who borrows is root's to know), the pool resized.
+	"$RDMACTL" pool create events --type signature --size 1 >/dev/null
+	key=$("$RDMACTL" pool borrow events --owner job)
+	"$RDMACTL" pool return "$key" --owner job
+	"$RDMACTL" pool resize events --size 2 >/dev/null
 	MEM=$(new_mr 1 8192 local_write,remote_write,remote_read)
 	PEER=$(new_mr 1 8192 local_write,remote_write,remote_read)
 	pair
@@ -413,6 +421,21 @@ seen() {
 	assert_equal "$(cat "$E/member.lines")" "$(jq -c 'del(.time_usec)' "$E/root" | grep -Fx -f "$E/member.lines")"
 	run grep -E "\"kind\":\"pd\",\"handle\":1[,}]|\"kind\":\"qp\",\"handle\":($A|$B)[,}]" "$E/member.lines"
 	assert_failure
+}
+
+@test "who borrows from a pool is root's: a member's pool show counts the MKEY in use but names no borrower" {
+	"$RDMACTL" pool create seen --type signature --size 2 >/dev/null
+	key=$("$RDMACTL" pool borrow seen --owner job-7)
+	run "$RDMACTL" -j pool show seen
+	assert_equal "$(jq -c '.[0] | [.in_use, [.borrowers[].owner]]' <<<"$output")" '[1,["job-7"]]'
+	run as "$IN_USER" "$RDMACTL" -j pool show seen
+	assert_success
+	assert_equal "$(jq -c '.[0] | [.in_use, .borrowers]' <<<"$output")" '[1,[]]'
+	run as "$IN_USER" "$RDMACTL" pool list
+	assert_success
+	refute_output --partial job-7
+	"$RDMACTL" pool return "$key" --owner job-7
+	"$RDMACTL" pool destroy seen
 }
 
 @test "which DEK an MKEY uses is root's: a member's program sees crypto.dek null on its own MKEY; root's MKEYs are not there for it" {

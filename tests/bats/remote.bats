@@ -215,14 +215,14 @@ pds() {
 	run "$RDMACTL" -H rdmad-nowhere -s "$FAR" pd list
 	assert_failure 1
 	assert_line --partial "Connection refused"
-	assert_line "rdmactl: io.rdmad.Pd.List: host 'rdmad-nowhere': ssh could not reach it or log in (ssh exit status 255; ssh's own message is above)"
+	assert_line "rdmactl: pd list: host 'rdmad-nowhere': ssh could not reach it or log in (ssh exit status 255; ssh's own message is above)"
 	RDMACTL_REMOTE=/nonexistent/rdmactl run "$RDMACTL" -H rdmad-far -s "$FAR" pd list
 	assert_failure 1
-	assert_line "rdmactl: io.rdmad.Pd.List: host 'rdmad-far': no rdmactl to run there (exit status 127): install rdmad on it, or name its rdmactl in RDMACTL_REMOTE"
+	assert_line "rdmactl: pd list: host 'rdmad-far': no rdmactl to run there (exit status 127): install rdmad on it, or name its rdmactl in RDMACTL_REMOTE"
 	run "$RDMACTL" -H rdmad-far -s "$BATS_TEST_TMPDIR/down" pd list
 	assert_failure 1
 	assert_line "rdmactl: cannot connect to $BATS_TEST_TMPDIR/down: No such file or directory (is rdmad running?)"
-	assert_line "rdmactl: io.rdmad.Pd.List: host 'rdmad-far': rdmactl --bridge there could not reach its rdmad (its message is above)"
+	assert_line "rdmactl: pd list: host 'rdmad-far': rdmactl --bridge there could not reach its rdmad (its message is above)"
 }
 
 @test "-H refuses a command that passes a file descriptor, and the far host has nothing new" {

@@ -279,7 +279,7 @@ PY
 	run completions "$A" "$CA" 1
 	assert_output "82 success rdma_read 520 0 0 "
 	assert_equal "$(ctl "$A" mr read "$MA" --offset 0 --length 512 | sha256sum)" "$(sha256sum <"$data")"
-	assert_equal "$(ctl "$A" mkey check "$K" | jq -r .err_type)" none
+	assert_equal "$(ctl "$A" -j mkey check "$K" | jq -r .err_type)" none
 	# A byte changed on the peer's side (flipped: a random block may hold any value there):
 	# the READ still completes, the guard error is the MKEY's.
 	byte=$(ctl "$B" mr read "$MB" --offset 60100 --length 1 | xxd -p)
@@ -287,7 +287,7 @@ PY
 	ctl "$A" qp post "$QA" read --wrid 83 --sge "$K:0:520" --remote "$MB@$((IOVA_B + 60000))" --signaled
 	run completions "$A" "$CA" 1
 	assert_output "83 success rdma_read 520 0 0 "
-	assert_equal "$(ctl "$A" mkey check "$K" | jq -r .err_type)" guard
+	assert_equal "$(ctl "$A" -j mkey check "$K" | jq -r .err_type)" guard
 	[ "$(ctl "$A" -j qp show "$QA" | jq -r '.[0].datapath.sig_errors.guard')" -ge 1 ]
 }
 

@@ -142,7 +142,7 @@ static void test_rdmad_refuses_around_rings(void **state)
 	/* A UD QP's sends name AHs rdmad resolves: no rings for it, and nothing created. */
 	size_t before = harness_count("Qp", "qps");
 
-	snprintf(params, sizeof(params), "{\"pd\": %u, \"send_cq\": %u, \"recv_cq\": %u, \"type\": \"UD\", "
+	snprintf(params, sizeof(params), "{\"pd\": %u, \"send_cq\": %u, \"recv_cq\": %u, \"type\": \"ud\", "
 		 "\"rings\": true}", l.pd->handle, l.cq->handle, l.cq->handle);
 	error = call_error("io.rdmad.Qp.Create", params, NULL);
 	assert_string_equal(error, "io.rdmad.Qp.NotSupported");
