@@ -22,6 +22,7 @@
 
 #include "daemon/verbs/gid.h"
 #include "lib/log.h"
+#include "lib/netlink.h"
 
 /* Notifications come in bursts; a big receive buffer makes an overrun rare (and harmless). */
 #define NOTIFY_RCVBUF (1 << 20)
@@ -42,23 +43,6 @@ struct gid_netlink {
 	sd_event_source *sweep_timer;
 };
 
-static int nl_to_errno(int nle)
-{
-	switch (nle < 0 ? -nle : nle) {
-	case NLE_NOMEM:
-		return -ENOMEM;
-	case NLE_OBJ_NOTFOUND:
-	case NLE_NODEV:
-		return -ENODEV;
-	case NLE_PERM:
-		return -EPERM;
-	case NLE_AGAIN:
-		return -EAGAIN;
-	default:
-		return -EIO;
-	}
-}
-
 /* The interface's index now, 0 when none has the name. */
 static int lookup_ifindex(struct gid_netlink *g)
 {
@@ -66,7 +50,7 @@ static int lookup_ifindex(struct gid_netlink *g)
 	int r = rtnl_link_get_kernel(g->req, 0, g->name, &link);
 
 	if (r < 0)
-		return nl_to_errno(r) == -ENODEV ? 0 : nl_to_errno(r);
+		return netlink_errno(r) == -ENODEV ? 0 : netlink_errno(r);
 	r = rtnl_link_get_ifindex(link);
 	rtnl_link_put(link);
 	return r;
@@ -96,7 +80,7 @@ static int read_gids(struct gid_netlink *g, uint8_t (*gids)[RDMA_GID_LEN], size_
 	int r = rtnl_addr_alloc_cache(g->req, &cache);
 
 	if (r < 0)
-		return nl_to_errno(r);
+		return netlink_errno(r);
 	*n = 0;
 	for (struct nl_object *o = nl_cache_get_first(cache); o && *n < max;
 	     o = nl_cache_get_next(o)) {
@@ -207,7 +191,7 @@ static int on_notify(sd_event_source *s, int fd, uint32_t revents, void *userdat
 		}
 	} while (r > 0);
 	if (r < 0 && r != -NLE_AGAIN)
-		log_warning_errno(nl_to_errno(r), "roce_netdev %s: reading notifications", g->name);
+		log_warning_errno(netlink_errno(r), "roce_netdev %s: reading notifications", g->name);
 	if (g->dirty)
 		resync(g);
 	return 0;
@@ -235,7 +219,7 @@ static int open_sockets(struct gid_netlink *g)
 	if (r >= 0)
 		r = nl_socket_set_buffer_size(g->notify, NOTIFY_RCVBUF, 0);
 	if (r < 0)
-		return nl_to_errno(r);
+		return netlink_errno(r);
 	g->notify_cb = nl_socket_get_cb(g->notify);
 	return g->notify_cb ? 0 : -ENOMEM;
 }

@@ -158,7 +158,7 @@ static int on_notify(sd_event_source *s, int fd, uint32_t revents, void *userdat
 		}
 	} while (r > 0);
 	if (r < 0 && r != -NLE_AGAIN)
-		log_warning_errno(vnic_nl_errno(r), "vnic: reading link notifications");
+		log_warning_errno(netlink_errno(r), "vnic: reading link notifications");
 	if (overrun)
 		log_debug("vnic: link notifications overran; reading every port again");
 	refresh(w, overrun);
@@ -233,7 +233,7 @@ static int open_notify(struct vnic_netdev_watch *w)
 	if (r >= 0)
 		r = nl_socket_set_buffer_size(w->notify, NOTIFY_RCVBUF, 0);
 	if (r < 0)
-		return vnic_nl_errno(r);
+		return netlink_errno(r);
 	w->notify_cb = nl_socket_get_cb(w->notify);
 	return w->notify_cb ? 0 : -ENOMEM;
 }
@@ -254,7 +254,7 @@ int vnic_netdev_watch_new(struct vnic_netdev_watch **out, sd_event *event, uint6
 	}
 	r = nl_connect(w->req, NETLINK_ROUTE);
 	if (r < 0) {
-		r = vnic_nl_errno(r);
+		r = netlink_errno(r);
 		goto fail;
 	}
 	r = open_notify(w);
