@@ -15,7 +15,6 @@
 #include <sys/epoll.h>
 #include <linux/if_addr.h>
 #include <linux/rtnetlink.h>
-#include <netlink/errno.h>
 #include <netlink/msg.h>
 #include <netlink/route/addr.h>
 #include <netlink/route/link.h>
@@ -24,8 +23,6 @@
 #include "lib/log.h"
 #include "lib/netlink.h"
 
-/* Notifications come in bursts; a big receive buffer makes an overrun rare (and harmless). */
-#define NOTIFY_RCVBUF (1 << 20)
 /* How often entries whose address went are checked for their last user. */
 #define SWEEP_USEC 1000000ULL
 
@@ -180,18 +177,13 @@ static int on_msg(struct nl_msg *msg, void *arg)
 static int on_notify(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 {
 	struct gid_netlink *g = userdata;
-	int r;
+	bool overrun;
+	int r = netlink_notify_read(g->notify, g->notify_cb, &overrun);
 
-	/* Until the nonblocking socket is empty: -NLE_AGAIN (or 0, by libnl version). */
-	do {
-		r = nl_recvmsgs_report(g->notify, g->notify_cb);
-		if (r == -NLE_NOMEM) {	/* ENOBUFS: notifications were lost */
-			g->dirty = true;
-			r = 1;
-		}
-	} while (r > 0);
-	if (r < 0 && r != -NLE_AGAIN)
-		log_warning_errno(netlink_errno(r), "roce_netdev %s: reading notifications", g->name);
+	if (r < 0)
+		log_warning_errno(r, "roce_netdev %s: reading notifications", g->name);
+	if (overrun)
+		g->dirty = true;
 	if (g->dirty)
 		resync(g);
 	return 0;
@@ -199,29 +191,17 @@ static int on_notify(sd_event_source *s, int fd, uint32_t revents, void *userdat
 
 static int open_sockets(struct gid_netlink *g)
 {
+	static const unsigned groups[] = { RTNLGRP_LINK, RTNLGRP_IPV4_IFADDR, RTNLGRP_IPV6_IFADDR };
 	int r;
 
 	g->req = nl_socket_alloc();
-	g->notify = nl_socket_alloc();
-	if (!g->req || !g->notify)
+	if (!g->req)
 		return -ENOMEM;
 	r = nl_connect(g->req, NETLINK_ROUTE);
-	nl_socket_disable_seq_check(g->notify);
-	if (r >= 0)
-		r = nl_socket_modify_cb(g->notify, NL_CB_VALID, NL_CB_CUSTOM, on_msg, g);
-	if (r >= 0)
-		r = nl_connect(g->notify, NETLINK_ROUTE);
-	if (r >= 0)
-		r = nl_socket_add_memberships(g->notify, RTNLGRP_LINK, RTNLGRP_IPV4_IFADDR,
-					      RTNLGRP_IPV6_IFADDR, 0);
-	if (r >= 0)
-		r = nl_socket_set_nonblocking(g->notify);
-	if (r >= 0)
-		r = nl_socket_set_buffer_size(g->notify, NOTIFY_RCVBUF, 0);
 	if (r < 0)
 		return netlink_errno(r);
-	g->notify_cb = nl_socket_get_cb(g->notify);
-	return g->notify_cb ? 0 : -ENOMEM;
+	return netlink_notify_open(&g->notify, &g->notify_cb, groups, sizeof(groups) / sizeof(groups[0]),
+				   on_msg, g);
 }
 
 int gid_netlink_new(struct gid_netlink **out, sd_event *event, struct rdma_device *dev,
