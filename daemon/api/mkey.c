@@ -112,7 +112,7 @@ static int api_reply_mkey(struct varlink_call *call, struct rdma_device *dev, st
 	struct json_object *reply = json_object_new_object();
 
 	json_object_object_add(reply, "mkey", mkey_json(call, dev, &mkey->obj));
-	return varlink_call_reply(call, reply);
+	return api_reply(call, reply);
 }
 
 /* The device and the MKEY named by "handle"; NULL when the call was answered. */
@@ -225,7 +225,7 @@ static int check(struct varlink_call *call, struct json_object *params, void *us
 		return api_reply_failure(call, IFACE, &err, r);
 	reply = json_object_new_object();
 	json_object_object_add(reply, "record", dp_sig_err_to_json(&rec));
-	return varlink_call_reply(call, reply);
+	return api_reply(call, reply);
 }
 
 /* ---- transfers ---- */
@@ -277,7 +277,7 @@ static int tx(struct varlink_call *call, struct json_object *params, void *userd
 		}
 		json_object_object_add(o, "sig_error", dp_sig_err_to_json(&xfer));
 		pos += n;
-		r = pos < len ? varlink_call_reply_more(call, o) : varlink_call_reply(call, o);
+		r = pos < len ? api_reply_more(call, o) : api_reply(call, o);
 	} while (r == 0 && pos < len);
 	free(out);
 	return r;
@@ -403,7 +403,7 @@ static int rx(struct varlink_call *call, struct json_object *params, void *userd
 	json_add_uint(reply, "received", u->len);
 	if (!p.last) {
 		json_add_uint(reply, "length", 0);
-		return varlink_call_reply(call, reply);
+		return api_reply(call, reply);
 	}
 	r = rdma_mkey_rx(dev, mkey, u->buf, u->len, &out_len, &xfer, &err);
 	upload_drop(upload_find(varlink_call_connection(call)));
@@ -413,7 +413,7 @@ static int rx(struct varlink_call *call, struct json_object *params, void *userd
 	}
 	json_add_uint(reply, "length", out_len);
 	json_object_object_add(reply, "sig_error", dp_sig_err_to_json(&xfer));
-	return varlink_call_reply(call, reply);
+	return api_reply(call, reply);
 }
 
 const struct varlink_method api_mkey_methods[] = {

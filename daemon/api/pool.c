@@ -80,7 +80,7 @@ static struct json_object *pool_reply(struct rdma_device *dev, struct rdma_pool 
 
 static int reply_pool(struct varlink_call *call, struct rdma_device *dev, struct rdma_pool *pool)
 {
-	return varlink_call_reply(call, pool_reply(dev, pool));
+	return api_reply(call, pool_reply(dev, pool));
 }
 
 /* The parameters of every pool method; each reads the fields it takes. */
@@ -283,7 +283,7 @@ static int borrow(struct varlink_call *call, struct json_object *params, void *u
 		return api_reply_failure(call, IFACE, &err, r);
 	reply = json_object_new_object();
 	json_add_uint(reply, "mkey", mkey->obj.handle);
-	return varlink_call_reply(call, reply);
+	return api_reply(call, reply);
 }
 
 /* Return's handle is api_lookup's. */
@@ -302,7 +302,7 @@ static int give_back(struct varlink_call *call, struct json_object *params, void
 	r = rdma_pool_return(rdma_mkey(mkey), varlink_call_connection(call), p.owner, &err);
 	if (r < 0)
 		return api_reply_failure(call, IFACE, &err, r);
-	return varlink_call_reply(call, NULL);
+	return api_reply(call, NULL);
 }
 
 void api_pool_connection_closed(struct varlink_connection *conn, struct manager *m)
