@@ -24,7 +24,7 @@ struct dp_transform {
 	size_t chunk;                   /* bytes of data units crypted per window fill */
 };
 
-struct plan {
+struct transform_plan {
 	const struct dp_sig_domain *in, *out;   /* NULL when absent */
 	uint32_t bin, bout;
 	unsigned fin, fout;
@@ -32,9 +32,9 @@ struct plan {
 	bool in_mem;                            /* the input is the memory domain (TX) */
 };
 
-struct run {
+struct transform_run {
 	struct dp_transform *t;
-	const struct plan *p;
+	const struct transform_plan *p;
 	uint8_t *out;
 	size_t opos;                    /* bytes of output written */
 	size_t ocrypted;                /* bytes of output already crypted (output crypto) */
@@ -49,7 +49,7 @@ struct run {
 };
 
 /* The plan of a transfer in direction dir through t. */
-void transform_plan_make(const struct dp_transform *t, enum dp_dir dir, struct plan *p);
+void transform_plan_make(const struct dp_transform *t, enum dp_dir dir, struct transform_plan *p);
 
 /* In *data the data bytes of a stream of len bytes (b-byte blocks, f-byte fields); false when
  * such a stream cannot end there (see transform_plan.c). */
@@ -59,13 +59,14 @@ bool transform_stream_data(uint32_t b, unsigned f, size_t len, bool field_always
 size_t transform_stream_len(uint32_t b, unsigned f, size_t data, bool last_field);
 
 /* The output length of an input of in_len bytes under plan p, or -EINVAL (field "input"). */
-int transform_plan_lengths(const struct dp_transform *t, const struct plan *p, size_t in_len,
-			   bool last_field, size_t *out_len, struct dp_error *err);
+int transform_plan_lengths(const struct dp_transform *t, const struct transform_plan *p,
+			   size_t in_len, bool last_field, size_t *out_len, struct dp_error *err);
 
 /* r set up to write olen bytes to out under plan p (last_field as for transform_stream_len()). */
-void transform_run_init(struct run *r, struct dp_transform *t, const struct plan *p, void *out,
-			size_t olen, bool last_field);
+void transform_run_init(struct transform_run *r, struct dp_transform *t,
+			const struct transform_plan *p, void *out, size_t olen, bool last_field);
 
 /* Runs r's steps over in[0..in_len), by the path its plan allows; r->e holds the first
  * signature error. */
-int transform_steps(struct run *r, const uint8_t *in, size_t in_len, struct dp_error *err);
+int transform_steps(struct transform_run *r, const uint8_t *in, size_t in_len,
+		    struct dp_error *err);

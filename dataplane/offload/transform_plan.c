@@ -9,7 +9,7 @@
 #include "dataplane/offload/transform-internal.h"
 #include "dataplane/offload/xts.h"
 
-void transform_plan_make(const struct dp_transform *t, enum dp_dir dir, struct plan *p)
+void transform_plan_make(const struct dp_transform *t, enum dp_dir dir, struct transform_plan *p)
 {
 	const struct dp_sig_domain *mem = &t->cfg.mem, *wire = &t->cfg.wire;
 	const struct dp_crypto_cfg *c = &t->cfg.crypto;
@@ -64,8 +64,8 @@ size_t transform_stream_len(uint32_t b, unsigned f, size_t data, bool last_field
 	return len;
 }
 
-int transform_plan_lengths(const struct dp_transform *t, const struct plan *p, size_t in_len,
-			   bool last_field, size_t *out_len, struct dp_error *err)
+int transform_plan_lengths(const struct dp_transform *t, const struct transform_plan *p,
+			   size_t in_len, bool last_field, size_t *out_len, struct dp_error *err)
 {
 	size_t data, olen, job;
 
@@ -104,7 +104,7 @@ int transform_plan_lengths(const struct dp_transform *t, const struct plan *p, s
 int dp_transform_out_len(const struct dp_transform *t, enum dp_dir dir, size_t in_len,
 			 size_t *out_len, struct dp_error *err)
 {
-	struct plan p;
+	struct transform_plan p;
 
 	transform_plan_make(t, dir, &p);
 	return transform_plan_lengths(t, &p, in_len, true, out_len, err);
@@ -112,7 +112,7 @@ int dp_transform_out_len(const struct dp_transform *t, enum dp_dir dir, size_t i
 
 int dp_transform_offset(const struct dp_transform *t, size_t wire_off, size_t *mem_off, struct dp_error *err)
 {
-	struct plan p;
+	struct transform_plan p;
 	int rc;
 
 	transform_plan_make(t, DP_RX, &p);

@@ -14,8 +14,8 @@ static int run_transform(struct dp_transform *t, enum dp_dir dir, const void *in
 			 void *out, size_t out_cap, bool last_field, size_t *out_len,
 			 struct dp_sig_err *xfer_err, struct dp_error *err)
 {
-	struct plan p;
-	struct run r;
+	struct transform_plan p;
+	struct transform_run r;
 	size_t olen;
 	int rc;
 
@@ -83,7 +83,7 @@ int dp_transform_transfer(struct dp_transform *t, enum dp_dir dir, const void *i
 				    "%zu wire bytes are %zu memory bytes, not %zu", wire, mem,
 				    dir == DP_TX ? in_len : out_len);
 	if (dir == DP_TX) {
-		struct plan p;
+		struct transform_plan p;
 		size_t data = in_len;
 
 		/* the last complete block's wire field is in iff the wire length has room for it (the

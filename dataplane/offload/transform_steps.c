@@ -70,9 +70,9 @@ static uint64_t byte_mask64(uint8_t bits)
 	return m;
 }
 
-static inline void check_block(struct run *r, const uint8_t *f, uint64_t guard)
+static inline void check_block(struct transform_run *r, const uint8_t *f, uint64_t guard)
 {
-	const struct plan *p = r->p;
+	const struct transform_plan *p = r->p;
 	uint64_t exp = 0, act = 0;
 	enum dp_sig_err_type ty;
 
@@ -88,9 +88,9 @@ static inline void check_block(struct run *r, const uint8_t *f, uint64_t guard)
 	}
 }
 
-static inline void emit_field(struct run *r, uint64_t guard, const uint8_t *fin)
+static inline void emit_field(struct transform_run *r, uint64_t guard, const uint8_t *fin)
 {
-	const struct plan *p = r->p;
+	const struct transform_plan *p = r->p;
 	uint64_t v;
 
 	if (r->k_out == r->fields_out)
@@ -109,9 +109,9 @@ static inline void emit_field(struct run *r, uint64_t guard, const uint8_t *fin)
 /* One input step: a whole input block (data + field f), or with f NULL raw data: a run of it
  * when the input domain is absent (one output block, or what is left of the transfer), or the
  * last input block, without its field (reference §2.1 "partial trailing block"). */
-static void do_step(struct run *r, const uint8_t *d, size_t dlen, const uint8_t *f)
+static void do_step(struct transform_run *r, const uint8_t *d, size_t dlen, const uint8_t *f)
 {
-	const struct plan *p = r->p;
+	const struct transform_plan *p = r->p;
 	bool chk = f && r->cmask && r->e.type == DP_SIG_ERR_NONE &&
 		   !(r->in_escapes && dp_sig_escaped(p->in, f));
 	bool need_in = chk && r->chk_guard;
@@ -171,9 +171,9 @@ static void do_step(struct run *r, const uint8_t *d, size_t dlen, const uint8_t 
  * and the guards computed by one kernel call for the whole run (kern.h), then the fields are
  * checked and built.  The result is what do_step() gives step by step. */
 #define BATCH_MAX 48
-static void do_batch(struct run *r, const uint8_t *src, size_t nb)
+static void do_batch(struct transform_run *r, const uint8_t *src, size_t nb)
 {
-	const struct plan *p = r->p;
+	const struct transform_plan *p = r->p;
 	size_t len = p->in ? p->bin : p->bout;
 	size_t ss = p->in ? (size_t)p->bin + p->fin : p->bout;
 	size_t ds = p->out ? (size_t)p->bout + p->fout : len;
@@ -214,11 +214,11 @@ static void do_batch(struct run *r, const uint8_t *src, size_t nb)
  * with final, a short last step too (raw input, or a last input block without its field).
  * Output crypto keeps up after each batch, while the batch is in cache.  Returns the bytes
  * consumed. */
-static int run_steps(struct run *r, const uint8_t *src, size_t len, size_t step, size_t max, bool final,
-		     size_t *used, struct dp_error *err);
+static int run_steps(struct transform_run *r, const uint8_t *src, size_t len, size_t step,
+		     size_t max, bool final, size_t *used, struct dp_error *err);
 
 /* Crypt, in place, every data unit of the output completed so far (all that is left: final). */
-static int crypt_out_progress(struct run *r, bool final, struct dp_error *err)
+static int crypt_out_progress(struct transform_run *r, bool final, struct dp_error *err)
 {
 	const struct dp_crypto_cfg *c = &r->t->cfg.crypto;
 	size_t n = r->opos - r->ocrypted;
@@ -238,10 +238,10 @@ static int crypt_out_progress(struct run *r, bool final, struct dp_error *err)
 	return 0;
 }
 
-static int run_steps(struct run *r, const uint8_t *src, size_t len, size_t step, size_t max, bool final,
-		     size_t *used, struct dp_error *err)
+static int run_steps(struct transform_run *r, const uint8_t *src, size_t len, size_t step,
+		     size_t max, bool final, size_t *used, struct dp_error *err)
 {
-	const struct plan *p = r->p;
+	const struct transform_plan *p = r->p;
 	size_t off = 0;
 	int rc;
 
@@ -273,7 +273,7 @@ static int run_steps(struct run *r, const uint8_t *src, size_t len, size_t step,
 
 /* Steps per batch: a run that stays in L1 when output crypto follows it; a multiple of 3 (the
  * CRC32C kernel takes blocks in threes). */
-static size_t batch_steps(const struct plan *p, size_t step)
+static size_t batch_steps(const struct transform_plan *p, size_t step)
 {
 	size_t nb;
 
@@ -284,7 +284,8 @@ static size_t batch_steps(const struct plan *p, size_t step)
 }
 
 /* Run the signature steps over src[0..len), from a fresh input stream (no crypto on it). */
-static int steps_direct(struct run *r, const uint8_t *src, size_t len, size_t step, struct dp_error *err)
+static int steps_direct(struct transform_run *r, const uint8_t *src, size_t len, size_t step,
+			struct dp_error *err)
 {
 	size_t used;
 	int rc;
@@ -301,9 +302,10 @@ static int steps_direct(struct run *r, const uint8_t *src, size_t len, size_t st
  * each data unit of the output is exactly one block's data.  The guard is computed on the input
  * and the unit is encrypted/decrypted straight from the input block into the output: the copy is
  * the cipher's own output, no separate pass. */
-static int steps_check_crypt(struct run *r, const uint8_t *in, size_t in_len, struct dp_error *err)
+static int steps_check_crypt(struct transform_run *r, const uint8_t *in, size_t in_len,
+			     struct dp_error *err)
 {
-	const struct plan *p = r->p;
+	const struct transform_plan *p = r->p;
 	size_t step = (size_t)p->bin + p->fin, nblk = in_len / step;
 	size_t max = 12288 / step / 3 * 3;
 	uint64_t g[BATCH_MAX];
@@ -352,10 +354,11 @@ static int steps_check_crypt(struct run *r, const uint8_t *in, size_t in_len, st
 /* The mirror image (rows D and J on RX): raw input units are encrypted/decrypted straight into
  * the output block's data, then the guard is computed there and the field appended.  A short
  * last unit is a short last block: delivered without field. */
-static int steps_crypt_generate(struct run *r, const uint8_t *in, size_t in_len, struct dp_error *err)
+static int steps_crypt_generate(struct transform_run *r, const uint8_t *in, size_t in_len,
+				struct dp_error *err)
 {
 	const struct dp_crypto_cfg *c = &r->t->cfg.crypto;
-	const struct plan *p = r->p;
+	const struct transform_plan *p = r->p;
 	uint64_t j = 0;
 	int rc;
 
@@ -374,11 +377,12 @@ static int steps_crypt_generate(struct run *r, const uint8_t *in, size_t in_len,
 }
 
 /* Input crypto: crypt a window of data units, run the whole steps it holds, keep the rest. */
-static int steps_crypt_in(struct run *r, const uint8_t *in, size_t in_len, size_t step, struct dp_error *err)
+static int steps_crypt_in(struct transform_run *r, const uint8_t *in, size_t in_len, size_t step,
+			  struct dp_error *err)
 {
 	struct dp_transform *t = r->t;
 	const struct dp_crypto_cfg *c = &t->cfg.crypto;
-	const struct plan *p = r->p;
+	const struct transform_plan *p = r->p;
 	size_t have = 0, done = 0;
 	int rc;
 
@@ -404,8 +408,8 @@ static int steps_crypt_in(struct run *r, const uint8_t *in, size_t in_len, size_
 	return 0;
 }
 
-void transform_run_init(struct run *r, struct dp_transform *t, const struct plan *p, void *out,
-			size_t olen, bool last_field)
+void transform_run_init(struct transform_run *r, struct dp_transform *t,
+			const struct transform_plan *p, void *out, size_t olen, bool last_field)
 {
 	memset(r, 0, sizeof(*r));
 	r->t = t;
@@ -427,9 +431,9 @@ void transform_run_init(struct run *r, struct dp_transform *t, const struct plan
 		r->oacc = dp_sig_guard_begin(p->out);
 }
 
-int transform_steps(struct run *r, const uint8_t *in, size_t in_len, struct dp_error *err)
+int transform_steps(struct transform_run *r, const uint8_t *in, size_t in_len, struct dp_error *err)
 {
-	const struct plan *p = r->p;
+	const struct transform_plan *p = r->p;
 	size_t step = p->in ? (size_t)p->bin + p->fin : p->bout;
 	uint32_t dus = r->t->cfg.crypto.data_unit_size;
 
