@@ -233,7 +233,7 @@ int api_destroy_by(struct varlink_call *call, struct manager *m, struct json_obj
 	r = destroy(dev, kind, ref.handle, &err);
 	if (r < 0)
 		return api_reply_failure(call, iface, &err, r);
-	return varlink_call_reply(call, NULL);
+	return api_reply(call, NULL);
 }
 
 int api_destroy(struct varlink_call *call, struct manager *m, struct json_object *params,

@@ -106,6 +106,16 @@ int api_list_for_caller(struct varlink_call *call, struct manager *m, struct jso
 bool api_caller_knows_deks(const struct varlink_call *call);
 /* Replies {key: record} (record is consumed). */
 int api_reply_record(struct varlink_call *call, const char *key, struct json_object *record);
+/* Replies params (consumed; NULL: none); the call's last reply. */
+int api_reply(struct varlink_call *call, struct json_object *params);
+/* One reply of a stream (a call with more); more follow. */
+int api_reply_more(struct varlink_call *call, struct json_object *params);
+/* Replies the error (a full name) with params (consumed; NULL: none). */
+int api_error(struct varlink_call *call, const char *error, struct json_object *params);
+/* org.varlink.service.InvalidParameter naming the parameter. */
+int api_error_parameter(struct varlink_call *call, const char *name);
+/* A system failure: the server's errno error (io.rdmad.Daemon.System) with negative_errno. */
+int api_error_errno(struct varlink_call *call, int negative_errno);
 /* Destroy(device, handle) of any kind: refused with ObjectInUse while used. */
 int api_destroy(struct varlink_call *call, struct manager *m, struct json_object *params,
 		const char *iface, enum rdma_object_kind kind);

@@ -212,7 +212,7 @@ int api_application_attach(struct varlink_call *call, struct json_object *params
 	bool created = false;
 
 	if (name && !name_valid(name))
-		return varlink_call_error_invalid_parameter(call, "name");
+		return api_error_parameter(call, "name");
 	if (!a) {
 		a = calloc(1, sizeof(*a));
 		if (!a)

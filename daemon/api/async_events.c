@@ -216,7 +216,7 @@ int api_async_events_open(struct varlink_call *call, struct json_object *params,
 	if (!dev || api_dispatch(call, params, open_fields, &p) < 0)
 		return 0;
 	if (!api_application_attached(conn))
-		return varlink_call_error(call, IFACE ".NotAttached", NULL);
+		return api_error(call, IFACE ".NotAttached", NULL);
 	r = channel_new(dev, p.capacity, &c, &rings);
 	if (r < 0)
 		return api_reply_failure(call, IFACE, &err, r);
@@ -248,7 +248,7 @@ int api_async_events_open(struct varlink_call *call, struct json_object *params,
 	reply = json_object_new_object();
 	json_add_uint(reply, "capacity", dp_queue_capacity(&c->queue));
 	json_object_object_add(reply, "ring_layout", layout);
-	return varlink_call_reply(call, reply);
+	return api_reply(call, reply);
 }
 
 void api_async_events_connection_closed(struct varlink_connection *conn, struct manager *m)

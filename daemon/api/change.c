@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Calls answered once their change is durable, and calls waiting for an object's change. */
 #include "daemon/api/change.h"
+#include "daemon/api/api.h"
 #include "lib/log.h"
 
 #include <errno.h>
@@ -47,7 +48,7 @@ static void wake(struct api_change *change)
 		/* As the server does with a handler's -errno: it did not reply. */
 		r = w->fn(w->call, w->params, w->userdata);
 		if (r < 0)
-			varlink_call_error_errno(w->call, r);
+			api_error_errno(w->call, r);
 		waiter_free(w);
 	}
 }
@@ -66,9 +67,9 @@ static void reply(struct varlink_turn *turn)
 	struct api_change *change = (struct api_change *)((char *)turn - offsetof(struct api_change, turn));
 
 	if (change->result < 0)
-		varlink_call_error_errno(change->call, change->result);
+		api_error_errno(change->call, change->result);
 	else
-		varlink_call_reply(change->call, change->reply);
+		api_reply(change->call, change->reply);
 	varlink_call_unref(change->call);
 	free(change);
 }

@@ -187,7 +187,7 @@ static int reply_completions(struct varlink_call *call, struct json_object *list
 	struct json_object *p = json_object_new_object();
 
 	json_object_object_add(p, "completions", list ? list : json_object_new_array());
-	return varlink_call_reply(call, p);
+	return api_reply(call, p);
 }
 
 /* Whether any waiter is left on ring: the workers tell the main thread only then. */

@@ -139,7 +139,7 @@ static int get_status(struct varlink_call *call, struct json_object *params, voi
 	json_object_object_add(reply, "vnic_ports", vnic_ports_json(m->vnic));
 	json_object_object_add(reply, "tenants", api_tenants_json(call, m));
 	json_add_uint(reply, "refused_not_owner", api_application_refused());
-	return varlink_call_reply(call, reply);
+	return api_reply(call, reply);
 }
 
 static int reload(struct varlink_call *call, struct json_object *params, void *userdata)
@@ -148,7 +148,7 @@ static int reload(struct varlink_call *call, struct json_object *params, void *u
 
 	if (manager_reload(userdata, err, sizeof(err)) < 0)
 		return api_error_string(call, "io.rdmad.Daemon.ReloadFailed", "reason", err);
-	return varlink_call_reply(call, NULL);
+	return api_reply(call, NULL);
 }
 
 struct log_level_params {
@@ -234,7 +234,7 @@ static int get_access(struct varlink_call *call, struct json_object *params, voi
 	json_add_string(reply, "method", p.method);
 	json_add_string(reply, "needs", api_access_word(api_method_access(flags)));
 	json_object_object_add(reply, "read_group", read_group_json(userdata));
-	return varlink_call_reply(call, reply);
+	return api_reply(call, reply);
 }
 
 const struct varlink_method api_daemon_methods[] = {

@@ -287,7 +287,7 @@ static struct rdma_dek *call_dek(struct varlink_call *call, struct json_object *
 	if (!*dev || api_dispatch(call, params, dek_ref_fields, &ref) < 0)
 		return NULL;
 	if (!ref.name && !ref.has_handle) {
-		varlink_call_error_invalid_parameter(call, "handle");
+		api_error_parameter(call, "handle");
 		return NULL;
 	}
 	/* A caller root has not lent the DEK to learns no more than of a DEK that is not there. */
@@ -415,7 +415,7 @@ static int logout(struct varlink_call *call, struct json_object *params, void *u
 		return 0;
 	if (rdma_crypto_logout(dev, &err) < 0)
 		return api_reply_error(call, IFACE, &err);
-	return varlink_call_reply(call, NULL);
+	return api_reply(call, NULL);
 }
 
 static int get_login(struct varlink_call *call, struct json_object *params, void *userdata)

@@ -128,7 +128,7 @@ static int list(struct varlink_call *call, struct json_object *params, void *use
 	for (unsigned i = 0; i < m->n_devices; i++)
 		json_object_array_add(names, json_object_new_string(m->devices[i]->name));
 	json_object_object_add(reply, "ifnames", names);
-	return varlink_call_reply(call, reply);
+	return api_reply(call, reply);
 }
 
 struct show_params {
@@ -158,7 +158,7 @@ static int show(struct varlink_call *call, struct json_object *params, void *use
 			json_object_array_add(devices, device_json(m->devices[i]));
 	reply = json_object_new_object();
 	json_object_object_add(reply, "devices", devices);
-	return varlink_call_reply(call, reply);
+	return api_reply(call, reply);
 }
 
 const struct varlink_method api_device_methods[] = {

@@ -261,7 +261,7 @@ int api_dispatch(struct varlink_call *call, struct json_object *params,
 		return 0;
 	api_dispatch_free(table, out);
 	if (why.invalid_parameter)
-		varlink_call_error_invalid_parameter(call, why.err.field);
+		api_error_parameter(call, why.err.field);
 	else {
 		/* The refusal is the called interface's: io.rdmad.Qp.PostSend gives io.rdmad.Qp.InvalidArgument. */
 		snprintf(iface, sizeof(iface), "%.*s", dot ? (int)(dot - method) : 0, method);

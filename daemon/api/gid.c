@@ -77,7 +77,7 @@ static int del(struct varlink_call *call, struct json_object *params, void *user
 		return 0;
 	if (rdma_gid_del(dev, p.port, p.index, &err) < 0)
 		return api_reply_error(call, IFACE, &err);
-	return varlink_call_reply(call, NULL);
+	return api_reply(call, NULL);
 }
 
 static int list(struct varlink_call *call, struct json_object *params, void *userdata)

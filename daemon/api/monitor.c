@@ -144,7 +144,7 @@ static int send_event(struct varlink_call *call, struct json_object *event)
 	struct json_object *reply = json_object_new_object();
 
 	json_object_object_add(reply, "event", event);
-	return varlink_call_reply_more(call, reply);
+	return api_reply_more(call, reply);
 }
 
 /* An event about a DEK (its creation or destruction): for those who may know DEKs only. */

@@ -169,7 +169,7 @@ static void ready_done(struct helper_job *job, bool ran)
 		if (r >= 0 && api_application_refs_ok(call, IFACE, w->dev, w->params, pd_ref))
 			r = finish(call, w->m, w->dev, &w->pend);
 		if (r < 0)
-			varlink_call_error_errno(call, r);
+			api_error_errno(call, r);
 		varlink_call_unref(call);
 	}
 	rdma_mr_pending_release(&w->pend);
@@ -338,7 +338,7 @@ static int write_bytes(struct varlink_call *call, struct json_object *params, vo
 	free(buf);
 	reply = json_object_new_object();
 	json_add_uint(reply, "written", len);
-	return varlink_call_reply(call, reply);
+	return api_reply(call, reply);
 }
 
 static int read_bytes(struct varlink_call *call, struct json_object *params, void *userdata)
@@ -367,7 +367,7 @@ static int read_bytes(struct varlink_call *call, struct json_object *params, voi
 	reply = json_object_new_object();
 	json_add_string(reply, "data", text);
 	free(text);
-	return varlink_call_reply(call, reply);
+	return api_reply(call, reply);
 }
 
 const struct varlink_method api_mr_methods[] = {

@@ -297,7 +297,7 @@ static int borrow(struct varlink_call *call, struct json_object *params, void *u
 		return api_reply_failure(call, IFACE, &err, r);
 	reply = json_object_new_object();
 	json_add_uint(reply, "mkey", mkey->obj.handle);
-	return varlink_call_reply(call, reply);
+	return api_reply(call, reply);
 }
 
 /* Return's handle is api_lookup's. */
@@ -316,7 +316,7 @@ static int give_back(struct varlink_call *call, struct json_object *params, void
 	r = rdma_pool_return(rdma_mkey(mkey), varlink_call_connection(call), p.owner, &err);
 	if (r < 0)
 		return api_reply_failure(call, IFACE, &err, r);
-	return varlink_call_reply(call, NULL);
+	return api_reply(call, NULL);
 }
 
 void api_pool_connection_closed(struct varlink_connection *conn, struct manager *m)

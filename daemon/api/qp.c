@@ -404,7 +404,7 @@ static int post_send(struct varlink_call *call, struct json_object *params, void
 	if (r == 0)
 		r = rdma_device_post_send(dev, rdma_qp(obj), &p.wr, 1, &bad, &err);
 	send_params_free(&p);
-	return r < 0 ? api_reply_error(call, IFACE, &err) : varlink_call_reply(call, NULL);
+	return r < 0 ? api_reply_error(call, IFACE, &err) : api_reply(call, NULL);
 }
 
 /* Names the WR a refusal is about: "sges" of the third becomes "wrs[2].sges". */
@@ -444,7 +444,7 @@ static int post_send_list(struct varlink_call *call, struct json_object *params,
 	wrs = calloc(p.n, sizeof(*wrs));
 	if (!wrs) {
 		api_dispatch_free(send_list_fields, &p);
-		return varlink_call_error_errno(call, -ENOMEM);
+		return api_error_errno(call, -ENOMEM);
 	}
 	for (i = 0; i < p.n && r == 0; i++) {
 		r = check_send(&p.wrs[i], &caller, &err);
@@ -460,7 +460,7 @@ static int post_send_list(struct varlink_call *call, struct json_object *params,
 	for (i = 0; i < p.n; i++)
 		conf_free(&p.wrs[i].conf);
 	api_dispatch_free(send_list_fields, &p);
-	return r < 0 ? api_reply_error(call, IFACE, &err) : varlink_call_reply(call, NULL);
+	return r < 0 ? api_reply_error(call, IFACE, &err) : api_reply(call, NULL);
 }
 
 struct recv_params {
@@ -487,7 +487,7 @@ static int post_recv(struct varlink_call *call, struct json_object *params, void
 		return 0;
 	r = rdma_device_post_recv(dev, rdma_qp(obj), p.wr_id, p.sges, p.n_sges, &err);
 	api_dispatch_free(recv_fields, &p);
-	return r < 0 ? api_reply_error(call, IFACE, &err) : varlink_call_reply(call, NULL);
+	return r < 0 ? api_reply_error(call, IFACE, &err) : api_reply(call, NULL);
 }
 
 /* ---- signature pipelining ---- */
@@ -509,7 +509,7 @@ static int cancel(struct varlink_call *call, struct json_object *params, void *u
 		return api_reply_error(call, IFACE, &err);
 	reply = json_object_new_object();
 	json_add_uint(reply, "count", count);
-	return varlink_call_reply(call, reply);
+	return api_reply(call, reply);
 }
 
 static int recover(struct varlink_call *call, struct json_object *params, void *userdata)

@@ -2,7 +2,9 @@
 /*
  * How every interface answers: a record, a refusal of the model as its typed
  * error, a system failure; and what a caller may learn of DEKs.  Below the
- * method files and the dispatcher, above nothing of the API.
+ * method files and the dispatcher, above nothing of the API.  Every answer of
+ * daemon/api goes out through here, none straight to lib/varlink: one place
+ * sees all of them.
  */
 #include "daemon/api/api.h"
 
@@ -19,12 +21,37 @@ bool api_caller_knows_deks(const struct varlink_call *call)
 	return varlink_call_peer(call)->uid == 0;
 }
 
+int api_reply(struct varlink_call *call, struct json_object *params)
+{
+	return varlink_call_reply(call, params);
+}
+
+int api_reply_more(struct varlink_call *call, struct json_object *params)
+{
+	return varlink_call_reply_more(call, params);
+}
+
+int api_error(struct varlink_call *call, const char *error, struct json_object *params)
+{
+	return varlink_call_error(call, error, params);
+}
+
 int api_error_string(struct varlink_call *call, const char *error, const char *key, const char *value)
 {
 	struct json_object *p = json_object_new_object();
 
 	json_add_string(p, key, value);
-	return varlink_call_error(call, error, p);
+	return api_error(call, error, p);
+}
+
+int api_error_parameter(struct varlink_call *call, const char *name)
+{
+	return varlink_call_error_invalid_parameter(call, name);
+}
+
+int api_error_errno(struct varlink_call *call, int negative_errno)
+{
+	return varlink_call_error_errno(call, negative_errno);
 }
 
 int api_reply_record(struct varlink_call *call, const char *key, struct json_object *record)
@@ -32,7 +59,7 @@ int api_reply_record(struct varlink_call *call, const char *key, struct json_obj
 	struct json_object *reply = json_object_new_object();
 
 	json_object_object_add(reply, key, record);
-	return varlink_call_reply(call, reply);
+	return api_reply(call, reply);
 }
 
 int api_reply_error(struct varlink_call *call, const char *iface, const struct rdma_error *err)
@@ -72,14 +99,14 @@ int api_reply_error(struct varlink_call *call, const char *iface, const struct r
 		break;
 	case RDMA_ERR_NONE:
 		json_object_put(p);
-		return varlink_call_error_errno(call, err->sys_errno < 0 ? err->sys_errno : -EIO);
+		return api_error_errno(call, err->sys_errno < 0 ? err->sys_errno : -EIO);
 	}
-	return varlink_call_error(call, name, p);
+	return api_error(call, name, p);
 }
 
 int api_reply_failure(struct varlink_call *call, const char *iface, const struct rdma_error *err, int r)
 {
 	if (err->code != RDMA_ERR_NONE)
 		return api_reply_error(call, iface, err);
-	return varlink_call_error_errno(call, err->sys_errno < 0 ? err->sys_errno : r);
+	return api_error_errno(call, err->sys_errno < 0 ? err->sys_errno : r);
 }

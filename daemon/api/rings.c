@@ -62,5 +62,5 @@ int api_reply_with_rings(struct varlink_call *call, const char *key, struct json
 	json_object_object_add(reply, key, record);
 	if (rings)
 		json_object_object_add(reply, "ring_layout", rings);
-	return varlink_call_reply(call, reply);
+	return api_reply(call, reply);
 }

@@ -276,7 +276,7 @@ static int list(struct varlink_call *call, struct json_object *params, void *use
 	}
 	reply = json_object_new_object();
 	json_object_object_add(reply, "ports", ports);
-	return varlink_call_reply(call, reply);
+	return api_reply(call, reply);
 }
 
 static int show(struct varlink_call *call, struct json_object *params, void *userdata)
@@ -320,7 +320,7 @@ static int counters(struct varlink_call *call, struct json_object *params, void 
 	}
 	reply = json_object_new_object();
 	json_object_object_add(reply, "counters", list);
-	return varlink_call_reply(call, reply);
+	return api_reply(call, reply);
 }
 
 static int fabric(struct varlink_call *call, struct json_object *params, void *userdata)

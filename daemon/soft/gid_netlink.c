@@ -15,16 +15,14 @@
 #include <sys/epoll.h>
 #include <linux/if_addr.h>
 #include <linux/rtnetlink.h>
-#include <netlink/errno.h>
 #include <netlink/msg.h>
 #include <netlink/route/addr.h>
 #include <netlink/route/link.h>
 
 #include "daemon/verbs/gid.h"
 #include "lib/log.h"
+#include "lib/netlink.h"
 
-/* Notifications come in bursts; a big receive buffer makes an overrun rare (and harmless). */
-#define NOTIFY_RCVBUF (1 << 20)
 /* How often entries whose address went are checked for their last user. */
 #define SWEEP_USEC 1000000ULL
 
@@ -42,23 +40,6 @@ struct gid_netlink {
 	sd_event_source *sweep_timer;
 };
 
-static int nl_to_errno(int nle)
-{
-	switch (nle < 0 ? -nle : nle) {
-	case NLE_NOMEM:
-		return -ENOMEM;
-	case NLE_OBJ_NOTFOUND:
-	case NLE_NODEV:
-		return -ENODEV;
-	case NLE_PERM:
-		return -EPERM;
-	case NLE_AGAIN:
-		return -EAGAIN;
-	default:
-		return -EIO;
-	}
-}
-
 /* The interface's index now, 0 when none has the name. */
 static int lookup_ifindex(struct gid_netlink *g)
 {
@@ -66,7 +47,7 @@ static int lookup_ifindex(struct gid_netlink *g)
 	int r = rtnl_link_get_kernel(g->req, 0, g->name, &link);
 
 	if (r < 0)
-		return nl_to_errno(r) == -ENODEV ? 0 : nl_to_errno(r);
+		return netlink_errno(r) == -ENODEV ? 0 : netlink_errno(r);
 	r = rtnl_link_get_ifindex(link);
 	rtnl_link_put(link);
 	return r;
@@ -96,7 +77,7 @@ static int read_gids(struct gid_netlink *g, uint8_t (*gids)[RDMA_GID_LEN], size_
 	int r = rtnl_addr_alloc_cache(g->req, &cache);
 
 	if (r < 0)
-		return nl_to_errno(r);
+		return netlink_errno(r);
 	*n = 0;
 	for (struct nl_object *o = nl_cache_get_first(cache); o && *n < max;
 	     o = nl_cache_get_next(o)) {
@@ -196,18 +177,13 @@ static int on_msg(struct nl_msg *msg, void *arg)
 static int on_notify(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 {
 	struct gid_netlink *g = userdata;
-	int r;
+	bool overrun;
+	int r = netlink_notify_read(g->notify, g->notify_cb, &overrun);
 
-	/* Until the nonblocking socket is empty: -NLE_AGAIN (or 0, by libnl version). */
-	do {
-		r = nl_recvmsgs_report(g->notify, g->notify_cb);
-		if (r == -NLE_NOMEM) {	/* ENOBUFS: notifications were lost */
-			g->dirty = true;
-			r = 1;
-		}
-	} while (r > 0);
-	if (r < 0 && r != -NLE_AGAIN)
-		log_warning_errno(nl_to_errno(r), "roce_netdev %s: reading notifications", g->name);
+	if (r < 0)
+		log_warning_errno(r, "roce_netdev %s: reading notifications", g->name);
+	if (overrun)
+		g->dirty = true;
 	if (g->dirty)
 		resync(g);
 	return 0;
@@ -215,29 +191,17 @@ static int on_notify(sd_event_source *s, int fd, uint32_t revents, void *userdat
 
 static int open_sockets(struct gid_netlink *g)
 {
+	static const unsigned groups[] = { RTNLGRP_LINK, RTNLGRP_IPV4_IFADDR, RTNLGRP_IPV6_IFADDR };
 	int r;
 
 	g->req = nl_socket_alloc();
-	g->notify = nl_socket_alloc();
-	if (!g->req || !g->notify)
+	if (!g->req)
 		return -ENOMEM;
 	r = nl_connect(g->req, NETLINK_ROUTE);
-	nl_socket_disable_seq_check(g->notify);
-	if (r >= 0)
-		r = nl_socket_modify_cb(g->notify, NL_CB_VALID, NL_CB_CUSTOM, on_msg, g);
-	if (r >= 0)
-		r = nl_connect(g->notify, NETLINK_ROUTE);
-	if (r >= 0)
-		r = nl_socket_add_memberships(g->notify, RTNLGRP_LINK, RTNLGRP_IPV4_IFADDR,
-					      RTNLGRP_IPV6_IFADDR, 0);
-	if (r >= 0)
-		r = nl_socket_set_nonblocking(g->notify);
-	if (r >= 0)
-		r = nl_socket_set_buffer_size(g->notify, NOTIFY_RCVBUF, 0);
 	if (r < 0)
-		return nl_to_errno(r);
-	g->notify_cb = nl_socket_get_cb(g->notify);
-	return g->notify_cb ? 0 : -ENOMEM;
+		return netlink_errno(r);
+	return netlink_notify_open(&g->notify, &g->notify_cb, groups, sizeof(groups) / sizeof(groups[0]),
+				   on_msg, g);
 }
 
 int gid_netlink_new(struct gid_netlink **out, sd_event *event, struct rdma_device *dev,

@@ -25,28 +25,6 @@
 /* /proc/net/dev_mcast holds one short line per address of every interface. */
 #define MCAST_TEXT_MAX (4u << 20)
 
-int vnic_nl_errno(int nle)
-{
-	static const int map[][2] = {
-		{ NLE_INTR, EINTR },		{ NLE_BAD_SOCK, EBADF },
-		{ NLE_AGAIN, EAGAIN },		{ NLE_NOMEM, ENOMEM },
-		{ NLE_EXIST, EEXIST },		{ NLE_INVAL, EINVAL },
-		{ NLE_RANGE, ERANGE },		{ NLE_MSGSIZE, EMSGSIZE },
-		{ NLE_OPNOTSUPP, EOPNOTSUPP },	{ NLE_AF_NOSUPPORT, EAFNOSUPPORT },
-		{ NLE_OBJ_NOTFOUND, ENODEV },	{ NLE_NOATTR, ENODATA },
-		{ NLE_BUSY, EBUSY },		{ NLE_PERM, EPERM },
-		{ NLE_NOACCESS, EACCES },	{ NLE_NODEV, ENODEV },
-		{ NLE_MSG_TRUNC, EMSGSIZE },	{ NLE_PROTO_MISMATCH, EPROTONOSUPPORT },
-	};
-
-	if (nle < 0)
-		nle = -nle;
-	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
-		if (map[i][0] == nle)
-			return -map[i][1];
-	return -EIO;
-}
-
 /* Sends `changes` for nd's interface; libnl falls back from RTM_NEWLINK to RTM_SETLINK. */
 int vnic_link_change(struct vnic_netdev *nd, struct rtnl_link *changes, const char *what)
 {
@@ -59,7 +37,7 @@ int vnic_link_change(struct vnic_netdev *nd, struct rtnl_link *changes, const ch
 	r = rtnl_link_change(nd->w->req, orig, changes, 0);
 	rtnl_link_put(orig);
 	if (r < 0) {
-		r = vnic_nl_errno(r);
+		r = netlink_errno(r);
 		log_debug("vnic %s: setting %s: %s", nd->name, what, strerror(-r));
 	}
 	return r;
@@ -73,7 +51,7 @@ int vnic_netdev_query(struct vnic_netdev *nd, struct vnic_link_state *st)
 
 	r = rtnl_link_get_kernel(nd->w->req, nd->ifindex, NULL, &link);
 	if (r < 0)
-		return vnic_nl_errno(r);
+		return netlink_errno(r);
 	st->flags = rtnl_link_get_flags(link);
 	st->mtu = rtnl_link_get_mtu(link);
 	st->operstate = rtnl_link_get_operstate(link);

@@ -12,6 +12,7 @@
 #include <netlink/route/link.h>
 
 #include "daemon/vnic/netdev_linux.h"
+#include "lib/netlink.h"
 
 struct vnic_netdev_watch {
 	sd_event *event;
@@ -47,8 +48,6 @@ struct vnic_netdev {
 
 /* netdev_config.c */
 
-/* libnl's NLE_* as a negative errno. */
-int vnic_nl_errno(int nle);
 /* Sends `changes` (what: for the log) for nd's interface. */
 int vnic_link_change(struct vnic_netdev *nd, struct rtnl_link *changes, const char *what);
 

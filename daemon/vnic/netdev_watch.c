@@ -16,15 +16,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
-#include <netlink/errno.h>
 #include <netlink/msg.h>
 
 #include "daemon/vnic/netdev_priv.h"
 #include "lib/log.h"
 
 #define MC_POLL_USEC_DEFAULT 1000000ULL
-/* Notifications come in bursts; a big receive buffer makes an overrun rare (and harmless). */
-#define NOTIFY_RCVBUF (1 << 20)
 
 static struct vnic_netdev *find_port(struct vnic_netdev_watch *w, int ifindex)
 {
@@ -146,19 +143,11 @@ static int on_link_msg(struct nl_msg *msg, void *arg)
 static int on_notify(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 {
 	struct vnic_netdev_watch *w = userdata;
-	bool overrun = false;
-	int r;
+	bool overrun;
+	int r = netlink_notify_read(w->notify, w->notify_cb, &overrun);
 
-	/* Until the nonblocking socket is empty: -NLE_AGAIN (or 0, by libnl version). */
-	do {
-		r = nl_recvmsgs_report(w->notify, w->notify_cb);
-		if (r == -NLE_NOMEM) {	/* ENOBUFS: notifications were lost */
-			overrun = true;
-			r = 1;
-		}
-	} while (r > 0);
-	if (r < 0 && r != -NLE_AGAIN)
-		log_warning_errno(vnic_nl_errno(r), "vnic: reading link notifications");
+	if (r < 0)
+		log_warning_errno(r, "vnic: reading link notifications");
 	if (overrun)
 		log_debug("vnic: link notifications overran; reading every port again");
 	refresh(w, overrun);
@@ -215,29 +204,6 @@ void vnic_netdev_watch_remove(struct vnic_netdev_watch *w, struct vnic_netdev *n
 		sd_event_source_set_enabled(w->mc_timer, SD_EVENT_OFF);
 }
 
-static int open_notify(struct vnic_netdev_watch *w)
-{
-	int r;
-
-	w->notify = nl_socket_alloc();
-	if (!w->notify)
-		return -ENOMEM;
-	nl_socket_disable_seq_check(w->notify);
-	r = nl_socket_modify_cb(w->notify, NL_CB_VALID, NL_CB_CUSTOM, on_link_msg, w);
-	if (r >= 0)
-		r = nl_connect(w->notify, NETLINK_ROUTE);
-	if (r >= 0)
-		r = nl_socket_add_membership(w->notify, RTNLGRP_LINK);
-	if (r >= 0)
-		r = nl_socket_set_nonblocking(w->notify);
-	if (r >= 0)
-		r = nl_socket_set_buffer_size(w->notify, NOTIFY_RCVBUF, 0);
-	if (r < 0)
-		return vnic_nl_errno(r);
-	w->notify_cb = nl_socket_get_cb(w->notify);
-	return w->notify_cb ? 0 : -ENOMEM;
-}
-
 int vnic_netdev_watch_new(struct vnic_netdev_watch **out, sd_event *event, uint64_t mc_poll_usec)
 {
 	struct vnic_netdev_watch *w = calloc(1, sizeof(*w));
@@ -254,10 +220,11 @@ int vnic_netdev_watch_new(struct vnic_netdev_watch **out, sd_event *event, uint6
 	}
 	r = nl_connect(w->req, NETLINK_ROUTE);
 	if (r < 0) {
-		r = vnic_nl_errno(r);
+		r = netlink_errno(r);
 		goto fail;
 	}
-	r = open_notify(w);
+	r = netlink_notify_open(&w->notify, &w->notify_cb, (const unsigned[]){ RTNLGRP_LINK }, 1,
+				on_link_msg, w);
 	if (r < 0)
 		goto fail;
 	r = sd_event_add_io(event, &w->notify_source, nl_socket_get_fd(w->notify), EPOLLIN,

@@ -102,19 +102,35 @@ struct varlink_call {
 	void *cancel_data;
 };
 
-/* Between the connection (server.c) and its calls (call.c). */
-void conn_touch(struct varlink_connection *conn);
+/* The connection (connection.c), for the server, its dispatch and its calls (call.c). */
+/* A connection on fd from peer, in the server's list and watched; fd is the caller's on failure. */
+int conn_new(struct varlink_server *server, int fd, const struct ucred *peer);
 struct varlink_connection *conn_ref(struct varlink_connection *conn);
 void conn_unref(struct varlink_connection *conn);
+/* Closes conn's socket and cancels its unfinished call; its memory goes with the last reference. */
+void conn_close(struct varlink_connection *conn);
 void conn_update_events(struct varlink_connection *conn);
+/* Whether conn's client leaves more replies unread than its output budget. */
+bool conn_output_over(const struct varlink_connection *conn);
+/* Sends msg with fds (moved out of *fds when queued). */
+int conn_send(struct varlink_connection *conn, struct json_object *msg, struct varlink_fds *fds);
+void call_close_fds(struct varlink_call *call);
+
+/* The connections' deadlines (timeouts.c). */
+int timeouts_init(struct varlink_server *server);
+/* CLOCK_MONOTONIC as the server's event loop last read it. */
+uint64_t server_now(const struct varlink_server *server);
+/* Something happened on conn: its idle time starts again. */
+void conn_touch(struct varlink_connection *conn);
+/* The server's timer fires no later than conn's earliest deadline. */
+void conn_schedule(struct varlink_connection *conn);
+
+/* From the input buffer to the method (dispatch.c). */
 /* Runs the messages conn has buffered, as far as it may. */
 void conn_process(struct varlink_connection *conn);
 /* Dispatches msg (NULL: one that did not parse) with fds, then frees and wipes it. */
 void conn_run_message(struct varlink_connection *conn, struct json_object *msg,
 		      struct varlink_fds *fds);
-/* Sends msg with fds (moved out of *fds when queued). */
-int conn_send(struct varlink_connection *conn, struct json_object *msg, struct varlink_fds *fds);
-void call_close_fds(struct varlink_call *call);
 
 /* Between the connection and the change turn (turns.c). */
 int turns_init(struct varlink_server *server);
