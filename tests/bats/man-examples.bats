@@ -39,8 +39,8 @@ examples() {
 	done
 	# What they made is there.
 	run "$RDMACTL" -j status
-	[ "$(jq -c '.device_status[0].objects | [.pd, .mr, .cq, .qp, .ah, .mkey, .pool, .dek]' <<<"$output")" = \
-		'[2,1,1,1,1,9,1,1]' ]
+	[ "$(jq -c '.device_status[0] | [.objects | .pds, .mrs, .cqs, .qps, .ahs, .mkeys] +
+		[.pools, .deks | length]' <<<"$output")" = '[2,1,1,1,1,9,1,1]' ]
 }
 
 @test "rdmactl(8) names no internal document, only public ones" {
