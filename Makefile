@@ -17,6 +17,7 @@ SBINDIR    ?= $(PREFIX)/sbin
 MANDIR     ?= $(PREFIX)/share/man
 LIBDIR     ?= $(PREFIX)/lib
 INCLUDEDIR ?= $(PREFIX)/include
+DOCDIR     ?= $(PREFIX)/share/doc/rdmad
 DESTDIR    ?=
 SANITIZE   ?= 0
 CC         ?= cc
@@ -247,6 +248,10 @@ install: build
 		$(CC) $(LDFLAGS) -o $(DESTDIR)$(BINDIR)/$$e $(BUILD)/obj/examples/$$e.o -L$(BUILD) -lrdmad && \
 		chmod 0755 $(DESTDIR)$(BINDIR)/$$e || exit 1; \
 	done
+	@# The VNIC example is a script to read and adapt, run as root: beside the
+	@# examples' README, not on every user's PATH.
+	install -D -m 0644 examples/README.md $(DESTDIR)$(DOCDIR)/examples/README.md
+	install -D -m 0755 examples/vnic-netns.sh $(DESTDIR)$(DOCDIR)/examples/vnic-netns.sh
 	build-aux/install-extras.sh "$(DESTDIR)" "$(PREFIX)" "$(SBINDIR)" "$(BINDIR)"
 
 clean:

@@ -42,11 +42,15 @@ static int read_file(const char *path, const char *file, char **text, size_t *le
 	return 0;
 }
 
-/* What apply did, for -j: the file, the changes, how far it got. */
+/*
+ * What apply did, for -j: the file, the changes, how far it got, and the
+ * changes that failed (the one the daemon refused, those it could not undo),
+ * a list as qp recover's failed.
+ */
 struct report {
-	struct json_object *changes;
+	struct json_object *changes, *failed;
 	unsigned made, undone;
-	bool dry_run, failed;
+	bool dry_run;
 };
 
 static void say(struct ctl *ctl, const char *prefix, const struct prov_change *c)
@@ -74,6 +78,7 @@ static unsigned undo(struct ctl *ctl, const char *path, const struct prov_plan *
 		prov_change_describe(c, line, sizeof(line));
 		if (prov_change_undo(ctl, path, c) < 0) {
 			fprintf(stderr, "rdmactl: %s: could not undo: %s\n", path, line);
+			json_object_array_add(rep->failed, prov_change_json(c));
 			failed++;
 		} else {
 			fprintf(stderr, "rdmactl: %s: undone: %s\n", path, line);
@@ -99,7 +104,7 @@ static int execute(struct ctl *ctl, const char *path, const struct prov_plan *pl
 		}
 		/* What follows says what failed and what was undone: no line between. */
 		progress_end();
-		rep->failed = true;
+		json_object_array_add(rep->failed, prov_change_json(c));
 		prov_change_describe(c, line, sizeof(line));
 		if (i == 0)
 			fprintf(stderr, "rdmactl: %s: %s: failed: %s\n", path, c->where, line);
@@ -128,7 +133,7 @@ static void print_summary(struct ctl *ctl, const char *name, const struct prov_p
 		else if (rep->dry_run)
 			printf("%u change%s to make (dry run: nothing changed)\n", plan->n,
 			       plan->n == 1 ? "" : "s");
-		else if (!rep->failed)
+		else if (!json_object_array_length(rep->failed))
 			printf("%u change%s made\n", rep->made, rep->made == 1 ? "" : "s");
 		fflush(stdout);
 		return;
@@ -137,9 +142,10 @@ static void print_summary(struct ctl *ctl, const char *name, const struct prov_p
 	json_object_object_add(o, "file", json_object_new_string(name));
 	json_object_object_add(o, "dry_run", json_object_new_boolean(rep->dry_run));
 	json_object_object_add(o, "changes", json_object_get(rep->changes));
-	json_object_object_add(o, "made", json_object_new_int64(rep->failed ? 0 : rep->made));
-	json_object_object_add(o, "failed", json_object_new_boolean(rep->failed));
+	/* The changes in force now: those made, less those taken back after one failed. */
+	json_object_object_add(o, "made", json_object_new_int64(rep->made - rep->undone));
 	json_object_object_add(o, "undone", json_object_new_int64(rep->undone));
+	json_object_object_add(o, "failed", json_object_get(rep->failed));
 	output_print_json(ctl, o);
 	json_object_put(o);
 }
@@ -174,6 +180,7 @@ int cmd_apply_run(struct ctl *ctl, const struct cmd_args *args)
 		goto out;
 	}
 	rep.changes = json_object_new_array();
+	rep.failed = json_object_new_array();
 	for (unsigned i = 0; i < plan.n; i++) {
 		json_object_array_add(rep.changes, prov_change_json(&plan.changes[i]));
 		if (rep.dry_run)
@@ -187,6 +194,7 @@ int cmd_apply_run(struct ctl *ctl, const struct cmd_args *args)
 	}
 	print_summary(ctl, name, &plan, &rep);
 	json_object_put(rep.changes);
+	json_object_put(rep.failed);
 	prov_plan_free(&plan);
 out:
 	prov_config_free(&now);

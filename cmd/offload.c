@@ -18,6 +18,7 @@
 #include "cmd/rdmactl.h"
 #include "cmd/offload_chunks.h"
 #include "cmd/progress.h"
+#include "cmd/output.h"
 #include "dataplane/offload/kern.h"
 #include "dataplane/offload/transform.h"
 #include "dataplane/offload/transform_json.h"
@@ -401,13 +402,32 @@ static int offload_rx(struct ctl *ctl, const struct cmd_args *args)
 	return offload(ctl, args, DP_RX);
 }
 
-/* The kernel levels this CPU runs, one a line, the one in effect marked. */
+/*
+ * The kernel levels this CPU runs, one a line, the one in effect marked; with
+ * -j {"kernel": the one in effect, "kernels": all it runs}, as dev show names
+ * the device's kernel.
+ */
 static int offload_levels(struct ctl *ctl, const struct cmd_args *args)
 {
+	struct json_object *doc, *kernels;
+
+	if (!ctl->json) {
+		for (int l = 0; l < DP_KERN_LEVELS; l++)
+			if (dp_kern_level_supported((enum dp_kern_level)l))
+				printf("%s%s\n", dp_kern_level_name((enum dp_kern_level)l),
+				       (int)dp_kern_level() == l ? " *" : "");
+		return 0;
+	}
+	doc = json_object_new_object();
+	kernels = json_object_new_array();
 	for (int l = 0; l < DP_KERN_LEVELS; l++)
 		if (dp_kern_level_supported((enum dp_kern_level)l))
-			printf("%s%s\n", dp_kern_level_name((enum dp_kern_level)l),
-			       (int)dp_kern_level() == l ? " *" : "");
+			json_object_array_add(kernels, json_object_new_string(
+				dp_kern_level_name((enum dp_kern_level)l)));
+	json_object_object_add(doc, "kernel", json_object_new_string(dp_kern_level_name(dp_kern_level())));
+	json_object_object_add(doc, "kernels", kernels);
+	output_print_json(ctl, doc);
+	json_object_put(doc);
 	return 0;
 }
 

@@ -318,7 +318,7 @@ struct json_object *prov_change_json(const struct prov_change *c)
 	}
 	json_object_object_add(o, "kind", json_object_new_string(kinds[c->kind]));
 	json_object_object_add(o, "action", json_object_new_string(actions[c->kind]));
-	json_object_object_add(o, "device", c->device ? json_object_new_string(c->device) : NULL);
+	json_object_object_add(o, "ifname", c->device ? json_object_new_string(c->device) : NULL);
 	json_object_object_add(o, "name", json_object_new_string(name));
 	json_object_object_add(o, "from", from);
 	json_object_object_add(o, "to", to);

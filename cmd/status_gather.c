@@ -4,7 +4,8 @@
  * document: io.rdmad.Daemon.GetStatus as it is, and for each device its
  * ports, its objects by kind, its QPs by state, its pools, DEKs and crypto
  * login, its recoveries, and the problems found among them.  The text and
- * the JSON output both print this document, so they say the same.
+ * the JSON output both print this document, so they say the same; its keys
+ * are rdmad-varlink(7)'s vocabulary, as every reply's.
  */
 #include "cmd/status.h"
 
@@ -16,18 +17,24 @@
 
 #define PERMISSION_DENIED "org.varlink.service.PermissionDenied"
 
-/* The object kinds counted, with the interface that lists them and the key of its list. */
+/*
+ * The object kinds listed, with the interface that lists them and the key of
+ * its list, which is also the kind's count in "objects" (as a tenant's
+ * objects are counted).  Pools and DEKs, which users name, are not counted
+ * there but listed whole, under the same keys.
+ */
 static const struct {
 	const char *kind, *iface, *key;
+	bool counted;
 } object_kinds[] = {
-	{ "pd", "io.rdmad.Pd", "pds" },
-	{ "mr", "io.rdmad.Mr", "mrs" },
-	{ "cq", "io.rdmad.Cq", "cqs" },
-	{ "qp", "io.rdmad.Qp", "qps" },
-	{ "ah", "io.rdmad.Ah", "ahs" },
-	{ "mkey", "io.rdmad.Mkey", "mkeys" },
-	{ "pool", "io.rdmad.Pool", "pools" },
-	{ "dek", "io.rdmad.Dek", "deks" },
+	{ "pd", "io.rdmad.Pd", "pds", true },
+	{ "mr", "io.rdmad.Mr", "mrs", true },
+	{ "cq", "io.rdmad.Cq", "cqs", true },
+	{ "qp", "io.rdmad.Qp", "qps", true },
+	{ "ah", "io.rdmad.Ah", "ahs", true },
+	{ "mkey", "io.rdmad.Mkey", "mkeys", true },
+	{ "pool", "io.rdmad.Pool", "pools", false },
+	{ "dek", "io.rdmad.Dek", "deks", false },
 };
 
 /* What is known of one device while its section is made. */
@@ -50,12 +57,16 @@ static const char *get_string(struct json_object *o, const char *key)
 	return v && json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
 }
 
-static void add_problem(struct device_facts *d, const char *kind, struct json_object *id,
-			const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static void add_problem(struct device_facts *d, const char *kind, const char *key,
+			struct json_object *value, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
 
-/* One problem: {"ifname", "kind", "id" (a handle or a name), "reason"}. */
-static void add_problem(struct device_facts *d, const char *kind, struct json_object *id,
-			const char *fmt, ...)
+/*
+ * One problem: {"ifname", "kind", KEY, "reason"}, KEY naming the object as
+ * its own records do: "handle" (a QP), "name" (a pool, a DEK), "port", "kek".
+ */
+static void add_problem(struct device_facts *d, const char *kind, const char *key,
+			struct json_object *value, const char *fmt, ...)
 {
 	struct json_object *p = json_object_new_object();
 	char *reason = NULL;
@@ -67,7 +78,7 @@ static void add_problem(struct device_facts *d, const char *kind, struct json_ob
 	va_end(ap);
 	json_object_object_add(p, "ifname", json_object_new_string(d->name));
 	json_object_object_add(p, "kind", json_object_new_string(kind));
-	json_object_object_add(p, "id", id);
+	json_object_object_add(p, key, value);
 	json_object_object_add(p, "reason", json_object_new_string(reason ? reason : "(out of memory)"));
 	free(reason);
 	json_object_array_add(d->problems, p);
@@ -119,21 +130,22 @@ static struct json_object *ports_section(struct device_facts *d, struct json_obj
 			json_object_object_add(brief, keys[k], json_object_get(json_object_object_get(p, keys[k])));
 		json_object_array_add(out, brief);
 		if (state && strcmp(state, "ACTIVE") != 0)
-			add_problem(d, "port", json_object_get(json_object_object_get(p, "port")),
+			add_problem(d, "port", "port", json_object_get(json_object_object_get(p, "port")),
 				    "state %s", state);
 	}
 	return out;
 }
 
-/* {"pd": 1, ...}: the length of each list; null for a kind the caller may not see. */
+/* {"pds": 1, ...}: the length of each list; null for a kind the caller may not see. */
 static struct json_object *objects_section(const struct device_facts *d)
 {
 	struct json_object *counts = json_object_new_object();
 
 	for (size_t k = 0; k < sizeof(object_kinds) / sizeof(object_kinds[0]); k++)
-		json_object_object_add(counts, object_kinds[k].kind,
-				       d->lists[k] ? json_object_new_int64((int64_t)json_object_array_length(
-							     d->lists[k])) : NULL);
+		if (object_kinds[k].counted)
+			json_object_object_add(counts, object_kinds[k].key,
+					       d->lists[k] ? json_object_new_int64((int64_t)json_object_array_length(
+								     d->lists[k])) : NULL);
 	return counts;
 }
 
@@ -145,22 +157,42 @@ static struct json_object *kind_list(const struct device_facts *d, const char *k
 	return NULL;
 }
 
-/* {"rts": 2, "sqd": 1}; a QP in err is a problem. */
+/* The record of state in [{"state": "rts", "qps": 2}, ...], added with qps 0 if missing. */
+static struct json_object *state_record(struct json_object *states, const char *state)
+{
+	struct json_object *rec;
+
+	for (size_t i = 0; i < json_object_array_length(states); i++) {
+		rec = json_object_array_get_idx(states, i);
+		if (strcmp(get_string(rec, "state"), state) == 0)
+			return rec;
+	}
+	rec = json_object_new_object();
+	json_object_object_add(rec, "state", json_object_new_string(state));
+	json_object_object_add(rec, "qps", json_object_new_int64(0));
+	json_object_array_add(states, rec);
+	return rec;
+}
+
+/*
+ * [{"state": "rts", "qps": 2}, ...] in the order first met: records, so that
+ * a state is a value and not a key; a QP in err is a problem.
+ */
 static struct json_object *qp_states_section(struct device_facts *d)
 {
-	struct json_object *qps = kind_list(d, "qp"), *states = json_object_new_object();
+	struct json_object *qps = kind_list(d, "qp"), *states = json_object_new_array();
 
 	for (size_t i = 0; i < json_object_array_length(qps); i++) {
-		struct json_object *qp = json_object_array_get_idx(qps, i), *n;
+		struct json_object *qp = json_object_array_get_idx(qps, i), *rec;
 		const char *state = get_string(qp, "state");
 
 		if (!state)
 			continue;
-		n = json_object_object_get(states, state);
-		json_object_object_add(states, state,
-				       json_object_new_int64(n ? json_object_get_int64(n) + 1 : 1));
+		rec = state_record(states, state);
+		json_object_object_add(rec, "qps", json_object_new_int64(
+			json_object_get_int64(json_object_object_get(rec, "qps")) + 1));
 		if (strcmp(state, "err") == 0)
-			add_problem(d, "qp", json_object_get(json_object_object_get(qp, "handle")),
+			add_problem(d, "qp", "handle", json_object_get(json_object_object_get(qp, "handle")),
 				    "state err");
 	}
 	return states;
@@ -181,7 +213,7 @@ static struct json_object *pools_section(struct device_facts *d)
 		json_object_array_add(out, brief);
 		if (json_object_get_int64(json_object_object_get(p, "size")) > 0 &&
 		    json_object_get_int64(json_object_object_get(p, "available")) == 0)
-			add_problem(d, "pool", string_or_null(get_string(p, "name")),
+			add_problem(d, "pool", "name", string_or_null(get_string(p, "name")),
 				    "no MKEY available (%lld borrows refused)",
 				    (long long)json_object_get_int64(json_object_object_get(p, "borrow_failures")));
 	}
@@ -206,7 +238,7 @@ static struct json_object *deks_section(struct device_facts *d)
 		json_object_object_add(brief, "error", string_or_null(why));
 		json_object_array_add(out, brief);
 		if (state && strcmp(state, "error") == 0)
-			add_problem(d, "dek", string_or_null(get_string(k, "name")), "state error: %s",
+			add_problem(d, "dek", "name", string_or_null(get_string(k, "name")), "state error: %s",
 				    why ? why : "(no reason given)");
 	}
 	return out;
@@ -226,28 +258,24 @@ static int crypto_login_section(struct ctl *ctl, const char *path, struct device
 	state = get_string(login, "state");
 	*out = string_or_null(state);
 	if (state && strcmp(state, "invalid") == 0)
-		add_problem(d, "crypto_login", string_or_null(get_string(login, "kek")),
+		add_problem(d, "crypto_login", "kek", string_or_null(get_string(login, "kek")),
 			    "invalid: its import KEK or credential is no longer in rdmad.conf");
 	json_object_put(login);
 	return 0;
 }
 
-/* Recoveries of QPs stopped in SQD by a signature error: done so far, and the QPs in SQD now. */
-static struct json_object *recoveries_section(const struct device_facts *d, struct json_object *dev)
+/* The QPs in SQD now, by number: those a recovery (qp recover) would take back to RTS. */
+static struct json_object *sqd_qps_section(const struct device_facts *d)
 {
-	struct json_object *dp = json_object_object_get(dev, "datapath"), *qps = kind_list(d, "qp");
-	struct json_object *out = json_object_new_object(), *in_sqd = json_object_new_array();
+	struct json_object *qps = kind_list(d, "qp"), *out = json_object_new_array();
 
-	json_object_object_add(out, "done", json_object_get(json_object_object_get(dp, "recoveries")));
-	json_object_object_add(out, "sig_stops", json_object_get(json_object_object_get(dp, "sig_stops")));
 	for (size_t i = 0; i < json_object_array_length(qps); i++) {
 		struct json_object *qp = json_object_array_get_idx(qps, i);
 		const char *state = get_string(qp, "state");
 
 		if (state && strcmp(state, "sqd") == 0)
-			json_object_array_add(in_sqd, json_object_get(json_object_object_get(qp, "handle")));
+			json_object_array_add(out, json_object_get(json_object_object_get(qp, "handle")));
 	}
-	json_object_object_add(out, "in_sqd", in_sqd);
 	return out;
 }
 
@@ -255,7 +283,9 @@ static int device_section(struct ctl *ctl, const char *path, struct json_object 
 			  struct json_object *problems, struct json_object **out)
 {
 	struct device_facts d = { .name = get_string(dev, "ifname"), .problems = problems };
-	struct json_object *login = NULL;
+	struct json_object *login = NULL, *dp = json_object_object_get(dev, "datapath");
+	/* The data-path counters status shows, under their own keys. */
+	static const char *const counters[] = { "recoveries", "sig_stops", "refused_not_peer" };
 	char method[64];
 	int r = 0;
 
@@ -276,10 +306,14 @@ static int device_section(struct ctl *ctl, const char *path, struct json_object 
 		json_object_object_add(d.section, "pools", pools_section(&d));
 		json_object_object_add(d.section, "deks", deks_section(&d));
 		json_object_object_add(d.section, "crypto_login", login);
-		json_object_object_add(d.section, "recoveries", recoveries_section(&d, dev));
-		/* Requests its responders refused as not their peer's (docs/decisions.md). */
-		json_object_object_add(d.section, "refused_not_peer", json_object_get(json_object_object_get(
-			json_object_object_get(dev, "datapath"), "refused_not_peer")));
+		/*
+		 * Recoveries done, signature stops, and requests its responders
+		 * refused as not their peer's (docs/decisions.md).
+		 */
+		json_object_object_add(d.section, "sqd_qps", sqd_qps_section(&d));
+		for (size_t c = 0; c < sizeof(counters) / sizeof(counters[0]); c++)
+			json_object_object_add(d.section, counters[c],
+					       json_object_get(json_object_object_get(dp, counters[c])));
 	}
 	for (size_t k = 0; k < sizeof(object_kinds) / sizeof(object_kinds[0]); k++)
 		json_object_put(d.lists[k]);

@@ -199,8 +199,13 @@ static void add_problems(struct json_object *block, struct json_object *problems
 	if (json_object_array_length(problems) == 0)
 		add_line(block, "problems", "none");
 	for (size_t i = 0; i < json_object_array_length(problems); i++) {
-		struct json_object *p = json_object_array_get_idx(problems, i);
-		struct json_object *id = json_object_object_get(p, "id");
+		struct json_object *p = json_object_array_get_idx(problems, i), *id = NULL;
+
+		/* The object, under the key its kind's records name it by. */
+		json_object_object_foreach(p, key, val)
+			if (strcmp(key, "ifname") != 0 && strcmp(key, "kind") != 0 &&
+			    strcmp(key, "reason") != 0)
+				id = val;
 
 		add_linef(block, "problems", "%s %s%s%s: %s",
 			  json_object_get_string(json_object_object_get(p, "ifname")),
@@ -316,7 +321,7 @@ static struct json_object *daemon_block(struct json_object *doc)
 	return block;
 }
 
-/* "pd 1 mr 0 ... dek (root only)": null counts are kinds the caller may not list. */
+/* "pds 1 mrs 0 ...": a null count is a kind the caller may not list. */
 static void add_objects(struct json_object *block, struct json_object *objects)
 {
 	char *line = NULL;
@@ -335,29 +340,62 @@ static void add_objects(struct json_object *block, struct json_object *objects)
 	free(line);
 }
 
+/* "rts 2 reset 1": each record's state and count, "-" for no QP. */
+static void add_qp_states(struct json_object *block, struct json_object *states)
+{
+	char *line = NULL;
+	size_t size = 0;
+	FILE *f;
+
+	if (json_object_array_length(states) == 0) {
+		add_line(block, "qp_states", "-");
+		return;
+	}
+	f = open_memstream(&line, &size);
+	if (f) {
+		for (size_t i = 0; i < json_object_array_length(states); i++) {
+			struct json_object *rec = json_object_array_get_idx(states, i);
+
+			fprintf(f, "%s%s %s", i ? " " : "",
+				json_object_get_string(json_object_object_get(rec, "state")),
+				json_object_get_string(json_object_object_get(rec, "qps")));
+		}
+		fclose(f);
+	}
+	add_line(block, "qp_states", line);
+	free(line);
+}
+
+/* Each of keys a line of its own, labelled with it: a number, or a list ("-" when empty, or null). */
+static void add_scalars(struct json_object *block, struct json_object *obj, const char *const *keys)
+{
+	for (; *keys; keys++) {
+		char *text = value_text(json_object_object_get(obj, *keys));
+
+		add_line(block, *keys, text ? text : "-");
+		free(text);
+	}
+}
+
 static struct json_object *device_block(struct json_object *dev)
 {
 	struct json_object *block = json_object_new_object();
 	struct json_object *states = json_object_object_get(dev, "qp_states");
 	struct json_object *deks = json_object_object_get(dev, "deks");
 	struct json_object *login = json_object_object_get(dev, "crypto_login");
-	struct json_object *refused = json_object_object_get(dev, "refused_not_peer");
 
 	add_line(block, "ifname", json_object_get_string(json_object_object_get(dev, "ifname")));
 	add_records(block, "ports", json_object_object_get(dev, "ports"), "-");
 	add_objects(block, json_object_object_get(dev, "objects"));
-	if (json_object_object_length(states) == 0)
-		add_line(block, "qp_states", "-");
-	else
-		add_fields_line(block, "qp_states", states);
+	add_qp_states(block, states);
 	add_records(block, "pools", json_object_object_get(dev, "pools"), "-");
 	if (deks)
 		add_records(block, "deks", deks, "-");
 	else
 		add_line(block, "deks", "(only root may see DEKs)");
 	add_line(block, "crypto_login", login ? json_object_get_string(login) : "(only root may see it)");
-	add_fields_line(block, "recoveries", json_object_object_get(dev, "recoveries"));
-	add_line(block, "refused_not_peer", refused ? json_object_get_string(refused) : "-");
+	add_scalars(block, dev, (const char *const[]){ "sqd_qps", "recoveries", "sig_stops",
+						       "refused_not_peer", NULL });
 	return block;
 }
 

@@ -38,7 +38,8 @@ static struct json_object *dek_json(struct rdma_device *dev, struct rdma_object 
 	json_object_object_add(o, "key_file", dek->key_file ? json_object_new_string(dek->key_file) :
 								 NULL);
 	json_add_bool(o, "persistent", dek->key_file != NULL);
-	json_add_uint(o, "pd", dek->pd);
+	/* No PD is null, as every reference to nothing; 0 is no PD's handle to show. */
+	json_object_object_add(o, "pd", dek->pd ? json_object_new_int64(dek->pd) : NULL);
 	json_add_string(o, "state", rdma_dek_state_name(dek->state));
 	json_object_object_add(o, "error", dek->state == RDMA_DEK_ERROR ?
 					json_object_new_string(dek->error) : NULL);

@@ -65,8 +65,8 @@ provision() {
 	# The same for scripts.
 	run "$RDMACTL" -j apply --dry-run want.json
 	assert_success
-	assert_equal "$(jq -c '[.dry_run, .made, (.changes | map([.kind, .action, .name]))]' <<<"$output")" \
-		'[true,0,[["settings","set","log_level"],["dek","create","vol1"],["pool","create","sig"],["pool","create","enc"]]]'
+	assert_equal "$(jq -c '[.dry_run, .made, .failed, (.changes | map([.kind, .action, .ifname, .name]))]' <<<"$output")" \
+		'[true,0,[],[["settings","set",null,"log_level"],["dek","create","soft0","vol1"],["pool","create","soft0","sig"],["pool","create","soft0","enc"]]]'
 	assert_equal "$(snapshot)" "$before"
 }
 
@@ -85,7 +85,7 @@ provision() {
 	assert_success
 	assert_output "no change: the daemon already has what want.json says"
 	run "$RDMACTL" -j apply want.json
-	assert_equal "$(jq -c '[.changes, .made, .failed]' <<<"$output")" '[[],0,false]'
+	assert_equal "$(jq -c '[.changes, .made, .failed]' <<<"$output")" '[[],0,[]]'
 	assert_equal "$(snapshot)" "$before"
 }
 
@@ -225,6 +225,15 @@ provision() {
 	assert_failure 2
 	assert_line --partial "io.rdmad.Dek.InvalidArgument: field 'key_file'"
 	assert_line "rdmactl: apply: devices.soft0.deks[0]: failed: soft0: dek gone: create (256 bits, plaintext, key file /nonexistent/key)"
+	assert_equal "$(snapshot)" "$before"
+	# For scripts: what failed is a list of changes, as qp recover's failed is a list;
+	# made counts the changes in force, undone those taken back.
+	run --separate-stderr "$RDMACTL" -j apply - <<-EOF
+	{"devices":{"soft0":{"pools":[{"name":"sig","type":"signature","size":8},{"name":"huge","type":"signature","size":100000000}]}}}
+	EOF
+	assert_failure 2
+	assert_equal "$(jq -c '[.made, .undone, (.failed | map([.kind, .action, .ifname, .name, .to.size]))]' <<<"$output")" \
+		'[0,1,[["pool","create","soft0","huge",100000000]]]'
 	assert_equal "$(snapshot)" "$before"
 }
 

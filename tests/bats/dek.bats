@@ -53,7 +53,7 @@ refused() {
 	key "$T/k" 32
 	run "$RDMACTL" -j dek create plain128 --size 128 --key-file "$T/k"
 	assert_success
-	assert_output --regexp '^\[\{"ifname":"soft0","ifindex":0,"handle":[0-9]+,"name":"plain128","size":128,"keytag":false,"opaque":"0000000000000000","import":"plaintext","kek":null,"key_file":"'"$T"'/k","persistent":true,"pd":0,"state":"ready","error":null,"mkeys":0,"allow":\[\],"allow_unresolved":\[\]\}\]$'
+	assert_output --regexp '^\[\{"ifname":"soft0","ifindex":0,"handle":[0-9]+,"name":"plain128","size":128,"keytag":false,"opaque":"0000000000000000","import":"plaintext","kek":null,"key_file":"'"$T"'/k","persistent":true,"pd":null,"state":"ready","error":null,"mkeys":0,"allow":\[\],"allow_unresolved":\[\]\}\]$'
 	"$RDMACTL" dek destroy plain128
 }
 
@@ -90,7 +90,7 @@ refused() {
 	head -c 32 /dev/urandom >"$T/k"
 	run "$RDMACTL" -j dek create fromstdin --size 128 --key-file - <"$T/k"
 	assert_success
-	assert_output --partial '"key_file":null,"persistent":false,"pd":0,"state":"ready"'
+	assert_output --partial '"key_file":null,"persistent":false,"pd":null,"state":"ready"'
 	run "$RDMACTL" dek show fromstdin
 	assert_output --partial 'persistent false'
 	"$RDMACTL" dek destroy fromstdin

@@ -259,6 +259,10 @@ pkgdir() {
 		assert_output --partial '[librdmad.so.0]'
 	done
 	assert_not_exists "$d/usr/sbin/rdmactl"
+	# The VNIC example, a root's script, with the examples' README; the same bytes.
+	assert_file_executable "$d/usr/share/doc/rdmad/examples/vnic-netns.sh"
+	assert_file_permission 644 "$d/usr/share/doc/rdmad/examples/README.md"
+	cmp "$TOP/examples/vnic-netns.sh" "$d/usr/share/doc/rdmad/examples/vnic-netns.sh"
 	# The client library: its links, headers and pkg-config file.
 	assert_equal "$(readlink "$d/usr/lib/librdmad.so.0")" librdmad.so.0.1.0
 	assert_equal "$(readlink "$d/usr/lib/librdmad.so")" librdmad.so.0
@@ -289,7 +293,7 @@ pkgdir() {
 	cmp "$TOP/systemd/rdmad.conf" "$d/etc/rdmad/rdmad.conf"
 	# Nothing lands outside DESTDIR's expected tree.
 	run bash -c "cd '$d' && find . -type f | sort"
-	assert_equal "${#lines[@]}" 25
+	assert_equal "${#lines[@]}" 27
 }
 
 @test "install-extras.sh keeps an existing /etc/rdmad/rdmad.conf" {

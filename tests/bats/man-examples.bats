@@ -19,7 +19,7 @@ teardown() { rdmad_stop; }
 # examples: the command lines of the EXAMPLES section, groff escapes undone.
 examples() {
 	sed -n '/^\.SH EXAMPLES$/,/^\.SH /p' "$TOP/man/rdmactl.8" | sed -n 's/^\.B //p' |
-		sed -e 's/\\-/-/g' -e "s/\\\\(aq/'/g" -e 's/\\\\/\\/g'
+		sed -e 's/\\-/-/g' -e "s/\\\\(aq/'/g" -e 's/\\(dq/"/g' -e 's/\\\\/\\/g'
 }
 
 @test "rdmactl(8) EXAMPLES: every line runs and succeeds, in order" {
@@ -39,8 +39,12 @@ examples() {
 	done
 	# What they made is there.
 	run "$RDMACTL" -j status
-	[ "$(jq -c '.device_status[0].objects | [.pd, .mr, .cq, .qp, .ah, .mkey, .pool, .dek]' <<<"$output")" = \
-		'[2,1,1,1,1,9,1,1]' ]
+	[ "$(jq -c '.device_status[0] | [.objects | .pds, .mrs, .cqs, .qps, .ahs, .mkeys] +
+		[.pools, .deks | length]' <<<"$output")" = '[2,1,1,1,1,10,1,1]' ]
+	# The T10-DIF and AES-XTS MKEY, with vol1, after one transfer.
+	run "$RDMACTL" -j mkey show 0x80000a01
+	[ "$(jq -c '.[0] | [.config.wire.sig_type, .config.crypto.standard, .config.crypto.dek_name, .transfers]' <<<"$output")" = \
+		'["t10dif","aes_xts","vol1",1]' ] || fail "mkey 0x80000a01: $output"
 }
 
 @test "rdmactl(8) names no internal document, only public ones" {

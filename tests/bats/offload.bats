@@ -153,6 +153,16 @@ crc() { # TYPE SEED
 	assert_equal "$stderr" ""
 }
 
+@test "offload levels -j: the kernel in effect and every one this CPU runs, as the text lists them" {
+	run -0 "$RDMACTL" -j offload levels
+	assert_equal "$(jq -r .kernel <<<"$output")" "$("$RDMACTL" offload levels | sed -n 's/ \*$//p')"
+	assert_equal "$(jq -r '.kernels | join(" ")' <<<"$output")" \
+		"$("$RDMACTL" offload levels | cut -d' ' -f1 | paste -sd' ')"
+	# What RDMAD_OFFLOAD_LEVEL forces is the one in effect.
+	run -0 env RDMAD_OFFLOAD_LEVEL=portable "$RDMACTL" -j offload levels
+	assert_equal "$(jq -r .kernel <<<"$output")" portable
+}
+
 @test "--report names the guard kernels that ran; RDMAD_OFFLOAD_LEVEL forces a level, refuses others" {
 	echo "{\"mem\":null,\"wire\":$(t10dif crc 65535 0 0)}" >cfg.json
 	bytes a5 512 >mem

@@ -140,7 +140,7 @@ populate() {
 	"$RDMACTL" dek create onpd --size 128 --key-file "$K/a" --pd "$pd"
 	restart
 	run "$RDMACTL" -j dek show bystdin
-	assert_output --partial '"persistent":false,"pd":0,"state":"error","error":"key: the key was given by value, which is not kept across restarts'
+	assert_output --partial '"persistent":false,"pd":null,"state":"error","error":"key: the key was given by value, which is not kept across restarts'
 	run "$RDMACTL" -j dek show onpd
 	assert_output --partial "\"pd\":$pd,\"state\":\"error\",\"error\":\"pd: the DEK was created on PD $pd, and PDs do not survive a restart"
 	run "$RDMACTL" -j pd list
@@ -160,7 +160,7 @@ populate() {
 	"$RDMACTL" dek create wrapped --size 128 --key-file "$K/w" --import wrapped
 	restart kill
 	run "$RDMACTL" -j dek show wrapped
-	assert_output --partial '"import":"wrapped","kek":"main","key_file":"'"$K"'/w","persistent":true,"pd":0,"state":"ready"'
+	assert_output --partial '"import":"wrapped","kek":"main","key_file":"'"$K"'/w","persistent":true,"pd":null,"state":"ready"'
 	# The login itself is device state: it does not survive.
 	run "$RDMACTL" -j dek login-state
 	assert_output --partial '"state":"no_login"'

@@ -45,12 +45,14 @@ status_json() {
 	assert_success
 	assert_line --regexp '^ *ifname: soft0$'
 	assert_line --regexp '^ *ports: port 1 state ACTIVE physical_state LINK_UP link_layer Ethernet active_mtu [0-9]+$'
-	assert_line --regexp '^ *objects: pd 2 mr 0 cq 2 qp 3 ah 0 mkey 3 pool 1 dek 0$'
+	assert_line --regexp '^ *objects: pds 2 mrs 0 cqs 2 qps 3 ahs 0 mkeys 3$'
 	assert_line --regexp '^ *qp_states: rts 2 reset 1$'
 	assert_line --regexp '^ *pools: name p1 type signature size 3 available 3 in_use 0 borrow_failures 0$'
 	assert_line --regexp '^ *deks: -$'
 	assert_line --regexp '^ *crypto_login: no_login$'
-	assert_line --regexp '^ *recoveries: done 0 sig_stops 0 in_sqd -$'
+	assert_line --regexp '^ *sqd_qps: -$'
+	assert_line --regexp '^ *recoveries: 0$'
+	assert_line --regexp '^ *sig_stops: 0$'
 	assert_line --regexp '^ *problems: none$'
 	# A line per worker under the summary, with the QPs it runs: the two connected ones.
 	assert_line --regexp '^ *workers: [0-9]+ on CPU '
@@ -59,13 +61,17 @@ status_json() {
 	[ "$qps" = 2 ]
 	# The same facts in JSON.
 	json=$(status_json)
+	# The vocabulary's keys: counts under the kinds' plurals, as a tenant's objects;
+	# states as values of records, not as keys.
 	[ "$(jq -c '.device_status[0].objects' <<<"$json")" = \
-		'{"pd":2,"mr":0,"cq":2,"qp":3,"ah":0,"mkey":3,"pool":1,"dek":0}' ]
-	[ "$(jq -c '.device_status[0].qp_states' <<<"$json")" = '{"rts":2,"reset":1}' ]
+		'{"pds":2,"mrs":0,"cqs":2,"qps":3,"ahs":0,"mkeys":3}' ]
+	[ "$(jq -c '.device_status[0].qp_states' <<<"$json")" = \
+		'[{"state":"rts","qps":2},{"state":"reset","qps":1}]' ]
 	[ "$(jq -c '.device_status[0].pools' <<<"$json")" = \
 		'[{"name":"p1","type":"signature","size":3,"available":3,"in_use":0,"borrow_failures":0}]' ]
 	[ "$(jq '[.workers[].qps] | add' <<<"$json")" = 2 ]
-	[ "$(jq -c '.device_status[0].recoveries' <<<"$json")" = '{"done":0,"sig_stops":0,"in_sqd":[]}' ]
+	# Recoveries and signature stops are the data-path counters, under their keys.
+	[ "$(jq -c '.device_status[0] | [.recoveries, .sig_stops, .sqd_qps]' <<<"$json")" = '[0,0,[]]' ]
 	[ "$(jq -c '.problems' <<<"$json")" = '[]' ]
 }
 
@@ -83,7 +89,7 @@ status_json() {
 	assert_line --regexp "^ *problems: soft0 dek alpha: state error: key_file: $BATS_TEST_TMPDIR/k does not exist$"
 	assert_line --regexp "^ *deks: name alpha handle 1 state error error key_file: $BATS_TEST_TMPDIR/k does not exist$"
 	[ "$(status_json | jq -c '.problems')" = \
-		"[{\"ifname\":\"soft0\",\"kind\":\"dek\",\"id\":\"alpha\",\"reason\":\"state error: key_file: $BATS_TEST_TMPDIR/k does not exist\"}]" ]
+		"[{\"ifname\":\"soft0\",\"kind\":\"dek\",\"name\":\"alpha\",\"reason\":\"state error: key_file: $BATS_TEST_TMPDIR/k does not exist\"}]" ]
 	[ "$(status_json | jq -c '.device_status[0].deks[0] | [.state, .error]')" = \
 		"[\"error\",\"key_file: $BATS_TEST_TMPDIR/k does not exist\"]" ]
 }
@@ -120,7 +126,8 @@ PY
 	assert_success
 	assert_line --regexp '^ *pools: name tiny type crypto size 1 available 0 in_use 1 borrow_failures 0$'
 	assert_line --regexp '^ *problems: soft0 pool tiny: no MKEY available \(0 borrows refused\)$'
-	[ "$(status_json | jq -c '.problems[0] | [.kind, .id]')" = '["pool","tiny"]' ]
+	# A pool is named by name, as its own records do.
+	[ "$(status_json | jq -c '.problems[0] | [.kind, .name]')" = '["pool","tiny"]' ]
 	touch "$D/release"
 	wait "$(cat "$D/borrower.pid")"
 	for _ in $(seq 1 50); do

@@ -120,15 +120,13 @@ RUNS = [
 # Findings not fixed yet, each with what is wrong: the audit prints them and
 # passes, and fails when one no longer happens (then it leaves this list).
 KNOWN = {
-    r"rdmactl -j status: device_status\[\]\.(objects\.ah|qp_states|pools|deks|crypto_login|recoveries)":
-        "status's device_status: objects counted under singular keys (pd, ah, ...: the vocabulary "
-        "says pds, ahs), a map of QP states, recoveries an object where data-path counters "
-        "count recoveries; its keys are not in the vocabulary",
-    r"rdmactl -j offload levels: -j printed no JSON": "offload levels prints its text with -j",
-    r"rdmactl -j dump: ": "dump prints the apply file (format version an int, devices by name)",
-    r"rdmactl -j apply: ": "apply's result: file, dry_run, made, undone not in the vocabulary; "
-        "failed a bool where qp recover's failed is a list",
 }
+
+# Commands whose -j output is a file format of its own, not a reply: each
+# with how it is checked instead.  dump prints the provisioning file apply
+# reads (rdmad-varlink(7) VOCABULARY; decisions.md): applied back, it must
+# change nothing.
+FILE_FORMATS = {"dump": "apply"}
 
 
 # What a command's output names, kept for the commands after it.
@@ -199,8 +197,10 @@ def prepare(workdir):
         json.dump(config, f)
     with open(f"{workdir}/offload.json", "w") as f:
         json.dump({"mem": None, "wire": config["wire"]}, f)
+    # A change to list (apply --dry-run), so that a change's keys are checked too.
     with open(f"{workdir}/apply.json", "w") as f:
-        json.dump({"version": 1, "settings": {"log_level": "info"}}, f)
+        json.dump({"version": 1, "settings": {"log_level": "info"}, "devices": {"soft0": {
+            "pools": [{"name": "vocab-apply", "type": "crypto", "size": 1}]}}}, f)
     memfd = os.memfd_create("vocab", os.MFD_ALLOW_SEALING)
     os.ftruncate(memfd, 4096)
     fcntl.fcntl(memfd, fcntl.F_ADD_SEALS, fcntl.F_SEAL_SHRINK)
@@ -258,6 +258,14 @@ def main():
             doc = json.loads(out)
         except ValueError:
             check.problems.append(f"{where}: -j printed no JSON: {out[:80]!r}")
+            continue
+        if path in FILE_FORMATS:
+            back = subprocess.run([rdmactl, "-j", FILE_FORMATS[path], "-", "--dry-run"], env=env,
+                                  input=r.stdout, capture_output=True)
+            changes = json.loads(back.stdout or b"{}").get("changes") if back.returncode == 0 else None
+            if changes != []:
+                check.problems.append(f"{where}: {FILE_FORMATS[path]} of it would change "
+                                      f"{changes!r}: {back.stderr.decode().strip()}")
             continue
         if path in MAKES:
             objects[MAKES[path]] = str(doc[0]["handle"])
