@@ -210,6 +210,14 @@ int rdma_object_destroy(struct rdma_device *dev, enum rdma_object_kind kind, uin
 	return 0;
 }
 
+struct rdma_device *rdma_device_find(struct rdma_device *const *devices, unsigned n, const char *name)
+{
+	for (unsigned i = 0; i < n; i++)
+		if (strcmp(devices[i]->name, name) == 0)
+			return devices[i];
+	return NULL;
+}
+
 void rdma_device_free(struct rdma_device *dev)
 {
 	if (!dev)

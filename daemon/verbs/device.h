@@ -243,6 +243,8 @@ unsigned rdma_block_size_bytes(enum rdma_block_size size);
 const char *rdma_port_state_name(enum rdma_port_state state);
 const char *rdma_port_phys_state_name(enum rdma_port_phys_state state);
 void rdma_device_free(struct rdma_device *dev);
+/* The device called name among the n of devices, or NULL. */
+struct rdma_device *rdma_device_find(struct rdma_device *const *devices, unsigned n, const char *name);
 
 /* Sets up the object tables and GID tables with the device's limits; backends call it once. */
 int rdma_device_init_tables(struct rdma_device *dev);
