@@ -267,8 +267,6 @@ int rdma_object_destroy(struct rdma_device *dev, enum rdma_object_kind kind, uin
 			struct rdma_error *err);
 /* Releases obj whatever uses it (for objects that failed half-way through creation). */
 void rdma_object_free(struct rdma_device *dev, struct rdma_object *obj);
-/* One object whose references include target, or NULL. */
-struct rdma_object *rdma_object_find_user(struct rdma_device *dev, const struct rdma_object *target);
 /* How many objects of kind use target. */
 unsigned rdma_object_count_users(struct rdma_device *dev, const struct rdma_object *target,
 				 enum rdma_object_kind kind);

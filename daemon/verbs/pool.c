@@ -303,7 +303,7 @@ int rdma_pool_destroy(struct rdma_device *dev, struct rdma_pool *pool, bool forc
 	rdma_pool_reap(pool);
 	for (uint32_t i = 0; i < pool->size; i++) {
 		struct rdma_mkey *mkey = pool->mkeys[i];
-		struct rdma_object *user = rdma_object_find_user(dev, &mkey->obj);
+		struct rdma_object *user = rdma_object_find_user(dev->tables, &mkey->obj);
 
 		if (!user)
 			user = rdma_mkey_user(dev, mkey);
