@@ -5,7 +5,6 @@
 #include "dataplane/keytab.h"
 #include "dataplane/mkey.h"
 #include "daemon/verbs/mr.h"
-#include "daemon/verbs/pool.h"
 #include "lib/log.h"
 
 #include <errno.h>
@@ -215,7 +214,7 @@ int rdma_mkey_destroy(struct rdma_device *dev, uint32_t key, struct rdma_error *
 		return -ENOENT;
 	if (mkey->pool)
 		return rdma_error_state(err, "handle", "the MKEY belongs to pool %s and goes with it",
-					rdma_pool_name(mkey->pool));
+					mkey->pool_name);
 	return rdma_object_destroy(dev, RDMA_OBJ_MKEY, key, err);
 }
 

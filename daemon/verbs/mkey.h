@@ -151,6 +151,11 @@ struct rdma_mkey {
 	/* pools (daemon/verbs/pool.h) */
 	struct rdma_pool *pool;
 	/*
+	 * The pool's name while pool is set, for the refusals of the MKEY rules,
+	 * which know no pool (pool.c is above them); the pool outlives its MKEYs.
+	 */
+	const char *pool_name;
+	/*
 	 * Who holds it, NULL while in the pool: the connection that borrowed it,
 	 * or for a borrow under an owner name the pool's mark, with the name in
 	 * owner (daemon/verbs/pool.h).

@@ -5,7 +5,6 @@
 #include "dataplane/mkey.h"
 #include "daemon/verbs/dek.h"
 #include "daemon/verbs/mr.h"
-#include "daemon/verbs/pool.h"
 #include "daemon/verbs/qp.h"
 #include "dataplane/keytab.h"
 
@@ -356,7 +355,7 @@ int mkey_configure_prepare(struct rdma_device *dev, const struct rdma_mkey *mkey
 	memset(p, 0, sizeof(*p));
 	if (mkey->pool && !mkey->borrower)
 		return rdma_error_state(err, "handle", "the MKEY is in pool %s: borrow it first",
-					rdma_pool_name(mkey->pool));
+					mkey->pool_name);
 	r = setters_check(dev, mkey, conf, err);
 	if (r < 0)
 		return r;

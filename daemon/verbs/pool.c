@@ -136,6 +136,7 @@ static int grow_to(struct rdma_device *dev, struct rdma_pool *pool, uint32_t n,
 			return r;
 		}
 		mkey->pool = pool;
+		mkey->pool_name = pool->name;
 		pool->mkeys[pool->n_mkeys++] = mkey;
 	}
 	return 0;
