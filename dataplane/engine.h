@@ -23,8 +23,6 @@
 #define DP_SQ_BUDGET 64
 /* rnr_retry 7: retry for ever. */
 #define DP_RNR_RETRY_INFINITE 7
-/* Bytes one transfer through an MKEY carries at most (as io.rdmad.Mkey's tx and rx). */
-#define DP_MKEY_TRANSFER_MAX (32u << 20)
 
 /* The QP's counter and its NIC's (the worker's share of it). */
 #define DP_COUNT(w, q, field, n) do { \

@@ -20,6 +20,12 @@
 #include "dataplane/offload/transform.h"
 
 /*
+ * Bytes one transfer through an MKEY carries at most, here and through
+ * io.rdmad.Mkey's tx and rx (the driver's RDMA_MKEY_TRANSFER_MAX is this).
+ */
+#define DP_MKEY_TRANSFER_MAX (32u << 20)
+
+/*
  * What one thread counted of an MKEY's transfers: one per worker, on a line
  * of its own and written by that worker alone (no locked add on the data
  * path), kept by the driver across configures (the context is rebuilt).

@@ -11,6 +11,7 @@
 #include "daemon/api/mkey_conf.h"
 #include "daemon/api/lend.h"
 #include "daemon/verbs/qp.h"
+#include "daemon/verbs/recovery.h"
 #include "dataplane/offload/transform_json.h"
 #include "dataplane/counters.h"
 #include "lib/hex.h"

@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Group commit of the state files on a thread of its own (see commit.h). */
 #include "daemon/core/commit.h"
-#include "daemon/core/manager.h"
 #include "daemon/core/state.h"
 #include "lib/log.h"
 #include "lib/thread.h"
@@ -26,7 +25,7 @@
 #define SETTLE_PER_GO 8
 
 struct commit {
-	struct manager *m;
+	const struct state_env *env;
 	char *dir;
 	commit_write_fn write;
 	int efd;                  /* the thread rings it when a batch is written */
@@ -99,7 +98,7 @@ static void start_batch(struct commit *c)
 		struct state_file *f = &c->files[i];
 
 		*f = (struct state_file){ .kind = c->dirty[i], .name = c->dirty[i]->name };
-		f->text = state_serialize(c->m, f->kind, &f->len);
+		f->text = state_serialize(c->env, f->kind, &f->len);
 		if (!f->text)
 			f->result = -ENOMEM;
 	}
@@ -248,14 +247,14 @@ static int on_written(sd_event_source *s, int fd, uint32_t revents, void *userda
 	return 0;
 }
 
-int commit_new(struct commit **out, struct manager *m, commit_write_fn write)
+int commit_new(struct commit **out, sd_event *event, const struct state_env *env, commit_write_fn write)
 {
 	struct commit *c = calloc(1, sizeof(*c));
 	int r;
 
 	if (!c)
 		return -ENOMEM;
-	c->m = m;
+	c->env = env;
 	c->efd = -1;
 	c->write = write ? write : state_write_files;
 	c->queued_tail = &c->queued;
@@ -263,19 +262,19 @@ int commit_new(struct commit **out, struct manager *m, commit_write_fn write)
 	pthread_mutex_init(&c->lock, NULL);
 	pthread_cond_init(&c->wake, NULL);
 	pthread_cond_init(&c->finished, NULL);
-	c->dir = strdup(m->state_dir);
+	c->dir = strdup(env->dir);
 	c->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (!c->dir || c->efd < 0) {
 		r = c->dir ? -errno : -ENOMEM;
 		goto fail;
 	}
-	r = sd_event_add_io(m->event, &c->source, c->efd, EPOLLIN, on_written, c);
+	r = sd_event_add_io(event, &c->source, c->efd, EPOLLIN, on_written, c);
 	/* Answers first: the sooner a batch is answered, the sooner the next one is written. */
 	if (r >= 0)
 		r = sd_event_source_set_priority(c->source, SD_EVENT_PRIORITY_IMPORTANT);
 	/* The later goes rank with the connections: a call read meanwhile runs first. */
 	if (r >= 0)
-		r = sd_event_add_defer(m->event, &c->settling, on_settling, c);
+		r = sd_event_add_defer(event, &c->settling, on_settling, c);
 	if (r >= 0)
 		r = sd_event_source_set_enabled(c->settling, SD_EVENT_OFF);
 	if (r < 0)

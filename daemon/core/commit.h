@@ -32,8 +32,9 @@
 #pragma once
 
 #include <stdbool.h>
+#include <systemd/sd-event.h>
 
-struct manager;
+struct state_env;
 struct state_kind;
 struct state_file;
 
@@ -52,8 +53,11 @@ typedef void (*commit_write_fn)(const char *dir, struct state_file *files, unsig
 
 struct commit;
 
-/* A committer for m's state directory on m's event loop, with its thread started. */
-int commit_new(struct commit **out, struct manager *m, commit_write_fn write);
+/*
+ * A committer for env's state directory on event, with its thread started;
+ * it serializes the kinds through env, which must outlive it.
+ */
+int commit_new(struct commit **out, sd_event *event, const struct state_env *env, commit_write_fn write);
 /* Stops the thread (after commit_flush(), nothing is lost) and frees the committer. */
 struct commit *commit_free(struct commit *c);
 /*

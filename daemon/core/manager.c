@@ -29,6 +29,17 @@
 #include <time.h>
 #include <unistd.h>
 
+/*
+ * What the state directory keeps, in restore order: settings first, so that
+ * the log level is right for what follows.
+ */
+static const struct state_kind *const state_kinds[] = {
+	&state_settings,
+	&state_deks,
+	&state_pools,
+	&state_vnic,
+};
+
 static uint64_t now_usec(clockid_t clock)
 {
 	struct timespec ts;
@@ -217,10 +228,7 @@ void manager_set_ready_fd(struct manager *m, int fd)
 
 struct rdma_device *manager_find_device(struct manager *m, const char *name)
 {
-	for (unsigned i = 0; i < m->n_devices; i++)
-		if (strcmp(m->devices[i]->name, name) == 0)
-			return m->devices[i];
-	return NULL;
+	return rdma_device_find(m->devices, m->n_devices, name);
 }
 
 uint64_t manager_uptime_usec(const struct manager *m)
@@ -395,7 +403,10 @@ int manager_start(struct manager *m)
 	if (r < 0)
 		return r;
 	/* What users configured comes back before anyone can ask for it. */
-	r = state_restore(m);
+	m->state = (struct state_env){
+		.m = m, .dir = m->state_dir, .devices = m->devices, .n_devices = m->n_devices,
+	};
+	r = state_restore(&m->state, state_kinds, sizeof(state_kinds) / sizeof(state_kinds[0]));
 	if (r < 0)
 		return r;
 	/* After what users configured: the host's addresses take the indexes left free. */
@@ -407,7 +418,7 @@ int manager_start(struct manager *m)
 	} else {
 		install_default_gids(m);
 	}
-	r = commit_new(&m->commit, m, NULL);
+	r = commit_new(&m->commit, m->event, &m->state, NULL);
 	if (r < 0)
 		return log_error_errno(r, "cannot start the state committer");
 	r = helper_new(&m->helper, m->event);

@@ -8,6 +8,7 @@
 #include <systemd/sd-event.h>
 
 #include "daemon/core/config.h"
+#include "daemon/core/state.h"
 #include "daemon/verbs/device.h"
 #include "lib/cpulist.h"
 
@@ -69,6 +70,7 @@ struct manager {
 		bool exists;
 		gid_t gid;
 	} read_group;
+	struct state_env state;   /* what the state files are read and written with (state.h) */
 	struct commit *commit;    /* writes the state files (daemon/core/commit.h) */
 	struct helper *helper;    /* blocking work off the event loop (daemon/core/helper.h) */
 	struct vnic_service *vnic;   /* the first device's OPA port, or NULL (daemon/vnic/vnic.h) */

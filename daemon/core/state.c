@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "daemon/core/state.h"
-#include "daemon/core/manager.h"
+#include "daemon/verbs/device.h"
 #include "lib/io.h"
 #include "lib/log.h"
 
@@ -16,14 +16,6 @@
 #define STATE_VERSION 1
 /* Temporary files are NAME.json.tmp-XXXXXX: in the same directory, so rename() is atomic. */
 #define TMP_INFIX ".json.tmp-"
-
-/* The restore order: settings first, so that the log level is right for what follows. */
-static const struct state_kind *const kinds[] = {
-	&state_settings,
-	&state_deks,
-	&state_pools,
-	&state_vnic,
-};
 
 static int fsync_dir(const char *dir)
 {
@@ -116,23 +108,23 @@ struct json_object *state_save_table(struct rdma_device *dev, enum rdma_object_k
 	return list;
 }
 
-static struct json_object *save_per_device(struct manager *m, const struct state_kind *kind)
+static struct json_object *save_per_device(const struct state_env *env, const struct state_kind *kind)
 {
 	struct json_object *all = json_object_new_object();
 
-	for (unsigned i = 0; all && i < m->n_devices; i++) {
-		struct json_object *list = kind->save_device(m, m->devices[i]);
+	for (unsigned i = 0; all && i < env->n_devices; i++) {
+		struct json_object *list = kind->save_device(env->m, env->devices[i]);
 
 		if (!list) {
 			json_object_put(all);
 			return NULL;
 		}
-		json_object_object_add(all, m->devices[i]->name, list);
+		json_object_object_add(all, env->devices[i]->name, list);
 	}
 	return all;
 }
 
-static void restore_per_device(struct manager *m, const struct state_kind *kind,
+static void restore_per_device(const struct state_env *env, const struct state_kind *kind,
 			       struct json_object *saved)
 {
 	if (!json_object_is_type(saved, json_type_object)) {
@@ -140,7 +132,7 @@ static void restore_per_device(struct manager *m, const struct state_kind *kind,
 		return;
 	}
 	json_object_object_foreach(saved, name, list) {
-		struct rdma_device *dev = manager_find_device(m, name);
+		struct rdma_device *dev = rdma_device_find(env->devices, env->n_devices, name);
 
 		if (!dev)
 			log_error("saved %s of device %s: no such device now; not restored", kind->items,
@@ -148,22 +140,23 @@ static void restore_per_device(struct manager *m, const struct state_kind *kind,
 		else if (!json_object_is_type(list, json_type_array))
 			log_error("saved %s of device %s are not a list; not restored", kind->items, name);
 		else
-			kind->restore_device(m, dev, list);
+			kind->restore_device(env->m, dev, list);
 	}
 }
 
-static int restore_kind(struct manager *m, const struct state_kind *kind, struct json_object *saved)
+static int restore_kind(const struct state_env *env, const struct state_kind *kind,
+			struct json_object *saved)
 {
 	if (kind->restore)
-		return kind->restore(m, saved);
+		return kind->restore(env->m, saved);
 	if (saved)
-		restore_per_device(m, kind, saved);
+		restore_per_device(env, kind, saved);
 	return 0;
 }
 
-char *state_serialize(struct manager *m, const struct state_kind *kind, size_t *len)
+char *state_serialize(const struct state_env *env, const struct state_kind *kind, size_t *len)
 {
-	struct json_object *file, *data = kind->save ? kind->save(m) : save_per_device(m, kind);
+	struct json_object *file, *data = kind->save ? kind->save(env->m) : save_per_device(env, kind);
 	char *text = NULL;
 
 	file = data ? json_object_new_object() : NULL;
@@ -206,12 +199,12 @@ static void move_aside(const char *path, const char *why)
 }
 
 /* kind's saved state (a new reference), NULL when it has none. */
-static struct json_object *read_kind(struct manager *m, const struct state_kind *kind)
+static struct json_object *read_kind(const char *dir, const struct state_kind *kind)
 {
 	struct json_object *file, *version, *data;
 	char path[PATH_MAX];
 
-	snprintf(path, sizeof(path), "%s/%s.json", m->state_dir, kind->name);
+	snprintf(path, sizeof(path), "%s/%s.json", dir, kind->name);
 	if (access(path, F_OK) < 0)
 		return NULL;
 	file = json_object_from_file(path);
@@ -232,17 +225,16 @@ static struct json_object *read_kind(struct manager *m, const struct state_kind 
 	return data;
 }
 
-int state_restore(struct manager *m)
+int state_restore(const struct state_env *env, const struct state_kind *const *kinds, unsigned n)
 {
-	remove_temporaries(m->state_dir);
-	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
-		struct json_object *data = read_kind(m, kinds[i]);
-		int r = restore_kind(m, kinds[i], data);
+	remove_temporaries(env->dir);
+	for (unsigned i = 0; i < n; i++) {
+		struct json_object *data = read_kind(env->dir, kinds[i]);
+		int r = restore_kind(env, kinds[i], data);
 
 		json_object_put(data);
 		if (r < 0)
-			return log_error_errno(r, "cannot restore %s from %s", kinds[i]->name,
-					       m->state_dir);
+			return log_error_errno(r, "cannot restore %s from %s", kinds[i]->name, env->dir);
 	}
 	return 0;
 }

@@ -30,7 +30,7 @@
  *     };
  *
  * (a kind that is not per device, as the settings, gives save and restore
- * instead), declare it below, add it to the kinds[] table in state.c (its
+ * instead), declare it below, add it to the kinds[] table in manager.c (its
  * place there is the restore order), and submit every change a client makes
  * to the committer (daemon/core/commit.h, through daemon/api/change.h): the
  * call is answered once the change is durable, and a change that cannot be
@@ -78,16 +78,29 @@ extern const struct state_kind state_pools;      /* daemon/core/pool_state.c */
 extern const struct state_kind state_vnic;       /* daemon/core/vnic_state.c */
 
 /*
- * Restores every kind in table order.  A file that does not parse, or is not
+ * What state.c is given of the daemon, and all it knows of it: the manager
+ * goes to the kinds as it came (state.c never looks inside), the directory
+ * and the devices are read here.  The manager fills it in once its devices
+ * exist; the committer (daemon/core/commit.h) serializes through it.
+ */
+struct state_env {
+	struct manager *m;                     /* the kinds' argument */
+	const char *dir;                       /* the state directory */
+	struct rdma_device *const *devices;    /* whose records the per-device kinds keep */
+	unsigned n_devices;
+};
+
+/*
+ * Restores the n kinds in their order.  A file that does not parse, or is not
  * of a version this rdmad reads, is moved aside to NAME.json.bad (and logged)
  * so that the next save does not destroy what an administrator may recover.
  */
-int state_restore(struct manager *m);
+int state_restore(const struct state_env *env, const struct state_kind *const *kinds, unsigned n);
 /*
  * kind's file as it would be written now, from the running state (main
  * thread): malloc'ed text of *len bytes, or NULL when out of memory.
  */
-char *state_serialize(struct manager *m, const struct state_kind *kind, size_t *len);
+char *state_serialize(const struct state_env *env, const struct state_kind *kind, size_t *len);
 
 /*
  * A save_device for a kind whose records are the objects of one of the

@@ -412,9 +412,11 @@ static void on_qp_stopped(struct dp_worker *w, const struct dp_event *ev, void *
 	/* The errors that stopped it first, so that a recovery finds them. */
 	rdma_datapath_reports(dev);
 	qp = qp_of(dev, ev->object, ev->ptr);
-	if (qp)
-		rdma_qp_sig_stopped(dev, qp, atomic_load_explicit(&soft_qp(qp)->stops, memory_order_relaxed),
-				    (uint64_t)ev->value);
+	/* The model follows the stop, then the recovery starts: the event path's, not the QP's. */
+	if (qp && rdma_qp_sig_stopped(dev, qp,
+				      atomic_load_explicit(&soft_qp(qp)->stops, memory_order_relaxed),
+				      (uint64_t)ev->value))
+		rdma_recovery_stopped(dev, qp);
 }
 
 static void on_qp_error(struct dp_worker *w, const struct dp_event *ev, void *userdata)

@@ -365,7 +365,7 @@ int rdma_dek_destroy(struct rdma_device *dev, struct rdma_dek *dek, struct rdma_
 
 	if (dek->pending)
 		return pending_refusal(dek, "name", err);
-	user = rdma_object_find_user(dev, &dek->obj);
+	user = rdma_object_find_user(dev->tables, &dek->obj);
 	if (user)
 		return rdma_error_in_use(err, &dek->obj, user);
 	dek->pending = RDMA_DEK_DESTROYING;

@@ -154,21 +154,6 @@ struct rdma_object *rdma_object_lookup(struct rdma_device *dev, enum rdma_object
 	return obj;
 }
 
-struct rdma_object *rdma_object_find_user(struct rdma_device *dev, const struct rdma_object *target)
-{
-	if (!target->users)
-		return NULL;
-	for (int k = 0; k < RDMA_OBJ_KIND_COUNT; k++) {
-		struct rdma_object *obj;
-
-		for (uint32_t pos = 0; (obj = object_table_next(&dev->tables[k], &pos)); )
-			for (unsigned i = 0; i < obj->n_refs; i++)
-				if (obj->refs[i] == target)
-					return obj;
-	}
-	return NULL;
-}
-
 unsigned rdma_object_count_users(struct rdma_device *dev, const struct rdma_object *target,
 				 enum rdma_object_kind kind)
 {
@@ -201,13 +186,21 @@ int rdma_object_destroy(struct rdma_device *dev, enum rdma_object_kind kind, uin
 
 	if (!obj)
 		return -ENOENT;
-	user = rdma_object_find_user(dev, obj);
+	user = rdma_object_find_user(dev->tables, obj);
 	if (!user && object_types[kind]->busy_user)
 		user = object_types[kind]->busy_user(dev, obj);
 	if (user)
 		return rdma_error_in_use(err, obj, user);
 	rdma_object_free(dev, obj);
 	return 0;
+}
+
+struct rdma_device *rdma_device_find(struct rdma_device *const *devices, unsigned n, const char *name)
+{
+	for (unsigned i = 0; i < n; i++)
+		if (strcmp(devices[i]->name, name) == 0)
+			return devices[i];
+	return NULL;
 }
 
 void rdma_device_free(struct rdma_device *dev)

@@ -243,6 +243,8 @@ unsigned rdma_block_size_bytes(enum rdma_block_size size);
 const char *rdma_port_state_name(enum rdma_port_state state);
 const char *rdma_port_phys_state_name(enum rdma_port_phys_state state);
 void rdma_device_free(struct rdma_device *dev);
+/* The device called name among the n of devices, or NULL. */
+struct rdma_device *rdma_device_find(struct rdma_device *const *devices, unsigned n, const char *name);
 
 /* Sets up the object tables and GID tables with the device's limits; backends call it once. */
 int rdma_device_init_tables(struct rdma_device *dev);
@@ -265,8 +267,6 @@ int rdma_object_destroy(struct rdma_device *dev, enum rdma_object_kind kind, uin
 			struct rdma_error *err);
 /* Releases obj whatever uses it (for objects that failed half-way through creation). */
 void rdma_object_free(struct rdma_device *dev, struct rdma_object *obj);
-/* One object whose references include target, or NULL. */
-struct rdma_object *rdma_object_find_user(struct rdma_device *dev, const struct rdma_object *target);
 /* How many objects of kind use target. */
 unsigned rdma_object_count_users(struct rdma_device *dev, const struct rdma_object *target,
 				 enum rdma_object_kind kind);

@@ -115,7 +115,7 @@ int rdma_gid_add(struct rdma_device *dev, unsigned port, uint32_t index,
 	if (!e)
 		return -EINVAL;
 	/* The default is a convenience nobody chose: whoever sets up the table decides. */
-	if (e->valid && e->is_default && !rdma_object_find_user(dev, &e->obj))
+	if (e->valid && e->is_default && !rdma_object_find_user(dev->tables, &e->obj))
 		empty(dev, port, e);
 	if (e->valid) {
 		rdma_gid_format(e->gid, text);
@@ -177,7 +177,7 @@ int rdma_gid_del(struct rdma_device *dev, unsigned port, uint32_t index, struct 
 					"it goes when the address is removed from %s", index, text,
 					e->netdev, e->netdev);
 	}
-	user = rdma_object_find_user(dev, &e->obj);
+	user = rdma_object_find_user(dev->tables, &e->obj);
 	if (user)
 		return rdma_error_in_use(err, &e->obj, user);
 	empty(dev, port, e);
@@ -208,7 +208,7 @@ static bool listed(const uint8_t (*gids)[RDMA_GID_LEN], size_t n, const uint8_t 
 /* Empties e, or marks it address_gone while an AH or QP still sends from it. */
 static void drop_netdev_entry(struct rdma_device *dev, unsigned port, struct rdma_gid_entry *e)
 {
-	if (rdma_object_find_user(dev, &e->obj))
+	if (rdma_object_find_user(dev->tables, &e->obj))
 		e->address_gone = true;
 	else
 		empty(dev, port, e);
@@ -268,7 +268,7 @@ unsigned rdma_gid_sweep_gone(struct rdma_device *dev, unsigned port)
 
 		if (!e->valid || !e->address_gone)
 			continue;
-		if (rdma_object_find_user(dev, &e->obj))
+		if (rdma_object_find_user(dev->tables, &e->obj))
 			stay++;
 		else
 			empty(dev, port, e);

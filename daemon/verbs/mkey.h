@@ -26,6 +26,7 @@
 #include <stdint.h>
 
 #include "daemon/verbs/device.h"
+#include "dataplane/keytab.h"
 #include "dataplane/mkey.h"
 #include "dataplane/offload/transform.h"
 
@@ -46,14 +47,18 @@ struct rdma_lend_caller;
 #define RDMA_MKEY_ACCESS_ALL           0xfu
 
 /*
- * Bytes one transfer may carry in or out.  Replies of a tx are queued on the
- * connection as base64; 32 MiB of bytes stays inside the 64 MiB a client may
- * leave unread.
+ * Bytes one transfer may carry in or out: the NIC's limit, one definition for
+ * both.  Replies of a tx are queued on the connection as base64; 32 MiB of
+ * bytes stays inside the 64 MiB a client may leave unread.
  */
-#define RDMA_MKEY_TRANSFER_MAX (32u << 20)
+#define RDMA_MKEY_TRANSFER_MAX DP_MKEY_TRANSFER_MAX
 
-/* The first index of MKEY keys: MR keys are below it, so a key names one object of either. */
-#define RDMA_MKEY_KEY_BASE (1u << 23)
+/*
+ * The first index of MKEY keys: MR keys are below it, so a key names one
+ * object of either.  The key table's (dataplane/keytab.h): the model's
+ * handles are the NIC's keys.
+ */
+#define RDMA_MKEY_KEY_BASE DP_MKEY_INDEX_BASE
 
 struct rdma_mr;
 struct rdma_pool;
@@ -150,6 +155,11 @@ struct rdma_mkey {
 	unsigned n_worker_counters;
 	/* pools (daemon/verbs/pool.h) */
 	struct rdma_pool *pool;
+	/*
+	 * The pool's name while pool is set, for the refusals of the MKEY rules,
+	 * which know no pool (pool.c is above them); the pool outlives its MKEYs.
+	 */
+	const char *pool_name;
 	/*
 	 * Who holds it, NULL while in the pool: the connection that borrowed it,
 	 * or for a borrow under an owner name the pool's mark, with the name in

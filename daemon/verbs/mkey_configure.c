@@ -1,13 +1,16 @@
 /* SPDX-License-Identifier: MIT */
-/* MKEY configure: the rules of the WR chain and its setters (reference §1.2, §3.1-3.2). */
+/*
+ * MKEY configure: the rules of the WR chain and its setters (reference §1.2,
+ * §3.1-3.2), and the context the NIC reads, rebuilt at each configure.
+ */
 #include "daemon/verbs/mkey.h"
 #include "daemon/verbs/mkey_int.h"
 #include "dataplane/mkey.h"
 #include "daemon/verbs/dek.h"
 #include "daemon/verbs/mr.h"
-#include "daemon/verbs/pool.h"
 #include "daemon/verbs/qp.h"
 #include "dataplane/keytab.h"
+#include "lib/log.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -138,11 +141,6 @@ static int dp_refusal(struct rdma_error *err, const struct dp_error *de)
 			      key ? "dek" : NULL, "%s", de->message);
 }
 
-static bool cfg_has_sig(const struct dp_transform_cfg *cfg)
-{
-	return dp_sig_present(&cfg->mem) || dp_sig_present(&cfg->wire);
-}
-
 /* The configuration in effect after conf: what conf sets over what mkey has. */
 static void merge(const struct rdma_mkey *mkey, const struct rdma_mkey_conf *conf,
 		  struct dp_transform_cfg *cfg, struct rdma_mkey_crypto *crypto)
@@ -180,7 +178,7 @@ static int setters_check(struct rdma_device *dev, const struct rdma_mkey *mkey,
 		if (!(mkey->flags & RDMA_MKEY_BLOCK_SIGNATURE))
 			return mkey_config_refusal(err, RDMA_ERR_INVALID_ARGUMENT, sig_path(&conf->cfg), NULL,
 					      "the MKEY was created without block_signature");
-		if (!cfg_has_sig(&conf->cfg))
+		if (!mkey_cfg_has_sig(&conf->cfg))
 			return mkey_config_refusal(err, RDMA_ERR_INVALID_ARGUMENT, NULL, NULL,
 					      "a signature needs mem or wire; reset_sig_attr removes it");
 	}
@@ -204,7 +202,7 @@ static int finalize_check(struct rdma_device *dev, const struct dp_transform_cfg
 {
 	struct dp_error de;
 
-	if (!cfg_has_sig(cfg) && !cfg->crypto.enabled)
+	if (!mkey_cfg_has_sig(cfg) && !cfg->crypto.enabled)
 		return 0;
 	if (dp_transform_cfg_validate(cfg, &de) < 0)
 		return dp_refusal(err, &de);
@@ -318,7 +316,7 @@ static int transform_build(struct rdma_device *dev, const struct rdma_mkey *mkey
 	*workers = NULL;
 	*n = 0;
 	*dek_obj = NULL;
-	if (!cfg_has_sig(cfg) && !cfg->crypto.enabled)
+	if (!mkey_cfg_has_sig(cfg) && !cfg->crypto.enabled)
 		return 0;
 	if (cfg->crypto.enabled) {
 		r = dek_get(dev, mkey, crypto, caller, &dek, &key, &key_len, err);
@@ -356,7 +354,7 @@ int mkey_configure_prepare(struct rdma_device *dev, const struct rdma_mkey *mkey
 	memset(p, 0, sizeof(*p));
 	if (mkey->pool && !mkey->borrower)
 		return rdma_error_state(err, "handle", "the MKEY is in pool %s: borrow it first",
-					rdma_pool_name(mkey->pool));
+					mkey->pool_name);
 	r = setters_check(dev, mkey, conf, err);
 	if (r < 0)
 		return r;
@@ -394,46 +392,6 @@ int mkey_configure_prepare(struct rdma_device *dev, const struct rdma_mkey *mkey
 fail:
 	mkey_layout_free(&p->layout);
 	return r;
-}
-
-void mkey_prepared_free(struct mkey_prepared *p)
-{
-	mkey_transforms_free(p->transform, p->worker_transforms, p->n_worker_transforms);
-	mkey_layout_free(&p->layout);
-	memset(p, 0, sizeof(*p));
-}
-
-/* What the MKEY holds: its PD, the MRs of its layout, its DEK (none of them may go under it). */
-static void hold_refs(struct rdma_mkey *mkey)
-{
-	rdma_object_unuse_all(&mkey->obj);
-	rdma_object_use(&mkey->obj, mkey->pd);   /* the first reference made: room is there */
-	for (unsigned i = 0; i < mkey->layout.n; i++)
-		rdma_object_use(&mkey->obj, &mkey->layout.entries[i].mr_obj->obj);
-	rdma_object_use(&mkey->obj, mkey->dek_obj);
-}
-
-/* The prepared configure takes effect in the model (p is emptied); cannot fail. */
-void mkey_configure_apply(struct rdma_mkey *mkey, struct mkey_prepared *p)
-{
-	mkey_clear(mkey);
-	mkey->layout = p->layout;
-	mkey->dek_obj = p->dek_obj;
-	hold_refs(mkey);
-	mkey->transform = p->transform;
-	mkey->worker_transforms = p->worker_transforms;
-	mkey->n_worker_transforms = p->n_worker_transforms;
-	mkey->cfg = p->cfg;
-	mkey->crypto = p->crypto;
-	mkey->sig_set = cfg_has_sig(&p->cfg);
-	mkey->crypto_set = p->cfg.crypto.enabled;
-	if (p->set_access)
-		mkey->access = p->access;
-	mkey->configured = true;
-	/* Re-arms signature-error detection (SET_PSV on the next configure, §3.5). */
-	mkey->sig_armed = true;
-	mkey->configures++;
-	memset(p, 0, sizeof(*p));
 }
 
 int rdma_mkey_configure(struct rdma_device *dev, struct rdma_mkey *mkey,
@@ -523,46 +481,6 @@ int rdma_mkey_configure_wr(struct rdma_device *dev, struct rdma_mkey *mkey, cons
 	return 0;
 }
 
-/* The pending configure is over: taken effect (applied) or never will (dropped). */
-static void pending_end(struct rdma_device *dev, struct rdma_mkey *mkey, bool applied)
-{
-	struct rdma_mkey_pending *pw = mkey->pending;
-
-	mkey->pending = NULL;
-	if (applied) {
-		mkey_configure_apply(mkey, &pw->prepared);
-		rdma_device_key_retire(dev, pw->entry);
-	} else {
-		mkey_prepared_free(&pw->prepared);
-		dp_mkey_free(pw->entry->mkey);
-		free(pw->entry);
-		hold_refs(mkey);
-	}
-	free(pw);
-}
-
-void rdma_mkey_configure_wr_cancel(struct rdma_device *dev, struct rdma_mkey *mkey)
-{
-	if (mkey->pending)
-		pending_end(dev, mkey, false);
-}
-
-void rdma_mkey_settle(struct rdma_device *dev, struct rdma_mkey *mkey)
-{
-	struct rdma_mkey_pending *pw = mkey->pending;
-	struct rdma_object *obj;
-	struct rdma_qp *qp;
-	int r;
-
-	if (!pw)
-		return;
-	obj = object_table_find(&dev->tables[RDMA_OBJ_QP], pw->qp);
-	qp = obj && rdma_qp(obj)->ctx == pw->qp_ctx ? rdma_qp(obj) : NULL;
-	r = rdma_device_key_settle(dev, pw->entry, qp, pw->sq_index);
-	if (r != 0)
-		pending_end(dev, mkey, r > 0);
-}
-
 /* The MKEY can carry traffic (else the device would fail the operation). */
 int mkey_check_usable(struct rdma_device *dev, const struct rdma_mkey *mkey, struct rdma_error *err)
 {
@@ -581,4 +499,49 @@ int mkey_check_usable(struct rdma_device *dev, const struct rdma_mkey *mkey, str
 			return dek ? dek_refusal(err, RDMA_ERR_INVALID_STATE, NULL, NULL) : -ENOENT;
 	}
 	return 0;
+}
+
+/* ---- the NIC's context ---- */
+
+/*
+ * What the workers see of the MKEY from now on: its context, rebuilt at
+ * each configure (the workers' transforms move into it), published in the
+ * key table.  An MKEY that cannot carry traffic is published unusable, so a
+ * WR through it completes with an error, as on the device.
+ */
+struct dp_key *mkey_context(struct rdma_device *dev, struct rdma_mkey *mkey)
+{
+	struct dp_key *k = calloc(1, sizeof(*k));
+	struct dp_mkey *ctx = dp_mkey_new(mkey->n_worker_counters);
+	struct rdma_error err;
+
+	if (!k || !ctx || mkey_layout_context(mkey, ctx) < 0) {
+		free(k);
+		dp_mkey_free(ctx);
+		return NULL;
+	}
+	ctx->pd = mkey->pd->handle;
+	ctx->access = mkey->access;
+	ctx->usable = mkey_check_usable(dev, mkey, &err) == 0;
+	ctx->counters = mkey->worker_counters;
+	ctx->transforms = mkey->worker_transforms;
+	ctx->n_transforms = mkey->n_worker_transforms;
+	mkey->worker_transforms = NULL;
+	mkey->n_worker_transforms = 0;
+	*k = (struct dp_key){ .key = mkey->obj.handle, .kind = DP_KEY_MKEY, .pd = ctx->pd,
+			      .access = ctx->access, .rkey = true, .mkey = ctx,
+			      .remote_invalidate = mkey->flags & RDMA_MKEY_REMOTE_INVALIDATE };
+	return k;
+}
+
+void mkey_publish(struct rdma_device *dev, struct rdma_mkey *mkey)
+{
+	struct dp_key *k = mkey_context(dev, mkey);
+
+	if (!k) {
+		log_error("MKEY 0x%x: out of memory; the workers will not use it", mkey->obj.handle);
+		rdma_device_key_clear(dev, mkey->obj.handle);
+		return;
+	}
+	rdma_device_key_set(dev, k);
 }

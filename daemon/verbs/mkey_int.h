@@ -7,6 +7,8 @@
 
 void mkey_layout_free(struct rdma_mkey_layout *l);
 void mkey_transforms_free(struct dp_transform *main, struct dp_transform **workers, unsigned n);
+/* A signature in either domain. */
+bool mkey_cfg_has_sig(const struct dp_transform_cfg *cfg);
 /* Drops what the configures set up; the PD reference stays. */
 void mkey_clear(struct rdma_mkey *mkey);
 /* ObjectInUse naming the QP when posted WRs go through the MKEY (it cannot change now). */

@@ -198,3 +198,19 @@ const char *rdma_object_kind_name(enum rdma_object_kind kind)
 
 	return kind < RDMA_OBJ_KIND_COUNT ? names[kind] : "?";
 }
+
+struct rdma_object *rdma_object_find_user(const struct object_table tables[RDMA_OBJ_KIND_COUNT],
+					  const struct rdma_object *target)
+{
+	if (!target->users)
+		return NULL;
+	for (int k = 0; k < RDMA_OBJ_KIND_COUNT; k++) {
+		struct rdma_object *obj;
+
+		for (uint32_t pos = 0; (obj = object_table_next(&tables[k], &pos)); )
+			for (unsigned i = 0; i < obj->n_refs; i++)
+				if (obj->refs[i] == target)
+					return obj;
+	}
+	return NULL;
+}

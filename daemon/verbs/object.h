@@ -94,6 +94,10 @@ struct rdma_object *object_table_find(const struct object_table *t, uint32_t han
 /* Iteration: for (uint32_t i = 0; (obj = object_table_next(t, &i)); ) */
 struct rdma_object *object_table_next(const struct object_table *t, uint32_t *pos);
 
+/* One object of a device's tables (one per kind) whose references include target, or NULL. */
+struct rdma_object *rdma_object_find_user(const struct object_table tables[RDMA_OBJ_KIND_COUNT],
+					  const struct rdma_object *target);
+
 /* obj now uses target: target cannot be destroyed before obj lets go.  -ENOMEM. */
 int rdma_object_use(struct rdma_object *obj, struct rdma_object *target);
 void rdma_object_unuse_all(struct rdma_object *obj);

@@ -136,6 +136,7 @@ static int grow_to(struct rdma_device *dev, struct rdma_pool *pool, uint32_t n,
 			return r;
 		}
 		mkey->pool = pool;
+		mkey->pool_name = pool->name;
 		pool->mkeys[pool->n_mkeys++] = mkey;
 	}
 	return 0;
@@ -303,7 +304,7 @@ int rdma_pool_destroy(struct rdma_device *dev, struct rdma_pool *pool, bool forc
 	rdma_pool_reap(pool);
 	for (uint32_t i = 0; i < pool->size; i++) {
 		struct rdma_mkey *mkey = pool->mkeys[i];
-		struct rdma_object *user = rdma_object_find_user(dev, &mkey->obj);
+		struct rdma_object *user = rdma_object_find_user(dev->tables, &mkey->obj);
 
 		if (!user)
 			user = rdma_mkey_user(dev, mkey);

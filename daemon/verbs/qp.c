@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "daemon/verbs/qp.h"
 #include "daemon/verbs/mr.h"
-#include "lib/log.h"
 
 #include <errno.h>
 #include <stddef.h>
@@ -342,7 +341,7 @@ static void state_changed(struct rdma_device *dev, struct rdma_qp *qp, enum rdma
 	if (old == qp->state)
 		return;
 	if (old == RDMA_QPS_SQD)
-		rdma_recovery_left_sqd(qp);
+		rdma_qp_recovery_left_sqd(&qp->recovery);
 	rdma_device_post_event(dev, &ev);
 	if (qp->state != RDMA_QPS_SQD)
 		return;
@@ -378,10 +377,9 @@ int rdma_qp_modify(struct rdma_device *dev, struct rdma_qp *qp, const struct rdm
 	return modify(dev, qp, attr, mask, false, err);
 }
 
-void rdma_qp_sig_stopped(struct rdma_device *dev, struct rdma_qp *qp, uint32_t stops, uint64_t found_ns)
+bool rdma_qp_sig_stopped(struct rdma_device *dev, struct rdma_qp *qp, uint32_t stops, uint64_t found_ns)
 {
 	enum rdma_qp_state old = qp->state;
-	struct rdma_error err;
 
 	/*
 	 * Known from now on, whatever the state: a later RTS must carry it, or
@@ -390,14 +388,12 @@ void rdma_qp_sig_stopped(struct rdma_device *dev, struct rdma_qp *qp, uint32_t s
 	 */
 	qp->sig_stops_seen = stops;
 	if (qp->state != RDMA_QPS_RTS)
-		return;
+		return false;
 	/* The device is in SQD already: only the model follows. */
 	qp->recovery.stopped_at_ns = found_ns;
 	qp->state = RDMA_QPS_SQD;
 	state_changed(dev, qp, old, true);
-	if (qp->recovery.policy == RDMA_RECOVERY_AUTO && rdma_qp_recover(dev, qp, true, NULL, &err) < 0)
-		log_warning("QP %u: automatic recovery failed: %s (%s)", qp->obj.handle,
-			    err.reason, err.field);
+	return true;
 }
 
 void rdma_qp_async_error(struct rdma_device *dev, struct rdma_qp *qp)

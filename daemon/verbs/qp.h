@@ -18,7 +18,7 @@
 #include "daemon/verbs/ah.h"
 #include "daemon/verbs/device.h"
 #include "daemon/verbs/qp_state.h"
-#include "daemon/verbs/recovery.h"
+#include "daemon/verbs/qp_recovery.h"
 
 
 #define RDMA_QPN_FIRST 2
@@ -151,10 +151,11 @@ int rdma_qp_enter_error(struct rdma_device *dev, struct rdma_qp *qp, struct rdma
 
 /*
  * The data path stopped the QP's send queue in SQD after a signature error
- * found at found_ns (its stops-th stop): the QP is in SQD, SQ_DRAINED is
- * raised, and the auto policy recovers it.
+ * found at found_ns (its stops-th stop): the QP is in SQD and SQ_DRAINED is
+ * raised.  True when it moved from RTS now, so that the driver's handler
+ * starts the recovery (rdma_recovery_stopped(), daemon/verbs/recovery.h).
  */
-void rdma_qp_sig_stopped(struct rdma_device *dev, struct rdma_qp *qp, uint32_t stops, uint64_t found_ns);
+bool rdma_qp_sig_stopped(struct rdma_device *dev, struct rdma_qp *qp, uint32_t stops, uint64_t found_ns);
 /* The device took the QP to ERR on its own: the model follows, unless a user moved it meanwhile. */
 void rdma_qp_async_error(struct rdma_device *dev, struct rdma_qp *qp);
 

@@ -54,7 +54,7 @@ static void reclaim(struct rdma_device *dev, struct rdma_object *obj,
 	const struct rdma_object *pd = memory_pd(obj);
 	struct rdma_object *user;
 
-	while ((user = rdma_object_find_user(dev, obj))) {
+	while ((user = rdma_object_find_user(dev->tables, obj))) {
 		fn(user, data);
 		reclaim(dev, user, fn, data);
 	}

@@ -3,6 +3,7 @@
 #include "daemon/verbs/recovery.h"
 #include "daemon/verbs/mkey.h"
 #include "daemon/verbs/qp.h"
+#include "lib/log.h"
 
 #include <errno.h>
 #include <string.h>
@@ -196,10 +197,13 @@ int rdma_qp_recover(struct rdma_device *dev, struct rdma_qp *qp, bool automatic,
 	return 0;
 }
 
-void rdma_recovery_left_sqd(struct rdma_qp *qp)
+void rdma_recovery_stopped(struct rdma_device *dev, struct rdma_qp *qp)
 {
-	qp->recovery.n_suspects = 0;
-	qp->recovery.stopped_at_ns = 0;
+	struct rdma_error err;
+
+	if (qp->recovery.policy == RDMA_RECOVERY_AUTO && rdma_qp_recover(dev, qp, true, NULL, &err) < 0)
+		log_warning("QP %u: automatic recovery failed: %s (%s)", qp->obj.handle,
+			    err.reason, err.field);
 }
 
 const struct rdma_recovery_record *rdma_qp_recovery_record(const struct rdma_qp *qp, unsigned i)

@@ -75,6 +75,7 @@
 #include "daemon/verbs/mkey.h"
 #include "daemon/verbs/mr.h"
 #include "daemon/verbs/qp.h"
+#include "daemon/verbs/recovery.h"
 #include "daemon/soft/workers.h"
 #include "lib/cpulist.h"
 #include "lib/log.h"

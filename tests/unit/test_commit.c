@@ -131,6 +131,7 @@ static struct change change_of(int id, const struct state_kind *kind, const void
 
 struct fixture {
 	struct manager m;
+	struct state_env env;
 	struct commit *c;
 	char dir[64];
 };
@@ -144,13 +145,14 @@ static int setup(void **state)
 	if (!mkdtemp(f.dir) || sd_event_new(&f.m.event) < 0)
 		return -1;
 	f.m.state_dir = f.dir;
+	f.env = (struct state_env){ .m = &f.m, .dir = f.dir };
 	gate.closed = false;
 	gate.writes = gate.files = 0;
 	gate.fail = 0;
 	gate.fail_after_rename = false;
 	alpha_value = beta_value = serialized = 0;
 	trail[0] = '\0';
-	if (commit_new(&f.c, &f.m, gated_write) < 0)
+	if (commit_new(&f.c, f.m.event, &f.env, gated_write) < 0)
 		return -1;
 	*state = &f;
 	return 0;

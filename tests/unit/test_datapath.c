@@ -21,6 +21,7 @@
 #include "daemon/verbs/mkey.h"
 #include "daemon/verbs/mr.h"
 #include "daemon/verbs/qp.h"
+#include "daemon/verbs/recovery.h"
 #include "daemon/soft/workers.h"
 
 #define N_WORKERS 2

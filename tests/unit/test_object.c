@@ -160,8 +160,8 @@ static void test_find_user_and_destroy_refusal(void **state)
 	assert_non_null(pd);
 	assert_non_null(other);
 	assert_int_equal(rdma_mr_create(dev, pd->handle, 4096, 0, 1u << 20, &mr, &err), 0);
-	assert_ptr_equal(rdma_object_find_user(dev, pd), &mr->obj);
-	assert_null(rdma_object_find_user(dev, other));
+	assert_ptr_equal(rdma_object_find_user(dev->tables, pd), &mr->obj);
+	assert_null(rdma_object_find_user(dev->tables, other));
 	assert_int_equal(rdma_object_count_users(dev, pd, RDMA_OBJ_MR), 1);
 	assert_int_equal(rdma_object_count_users(dev, pd, RDMA_OBJ_QP), 0);
 
@@ -174,7 +174,7 @@ static void test_find_user_and_destroy_refusal(void **state)
 
 	assert_int_equal(rdma_object_destroy(dev, RDMA_OBJ_MR, mr->obj.handle, &err), 0);
 	assert_int_equal(pd->users, 0);
-	assert_null(rdma_object_find_user(dev, pd));
+	assert_null(rdma_object_find_user(dev->tables, pd));
 	pd_handle = pd->handle;
 	assert_int_equal(rdma_object_destroy(dev, RDMA_OBJ_PD, pd_handle, &err), 0);
 	assert_int_equal(rdma_object_destroy(dev, RDMA_OBJ_PD, pd_handle, &err), -ENOENT);
