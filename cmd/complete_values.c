@@ -2,7 +2,7 @@
 /*
  * Completion of argument values the command table names by kind rather than
  * by a list of words: FILE (file names), and the live objects of the daemon
- * (PD, MR, CQ, QP, AH, MKEY, DEK, PORT), whether an argument is the object
+ * (PD, MR, CQ, QP, AH, MKEY, DEK, PORT, POOL), whether an argument is the object
  * itself ("qp show QP") or an option naming one ("--pd PD").  The table's
  * own words say which, so every command gets it from the one table.
  */
@@ -30,6 +30,7 @@ static const struct {
 	{ "MKEY", "io.rdmad.Mkey.List", "mkeys", "handle", "mkey" },
 	{ "DEK", "io.rdmad.Dek.List", "deks", "name", "dek" },
 	{ "PORT", "io.rdmad.Vnic.List", "ports", "handle", "port" },
+	{ "POOL", "io.rdmad.Pool.List", "pools", "name", "pool" },
 };
 
 /* Names in the directory of prefix that start as its last part does; directories end in '/'. */
@@ -91,6 +92,16 @@ static void complete_live(struct ctl *ctl, size_t k, const char *prefix,
 	json_object_put(params);
 }
 
+void cmd_complete_objects(struct ctl *ctl, const char *word, const char *prefix,
+			  void (*add)(void *data, const char *word), void *data)
+{
+	for (size_t k = 0; k < sizeof(live_objects) / sizeof(live_objects[0]); k++)
+		if (strcmp(live_objects[k].word, word) == 0) {
+			complete_live(ctl, k, prefix, add, data);
+			return;
+		}
+}
+
 void cmd_complete_by_kind(struct ctl *ctl, const struct cmd_arg *a, const char *prefix,
 			  void (*add)(void *data, const char *word), void *data)
 {
@@ -98,13 +109,8 @@ void cmd_complete_by_kind(struct ctl *ctl, const struct cmd_arg *a, const char *
 
 	if (!word)
 		return;
-	if (strcmp(word, "FILE") == 0) {
+	if (strcmp(word, "FILE") == 0)
 		cmd_complete_file_names(prefix, add, data);
-		return;
-	}
-	for (size_t k = 0; k < sizeof(live_objects) / sizeof(live_objects[0]); k++)
-		if (strcmp(live_objects[k].word, word) == 0) {
-			complete_live(ctl, k, prefix, add, data);
-			return;
-		}
+	else
+		cmd_complete_objects(ctl, word, prefix, add, data);
 }

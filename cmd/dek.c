@@ -183,29 +183,8 @@ static int dek_login_state(struct ctl *ctl, const struct cmd_args *args)
 				   "login");
 }
 
-/* DEK names, from the daemon (root only, as every DEK method). */
-static void complete_deks(struct ctl *ctl, const char *prefix,
-			  void (*add)(void *data, const char *word), void *data)
-{
-	struct json_object *params = json_object_new_object(), *reply = NULL, *deks;
-	char *error = NULL;
-
-	if (ctl_call_raw(ctl, IFACE ".List", params, &reply, &error) == 0 && !error &&
-	    json_object_object_get_ex(reply, "deks", &deks))
-		for (size_t i = 0; i < json_object_array_length(deks); i++) {
-			const char *name = json_object_get_string(
-				json_object_object_get(json_object_array_get_idx(deks, i), "name"));
-
-			if (name && strncmp(name, prefix, strlen(prefix)) == 0)
-				add(data, name);
-		}
-	free(error);
-	json_object_put(reply);
-	json_object_put(params);
-}
-
 #define ARG_DEK(req) { .name = "DEK", .kind = ARG_POSITIONAL, .required = req, \
-		       .help = "the DEK's name or handle", .complete = complete_deks }
+		       .help = "the DEK's name or handle" }
 
 static const struct cmd_arg dev_only[] = { CMD_ARG_DEV, { NULL } };
 static const struct cmd_arg show_args[] = { ARG_DEK(false), CMD_ARG_DEV, { NULL } };

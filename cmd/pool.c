@@ -152,25 +152,11 @@ static int pool_return(struct ctl *ctl, const struct cmd_args *args)
 	return ctl_call_quiet(ctl, args, IFACE ".Return", params);
 }
 
-/* Pool names, from the daemon. */
+/* A pool's NAME completes as a POOL does. */
 static void complete_pools(struct ctl *ctl, const char *prefix,
 			   void (*add)(void *data, const char *word), void *data)
 {
-	struct json_object *params = json_object_new_object(), *reply = NULL, *pools;
-	char *error = NULL;
-
-	if (ctl_call_raw(ctl, IFACE ".List", params, &reply, &error) == 0 && !error &&
-	    json_object_object_get_ex(reply, "pools", &pools))
-		for (size_t i = 0; i < json_object_array_length(pools); i++) {
-			const char *name = json_object_get_string(
-				json_object_object_get(json_object_array_get_idx(pools, i), "name"));
-
-			if (name && strncmp(name, prefix, strlen(prefix)) == 0)
-				add(data, name);
-		}
-	free(error);
-	json_object_put(reply);
-	json_object_put(params);
+	cmd_complete_objects(ctl, "POOL", prefix, add, data);
 }
 
 #define ARG_NAME(req) { .name = "NAME", .kind = ARG_POSITIONAL, .required = req, \

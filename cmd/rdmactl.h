@@ -167,8 +167,11 @@ void cmd_complete(struct ctl *ctl, int n, char **words,
 /*
  * Candidates for a value the table names by kind (cmd/complete_values.c):
  * an argument shown as FILE takes file names, one shown as PD, MR, CQ, QP,
- * AH, MKEY, DEK or PORT the daemon's live objects of that kind.
+ * AH, MKEY, DEK, PORT or POOL the daemon's live objects of that kind.
  */
+/* The live objects of kind word (PD, MR, ..., POOL) that start with prefix, from the daemon. */
+void cmd_complete_objects(struct ctl *ctl, const char *word, const char *prefix,
+			  void (*add)(void *data, const char *word), void *data);
 void cmd_complete_by_kind(struct ctl *ctl, const struct cmd_arg *a, const char *prefix,
 			  void (*add)(void *data, const char *word), void *data);
 /* Names in prefix's directory that start as its last part does; directories end in '/'. */

@@ -180,6 +180,11 @@ table_words() {
 	chmod 0600 "$key"
 	RDMACTL_SOCKET=$SOCK "$RDMACTL" dek create compl --size 128 --key-file "$key" >/dev/null
 	assert_completes "compl" -s "$SOCK" mkey configure "$mkey" --dek co
+	# A DEK and a pool by name, through the same table as every live object.
+	assert_completes "compl" -s "$SOCK" dek show co
+	RDMACTL_SOCKET=$SOCK "$RDMACTL" pool create complpool --type signature --size 1 >/dev/null
+	assert_completes "complpool" -s "$SOCK" pool show compl
+	RDMACTL_SOCKET=$SOCK "$RDMACTL" pool destroy complpool
 	RDMACTL_SOCKET=$SOCK "$RDMACTL" dek destroy compl
 }
 
