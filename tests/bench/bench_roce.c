@@ -52,6 +52,10 @@
  * WRITE latency <= 2x TCP ping-pong of 4 KiB; 1%-loss WRITE >= 0.5x
  * loss-free) and soft-RoCE's published figure (reference roce_virtio.md §6).
  *
+ * A transfer that stops moving (no completion in 10 s) ends the bench with
+ * each QP's transport state and its worker's (tests/bench/lib/roce_dump.h),
+ * so that one failure tells where it is stuck.
+ *
  * BENCH_MS (default 120): ms per sample; BENCH_ONLY: rows whose name
  * contains it; BENCH_PATH_MTU (default 1024): the QPs' path MTU;
  * BENCH_TIMEOUT (default 14): their RC timeout; BENCH_CPUS=A,B[,MAIN]: the
@@ -89,6 +93,7 @@
 #include "daemon/verbs/qp.h"
 #include "lib/cpulist.h"
 #include "lib/log.h"
+#include "tests/bench/lib/roce_dump.h"
 #include "tests/bench/lib/verbs.h"
 
 #define NSAMPLE       11
@@ -390,10 +395,25 @@ static bool post_one(struct end *e, const struct end *peer, enum dp_wr_opcode op
 	return true;
 }
 
+/* The connection the row being sampled runs on: what a transfer that stops moving shows. */
+static struct conn *sampled;
+
+/* Gives up once deadline passed, with each QP's transport state, so that one failure tells why. */
 static void give_up_after(double deadline, const char *what)
 {
-	if (bench_now() > deadline)
-		bench_die(what, NULL);
+	if (bench_now() <= deadline)
+		return;
+	fprintf(stderr, "bench_roce: %s; the connection as it stands:\n", what);
+	if (sampled) {
+		bench_roce_dump(stderr, "QP of device A (requester of the bw rows)", sampled->e[0].qp);
+		bench_roce_dump(stderr, "QP of device B", sampled->e[1].qp);
+		for (unsigned i = 0; i < 2; i++)
+			fprintf(stderr, "end %c: send WRs posted %llu done %llu, receives posted %llu done %llu\n",
+				'A' + i, (unsigned long long)sampled->e[i].posted,
+				(unsigned long long)sampled->e[i].done, (unsigned long long)sampled->e[i].recv_posted,
+				(unsigned long long)sampled->e[i].recv_done);
+	}
+	bench_die(what, NULL);
 }
 
 /* Waits until every send WR of a and b is complete and b has taken every SEND a posted. */
@@ -686,6 +706,7 @@ static double sample_row(void *row, double seconds)
 
 	if (r->c)
 		roce_counters(r->c, &c0);
+	sampled = r->c;
 	switch (r->kind) {
 	case ROCE_BW:
 		v = roce_bw(r->c, r->op, r->len, seconds);
