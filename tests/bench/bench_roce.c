@@ -405,8 +405,19 @@ static void give_up_after(double deadline, const char *what)
 		return;
 	fprintf(stderr, "bench_roce: %s; the connection as it stands:\n", what);
 	if (sampled) {
-		bench_roce_dump(stderr, "QP of device A (requester of the bw rows)", sampled->e[0].qp);
-		bench_roce_dump(stderr, "QP of device B", sampled->e[1].qp);
+		static const char *const names[2] = { "device A's QP (requester of the bw rows)", "device B's QP" };
+		struct rdma_qp *qps[2] = { sampled->e[0].qp, sampled->e[1].qp };
+		struct dp_counters dev[2];
+
+		bench_roce_dump(stderr, qps, names, 2);
+		for (unsigned i = 0; i < 2; i++) {
+			rdma_datapath_counters(sampled->e[i].s->soft.dev, &dev[i]);
+			fprintf(stderr, "device %c (every QP and the endpoint): tx %llu rx %llu icrc_errors %llu "
+				"rx_dropped %llu tx_errors %llu faults %llu\n", 'A' + i,
+				(unsigned long long)dev[i].roce.tx_packets, (unsigned long long)dev[i].roce.rx_packets,
+				(unsigned long long)dev[i].roce.icrc_errors, (unsigned long long)dev[i].roce.rx_dropped,
+				(unsigned long long)dev[i].roce.tx_errors, (unsigned long long)dev[i].roce.faults);
+		}
 		for (unsigned i = 0; i < 2; i++)
 			fprintf(stderr, "end %c: send WRs posted %llu done %llu, receives posted %llu done %llu\n",
 				'A' + i, (unsigned long long)sampled->e[i].posted,

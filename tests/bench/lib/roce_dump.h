@@ -10,11 +10,15 @@
 
 struct rdma_qp;
 
+#define BENCH_ROCE_DUMP_MAX 4
+
 /*
- * Prints on f, under the heading name: the worker's sleeping flag and loop
- * counters (read from outside first, so that a worker asleep with work to do
- * is seen as it is, then again after 100 ms), the QP's connection as its
- * worker sees it (dp_roce_qp_snapshot, taken as a command: the answer says
- * whether the worker still runs its turns) and the QP's RoCE counters.
+ * Prints on f, for each of the n QPs (names[i] says which; at most
+ * BENCH_ROCE_DUMP_MAX): its worker's sleeping flag and loop counters (read
+ * from outside first, so that a worker asleep with work to do is seen as it
+ * is, then again after 100 ms), the QP's connection as its worker sees it
+ * (dp_roce_qp_snapshot, taken as a command, the QPs one right after the
+ * other: the answer also says whether the worker still runs its turns) and
+ * the QP's RoCE counters.
  */
-void bench_roce_dump(FILE *f, const char *name, struct rdma_qp *qp);
+void bench_roce_dump(FILE *f, struct rdma_qp *const *qps, const char *const *names, unsigned n);
