@@ -124,11 +124,8 @@ static void give_up_after(double deadline, const char *what)
 		bench_roce_dump(stderr, qps, names, 2);
 		for (unsigned i = 0; i < 2; i++) {
 			rdma_datapath_counters(sampled->e[i].s->soft.dev, &dev[i]);
-			fprintf(stderr, "device %c (every QP and the endpoint): tx %llu rx %llu icrc_errors %llu "
-				"rx_dropped %llu tx_errors %llu faults %llu\n", 'A' + i,
-				(unsigned long long)dev[i].roce.tx_packets, (unsigned long long)dev[i].roce.rx_packets,
-				(unsigned long long)dev[i].roce.icrc_errors, (unsigned long long)dev[i].roce.rx_dropped,
-				(unsigned long long)dev[i].roce.tx_errors, (unsigned long long)dev[i].roce.faults);
+			bench_roce_print_counters(stderr, i ? "device B's (every QP and the endpoint)" :
+						  "device A's (every QP and the endpoint)", &dev[i].roce);
 		}
 		for (unsigned i = 0; i < 2; i++)
 			fprintf(stderr, "end %c: send WRs posted %llu done %llu, receives posted %llu done %llu\n",

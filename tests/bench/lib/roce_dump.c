@@ -40,7 +40,7 @@ static void print_worker(FILE *f, const char *name, const char *when, struct dp_
 		(unsigned long long)atomic_load(&st->commands), (unsigned long long)atomic_load(&st->work));
 }
 
-static void print_counters(FILE *f, const char *whose, const struct dp_roce_counters *c)
+void bench_roce_print_counters(FILE *f, const char *whose, const struct dp_roce_counters *c)
 {
 	fprintf(f, "  %s counters: tx %llu rx %llu retransmits %llu timeouts %llu naks_sent %llu naks_received %llu "
 		"rnr_naks_sent %llu duplicates %llu out_of_sequence %llu rx_dropped %llu icrc_errors %llu "
@@ -102,6 +102,6 @@ void bench_roce_dump(FILE *f, struct rdma_qp *const *qps, const char *const *nam
 		}
 		dp_roce_qp_snapshot_format(&s[i], text, sizeof(text));
 		fputs(text, f);
-		print_counters(f, "QP", &q->counters.roce);
+		bench_roce_print_counters(f, "QP", &q->counters.roce);
 	}
 }

@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 struct rdma_qp;
+struct dp_roce_counters;
 
 #define BENCH_ROCE_DUMP_MAX 4
 
@@ -22,3 +23,6 @@ struct rdma_qp;
  * the QP's RoCE counters.
  */
 void bench_roce_dump(FILE *f, struct rdma_qp *const *qps, const char *const *names, unsigned n);
+
+/* One line of RoCE counters (a QP's, or a device's sum), "  whose counters: ...". */
+void bench_roce_print_counters(FILE *f, const char *whose, const struct dp_roce_counters *c);
