@@ -123,6 +123,11 @@ $(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(ALL_LIBS)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $< $(ALL_LIBS) $(LDLIBS) -lcmocka
 
+# The RoCE load test drives two devices in namespaces as bench_roce does (tests/bench/lib/).
+$(BUILD)/tests/test_roce_load: $(BUILD)/obj/tests/unit/test_roce_load.o $(BENCH_LIB) $(ALL_LIBS)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $< $(BENCH_LIB) $(ALL_LIBS) $(LDLIBS) -lcmocka -lcrypto
+
 $(BUILD)/tools/%: $(BUILD)/obj/tests/tools/%.o $(ALL_LIBS)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $< $(ALL_LIBS) $(LDLIBS)

@@ -190,6 +190,23 @@ unsigned roce_req_pump(struct dp_worker *w, struct dp_qp *q)
 	struct dp_roce_qp *c = q->roce;
 	unsigned sent = 0;
 
+	/* UC sends each message whole when it is requested (dp_roce_request): no window, no timer. */
+	if (q->type != DP_QPT_RC)
+		return 0;
+	/*
+	 * An ACK can overtake a go-back: a timeout sent the oldest packets again,
+	 * then the ACK of the first copies came (late, not lost: a worker that did
+	 * not get its CPU for the timeout) and acknowledged past tx_psn.  Those
+	 * PSNs are in messages answered already, which message_of_tx_psn() no
+	 * longer finds, so sending stopped there for good: with nothing in flight
+	 * the timer was not running either, and the next message waited for ever
+	 * (bench_roce beside a busy loop).  Sending goes on from the first PSN not
+	 * acknowledged, looked for from the oldest message.
+	 */
+	if (roce_psn_diff(c->tx_psn, c->una) < 0) {
+		c->tx_psn = c->una;
+		c->tx_index = dp_queue_cons(&q->sq);
+	}
 	while (roce_psn_diff(c->tx_psn, q->psn_next) < 0 && roce_psn_diff(c->tx_psn, c->una) < (int32_t)c->window) {
 		struct dp_send_wqe *wqe = message_of_tx_psn(q);
 
@@ -198,7 +215,12 @@ unsigned roce_req_pump(struct dp_worker *w, struct dp_qp *q)
 		send_request(w, q, wqe);
 		sent++;
 	}
-	if (sent && c->rto_ns && !dp_timer_armed(&c->rto))
+	/*
+	 * The timer runs whenever a PSN is owed an acknowledgement, whether or
+	 * not this turn sent one: whatever else keeps a packet from leaving, the
+	 * timeout goes back to una and sends it.
+	 */
+	if (c->rto_ns && !dp_timer_armed(&c->rto) && c->una != q->psn_next)
 		dp_worker_timer_arm(w, &c->rto, dp_worker_now_ns() + c->rto_ns);
 	return sent;
 }

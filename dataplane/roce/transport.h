@@ -194,3 +194,33 @@ int dp_roce_request(struct dp_worker *w, struct dp_nic *nic, const struct dp_pac
 void dp_roce_flush(struct dp_worker *w, struct dp_nic *nic);
 /* The PSNs the message of wqe takes. */
 uint32_t dp_roce_psns(const struct dp_qp *q, const struct dp_send_wqe *wqe);
+
+/*
+ * What a QP's connection is doing, for a test or bench that finds a transfer
+ * stuck: where the requester, completer and responder are, the timers, the
+ * window, and the worker's own timers.  Taken on the QP's worker, as a
+ * command (qp.c): the hot path pays nothing for it.
+ */
+struct dp_roce_qp_snapshot {
+	uint32_t qpn, state;
+	/* Send queue and requester. */
+	uint32_t sq_cons, sq_prod, req_next, in_flight, psn_next;
+	uint32_t una, acked, tx_psn, tx_high, tx_index, retry_left;
+	uint32_t window, window_credit, recover_psn;
+	bool recovering, remote;
+	bool rto_armed, rnr_active;
+	uint64_t rto_ns;
+	int64_t rto_in_ns, rnr_in_ns;    /* until the timer runs out (negative: overdue) */
+	uint32_t rnr_index;
+	/* Responder. */
+	uint32_t epsn, msn, nak_high, ack_psn, read_count;
+	bool nak_sent, ack_due, ack_listed, rx_active;
+	/* The worker. */
+	uint32_t timers_armed;
+	int64_t next_timer_in_ns;        /* INT64_MAX: none armed */
+};
+
+/* On q's worker: s is what q's connection is doing now (q without one: only the queue's fields). */
+void dp_roce_qp_snapshot(struct dp_worker *w, struct dp_qp *q, struct dp_roce_qp_snapshot *s);
+/* s as a few lines of "name value" for a person (snprintf's return). */
+int dp_roce_qp_snapshot_format(const struct dp_roce_qp_snapshot *s, char *buf, size_t len);
