@@ -325,7 +325,8 @@ static int add_configure(struct ctl *ctl, const struct cmd_args *args, struct js
 	r = mkey_configure_params(ctl, args, configure);
 	if (r != 0)
 		return r;
-	return ctl_add_number(ctl, args, "--mkey", params, "mkey", UINT32_MAX);
+	/* ctl_add_number says 1 when it added the number: that is no failure here. */
+	return ctl_add_number(ctl, args, "--mkey", params, "mkey", UINT32_MAX) < 0 ? -EINVAL : 0;
 }
 
 static int qp_post(struct ctl *ctl, const struct cmd_args *args)
