@@ -28,6 +28,7 @@
 #include "dataplane/keytab.h"
 #include "dataplane/nic.h"
 #include "dataplane/qp.h"
+#include "dataplane/roce/transport.h"
 #include "dataplane/wqe.h"
 #include "daemon/verbs/device.h"
 #include "daemon/verbs/qp.h"

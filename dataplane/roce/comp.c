@@ -17,13 +17,13 @@
 void roce_msg_answer(struct dp_worker *w, struct dp_qp *q, uint32_t index, uint8_t status)
 {
 	struct dp_send_wqe *wqe = &q->wqes[index & q->sq.mask];
-	struct dp_packet answer = wqe->roce.answer;
+	struct dp_packet answer = wqe->msg.answer;
 
 	if (!answer.rnr && !answer.dropped)
 		answer.status = status;
-	free(wqe->roce.wire);
-	wqe->roce.wire = NULL;
-	wqe->roce.npsn = 0;
+	free(wqe->msg.wire);
+	wqe->msg.wire = NULL;
+	wqe->msg.npsn = 0;
 	dp_comp_response(w, q->nic, &answer);
 }
 
@@ -35,10 +35,10 @@ void roce_msg_answer(struct dp_worker *w, struct dp_qp *q, uint32_t index, uint8
 static uint32_t oldest_unacked(struct dp_qp *q)
 {
 	uint32_t end = atomic_load_explicit(&q->req_next, memory_order_relaxed);
-	struct dp_roce_qp *c = q->roce;
+	struct dp_roce_qp *c = roce_qp(q);
 
 	for (uint32_t i = dp_queue_cons(&q->sq); i != end; i++) {
-		struct dp_roce_msg *m = roce_msg_at(q, i);
+		struct dp_wire_msg *m = roce_msg_at(q, i);
 
 		if (!m)
 			continue;
@@ -52,8 +52,8 @@ static uint32_t oldest_unacked(struct dp_qp *q)
 /* What the peer acknowledged reaches psn (exclusive). */
 static void acked_to(struct dp_qp *q, uint32_t psn)
 {
-	if (roce_psn_diff(psn, q->roce->acked) > 0 && roce_psn_diff(psn, q->psn_next) <= 0)
-		q->roce->acked = psn;
+	if (roce_psn_diff(psn, roce_qp(q)->acked) > 0 && roce_psn_diff(psn, q->psn_next) <= 0)
+		roce_qp(q)->acked = psn;
 }
 
 /*
@@ -62,7 +62,7 @@ static void acked_to(struct dp_qp *q, uint32_t psn)
  */
 static void rearm(struct dp_worker *w, struct dp_qp *q, bool force)
 {
-	struct dp_roce_qp *c = q->roce;
+	struct dp_roce_qp *c = roce_qp(q);
 	uint32_t before = c->una;
 
 	c->una = oldest_unacked(q);
@@ -103,7 +103,7 @@ static uint32_t ack_through(struct dp_worker *w, struct dp_qp *q, uint32_t psn)
 
 	for (i = dp_queue_cons(&q->sq); i != end; i++) {
 		struct dp_send_wqe *wqe = &q->wqes[i & q->sq.mask];
-		struct dp_roce_msg *m = roce_msg_at(q, i);
+		struct dp_wire_msg *m = roce_msg_at(q, i);
 
 		if (!m)
 			continue;
@@ -119,12 +119,12 @@ static uint32_t ack_through(struct dp_worker *w, struct dp_qp *q, uint32_t psn)
 }
 
 /* The message holding psn, from the head of the send queue; its index in *index. */
-static struct dp_roce_msg *message_of(struct dp_qp *q, uint32_t psn, uint32_t *index)
+static struct dp_wire_msg *message_of(struct dp_qp *q, uint32_t psn, uint32_t *index)
 {
 	uint32_t end = atomic_load_explicit(&q->req_next, memory_order_relaxed);
 
 	for (uint32_t i = dp_queue_cons(&q->sq); i != end; i++) {
-		struct dp_roce_msg *m = roce_msg_at(q, i);
+		struct dp_wire_msg *m = roce_msg_at(q, i);
 
 		if (m && roce_psn_in_window(psn, m->psn, m->npsn)) {
 			*index = i;
@@ -138,7 +138,7 @@ static struct dp_roce_msg *message_of(struct dp_qp *q, uint32_t psn, uint32_t *i
 static void receiver_not_ready(struct dp_worker *w, struct dp_qp *q, uint32_t psn, uint8_t timer)
 {
 	uint32_t index, end = atomic_load_explicit(&q->req_next, memory_order_relaxed);
-	struct dp_roce_msg *m = message_of(q, psn, &index);
+	struct dp_wire_msg *m = message_of(q, psn, &index);
 	bool retried;
 
 	if (!m || m->psn != psn)
@@ -149,14 +149,14 @@ static void receiver_not_ready(struct dp_worker *w, struct dp_qp *q, uint32_t ps
 	/* The completer moved the requester back to it, unless rnr_retry ran out. */
 	retried = atomic_load_explicit(&q->req_next, memory_order_relaxed) == index;
 	for (uint32_t i = index + 1; i != end; i++) {
-		struct dp_roce_msg *later = roce_msg_at(q, i);
+		struct dp_wire_msg *later = roce_msg_at(q, i);
 
 		if (!later)
 			continue;
 		later->answer.dropped = retried;
 		roce_msg_answer(w, q, i, DP_WC_WR_FLUSH_ERR);
 	}
-	q->roce->tx_psn = psn;
+	roce_qp(q)->tx_psn = psn;
 }
 
 static uint8_t nak_status(uint8_t code)
@@ -190,7 +190,7 @@ static void acknowledge(struct dp_worker *w, struct dp_qp *q, const struct roce_
 		DP_COUNT(w, q, roce.naks_received, 1);
 		index = ack_through(w, q, before);
 		if (value == ROCE_NAK_PSN_SEQ) {
-			roce_window_loss(q->roce);
+			roce_window_loss(roce_qp(q));
 			roce_req_rewind(w, q, psn);
 		}
 		else
@@ -208,8 +208,8 @@ static void acknowledge(struct dp_worker *w, struct dp_qp *q, const struct roce_
  */
 static void read_response(struct dp_worker *w, struct dp_qp *q, const struct roce_pkt *p)
 {
-	uint32_t index, mtu = q->roce->path.mtu;
-	struct dp_roce_msg *m = message_of(q, p->bth.psn, &index);
+	uint32_t index, mtu = roce_qp(q)->path.mtu;
+	struct dp_wire_msg *m = message_of(q, p->bth.psn, &index);
 	struct dp_send_wqe *wqe;
 	uint64_t off, len, want;
 
@@ -259,7 +259,7 @@ void roce_comp_packet(struct dp_worker *w, struct dp_qp *q, const struct roce_pk
 
 void roce_comp_timeout(struct dp_worker *w, struct dp_qp *q)
 {
-	struct dp_roce_qp *c = q->roce;
+	struct dp_roce_qp *c = roce_qp(q);
 
 	if (q->state != DP_QPS_RTS && q->state != DP_QPS_SQD)
 		return;
@@ -274,12 +274,12 @@ void roce_comp_timeout(struct dp_worker *w, struct dp_qp *q)
 	}
 	roce_window_timeout(c);
 	roce_req_rewind(w, q, c->una);
-	roce_tx_flush(w, q->nic->roce);
+	roce_tx_flush(w, roce_ep(q->nic));
 	rearm(w, q, true);
 }
 
 void roce_comp_flush(struct dp_worker *w, struct dp_qp *q)
 {
-	dp_worker_timer_cancel(w, &q->roce->rto);
+	dp_worker_timer_cancel(w, &roce_qp(q)->rto);
 	fail_from(w, q, dp_queue_cons(&q->sq), DP_WC_WR_FLUSH_ERR);
 }

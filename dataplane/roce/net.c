@@ -131,10 +131,10 @@ void roce_tx_flush(struct dp_worker *w, struct dp_roce *r)
 	dp_udp_tx_reset(&r->tx);
 }
 
-void dp_roce_flush(struct dp_worker *w, struct dp_nic *nic)
+void roce_flush(struct dp_worker *w, struct dp_nic *nic)
 {
-	if (nic->roce->tx.n)
-		roce_tx_flush(w, nic->roce);
+	if (roce_ep(nic)->tx.n)
+		roce_tx_flush(w, roce_ep(nic));
 }
 
 /* A buffer for the next packet to sock: the batch goes first when full or another socket's. */
@@ -197,7 +197,7 @@ static bool inject_fault(struct dp_worker *w, struct dp_roce *r, unsigned i, siz
 void roce_send_pkt(struct dp_worker *w, struct dp_qp *q, const struct dp_roce_route *route,
 		   const struct roce_pkt *p, const void *payload, size_t len)
 {
-	struct dp_roce *r = q->nic->roce;
+	struct dp_roce *r = roce_ep(q->nic);
 	struct dp_udp *sock = route->sock;
 	unsigned i = tx_slot(w, r, sock);
 	size_t n;
@@ -241,8 +241,8 @@ static bool type_matches(const struct dp_qp *q, uint8_t opcode)
  */
 static bool from_peer(const struct dp_qp *q, const struct roce_ip_udp *hdr)
 {
-	return q->type == DP_QPT_UD || (q->roce && q->roce->path.remote &&
-					!memcmp(q->roce->path.dgid, hdr->sgid, 16));
+	return q->type == DP_QPT_UD || (roce_qp(q) && roce_qp(q)->path.remote &&
+					!memcmp(roce_qp(q)->path.dgid, hdr->sgid, 16));
 }
 
 static void dispatch(struct dp_worker *w, struct dp_roce *r, const struct roce_pkt *p,
@@ -322,10 +322,10 @@ static void on_readable(struct dp_worker *w, int fd, uint32_t revents, void *arg
 void dp_roce_input(struct dp_worker *w, struct dp_nic *nic, const uint8_t *buf, size_t len,
 		   const struct dp_udp_addr *from, const struct dp_udp_addr *to)
 {
-	struct rx_ctx x = { w, nic->roce };
+	struct rx_ctx x = { w, roce_ep(nic) };
 
 	on_datagram(&x, buf, len, from, to);
-	end_of_batch(w, nic->roce);
+	end_of_batch(w, roce_ep(nic));
 }
 
 /* ---- life ---- */
@@ -399,6 +399,18 @@ static void endpoint_free(struct dp_roce *r)
 	free(r);
 }
 
+static const struct dp_transport roce_transport = {
+	.name = "roce",
+	.request = roce_request,
+	.flush = roce_flush,
+	.psns = roce_psns,
+	.poll = roce_qp_poll,
+	.qp_new = roce_qp_new,
+	.qp_connect = roce_qp_connect,
+	.qp_stop = roce_qp_stop,
+	.qp_free = roce_qp_free,
+};
+
 int dp_roce_open(struct dp_nic *nic, struct dp_worker *w, const struct dp_roce_config *cfg)
 {
 	uint16_t port = cfg->port;
@@ -429,24 +441,26 @@ int dp_roce_open(struct dp_nic *nic, struct dp_worker *w, const struct dp_roce_c
 		endpoint_free(r);
 		return r4;
 	}
-	nic->roce = r;
+	nic->remote = &roce_transport;
+	nic->remote_ep = r;
 	dp_worker_submit_wait(w, on_attach, r);
 	return 0;
 }
 
 struct dp_worker *dp_roce_worker(const struct dp_nic *nic)
 {
-	return nic->roce ? nic->roce->worker : NULL;
+	return roce_ep(nic) ? roce_ep(nic)->worker : NULL;
 }
 
 void dp_roce_close(struct dp_nic *nic)
 {
-	struct dp_roce *r = nic->roce;
+	struct dp_roce *r = roce_ep(nic);
 
 	if (!r)
 		return;
 	if (r->worker->started && nic->running)
 		dp_worker_submit_wait(r->worker, on_detach, r);
-	nic->roce = NULL;
+	nic->remote = NULL;
+	nic->remote_ep = NULL;
 	endpoint_free(r);
 }

@@ -46,6 +46,32 @@ struct dp_roce {
 	unsigned n_owe_ack;
 };
 
+/* The NIC's RoCE endpoint (the NIC's remote transport's), or NULL. */
+static inline struct dp_roce *roce_ep(const struct dp_nic *of)
+{
+	return of->remote_ep;
+}
+
+/* A QP's connection, for a QP this transport carries (dp_qp.transport). */
+static inline struct dp_roce_qp *roce_qp(const struct dp_qp *q)
+{
+	return q->conn;
+}
+
+/* ---- the transport's operations (struct dp_transport, net.c's table) ---- */
+
+/* qp.c: a QP's connection, and its turn. */
+void *roce_qp_new(const struct dp_path *path, uint32_t max_dest_rd_atomic);
+void roce_qp_free(void *conn);
+void roce_qp_connect(struct dp_worker *w, struct dp_qp *q, const struct dp_path *path, bool rts);
+void roce_qp_stop(struct dp_worker *w, struct dp_qp *q);
+unsigned roce_qp_poll(struct dp_worker *w, struct dp_qp *q);
+/* req.c: a request, and the PSNs the message of wqe takes. */
+int roce_request(struct dp_worker *w, struct dp_nic *nic, const struct dp_packet *p);
+uint32_t roce_psns(const struct dp_qp *q, const struct dp_send_wqe *wqe);
+/* net.c: sends what the endpoint's batch holds. */
+void roce_flush(struct dp_worker *w, struct dp_nic *nic);
+
 /* ---- net.c ---- */
 
 /*
@@ -74,7 +100,7 @@ unsigned roce_req_pump(struct dp_worker *w, struct dp_qp *q);
 /* Go back N: sends again from psn on (a PSN-sequence NAK, a timeout, a READ response missing). */
 void roce_req_rewind(struct dp_worker *w, struct dp_qp *q, uint32_t psn);
 /* The message the SQ index holds, if it is one of q's RoCE messages in flight. */
-struct dp_roce_msg *roce_msg_at(struct dp_qp *q, uint32_t index);
+struct dp_wire_msg *roce_msg_at(struct dp_qp *q, uint32_t index);
 
 /* ---- window.c: the requester's window of unacknowledged packets ---- */
 

@@ -31,6 +31,7 @@
 
 #include "dataplane/cq.h"
 #include "dataplane/engine.h"
+#include "dataplane/loopback.h"
 #include "dataplane/keytab.h"
 #include "dataplane/mkey.h"
 #include "dataplane/nic.h"
@@ -257,6 +258,7 @@ static struct fixture *fixture_new(const struct opts *o)
 			assert_int_equal(dp_worker_start(&f->workers[i]), 0);
 	}
 	assert_int_equal(dp_nic_init(&f->nic, f->wp, N_WORKERS, N_MR, N_MKEY, N_QPN), 0);
+	assert_int_equal(dp_loopback_open(&f->nic), 0);
 	/* Both QPs' send and receive completions, with room to spare. */
 	f->cq = dp_cq_new(1, 4 * o->wrs + 16, N_WORKERS);
 	assert_non_null(f->cq);
