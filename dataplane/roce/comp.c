@@ -14,19 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-void roce_msg_answer(struct dp_worker *w, struct dp_qp *q, uint32_t index, uint8_t status)
-{
-	struct dp_send_wqe *wqe = &q->wqes[index & q->sq.mask];
-	struct dp_packet answer = wqe->msg.answer;
-
-	if (!answer.rnr && !answer.dropped)
-		answer.status = status;
-	free(wqe->msg.wire);
-	wqe->msg.wire = NULL;
-	wqe->msg.npsn = 0;
-	dp_comp_response(w, q->nic, &answer);
-}
-
 /*
  * The first PSN not acknowledged: in the oldest message, its next READ
  * response, or the first packet after what ACKs covered; else the next PSN

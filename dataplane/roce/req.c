@@ -33,6 +33,19 @@ struct dp_wire_msg *roce_msg_at(struct dp_qp *q, uint32_t index)
 	return wqe->msg.npsn ? &wqe->msg : NULL;
 }
 
+void roce_msg_answer(struct dp_worker *w, struct dp_qp *q, uint32_t index, uint8_t status)
+{
+	struct dp_send_wqe *wqe = &q->wqes[index & q->sq.mask];
+	struct dp_packet answer = wqe->msg.answer;
+
+	if (!answer.rnr && !answer.dropped)
+		answer.status = status;
+	free(wqe->msg.wire);
+	wqe->msg.wire = NULL;
+	wqe->msg.npsn = 0;
+	dp_comp_response(w, q->nic, &answer);
+}
+
 /* The requester's own transfer, for its MKEY's transform on the way out or in. */
 static struct dp_xfer own_xfer(struct dp_worker *w, struct dp_qp *q, struct dp_send_wqe *wqe)
 {

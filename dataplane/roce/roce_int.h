@@ -58,6 +58,9 @@ static inline struct dp_roce_qp *roce_qp(const struct dp_qp *q)
 	return q->conn;
 }
 
+/* The device's RoCE counters, the worker's share. */
+#define DEVICE_COUNT(w, nic, field) dp_count_add(&(nic)->per_worker[(w)->index].counters.roce.field, 1)
+
 /* ---- the transport's operations (struct dp_transport, net.c's table) ---- */
 
 /* qp.c: a QP's connection, and its turn. */
@@ -69,10 +72,10 @@ unsigned roce_qp_poll(struct dp_worker *w, struct dp_qp *q);
 /* req.c: a request, and the PSNs the message of wqe takes. */
 int roce_request(struct dp_worker *w, struct dp_nic *nic, const struct dp_packet *p);
 uint32_t roce_psns(const struct dp_qp *q, const struct dp_send_wqe *wqe);
-/* net.c: sends what the endpoint's batch holds. */
+/* tx.c: sends what the endpoint's batch holds. */
 void roce_flush(struct dp_worker *w, struct dp_nic *nic);
 
-/* ---- net.c ---- */
+/* ---- tx.c ---- */
 
 /*
  * Builds p with its payload, seals its ICRC for route and queues it (the
@@ -92,6 +95,12 @@ void roce_route_bind(struct dp_roce *r, struct dp_roce_route *route);
 void roce_addr_gid(const struct dp_udp_addr *a, uint8_t gid[16]);
 /* The socket address of a GID on port. */
 void roce_gid_addr(const uint8_t gid[16], uint16_t port, struct dp_udp_addr *a);
+/*
+ * A socket of family on port: an endpoint socket (DP_UDP_BIG_BUFFERS)
+ * receives, with the local address of each datagram and GRO; any socket
+ * sends, runs as one GSO send only with gso.
+ */
+int roce_open_socket(struct dp_udp *u, int family, uint16_t port, unsigned flags, bool gso);
 
 /* ---- req.c ---- */
 
@@ -101,6 +110,8 @@ unsigned roce_req_pump(struct dp_worker *w, struct dp_qp *q);
 void roce_req_rewind(struct dp_worker *w, struct dp_qp *q, uint32_t psn);
 /* The message the SQ index holds, if it is one of q's RoCE messages in flight. */
 struct dp_wire_msg *roce_msg_at(struct dp_qp *q, uint32_t index);
+/* Gives the message at index its response (status, or rnr / dropped already in the answer). */
+void roce_msg_answer(struct dp_worker *w, struct dp_qp *q, uint32_t index, uint8_t status);
 
 /* ---- window.c: the requester's window of unacknowledged packets ---- */
 
@@ -122,8 +133,6 @@ void roce_comp_packet(struct dp_worker *w, struct dp_qp *q, const struct roce_pk
 void roce_comp_timeout(struct dp_worker *w, struct dp_qp *q);
 /* The QP went to ERR: every message in flight is answered (flushed), none waits for the peer. */
 void roce_comp_flush(struct dp_worker *w, struct dp_qp *q);
-/* Gives the message at index its response (status, or rnr / dropped already in the answer). */
-void roce_msg_answer(struct dp_worker *w, struct dp_qp *q, uint32_t index, uint8_t status);
 
 /* ---- resp.c ---- */
 

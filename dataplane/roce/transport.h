@@ -12,14 +12,17 @@
  *   req.c   a message's packets: segmentation at the path MTU, opcodes,
  *           RETH/ImmDt/IETH/DETH, AckReq; go-back-N retransmission from
  *           the oldest unacknowledged PSN, on a timer or a PSN-sequence NAK;
- *   comp.c  ACKs, NAKs and READ responses: cumulative acknowledgement,
  *           the one response per message the completer expects;
+ *   comp.c  ACKs, NAKs and READ responses: cumulative acknowledgement;
  *   resp.c  requests: PSN checks, duplicates answered without executing
  *           again, reassembly of a message, then the responder's shared
  *           code (dataplane/resp.c) on the whole message; ACK/NAK, READ
  *           responses;
+ *   qp.c    a QP's connection: made, connected, stopped, and its turn;
+ *   tx.c    what leaves: packets built and ICRC sealed, the batch sent
+ *           together, fault injection, a socket per UDP source port;
  *   net.c   the endpoint: sockets on the RoCE worker's epoll set, ICRC
- *           sealed and checked, packets dispatched to QPs, fault injection.
+ *           checked, packets dispatched to QPs, the transport's table.
  *
  * Every RoCE QP runs on the endpoint's worker, so one thread owns its
  * state; no lock.
