@@ -4,7 +4,7 @@
  * (requester, responder, completer) sees it: request and response
  * descriptors, and struct dp_transport, the operations every transport
  * provides.  The engine calls a transport only through them and names none:
- * loopback (dataplane/loopback.c), between QPs of one NIC, and RoCE v2
+ * loopback (dataplane/loopback/), between QPs of one NIC, and RoCE v2
  * (dataplane/roce/), between NICs over UDP, each fill one in their own
  * files, and a third joins the same way (docs/architecture.md).
  *

@@ -13,7 +13,7 @@
 #include "daemon/verbs/qp.h"
 #include "daemon/verbs/recovery.h"
 #include "daemon/soft/workers.h"
-#include "dataplane/loopback.h"
+#include "dataplane/loopback/loopback.h"
 #include "lib/log.h"
 
 #include <errno.h>

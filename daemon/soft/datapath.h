@@ -27,7 +27,7 @@
 #include "dataplane/cq.h"
 #include "dataplane/keytab.h"
 #include "dataplane/nic.h"
-#include "dataplane/qp.h"
+#include "dataplane/engine/qp.h"
 #include "dataplane/roce/transport.h"
 #include "dataplane/wqe.h"
 #include "daemon/verbs/device.h"

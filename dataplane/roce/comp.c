@@ -5,7 +5,7 @@
  * READ, a PSN-sequence NAK acknowledges what came before it and asks to go
  * back to it, an RNR NAK hands its message back to the completer (which
  * sends it again after the timer), any other NAK fails its message.  Each
- * message gets the one response the completer expects (dataplane/comp.c);
+ * message gets the one response the completer expects (dataplane/engine/comp.c);
  * the ones after a message that failed or must wait are answered too, so
  * that nothing stays in flight.
  */
@@ -31,7 +31,7 @@ static uint32_t oldest_unacked(struct dp_qp *q)
 			continue;
 		if (q->wqes[i & q->sq.mask].opcode == DP_WR_RDMA_READ)
 			return m->read_next;
-		return roce_psn_diff(c->acked, m->psn) > 0 ? c->acked : m->psn;
+		return dp_psn_diff(c->acked, m->psn) > 0 ? c->acked : m->psn;
 	}
 	return q->psn_next;
 }
@@ -39,7 +39,7 @@ static uint32_t oldest_unacked(struct dp_qp *q)
 /* What the peer acknowledged reaches psn (exclusive). */
 static void acked_to(struct dp_qp *q, uint32_t psn)
 {
-	if (roce_psn_diff(psn, roce_qp(q)->acked) > 0 && roce_psn_diff(psn, q->psn_next) <= 0)
+	if (dp_psn_diff(psn, roce_qp(q)->acked) > 0 && dp_psn_diff(psn, q->psn_next) <= 0)
 		roce_qp(q)->acked = psn;
 }
 
@@ -55,7 +55,7 @@ static void rearm(struct dp_worker *w, struct dp_qp *q, bool force)
 	c->una = oldest_unacked(q);
 	if (c->una != before) {
 		c->retry_left = c->path.retry_cnt;
-		roce_window_acked(c, (uint32_t)roce_psn_diff(c->una, before));
+		roce_window_acked(c, (uint32_t)dp_psn_diff(c->una, before));
 	}
 	if (!c->rto_ns || c->una == q->psn_next) {
 		dp_worker_timer_cancel(w, &c->rto);
@@ -94,7 +94,7 @@ static uint32_t ack_through(struct dp_worker *w, struct dp_qp *q, uint32_t psn)
 
 		if (!m)
 			continue;
-		if (roce_psn_diff(roce_psn_add(m->psn, m->npsn - 1), psn) > 0)
+		if (dp_psn_diff(dp_psn_add(m->psn, m->npsn - 1), psn) > 0)
 			break;
 		if (wqe->opcode == DP_WR_RDMA_READ) {
 			roce_req_rewind(w, q, m->read_next);
@@ -113,7 +113,7 @@ static struct dp_wire_msg *message_of(struct dp_qp *q, uint32_t psn, uint32_t *i
 	for (uint32_t i = dp_queue_cons(&q->sq); i != end; i++) {
 		struct dp_wire_msg *m = roce_msg_at(q, i);
 
-		if (m && roce_psn_in_window(psn, m->psn, m->npsn)) {
+		if (m && dp_psn_in_window(psn, m->psn, m->npsn)) {
 			*index = i;
 			return m;
 		}
@@ -160,11 +160,11 @@ static uint8_t nak_status(uint8_t code)
 
 static void acknowledge(struct dp_worker *w, struct dp_qp *q, const struct roce_pkt *p)
 {
-	uint32_t psn = p->bth.psn, before = roce_psn_add(psn, ROCE_PSN_SPACE - 1);
+	uint32_t psn = p->bth.psn, before = dp_psn_add(psn, DP_PSN_SPACE - 1);
 	uint8_t value = roce_aeth_value(p->aeth.syndrome);
 	uint32_t index;
 
-	acked_to(q, roce_aeth_type(p->aeth.syndrome) == ROCE_AETH_ACK ? roce_psn_add(psn, 1) : psn);
+	acked_to(q, roce_aeth_type(p->aeth.syndrome) == ROCE_AETH_ACK ? dp_psn_add(psn, 1) : psn);
 	switch (roce_aeth_type(p->aeth.syndrome)) {
 	case ROCE_AETH_ACK:
 		ack_through(w, q, psn);
@@ -205,9 +205,9 @@ static void read_response(struct dp_worker *w, struct dp_qp *q, const struct roc
 	wqe = &q->wqes[index & q->sq.mask];
 	if (wqe->opcode != DP_WR_RDMA_READ)
 		return;
-	ack_through(w, q, roce_psn_add(m->psn, ROCE_PSN_SPACE - 1));
+	ack_through(w, q, dp_psn_add(m->psn, DP_PSN_SPACE - 1));
 	len = wqe->mem.length;
-	off = (uint64_t)roce_psn_diff(p->bth.psn, m->psn) * mtu;
+	off = (uint64_t)dp_psn_diff(p->bth.psn, m->psn) * mtu;
 	want = len - off < mtu ? len - off : mtu;
 	if (p->payload_len != want) {
 		fail_from(w, q, index, DP_WC_BAD_RESP_ERR);
@@ -215,8 +215,8 @@ static void read_response(struct dp_worker *w, struct dp_qp *q, const struct roc
 	}
 	if (want)
 		memcpy((m->wire ? m->wire : wqe->mem.segs[0].addr) + off, p->payload, want);
-	m->read_next = roce_psn_add(m->read_next, 1);
-	if (m->read_next != roce_psn_add(m->psn, m->npsn))
+	m->read_next = dp_psn_add(m->read_next, 1);
+	if (m->read_next != dp_psn_add(m->psn, m->npsn))
 		return;
 	if (m->wire) {
 		struct dp_xfer x = {

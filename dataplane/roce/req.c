@@ -135,7 +135,7 @@ static void send_request(struct dp_worker *w, struct dp_qp *q, struct dp_send_wq
 {
 	struct dp_roce_qp *c = roce_qp(q);
 	struct dp_wire_msg *m = &wqe->msg;
-	uint32_t mtu = c->path.mtu, k = (uint32_t)roce_psn_diff(c->tx_psn, m->psn);
+	uint32_t mtu = c->path.mtu, k = (uint32_t)dp_psn_diff(c->tx_psn, m->psn);
 	uint64_t len = wqe->mem.length, off = (uint64_t)k * mtu;
 	uint8_t transport = q->type == DP_QPT_RC ? ROCE_TR_RC : ROCE_TR_UC;
 	bool first = k == 0, last = k + 1 == m->npsn;
@@ -143,7 +143,7 @@ static void send_request(struct dp_worker *w, struct dp_qp *q, struct dp_send_wq
 	uint32_t n = 0, span = 1;
 	const uint8_t *payload = NULL;
 
-	if (roce_psn_diff(c->tx_psn, c->tx_high) < 0)
+	if (dp_psn_diff(c->tx_psn, c->tx_high) < 0)
 		DP_COUNT(w, q, roce.retransmits, 1);
 	if (wqe->opcode == DP_WR_RDMA_READ) {
 		/* One request for the responses from here on (a retry asks only for what is missing). */
@@ -165,8 +165,8 @@ static void send_request(struct dp_worker *w, struct dp_qp *q, struct dp_send_wq
 		p.bth.ack_req = q->type == DP_QPT_RC && (roce_window_asks_ack(c) || last);
 	}
 	roce_send_pkt(w, q, &c->route, &p, payload, n);
-	c->tx_psn = roce_psn_add(c->tx_psn, span);
-	if (roce_psn_diff(c->tx_psn, c->tx_high) > 0)
+	c->tx_psn = dp_psn_add(c->tx_psn, span);
+	if (dp_psn_diff(c->tx_psn, c->tx_high) > 0)
 		c->tx_high = c->tx_psn;
 }
 
@@ -181,7 +181,7 @@ static struct dp_send_wqe *message_of_tx_psn(struct dp_qp *q)
 	for (; c->tx_index != end; c->tx_index++) {
 		struct dp_wire_msg *m = roce_msg_at(q, c->tx_index);
 
-		if (m && roce_psn_in_window(c->tx_psn, m->psn, m->npsn))
+		if (m && dp_psn_in_window(c->tx_psn, m->psn, m->npsn))
 			return &q->wqes[c->tx_index & q->sq.mask];
 	}
 	return NULL;
@@ -205,11 +205,11 @@ unsigned roce_req_pump(struct dp_worker *w, struct dp_qp *q)
 	 * (bench_roce beside a busy loop).  Sending goes on from the first PSN not
 	 * acknowledged, looked for from the oldest message.
 	 */
-	if (roce_psn_diff(c->tx_psn, c->una) < 0) {
+	if (dp_psn_diff(c->tx_psn, c->una) < 0) {
 		c->tx_psn = c->una;
 		c->tx_index = dp_queue_cons(&q->sq);
 	}
-	while (roce_psn_diff(c->tx_psn, q->psn_next) < 0 && roce_psn_diff(c->tx_psn, c->una) < (int32_t)c->window) {
+	while (dp_psn_diff(c->tx_psn, q->psn_next) < 0 && dp_psn_diff(c->tx_psn, c->una) < (int32_t)c->window) {
 		struct dp_send_wqe *wqe = message_of_tx_psn(q);
 
 		if (!wqe)

@@ -2,9 +2,9 @@
 /* Inside the RoCE v2 transport: what its requester, completer, responder and endpoint share. */
 #pragma once
 
-#include "dataplane/engine.h"
+#include "dataplane/engine/engine.h"
 #include "dataplane/roce/packet.h"
-#include "dataplane/roce/psn.h"
+#include "dataplane/engine/psn.h"
 #include "dataplane/roce/transport.h"
 
 #define ROCE_PKEY_DEFAULT 0xffff

@@ -16,7 +16,7 @@
  *   comp.c  ACKs, NAKs and READ responses: cumulative acknowledgement;
  *   resp.c  requests: PSN checks, duplicates answered without executing
  *           again, reassembly of a message, then the responder's shared
- *           code (dataplane/resp.c) on the whole message; ACK/NAK, READ
+ *           code (dataplane/engine/resp.c) on the whole message; ACK/NAK, READ
  *           responses;
  *   qp.c    a QP's connection: made, connected, stopped, and its turn;
  *   tx.c    what leaves: packets built and ICRC sealed, the batch sent
@@ -156,7 +156,7 @@ void dp_roce_input(struct dp_worker *w, struct dp_nic *nic, const uint8_t *buf, 
  * What a QP's connection is doing, for a test or bench that finds a transfer
  * stuck: where the requester, completer and responder are, the timers, the
  * window, and the worker's own timers.  Taken on the QP's worker, as a
- * command (qp.c): the hot path pays nothing for it.
+ * command (snapshot.c): the hot path pays nothing for it.
  */
 struct dp_roce_qp_snapshot {
 	uint32_t qpn, state;

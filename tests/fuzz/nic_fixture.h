@@ -8,8 +8,8 @@
  */
 #pragma once
 
-#include "dataplane/engine.h"
-#include "dataplane/loopback.h"
+#include "dataplane/engine/engine.h"
+#include "dataplane/loopback/loopback.h"
 
 #include <stdlib.h>
 

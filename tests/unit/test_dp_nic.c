@@ -6,7 +6,7 @@
  * tests write queue entries into the slots themselves, as a client process
  * writing shared memory would.
  *  - Hostile entries (counts, lengths, opcodes and keys out of range) end in
- *    the error completion dataplane/wqe_read.c decides, and nothing reads or
+ *    the error completion dataplane/engine/wqe_read.c decides, and nothing reads or
  *    writes outside the memory given: queues and MRs are allocated to the
  *    byte, so ASan (make check SANITIZE=1) sees any step past them.
  *  - Keys replaced and cleared under traffic on started workers are never
@@ -30,13 +30,13 @@
 #include <cmocka.h>
 
 #include "dataplane/cq.h"
-#include "dataplane/engine.h"
-#include "dataplane/loopback.h"
+#include "dataplane/engine/engine.h"
+#include "dataplane/loopback/loopback.h"
 #include "dataplane/keytab.h"
 #include "dataplane/mkey.h"
 #include "dataplane/nic.h"
 #include "dataplane/offload/transform.h"
-#include "dataplane/qp.h"
+#include "dataplane/engine/qp.h"
 #include "dataplane/worker.h"
 
 #define N_WORKERS 2

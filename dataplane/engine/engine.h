@@ -15,7 +15,7 @@
 
 #include "dataplane/cq.h"
 #include "dataplane/nic.h"
-#include "dataplane/qp.h"
+#include "dataplane/engine/qp.h"
 #include "dataplane/transport.h"
 #include "dataplane/worker.h"
 
@@ -120,7 +120,7 @@ int dp_move_in(struct dp_xfer *x, const struct dp_wqe_mem *dst, const uint8_t *w
 void dp_copy_segs(const struct dp_seg *dst, uint32_t n_dst, const struct dp_seg *src, uint32_t n_src,
 		  uint64_t length);
 
-/* ---- the transport that carries a request (transport.c) ---- */
+/* ---- the transport that carries a request (carrier.c) ---- */
 
 /*
  * Requester on worker w: hands the request of p->requester to the transport

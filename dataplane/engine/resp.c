@@ -5,8 +5,8 @@
  * writes its own completions, and answers the requester with the status its
  * WQE completes with (reference roce_virtio.md §4.1-4.2).
  */
-#include "dataplane/engine.h"
-#include "dataplane/roce/psn.h"
+#include "dataplane/engine/engine.h"
+#include "dataplane/engine/psn.h"
 
 #include <string.h>
 
@@ -271,6 +271,6 @@ void dp_resp_request(struct dp_worker *w, struct dp_nic *nic, const struct dp_pa
 	} else {
 		dp_resp_execute(&x);
 		if (requester->type != DP_QPT_UD && !resp->rnr)
-			x.responder->resp_epsn = roce_psn_add(req->psn, req->npsn);
+			x.responder->resp_epsn = dp_psn_add(req->psn, req->npsn);
 	}
 }

@@ -5,7 +5,7 @@
  * to another host (the NIC's remote transport then carries it, with a
  * connection of its own), and takes it back once nothing of it is in flight.
  */
-#include "dataplane/engine.h"
+#include "dataplane/engine/engine.h"
 
 #include <errno.h>
 #include <sched.h>

@@ -5,7 +5,7 @@
  * the NIC's own (loopback).  Called per message and per turn, never per
  * packet.
  */
-#include "dataplane/engine.h"
+#include "dataplane/engine/engine.h"
 
 #include <errno.h>
 

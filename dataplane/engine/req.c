@@ -7,8 +7,8 @@
  * done.  The QP's poller runs the requester and the completer, and flushes
  * in ERR.
  */
-#include "dataplane/engine.h"
-#include "dataplane/roce/psn.h"
+#include "dataplane/engine/engine.h"
+#include "dataplane/engine/psn.h"
 
 #include <errno.h>
 #include <stddef.h>
@@ -86,7 +86,7 @@ static int start(struct dp_worker *w, struct dp_qp *q, uint32_t index, struct dp
 	dp_count_step(&q->in_flight, 1);
 	/* Taken before sending: a response on this worker may come (and rewind it) at once. */
 	req.npsn = dp_transport_psns(q, wqe);
-	q->psn_next = roce_psn_add(q->psn_next, req.npsn);
+	q->psn_next = dp_psn_add(q->psn_next, req.npsn);
 	r = dp_transport_request(w, q->nic, &req);
 	if (r == 0)
 		return 0;

@@ -8,8 +8,8 @@
  * only while it has room for their responses, and always takes responses, so
  * the queues never wait on each other in a circle.
  */
-#include "dataplane/loopback.h"
-#include "dataplane/engine.h"
+#include "dataplane/loopback/loopback.h"
+#include "dataplane/engine/engine.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -3,7 +3,7 @@
  * The NIC's QP contexts: made by the driver, their queues and what it keeps
  * beside posted WRs; a worker runs them (qp_attach.c).
  */
-#include "dataplane/engine.h"
+#include "dataplane/engine/engine.h"
 
 #include <errno.h>
 #include <stdlib.h>
