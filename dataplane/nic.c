@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 #include "dataplane/nic.h"
-#include "dataplane/engine.h"
+#include "dataplane/cq.h"
+#include "dataplane/mkey.h"
+#include "dataplane/transport.h"
+#include "dataplane/worker.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -49,10 +52,8 @@ static void notify_turn(struct dp_worker *w, void *arg)
 	pw->n_notify = 0;
 }
 
-/* The NIC's poller comes before any QP's: the worker's table has room for it. */
-static void on_add_poller(struct dp_worker *w, void *nic)
+static void on_set_turn_end(struct dp_worker *w, void *nic)
 {
-	(void)dp_worker_add_poller(w, dp_loopback_poll, nic);
 	dp_worker_set_turn_end(w, notify_turn, nic);
 }
 
@@ -72,8 +73,6 @@ int dp_nic_init(struct dp_nic *nic, struct dp_worker **workers, unsigned n, uint
 		return -ENOMEM;
 	}
 	r = dp_keytab_init(&nic->keytab, n_mr, n_mkey);
-	if (r == 0)
-		r = dp_loopback_init(nic);
 	if (r < 0) {
 		dp_nic_release(nic);
 		return r;
@@ -82,7 +81,7 @@ int dp_nic_init(struct dp_nic *nic, struct dp_worker **workers, unsigned n, uint
 	dp_keytab_set_workers(&nic->keytab, workers, n);
 	nic->running = true;
 	for (unsigned i = 0; i < n; i++)
-		dp_worker_submit_wait(workers[i], on_add_poller, nic);
+		dp_worker_submit_wait(workers[i], on_set_turn_end, nic);
 	return 0;
 }
 
@@ -103,7 +102,8 @@ void dp_nic_release(struct dp_nic *nic)
 		free(r);
 		r = next;
 	}
-	dp_loopback_release(nic);
+	if (nic->local && nic->local->release)
+		nic->local->release(nic);
 	for (unsigned i = 0; nic->per_worker && i < nic->n_workers; i++) {
 		free(nic->per_worker[i].scratch[0]);
 		free(nic->per_worker[i].scratch[1]);
@@ -147,14 +147,6 @@ void dp_nic_counters(struct dp_nic *nic, struct dp_counters *out)
 	memset(out, 0, sizeof(*out));
 	for (unsigned i = 0; i < nic->n_workers; i++)
 		dp_counters_add(out, &nic->per_worker[i].counters);
-}
-
-struct dp_qp *dp_nic_worker_qp(struct dp_nic *nic, struct dp_worker *w, uint32_t qpn)
-{
-	for (struct dp_qp *q = nic->per_worker[w->index].qps[qpn % DP_QP_BUCKETS]; q; q = q->hash_next)
-		if (q->qpn == qpn)
-			return q;
-	return NULL;
 }
 
 struct dp_worker *dp_nic_qp_worker(struct dp_nic *nic, uint32_t qpn)

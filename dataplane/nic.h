@@ -3,8 +3,8 @@
  * The software NIC of one device on a set of dataplane workers: the key
  * table the workers resolve keys in, which worker runs which QP, what each
  * worker holds of the device (its QPs, staging memory, its share of the
- * counters, its signature-error reports), and the loopback transport's
- * queues between workers.
+ * counters, its signature-error reports, the loopback transport's queues
+ * between workers), and the transports that carry its requests.
  *
  * The driver (rdmad's main thread) programs it by command and hears from it
  * through the workers' event queues: struct dp_event with a type below and
@@ -66,7 +66,7 @@ struct dp_report {
 };
 
 struct dp_qp;
-struct dp_roce;
+struct dp_transport;
 struct dp_worker;
 
 /* What one worker holds of one NIC. */
@@ -98,13 +98,20 @@ struct dp_nic {
 	_Atomic uint32_t *qp_worker;
 	uint32_t n_qpn;
 	bool running;             /* false once the workers have stopped */
-	struct dp_roce *roce;     /* the RoCE v2 endpoint, NULL when the device does not speak it */
+	/*
+	 * What carries requests (dataplane/transport.h): local between QPs of
+	 * the NIC (loopback, dp_loopback_open); remote to other hosts, and its
+	 * endpoint (RoCE v2, dp_roce_open), NULL when the device speaks none.
+	 */
+	const struct dp_transport *local, *remote;
+	void *remote_ep;
 	void *owner;              /* the driver's; the NIC does not use it */
 };
 
 /*
  * A NIC on workers[0..n): key table of n_mr and n_mkey slots, QP numbers
- * below n_qpn.  Each worker polls the loopback queues from now on.
+ * below n_qpn, and no transport yet: the driver opens loopback
+ * (dp_loopback_open) before any QP runs, and RoCE v2 if it speaks it.
  */
 int dp_nic_init(struct dp_nic *nic, struct dp_worker **workers, unsigned n, uint32_t n_mr,
 		uint32_t n_mkey, uint32_t n_qpn);
@@ -124,7 +131,5 @@ struct dp_report *dp_nic_take_reports(struct dp_nic *nic);
 /* Driver: the counters of all workers summed. */
 void dp_nic_counters(struct dp_nic *nic, struct dp_counters *out);
 
-/* Worker w: its QP qpn of the NIC, or NULL. */
-struct dp_qp *dp_nic_worker_qp(struct dp_nic *nic, struct dp_worker *w, uint32_t qpn);
 /* Anyone: the worker running QP qpn, or NULL. */
 struct dp_worker *dp_nic_qp_worker(struct dp_nic *nic, uint32_t qpn);

@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The transport between a requester and a responder: request and response
- * descriptors, and where they travel.  Two transports sit behind them:
- * loopback (dataplane/loopback.c), between QPs of one NIC, on the same
- * worker (a call) or on two workers (a queue each way between every pair of
- * workers); and RoCE v2 (dataplane/roce/), between NICs over UDP, whose
- * packets, acknowledgements and retransmissions stay below the descriptors.
+ * The transport between a requester and a responder, as the engine
+ * (requester, responder, completer) sees it: request and response
+ * descriptors, and struct dp_transport, the operations every transport
+ * provides.  The engine calls a transport only through them and names none:
+ * loopback (dataplane/loopback/), between QPs of one NIC, and RoCE v2
+ * (dataplane/roce/), between NICs over UDP, each fill one in their own
+ * files, and a third joins the same way (docs/architecture.md).
  *
  * Every request gets exactly one response.  After an RNR NAK an RC responder
  * drops the requests that follow the NAKed one until the requester sends it
@@ -42,35 +43,81 @@ struct dp_packet {
 	struct dp_qp *requester;
 };
 
+/*
+ * The path of a connected QP, as MODIFY_QP set it (driver → worker): where
+ * its peer is, when that is off the NIC (remote), and how its connection
+ * runs there.
+ */
+struct dp_path {
+	bool remote;              /* the destination is another host: the NIC's remote transport carries the QP */
+	uint8_t sgid[16], dgid[16];
+	uint8_t traffic_class, hop_limit;
+	uint32_t flow_label;
+	uint32_t mtu;             /* bytes */
+	uint32_t timeout;         /* retransmission after 4.096 us << timeout; 0: never */
+	uint32_t retry_cnt;       /* 7: for ever */
+	uint32_t sq_psn, rq_psn;
+};
+
+/*
+ * What a transport to another host keeps of a message of the requester in
+ * its WQE, from its request until its response went to the completer.
+ */
+struct dp_wire_msg {
+	uint32_t npsn;            /* 0: not such a message (or finished) */
+	uint32_t psn;             /* its first */
+	uint32_t read_next;       /* READ: the next response expected */
+	uint8_t *wire;            /* the bytes on the wire when they are not the WQE's memory */
+	struct dp_packet answer;  /* the response it will get (signature errors gathered on the way) */
+};
+
 struct dp_nic;
 struct dp_worker;
-
 struct dp_send_wqe;
 
 /*
- * Requester on worker w: sends the request of p->requester, to another host
- * when the QP (or a UD WR's address) says so, else to the worker that runs
- * QP p->qpn.  0 sent (a response may have come already); -EAGAIN no room
- * now, try again later; -EHOSTUNREACH no QP of that number runs.
+ * A transport: a table of operations, const, in the transport's own files.
+ * The NIC holds two (dp_nic.local, dp_nic.remote); a QP whose path leads off
+ * the NIC holds its connection's (dp_qp.transport, dp_qp.conn).  The engine
+ * calls them per message (request, psns), per turn of a QP (poll, flush) or
+ * per change of a QP's state (qp_*): never per packet or per byte.
+ *
+ * Responses come back the other way, by name: the transport hands each
+ * request to the responder (dp_resp_request, or dp_resp_execute on a whole
+ * message it put together), whose answer it carries back, and each response
+ * to the completer (dp_comp_response).
  */
-int dp_transport_request(struct dp_worker *w, struct dp_nic *nic, const struct dp_packet *p);
-/*
- * The end of a QP's turn: what its requests queued leaves now, together (runs of packets
- * to one peer as one send, one system call for many requests).
- */
-void dp_transport_flush(struct dp_worker *w, struct dp_nic *nic);
-/* The sequence numbers the request of wqe takes on the transport that carries it. */
-uint32_t dp_transport_psns(const struct dp_qp *q, const struct dp_send_wqe *wqe);
+struct dp_transport {
+	const char *name;
+	/*
+	 * Requester on worker w: sends the request p.  0 sent (a response may
+	 * have come already); -EAGAIN no room now, try again later;
+	 * -EHOSTUNREACH no QP of that number runs.
+	 */
+	int (*request)(struct dp_worker *w, struct dp_nic *nic, const struct dp_packet *p);
+	/*
+	 * The end of a QP's turn: what its requests queued leaves now, together
+	 * (runs of packets to one peer as one send).  NULL: nothing is queued.
+	 */
+	void (*flush)(struct dp_worker *w, struct dp_nic *nic);
+	/* The sequence numbers the request of wqe takes. */
+	uint32_t (*psns)(const struct dp_qp *q, const struct dp_send_wqe *wqe);
+	/* The QP's poller, at each turn of a QP it carries: what it owes the wire now. NULL: nothing. */
+	unsigned (*poll)(struct dp_worker *w, struct dp_qp *q);
 
-/* ---- loopback ---- */
+	/* ---- a QP's connection (NULL for a transport that has none) ---- */
 
-int dp_loopback_request(struct dp_worker *w, struct dp_nic *nic, const struct dp_packet *p);
-/* Responder on worker w: answers a request that came from worker to. */
-void dp_loopback_response(struct dp_worker *w, struct dp_nic *nic, unsigned to, const struct dp_packet *p);
+	/* Driver: a connection state for path (freed by qp_free, which takes NULL). */
+	void *(*qp_new)(const struct dp_path *path, uint32_t max_dest_rd_atomic);
+	/*
+	 * The QP's worker: q enters RTR (the responder's side of path) or RTS
+	 * from RTR (the requester's).
+	 */
+	void (*qp_connect)(struct dp_worker *w, struct dp_qp *q, const struct dp_path *path, bool rts);
+	/* The QP's worker: q is taken back (RESET, destroy); what it had in flight is forgotten. */
+	void (*qp_stop)(struct dp_worker *w, struct dp_qp *q);
+	void (*qp_free)(void *conn);
 
-/* Worker: takes what other workers sent it (the NIC's poller on every worker). */
-unsigned dp_loopback_poll(struct dp_worker *w, void *nic);
-
-/* Queues between two workers: their size, and setting them up and down. */
-int dp_loopback_init(struct dp_nic *nic);
-void dp_loopback_release(struct dp_nic *nic);
+	/* The NIC goes (dp_nic_release): what the transport holds of it goes too.  NULL: nothing. */
+	void (*release)(struct dp_nic *nic);
+};

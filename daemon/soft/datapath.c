@@ -13,6 +13,7 @@
 #include "daemon/verbs/qp.h"
 #include "daemon/verbs/recovery.h"
 #include "daemon/soft/workers.h"
+#include "dataplane/loopback/loopback.h"
 #include "lib/log.h"
 
 #include <errno.h>
@@ -171,14 +172,14 @@ void rdma_dp_qp_counters(struct rdma_device *dev, const struct rdma_qp *qp, stru
  * The path of a connected QP whose address vector names a GID of another
  * host, when the device speaks RoCE v2: the QP's packets go there.
  */
-static struct dp_roce_path roce_path(struct rdma_device *dev, const struct rdma_qp *qp)
+static struct dp_path roce_path(struct rdma_device *dev, const struct rdma_qp *qp)
 {
-	struct dp_roce_path path = { 0 };
+	struct dp_path path = { 0 };
 
-	if (!dev->datapath->nic.roce || qp->type == RDMA_QPT_UD || !(qp->attr_mask & RDMA_QP_AV) ||
+	if (!dev->datapath->nic.remote || qp->type == RDMA_QPT_UD || !(qp->attr_mask & RDMA_QP_AV) ||
 	    !qp->sgid || rdma_gid_is_local(dev, qp->attr.av.dgid))
 		return path;
-	path = (struct dp_roce_path){
+	path = (struct dp_path){
 		.remote = true, .traffic_class = (uint8_t)qp->attr.av.traffic_class,
 		.hop_limit = (uint8_t)qp->attr.av.hop_limit, .flow_label = qp->attr.av.flow_label,
 		.mtu = qp->attr.path_mtu ? qp->attr.path_mtu : 1024, .timeout = qp->attr.timeout,
@@ -530,6 +531,11 @@ int rdma_datapath_start(struct rdma_device *dev, struct worker_set *ws)
 	r = dp_nic_init(&dp->nic, dp->workers, ws->n, rdma_device_limit(dev, RDMA_OBJ_MR) + 1,
 			rdma_device_limit(dev, RDMA_OBJ_MKEY) + 1,
 			rdma_device_limit(dev, RDMA_OBJ_QP) + RDMA_QPN_FIRST);
+	if (r == 0) {
+		r = dp_loopback_open(&dp->nic);
+		if (r < 0)
+			dp_nic_release(&dp->nic);
+	}
 	if (r < 0) {
 		free(dp->workers);
 		free(dp);

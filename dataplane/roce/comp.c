@@ -5,7 +5,7 @@
  * READ, a PSN-sequence NAK acknowledges what came before it and asks to go
  * back to it, an RNR NAK hands its message back to the completer (which
  * sends it again after the timer), any other NAK fails its message.  Each
- * message gets the one response the completer expects (dataplane/comp.c);
+ * message gets the one response the completer expects (dataplane/engine/comp.c);
  * the ones after a message that failed or must wait are answered too, so
  * that nothing stays in flight.
  */
@@ -13,19 +13,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-
-void roce_msg_answer(struct dp_worker *w, struct dp_qp *q, uint32_t index, uint8_t status)
-{
-	struct dp_send_wqe *wqe = &q->wqes[index & q->sq.mask];
-	struct dp_packet answer = wqe->roce.answer;
-
-	if (!answer.rnr && !answer.dropped)
-		answer.status = status;
-	free(wqe->roce.wire);
-	wqe->roce.wire = NULL;
-	wqe->roce.npsn = 0;
-	dp_comp_response(w, q->nic, &answer);
-}
 
 /*
  * The first PSN not acknowledged: in the oldest message, its next READ
@@ -35,16 +22,16 @@ void roce_msg_answer(struct dp_worker *w, struct dp_qp *q, uint32_t index, uint8
 static uint32_t oldest_unacked(struct dp_qp *q)
 {
 	uint32_t end = atomic_load_explicit(&q->req_next, memory_order_relaxed);
-	struct dp_roce_qp *c = q->roce;
+	struct dp_roce_qp *c = roce_qp(q);
 
 	for (uint32_t i = dp_queue_cons(&q->sq); i != end; i++) {
-		struct dp_roce_msg *m = roce_msg_at(q, i);
+		struct dp_wire_msg *m = roce_msg_at(q, i);
 
 		if (!m)
 			continue;
 		if (q->wqes[i & q->sq.mask].opcode == DP_WR_RDMA_READ)
 			return m->read_next;
-		return roce_psn_diff(c->acked, m->psn) > 0 ? c->acked : m->psn;
+		return dp_psn_diff(c->acked, m->psn) > 0 ? c->acked : m->psn;
 	}
 	return q->psn_next;
 }
@@ -52,8 +39,8 @@ static uint32_t oldest_unacked(struct dp_qp *q)
 /* What the peer acknowledged reaches psn (exclusive). */
 static void acked_to(struct dp_qp *q, uint32_t psn)
 {
-	if (roce_psn_diff(psn, q->roce->acked) > 0 && roce_psn_diff(psn, q->psn_next) <= 0)
-		q->roce->acked = psn;
+	if (dp_psn_diff(psn, roce_qp(q)->acked) > 0 && dp_psn_diff(psn, q->psn_next) <= 0)
+		roce_qp(q)->acked = psn;
 }
 
 /*
@@ -62,13 +49,13 @@ static void acked_to(struct dp_qp *q, uint32_t psn)
  */
 static void rearm(struct dp_worker *w, struct dp_qp *q, bool force)
 {
-	struct dp_roce_qp *c = q->roce;
+	struct dp_roce_qp *c = roce_qp(q);
 	uint32_t before = c->una;
 
 	c->una = oldest_unacked(q);
 	if (c->una != before) {
 		c->retry_left = c->path.retry_cnt;
-		roce_window_acked(c, (uint32_t)roce_psn_diff(c->una, before));
+		roce_window_acked(c, (uint32_t)dp_psn_diff(c->una, before));
 	}
 	if (!c->rto_ns || c->una == q->psn_next) {
 		dp_worker_timer_cancel(w, &c->rto);
@@ -103,11 +90,11 @@ static uint32_t ack_through(struct dp_worker *w, struct dp_qp *q, uint32_t psn)
 
 	for (i = dp_queue_cons(&q->sq); i != end; i++) {
 		struct dp_send_wqe *wqe = &q->wqes[i & q->sq.mask];
-		struct dp_roce_msg *m = roce_msg_at(q, i);
+		struct dp_wire_msg *m = roce_msg_at(q, i);
 
 		if (!m)
 			continue;
-		if (roce_psn_diff(roce_psn_add(m->psn, m->npsn - 1), psn) > 0)
+		if (dp_psn_diff(dp_psn_add(m->psn, m->npsn - 1), psn) > 0)
 			break;
 		if (wqe->opcode == DP_WR_RDMA_READ) {
 			roce_req_rewind(w, q, m->read_next);
@@ -119,14 +106,14 @@ static uint32_t ack_through(struct dp_worker *w, struct dp_qp *q, uint32_t psn)
 }
 
 /* The message holding psn, from the head of the send queue; its index in *index. */
-static struct dp_roce_msg *message_of(struct dp_qp *q, uint32_t psn, uint32_t *index)
+static struct dp_wire_msg *message_of(struct dp_qp *q, uint32_t psn, uint32_t *index)
 {
 	uint32_t end = atomic_load_explicit(&q->req_next, memory_order_relaxed);
 
 	for (uint32_t i = dp_queue_cons(&q->sq); i != end; i++) {
-		struct dp_roce_msg *m = roce_msg_at(q, i);
+		struct dp_wire_msg *m = roce_msg_at(q, i);
 
-		if (m && roce_psn_in_window(psn, m->psn, m->npsn)) {
+		if (m && dp_psn_in_window(psn, m->psn, m->npsn)) {
 			*index = i;
 			return m;
 		}
@@ -138,7 +125,7 @@ static struct dp_roce_msg *message_of(struct dp_qp *q, uint32_t psn, uint32_t *i
 static void receiver_not_ready(struct dp_worker *w, struct dp_qp *q, uint32_t psn, uint8_t timer)
 {
 	uint32_t index, end = atomic_load_explicit(&q->req_next, memory_order_relaxed);
-	struct dp_roce_msg *m = message_of(q, psn, &index);
+	struct dp_wire_msg *m = message_of(q, psn, &index);
 	bool retried;
 
 	if (!m || m->psn != psn)
@@ -149,14 +136,14 @@ static void receiver_not_ready(struct dp_worker *w, struct dp_qp *q, uint32_t ps
 	/* The completer moved the requester back to it, unless rnr_retry ran out. */
 	retried = atomic_load_explicit(&q->req_next, memory_order_relaxed) == index;
 	for (uint32_t i = index + 1; i != end; i++) {
-		struct dp_roce_msg *later = roce_msg_at(q, i);
+		struct dp_wire_msg *later = roce_msg_at(q, i);
 
 		if (!later)
 			continue;
 		later->answer.dropped = retried;
 		roce_msg_answer(w, q, i, DP_WC_WR_FLUSH_ERR);
 	}
-	q->roce->tx_psn = psn;
+	roce_qp(q)->tx_psn = psn;
 }
 
 static uint8_t nak_status(uint8_t code)
@@ -173,11 +160,11 @@ static uint8_t nak_status(uint8_t code)
 
 static void acknowledge(struct dp_worker *w, struct dp_qp *q, const struct roce_pkt *p)
 {
-	uint32_t psn = p->bth.psn, before = roce_psn_add(psn, ROCE_PSN_SPACE - 1);
+	uint32_t psn = p->bth.psn, before = dp_psn_add(psn, DP_PSN_SPACE - 1);
 	uint8_t value = roce_aeth_value(p->aeth.syndrome);
 	uint32_t index;
 
-	acked_to(q, roce_aeth_type(p->aeth.syndrome) == ROCE_AETH_ACK ? roce_psn_add(psn, 1) : psn);
+	acked_to(q, roce_aeth_type(p->aeth.syndrome) == ROCE_AETH_ACK ? dp_psn_add(psn, 1) : psn);
 	switch (roce_aeth_type(p->aeth.syndrome)) {
 	case ROCE_AETH_ACK:
 		ack_through(w, q, psn);
@@ -190,7 +177,7 @@ static void acknowledge(struct dp_worker *w, struct dp_qp *q, const struct roce_
 		DP_COUNT(w, q, roce.naks_received, 1);
 		index = ack_through(w, q, before);
 		if (value == ROCE_NAK_PSN_SEQ) {
-			roce_window_loss(q->roce);
+			roce_window_loss(roce_qp(q));
 			roce_req_rewind(w, q, psn);
 		}
 		else
@@ -208,8 +195,8 @@ static void acknowledge(struct dp_worker *w, struct dp_qp *q, const struct roce_
  */
 static void read_response(struct dp_worker *w, struct dp_qp *q, const struct roce_pkt *p)
 {
-	uint32_t index, mtu = q->roce->path.mtu;
-	struct dp_roce_msg *m = message_of(q, p->bth.psn, &index);
+	uint32_t index, mtu = roce_qp(q)->path.mtu;
+	struct dp_wire_msg *m = message_of(q, p->bth.psn, &index);
 	struct dp_send_wqe *wqe;
 	uint64_t off, len, want;
 
@@ -218,9 +205,9 @@ static void read_response(struct dp_worker *w, struct dp_qp *q, const struct roc
 	wqe = &q->wqes[index & q->sq.mask];
 	if (wqe->opcode != DP_WR_RDMA_READ)
 		return;
-	ack_through(w, q, roce_psn_add(m->psn, ROCE_PSN_SPACE - 1));
+	ack_through(w, q, dp_psn_add(m->psn, DP_PSN_SPACE - 1));
 	len = wqe->mem.length;
-	off = (uint64_t)roce_psn_diff(p->bth.psn, m->psn) * mtu;
+	off = (uint64_t)dp_psn_diff(p->bth.psn, m->psn) * mtu;
 	want = len - off < mtu ? len - off : mtu;
 	if (p->payload_len != want) {
 		fail_from(w, q, index, DP_WC_BAD_RESP_ERR);
@@ -228,8 +215,8 @@ static void read_response(struct dp_worker *w, struct dp_qp *q, const struct roc
 	}
 	if (want)
 		memcpy((m->wire ? m->wire : wqe->mem.segs[0].addr) + off, p->payload, want);
-	m->read_next = roce_psn_add(m->read_next, 1);
-	if (m->read_next != roce_psn_add(m->psn, m->npsn))
+	m->read_next = dp_psn_add(m->read_next, 1);
+	if (m->read_next != dp_psn_add(m->psn, m->npsn))
 		return;
 	if (m->wire) {
 		struct dp_xfer x = {
@@ -259,7 +246,7 @@ void roce_comp_packet(struct dp_worker *w, struct dp_qp *q, const struct roce_pk
 
 void roce_comp_timeout(struct dp_worker *w, struct dp_qp *q)
 {
-	struct dp_roce_qp *c = q->roce;
+	struct dp_roce_qp *c = roce_qp(q);
 
 	if (q->state != DP_QPS_RTS && q->state != DP_QPS_SQD)
 		return;
@@ -274,12 +261,12 @@ void roce_comp_timeout(struct dp_worker *w, struct dp_qp *q)
 	}
 	roce_window_timeout(c);
 	roce_req_rewind(w, q, c->una);
-	roce_tx_flush(w, q->nic->roce);
+	roce_tx_flush(w, roce_ep(q->nic));
 	rearm(w, q, true);
 }
 
 void roce_comp_flush(struct dp_worker *w, struct dp_qp *q)
 {
-	dp_worker_timer_cancel(w, &q->roce->rto);
+	dp_worker_timer_cancel(w, &roce_qp(q)->rto);
 	fail_from(w, q, dp_queue_cons(&q->sq), DP_WC_WR_FLUSH_ERR);
 }

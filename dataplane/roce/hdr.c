@@ -5,7 +5,7 @@
 enum roce_reason roce_bth_build(const struct roce_bth *h, uint8_t *out)
 {
 	if (h->pad_cnt > 3 || h->tver > 0xf || h->resv6a > 0x3f || h->dest_qp > ROCE_QPN_MASK ||
-	    h->resv7 > 0x7f || h->psn > ROCE_PSN_MASK)
+	    h->resv7 > 0x7f || h->psn > DP_PSN_MASK)
 		return ROCE_BAD_FIELD;
 	out[0] = h->opcode;
 	out[1] = h->se << 7 | h->mig_req << 6 | h->pad_cnt << 4 | h->tver;
@@ -55,7 +55,7 @@ static bool syndrome_ok(uint8_t s)
 
 enum roce_reason roce_aeth_build(const struct roce_aeth *h, uint8_t *out)
 {
-	if (h->msn > ROCE_PSN_MASK)
+	if (h->msn > DP_PSN_MASK)
 		return ROCE_BAD_FIELD;
 	if (!syndrome_ok(h->syndrome))
 		return ROCE_BAD_SYNDROME;

@@ -34,7 +34,7 @@
 #define ROCE_CNP_RSVD_LEN	16	/* CNP: 16 reserved bytes after the BTH */
 #define ROCE_ICRC_LEN		4
 
-#define ROCE_PSN_MASK		0xffffff
+#define DP_PSN_MASK		0xffffff
 #define ROCE_QPN_MASK		0xffffff
 #define ROCE_DEFAULT_PKEY	0xffff
 #define ROCE_GSI_QKEY		0x80010000u

@@ -1,13 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The RoCE v2 endpoint of a NIC (reference roce_virtio.md §2.1, §2.7, §2.9):
- * an IPv4 and an IPv6 UDP socket on port 4791 in the RoCE worker's epoll
- * set.  Packets leave from the address of their source GID, with DF and so
- * IPv4 ID 0, the only headers a receiver on a socket can rebuild to check
- * the ICRC; received ones are parsed, their ICRC checked against the
- * headers rebuilt from the addresses the kernel reports, and handed to the
- * QP they name.  Everything from the wire is hostile: the codec bounds it
- * (packet.c), and a QP takes only what its type, state and peer allow.
+ * The RoCE v2 endpoint of a NIC (reference roce_virtio.md §2.1, §2.9): an
+ * IPv4 and an IPv6 UDP socket on port 4791 in the RoCE worker's epoll set,
+ * the NIC's remote transport (struct dp_transport below).  Received packets
+ * are parsed, their ICRC checked against the headers rebuilt from the
+ * addresses the kernel reports, and handed to the QP they name.  Everything
+ * from the wire is hostile: the codec bounds it (packet.c), and a QP takes
+ * only what its type, state and peer allow.  What leaves is tx.c's.
  */
 #include "dataplane/roce/roce_int.h"
 #include "dataplane/roce/icrc.h"
@@ -20,203 +19,6 @@
 
 /* Receive batches taken per readiness: bounded, so that timers and the QPs' pollers get their turn. */
 #define RX_ROUNDS 8
-
-static struct dp_counters *device_counters(struct dp_worker *w, struct dp_nic *nic)
-{
-	return &nic->per_worker[w->index].counters;
-}
-
-#define DEVICE_COUNT(w, nic, field) dp_count_add(&device_counters(w, nic)->roce.field, 1)
-
-void roce_addr_gid(const struct dp_udp_addr *a, uint8_t gid[16])
-{
-	static const uint8_t v4_prefix[12] = { [10] = 0xff, [11] = 0xff };
-
-	if (a->sa.sa_family == AF_INET) {
-		memcpy(gid, v4_prefix, sizeof(v4_prefix));
-		memcpy(gid + 12, &a->in.sin_addr, 4);
-	} else {
-		memcpy(gid, &a->in6.sin6_addr, 16);
-	}
-}
-
-void roce_gid_addr(const uint8_t gid[16], uint16_t port, struct dp_udp_addr *a)
-{
-	memset(a, 0, sizeof(*a));
-	if (roce_gid_is_ipv4(gid)) {
-		a->in.sin_family = AF_INET;
-		a->in.sin_port = htons(port);
-		memcpy(&a->in.sin_addr, gid + 12, 4);
-		a->len = sizeof(a->in);
-	} else {
-		a->in6.sin6_family = AF_INET6;
-		a->in6.sin6_port = htons(port);
-		memcpy(&a->in6.sin6_addr, gid, 16);
-		a->len = sizeof(a->in6);
-	}
-}
-
-/* ---- sending ---- */
-
-static int open_socket(struct dp_udp *u, int family, uint16_t port, unsigned flags, bool gso);
-
-void roce_route_bind(struct dp_roce *r, struct dp_roce_route *route)
-{
-	int family = route->to.sa.sa_family;
-	uint16_t sport = route->hdr.sport;
-	struct roce_sport **b = &r->sports[sport % ROCE_SPORT_BUCKETS], *s;
-
-	for (s = *b; s; s = s->next)
-		if (s->udp.local.sa.sa_family == family && dp_udp_addr_port(&s->udp.local) == sport)
-			break;
-	if (!s && (s = calloc(1, sizeof(*s)))) {
-		/* Sends only: the peer answers to its port 4791, which the endpoint's sockets receive. */
-		if (open_socket(&s->udp, family, sport, 0, r->segmentation) < 0) {
-			free(s);
-			s = NULL;
-		} else {
-			s->next = *b;
-			*b = s;
-		}
-	}
-	route->sock = s ? &s->udp : family == AF_INET ? &r->udp4 : &r->udp6;
-	route->hdr.sport = dp_udp_addr_port(&route->sock->local);
-}
-
-/*
- * The kernel numbers the IPv4 IDs of a GSO run's packets 0, 1, 2... (an unconnected socket
- * with DF gives the run ID 0): each packet's ICRC covers its own (IPv6 has none), sealed
- * here once the runs are known.
- */
-static void seal_runs(struct dp_roce *r, struct dp_udp *sock)
-{
-	dp_udp_tx_plan(sock, &r->tx);
-	for (unsigned i = 0; i < r->tx.n; i++) {
-		struct roce_ip_udp hdr = r->tx_hdr[i];
-
-		if (roce_gid_is_ipv4(hdr.sgid))
-			hdr.ip_id = r->tx.gpos[i];
-		roce_icrc_seal_payload(&hdr, r->tx_bufs[i], r->tx.iov[i].iov_len);
-	}
-}
-
-void roce_tx_flush(struct dp_worker *w, struct dp_roce *r)
-{
-	struct dp_udp *sock = r->tx.n ? r->tx_sock[0] : NULL;
-
-	if (r->held && r->tx.n && r->held_sock == sock && !dp_udp_tx_full(&r->tx)) {
-		/* The packet held back goes after the one that came next: reordered. */
-		unsigned i = r->tx.n;
-
-		memcpy(r->tx_bufs[i], r->held, r->held_len);
-		r->tx_to[i] = r->held_to;
-		r->tx_from[i] = r->held_from;
-		r->tx_hdr[i] = r->held_hdr;
-		r->tx_sock[i] = sock;
-		dp_udp_tx_add_from(&r->tx, &r->tx_to[i], &r->tx_from[i], r->tx_bufs[i], r->held_len, 0);
-		free(r->held);
-		r->held = NULL;
-	}
-	if (r->segmentation && sock)
-		seal_runs(r, sock);
-	/*
-	 * A packet the kernel would not take is a packet lost: RC sends it
-	 * again, UC/UD lose it.  Counted: EMSGSIZE says the path MTU is more
-	 * than the link carries.
-	 */
-	if (sock && sock->fd >= 0 && dp_udp_send_batch(sock, &r->tx) < r->tx.n)
-		for (unsigned i = 0; i < r->tx.n; i++)
-			if (r->tx.err[i])
-				DEVICE_COUNT(w, r->nic, tx_errors);
-	dp_udp_tx_reset(&r->tx);
-}
-
-void dp_roce_flush(struct dp_worker *w, struct dp_nic *nic)
-{
-	if (nic->roce->tx.n)
-		roce_tx_flush(w, nic->roce);
-}
-
-/* A buffer for the next packet to sock: the batch goes first when full or another socket's. */
-static unsigned tx_slot(struct dp_worker *w, struct dp_roce *r, struct dp_udp *sock)
-{
-	if (dp_udp_tx_full(&r->tx) || (r->tx.n && r->tx_sock[0] != sock))
-		roce_tx_flush(w, r);
-	return r->tx.n;
-}
-
-static uint32_t fault_roll(struct dp_roce *r)
-{
-	/* xorshift64: the draws of a test, not of an adversary. */
-	r->rng ^= r->rng << 13;
-	r->rng ^= r->rng >> 7;
-	r->rng ^= r->rng << 17;
-	return (uint32_t)(r->rng % 1000000u);
-}
-
-/* For tests: whether the packet in slot i is dropped, sent twice, or held back to go later. */
-static bool inject_fault(struct dp_worker *w, struct dp_roce *r, unsigned i, size_t len)
-{
-	uint32_t roll;
-
-	if (!r->faults.drop && !r->faults.duplicate && !r->faults.reorder)
-		return false;
-	roll = fault_roll(r);
-	if (roll < r->faults.drop) {
-		DEVICE_COUNT(w, r->nic, faults);
-		return true;
-	}
-	roll -= r->faults.drop;
-	if (roll < r->faults.duplicate && i + 1 < DP_UDP_BATCH) {
-		DEVICE_COUNT(w, r->nic, faults);
-		memcpy(r->tx_bufs[i + 1], r->tx_bufs[i], len);
-		r->tx_to[i + 1] = r->tx_to[i];
-		r->tx_from[i + 1] = r->tx_from[i];
-		r->tx_hdr[i + 1] = r->tx_hdr[i];
-		r->tx_sock[i + 1] = r->tx_sock[i];
-		dp_udp_tx_add_from(&r->tx, &r->tx_to[i + 1], &r->tx_from[i + 1], r->tx_bufs[i + 1], len, 0);
-		return false;
-	}
-	roll -= r->faults.duplicate;
-	if (roll < r->faults.reorder && !r->held) {
-		r->held = malloc(len);
-		if (!r->held)
-			return false;
-		DEVICE_COUNT(w, r->nic, faults);
-		memcpy(r->held, r->tx_bufs[i], len);
-		r->held_len = len;
-		r->held_to = r->tx_to[i];
-		r->held_from = r->tx_from[i];
-		r->held_hdr = r->tx_hdr[i];
-		r->held_sock = r->tx_sock[i];
-		return true;
-	}
-	return false;
-}
-
-void roce_send_pkt(struct dp_worker *w, struct dp_qp *q, const struct dp_roce_route *route,
-		   const struct roce_pkt *p, const void *payload, size_t len)
-{
-	struct dp_roce *r = q->nic->roce;
-	struct dp_udp *sock = route->sock;
-	unsigned i = tx_slot(w, r, sock);
-	size_t n;
-
-	/* With segmentation, the ICRC waits for the packet's place in its run (seal_runs). */
-	if (roce_pkt_build(p, payload, len, r->tx_bufs[i], DP_ROCE_PKT_MAX, &n) != ROCE_OK ||
-	    (!r->segmentation && roce_icrc_seal_payload(&route->hdr, r->tx_bufs[i], n) != ROCE_OK))
-		return;   /* our own headers: cannot happen for what the requester and responder build */
-	DP_COUNT(w, q, roce.tx_packets, 1);
-	r->tx_to[i] = route->to;
-	r->tx_from[i] = route->from;
-	r->tx_hdr[i] = route->hdr;
-	r->tx_sock[i] = sock;
-	dp_udp_tx_add_from(&r->tx, &r->tx_to[i], &r->tx_from[i], r->tx_bufs[i], n, 0);
-	if (inject_fault(w, r, i, n))
-		r->tx.n--;
-}
-
-/* ---- receiving ---- */
 
 struct rx_ctx {
 	struct dp_worker *w;
@@ -241,8 +43,8 @@ static bool type_matches(const struct dp_qp *q, uint8_t opcode)
  */
 static bool from_peer(const struct dp_qp *q, const struct roce_ip_udp *hdr)
 {
-	return q->type == DP_QPT_UD || (q->roce && q->roce->path.remote &&
-					!memcmp(q->roce->path.dgid, hdr->sgid, 16));
+	return q->type == DP_QPT_UD || (roce_qp(q) && roce_qp(q)->path.remote &&
+					!memcmp(roce_qp(q)->path.dgid, hdr->sgid, 16));
 }
 
 static void dispatch(struct dp_worker *w, struct dp_roce *r, const struct roce_pkt *p,
@@ -322,10 +124,10 @@ static void on_readable(struct dp_worker *w, int fd, uint32_t revents, void *arg
 void dp_roce_input(struct dp_worker *w, struct dp_nic *nic, const uint8_t *buf, size_t len,
 		   const struct dp_udp_addr *from, const struct dp_udp_addr *to)
 {
-	struct rx_ctx x = { w, nic->roce };
+	struct rx_ctx x = { w, roce_ep(nic) };
 
 	on_datagram(&x, buf, len, from, to);
-	end_of_batch(w, nic->roce);
+	end_of_batch(w, roce_ep(nic));
 }
 
 /* ---- life ---- */
@@ -350,35 +152,6 @@ static void on_detach(struct dp_worker *w, void *arg)
 		(void)dp_worker_remove_fd(w, r->udp6.fd);
 }
 
-/*
- * An endpoint socket (DP_UDP_BIG_BUFFERS) receives, with the local address of each datagram
- * and GRO; any socket sends, runs as one GSO send only with gso.
- */
-static int open_socket(struct dp_udp *u, int family, uint16_t port, unsigned flags, bool gso)
-{
-	struct dp_udp_addr any = { .len = family == AF_INET ? sizeof(any.in) : sizeof(any.in6) };
-	int r;
-
-	if (family == AF_INET) {
-		any.in.sin_family = AF_INET;
-		any.in.sin_port = htons(port);
-	} else {
-		any.in6.sin6_family = AF_INET6;
-		any.in6.sin6_port = htons(port);
-	}
-	r = dp_udp_open_flags(u, &any, DP_UDP_V6ONLY | DP_UDP_DONT_FRAGMENT | flags);
-	if (r == 0 && (flags & DP_UDP_BIG_BUFFERS))
-		r = dp_udp_enable_pktinfo(u);
-	if (r == 0 && (flags & DP_UDP_BIG_BUFFERS))
-		r = dp_udp_enable_gro(u);
-	atomic_store_explicit(&u->gso_off, !gso, memory_order_relaxed);
-	if (r < 0) {
-		dp_udp_close(u);
-		u->fd = -1;
-	}
-	return r;
-}
-
 static void endpoint_free(struct dp_roce *r)
 {
 	for (unsigned i = 0; i < DP_UDP_BATCH; i++) {
@@ -398,6 +171,18 @@ static void endpoint_free(struct dp_roce *r)
 	dp_udp_close(&r->udp6);
 	free(r);
 }
+
+static const struct dp_transport roce_transport = {
+	.name = "roce",
+	.request = roce_request,
+	.flush = roce_flush,
+	.psns = roce_psns,
+	.poll = roce_qp_poll,
+	.qp_new = roce_qp_new,
+	.qp_connect = roce_qp_connect,
+	.qp_stop = roce_qp_stop,
+	.qp_free = roce_qp_free,
+};
 
 int dp_roce_open(struct dp_nic *nic, struct dp_worker *w, const struct dp_roce_config *cfg)
 {
@@ -422,31 +207,33 @@ int dp_roce_open(struct dp_nic *nic, struct dp_worker *w, const struct dp_roce_c
 			return -ENOMEM;
 		}
 	}
-	r4 = open_socket(&r->udp4, AF_INET, port, DP_UDP_BIG_BUFFERS, cfg->segmentation);
-	r6 = open_socket(&r->udp6, AF_INET6, port, DP_UDP_BIG_BUFFERS, cfg->segmentation);
+	r4 = roce_open_socket(&r->udp4, AF_INET, port, DP_UDP_BIG_BUFFERS, cfg->segmentation);
+	r6 = roce_open_socket(&r->udp6, AF_INET6, port, DP_UDP_BIG_BUFFERS, cfg->segmentation);
 	/* A host without IPv6 (or without IPv4) still serves the other family. */
 	if (r4 < 0 && r6 < 0) {
 		endpoint_free(r);
 		return r4;
 	}
-	nic->roce = r;
+	nic->remote = &roce_transport;
+	nic->remote_ep = r;
 	dp_worker_submit_wait(w, on_attach, r);
 	return 0;
 }
 
 struct dp_worker *dp_roce_worker(const struct dp_nic *nic)
 {
-	return nic->roce ? nic->roce->worker : NULL;
+	return roce_ep(nic) ? roce_ep(nic)->worker : NULL;
 }
 
 void dp_roce_close(struct dp_nic *nic)
 {
-	struct dp_roce *r = nic->roce;
+	struct dp_roce *r = roce_ep(nic);
 
 	if (!r)
 		return;
 	if (r->worker->started && nic->running)
 		dp_worker_submit_wait(r->worker, on_detach, r);
-	nic->roce = NULL;
+	nic->remote = NULL;
+	nic->remote_ep = NULL;
 	endpoint_free(r);
 }

@@ -15,7 +15,7 @@ static void on_timeout(struct dp_worker *w, void *arg)
 	roce_comp_timeout(w, arg);
 }
 
-struct dp_roce_qp *dp_roce_qp_new(const struct dp_roce_path *path, uint32_t max_dest_rd_atomic)
+void *roce_qp_new(const struct dp_path *path, uint32_t max_dest_rd_atomic)
 {
 	struct dp_roce_qp *c = calloc(1, sizeof(*c));
 
@@ -41,8 +41,10 @@ static void forget_reads(struct dp_roce_qp *c)
 	c->read_head = c->read_count = 0;
 }
 
-void dp_roce_qp_free(struct dp_roce_qp *c)
+void roce_qp_free(void *conn)
 {
+	struct dp_roce_qp *c = conn;
+
 	if (!c)
 		return;
 	forget_reads(c);
@@ -57,11 +59,11 @@ static uint64_t timeout_ns(uint32_t timeout)
 	return timeout ? 4096ull << (timeout < 31 ? timeout : 31) : 0;
 }
 
-void dp_roce_qp_connect(struct dp_worker *w, struct dp_qp *q, const struct dp_roce_path *path, bool rts)
+void roce_qp_connect(struct dp_worker *w, struct dp_qp *q, const struct dp_path *path, bool rts)
 {
-	struct dp_roce_qp *c = q->roce;
+	struct dp_roce_qp *c = roce_qp(q);
 	struct dp_roce_route *rt = &c->route;
-	uint16_t port = q->nic->roce ? q->nic->roce->port : ROCE_UDP_PORT;
+	uint16_t port = roce_ep(q->nic) ? roce_ep(q->nic)->port : ROCE_UDP_PORT;
 
 	(void)w;
 	c->path = *path;
@@ -73,8 +75,8 @@ void dp_roce_qp_connect(struct dp_worker *w, struct dp_qp *q, const struct dp_ro
 	memcpy(rt->hdr.dgid, path->dgid, 16);
 	roce_gid_addr(path->dgid, port, &rt->to);
 	roce_gid_addr(path->sgid, 0, &rt->from);
-	if (q->nic->roce)
-		roce_route_bind(q->nic->roce, rt);
+	if (roce_ep(q->nic))
+		roce_route_bind(roce_ep(q->nic), rt);
 	c->rto_ns = timeout_ns(path->timeout);
 	if (rts) {
 		c->una = c->acked = c->tx_psn = c->tx_high = path->sq_psn;
@@ -93,9 +95,9 @@ void dp_roce_qp_connect(struct dp_worker *w, struct dp_qp *q, const struct dp_ro
 	}
 }
 
-void dp_roce_qp_stop(struct dp_worker *w, struct dp_qp *q)
+void roce_qp_stop(struct dp_worker *w, struct dp_qp *q)
 {
-	struct dp_roce_qp *c = q->roce;
+	struct dp_roce_qp *c = roce_qp(q);
 	uint32_t end = atomic_load_explicit(&q->req_next, memory_order_relaxed);
 
 	dp_worker_timer_cancel(w, &c->rto);
@@ -108,7 +110,7 @@ void dp_roce_qp_stop(struct dp_worker *w, struct dp_qp *q)
 	forget_reads(c);
 }
 
-unsigned dp_roce_poll(struct dp_worker *w, struct dp_qp *q)
+unsigned roce_qp_poll(struct dp_worker *w, struct dp_qp *q)
 {
 	unsigned n = 0;
 
@@ -127,6 +129,6 @@ unsigned dp_roce_poll(struct dp_worker *w, struct dp_qp *q)
 		break;
 	}
 	if (n)
-		roce_tx_flush(w, q->nic->roce);
+		roce_tx_flush(w, roce_ep(q->nic));
 	return n;
 }

@@ -17,31 +17,33 @@
 #include <stdlib.h>
 #include <string.h>
 
-bool dp_roce_carries(const struct dp_nic *nic, const struct dp_packet *p)
+uint32_t roce_psns(const struct dp_qp *q, const struct dp_send_wqe *wqe)
 {
-	const struct dp_qp *q = p->requester;
-
-	if (!nic->roce)
-		return false;
-	if (q->type == DP_QPT_UD)
-		return q->wqes[p->index & q->sq.mask].slot.ud_remote;
-	return q->roce && q->roce->path.remote;
-}
-
-uint32_t dp_roce_psns(const struct dp_qp *q, const struct dp_send_wqe *wqe)
-{
-	uint64_t len = wqe->mem.length, mtu = q->roce->path.mtu;
+	uint64_t len = wqe->mem.length, mtu = roce_qp(q)->path.mtu;
 
 	if (q->type == DP_QPT_UD || !len || !mtu)
 		return 1;
 	return (uint32_t)((len + mtu - 1) / mtu);
 }
 
-struct dp_roce_msg *roce_msg_at(struct dp_qp *q, uint32_t index)
+struct dp_wire_msg *roce_msg_at(struct dp_qp *q, uint32_t index)
 {
 	struct dp_send_wqe *wqe = &q->wqes[index & q->sq.mask];
 
-	return wqe->roce.npsn ? &wqe->roce : NULL;
+	return wqe->msg.npsn ? &wqe->msg : NULL;
+}
+
+void roce_msg_answer(struct dp_worker *w, struct dp_qp *q, uint32_t index, uint8_t status)
+{
+	struct dp_send_wqe *wqe = &q->wqes[index & q->sq.mask];
+	struct dp_packet answer = wqe->msg.answer;
+
+	if (!answer.rnr && !answer.dropped)
+		answer.status = status;
+	free(wqe->msg.wire);
+	wqe->msg.wire = NULL;
+	wqe->msg.npsn = 0;
+	dp_comp_response(w, q->nic, &answer);
 }
 
 /* The requester's own transfer, for its MKEY's transform on the way out or in. */
@@ -49,7 +51,7 @@ static struct dp_xfer own_xfer(struct dp_worker *w, struct dp_qp *q, struct dp_s
 {
 	return (struct dp_xfer){
 		.w = w, .nic = q->nic, .wqe = wqe, .type = q->type, .requester_qpn = q->qpn,
-		.requester = q, .resp = &wqe->roce.answer,
+		.requester = q, .resp = &wqe->msg.answer,
 	};
 }
 
@@ -60,7 +62,7 @@ static struct dp_xfer own_xfer(struct dp_worker *w, struct dp_qp *q, struct dp_s
  */
 static int stage(struct dp_worker *w, struct dp_qp *q, struct dp_send_wqe *wqe)
 {
-	struct dp_roce_msg *m = &wqe->roce;
+	struct dp_wire_msg *m = &wqe->msg;
 	uint64_t len = wqe->mem.length;
 	struct dp_xfer x;
 
@@ -86,8 +88,8 @@ static const uint8_t *payload_at(struct dp_roce *r, const struct dp_send_wqe *wq
 {
 	uint32_t s = 0, got = 0;
 
-	if (wqe->roce.wire)
-		return wqe->roce.wire + off;
+	if (wqe->msg.wire)
+		return wqe->msg.wire + off;
 	while (s < wqe->mem.n_segs && off >= wqe->mem.segs[s].length)
 		off -= wqe->mem.segs[s++].length;
 	if (s < wqe->mem.n_segs && wqe->mem.segs[s].length - off >= n)
@@ -131,9 +133,9 @@ static uint8_t operation(const struct dp_send_wqe *wqe, bool first, bool last)
 /* The packet at c->tx_psn of message m; c->tx_psn moves past what it covered. */
 static void send_request(struct dp_worker *w, struct dp_qp *q, struct dp_send_wqe *wqe)
 {
-	struct dp_roce_qp *c = q->roce;
-	struct dp_roce_msg *m = &wqe->roce;
-	uint32_t mtu = c->path.mtu, k = (uint32_t)roce_psn_diff(c->tx_psn, m->psn);
+	struct dp_roce_qp *c = roce_qp(q);
+	struct dp_wire_msg *m = &wqe->msg;
+	uint32_t mtu = c->path.mtu, k = (uint32_t)dp_psn_diff(c->tx_psn, m->psn);
 	uint64_t len = wqe->mem.length, off = (uint64_t)k * mtu;
 	uint8_t transport = q->type == DP_QPT_RC ? ROCE_TR_RC : ROCE_TR_UC;
 	bool first = k == 0, last = k + 1 == m->npsn;
@@ -141,7 +143,7 @@ static void send_request(struct dp_worker *w, struct dp_qp *q, struct dp_send_wq
 	uint32_t n = 0, span = 1;
 	const uint8_t *payload = NULL;
 
-	if (roce_psn_diff(c->tx_psn, c->tx_high) < 0)
+	if (dp_psn_diff(c->tx_psn, c->tx_high) < 0)
 		DP_COUNT(w, q, roce.retransmits, 1);
 	if (wqe->opcode == DP_WR_RDMA_READ) {
 		/* One request for the responses from here on (a retry asks only for what is missing). */
@@ -152,7 +154,7 @@ static void send_request(struct dp_worker *w, struct dp_qp *q, struct dp_send_wq
 		uint8_t op = operation(wqe, first, last);
 
 		n = last ? (uint32_t)(len - off) : mtu;
-		payload = n ? payload_at(q->nic->roce, wqe, off, n) : NULL;
+		payload = n ? payload_at(roce_ep(q->nic), wqe, off, n) : NULL;
 		p.bth.opcode = ROCE_OPCODE(transport, op);
 		if (op == ROCE_WRITE_FIRST || op == ROCE_WRITE_ONLY || op == ROCE_WRITE_ONLY_IMM)
 			p.reth = (struct roce_reth){ wqe->remote_addr, wqe->rkey, (uint32_t)len };
@@ -163,23 +165,23 @@ static void send_request(struct dp_worker *w, struct dp_qp *q, struct dp_send_wq
 		p.bth.ack_req = q->type == DP_QPT_RC && (roce_window_asks_ack(c) || last);
 	}
 	roce_send_pkt(w, q, &c->route, &p, payload, n);
-	c->tx_psn = roce_psn_add(c->tx_psn, span);
-	if (roce_psn_diff(c->tx_psn, c->tx_high) > 0)
+	c->tx_psn = dp_psn_add(c->tx_psn, span);
+	if (dp_psn_diff(c->tx_psn, c->tx_high) > 0)
 		c->tx_high = c->tx_psn;
 }
 
 /* The message c->tx_psn is in, from c->tx_index on; NULL when none is. */
 static struct dp_send_wqe *message_of_tx_psn(struct dp_qp *q)
 {
-	struct dp_roce_qp *c = q->roce;
+	struct dp_roce_qp *c = roce_qp(q);
 	uint32_t cons = dp_queue_cons(&q->sq), end = atomic_load_explicit(&q->req_next, memory_order_relaxed);
 
 	if (c->tx_index - cons > end - cons)
 		c->tx_index = cons;
 	for (; c->tx_index != end; c->tx_index++) {
-		struct dp_roce_msg *m = roce_msg_at(q, c->tx_index);
+		struct dp_wire_msg *m = roce_msg_at(q, c->tx_index);
 
-		if (m && roce_psn_in_window(c->tx_psn, m->psn, m->npsn))
+		if (m && dp_psn_in_window(c->tx_psn, m->psn, m->npsn))
 			return &q->wqes[c->tx_index & q->sq.mask];
 	}
 	return NULL;
@@ -187,10 +189,10 @@ static struct dp_send_wqe *message_of_tx_psn(struct dp_qp *q)
 
 unsigned roce_req_pump(struct dp_worker *w, struct dp_qp *q)
 {
-	struct dp_roce_qp *c = q->roce;
+	struct dp_roce_qp *c = roce_qp(q);
 	unsigned sent = 0;
 
-	/* UC sends each message whole when it is requested (dp_roce_request): no window, no timer. */
+	/* UC sends each message whole when it is requested (roce_request): no window, no timer. */
 	if (q->type != DP_QPT_RC)
 		return 0;
 	/*
@@ -203,11 +205,11 @@ unsigned roce_req_pump(struct dp_worker *w, struct dp_qp *q)
 	 * (bench_roce beside a busy loop).  Sending goes on from the first PSN not
 	 * acknowledged, looked for from the oldest message.
 	 */
-	if (roce_psn_diff(c->tx_psn, c->una) < 0) {
+	if (dp_psn_diff(c->tx_psn, c->una) < 0) {
 		c->tx_psn = c->una;
 		c->tx_index = dp_queue_cons(&q->sq);
 	}
-	while (roce_psn_diff(c->tx_psn, q->psn_next) < 0 && roce_psn_diff(c->tx_psn, c->una) < (int32_t)c->window) {
+	while (dp_psn_diff(c->tx_psn, q->psn_next) < 0 && dp_psn_diff(c->tx_psn, c->una) < (int32_t)c->window) {
 		struct dp_send_wqe *wqe = message_of_tx_psn(q);
 
 		if (!wqe)
@@ -227,7 +229,7 @@ unsigned roce_req_pump(struct dp_worker *w, struct dp_qp *q)
 
 void roce_req_rewind(struct dp_worker *w, struct dp_qp *q, uint32_t psn)
 {
-	struct dp_roce_qp *c = q->roce;
+	struct dp_roce_qp *c = roce_qp(q);
 
 	c->tx_psn = psn;
 	c->tx_index = dp_queue_cons(&q->sq);
@@ -239,7 +241,7 @@ static void send_datagram(struct dp_worker *w, struct dp_qp *q, struct dp_send_w
 {
 	const struct dp_sq_slot *s = &wqe->slot;
 	bool imm = wqe->opcode == DP_WR_SEND_WITH_IMM;
-	uint16_t port = q->nic->roce->port;
+	uint16_t port = roce_ep(q->nic)->port;
 	struct dp_roce_route rt = {
 		.hdr = {
 			.tclass = s->ud_traffic_class, .hop_limit = s->ud_hop_limit, .flow_label = s->ud_flow_label,
@@ -250,7 +252,7 @@ static void send_datagram(struct dp_worker *w, struct dp_qp *q, struct dp_send_w
 		.bth = {
 			.opcode = ROCE_OPCODE(ROCE_TR_UD, imm ? ROCE_SEND_ONLY_IMM : ROCE_SEND_ONLY),
 			.se = wqe->send_flags & DP_SEND_SOLICITED, .pkey = ROCE_PKEY_DEFAULT,
-			.dest_qp = wqe->remote_qpn, .psn = wqe->roce.psn,
+			.dest_qp = wqe->remote_qpn, .psn = wqe->msg.psn,
 		},
 		.deth = { .qkey = s->ud_qkey, .src_qp = q->qpn },
 		.imm = ntohl(wqe->imm_data),
@@ -261,17 +263,17 @@ static void send_datagram(struct dp_worker *w, struct dp_qp *q, struct dp_send_w
 	memcpy(rt.hdr.dgid, s->ud_dgid, 16);
 	roce_gid_addr(s->ud_dgid, port, &rt.to);
 	roce_gid_addr(s->ud_sgid, 0, &rt.from);
-	roce_route_bind(q->nic->roce, &rt);
-	roce_send_pkt(w, q, &rt, &p, n ? payload_at(q->nic->roce, wqe, 0, n) : NULL, n);
+	roce_route_bind(roce_ep(q->nic), &rt);
+	roce_send_pkt(w, q, &rt, &p, n ? payload_at(roce_ep(q->nic), wqe, 0, n) : NULL, n);
 }
 
-int dp_roce_request(struct dp_worker *w, struct dp_nic *nic, const struct dp_packet *p)
+int roce_request(struct dp_worker *w, struct dp_nic *nic, const struct dp_packet *p)
 {
 	struct dp_qp *q = p->requester;
 	struct dp_send_wqe *wqe = &q->wqes[p->index & q->sq.mask];
-	struct dp_roce_msg *m = &wqe->roce;
+	struct dp_wire_msg *m = &wqe->msg;
 
-	*m = (struct dp_roce_msg){
+	*m = (struct dp_wire_msg){
 		.npsn = p->npsn, .psn = p->psn, .read_next = p->psn,
 		.answer = {
 			.kind = DP_PKT_RESPONSE, .status = DP_WC_SUCCESS, .qpn = q->qpn, .psn = p->psn,
@@ -287,7 +289,7 @@ int dp_roce_request(struct dp_worker *w, struct dp_nic *nic, const struct dp_pac
 		if (q->type == DP_QPT_UD) {
 			send_datagram(w, q, wqe);
 		} else {
-			q->roce->tx_psn = m->psn;
+			roce_qp(q)->tx_psn = m->psn;
 			for (uint32_t k = 0; k < m->npsn; k++)
 				send_request(w, q, wqe);
 		}

@@ -7,7 +7,7 @@
  * again) but never executed twice; a message's packets must come
  * FIRST, MIDDLE..., LAST, every one but the last a whole MTU.  A message is
  * gathered whole, then executed by the responder's shared code
- * (dataplane/resp.c) as a loopback request would be: the same checks,
+ * (dataplane/engine/resp.c) as a loopback request would be: the same checks,
  * statuses, completions and MKEY transforms.  Its answer becomes an ACK
  * (coalesced over a receive batch), an RNR NAK or a NAK.  UC drops what is
  * out of order until the next FIRST or ONLY; UD takes single packets.
@@ -26,26 +26,26 @@ static void send_aeth(struct dp_worker *w, struct dp_qp *q, uint32_t psn, uint8_
 	struct roce_pkt p = {
 		.bth = { .opcode = ROCE_OPCODE(ROCE_TR_RC, ROCE_ACKNOWLEDGE), .pkey = ROCE_PKEY_DEFAULT,
 			 .dest_qp = q->dest_qpn, .psn = psn },
-		.aeth = { .syndrome = syndrome, .msn = q->roce->msn & 0xffffff },
+		.aeth = { .syndrome = syndrome, .msn = roce_qp(q)->msn & 0xffffff },
 	};
 
-	roce_send_pkt(w, q, &q->roce->route, &p, NULL, 0);
+	roce_send_pkt(w, q, &roce_qp(q)->route, &p, NULL, 0);
 }
 
 /* A NAK now (it acknowledges what came before psn), and the ACK owed is no longer needed. */
 static void nak(struct dp_worker *w, struct dp_qp *q, uint32_t psn, uint8_t type, uint8_t value)
 {
-	q->roce->ack_due = false;
+	roce_qp(q)->ack_due = false;
 	send_aeth(w, q, psn, ROCE_AETH_SYNDROME(type, value));
 }
 
 /* An ACK of psn goes out at the end of the receive batch, with any later one it covers. */
 static void owe_ack(struct dp_qp *q, uint32_t psn)
 {
-	struct dp_roce_qp *c = q->roce;
-	struct dp_roce *r = q->nic->roce;
+	struct dp_roce_qp *c = roce_qp(q);
+	struct dp_roce *r = roce_ep(q->nic);
 
-	if (c->ack_due && roce_psn_diff(psn, c->ack_psn) < 0)
+	if (c->ack_due && dp_psn_diff(psn, c->ack_psn) < 0)
 		return;
 	c->ack_due = true;
 	c->ack_psn = psn;
@@ -57,7 +57,7 @@ static void owe_ack(struct dp_qp *q, uint32_t psn)
 
 void roce_resp_ack(struct dp_worker *w, struct dp_qp *q)
 {
-	struct dp_roce_qp *c = q->roce;
+	struct dp_roce_qp *c = roce_qp(q);
 
 	c->ack_listed = false;
 	/* Responses go in order: the ACK of a later request waits for a READ's last response. */
@@ -83,7 +83,7 @@ static uint8_t nak_code(uint8_t status)
 static void invalid_request(struct dp_worker *w, struct dp_qp *q, uint32_t psn)
 {
 	DP_COUNT(w, q, roce.rx_dropped, 1);
-	q->roce->rx.active = false;
+	roce_qp(q)->rx.active = false;
 	if (q->type == DP_QPT_RC) {
 		nak(w, q, psn, ROCE_AETH_NAK, ROCE_NAK_INVALID_REQ);
 		dp_enter_error(w, q);
@@ -149,10 +149,10 @@ static void describe(struct dp_send_wqe *rw, const struct roce_pkt *p, const str
 
 static unsigned read_burst(struct dp_worker *w, struct dp_qp *q, struct dp_roce_read *rd)
 {
-	uint32_t mtu = q->roce->path.mtu;
+	uint32_t mtu = roce_qp(q)->path.mtu;
 	unsigned sent = 0;
 
-	while (sent < DP_ROCE_READ_BURST && roce_psn_diff(rd->psn, rd->last_psn) <= 0) {
+	while (sent < DP_ROCE_READ_BURST && dp_psn_diff(rd->psn, rd->last_psn) <= 0) {
 		bool first = rd->psn == rd->first_psn, last = rd->psn == rd->last_psn;
 		uint32_t n = rd->len - rd->sent < mtu ? rd->len - rd->sent : mtu;
 		uint8_t op = first && last ? ROCE_READ_RESPONSE_ONLY : first ? ROCE_READ_RESPONSE_FIRST :
@@ -160,12 +160,12 @@ static unsigned read_burst(struct dp_worker *w, struct dp_qp *q, struct dp_roce_
 		struct roce_pkt p = {
 			.bth = { .opcode = ROCE_OPCODE(ROCE_TR_RC, op), .pkey = ROCE_PKEY_DEFAULT,
 				 .dest_qp = q->dest_qpn, .psn = rd->psn },
-			.aeth = { .syndrome = ROCE_AETH_ACK_UNLIMITED, .msn = q->roce->msn & 0xffffff },
+			.aeth = { .syndrome = ROCE_AETH_ACK_UNLIMITED, .msn = roce_qp(q)->msn & 0xffffff },
 		};
 
-		roce_send_pkt(w, q, &q->roce->route, &p, n ? rd->bytes + rd->sent : NULL, n);
+		roce_send_pkt(w, q, &roce_qp(q)->route, &p, n ? rd->bytes + rd->sent : NULL, n);
 		rd->sent += n;
-		rd->psn = roce_psn_add(rd->psn, 1);
+		rd->psn = dp_psn_add(rd->psn, 1);
 		sent++;
 	}
 	return sent;
@@ -173,14 +173,14 @@ static unsigned read_burst(struct dp_worker *w, struct dp_qp *q, struct dp_roce_
 
 unsigned roce_resp_reads(struct dp_worker *w, struct dp_qp *q)
 {
-	struct dp_roce_qp *c = q->roce;
+	struct dp_roce_qp *c = roce_qp(q);
 	unsigned sent = 0;
 
 	while (c->read_count && sent < DP_ROCE_READ_BURST) {
 		struct dp_roce_read *rd = &c->reads[c->read_head];
 
 		sent += read_burst(w, q, rd);
-		if (roce_psn_diff(rd->psn, rd->last_psn) <= 0)
+		if (dp_psn_diff(rd->psn, rd->last_psn) <= 0)
 			break;
 		free(rd->bytes);
 		*rd = (struct dp_roce_read){ 0 };
@@ -199,7 +199,7 @@ unsigned roce_resp_reads(struct dp_worker *w, struct dp_qp *q)
  */
 static void read_request(struct dp_worker *w, struct dp_qp *q, const struct roce_pkt *p, bool dup)
 {
-	struct dp_roce_qp *c = q->roce;
+	struct dp_roce_qp *c = roce_qp(q);
 	uint32_t len = p->reth.dma_len, mtu = c->path.mtu, npsn = len ? (len + mtu - 1) / mtu : 1;
 	struct dp_roce_read *rd;
 	struct dp_send_wqe rw;
@@ -228,11 +228,11 @@ static void read_request(struct dp_worker *w, struct dp_qp *q, const struct roce
 	}
 	rd = &c->reads[(c->read_head + c->read_count++) % c->n_reads];
 	*rd = (struct dp_roce_read){
-		.psn = p->bth.psn, .first_psn = p->bth.psn, .last_psn = roce_psn_add(p->bth.psn, npsn - 1),
+		.psn = p->bth.psn, .first_psn = p->bth.psn, .last_psn = dp_psn_add(p->bth.psn, npsn - 1),
 		.len = len, .bytes = bytes,
 	};
 	if (!dup) {
-		c->epsn = roce_psn_add(c->epsn, npsn);
+		c->epsn = dp_psn_add(c->epsn, npsn);
 		c->msn++;
 	}
 	roce_resp_reads(w, q);
@@ -285,7 +285,7 @@ static bool gather(struct dp_roce_qp *c, const struct roce_pkt *p)
 /* The last packet of a message came: it is executed, then acknowledged (or NAKed). */
 static void complete_message(struct dp_worker *w, struct dp_qp *q, const struct roce_pkt *p)
 {
-	struct dp_roce_qp *c = q->roce;
+	struct dp_roce_qp *c = roce_qp(q);
 	struct dp_send_wqe rw;
 	struct dp_packet resp;
 
@@ -315,7 +315,7 @@ static void complete_message(struct dp_worker *w, struct dp_qp *q, const struct 
 /* A packet of a SEND or WRITE at the expected PSN. */
 static void send_or_write(struct dp_worker *w, struct dp_qp *q, const struct roce_pkt *p)
 {
-	struct dp_roce_qp *c = q->roce;
+	struct dp_roce_qp *c = roce_qp(q);
 	uint16_t flags = p->op->flags;
 	uint8_t operation = p->bth.opcode & 0x1f;
 	bool last = flags & (ROCE_F_LAST | ROCE_F_ONLY);
@@ -350,7 +350,7 @@ static void send_or_write(struct dp_worker *w, struct dp_qp *q, const struct roc
 		invalid_request(w, q, p->bth.psn);
 		return;
 	}
-	c->epsn = roce_psn_add(p->bth.psn, 1);
+	c->epsn = dp_psn_add(p->bth.psn, 1);
 	if (last)
 		complete_message(w, q, p);
 	if (q->type == DP_QPT_RC && p->bth.ack_req && !c->nak_sent && q->state != DP_QPS_ERR)
@@ -361,8 +361,8 @@ static void send_or_write(struct dp_worker *w, struct dp_qp *q, const struct roc
 
 static void reliable(struct dp_worker *w, struct dp_qp *q, const struct roce_pkt *p)
 {
-	struct dp_roce_qp *c = q->roce;
-	int32_t d = roce_psn_diff(p->bth.psn, c->epsn);
+	struct dp_roce_qp *c = roce_qp(q);
+	int32_t d = dp_psn_diff(p->bth.psn, c->epsn);
 	uint8_t operation = p->bth.opcode & 0x1f;
 
 	if (d > 0) {
@@ -372,9 +372,9 @@ static void reliable(struct dp_worker *w, struct dp_qp *q, const struct roce_pkt
 		 * went back: if the gap is still there (the packet that fills it was
 		 * lost again), it hears so now rather than at its timeout.
 		 */
-		if (c->nak_sent && roce_psn_diff(p->bth.psn, c->nak_high) <= 0)
+		if (c->nak_sent && dp_psn_diff(p->bth.psn, c->nak_high) <= 0)
 			c->nak_sent = false;
-		if (roce_psn_diff(p->bth.psn, c->nak_high) > 0)
+		if (dp_psn_diff(p->bth.psn, c->nak_high) > 0)
 			c->nak_high = p->bth.psn;
 		if (!c->nak_sent) {
 			c->nak_sent = true;
@@ -390,7 +390,7 @@ static void reliable(struct dp_worker *w, struct dp_qp *q, const struct roce_pkt
 		if (operation == ROCE_READ_REQUEST)
 			read_request(w, q, p, true);
 		else
-			owe_ack(q, roce_psn_add(c->epsn, ROCE_PSN_SPACE - 1));
+			owe_ack(q, dp_psn_add(c->epsn, DP_PSN_SPACE - 1));
 		return;
 	}
 	c->nak_sent = false;
@@ -407,7 +407,7 @@ static void reliable(struct dp_worker *w, struct dp_qp *q, const struct roce_pkt
 /* UC: no answers; what is out of order is dropped until the next message starts. */
 static void unreliable(struct dp_worker *w, struct dp_qp *q, const struct roce_pkt *p)
 {
-	struct dp_roce_qp *c = q->roce;
+	struct dp_roce_qp *c = roce_qp(q);
 	bool starts = p->op->flags & (ROCE_F_FIRST | ROCE_F_ONLY);
 
 	if (p->bth.psn != c->epsn && c->rx.active) {
@@ -416,11 +416,11 @@ static void unreliable(struct dp_worker *w, struct dp_qp *q, const struct roce_p
 	}
 	if (!starts && !c->rx.active) {
 		DP_COUNT(w, q, roce.out_of_sequence, 1);
-		c->epsn = roce_psn_add(p->bth.psn, 1);
+		c->epsn = dp_psn_add(p->bth.psn, 1);
 		return;
 	}
 	send_or_write(w, q, p);
-	c->epsn = roce_psn_add(p->bth.psn, 1);
+	c->epsn = dp_psn_add(p->bth.psn, 1);
 }
 
 /* UD: one packet, one message, to the QP whose Q_Key it carries; GRH area from the IP header. */

@@ -2,9 +2,9 @@
 /* Inside the RoCE v2 transport: what its requester, completer, responder and endpoint share. */
 #pragma once
 
-#include "dataplane/engine.h"
+#include "dataplane/engine/engine.h"
 #include "dataplane/roce/packet.h"
-#include "dataplane/roce/psn.h"
+#include "dataplane/engine/psn.h"
 #include "dataplane/roce/transport.h"
 
 #define ROCE_PKEY_DEFAULT 0xffff
@@ -46,7 +46,36 @@ struct dp_roce {
 	unsigned n_owe_ack;
 };
 
-/* ---- net.c ---- */
+/* The NIC's RoCE endpoint (the NIC's remote transport's), or NULL. */
+static inline struct dp_roce *roce_ep(const struct dp_nic *of)
+{
+	return of->remote_ep;
+}
+
+/* A QP's connection, for a QP this transport carries (dp_qp.transport). */
+static inline struct dp_roce_qp *roce_qp(const struct dp_qp *q)
+{
+	return q->conn;
+}
+
+/* The device's RoCE counters, the worker's share. */
+#define DEVICE_COUNT(w, nic, field) dp_count_add(&(nic)->per_worker[(w)->index].counters.roce.field, 1)
+
+/* ---- the transport's operations (struct dp_transport, net.c's table) ---- */
+
+/* qp.c: a QP's connection, and its turn. */
+void *roce_qp_new(const struct dp_path *path, uint32_t max_dest_rd_atomic);
+void roce_qp_free(void *conn);
+void roce_qp_connect(struct dp_worker *w, struct dp_qp *q, const struct dp_path *path, bool rts);
+void roce_qp_stop(struct dp_worker *w, struct dp_qp *q);
+unsigned roce_qp_poll(struct dp_worker *w, struct dp_qp *q);
+/* req.c: a request, and the PSNs the message of wqe takes. */
+int roce_request(struct dp_worker *w, struct dp_nic *nic, const struct dp_packet *p);
+uint32_t roce_psns(const struct dp_qp *q, const struct dp_send_wqe *wqe);
+/* tx.c: sends what the endpoint's batch holds. */
+void roce_flush(struct dp_worker *w, struct dp_nic *nic);
+
+/* ---- tx.c ---- */
 
 /*
  * Builds p with its payload, seals its ICRC for route and queues it (the
@@ -66,6 +95,12 @@ void roce_route_bind(struct dp_roce *r, struct dp_roce_route *route);
 void roce_addr_gid(const struct dp_udp_addr *a, uint8_t gid[16]);
 /* The socket address of a GID on port. */
 void roce_gid_addr(const uint8_t gid[16], uint16_t port, struct dp_udp_addr *a);
+/*
+ * A socket of family on port: an endpoint socket (DP_UDP_BIG_BUFFERS)
+ * receives, with the local address of each datagram and GRO; any socket
+ * sends, runs as one GSO send only with gso.
+ */
+int roce_open_socket(struct dp_udp *u, int family, uint16_t port, unsigned flags, bool gso);
 
 /* ---- req.c ---- */
 
@@ -74,7 +109,9 @@ unsigned roce_req_pump(struct dp_worker *w, struct dp_qp *q);
 /* Go back N: sends again from psn on (a PSN-sequence NAK, a timeout, a READ response missing). */
 void roce_req_rewind(struct dp_worker *w, struct dp_qp *q, uint32_t psn);
 /* The message the SQ index holds, if it is one of q's RoCE messages in flight. */
-struct dp_roce_msg *roce_msg_at(struct dp_qp *q, uint32_t index);
+struct dp_wire_msg *roce_msg_at(struct dp_qp *q, uint32_t index);
+/* Gives the message at index its response (status, or rnr / dropped already in the answer). */
+void roce_msg_answer(struct dp_worker *w, struct dp_qp *q, uint32_t index, uint8_t status);
 
 /* ---- window.c: the requester's window of unacknowledged packets ---- */
 
@@ -96,8 +133,6 @@ void roce_comp_packet(struct dp_worker *w, struct dp_qp *q, const struct roce_pk
 void roce_comp_timeout(struct dp_worker *w, struct dp_qp *q);
 /* The QP went to ERR: every message in flight is answered (flushed), none waits for the peer. */
 void roce_comp_flush(struct dp_worker *w, struct dp_qp *q);
-/* Gives the message at index its response (status, or rnr / dropped already in the answer). */
-void roce_msg_answer(struct dp_worker *w, struct dp_qp *q, uint32_t index, uint8_t status);
 
 /* ---- resp.c ---- */
 

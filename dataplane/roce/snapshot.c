@@ -66,9 +66,9 @@ void dp_roce_qp_snapshot(struct dp_worker *w, struct dp_qp *q, struct dp_roce_qp
 	s->rnr_in_ns = q->rnr_active ? until(q->rnr_until_ns, now) : 0;
 	s->timers_armed = w->timers.n;
 	s->next_timer_in_ns = first ? until(first->deadline_ns, now) : INT64_MAX;
-	if (q->roce) {
-		snapshot_requester(q->roce, now, s);
-		snapshot_responder(q->roce, s);
+	if (roce_qp(q)) {
+		snapshot_requester(roce_qp(q), now, s);
+		snapshot_responder(roce_qp(q), s);
 	}
 }
 

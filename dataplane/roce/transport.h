@@ -2,23 +2,27 @@
 /*
  * The RoCE v2 transport (reference roce_virtio.md §2-§4): requests and
  * responses of QPs whose peer is on another host, as packets over UDP 4791.
+ * dp_roce_open makes it the NIC's remote transport (dataplane/transport.h).
  *
  * Above it nothing changes: the requester hands a request descriptor over
- * (dp_transport_request) and the completer gets exactly one response for
- * it, as over loopback.  Below the descriptors this transport keeps what
+ * (struct dp_transport's request) and the completer gets exactly one
+ * response for it, as over loopback.  Below the descriptors this transport keeps what
  * the wire needs:
  *
  *   req.c   a message's packets: segmentation at the path MTU, opcodes,
  *           RETH/ImmDt/IETH/DETH, AckReq; go-back-N retransmission from
  *           the oldest unacknowledged PSN, on a timer or a PSN-sequence NAK;
- *   comp.c  ACKs, NAKs and READ responses: cumulative acknowledgement,
  *           the one response per message the completer expects;
+ *   comp.c  ACKs, NAKs and READ responses: cumulative acknowledgement;
  *   resp.c  requests: PSN checks, duplicates answered without executing
  *           again, reassembly of a message, then the responder's shared
- *           code (dataplane/resp.c) on the whole message; ACK/NAK, READ
+ *           code (dataplane/engine/resp.c) on the whole message; ACK/NAK, READ
  *           responses;
+ *   qp.c    a QP's connection: made, connected, stopped, and its turn;
+ *   tx.c    what leaves: packets built and ICRC sealed, the batch sent
+ *           together, fault injection, a socket per UDP source port;
  *   net.c   the endpoint: sockets on the RoCE worker's epoll set, ICRC
- *           sealed and checked, packets dispatched to QPs, fault injection.
+ *           checked, packets dispatched to QPs, the transport's table.
  *
  * Every RoCE QP runs on the endpoint's worker, so one thread owns its
  * state; no lock.
@@ -45,18 +49,6 @@ _Static_assert(DP_ROCE_ACK_EVERY <= DP_ROCE_WINDOW, "an ACK asked for within eve
 #define DP_ROCE_PKT_MAX (DP_ROCE_MTU_MAX + 64)
 /* Packets of READ responses one QP sends per turn (a READ of 1 MiB does not hold the worker). */
 #define DP_ROCE_READ_BURST 64
-
-/* The path of a connected QP, as MODIFY_QP set it (driver → worker). */
-struct dp_roce_path {
-	bool remote;              /* the destination is another host: the QP uses this transport */
-	uint8_t sgid[16], dgid[16];
-	uint8_t traffic_class, hop_limit;
-	uint32_t flow_label;
-	uint32_t mtu;             /* bytes */
-	uint32_t timeout;         /* retransmission after 4.096 us << timeout; 0: never */
-	uint32_t retry_cnt;       /* 7: for ever */
-	uint32_t sq_psn, rq_psn;
-};
 
 /*
  * Where a QP's packets go, the socket they leave by (bound to the flow's
@@ -86,18 +78,6 @@ struct dp_roce_config {
 	struct dp_roce_faults faults;
 };
 
-/*
- * A message of the requester: the WQE's, from its request until its
- * response went to the completer.
- */
-struct dp_roce_msg {
-	uint32_t npsn;            /* 0: not a RoCE message (or finished) */
-	uint32_t psn;             /* its first */
-	uint32_t read_next;       /* READ: the next response expected */
-	uint8_t *wire;            /* the bytes on the wire when they are not the WQE's memory */
-	struct dp_packet answer;  /* the response it will get (signature errors gathered on the way) */
-};
-
 /* A READ the responder answers: its responses go out a burst per turn. */
 struct dp_roce_read {
 	uint32_t psn;             /* of the next response */
@@ -108,7 +88,7 @@ struct dp_roce_read {
 
 /* What a QP keeps of its connection (RC, UC) or its datagrams (UD). */
 struct dp_roce_qp {
-	struct dp_roce_path path;
+	struct dp_path path;
 	struct dp_roce_route route;
 	uint64_t rto_ns;          /* 0: no retransmission timer */
 	/* Requester. */
@@ -153,17 +133,14 @@ struct dp_send_wqe;
 
 /*
  * Opens the NIC's RoCE endpoint on UDP port (IPv4 and IPv6 sockets, any
- * address) and hands it to worker w, which runs every RoCE QP from now on.
+ * address), the NIC's remote transport from now on, and hands it to worker
+ * w, which runs every RoCE QP.
  */
 int dp_roce_open(struct dp_nic *nic, struct dp_worker *w, const struct dp_roce_config *cfg);
 /* The workers stopped: closes the sockets (before dp_nic_release). */
 void dp_roce_close(struct dp_nic *nic);
 /* The worker the endpoint is on, or NULL without one. */
 struct dp_worker *dp_roce_worker(const struct dp_nic *nic);
-
-/* A QP's connection state for path (freed by dp_roce_qp_free, which takes NULL). */
-struct dp_roce_qp *dp_roce_qp_new(const struct dp_roce_path *path, uint32_t max_dest_rd_atomic);
-void dp_roce_qp_free(struct dp_roce_qp *c);
 
 /* ---- the QP's worker ---- */
 
@@ -176,30 +153,10 @@ void dp_roce_input(struct dp_worker *w, struct dp_nic *nic, const uint8_t *buf, 
 		   const struct dp_udp_addr *from, const struct dp_udp_addr *to);
 
 /*
- * The QP enters RTR (the responder's side of path: its route, rq_psn) or
- * RTS from RTR (requester: sq_psn, timeout, retry_cnt).
- */
-void dp_roce_qp_connect(struct dp_worker *w, struct dp_qp *q, const struct dp_roce_path *path, bool rts);
-/* The QP is taken back (RESET, destroy): what it had in flight is forgotten. */
-void dp_roce_qp_stop(struct dp_worker *w, struct dp_qp *q);
-
-/* The QP's poller, for a QP with a remote path: READ responses owed, request packets the window lets out. */
-unsigned dp_roce_poll(struct dp_worker *w, struct dp_qp *q);
-
-/* Whether p travels over RoCE. */
-bool dp_roce_carries(const struct dp_nic *nic, const struct dp_packet *p);
-/* Requester: the request p (req.c); its packets are queued until dp_roce_flush(). */
-int dp_roce_request(struct dp_worker *w, struct dp_nic *nic, const struct dp_packet *p);
-/* Sends what the endpoint's batch holds. */
-void dp_roce_flush(struct dp_worker *w, struct dp_nic *nic);
-/* The PSNs the message of wqe takes. */
-uint32_t dp_roce_psns(const struct dp_qp *q, const struct dp_send_wqe *wqe);
-
-/*
  * What a QP's connection is doing, for a test or bench that finds a transfer
  * stuck: where the requester, completer and responder are, the timers, the
  * window, and the worker's own timers.  Taken on the QP's worker, as a
- * command (qp.c): the hot path pays nothing for it.
+ * command (snapshot.c): the hot path pays nothing for it.
  */
 struct dp_roce_qp_snapshot {
 	uint32_t qpn, state;

@@ -21,7 +21,7 @@ void roce_window_init(struct dp_roce_qp *c)
 
 void roce_window_acked(struct dp_roce_qp *c, uint32_t packets)
 {
-	if (c->recovering && roce_psn_diff(c->una, c->recover_psn) >= 0)
+	if (c->recovering && dp_psn_diff(c->una, c->recover_psn) >= 0)
 		c->recovering = false;
 	c->window_credit += packets;
 	while (c->window < DP_ROCE_WINDOW && c->window_credit >= c->window) {

@@ -8,7 +8,8 @@
  */
 #pragma once
 
-#include "dataplane/engine.h"
+#include "dataplane/engine/engine.h"
+#include "dataplane/loopback/loopback.h"
 
 #include <stdlib.h>
 
@@ -37,7 +38,8 @@ static void nic_fixture_setup(void)
 	struct dp_key *k = calloc(1, sizeof(*k));
 
 	mem = calloc(1, MR_BYTES);
-	if (!k || !mem || dp_worker_init(&worker, 0, -1) || dp_nic_init(&nic, workers, 1, 4, 4, 16))
+	if (!k || !mem || dp_worker_init(&worker, 0, -1) || dp_nic_init(&nic, workers, 1, 4, 4, 16) ||
+	    dp_loopback_open(&nic))
 		abort();
 	*k = (struct dp_key){ .key = MR_KEY, .kind = DP_KEY_MR, .pd = PD, .access = ACCESS, .rkey = true,
 			      .iova = MR_IOVA, .length = MR_BYTES, .addr = mem };

@@ -6,7 +6,7 @@
  * tests write queue entries into the slots themselves, as a client process
  * writing shared memory would.
  *  - Hostile entries (counts, lengths, opcodes and keys out of range) end in
- *    the error completion dataplane/wqe_read.c decides, and nothing reads or
+ *    the error completion dataplane/engine/wqe_read.c decides, and nothing reads or
  *    writes outside the memory given: queues and MRs are allocated to the
  *    byte, so ASan (make check SANITIZE=1) sees any step past them.
  *  - Keys replaced and cleared under traffic on started workers are never
@@ -30,12 +30,13 @@
 #include <cmocka.h>
 
 #include "dataplane/cq.h"
-#include "dataplane/engine.h"
+#include "dataplane/engine/engine.h"
+#include "dataplane/loopback/loopback.h"
 #include "dataplane/keytab.h"
 #include "dataplane/mkey.h"
 #include "dataplane/nic.h"
 #include "dataplane/offload/transform.h"
-#include "dataplane/qp.h"
+#include "dataplane/engine/qp.h"
 #include "dataplane/worker.h"
 
 #define N_WORKERS 2
@@ -257,6 +258,7 @@ static struct fixture *fixture_new(const struct opts *o)
 			assert_int_equal(dp_worker_start(&f->workers[i]), 0);
 	}
 	assert_int_equal(dp_nic_init(&f->nic, f->wp, N_WORKERS, N_MR, N_MKEY, N_QPN), 0);
+	assert_int_equal(dp_loopback_open(&f->nic), 0);
 	/* Both QPs' send and receive completions, with room to spare. */
 	f->cq = dp_cq_new(1, 4 * o->wrs + 16, N_WORKERS);
 	assert_non_null(f->cq);

@@ -139,10 +139,10 @@ static void eight_then_timeout(void)
 	post_write(1, 8 * MTU);
 	assert_int_equal(sent(), 8);
 	roce_comp_timeout(&worker, qp);
-	assert_int_equal(qp->roce->window, DP_ROCE_WINDOW_MIN);
+	assert_int_equal(roce_qp(qp)->window, DP_ROCE_WINDOW_MIN);
 	assert_int_equal(sent(), 12);
 	assert_int_equal(retransmits(), 4);
-	assert_int_equal(qp->roce->tx_psn, 4);
+	assert_int_equal(roce_qp(qp)->tx_psn, 4);
 }
 
 static void test_ack_of_everything_overtakes_the_goback(void **state)
@@ -151,17 +151,17 @@ static void test_ack_of_everything_overtakes_the_goback(void **state)
 	/* The first copies' ACK, late: the WRITE is done, nothing is in flight. */
 	ack(7);
 	completed(1);
-	assert_false(dp_timer_armed(&qp->roce->rto));
+	assert_false(dp_timer_armed(&roce_qp(qp)->rto));
 
 	/* The next WRITE (PSN 8) leaves at once, and its timer runs. */
 	post_write(2, 64);
 	assert_int_equal(sent(), 13);
 	assert_int_equal(retransmits(), 4);
-	assert_int_equal(qp->roce->tx_psn, 9);
-	assert_true(dp_timer_armed(&qp->roce->rto));
+	assert_int_equal(roce_qp(qp)->tx_psn, 9);
+	assert_true(dp_timer_armed(&roce_qp(qp)->rto));
 	ack(8);
 	completed(2);
-	assert_false(dp_timer_armed(&qp->roce->rto));
+	assert_false(dp_timer_armed(&roce_qp(qp)->rto));
 }
 
 static void test_ack_of_part_overtakes_the_goback(void **state)
@@ -169,14 +169,14 @@ static void test_ack_of_part_overtakes_the_goback(void **state)
 	eight_then_timeout();
 	/* PSNs 0-5 acknowledged: the go-back goes on from 6, never sending 4 and 5 again. */
 	ack(5);
-	assert_int_equal(qp->roce->una, 6);
-	assert_int_equal(qp->roce->tx_psn, 8);
+	assert_int_equal(roce_qp(qp)->una, 6);
+	assert_int_equal(roce_qp(qp)->tx_psn, 8);
 	assert_int_equal(sent(), 14);
 	assert_int_equal(retransmits(), 6);
-	assert_true(dp_timer_armed(&qp->roce->rto));
+	assert_true(dp_timer_armed(&roce_qp(qp)->rto));
 	ack(7);
 	completed(1);
-	assert_false(dp_timer_armed(&qp->roce->rto));
+	assert_false(dp_timer_armed(&roce_qp(qp)->rto));
 }
 
 int main(void)

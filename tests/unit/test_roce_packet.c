@@ -24,7 +24,7 @@
 #include "dataplane/roce/ip_udp.h"
 #include "dataplane/roce/opcode.h"
 #include "dataplane/roce/packet.h"
-#include "dataplane/roce/psn.h"
+#include "dataplane/engine/psn.h"
 #include "dataplane/roce/sport.h"
 
 /* ---------------------------------------------------------------- vectors */
@@ -760,40 +760,40 @@ static void test_ip_udp_build(void **state)
 static void test_psn_wrap(void **state)
 {
 	(void)state;
-	assert_int_equal(roce_psn_add(0xffffff, 1), 0);
-	assert_int_equal(roce_psn_add(0xfffffe, 5), 3);
-	assert_int_equal(roce_psn_add(0, 0), 0);
-	assert_int_equal(roce_psn_diff(0, 0xffffff), 1);
-	assert_int_equal(roce_psn_diff(0xffffff, 0), -1);
-	assert_int_equal(roce_psn_diff(3, 0xfffffe), 5);
-	assert_int_equal(roce_psn_diff(0x7fffff, 0), 0x7fffff);
-	assert_int_equal(roce_psn_diff(0x800000, 0), -0x800000);	/* the ambiguous half */
-	assert_int_equal(roce_psn_diff(0, 0x800000), -0x800000);
-	assert_int_equal(roce_psn_diff(0x123456, 0x123456), 0);
-	assert_int_equal(roce_psn_cmp(0, 0xffffff), 1);
-	assert_int_equal(roce_psn_cmp(0xffffff, 0), -1);
-	assert_int_equal(roce_psn_cmp(5, 5), 0);
-	assert_int_equal(roce_psn_cmp(0x100, 0x7fffff), -1);
+	assert_int_equal(dp_psn_add(0xffffff, 1), 0);
+	assert_int_equal(dp_psn_add(0xfffffe, 5), 3);
+	assert_int_equal(dp_psn_add(0, 0), 0);
+	assert_int_equal(dp_psn_diff(0, 0xffffff), 1);
+	assert_int_equal(dp_psn_diff(0xffffff, 0), -1);
+	assert_int_equal(dp_psn_diff(3, 0xfffffe), 5);
+	assert_int_equal(dp_psn_diff(0x7fffff, 0), 0x7fffff);
+	assert_int_equal(dp_psn_diff(0x800000, 0), -0x800000);	/* the ambiguous half */
+	assert_int_equal(dp_psn_diff(0, 0x800000), -0x800000);
+	assert_int_equal(dp_psn_diff(0x123456, 0x123456), 0);
+	assert_int_equal(dp_psn_cmp(0, 0xffffff), 1);
+	assert_int_equal(dp_psn_cmp(0xffffff, 0), -1);
+	assert_int_equal(dp_psn_cmp(5, 5), 0);
+	assert_int_equal(dp_psn_cmp(0x100, 0x7fffff), -1);
 	/* High bits above 24 are ignored. */
-	assert_int_equal(roce_psn_diff(0x1000001, 0), 1);
+	assert_int_equal(dp_psn_diff(0x1000001, 0), 1);
 }
 
 static void test_psn_window(void **state)
 {
 	(void)state;
 	/* 128 PSNs from 0xffffc0: 0xffffc0 .. 0x3f across the wrap. */
-	assert_true(roce_psn_in_window(0xffffc0, 0xffffc0, 128));
-	assert_true(roce_psn_in_window(0xffffff, 0xffffc0, 128));
-	assert_true(roce_psn_in_window(0, 0xffffc0, 128));
-	assert_true(roce_psn_in_window(0x3f, 0xffffc0, 128));
-	assert_false(roce_psn_in_window(0x40, 0xffffc0, 128));
-	assert_false(roce_psn_in_window(0xffffbf, 0xffffc0, 128));
-	assert_false(roce_psn_in_window(5, 5, 0));
-	assert_true(roce_psn_in_window(5, 5, 1));
-	assert_false(roce_psn_in_window(6, 5, 1));
+	assert_true(dp_psn_in_window(0xffffc0, 0xffffc0, 128));
+	assert_true(dp_psn_in_window(0xffffff, 0xffffc0, 128));
+	assert_true(dp_psn_in_window(0, 0xffffc0, 128));
+	assert_true(dp_psn_in_window(0x3f, 0xffffc0, 128));
+	assert_false(dp_psn_in_window(0x40, 0xffffc0, 128));
+	assert_false(dp_psn_in_window(0xffffbf, 0xffffc0, 128));
+	assert_false(dp_psn_in_window(5, 5, 0));
+	assert_true(dp_psn_in_window(5, 5, 1));
+	assert_false(dp_psn_in_window(6, 5, 1));
 	/* A window over half the space is meaningless and refused. */
-	assert_false(roce_psn_in_window(5, 5, ROCE_PSN_HALF + 1));
-	assert_true(roce_psn_in_window(5 + ROCE_PSN_HALF - 1, 5, ROCE_PSN_HALF));
+	assert_false(dp_psn_in_window(5, 5, DP_PSN_HALF + 1));
+	assert_true(dp_psn_in_window(5 + DP_PSN_HALF - 1, 5, DP_PSN_HALF));
 }
 
 /* ---------------------------------------------------------------- UDP source port */

@@ -25,7 +25,7 @@ static struct dp_roce_qp fresh(void)
 /* Packets acknowledged: una moves on by n. */
 static void ack(struct dp_roce_qp *c, uint32_t n)
 {
-	c->una = roce_psn_add(c->una, n);
+	c->una = dp_psn_add(c->una, n);
 	roce_window_acked(c, n);
 }
 
@@ -42,7 +42,7 @@ static void test_one_halving_per_loss_episode(void **state)
 {
 	struct dp_roce_qp c = fresh();
 
-	c.tx_high = roce_psn_add(c.una, 100);
+	c.tx_high = dp_psn_add(c.una, 100);
 	roce_window_loss(&c);
 	assert_int_equal(c.window, DP_ROCE_WINDOW / 2);
 	/* More NAKs of the same episode (the gap lost again): no second halving. */
@@ -52,7 +52,7 @@ static void test_one_halving_per_loss_episode(void **state)
 	assert_int_equal(c.window, DP_ROCE_WINDOW / 2);
 	/* What was in flight at the loss is acknowledged: a new loss halves again. */
 	ack(&c, 50);
-	c.tx_high = roce_psn_add(c.una, 10);
+	c.tx_high = dp_psn_add(c.una, 10);
 	roce_window_loss(&c);
 	assert_int_equal(c.window, DP_ROCE_WINDOW / 4);
 }

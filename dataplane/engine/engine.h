@@ -15,7 +15,7 @@
 
 #include "dataplane/cq.h"
 #include "dataplane/nic.h"
-#include "dataplane/qp.h"
+#include "dataplane/engine/qp.h"
 #include "dataplane/transport.h"
 #include "dataplane/worker.h"
 
@@ -120,12 +120,34 @@ int dp_move_in(struct dp_xfer *x, const struct dp_wqe_mem *dst, const uint8_t *w
 void dp_copy_segs(const struct dp_seg *dst, uint32_t n_dst, const struct dp_seg *src, uint32_t n_src,
 		  uint64_t length);
 
+/* ---- the transport that carries a request (carrier.c) ---- */
+
+/*
+ * Requester on worker w: hands the request of p->requester to the transport
+ * that carries it (dataplane/transport.h for what it returns).
+ */
+int dp_transport_request(struct dp_worker *w, struct dp_nic *nic, const struct dp_packet *p);
+/* The end of a QP's turn: what the NIC's transports queued leaves now. */
+void dp_transport_flush(struct dp_worker *w, struct dp_nic *nic);
+/* The sequence numbers the request of wqe takes on the transport that carries it. */
+uint32_t dp_transport_psns(const struct dp_qp *q, const struct dp_send_wqe *wqe);
+/* The QP's turn on the transport of its connection (while the NIC has it open): what it owes the wire. */
+static inline unsigned dp_transport_poll(struct dp_worker *w, struct dp_qp *q)
+{
+	return q->transport && q->nic->remote && q->transport->poll ? q->transport->poll(w, q) : 0;
+}
+
 /* ---- the three machines ---- */
 
 /* Requester + completer of one QP: sends what its SQ holds, retires what is done, flushes in ERR. */
 unsigned dp_qp_poll(struct dp_worker *w, void *qp);
-/* Responder: one request from worker from (loopback). */
-void dp_resp_request(struct dp_worker *w, struct dp_nic *nic, unsigned from, const struct dp_packet *req);
+/*
+ * Responder: one request whose requester's context is in the NIC
+ * (loopback), executed on worker w; *resp is the answer the transport
+ * carries back to the requester.
+ */
+void dp_resp_request(struct dp_worker *w, struct dp_nic *nic, const struct dp_packet *req,
+		     struct dp_packet *resp);
 /*
  * Responder, whatever the transport: executes the whole message x names on
  * x->responder (UD: the QP the message reached, or NULL), filling x->resp.

@@ -20,8 +20,8 @@
 #include "dataplane/mkey.h"
 #include "dataplane/queue.h"
 #include "dataplane/ring_mem.h"
-#include "dataplane/roce/transport.h"
 #include "dataplane/timer.h"
+#include "dataplane/transport.h"
 #include "dataplane/wqe.h"
 
 /* As the IBA numbers them, and the driver's model too. */
@@ -91,7 +91,7 @@ struct dp_send_wqe {
 	uint32_t remote_qpn;      /* UD */
 	struct dp_wqe_mem mem;
 	struct dp_sq_slot slot;   /* UD */
-	struct dp_roce_msg roce;  /* its packets, when it travels over RoCE */
+	struct dp_wire_msg msg;   /* its packets, when it travels to another host */
 	uint8_t inline_data[DP_INLINE_MAX];
 };
 
@@ -117,9 +117,7 @@ struct dp_qp_attr {
 	enum dp_qp_state state;
 	uint32_t access_flags, dest_qpn, rnr_retry, min_rnr_timer, max_dest_rd_atomic, qkey;
 	uint32_t stops_seen;      /* the signature stops the driver has been told of */
-	struct dp_roce_path path; /* RC/UC: where the peer is (path.remote: on another host) */
-	/* A connection state for a remote path, should the QP have none yet (the worker frees a spare). */
-	struct dp_roce_qp *roce;
+	struct dp_path path;      /* RC/UC: where the peer is (path.remote: on another host) */
 };
 
 struct dp_nic;
@@ -141,7 +139,13 @@ struct dp_qp {
 	uint32_t max_send_wr, max_recv_wr;
 	uint32_t max_send_sge, max_recv_sge, max_inline;
 	struct dp_cq *send_cq, *recv_cq;
-	struct dp_roce_qp *roce;          /* the worker's: the connection to another host, or NULL */
+	/*
+	 * The worker's: what carries its messages to another host (the NIC's
+	 * remote transport, from the first path that leads there), and that
+	 * transport's state of its connection; NULL: it has none.
+	 */
+	const struct dp_transport *transport;
+	void *conn;
 	bool sq_sig_all;
 	bool sig_pipelining;
 	/*
@@ -188,6 +192,9 @@ void dp_qp_ring_geometry(const struct dp_qp *q, struct dp_ring_geometry *sq, str
 
 /* Driver: frees a context no worker holds. */
 void dp_qp_free(struct dp_qp *q);
+
+/* Worker w: its QP qpn of the NIC, or NULL. */
+struct dp_qp *dp_nic_worker_qp(struct dp_nic *nic, struct dp_worker *w, uint32_t qpn);
 
 /* Driver: w runs the QP from now on. */
 void dp_qp_attach(struct dp_qp *q, struct dp_worker *w);

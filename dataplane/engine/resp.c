@@ -5,8 +5,8 @@
  * writes its own completions, and answers the requester with the status its
  * WQE completes with (reference roce_virtio.md §4.1-4.2).
  */
-#include "dataplane/engine.h"
-#include "dataplane/roce/psn.h"
+#include "dataplane/engine/engine.h"
+#include "dataplane/engine/psn.h"
 
 #include <string.h>
 
@@ -223,7 +223,7 @@ void dp_resp_execute(struct dp_xfer *x)
 static bool from_peer(const struct dp_qp *qp, const struct dp_qp *requester)
 {
 	return requester->nic == qp->nic && requester->qpn == qp->dest_qpn && requester->type == qp->type &&
-	       !(qp->roce && qp->roce->path.remote);
+	       !qp->transport;
 }
 
 /*
@@ -242,34 +242,35 @@ static void refuse_stranger(struct dp_worker *w, struct dp_qp *qp, const struct 
 		resp->lost = true;
 }
 
-void dp_resp_request(struct dp_worker *w, struct dp_nic *nic, unsigned from, const struct dp_packet *req)
+void dp_resp_request(struct dp_worker *w, struct dp_nic *nic, const struct dp_packet *req,
+		     struct dp_packet *resp)
 {
 	const struct dp_qp *requester = req->requester;
-	struct dp_packet resp = {
-		.kind = DP_PKT_RESPONSE, .status = DP_WC_SUCCESS, .qpn = requester->qpn, .psn = req->psn,
-		.index = req->index, .epoch = req->epoch, .requester = req->requester,
-	};
 	struct dp_xfer x = {
 		.w = w, .nic = nic, .type = requester->type, .requester_qpn = requester->qpn,
-		.requester = requester, .resp = &resp,
+		.requester = requester, .resp = resp,
 		.wqe = &requester->wqes[req->index & requester->sq.mask],
 		.responder = dp_nic_worker_qp(nic, w, req->qpn),
+	};
+
+	*resp = (struct dp_packet){
+		.kind = DP_PKT_RESPONSE, .status = DP_WC_SUCCESS, .qpn = requester->qpn, .psn = req->psn,
+		.index = req->index, .epoch = req->epoch, .requester = req->requester,
 	};
 
 	if (requester->type != DP_QPT_UD && !accepts_requests(x.responder)) {
 		/* Nobody answers: RC retries until retry_cnt runs out; UC's message is lost. */
 		if (requester->type == DP_QPT_RC)
-			resp.status = DP_WC_RETRY_EXC_ERR;
+			resp->status = DP_WC_RETRY_EXC_ERR;
 		else
-			resp.lost = true;
+			resp->lost = true;
 	} else if (requester->type != DP_QPT_UD && !from_peer(x.responder, requester)) {
-		refuse_stranger(w, x.responder, requester, &resp);
+		refuse_stranger(w, x.responder, requester, resp);
 	} else if (requester->type == DP_QPT_RC && !in_sequence(x.responder, req)) {
-		resp.dropped = true;
+		resp->dropped = true;
 	} else {
 		dp_resp_execute(&x);
-		if (requester->type != DP_QPT_UD && !resp.rnr)
-			x.responder->resp_epsn = roce_psn_add(req->psn, req->npsn);
+		if (requester->type != DP_QPT_UD && !resp->rnr)
+			x.responder->resp_epsn = dp_psn_add(req->psn, req->npsn);
 	}
-	dp_loopback_response(w, nic, from, &resp);
 }

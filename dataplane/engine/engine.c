@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* What the requester, responder and completer share: completions and the states a QP reaches on its own. */
-#include "dataplane/engine.h"
+#include "dataplane/engine/engine.h"
 
 #include <arpa/inet.h>
 

@@ -6,7 +6,7 @@
  * to (ERR on an error, SQD after a signature error when pipelining), and the
  * completion.
  */
-#include "dataplane/engine.h"
+#include "dataplane/engine/engine.h"
 
 static const uint8_t wc_opcode_of[DP_WR_OPCODE_COUNT] = {
 	[DP_WR_RDMA_WRITE] = DP_WC_RDMA_WRITE,

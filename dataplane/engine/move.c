@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Moving the bytes of a transfer, through the MKEYs on its way (reference mlx5_sig_crypto.md §2). */
-#include "dataplane/engine.h"
+#include "dataplane/engine/engine.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -7,8 +7,8 @@
  * done.  The QP's poller runs the requester and the completer, and flushes
  * in ERR.
  */
-#include "dataplane/engine.h"
-#include "dataplane/roce/psn.h"
+#include "dataplane/engine/engine.h"
+#include "dataplane/engine/psn.h"
 
 #include <errno.h>
 #include <stddef.h>
@@ -50,7 +50,7 @@ static int start(struct dp_worker *w, struct dp_qp *q, uint32_t index, struct dp
 		.kind = DP_PKT_REQUEST, .psn = q->psn_next, .index = index, .epoch = q->epoch, .requester = q,
 		.qpn = q->type == DP_QPT_UD ? wqe->remote_qpn : q->dest_qpn,
 	};
-	bool ud_remote = q->type == DP_QPT_UD && wqe->slot.ud_remote && q->nic->roce;
+	bool ud_remote = q->type == DP_QPT_UD && wqe->slot.ud_remote && q->nic->remote;
 	int r;
 
 	if (wqe->canceled) {
@@ -75,7 +75,7 @@ static int start(struct dp_worker *w, struct dp_qp *q, uint32_t index, struct dp
 	if (wqe->opcode == DP_WR_CONFIGURE)
 		return configure(w, q, index, wqe);
 	/*
-	 * UD: an address outside the device goes over RoCE when the NIC has it;
+	 * UD: an address outside the device goes to the NIC's remote transport when it has one;
 	 * else, or for a message over the MTU, nowhere.
 	 */
 	if (q->type == DP_QPT_UD && !wqe->slot.ud_local && !ud_remote) {
@@ -86,7 +86,7 @@ static int start(struct dp_worker *w, struct dp_qp *q, uint32_t index, struct dp
 	dp_count_step(&q->in_flight, 1);
 	/* Taken before sending: a response on this worker may come (and rewind it) at once. */
 	req.npsn = dp_transport_psns(q, wqe);
-	q->psn_next = roce_psn_add(q->psn_next, req.npsn);
+	q->psn_next = dp_psn_add(q->psn_next, req.npsn);
 	r = dp_transport_request(w, q->nic, &req);
 	if (r == 0)
 		return 0;
@@ -180,8 +180,7 @@ unsigned dp_qp_poll(struct dp_worker *w, void *arg)
 	unsigned n = 0;
 
 	dp_tell_pending(w, q);
-	if (q->roce && q->roce->path.remote && q->nic->roce)
-		n = dp_roce_poll(w, q);
+	n = dp_transport_poll(w, q);
 	switch (q->state) {
 	case DP_QPS_RTS:
 		n += send_requests(w, q);

@@ -8,7 +8,8 @@
  * only while it has room for their responses, and always takes responses, so
  * the queues never wait on each other in a circle.
  */
-#include "dataplane/engine.h"
+#include "dataplane/loopback/loopback.h"
+#include "dataplane/engine/engine.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -26,14 +27,29 @@ static struct dp_queue *queue_to(struct dp_nic *nic, unsigned to, unsigned from,
 	return kind == DP_PKT_REQUEST ? &nw->requests[from] : &nw->responses[from];
 }
 
-int dp_loopback_request(struct dp_worker *w, struct dp_nic *nic, const struct dp_packet *p)
+/* Responder on worker w: a request that came from worker from is executed and answered. */
+static void respond(struct dp_worker *w, struct dp_nic *nic, unsigned from, const struct dp_packet *req)
+{
+	struct dp_packet resp;
+
+	dp_resp_request(w, nic, req, &resp);
+	if (from == w->index) {
+		dp_comp_response(w, nic, &resp);
+		return;
+	}
+	/* Room was there before the request was taken (loopback_poll), and only w produces here. */
+	dp_queue_push(queue_to(nic, from, w->index, DP_PKT_RESPONSE), &resp);
+	dp_worker_wake(nic->workers[from]);
+}
+
+static int loopback_request(struct dp_worker *w, struct dp_nic *nic, const struct dp_packet *p)
 {
 	struct dp_worker *to = dp_nic_qp_worker(nic, p->qpn);
 
 	if (!to)
 		return -EHOSTUNREACH;
 	if (to == w) {
-		dp_resp_request(w, nic, w->index, p);
+		respond(w, nic, w->index, p);
 		return 0;
 	}
 	if (!dp_queue_push(queue_to(nic, to->index, w->index, DP_PKT_REQUEST), p))
@@ -42,18 +58,8 @@ int dp_loopback_request(struct dp_worker *w, struct dp_nic *nic, const struct dp
 	return 0;
 }
 
-void dp_loopback_response(struct dp_worker *w, struct dp_nic *nic, unsigned to, const struct dp_packet *p)
-{
-	if (to == w->index) {
-		dp_comp_response(w, nic, p);
-		return;
-	}
-	/* Room was there before the request was taken (dp_loopback_poll), and only w produces here. */
-	dp_queue_push(queue_to(nic, to, w->index, DP_PKT_RESPONSE), p);
-	dp_worker_wake(nic->workers[to]);
-}
-
-unsigned dp_loopback_poll(struct dp_worker *w, void *arg)
+/* Worker: takes what other workers sent it (the NIC's poller on every worker). */
+static unsigned loopback_poll(struct dp_worker *w, void *arg)
 {
 	struct dp_nic *nic = arg;
 	struct dp_nic_worker *nw = &nic->per_worker[w->index];
@@ -71,12 +77,13 @@ unsigned dp_loopback_poll(struct dp_worker *w, void *arg)
 		for (unsigned k = 0; k < LOOPBACK_BUDGET && dp_queue_room(responses_out) &&
 				     dp_queue_pop(&nw->requests[from], &p); k++, n++)
 			if (p.kind == DP_PKT_REQUEST)
-				dp_resp_request(w, nic, from, &p);
+				respond(w, nic, from, &p);
 	}
 	return n;
 }
 
-int dp_loopback_init(struct dp_nic *nic)
+/* Queues between two workers, each way. */
+static int queues_init(struct dp_nic *nic)
 {
 	unsigned n = nic->n_workers;
 
@@ -100,7 +107,7 @@ int dp_loopback_init(struct dp_nic *nic)
 	return 0;
 }
 
-void dp_loopback_release(struct dp_nic *nic)
+static void loopback_release(struct dp_nic *nic)
 {
 	for (unsigned i = 0; nic->per_worker && i < nic->n_workers; i++) {
 		struct dp_nic_worker *nw = &nic->per_worker[i];
@@ -114,4 +121,30 @@ void dp_loopback_release(struct dp_nic *nic)
 		free(nw->requests);
 		free(nw->responses);
 	}
+}
+
+static const struct dp_transport loopback = {
+	.name = "loopback",
+	.request = loopback_request,
+	.release = loopback_release,
+};
+
+/* The NIC's poller comes before any QP's: the worker's table has room for it. */
+static void on_add_poller(struct dp_worker *w, void *nic)
+{
+	(void)dp_worker_add_poller(w, loopback_poll, nic);
+}
+
+int dp_loopback_open(struct dp_nic *nic)
+{
+	int r = queues_init(nic);
+
+	if (r < 0) {
+		loopback_release(nic);
+		return r;
+	}
+	nic->local = &loopback;
+	for (unsigned i = 0; i < nic->n_workers; i++)
+		dp_worker_submit_wait(nic->workers[i], on_add_poller, nic);
+	return 0;
 }

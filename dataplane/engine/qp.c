@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: MIT */
-/* The NIC's QP contexts: made and programmed by the driver, run by one worker. */
-#include "dataplane/engine.h"
+/*
+ * The NIC's QP contexts: made by the driver, their queues and what it keeps
+ * beside posted WRs; a worker runs them (qp_attach.c).
+ */
+#include "dataplane/engine/engine.h"
 
 #include <errno.h>
-#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/epoll.h>
 #include <sys/eventfd.h>
 
 static void wake_for_rnr(struct dp_worker *w, void *arg)
@@ -102,170 +103,11 @@ void dp_qp_free(struct dp_qp *q)
 	free(q->sq_slots);
 	free(q->sq_canceled);
 	free(q->wqes);
-	dp_roce_qp_free(q->roce);
+	if (q->transport)
+		q->transport->qp_free(q->conn);
 	dp_cq_put(q->send_cq);
 	dp_cq_put(q->recv_cq);
 	free(q);
-}
-
-static struct dp_qp **bucket(struct dp_qp *q, struct dp_worker *w)
-{
-	return &q->nic->per_worker[w->index].qps[q->qpn % DP_QP_BUCKETS];
-}
-
-/* An application rang: the worker is awake now, and the QP's poller finds its WRs. */
-static void on_doorbell(struct dp_worker *w, int fd, uint32_t revents, void *arg)
-{
-	struct dp_qp *q = arg;
-
-	(void)w;
-	(void)fd;
-	(void)revents;
-	dp_queue_ack(&q->sq);
-}
-
-/* The QP is found by its number on this worker, and by requests from others. */
-static void on_attach(struct dp_worker *w, void *arg)
-{
-	struct dp_qp *q = arg;
-	struct dp_qp **b = bucket(q, w);
-
-	q->hash_next = *b;
-	*b = q;
-	q->epoch++;
-	atomic_store_explicit(&q->req_next, dp_queue_cons(&q->sq), memory_order_relaxed);
-	q->resp_epsn_valid = false;
-	(void)dp_worker_add_poller(w, dp_qp_poll, q);
-	/* Without them the QP still runs, found by the worker's turns while it is awake. */
-	if (q->ring.fd >= 0 && dp_worker_add_fd(w, q->sq.doorbell, EPOLLIN, on_doorbell, q) == 0)
-		(void)dp_worker_add_sleep_flag(w, &q->sq);
-	if (q->qpn < q->nic->n_qpn)
-		atomic_store_explicit(&q->nic->qp_worker[q->qpn], w->index + 1, memory_order_release);
-}
-
-void dp_qp_attach(struct dp_qp *q, struct dp_worker *w)
-{
-	q->worker = w;
-	dp_worker_submit_wait(w, on_attach, q);
-}
-
-struct qp_update {
-	struct dp_qp *q;
-	struct dp_qp_attr attr;
-};
-
-static void on_update(struct dp_worker *w, void *arg)
-{
-	struct qp_update *u = arg;
-	struct dp_qp *q = u->q;
-	enum dp_qp_state state = u->attr.state, before = q->state;
-
-	/*
-	 * A state the worker went to on its own (ERR; SQD after a signature
-	 * error) stands until the driver, told of it, moves the QP on.
-	 */
-	if (q->state == DP_QPS_ERR && state != DP_QPS_ERR)
-		state = DP_QPS_ERR;
-	if (q->state == DP_QPS_SQD && state == DP_QPS_RTS &&
-	    u->attr.stops_seen != atomic_load_explicit(&q->stops, memory_order_relaxed))
-		state = DP_QPS_SQD;
-	q->state = state;
-	q->access_flags = u->attr.access_flags;
-	q->dest_qpn = u->attr.dest_qpn;
-	q->rnr_retry = u->attr.rnr_retry;
-	q->min_rnr_timer = u->attr.min_rnr_timer;
-	q->max_dest_rd_atomic = u->attr.max_dest_rd_atomic;
-	q->qkey = u->attr.qkey;
-	if (u->attr.path.remote && !q->roce) {
-		q->roce = u->attr.roce;
-		u->attr.roce = NULL;
-	}
-	dp_roce_qp_free(u->attr.roce);
-	/* The path of RTR (responder) and of RTS (requester) apply when the QP enters them. */
-	if (q->roce && u->attr.path.remote && state != before &&
-	    (state == DP_QPS_RTR || (state == DP_QPS_RTS && before == DP_QPS_RTR)))
-		dp_roce_qp_connect(w, q, &u->attr.path, state == DP_QPS_RTS);
-	free(u);
-}
-
-/*
- * Driver: returns once the worker has no request of the QP in flight (the
- * responses are the completer's, on the QP's worker; another worker answers
- * each request).  A worker without a thread (a test's) has none in flight.
- */
-static void wait_in_flight(struct dp_qp *q)
-{
-	while (q->worker->started && atomic_load_explicit(&q->in_flight, memory_order_acquire))
-		sched_yield();
-	dp_worker_barrier(q->worker);
-}
-
-int dp_qp_update(struct dp_qp *q, const struct dp_qp_attr *attr)
-{
-	struct qp_update *u = malloc(sizeof(*u));
-
-	if (!u)
-		return -ENOMEM;
-	u->q = q;
-	u->attr = *attr;
-	u->attr.roce = NULL;
-	if (attr->path.remote && !(u->attr.roce = dp_roce_qp_new(&attr->path, attr->max_dest_rd_atomic))) {
-		free(u);
-		return -ENOMEM;
-	}
-	dp_worker_submit_wait(q->worker, on_update, u);
-	/*
-	 * RTR lets a peer's requests in: done when the worker has it, so that a
-	 * request that comes next finds the QP ready.  SQD: the worker starts no
-	 * WQE once it has the update, and none is in flight or half done.  The
-	 * other changes concern only the QP's own worker, which has them before
-	 * its next look at the QP.
-	 */
-	if (attr->state == DP_QPS_SQD)
-		wait_in_flight(q);
-	else if (attr->state == DP_QPS_RTR)
-		dp_worker_barrier(q->worker);
-	return 0;
-}
-
-/* Sends nothing more: what is in flight comes back to a QP that drops it. */
-static void on_stop(struct dp_worker *w, void *arg)
-{
-	struct dp_qp *q = arg;
-
-	q->state = DP_QPS_RESET;
-	if (q->roce)
-		dp_roce_qp_stop(w, q);
-}
-
-static void on_release(struct dp_worker *w, void *arg)
-{
-	struct dp_qp *q = arg;
-
-	if (q->qpn < q->nic->n_qpn)
-		atomic_store_explicit(&q->nic->qp_worker[q->qpn], 0, memory_order_release);
-	for (struct dp_qp **p = bucket(q, w); *p; p = &(*p)->hash_next)
-		if (*p == q) {
-			*p = q->hash_next;
-			break;
-		}
-	dp_worker_remove_poller(w, dp_qp_poll, q);
-	if (q->ring.fd >= 0 && dp_worker_remove_fd(w, q->sq.doorbell) == 0)
-		dp_worker_remove_sleep_flag(w, &q->sq);
-	dp_worker_timer_cancel(w, &q->rnr_timer);
-	q->rnr_active = false;
-	q->error_pending = false;
-	q->stop_pending = false;
-	q->cq_error_pending = 0;
-}
-
-void dp_qp_release(struct dp_qp *q)
-{
-	dp_worker_submit_wait(q->worker, on_stop, q);
-	wait_in_flight(q);
-	dp_worker_submit_wait(q->worker, on_release, q);
-	dp_worker_barrier(q->worker);
-	q->worker = NULL;
 }
 
 void dp_qp_drop_posted(struct dp_qp *q)

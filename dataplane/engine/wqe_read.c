@@ -5,7 +5,7 @@
  * QP's limits, and its keys resolved in the key table against the PD of the
  * QP whose side reads them.
  */
-#include "dataplane/engine.h"
+#include "dataplane/engine/engine.h"
 
 #include <string.h>
 
