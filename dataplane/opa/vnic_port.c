@@ -91,36 +91,9 @@ struct opa_vport_config *opa_vport_publish(struct opa_vport *p, struct opa_vport
 	return atomic_exchange_explicit(&p->config, c, memory_order_acq_rel);
 }
 
-const struct opa_vport_config *opa_vport_config_of(struct opa_vport *p)
-{
-	return atomic_load_explicit(&p->config, memory_order_acquire);
-}
-
 void opa_vport_read_counters(const struct opa_vport *p, struct opa_vnic_counters *out)
 {
 	opa_stat_copy(out, &p->counters, sizeof(*out));
-}
-
-/* ---- counting (§5.3) ---- */
-
-bool opa_vport_frame_is_vlan(const uint8_t *frame, size_t len)
-{
-	return len >= 14 && dp_get_be16(frame + 12) == ETH_P_8021Q;
-}
-
-/* Every frame that reaches the decision: packets, bytes with FCS, size bucket. */
-void opa_vport_count_total(struct opa_vnic_dir_counters *d, uint32_t len)
-{
-	opa_stat_add(&d->packets, 1);
-	opa_stat_add(&d->bytes, len + 4);
-	opa_stat_add(&d->size[opa_vnic_size_bucket(len)], 1);
-}
-
-/* Good frames only: cast and tagging. */
-void opa_vport_count_good(struct opa_vnic_dir_counters *d, bool mcast, bool vlan)
-{
-	opa_stat_add(mcast ? &d->mcastbcast : &d->unicast, 1);
-	opa_stat_add(vlan ? &d->vlan : &d->untagged, 1);
 }
 
 /* ---- TX (the port's worker) ---- */

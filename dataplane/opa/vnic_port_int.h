@@ -6,6 +6,7 @@
  */
 #pragma once
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -13,8 +14,11 @@
 
 #include <linux/virtio_net.h>
 
+#include "dataplane/bytes.h"
 #include "dataplane/udp.h"
 #include "dataplane/opa/mac_index.h"
+#include "dataplane/opa/stat.h"
+#include "dataplane/opa/vnic_counters.h"
 #include "dataplane/opa/vnic_port.h"
 
 #define ETH_P_8021Q	0x8100
@@ -83,12 +87,35 @@ struct opa_vport {
 	uint8_t seg[OPA_VPORT_FRAME_MAX];	/* one segment of it */
 };
 
+/*
+ * What both halves use, here rather than in vnic_port.c: the RX half sits
+ * below the fabric, which vnic_port.c's TX calls, so it calls nothing of
+ * vnic_port.c (no circle fabric -> RX -> port -> fabric).
+ */
+
 /* The configuration in force (acquire: the snapshot's bytes are seen whole). */
-const struct opa_vport_config *opa_vport_config_of(struct opa_vport *p);
+static inline const struct opa_vport_config *opa_vport_config_of(struct opa_vport *p)
+{
+	return atomic_load_explicit(&p->config, memory_order_acquire);
+}
 
 /* ---- counting (§5.3), for both directions */
-bool opa_vport_frame_is_vlan(const uint8_t *frame, size_t len);
+static inline bool opa_vport_frame_is_vlan(const uint8_t *frame, size_t len)
+{
+	return len >= 14 && dp_get_be16(frame + 12) == ETH_P_8021Q;
+}
+
 /* Every frame that reaches the decision: packets, bytes with FCS, size bucket. */
-void opa_vport_count_total(struct opa_vnic_dir_counters *d, uint32_t len);
+static inline void opa_vport_count_total(struct opa_vnic_dir_counters *d, uint32_t len)
+{
+	opa_stat_add(&d->packets, 1);
+	opa_stat_add(&d->bytes, len + 4);
+	opa_stat_add(&d->size[opa_vnic_size_bucket(len)], 1);
+}
+
 /* Good frames only: cast and tagging. */
-void opa_vport_count_good(struct opa_vnic_dir_counters *d, bool mcast, bool vlan);
+static inline void opa_vport_count_good(struct opa_vnic_dir_counters *d, bool mcast, bool vlan)
+{
+	opa_stat_add(mcast ? &d->mcastbcast : &d->unicast, 1);
+	opa_stat_add(vlan ? &d->vlan : &d->untagged, 1);
+}
