@@ -20,6 +20,7 @@
 #include "cmd/progress.h"
 #include "cmd/output.h"
 #include "dataplane/offload/kern.h"
+#include "dataplane/offload/kern_json.h"
 #include "dataplane/offload/transform.h"
 #include "dataplane/offload/transform_json.h"
 #include "dataplane/offload/xts.h"
@@ -403,9 +404,10 @@ static int offload_rx(struct ctl *ctl, const struct cmd_args *args)
 }
 
 /*
- * The kernel levels this CPU runs, one a line, the one in effect marked; with
- * -j {"kernel": the one in effect, "kernels": all it runs}, as dev show names
- * the device's kernel.
+ * Every kernel level, one a line: its start-up self-test's result (passed, failed: why, not
+ * run: CPU lacks what), the one in effect marked; with -j {"kernel": the one in effect,
+ * "kernels": those that can run (CPU has them, self-test passed), "selftest": level -> result},
+ * as dev show names the device's kernel.
  */
 static int offload_levels(struct ctl *ctl, const struct cmd_args *args)
 {
@@ -413,19 +415,19 @@ static int offload_levels(struct ctl *ctl, const struct cmd_args *args)
 
 	if (!ctl->json) {
 		for (int l = 0; l < DP_KERN_LEVELS; l++)
-			if (dp_kern_level_supported((enum dp_kern_level)l))
-				printf("%s%s\n", dp_kern_level_name((enum dp_kern_level)l),
-				       (int)dp_kern_level() == l ? " *" : "");
+			printf("%-10s %s%s\n", dp_kern_level_name((enum dp_kern_level)l),
+			       dp_kern_level_selftest((enum dp_kern_level)l), (int)dp_kern_level() == l ? " *" : "");
 		return 0;
 	}
 	doc = json_object_new_object();
 	kernels = json_object_new_array();
 	for (int l = 0; l < DP_KERN_LEVELS; l++)
-		if (dp_kern_level_supported((enum dp_kern_level)l))
+		if (dp_kern_level_usable((enum dp_kern_level)l))
 			json_object_array_add(kernels, json_object_new_string(
 				dp_kern_level_name((enum dp_kern_level)l)));
 	json_object_object_add(doc, "kernel", json_object_new_string(dp_kern_level_name(dp_kern_level())));
 	json_object_object_add(doc, "kernels", kernels);
+	json_object_object_add(doc, "selftest", dp_kern_selftest_json());
 	output_print_json(ctl, doc);
 	json_object_put(doc);
 	return 0;

@@ -76,6 +76,17 @@ static int detach(int *ready_fd)
 
 enum { ARG_CPUS = 0x100 };
 
+/* The engine chose a level below one this CPU runs because that one failed its start-up
+ * self-test: say which, why, and what runs instead. */
+static void log_kernel_selftests(void)
+{
+	for (int l = 0; l < DP_KERN_LEVELS; l++)
+		if (dp_kern_level_supported((enum dp_kern_level)l) && !dp_kern_level_usable((enum dp_kern_level)l))
+			log_error("guard kernel level %s not used: its start-up self-test %s; running %s",
+				  dp_kern_level_name((enum dp_kern_level)l), dp_kern_level_selftest((enum dp_kern_level)l),
+				  dp_kern_level_name(dp_kern_level()));
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option options[] = {
@@ -148,6 +159,7 @@ int main(int argc, char **argv)
 		}
 		log_to_journal(true);
 	}
+	log_kernel_selftests();
 
 	r = manager_new(&m, &opts);
 	if (r >= 0) {

@@ -4,6 +4,7 @@
 #include "daemon/api/counters.h"
 #include "daemon/api/dispatch.h"
 #include "dataplane/offload/kern.h"
+#include "dataplane/offload/kern_json.h"
 
 static void add_names(struct json_object *obj, const char *key, unsigned mask,
 		      const char *const *names, unsigned count)
@@ -47,6 +48,7 @@ static struct json_object *signature_json(const struct rdma_offload_caps *c)
 	add_names(o, "t10dif_bg", c->t10dif_bg, bg, 2);
 	add_names(o, "crc_types", c->crc_types, crc, 3);
 	json_object_object_add(o, "kernel", json_object_new_string(dp_kern_level_name(dp_kern_level())));
+	json_object_object_add(o, "kernel_selftest", dp_kern_selftest_json());
 	return o;
 }
 

@@ -166,7 +166,8 @@ static void fold_constants(unsigned dist, uint64_t poly_normal, unsigned width, 
 	k[1] = reflect64(xpow_mod(dist - 1, poly_normal, width));
 }
 
-__attribute__((constructor)) static void crc64_init(void)
+/* Priority 101: before kern.c's level choice (102), whose self-test runs these tables. */
+__attribute__((constructor(101))) static void crc64_init(void)
 {
 	uint64_t poly_normal = reflect64(XP10_POLY_REFLECTED);
 

@@ -8,7 +8,7 @@
  * type dispatch happens once per call, not per block.
  *
  * Which kernels run is a level, chosen once at start from the CPU's features (the best it
- * has) or forced by the environment variable RDMAD_OFFLOAD_LEVEL (tests run every level the
+ * has whose start-up self-test passed, kern_selftest.h) or forced by the environment variable RDMAD_OFFLOAD_LEVEL (tests run every level the
  * machine has against the same known answers).  Every level gives the same guards and bytes.
  *
  *   portable    ISA-L per block (crc16_t10dif_copy, crc32_ieee, crc32_iscsi) + memcpy; CRC64
@@ -24,6 +24,7 @@
  */
 #pragma once
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -48,16 +49,26 @@ const char *dp_kern_level_name(enum dp_kern_level level);
 int dp_kern_level_parse(const char *name);
 /* Whether this CPU can run the level. */
 bool dp_kern_level_supported(enum dp_kern_level level);
+/* Whether this CPU runs the level and its start-up self-test passed (only such a level is chosen). */
+bool dp_kern_level_usable(enum dp_kern_level level);
+/* The start-up self-test's result for the level, as rdmactl offload levels and the Device
+ * record show it: "passed", "failed: WHY" (the first failing check) or "not run: CPU lacks
+ * FEATURE". */
+const char *dp_kern_level_selftest(enum dp_kern_level level);
+/* Test hook (test_dp_kern_selftest): make the level's self-test fail as a broken kernel's
+ * would, then self-test and choose again. */
+void dp_kern_selftest_break(enum dp_kern_level level);
 /* The level that runs now. */
 enum dp_kern_level dp_kern_level(void);
 /* What RDMAD_OFFLOAD_LEVEL did at start: 0 (unset, or a level this CPU runs, now in effect),
- * -EINVAL (not a level name) or -EOPNOTSUPP (a level this CPU lacks); on an error the best
+ * -EINVAL (not a level name), -EOPNOTSUPP (a level this CPU lacks) or -EIO (a level whose
+ * self-test failed); on an error the best
  * level runs, and programs should refuse to go on (a forced level must not pass silently). */
 int dp_kern_env_status(void);
 /* That status in words for a program's refusal ("RDMAD_OFFLOAD_LEVEL=avx512: ... (levels this
  * CPU runs: portable, ...)"); returns dp_kern_env_status(). */
 int dp_kern_env_describe(char *buf, size_t size);
 
-/* Force a level (tests, the benchmark).  Returns the previous level, or -EOPNOTSUPP when the
- * CPU cannot run it.  Not thread-safe: set it before any transfer runs. */
+/* Force a level (tests, the benchmark).  Returns the previous level, -EOPNOTSUPP when the
+ * CPU cannot run it or -EIO when its self-test failed.  Not thread-safe: set it before any transfer runs. */
 int dp_kern_set_level(enum dp_kern_level level);

@@ -139,7 +139,8 @@ static void kfold_init(enum dp_fold_kind kd, struct kfold *kf)
 	}
 }
 
-__attribute__((constructor)) static void kern_fold_init(void)
+/* Priority 101: before kern.c's level choice (102), whose self-test runs these tables. */
+__attribute__((constructor(101))) static void kern_fold_init(void)
 {
 	for (int kd = 0; kd < KINDS; kd++)
 		kfold_init((enum dp_fold_kind)kd, &kf_of[kd]);

@@ -10,6 +10,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "dataplane/offload/kern.h"
+#include "dataplane/offload/sig.h"
+
+/* dp_sig_guard_blocks() at level l rather than the one in effect (the self-test runs each). */
+void dp_kern_guard_blocks_at(enum dp_kern_level l, const struct dp_sig_domain *d, uint64_t *guard, uint8_t *dst,
+			     size_t dstride, const uint8_t *src, size_t sstride, size_t len, size_t n);
+
 /* dst a little above src modulo 4 KiB: loads just ahead of a store share its low 12 bits
  * (4K aliasing), which the kernels avoid by walking backward or prefetching the stores. */
 #define ALIAS_4K(dst, src) (((((uintptr_t)(dst) - (uintptr_t)(src)) & 4095) - 1) < 2047)

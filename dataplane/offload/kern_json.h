@@ -1,0 +1,9 @@
+/* SPDX-License-Identifier: MIT */
+/* The kernel levels' self-test results as JSON, for rdmactl offload levels and the Device record. */
+#pragma once
+
+#include <json-c/json.h>
+
+/* {"portable": "passed", ..., "vpclmul256": "not run: CPU lacks vpclmulqdq"}: every level,
+ * dp_kern_level_selftest() of each. */
+struct json_object *dp_kern_selftest_json(void);
