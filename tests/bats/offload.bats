@@ -153,29 +153,48 @@ crc() { # TYPE SEED
 	assert_equal "$stderr" ""
 }
 
-@test "offload levels -j: the kernel in effect and every one this CPU runs, as the text lists them" {
+# The level in effect (the line marked *) and those whose self-test passed, from the text.
+level_in_effect() { "$RDMACTL" offload levels | awk '/ \*$/ { print $1 }'; }
+levels_passed() { "$RDMACTL" offload levels | awk '$2 == "passed" { print $1 }'; }
+
+@test "offload levels -j: the kernel in effect, those that can run and each self-test, as the text lists them" {
 	run -0 "$RDMACTL" -j offload levels
-	assert_equal "$(jq -r .kernel <<<"$output")" "$("$RDMACTL" offload levels | sed -n 's/ \*$//p')"
-	assert_equal "$(jq -r '.kernels | join(" ")' <<<"$output")" \
-		"$("$RDMACTL" offload levels | cut -d' ' -f1 | paste -sd' ')"
+	assert_equal "$(jq -r .kernel <<<"$output")" "$(level_in_effect)"
+	assert_equal "$(jq -r '.kernels | join(" ")' <<<"$output")" "$(levels_passed | paste -sd' ')"
+	assert_equal "$(jq -r '.selftest | to_entries | map("\(.key) \(.value)") | .[]' <<<"$output")" \
+		"$("$RDMACTL" offload levels | sed 's/ \*$//; s/^\([a-z0-9]*\)  */\1 /')"
 	# What RDMAD_OFFLOAD_LEVEL forces is the one in effect.
 	run -0 env RDMAD_OFFLOAD_LEVEL=portable "$RDMACTL" -j offload levels
 	assert_equal "$(jq -r .kernel <<<"$output")" portable
 }
 
+@test "offload levels: every level, self-tested where the CPU runs it, else the feature it lacks" {
+	run -0 "$RDMACTL" offload levels
+	assert_equal "$(cut -d' ' -f1 <<<"$output" | paste -sd' ')" "portable pclmul avx2 vpclmul256"
+	for line in "${lines[@]}"; do
+		[[ $line =~ ^[a-z0-9]+\ +(passed|failed:\ .+|not\ run:\ CPU\ lacks\ [a-z0-9.]+)( \*)?$ ]] ||
+			fail "not a level and its self-test: '$line'"
+	done
+	# A level the CPU lacks names the feature /proc/cpuinfo lacks; one it has passed here.
+	if grep -qw vpclmulqdq /proc/cpuinfo && grep -qw avx2 /proc/cpuinfo; then
+		assert_line --regexp '^vpclmul256 +passed'
+	else
+		assert_line --regexp '^vpclmul256 +not run: CPU lacks (vpclmulqdq|avx2|pclmul|ssse3|sse4\.1|sse4\.2)$'
+	fi
+	assert_line --regexp '^portable +passed'
+}
+
 @test "--report names the guard kernels that ran; RDMAD_OFFLOAD_LEVEL forces a level, refuses others" {
 	echo "{\"mem\":null,\"wire\":$(t10dif crc 65535 0 0)}" >cfg.json
 	bytes a5 512 >mem
-	best=$("$RDMACTL" offload levels | sed -n 's/ \*$//p')
+	best=$(level_in_effect)
 	[ -n "$best" ]
 	if [ -z "${RDMAD_OFFLOAD_LEVEL:-}" ]; then
-		run -0 "$RDMACTL" offload levels
-		assert_line --index 0 portable
-		assert_line --index $((${#lines[@]} - 1)) "$best *"
+		assert_equal "$(levels_passed | tail -1)" "$best"
 	fi
 	"$RDMACTL" offload tx --config cfg.json --report rep.json <mem >/dev/null
 	assert_equal "$(jq -r .kernel rep.json)" "$best"
-	for level in $("$RDMACTL" offload levels | cut -d' ' -f1); do
+	for level in $(levels_passed); do
 		RDMAD_OFFLOAD_LEVEL=$level "$RDMACTL" offload tx --config cfg.json --report rep.json <mem >wire
 		assert_equal "$(jq -r .kernel rep.json)" "$level"
 		assert_equal "$(tail -c 8 wire | hex)" ec7d000000000000
