@@ -231,7 +231,8 @@ void dp_roce_close(struct dp_nic *nic)
 
 	if (!r)
 		return;
-	if (r->worker->started && nic->running)
+	/* Workers stopped (and maybe freed already, as rdmad frees them first): nothing to detach from. */
+	if (nic->running && r->worker->started)
 		dp_worker_submit_wait(r->worker, on_detach, r);
 	nic->remote = NULL;
 	nic->remote_ep = NULL;
