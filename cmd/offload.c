@@ -87,7 +87,7 @@ static int write_report(const char *path, const struct dp_sig_err *rec)
 	const char *s;
 
 	/* which guard kernels ran: a level forced for a test shows here */
-	json_object_object_add(o, "kernel", json_object_new_string(dp_kern_level_name(dp_kern_level())));
+	json_object_object_add(o, "kernel", json_object_new_string(dp_kern_level_name(dp_kern_level_in_use())));
 	s = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
 	FILE *f = fopen(path, "we");
 	int rc = 0;
@@ -416,7 +416,7 @@ static int offload_levels(struct ctl *ctl, const struct cmd_args *args)
 	if (!ctl->json) {
 		for (int l = 0; l < DP_KERN_LEVELS; l++)
 			printf("%-10s %s%s\n", dp_kern_level_name((enum dp_kern_level)l),
-			       dp_kern_level_selftest((enum dp_kern_level)l), (int)dp_kern_level() == l ? " *" : "");
+			       dp_kern_level_selftest((enum dp_kern_level)l), (int)dp_kern_level_in_use() == l ? " *" : "");
 		return 0;
 	}
 	doc = json_object_new_object();
@@ -425,7 +425,7 @@ static int offload_levels(struct ctl *ctl, const struct cmd_args *args)
 		if (dp_kern_level_usable((enum dp_kern_level)l))
 			json_object_array_add(kernels, json_object_new_string(
 				dp_kern_level_name((enum dp_kern_level)l)));
-	json_object_object_add(doc, "kernel", json_object_new_string(dp_kern_level_name(dp_kern_level())));
+	json_object_object_add(doc, "kernel", json_object_new_string(dp_kern_level_name(dp_kern_level_in_use())));
 	json_object_object_add(doc, "kernels", kernels);
 	json_object_object_add(doc, "selftest", dp_kern_selftest_json());
 	output_print_json(ctl, doc);

@@ -84,7 +84,7 @@ static void log_kernel_selftests(void)
 		if (dp_kern_level_supported((enum dp_kern_level)l) && !dp_kern_level_usable((enum dp_kern_level)l))
 			log_error("guard kernel level %s not used: its start-up self-test %s; running %s",
 				  dp_kern_level_name((enum dp_kern_level)l), dp_kern_level_selftest((enum dp_kern_level)l),
-				  dp_kern_level_name(dp_kern_level()));
+				  dp_kern_level_name(dp_kern_level_in_use()));
 }
 
 int main(int argc, char **argv)

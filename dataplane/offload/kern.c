@@ -58,7 +58,7 @@ static void select_level(void)
 			snprintf(selftest_result[l], sizeof(selftest_result[l]), "not run: CPU lacks %s", lacks[l]);
 			continue;
 		}
-		failed[l] = dp_kern_selftest((enum dp_kern_level)l, reason, sizeof(reason)) < 0;
+		failed[l] = dp_kern_selftest((enum dp_kern_level)l, dp_kern_guard_blocks_at, reason, sizeof(reason)) < 0;
 		snprintf(selftest_result[l], sizeof(selftest_result[l]), failed[l] ? "failed: %s" : "passed", reason);
 		if (!failed[l])
 			level = (enum dp_kern_level)l;
@@ -119,7 +119,7 @@ bool dp_kern_level_supported(enum dp_kern_level l)
 	return (unsigned)l < DP_KERN_LEVELS && supported[l];
 }
 
-enum dp_kern_level dp_kern_level(void)
+enum dp_kern_level dp_kern_level_in_use(void)
 {
 	return level;
 }

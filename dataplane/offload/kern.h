@@ -59,7 +59,7 @@ const char *dp_kern_level_selftest(enum dp_kern_level level);
  * would, then self-test and choose again. */
 void dp_kern_selftest_break(enum dp_kern_level level);
 /* The level that runs now. */
-enum dp_kern_level dp_kern_level(void);
+enum dp_kern_level dp_kern_level_in_use(void);
 /* What RDMAD_OFFLOAD_LEVEL did at start: 0 (unset, or a level this CPU runs, now in effect),
  * -EINVAL (not a level name), -EOPNOTSUPP (a level this CPU lacks) or -EIO (a level whose
  * self-test failed); on an error the best

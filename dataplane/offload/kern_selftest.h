@@ -26,9 +26,15 @@ struct dp_kern_known_answer {
 extern const struct dp_kern_known_answer dp_kern_known_answers[];
 extern const size_t dp_kern_known_answer_count;
 
-/* Run the self-test of level l (which this CPU must run): 0, or -EIO with the first failing
- * check in reason ("known answer T10-DIF CRC: 0x..., want 0xec7d"). */
-int dp_kern_selftest(enum dp_kern_level l, char *reason, size_t size);
+/* A level's guard kernels, as dp_kern_guard_blocks_at (kern.h) runs them. */
+typedef void (*dp_kern_guard_fn)(enum dp_kern_level at, const struct dp_sig_domain *d, uint64_t *g,
+				 uint8_t *dst, size_t ds, const uint8_t *src, size_t ss, size_t len,
+				 size_t n);
+
+/* Run the self-test of level l (which this CPU must run) through guard, passed in so that the
+ * test calls nothing of the level chooser (kern.c) that calls it: 0, or -EIO with the first
+ * failing check in reason ("known answer T10-DIF CRC: 0x..., want 0xec7d"). */
+int dp_kern_selftest(enum dp_kern_level l, dp_kern_guard_fn guard, char *reason, size_t size);
 
 /* Test hook (kern.h, dp_kern_selftest_break): from now on the self-test sees level l's kernels
  * give a wrong guard, as a broken kernel would; -1 for none. */

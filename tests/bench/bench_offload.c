@@ -679,7 +679,7 @@ int main(void)
 		in_buf[i] = tmp_buf[i] = (uint8_t)(i * 131 + 7);
 	printf("# bench_offload: %u KiB payload per operation, median of %d interleaved samples on CPU %d, "
 	       "ratio = engine / direct, guard kernels %s\n", PAYLOAD / 1024, NSAMPLE, sched_getcpu(),
-	       dp_kern_level_name(dp_kern_level()));
+	       dp_kern_level_name(dp_kern_level_in_use()));
 	bench_sig("T10-DIF", t10dom(512), true);
 	bench_sig("T10-DIF", t10dom(512), false);
 	bench_sig("T10-DIF", t10dom(4096), true);

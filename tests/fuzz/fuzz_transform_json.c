@@ -35,7 +35,7 @@ static void levels_agree(const struct dp_transform_cfg *cfg, size_t seed)
 	static uint8_t key[64], raw[XFER_CAP], in[XFER_CAP], ref[XFER_CAP], out[XFER_CAP];
 	struct dp_transform *t;
 	struct dp_error err;
-	int old = dp_kern_level();
+	int old = dp_kern_level_in_use();
 
 	for (size_t i = 0; i < sizeof(key); i++)
 		key[i] = (uint8_t)(i * 7 + 1);

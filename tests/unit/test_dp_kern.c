@@ -168,7 +168,7 @@ static void kern_known(void)
 
 static void test_kern_known(void **state)
 {
-	int old = dp_kern_level();
+	int old = dp_kern_level_in_use();
 
 	(void)state;
 	for (int l = 0; l < DP_KERN_LEVELS; l++)
@@ -191,7 +191,7 @@ static void test_kern_levels(void **state)
 	assert_false(dp_kern_level_supported(DP_KERN_LEVELS));
 	assert_int_equal(dp_kern_set_level(DP_KERN_LEVELS), -EOPNOTSUPP);
 	if (!getenv(DP_KERN_LEVEL_ENV))
-		for (int l = dp_kern_level() + 1; l < DP_KERN_LEVELS; l++)
+		for (int l = dp_kern_level_in_use() + 1; l < DP_KERN_LEVELS; l++)
 			assert_false(dp_kern_level_supported((enum dp_kern_level)l));
 }
 

@@ -56,7 +56,7 @@ static void test_fast(void **state)
 	(void)state;
 	for (int l = 0; l < DP_KERN_LEVELS; l++)
 		if (dp_kern_level_supported((enum dp_kern_level)l))
-			assert_int_equal(dp_kern_selftest((enum dp_kern_level)l, reason, sizeof(reason)), 0);
+			assert_int_equal(dp_kern_selftest((enum dp_kern_level)l, dp_kern_guard_blocks_at, reason, sizeof(reason)), 0);
 	ms = now_ms() - t0;
 	print_message("self-tests of every level this CPU runs: %.2f ms\n", ms);
 	assert_true(ms < limit);
@@ -90,18 +90,18 @@ static int best_usable_below(int l)
  * check failed; forcing it is refused with that reason.  Then break none: all pass again. */
 static void test_broken_level_refused(void **state)
 {
-	enum dp_kern_level best = dp_kern_level(), next;
+	enum dp_kern_level best = dp_kern_level_in_use(), next;
 	char msg[320];
 
 	(void)state;
 	unsetenv(DP_KERN_LEVEL_ENV);
 	dp_kern_selftest_break(DP_KERN_LEVELS);
-	best = dp_kern_level();
+	best = dp_kern_level_in_use();
 	if (best == DP_KERN_PORTABLE)
 		skip();
 	next = (enum dp_kern_level)best_usable_below(best);
 	dp_kern_selftest_break(best);
-	assert_int_equal(dp_kern_level(), next);
+	assert_int_equal(dp_kern_level_in_use(), next);
 	assert_false(dp_kern_level_usable(best));
 	assert_true(dp_kern_level_supported(best));
 	assert_string_equal(dp_kern_level_selftest(best),
@@ -113,14 +113,14 @@ static void test_broken_level_refused(void **state)
 	setenv(DP_KERN_LEVEL_ENV, dp_kern_level_name(best), 1);
 	dp_kern_selftest_break(best);
 	assert_int_equal(dp_kern_env_status(), -EIO);
-	assert_int_equal(dp_kern_level(), next);
+	assert_int_equal(dp_kern_level_in_use(), next);
 	assert_int_equal(dp_kern_env_describe(msg, sizeof(msg)), -EIO);
 	assert_non_null(strstr(msg, ": its self-test failed: known answer T10-DIF CRC"));
 	assert_null(strstr(strstr(msg, "levels this CPU runs:"), dp_kern_level_name(best)));
 
 	unsetenv(DP_KERN_LEVEL_ENV);
 	dp_kern_selftest_break(DP_KERN_LEVELS);
-	assert_int_equal(dp_kern_level(), best);
+	assert_int_equal(dp_kern_level_in_use(), best);
 	assert_string_equal(dp_kern_level_selftest(best), "passed");
 }
 
