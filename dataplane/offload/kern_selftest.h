@@ -26,7 +26,7 @@ struct dp_kern_known_answer {
 extern const struct dp_kern_known_answer dp_kern_known_answers[];
 extern const size_t dp_kern_known_answer_count;
 
-/* A level's guard kernels, as dp_kern_guard_blocks_at (kern.h) runs them. */
+/* A level's guard kernels, as dp_kern_guard_blocks_at (kern_impl.h) runs them. */
 typedef void (*dp_kern_guard_fn)(enum dp_kern_level at, const struct dp_sig_domain *d, uint64_t *g,
 				 uint8_t *dst, size_t ds, const uint8_t *src, size_t ss, size_t len,
 				 size_t n);

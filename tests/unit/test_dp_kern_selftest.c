@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "dataplane/offload/kern.h"
+#include "dataplane/offload/kern_impl.h"
 #include "dataplane/offload/kern_selftest.h"
 
 static double now_ms(void)
