@@ -406,7 +406,7 @@ static int offload_rx(struct ctl *ctl, const struct cmd_args *args)
 /*
  * Every kernel level, one a line: its start-up self-test's result (passed, failed: why, not
  * run: CPU lacks what), the one in effect marked; with -j {"kernel": the one in effect,
- * "kernels": those that can run (CPU has them, self-test passed), "selftest": level -> result},
+ * "kernels": those that can run (CPU has them, self-test passed), "selftests": [{kernel, result}]},
  * as dev show names the device's kernel.
  */
 static int offload_levels(struct ctl *ctl, const struct cmd_args *args)
@@ -427,7 +427,7 @@ static int offload_levels(struct ctl *ctl, const struct cmd_args *args)
 				dp_kern_level_name((enum dp_kern_level)l)));
 	json_object_object_add(doc, "kernel", json_object_new_string(dp_kern_level_name(dp_kern_level_in_use())));
 	json_object_object_add(doc, "kernels", kernels);
-	json_object_object_add(doc, "selftest", dp_kern_selftest_json());
+	json_object_object_add(doc, "selftests", dp_kern_selftest_json());
 	output_print_json(ctl, doc);
 	json_object_put(doc);
 	return 0;

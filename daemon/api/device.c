@@ -48,7 +48,7 @@ static struct json_object *signature_json(const struct rdma_offload_caps *c)
 	add_names(o, "t10dif_bg", c->t10dif_bg, bg, 2);
 	add_names(o, "crc_types", c->crc_types, crc, 3);
 	json_object_object_add(o, "kernel", json_object_new_string(dp_kern_level_name(dp_kern_level_in_use())));
-	json_object_object_add(o, "kernel_selftest", dp_kern_selftest_json());
+	json_object_object_add(o, "kernel_selftests", dp_kern_selftest_json());
 	return o;
 }
 

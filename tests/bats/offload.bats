@@ -161,7 +161,7 @@ levels_passed() { "$RDMACTL" offload levels | awk '$2 == "passed" { print $1 }';
 	run -0 "$RDMACTL" -j offload levels
 	assert_equal "$(jq -r .kernel <<<"$output")" "$(level_in_effect)"
 	assert_equal "$(jq -r '.kernels | join(" ")' <<<"$output")" "$(levels_passed | paste -sd' ')"
-	assert_equal "$(jq -r '.selftest | to_entries | map("\(.key) \(.value)") | .[]' <<<"$output")" \
+	assert_equal "$(jq -r '.selftests[] | "\(.kernel) \(.result)"' <<<"$output")" \
 		"$("$RDMACTL" offload levels | sed 's/ \*$//; s/^\([a-z0-9]*\)  */\1 /')"
 	# What RDMAD_OFFLOAD_LEVEL forces is the one in effect.
 	run -0 env RDMAD_OFFLOAD_LEVEL=portable "$RDMACTL" -j offload levels

@@ -47,8 +47,8 @@ setup() { load_libs; }
 	# the guard kernels the daemon's engine runs: the level rdmactl's own engine chose too
 	assert_output --partial "\"kernel\":\"$("$RDMACTL" offload levels | awk '/ \*$/ { print $1 }')\""
 	# and each level's start-up self-test, as rdmactl's own engine found it
-	assert_equal "$(jq -c '.[0].signature.kernel_selftest' <<<"$output")" \
-		"$("$RDMACTL" -j offload levels | jq -c .selftest)"
+	assert_equal "$(jq -c '.[0].signature.kernel_selftests' <<<"$output")" \
+		"$("$RDMACTL" -j offload levels | jq -c .selftests)"
 	assert_output --partial '"standards":["aes_xts"]'
 	assert_output --partial '"key_sizes":[128,256]'
 	assert_output --partial '"sqd2rts":true'
@@ -81,7 +81,8 @@ setup() { load_libs; }
 	assert_output --partial 'max_pd 32764'
 	assert_line --regexp '^    signature: block_sizes 512,520,4048,4096,4160 '
 	assert_output --regexp ' kernel (portable|pclmul|avx2|vpclmul256)'
-	assert_line --regexp '^ +kernel_selftest: portable passed pclmul (passed|failed: .+|not run: CPU lacks [a-z0-9.]+) avx2 '
+	assert_line --regexp '^ +kernel_selftests: kernel portable result passed$'
+	assert_line --regexp '^ +kernel_selftests: kernel pclmul result (passed|failed: .+|not run: CPU lacks [a-z0-9.]+)$'
 }
 
 @test "dev list prints names; dev alone runs show" {
