@@ -141,14 +141,20 @@ static void conn_time_partial(struct varlink_connection *conn, bool reading)
 }
 
 /*
- * Stop reading while a full message waits behind a call in progress, or while
- * the next message's descriptors might pass the bound (and, in
- * conn_update_events(), while the client leaves more replies unread than its
- * budget).
+ * Stop reading while a whole message waits to be run, or while the next
+ * message's descriptors might pass the bound (and, in conn_update_events(),
+ * while the client leaves more replies unread than its budget).  A client
+ * that pipelines calls faster than they run is held back by its own socket,
+ * not by our memory: what is read ahead is one read's worth, whatever the
+ * race between its writes and our reads.  (The buffer remembers how far it
+ * looked for the end of a message, so asking again costs only new bytes.)
  */
-static bool conn_may_read(const struct varlink_connection *conn)
+static bool conn_may_read(struct varlink_connection *conn)
 {
+	size_t len;
+
 	return !conn->eof && varlink_buffer_pending(&conn->in) <= VARLINK_MESSAGE_MAX &&
+	       !varlink_buffer_next_message(&conn->in, &len) &&
 	       conn->in_fds.n_fds <= VARLINK_FDS_QUEUED_MAX - VARLINK_FDS_PER_MESSAGE_MAX;
 }
 

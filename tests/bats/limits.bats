@@ -43,10 +43,14 @@ setup() {
 	HOG="$BUILD/tools/varlink-hog"
 }
 
-# A test that failed leaves the daemon it started for itself: bats would wait for it.
+# A test that failed leaves the daemon it started for itself (bats would wait
+# for it), and the clients it started in the background, whose connections the
+# next test would count.
 teardown() {
 	rdmad_stop "$D/shares" || true
 	rdmad_stop "$D/idle" || true
+	jobs -p | xargs -r kill 2>/dev/null || true
+	wait 2>/dev/null || true
 }
 
 # counter NAME: a field of the status's connections object.
