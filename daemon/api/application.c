@@ -33,11 +33,6 @@ struct application {
 /* Few at once (one per program using the library): a list is enough. */
 static struct application *applications;
 
-/* Reclaimed in this order: an object goes before what it references. */
-static const enum rdma_object_kind reclaim_order[] = {
-	RDMA_OBJ_QP, RDMA_OBJ_AH, RDMA_OBJ_MKEY, RDMA_OBJ_MR, RDMA_OBJ_CQ, RDMA_OBJ_PD,
-};
-#define N_RECLAIMED (sizeof(reclaim_order) / sizeof(reclaim_order[0]))
 
 static struct application *application_find(const struct varlink_connection *conn)
 {
@@ -124,8 +119,8 @@ static unsigned owned_count(struct manager *m, const struct application *a, enum
 	return n;
 }
 
-/* a's record with counts of objects by kind (in reclaim_order): what it owns, or what was reclaimed. */
-static struct json_object *application_record(const struct application *a, const unsigned counts[N_RECLAIMED])
+/* a's record with counts of objects by kind (in rdma_reclaim_order): what it owns, or what was reclaimed. */
+static struct json_object *application_record(const struct application *a, const unsigned counts[RDMA_RECLAIM_KINDS])
 {
 	struct json_object *o = json_object_new_object();
 	struct json_object *objects = json_object_new_object();
@@ -136,10 +131,10 @@ static struct json_object *application_record(const struct application *a, const
 	if (a->name[0])
 		json_add_string(o, "name", a->name);
 	/* Counts of objects are the kind's plural (rdmad-varlink(7), "Vocabulary"). */
-	for (size_t i = 0; i < N_RECLAIMED; i++) {
+	for (size_t i = 0; i < RDMA_RECLAIM_KINDS; i++) {
 		char key[32];
 
-		snprintf(key, sizeof(key), "%ss", rdma_object_kind_name(reclaim_order[i]));
+		snprintf(key, sizeof(key), "%ss", rdma_object_kind_name(rdma_reclaim_order[i]));
 		json_add_uint(objects, key, counts[i]);
 	}
 	json_object_object_add(o, "objects", objects);
@@ -148,10 +143,10 @@ static struct json_object *application_record(const struct application *a, const
 
 static struct json_object *application_json(struct manager *m, const struct application *a)
 {
-	unsigned owned[N_RECLAIMED];
+	unsigned owned[RDMA_RECLAIM_KINDS];
 
-	for (size_t i = 0; i < N_RECLAIMED; i++)
-		owned[i] = owned_count(m, a, reclaim_order[i]);
+	for (size_t i = 0; i < RDMA_RECLAIM_KINDS; i++)
+		owned[i] = owned_count(m, a, rdma_reclaim_order[i]);
 	return application_record(a, owned);
 }
 
@@ -264,8 +259,8 @@ void api_application_own(struct varlink_call *call, struct rdma_device *dev, str
 /* Kinds a program owns; the others (DEKs, pools, GIDs, VNIC ports) are the device's. */
 static bool application_kind(enum rdma_object_kind kind)
 {
-	for (size_t i = 0; i < N_RECLAIMED; i++)
-		if (reclaim_order[i] == kind)
+	for (size_t i = 0; i < RDMA_RECLAIM_KINDS; i++)
+		if (rdma_reclaim_order[i] == kind)
 			return true;
 	return false;
 }
@@ -334,37 +329,19 @@ static void built_on(const struct rdma_object *user, void *data)
 		    (int)a->cred.pid, rdma_object_kind_name(user->kind), user->handle);
 }
 
-/* Destroys what a owned on dev, users first (what others built on it too); counts what went, by kind. */
-static void reclaim_device(struct rdma_device *dev, const struct application *a,
-			   unsigned reclaimed[N_RECLAIMED])
+/* An object of a's that the device keeps (a DEK or pool uses it): it stays, nobody's now. */
+static void kept_by_device(const struct rdma_object *obj, const struct rdma_error *err, void *data)
 {
-	for (size_t i = 0; i < N_RECLAIMED; i++) {
-		struct object_table *t = &dev->tables[reclaim_order[i]];
-		struct rdma_object *obj;
+	const struct application *a = data;
 
-		for (uint32_t pos = 0; (obj = object_table_next(t, &pos)); ) {
-			struct rdma_error err = { 0 };
-
-			if (obj->owner != a->conn)
-				continue;
-			if (rdma_object_reclaim(dev, obj, built_on, (void *)a, &err) == 0) {
-				reclaimed[i]++;
-				continue;
-			}
-			/* A DEK or pool of the device's uses it: it stays, nobody's now. */
-			log_warning("application pid %d: %s %u stays: %s", (int)a->cred.pid,
-				    rdma_object_kind_name(obj->kind), obj->handle,
-				    rdma_error_name(err.code));
-			obj->owner = NULL;
-			obj->owner_uid = 0;
-		}
-	}
+	log_warning("application pid %d: %s %u stays: %s", (int)a->cred.pid,
+		    rdma_object_kind_name(obj->kind), obj->handle, rdma_error_name(err->code));
 }
 
 void api_application_connection_closed(struct varlink_connection *conn, struct manager *m)
 {
 	struct application **slot = &applications, *a;
-	unsigned reclaimed[N_RECLAIMED] = { 0 };
+	unsigned reclaimed[RDMA_RECLAIM_KINDS] = { 0 };
 
 	while (*slot && (*slot)->conn != conn)
 		slot = &(*slot)->next;
@@ -373,7 +350,7 @@ void api_application_connection_closed(struct varlink_connection *conn, struct m
 		return;
 	*slot = a->next;
 	for (unsigned d = 0; d < m->n_devices; d++)
-		reclaim_device(m->devices[d], a, reclaimed);
+		rdma_owner_reclaim(m->devices[d], a->conn, reclaimed, built_on, kept_by_device, a);
 	log_info("application pid %d (%s) went away: reclaimed %u QPs, %u AHs, %u MKEYs, %u MRs, "
 		 "%u CQs, %u PDs", (int)a->cred.pid, a->comm, reclaimed[0], reclaimed[1],
 		 reclaimed[2], reclaimed[3], reclaimed[4], reclaimed[5]);

@@ -85,3 +85,34 @@ int rdma_object_reclaim(struct rdma_device *dev, struct rdma_object *obj,
 	reclaim(dev, obj, fn, data);
 	return 0;
 }
+
+const enum rdma_object_kind rdma_reclaim_order[RDMA_RECLAIM_KINDS] = {
+	RDMA_OBJ_QP, RDMA_OBJ_AH, RDMA_OBJ_MKEY, RDMA_OBJ_MR, RDMA_OBJ_CQ, RDMA_OBJ_PD,
+};
+
+void rdma_owner_reclaim(struct rdma_device *dev, const void *owner,
+			unsigned reclaimed[RDMA_RECLAIM_KINDS],
+			void (*fn)(const struct rdma_object *user, void *data),
+			void (*kept)(const struct rdma_object *obj, const struct rdma_error *err, void *data),
+			void *data)
+{
+	for (size_t i = 0; i < RDMA_RECLAIM_KINDS; i++) {
+		struct object_table *t = &dev->tables[rdma_reclaim_order[i]];
+		struct rdma_object *obj;
+
+		for (uint32_t pos = 0; (obj = object_table_next(t, &pos)); ) {
+			struct rdma_error err = { 0 };
+
+			if (obj->owner != owner)
+				continue;
+			if (rdma_object_reclaim(dev, obj, fn, data, &err) == 0) {
+				reclaimed[i]++;
+				continue;
+			}
+			if (kept)
+				kept(obj, &err, data);
+			obj->owner = NULL;
+			obj->owner_uid = 0;
+		}
+	}
+}

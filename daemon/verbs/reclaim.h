@@ -22,3 +22,20 @@
 int rdma_object_reclaim(struct rdma_device *dev, struct rdma_object *obj,
 			void (*fn)(const struct rdma_object *user, void *data), void *data,
 			struct rdma_error *err);
+
+/* The kinds an owner (a program, a VM) owns, in the order they are reclaimed: users first. */
+extern const enum rdma_object_kind rdma_reclaim_order[];
+#define RDMA_RECLAIM_KINDS 6
+
+/*
+ * Destroys everything owner owns on dev, kind by kind in rdma_reclaim_order,
+ * each with what others built on it (fn told of those, as above); counts
+ * what went into reclaimed[], by the kind's place in the order.  An object
+ * the device keeps (a DEK or pool uses it) stays, owned by nobody from now
+ * on; kept(obj, err, data) is told of it.
+ */
+void rdma_owner_reclaim(struct rdma_device *dev, const void *owner,
+			unsigned reclaimed[RDMA_RECLAIM_KINDS],
+			void (*fn)(const struct rdma_object *user, void *data),
+			void (*kept)(const struct rdma_object *obj, const struct rdma_error *err, void *data),
+			void *data);
