@@ -130,9 +130,15 @@ int dp_keytab_invalidate(const struct dp_keytab *kt, uint32_t key, uint32_t pd, 
 	return 0;
 }
 
+/* Whether [addr, addr + length) lies in [base, base + size), without overflow. */
+static bool within(uint64_t base, uint64_t size, uint64_t addr, uint64_t length)
+{
+	return addr >= base && addr - base <= size && length <= size - (addr - base);
+}
+
 static bool holds(const struct dp_key *k, uint64_t addr, uint64_t length)
 {
-	return addr >= k->iova && addr - k->iova <= k->length && length <= k->length - (addr - k->iova);
+	return within(k->iova, k->length, addr, length);
 }
 
 /* The MR with memory of pd whose iovas hold the range (what a DMA MR reaches). */
@@ -149,6 +155,18 @@ static const struct dp_key *dma_target(const struct dp_keytab *kt, uint32_t pd, 
 	return NULL;
 }
 
+/* The bytes of [addr, addr + length) in one of a DMA key's windows, or NULL. */
+static uint8_t *dma_window(const struct dp_key *k, uint64_t addr, uint64_t length)
+{
+	for (unsigned i = 0; i < k->n_windows && i < DP_DMA_WINDOWS_MAX; i++) {
+		const struct dp_dma_window *w = &k->windows[i];
+
+		if (within(w->iova, w->length, addr, length))
+			return w->addr + (addr - w->iova);
+	}
+	return NULL;
+}
+
 uint8_t *dp_keytab_resolve(const struct dp_keytab *kt, uint32_t key, bool remote, uint32_t pd,
 			   uint32_t access, uint64_t addr, uint64_t length)
 {
@@ -157,6 +175,8 @@ uint8_t *dp_keytab_resolve(const struct dp_keytab *kt, uint32_t key, bool remote
 	if (!k || k->kind == DP_KEY_MKEY || (remote && !k->rkey) || k->pd != pd ||
 	    (access & ~k->access))
 		return NULL;
+	if (k->kind == DP_KEY_DMA && k->n_windows)
+		return dma_window(k, addr, length);
 	if (k->kind == DP_KEY_DMA)
 		k = dma_target(kt, pd, addr, length);
 	else if (!holds(k, addr, length))

@@ -35,6 +35,18 @@ enum dp_key_kind {
 
 struct dp_mkey;
 
+/*
+ * Memory a DMA key reaches by address, when it is not the MRs of its PD: a
+ * virtual machine's, whose guest physical addresses [iova, iova + length)
+ * are the bytes from addr on (docs/decisions.md, "A VM's RoCE device").
+ */
+struct dp_dma_window {
+	uint64_t iova, length;
+	uint8_t *addr;
+};
+
+#define DP_DMA_WINDOWS_MAX 8
+
 struct dp_key {
 	uint32_t key;             /* index << 8 | tag */
 	enum dp_key_kind kind;
@@ -46,6 +58,9 @@ struct dp_key {
 	uint64_t iova, length;
 	uint8_t *addr;
 	struct dp_mkey *mkey;     /* DP_KEY_MKEY */
+	/* DP_KEY_DMA: the windows it reaches (n_windows > 0), else the MRs of its PD. */
+	unsigned n_windows;
+	struct dp_dma_window windows[DP_DMA_WINDOWS_MAX];
 	bool remote_invalidate;   /* a SEND_WITH_INV may invalidate it (an MKEY's flag) */
 	/* A LOCAL_INV or SEND_WITH_INV made it free: it names nothing until the driver publishes anew. */
 	_Atomic bool invalid;
@@ -108,8 +123,8 @@ int dp_keytab_invalidate(const struct dp_keytab *kt, uint32_t key, uint32_t pd, 
 /*
  * Worker: the bytes [addr, addr + length) reached through an lkey (remote
  * false) or an rkey, checked as a NIC checks them: key of an MR, PD, every
- * bit of access granted, range inside the MR (a DMA MR: inside one MR with
- * memory of its PD).  NULL when any check fails.
+ * bit of access granted, range inside the MR (a DMA MR: inside one of its
+ * windows, or one MR with memory of its PD).  NULL when any check fails.
  */
 uint8_t *dp_keytab_resolve(const struct dp_keytab *kt, uint32_t key, bool remote, uint32_t pd,
 			   uint32_t access, uint64_t addr, uint64_t length);

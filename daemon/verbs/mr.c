@@ -21,6 +21,7 @@ static void mr_release(struct rdma_device *dev, struct rdma_object *obj)
 		munmap(mr->map, mr->map_size);
 	if (mr->memfd >= 0)
 		close(mr->memfd);
+	free(mr->windows);
 }
 
 /* A QP whose posted, not yet retired WRs reach the MR's memory: the worker would read it unmapped. */
@@ -87,22 +88,34 @@ static int system_error(struct rdma_error *err, int r)
 	return r;
 }
 
-/* What the workers see of the MR from now on (dataplane/keytab.h). */
-static int publish(struct rdma_device *dev, struct rdma_mr *mr, struct rdma_mr **out)
+/* The key table's entry of the MR (dataplane/keytab.h), or NULL out of memory. */
+static struct dp_key *key_of(const struct rdma_mr *mr)
 {
 	struct dp_key *k = calloc(1, sizeof(*k));
 
-	if (!k) {
-		rdma_object_free(dev, &mr->obj);
-		return -ENOMEM;
-	}
+	if (!k)
+		return NULL;
 	*k = (struct dp_key){
 		.key = mr->obj.handle, .kind = mr->type == RDMA_MR_DMA ? DP_KEY_DMA : DP_KEY_MR,
 		/* on_demand is the driver's business: the workers just touch the bytes. */
 		.pd = mr->pd->handle, .access = mr->access & RDMA_ACCESS_ALL, .rkey = mr->rkey != 0,
 		.dma_target = mr->type == RDMA_MR_DAEMON, .iova = mr->iova, .length = mr->length,
-		.addr = mr->addr,
+		.addr = mr->addr, .n_windows = mr->n_windows,
 	};
+	if (mr->n_windows)
+		memcpy(k->windows, mr->windows, mr->n_windows * sizeof(*mr->windows));
+	return k;
+}
+
+/* What the workers see of the MR from now on. */
+static int publish(struct rdma_device *dev, struct rdma_mr *mr, struct rdma_mr **out)
+{
+	struct dp_key *k = key_of(mr);
+
+	if (!k) {
+		rdma_object_free(dev, &mr->obj);
+		return -ENOMEM;
+	}
 	rdma_device_key_set(dev, k);
 	*out = mr;
 	return 0;
@@ -339,6 +352,120 @@ int rdma_mr_get_dma(struct rdma_device *dev, uint32_t pd, uint32_t access, struc
 	int r = mr_new(dev, pd, access, RDMA_MR_DMA, &mr, err);
 
 	return r < 0 ? r : publish(dev, mr, out);
+}
+
+static int check_windows(const struct dp_dma_window *w, unsigned n, struct rdma_error *err)
+{
+	if (n == 0 || n > DP_DMA_WINDOWS_MAX)
+		return rdma_error_invalid(err, "windows", "%u; a guest's memory is 1 to %u regions", n,
+					  DP_DMA_WINDOWS_MAX);
+	return 0;
+}
+
+int rdma_mr_get_dma_windows(struct rdma_device *dev, uint32_t pd, uint32_t access,
+			    const struct dp_dma_window *w, unsigned n, struct rdma_mr **out,
+			    struct rdma_error *err)
+{
+	struct rdma_mr *mr;
+	int r = check_windows(w, n, err);
+
+	if (r < 0)
+		return r;
+	r = mr_new(dev, pd, access, RDMA_MR_DMA, &mr, err);
+	if (r < 0)
+		return r;
+	mr->windows = calloc(n, sizeof(*w));
+	if (!mr->windows) {
+		rdma_object_free(dev, &mr->obj);
+		return system_error(err, -ENOMEM);
+	}
+	memcpy(mr->windows, w, n * sizeof(*w));
+	mr->n_windows = n;
+	return publish(dev, mr, out);
+}
+
+int rdma_mr_set_windows(struct rdma_device *dev, struct rdma_mr *mr, const struct dp_dma_window *w,
+			unsigned n)
+{
+	struct rdma_error err;
+	struct dp_key *k;
+
+	if (!mr->n_windows || check_windows(w, n, &err) < 0)
+		return -EINVAL;
+	if (n > mr->n_windows) {
+		struct dp_dma_window *more = realloc(mr->windows, n * sizeof(*w));
+
+		if (!more)
+			return -ENOMEM;
+		mr->windows = more;
+	}
+	memcpy(mr->windows, w, n * sizeof(*w));
+	mr->n_windows = n;
+	k = key_of(mr);
+	if (!k)
+		return -ENOMEM;
+	/* The entry it replaces goes once every worker passed a barrier: none reads the old windows. */
+	rdma_device_key_set(dev, k);
+	return 0;
+}
+
+/* Maps the runs side by side into one reserved range; MAP_FAILED and errno on failure. */
+static void *map_runs(const struct rdma_mr_run *runs, unsigned n, size_t total)
+{
+	uint8_t *base = mmap(NULL, total, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	size_t at = 0;
+
+	if (base == MAP_FAILED)
+		return MAP_FAILED;
+	for (unsigned i = 0; i < n; at += runs[i].bytes, i++)
+		if (mmap(base + at, runs[i].bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED,
+			 runs[i].fd, (off_t)runs[i].offset) == MAP_FAILED) {
+			int e = errno;
+
+			munmap(base, total);
+			errno = e;
+			return MAP_FAILED;
+		}
+	return base;
+}
+
+int rdma_mr_register_runs(struct rdma_device *dev, uint32_t pd, const struct rdma_mr_run *runs,
+			  unsigned n, uint64_t first, uint64_t length, uint64_t iova, uint32_t access,
+			  struct rdma_mr **out, struct rdma_error *err)
+{
+	uint64_t page = (uint64_t)page_size(), total = 0;
+	struct rdma_mr_pending pend = { .type = RDMA_MR_USER, .pd = pd, .access = access,
+					.memfd = -1, .length = length, .iova = iova };
+	int r;
+
+	if (n == 0 || n > RDMA_MR_RUNS_MAX)
+		return rdma_error_invalid(err, "pages", "in %u runs of contiguous guest memory; an MR "
+					  "is 1 to %u", n, RDMA_MR_RUNS_MAX);
+	for (unsigned i = 0; i < n; i++) {
+		if (runs[i].bytes == 0 || (runs[i].bytes | runs[i].offset) % page ||
+		    runs[i].bytes > SIZE_MAX / 2 - total)
+			return rdma_error_invalid(err, "pages", "run %u is not whole pages", i);
+		total += runs[i].bytes;
+	}
+	r = check_size(dev, "length", length, total, err);
+	if (r < 0)
+		return r;
+	if (first > total - length)
+		return rdma_error_invalid(err, "virt_addr", "the first byte's offset %llu and length "
+					  "%llu pass the pages given", (unsigned long long)first,
+					  (unsigned long long)length);
+	if (iova > UINT64_MAX - length)
+		return rdma_error_invalid(err, "virt_addr", "virt_addr + length passes 2^64");
+	/* On demand makes no sense for memory the guest already has: the request is refused as any bad flag. */
+	r = check_request(dev, pd, access, RDMA_MR_DMA, err);
+	if (r < 0)
+		return r;
+	pend.map = map_runs(runs, n, (size_t)total);
+	if (pend.map == MAP_FAILED)
+		return system_error(err, -errno);
+	pend.map_size = (size_t)total;
+	pend.first = (size_t)first;
+	return rdma_mr_pending_finish(dev, &pend, out, err);
 }
 
 /* [offset, offset + length) inside size bytes, the fields named as the caller knows them. */

@@ -21,6 +21,7 @@
 #include <sys/types.h>
 
 #include "daemon/verbs/device.h"
+#include "dataplane/keytab.h"
 
 /* Access flags, as the RFC numbers them (enum virtio_ib_access_flags). */
 #define RDMA_ACCESS_LOCAL_WRITE  (1u << 0)
@@ -59,6 +60,9 @@ struct rdma_mr {
 	size_t map_size;
 	/* Not on demand, and mlock() allowed it (CAP_IPC_LOCK or RLIMIT_MEMLOCK): no page ever leaves. */
 	bool pinned;
+	/* A VM's dma MR: the guest's memory it reaches (n_windows > 0), else its PD's daemon MRs. */
+	unsigned n_windows;
+	struct dp_dma_window *windows;
 };
 
 static inline struct rdma_mr *rdma_mr(struct rdma_object *obj)
@@ -128,6 +132,32 @@ void rdma_mr_pending_release(struct rdma_mr_pending *pend);
 /* GET_DMA_MR on pd. */
 int rdma_mr_get_dma(struct rdma_device *dev, uint32_t pd, uint32_t access, struct rdma_mr **out,
 		    struct rdma_error *err);
+/*
+ * GET_DMA_MR of a virtual machine: its addresses are the guest's physical
+ * ones, the n windows (1..DP_DMA_WINDOWS_MAX) of its memory table.
+ */
+int rdma_mr_get_dma_windows(struct rdma_device *dev, uint32_t pd, uint32_t access,
+			    const struct dp_dma_window *w, unsigned n, struct rdma_mr **out,
+			    struct rdma_error *err);
+/* The guest's memory moved (a new memory table): such an MR reaches the new windows from now on. */
+int rdma_mr_set_windows(struct rdma_device *dev, struct rdma_mr *mr, const struct dp_dma_window *w,
+			unsigned n);
+
+/* Page-aligned bytes of a descriptor: a run of a guest's pages, contiguous in its memory. */
+struct rdma_mr_run {
+	int fd;
+	uint64_t offset, bytes;
+};
+/*
+ * REG_USER_MR of a virtual machine: the runs of its pages mapped side by
+ * side (shared: the guest's own memory, which the MR neither copies nor
+ * pins), the MR's first byte first bytes into the first run, length bytes
+ * long, at iova (the guest's virtual address).  At most RDMA_MR_RUNS_MAX runs.
+ */
+#define RDMA_MR_RUNS_MAX 4096
+int rdma_mr_register_runs(struct rdma_device *dev, uint32_t pd, const struct rdma_mr_run *runs,
+			  unsigned n, uint64_t first, uint64_t length, uint64_t iova, uint32_t access,
+			  struct rdma_mr **out, struct rdma_error *err);
 
 /*
  * The bytes [offset, offset + length) of an MR as the CPU sees them (rdmactl
