@@ -75,5 +75,8 @@ const char *vdev_roce_command_name(unsigned cmd);
 uint8_t vdev_roce_command(struct vdev_roce *r, unsigned cmd, const void *req, size_t req_len,
 			  void *ack, size_t ack_cap, size_t *ack_len);
 
-/* The VM went: every object it owned on its device is destroyed, users first. */
-void vdev_roce_reclaim(struct vdev_roce *r);
+/*
+ * The VM went: every object it owned on its device is destroyed, users
+ * first; how many of each kind, in rdma_reclaim_order (daemon/verbs/reclaim.h).
+ */
+void vdev_roce_reclaim(struct vdev_roce *r, unsigned reclaimed[6]);
