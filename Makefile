@@ -211,9 +211,12 @@ FUZZ_CFLAGS   = -g -O1 -std=gnu11 -D_GNU_SOURCE -DRDMAD_VERSION='"$(VERSION)"' -
                 -fsanitize=fuzzer,address,undefined $(PKG_CFLAGS)
 # The VEMA agent is pure logic: the one part of daemon/ a fuzz target links.
 VEMA_SRC     := $(addprefix daemon/vnic/,mactable.c vema.c vema_attr.c vema_state.c vema_trap.c vport.c)
+# The VM's RoCE control door runs on the device model and a software device without workers.
+VDEV_ROCE_SRC := $(filter daemon/verbs/% daemon/soft/%,$(DAEMON_SRC)) daemon/vdev/roce_ctrl.c
+build-fuzz/fuzz_vdev_roce: FUZZ_DAEMON_SRC = $(VDEV_ROCE_SRC)
 build-fuzz/%: tests/fuzz/%.c $(LIB_SRC) $(DP_SRC) $(VEMA_SRC)
 	@mkdir -p build-fuzz
-	clang $(FUZZ_CFLAGS) -o $@ $< $(LIB_SRC) $(DP_SRC) $(VEMA_SRC) $(PKG_LIBS)
+	clang $(FUZZ_CFLAGS) -o $@ $< $(LIB_SRC) $(DP_SRC) $(VEMA_SRC) $(FUZZ_DAEMON_SRC) $(PKG_LIBS)
 
 # New inputs that reach new code land in the corpus; commit the interesting ones.
 fuzz: deps
