@@ -52,9 +52,14 @@ static void notify_turn(struct dp_worker *w, void *arg)
 	pw->n_notify = 0;
 }
 
-static void on_set_turn_end(struct dp_worker *w, void *nic)
+static void on_add_turn_end(struct dp_worker *w, void *nic)
 {
-	dp_worker_set_turn_end(w, notify_turn, nic);
+	(void)dp_worker_add_turn_end(w, notify_turn, nic);
+}
+
+static void on_remove_turn_end(struct dp_worker *w, void *nic)
+{
+	dp_worker_remove_turn_end(w, notify_turn, nic);
 }
 
 int dp_nic_init(struct dp_nic *nic, struct dp_worker **workers, unsigned n, uint32_t n_mr,
@@ -81,7 +86,7 @@ int dp_nic_init(struct dp_nic *nic, struct dp_worker **workers, unsigned n, uint
 	dp_keytab_set_workers(&nic->keytab, workers, n);
 	nic->running = true;
 	for (unsigned i = 0; i < n; i++)
-		dp_worker_submit_wait(workers[i], on_set_turn_end, nic);
+		dp_worker_submit_wait(workers[i], on_add_turn_end, nic);
 	return 0;
 }
 
@@ -104,6 +109,13 @@ void dp_nic_release(struct dp_nic *nic)
 	}
 	if (nic->local && nic->local->release)
 		nic->local->release(nic);
+	/*
+	 * A NIC that leaves workers still running (a VM's device, once all its
+	 * QPs are gone): none ends its turns with this NIC's work from now on.
+	 */
+	for (unsigned i = 0; nic->running && i < nic->n_workers; i++)
+		dp_worker_run(nic->workers[i], on_remove_turn_end, nic);
+	nic->running = false;
 	for (unsigned i = 0; nic->per_worker && i < nic->n_workers; i++) {
 		free(nic->per_worker[i].scratch[0]);
 		free(nic->per_worker[i].scratch[1]);

@@ -190,8 +190,7 @@ static int sleep_timeout_ms(struct dp_worker *w)
 /* What ends a turn: its owner's batched work, then the events of the turn in one ring. */
 static void end_turn(struct dp_worker *w)
 {
-	if (w->turn_end)
-		w->turn_end(w, w->turn_end_arg);
+	dp_worker_end_turn_hooks(w);
 	kick_events(w);
 }
 
@@ -396,6 +395,12 @@ void dp_worker_barrier(struct dp_worker *w)
 		sched_yield();
 }
 
+void dp_worker_run(struct dp_worker *w, dp_worker_fn fn, void *arg)
+{
+	dp_worker_submit_wait(w, fn, arg);
+	dp_worker_barrier(w);
+}
+
 void dp_worker_wake(struct dp_worker *w)
 {
 	/* Rings only a worker that announced its sleep (see sleep_until_woken). */
@@ -510,8 +515,30 @@ void dp_worker_remove_sleep_flag(struct dp_worker *w, struct dp_queue *q)
 		}
 }
 
-void dp_worker_set_turn_end(struct dp_worker *w, dp_turn_fn fn, void *arg)
+int dp_worker_add_turn_end(struct dp_worker *w, dp_turn_fn fn, void *arg)
 {
-	w->turn_end = fn;
-	w->turn_end_arg = arg;
+	if (w->n_turn_ends >= DP_WORKER_TURN_ENDS_MAX)
+		return -ENOSPC;
+	w->turn_ends[w->n_turn_ends].fn = fn;
+	w->turn_ends[w->n_turn_ends].arg = arg;
+	w->n_turn_ends++;
+	return 0;
+}
+
+void dp_worker_remove_turn_end(struct dp_worker *w, dp_turn_fn fn, void *arg)
+{
+	for (unsigned i = 0; i < w->n_turn_ends; i++)
+		if (w->turn_ends[i].fn == fn && w->turn_ends[i].arg == arg) {
+			/* Kept in order: the hooks after it still run after the ones before. */
+			memmove(&w->turn_ends[i], &w->turn_ends[i + 1],
+				(w->n_turn_ends - i - 1) * sizeof(w->turn_ends[0]));
+			w->n_turn_ends--;
+			return;
+		}
+}
+
+void dp_worker_end_turn_hooks(struct dp_worker *w)
+{
+	for (unsigned i = 0; i < w->n_turn_ends; i++)
+		w->turn_ends[i].fn(w, w->turn_ends[i].arg);
 }

@@ -22,6 +22,8 @@
 
 #define DP_WORKER_RING_SIZE   1024
 #define DP_WORKER_POLLERS_MAX 1024
+/* NICs a worker serves at once: the host's devices and one per virtual machine. */
+#define DP_WORKER_TURN_ENDS_MAX 64
 /* One per application doorbell at most, so as many as pollers. */
 #define DP_WORKER_FDS_MAX     DP_WORKER_POLLERS_MAX
 /* The longest a sleeping worker goes without looking at its pollers. */
@@ -98,8 +100,9 @@ struct dp_worker {
 	/* Queues an application produces into: told of each sleep (dp_worker_add_sleep_flag). */
 	struct dp_queue *sleep_flags[DP_WORKER_FDS_MAX];
 	unsigned n_sleep_flags;
-	dp_turn_fn turn_end;
-	void *turn_end_arg;
+	/* What ends every turn: each NIC's deferred notifications (one per NIC on the worker). */
+	struct { dp_turn_fn fn; void *arg; } turn_ends[DP_WORKER_TURN_ENDS_MAX];
+	unsigned n_turn_ends;
 };
 
 /* Sets up the queues and the epoll set; cpu < 0 leaves the thread unpinned. */
@@ -130,6 +133,11 @@ void dp_worker_barrier(struct dp_worker *w);
 int dp_worker_submit(struct dp_worker *w, dp_worker_fn fn, void *arg);
 /* The same, waiting while the queue is full (a worker always drains it: a moment). */
 void dp_worker_submit_wait(struct dp_worker *w, dp_worker_fn fn, void *arg);
+/*
+ * Main thread: runs fn(arg) on the worker and returns once it ran (what
+ * the worker held before it ran is let go: dp_worker_barrier).
+ */
+void dp_worker_run(struct dp_worker *w, dp_worker_fn fn, void *arg);
 
 /*
  * Main thread: wake the worker if it sleeps, for work that reaches it outside
@@ -164,8 +172,12 @@ int dp_worker_remove_fd(struct dp_worker *w, int fd);
  */
 int dp_worker_add_sleep_flag(struct dp_worker *w, struct dp_queue *q);
 
-/* Worker thread: fn(w, arg) ends every turn from now on (NULL: nothing); one at a time. */
-void dp_worker_set_turn_end(struct dp_worker *w, dp_turn_fn fn, void *arg);
+/* Worker thread: fn(w, arg) ends every turn from now on, after those added before; -ENOSPC when full. */
+int dp_worker_add_turn_end(struct dp_worker *w, dp_turn_fn fn, void *arg);
+/* Worker thread: fn(w, arg) no longer ends turns. */
+void dp_worker_remove_turn_end(struct dp_worker *w, dp_turn_fn fn, void *arg);
+/* Worker thread: runs what ends a turn now (tests). */
+void dp_worker_end_turn_hooks(struct dp_worker *w);
 void dp_worker_remove_sleep_flag(struct dp_worker *w, struct dp_queue *q);
 
 /*

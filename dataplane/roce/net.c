@@ -233,7 +233,7 @@ void dp_roce_close(struct dp_nic *nic)
 		return;
 	/* Workers stopped (and maybe freed already, as rdmad frees them first): nothing to detach from. */
 	if (nic->running && r->worker->started)
-		dp_worker_submit_wait(r->worker, on_detach, r);
+		dp_worker_run(r->worker, on_detach, r);
 	nic->remote = NULL;
 	nic->remote_ep = NULL;
 	endpoint_free(r);

@@ -377,7 +377,7 @@ static void test_cq_event_survives_a_full_event_queue(void **state)
 	assert_int_equal(cq->events, 0);
 	assert_int_equal(cq->armed, RDMA_CQ_NOTIFY_NEXT);
 	/* The next turn's end has room again. */
-	w->turn_end(w, w->turn_end_arg);
+	dp_worker_end_turn_hooks(w);
 	worker_set_dispatch(&f->ws);
 	assert_int_equal(cq->events, 1);
 	assert_int_equal(cq->armed, 0);

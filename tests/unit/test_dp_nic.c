@@ -987,6 +987,53 @@ static void test_send_write_read(void **state)
 	expect_cq_empty(f);
 }
 
+/* What a worker runs besides its QPs, read on the worker itself. */
+struct worker_hooks {
+	unsigned pollers, turn_ends;
+};
+
+static void read_hooks(struct dp_worker *w, void *arg)
+{
+	struct worker_hooks *h = arg;
+
+	h->pollers = w->n_pollers;
+	h->turn_ends = w->n_turn_ends;
+}
+
+/*
+ * A second NIC (a VM's device) joins the running workers and leaves them
+ * again: its loopback poller and turn end come and go on every worker, and
+ * the first NIC's traffic runs as before.
+ */
+static void test_nic_joins_and_leaves_running_workers(void **state)
+{
+	struct fixture *f = *state;
+	struct worker_hooks before, with, after;
+	struct dp_cqe of_a, of_b;
+	struct dp_nic *vm = calloc(1, sizeof(*vm));
+
+	assert_non_null(vm);
+	dp_worker_run(&f->workers[1], read_hooks, &before);
+	assert_int_equal(dp_nic_init(vm, f->wp, N_WORKERS, N_MR, N_MKEY, N_QPN), 0);
+	assert_int_equal(dp_loopback_open(vm), 0);
+	dp_worker_run(&f->workers[1], read_hooks, &with);
+	assert_int_equal(with.pollers, before.pollers + 1);
+	assert_int_equal(with.turn_ends, before.turn_ends + 1);
+	dp_nic_release(vm);
+	free(vm);
+	dp_worker_run(&f->workers[1], read_hooks, &after);
+	assert_int_equal(after.pollers, before.pollers);
+	assert_int_equal(after.turn_ends, before.turn_ends);
+
+	fill(f->mem[MR_A], 32, 4);
+	post_recv(f->b, 200, sge(MR_B, 512, 64));
+	post_send(f->a, 20, sge(MR_A, 0, 32));
+	next_pair(f, &of_a, &of_b);
+	check_cqe(&of_a, QPN_A, 20, DP_WC_SUCCESS, DP_WC_SEND, 32);
+	check_cqe(&of_b, QPN_B, 200, DP_WC_SUCCESS, DP_WC_RECV, 32);
+	assert_memory_equal(f->mem[MR_B] + 512, f->mem[MR_A], 32);
+}
+
 /* rnr_retry 7: a SEND that finds no receive WR waits, NAKed again and again, until one comes. */
 static void test_rnr_until_a_receive_comes(void **state)
 {
@@ -1410,6 +1457,8 @@ int main(void)
 		cmocka_unit_test_prestate_setup_teardown(test_rkey_cleared_under_traffic, setup, teardown,
 							 (void *)&started),
 		cmocka_unit_test_prestate_setup_teardown(test_send_write_read, setup, teardown, (void *)&started),
+		cmocka_unit_test_prestate_setup_teardown(test_nic_joins_and_leaves_running_workers, setup,
+							 teardown, (void *)&started),
 		cmocka_unit_test_prestate_setup_teardown(test_rnr_until_a_receive_comes, setup, teardown,
 							 (void *)&started),
 		cmocka_unit_test_prestate_setup_teardown(test_many_writes_in_order, setup, teardown,
