@@ -57,8 +57,13 @@ static void on_add_turn_end(struct dp_worker *w, void *nic)
 	(void)dp_worker_add_turn_end(w, notify_turn, nic);
 }
 
-static void on_remove_turn_end(struct dp_worker *w, void *nic)
+/* Worker: the NIC leaves it; nothing of the NIC runs on it after this. */
+static void on_leave(struct dp_worker *w, void *arg)
 {
+	struct dp_nic *nic = arg;
+
+	if (nic->local && nic->local->leave)
+		nic->local->leave(w, nic);
 	dp_worker_remove_turn_end(w, notify_turn, nic);
 }
 
@@ -97,6 +102,13 @@ void dp_nic_workers_stopped(struct dp_nic *nic)
 	dp_keytab_set_workers(&nic->keytab, NULL, 0);
 }
 
+void dp_nic_leave(struct dp_nic *nic)
+{
+	for (unsigned i = 0; nic->running && i < nic->n_workers; i++)
+		dp_worker_run(nic->workers[i], on_leave, nic);
+	dp_nic_workers_stopped(nic);
+}
+
 void dp_nic_release(struct dp_nic *nic)
 {
 	struct dp_report *r = nic->per_worker ? dp_nic_take_reports(nic) : NULL;
@@ -107,15 +119,10 @@ void dp_nic_release(struct dp_nic *nic)
 		free(r);
 		r = next;
 	}
+	if (nic->running)
+		dp_nic_leave(nic);
 	if (nic->local && nic->local->release)
 		nic->local->release(nic);
-	/*
-	 * A NIC that leaves workers still running (a VM's device, once all its
-	 * QPs are gone): none ends its turns with this NIC's work from now on.
-	 */
-	for (unsigned i = 0; nic->running && i < nic->n_workers; i++)
-		dp_worker_run(nic->workers[i], on_remove_turn_end, nic);
-	nic->running = false;
 	for (unsigned i = 0; nic->per_worker && i < nic->n_workers; i++) {
 		free(nic->per_worker[i].scratch[0]);
 		free(nic->per_worker[i].scratch[1]);

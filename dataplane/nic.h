@@ -124,6 +124,15 @@ int dp_nic_init(struct dp_nic *nic, struct dp_worker **workers, unsigned n, uint
 void dp_nic_defer_notify(struct dp_worker *w, struct dp_nic *nic, struct dp_cq *cq, bool solicited);
 /* The workers stopped: everything they held is the driver's now. */
 void dp_nic_workers_stopped(struct dp_nic *nic);
+/*
+ * Driver: the NIC leaves its workers, which run on for other NICs (a VM's
+ * device that goes): once no QP of it runs and its remote transport is
+ * closed, its poller and turn end come off every worker, and on return no
+ * worker touches it again (events it reported before may still wait in
+ * the workers' event queues: the driver dispatches them before it frees).
+ */
+void dp_nic_leave(struct dp_nic *nic);
+/* Leaves the workers first if they still run. */
 void dp_nic_release(struct dp_nic *nic);
 
 /* Driver: the reports of every worker so far, oldest first per worker (free each). */

@@ -118,6 +118,11 @@ struct dp_transport {
 	void (*qp_stop)(struct dp_worker *w, struct dp_qp *q);
 	void (*qp_free)(void *conn);
 
+	/*
+	 * Worker w: the NIC leaves it while it runs on (dp_nic_leave): what the
+	 * transport put on the worker for the NIC comes off.  NULL: nothing.
+	 */
+	void (*leave)(struct dp_worker *w, struct dp_nic *nic);
 	/* The NIC goes (dp_nic_release): what the transport holds of it goes too.  NULL: nothing. */
 	void (*release)(struct dp_nic *nic);
 };

@@ -583,6 +583,15 @@ void rdma_datapath_free(struct rdma_datapath *dp)
 		return;
 	/* The driver opened the RoCE endpoint (rdma_datapath_roce_start): it closes it. */
 	dp_roce_close(&dp->nic);
+	/*
+	 * A device that goes while the workers run on (a VM's): what they
+	 * reported of its NIC is dispatched before the NIC goes (its objects
+	 * are gone already: the events find none).
+	 */
+	if (dp->nic.running) {
+		dp_nic_leave(&dp->nic);
+		worker_set_dispatch(dp->ws);
+	}
 	dp_nic_release(&dp->nic);
 	free(dp->workers);
 	free(dp);

@@ -107,18 +107,13 @@ static int queues_init(struct dp_nic *nic)
 	return 0;
 }
 
-static const struct dp_transport loopback;
-
-static void on_remove_poller(struct dp_worker *w, void *nic)
+static void loopback_leave(struct dp_worker *w, struct dp_nic *nic)
 {
 	dp_worker_remove_poller(w, loopback_poll, nic);
 }
 
 static void loopback_release(struct dp_nic *nic)
 {
-	/* A NIC that leaves workers still running (a VM's device): none polls its queues from now on. */
-	for (unsigned i = 0; nic->running && nic->local == &loopback && i < nic->n_workers; i++)
-		dp_worker_run(nic->workers[i], on_remove_poller, nic);
 	for (unsigned i = 0; nic->per_worker && i < nic->n_workers; i++) {
 		struct dp_nic_worker *nw = &nic->per_worker[i];
 
@@ -136,6 +131,7 @@ static void loopback_release(struct dp_nic *nic)
 static const struct dp_transport loopback = {
 	.name = "loopback",
 	.request = loopback_request,
+	.leave = loopback_leave,
 	.release = loopback_release,
 };
 
