@@ -16,11 +16,14 @@ static void vline(const char *prefix, const char *fmt, va_list ap)
 
 int reply_ok(const char *fmt, ...)
 {
+	char fields[4096];
 	va_list ap;
 
 	va_start(ap, fmt);
-	vline(*fmt ? "ok " : "ok", fmt, ap);
+	vsnprintf(fields, sizeof(fields), fmt, ap);
 	va_end(ap);
+	printf(*fields ? "ok %s\n" : "ok\n", fields);
+	fflush(stdout);
 	return 0;
 }
 
