@@ -72,6 +72,12 @@ RDMAD      := $(BUILD)/rdmad
 RDMACTL    := $(BUILD)/rdmactl
 UNIT_BIN   := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 TOOL_BIN   := $(patsubst tests/tools/%.c,$(BUILD)/tools/%,$(TOOL_SRC))
+# The test front end of the virtio-net RoCE device: a program of several files that
+# links nothing of rdmad, so it holds its own reading of the seed and of vhost-user;
+# its unit test links its files but main.c.
+VHOST_GUEST_SRC := $(sort $(wildcard tests/tools/vhost-guest/*.c))
+VHOST_GUEST_OBJ := $(call obj,$(filter-out tests/tools/vhost-guest/main.c,$(VHOST_GUEST_SRC)))
+VHOST_GUEST     := $(BUILD)/tools/vhost-guest
 USER_TOOL_BIN := $(patsubst tools/%.c,$(BUILD)/tools/%,$(USER_TOOL_SRC))
 BENCH_BIN  := $(patsubst tests/bench/%.c,$(BUILD)/bench/%,$(BENCH_SRC))
 # What the benches share (tests/bench/lib/), linked into each of them.
@@ -85,7 +91,7 @@ IDL_C      := $(BUILD)/gen/varlink-idl.c
 all: deps
 	@$(MAKE) --no-print-directory build
 
-build: $(RDMAD) $(RDMACTL) $(UNIT_BIN) $(TOOL_BIN) $(USER_TOOL_BIN) $(BENCH_BIN) $(FUZZ_BIN) client
+build: $(RDMAD) $(RDMACTL) $(UNIT_BIN) $(TOOL_BIN) $(VHOST_GUEST) $(USER_TOOL_BIN) $(BENCH_BIN) $(FUZZ_BIN) client
 
 deps:
 	@build-aux/deps.sh
@@ -131,6 +137,15 @@ $(BUILD)/tests/test_roce_load: $(BUILD)/obj/tests/unit/test_roce_load.o $(BENCH_
 $(BUILD)/tools/%: $(BUILD)/obj/tests/tools/%.o $(ALL_LIBS)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $< $(ALL_LIBS) $(LDLIBS)
+
+# The test front end of the virtio-net RoCE device (see VHOST_GUEST above).
+$(VHOST_GUEST): $(call obj,tests/tools/vhost-guest/main.c) $(VHOST_GUEST_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^
+
+$(BUILD)/tests/test_vhost_guest_ring: $(BUILD)/obj/tests/unit/test_vhost_guest_ring.o $(VHOST_GUEST_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ -lcmocka
 
 # A user's tool links no daemon code, as rdmactl.
 $(USER_TOOL_BIN): $(BUILD)/tools/%: $(BUILD)/obj/tools/%.o $(LIBDP) $(LIBLIB)

@@ -1,0 +1,150 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bench.c - bench_send and bench_write for make bench: n signaled WQEs of
+ * size bytes kept in flight on a QP's send queue as completions come back,
+ * timed from the first post to the last completion.  The payload is inline
+ * (up to 512 bytes) or from buf=NAME with lkey=; the peer's receives are
+ * the caller's affair.
+ */
+#include "guest.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#define BENCH_TIMEOUT_MS	10000
+
+struct bench {
+	uint32_t qpn, cqn, lkey;
+	uint64_t n, size;
+	struct gbuf *buf;
+};
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static int bench_run(struct guest *g, const struct bench *b, struct virtio_rdma_sq_req *wr)
+{
+	struct vq *sq = qp_vq(g, b->qpn, VQ_KIND_SQ);
+	struct vq *cq = vq_get(g, vq_cq_index(g, b->cqn), VQ_KIND_CQ);
+	struct virtio_rdma_sge sge = { 0 };
+	struct virtio_rdma_cq_req cqe;
+	uint64_t posted = 0, done = 0;
+	double start, secs;
+	int r;
+
+	if (!sq)
+		return reply_fail(g, "qpn=%u: no send queue set up here (create_qp)", b->qpn);
+	if (!g->started || b->cqn >= g->config.max_rdma_cqs || !cq)
+		return reply_fail(g, "cqn=%u: no CQ set up here (create_cq)", b->cqn);
+	wr->send_flags |= VIRTIO_IB_SEND_SIGNALED;
+	if (b->buf) {
+		sge.addr = b->buf->va;
+		sge.length = (uint32_t)b->size;
+		sge.lkey = b->lkey;
+		wr->num_sge = 1;
+	} else {
+		wr->send_flags |= VIRTIO_IB_SEND_INLINE;
+		wr->inline_len = (uint16_t)b->size;
+	}
+	start = now_s();
+	while (done < b->n) {
+		while (posted < b->n) {
+			wr->wr_id = posted;
+			r = wqe_post_send(g, sq, wr, &sge, b->buf ? 1 : 0);
+			if (r == -ENOSPC)
+				break;
+			if (r < 0)
+				return reply_errno(g, "bench: post", r);
+			posted++;
+		}
+		vq_kick_if_needed(sq);
+		while ((r = cq_take(g, cq, &cqe, NULL)) == 0) {
+			if (cqe.status)
+				return reply_fail(g, "bench: wr_id=%" PRIu64 " completed with status %u",
+						  cqe.wr_id, cqe.status);
+			done++;
+		}
+		vq_kick_if_needed(cq);
+		if (r == -EIO)
+			return reply_fail(g, "bench: the CQ's used ring named a buffer not posted");
+		if (done < b->n && !vring_has_used(&cq->ring)) {
+			r = vq_wait_ready(g, cq, BENCH_TIMEOUT_MS);
+			if (r == -ETIMEDOUT)
+				return reply_fail(g, "bench: timeout after %" PRIu64 " of %" PRIu64
+						  " completions", done, b->n);
+			if (r < 0)
+				return reply_errno(g, "bench", r);
+		}
+	}
+	secs = now_s() - start;
+	return reply_ok("msgs=%" PRIu64 " secs=%.6f msgs_per_s=%.1f bytes_per_s=%.1f", b->n, secs,
+			(double)b->n / secs, (double)(b->n * b->size) / secs);
+}
+
+/* The words both benches take. */
+static int bench_words(struct guest *g, struct args *a, struct bench *b)
+{
+	const char *name = NULL;
+
+	memset(b, 0, sizeof(*b));
+	if (args_u32(a, "qpn", true, UINT32_MAX, &b->qpn) < 0 ||
+	    args_u32(a, "cqn", true, UINT32_MAX, &b->cqn) < 0 ||
+	    args_num(a, "n", true, UINT32_MAX, &b->n) < 0 ||
+	    args_num(a, "size", true, UINT32_MAX, &b->size) < 0 ||
+	    args_str(a, "buf", false, &name) < 0 ||
+	    args_u32(a, "lkey", name != NULL, UINT32_MAX, &b->lkey) < 0)
+		return reply_fail(g, "%s", a->err);
+	if (name) {
+		b->buf = gbuf_find(g, name);
+		if (!b->buf)
+			return reply_fail(g, "field buf: no buffer named '%s' (see alloc)", name);
+		if (b->size > b->buf->bytes)
+			return reply_fail(g, "field size: %" PRIu64 " is more than %s holds", b->size,
+					  name);
+	} else if (b->size > VIRTIO_RDMA_INLINE_MAX) {
+		return reply_fail(g, "field size: above %d needs buf=NAME lkey=", VIRTIO_RDMA_INLINE_MAX);
+	}
+	return 0;
+}
+
+static int cmd_bench_send(struct guest *g, struct args *a)
+{
+	struct virtio_rdma_sq_req wr = { .opcode = VIRTIO_IB_WR_SEND };
+	struct bench b;
+
+	if (bench_words(g, a, &b) < 0)
+		return -1;
+	if (args_done(a, 0) < 0)
+		return reply_fail(g, "%s", a->err);
+	return bench_run(g, &b, &wr);
+}
+
+static int cmd_bench_write(struct guest *g, struct args *a)
+{
+	struct virtio_rdma_sq_req wr = { .opcode = VIRTIO_IB_WR_RDMA_WRITE };
+	const char *remote = NULL;
+	struct bench b;
+
+	if (bench_words(g, a, &b) < 0)
+		return -1;
+	if (args_str(a, "remote_addr", true, &remote) < 0 ||
+	    args_u32(a, "rkey", true, UINT32_MAX, &wr.rdma.rkey) < 0 || args_done(a, 0) < 0)
+		return reply_fail(g, "%s", a->err);
+	if (gbuf_addr(g, remote, &wr.rdma.remote_addr) < 0)
+		return reply_fail(g, "field remote_addr: '%s' is not a number or NAME[+OFFSET]", remote);
+	return bench_run(g, &b, &wr);
+}
+
+const struct command bench_commands[] = {
+	{ "bench_send", cmd_bench_send },
+	{ "bench_write", cmd_bench_write },
+	{ NULL, NULL },
+};
