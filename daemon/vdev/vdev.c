@@ -399,6 +399,9 @@ void vdev_settle(struct vdev *v)
 		log_info("vdev %s: listening on %s", v->conf.name, v->conf.socket);
 		tell(v, VDEV_EVENT_CREATED);
 	} else if (was == VDEV_DESTROYING) {
+		/* Its front end is cut off: said as when it goes by itself. */
+		if (v->session)
+			tell(v, VDEV_EVENT_DISCONNECTED);
 		log_info("vdev %s destroyed", v->conf.name);
 		tell(v, VDEV_EVENT_DESTROYED);
 		vdev_free(v);
