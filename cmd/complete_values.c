@@ -31,6 +31,7 @@ static const struct {
 	{ "DEK", "io.rdmad.Dek.List", "deks", "name", "dek" },
 	{ "PORT", "io.rdmad.Vnic.List", "ports", "handle", "port" },
 	{ "POOL", "io.rdmad.Pool.List", "pools", "name", "pool" },
+	{ "VDEV", "io.rdmad.Vdev.List", "vdevs", "name", "vdev" },
 };
 
 /* Names in the directory of prefix that start as its last part does; directories end in '/'. */

@@ -19,6 +19,7 @@ static const struct output_view views[] = {
 	{ .label = "dek", .brief = KEYS("ifname", "name", "size", "import", "state", "mkeys") },
 	{ .label = "pool", .brief = KEYS("ifname", "name", "type", "size", "available", "in_use") },
 	{ .label = "gid", .name_key = "index" },
+	{ .label = "vdev", .brief = KEYS("ifname", "name", "socket", "mac", "state", "accepted", "refused") },
 	/*
 	 * A VNIC port, labelled by its handle: its device's port (1) beside it
 	 * read "port 0: ... port 1", two ports; vnic fabric shows that one.

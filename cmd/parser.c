@@ -189,6 +189,21 @@ static int store(struct cmd_args *out, const struct cmd_arg *a, const char *valu
 	return 0;
 }
 
+/*
+ * The command has an option spelled w (up to its '='): it wins over a global
+ * option of that name (vdev create --socket is the vdev's socket; -s stays
+ * rdmad's).
+ */
+static bool own_option(const struct cmd *c, const char *w)
+{
+	size_t len = strcspn(w, "=");
+
+	for (const struct cmd_arg *a = c->args; a && a->name; a++)
+		if (a->kind != ARG_POSITIONAL && strlen(a->name) == len && strncmp(a->name, w, len) == 0)
+			return true;
+	return false;
+}
+
 /* Returns 0, 1 when help was asked for, or -EINVAL after printing a usage error. */
 static int parse_args(struct ctl *ctl, const struct cmd *c, int argc, char **argv,
 		      struct cmd_args *out)
@@ -201,7 +216,7 @@ static int parse_args(struct ctl *ctl, const struct cmd *c, int argc, char **arg
 
 		if (is_help(w))
 			return 1;
-		taken = ctl_global_option(ctl, argc, argv, i);
+		taken = own_option(c, w) ? 0 : ctl_global_option(ctl, argc, argv, i);
 		if (taken < 0)
 			return -EINVAL;
 		if (taken > 0) {

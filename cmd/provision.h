@@ -2,7 +2,7 @@
 /*
  * Declarative provisioning (`rdmactl apply`, `rdmactl dump`): a configuration
  * of what users set up on the daemon (its settings, each device's DEKs by key
- * file and MKEY pools), read from a JSON file or from the daemon, compared,
+ * file, MKEY pools and vdevs), read from a JSON file or from the daemon, compared,
  * and made true by a plan of changes that is undone if one of them fails.
  *
  * The file is hostile input: provision_file.c bounds and checks all of it
@@ -73,12 +73,24 @@ struct prov_pool {
 	struct prov_allow allow;
 };
 
+/* A vdev (io.rdmad.Vdev): the daemon checks the values, the file's parser bounds them. */
+#define PROV_VDEV_SOCKET_MAX 108  /* a unix socket's path, with the NUL */
+struct prov_vdev {
+	char name[PROV_NAME_MAX];
+	char socket[PROV_VDEV_SOCKET_MAX];
+	char mac[18];                    /* "": not given (the daemon derives it; any matches) */
+	char tap[16];                    /* "": no TAP */
+	uint32_t max_qps, max_cqs;
+};
+
 struct prov_device {
 	char name[PROV_NAME_MAX];
 	struct prov_dek *deks;
 	unsigned n_deks;
 	struct prov_pool *pools;
 	unsigned n_pools;
+	struct prov_vdev *vdevs;
+	unsigned n_vdevs;
 	/* The daemon's devices only: the crypto login wrapped imports need. */
 	bool login_valid;
 	char login_kek[PROV_NAME_MAX];
@@ -101,6 +113,7 @@ int prov_parse(const char *text, size_t len, struct prov_config *out, struct pro
 struct json_object *prov_to_json(const struct prov_config *c);
 struct json_object *prov_dek_json(const struct prov_dek *d);
 struct json_object *prov_pool_json(const struct prov_pool *p);
+struct json_object *prov_vdev_json(const struct prov_vdev *v);
 
 /* A record's "allow" list (absent: not given); the file's parser bounds and checks it. */
 int prov_allow_parse(struct json_object *obj, const char *path, struct prov_allow *a,
@@ -128,6 +141,8 @@ enum prov_change_kind {
 	PROV_RESIZE_POOL,
 	PROV_LEND_DEK,                   /* who may use it: from *old_allow to the file's */
 	PROV_LEND_POOL,
+	PROV_CREATE_VDEV,
+	PROV_RECREATE_VDEV,              /* destroyed and made again as the file says */
 };
 
 struct prov_change {
@@ -138,6 +153,8 @@ struct prov_change {
 	const struct prov_pool *pool;    /* PROV_CREATE_POOL, PROV_RESIZE_POOL: what the file says */
 	uint32_t old_size;               /* PROV_RESIZE_POOL */
 	const struct prov_allow *old_allow;   /* PROV_LEND_*: what the daemon has */
+	const struct prov_vdev *vdev;    /* PROV_*_VDEV: what the file says */
+	const struct prov_vdev *old_vdev;   /* PROV_RECREATE_VDEV: what the daemon has */
 	char old_level[16], new_level[16];   /* PROV_SET_LOG_LEVEL */
 };
 

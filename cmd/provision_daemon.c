@@ -2,7 +2,7 @@
 /*
  * What the daemon has now, in the terms of the provisioning file: its log
  * level, and per device its DEKs (never key material: the daemon has no
- * method that gives any), its pools and its crypto login.  Read-only calls;
+ * method that gives any), its pools, its vdevs and its crypto login.  Read-only calls;
  * the DEK ones need root, as every DEK method.
  */
 #include "cmd/provision.h"
@@ -78,6 +78,17 @@ static void pool_from_record(struct json_object *rec, struct prov_pool *p)
 	prov_allow_from_record(rec, &p->allow);
 }
 
+static void vdev_from_record(struct json_object *rec, struct prov_vdev *v)
+{
+	memset(v, 0, sizeof(*v));
+	snprintf(v->name, sizeof(v->name), "%s", string_of(rec, "name"));
+	snprintf(v->socket, sizeof(v->socket), "%s", string_of(rec, "socket"));
+	snprintf(v->mac, sizeof(v->mac), "%s", string_of(rec, "mac"));
+	snprintf(v->tap, sizeof(v->tap), "%s", string_of(json_object_object_get(rec, "tap"), "netdev"));
+	v->max_qps = u32_of(rec, "max_qps");
+	v->max_cqs = u32_of(rec, "max_cqs");
+}
+
 static int read_device(struct ctl *ctl, const char *path, struct prov_device *d)
 {
 	struct json_object *reply = NULL, *list, *login;
@@ -99,6 +110,15 @@ static int read_device(struct ctl *ctl, const char *path, struct prov_device *d)
 		r = -ENOMEM;
 	for (size_t i = 0; r == 0 && i < n; i++)
 		pool_from_record(json_object_array_get_idx(list, i), &d->pools[d->n_pools++]);
+	json_object_put(reply);
+	reply = NULL;
+	if (r == 0)
+		r = device_list(ctl, path, "io.rdmad.Vdev.List", d->name, "vdevs", &reply, &list);
+	n = r < 0 ? 0 : json_object_array_length(list);
+	if (r == 0 && !(d->vdevs = calloc(n ? n : 1, sizeof(*d->vdevs))))
+		r = -ENOMEM;
+	for (size_t i = 0; r == 0 && i < n; i++)
+		vdev_from_record(json_object_array_get_idx(list, i), &d->vdevs[d->n_vdevs++]);
 	json_object_put(reply);
 	reply = NULL;
 	if (r == 0)

@@ -21,6 +21,7 @@ void prov_config_free(struct prov_config *c)
 	for (unsigned i = 0; i < c->n_devices; i++) {
 		free(c->devices[i].deks);
 		free(c->devices[i].pools);
+		free(c->devices[i].vdevs);
 	}
 	free(c->devices);
 	memset(c, 0, sizeof(*c));
@@ -283,6 +284,36 @@ static int parse_pool(struct json_object *obj, const char *path, struct prov_poo
 	return get_string(obj, path, "note", false, NULL, "free text", note, sizeof(note), err);
 }
 
+#define TAP_CHARS "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-"
+#define MAC_CHARS HEX_CHARS ":"
+
+static int parse_vdev(struct json_object *obj, const char *path, struct prov_vdev *v,
+		      struct prov_error *err)
+{
+	static const char *const members[] = { "name", "socket", "mac", "tap", "max_qps", "max_cqs",
+					       "note", NULL };
+	char note[PROV_NOTE_MAX];
+	int r;
+
+	memset(v, 0, sizeof(*v));
+	v->max_qps = 64;
+	v->max_cqs = 64;
+	if ((r = want_object(obj, path, err)) < 0 || (r = check_members(obj, path, members, err)) < 0 ||
+	    (r = get_string(obj, path, "name", true, NAME_CHARS,
+			    "a vdev's name: letters, digits, '_', '-'", v->name, 32, err)) < 0 ||
+	    (r = get_string(obj, path, "socket", true, NULL, "an absolute path",
+			    v->socket, sizeof(v->socket), err)) < 0 ||
+	    (r = get_string(obj, path, "mac", false, MAC_CHARS, "a MAC address xx:xx:xx:xx:xx:xx",
+			    v->mac, sizeof(v->mac), err)) < 0 ||
+	    (r = get_string(obj, path, "tap", false, TAP_CHARS,
+			    "an interface name: letters, digits, '_', '-', '.'", v->tap, sizeof(v->tap),
+			    err)) < 0 ||
+	    (r = get_u32(obj, path, "max_qps", false, 1, 16384, &v->max_qps, err)) < 0 ||
+	    (r = get_u32(obj, path, "max_cqs", false, 1, 16384, &v->max_cqs, err)) < 0)
+		return r;
+	return get_string(obj, path, "note", false, NULL, "free text", note, sizeof(note), err);
+}
+
 /*
  * list (absent: none) as n items of size bytes, each parsed by fn; a name
  * twice is refused.
@@ -335,10 +366,15 @@ static int pool_item(struct json_object *o, const char *path, void *out, struct 
 	return parse_pool(o, path, out, err);
 }
 
+static int vdev_item(struct json_object *o, const char *path, void *out, struct prov_error *err)
+{
+	return parse_vdev(o, path, out, err);
+}
+
 static int parse_device(struct json_object *obj, const char *path, struct prov_device *d,
 			struct prov_error *err)
 {
-	static const char *const members[] = { "deks", "pools", "vnic", NULL };
+	static const char *const members[] = { "deks", "pools", "vdevs", "vnic", NULL };
 	struct json_object *vnic = json_object_object_get(obj, "vnic");
 	char where[256];
 	void *items;
@@ -360,6 +396,12 @@ static int parse_device(struct json_object *obj, const char *path, struct prov_d
 	r = parse_list(json_object_object_get(obj, "pools"), where, sizeof(struct prov_pool), pool_item,
 		       &items, &d->n_pools, err);
 	d->pools = items;
+	if (r < 0)
+		return r;
+	join(where, sizeof(where), path, ".vdevs");
+	r = parse_list(json_object_object_get(obj, "vdevs"), where, sizeof(struct prov_vdev), vdev_item,
+		       &items, &d->n_vdevs, err);
+	d->vdevs = items;
 	return r;
 }
 
@@ -485,6 +527,21 @@ struct json_object *prov_pool_json(const struct prov_pool *p)
 	return o;
 }
 
+struct json_object *prov_vdev_json(const struct prov_vdev *v)
+{
+	struct json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "name", json_object_new_string(v->name));
+	json_object_object_add(o, "socket", json_object_new_string(v->socket));
+	if (v->mac[0])
+		json_object_object_add(o, "mac", json_object_new_string(v->mac));
+	if (v->tap[0])
+		json_object_object_add(o, "tap", json_object_new_string(v->tap));
+	json_object_object_add(o, "max_qps", json_object_new_int64(v->max_qps));
+	json_object_object_add(o, "max_cqs", json_object_new_int64(v->max_cqs));
+	return o;
+}
+
 struct json_object *prov_to_json(const struct prov_config *c)
 {
 	struct json_object *top = json_object_new_object(), *devices = json_object_new_object();
@@ -500,13 +557,17 @@ struct json_object *prov_to_json(const struct prov_config *c)
 		const struct prov_device *d = &c->devices[i];
 		struct json_object *dev = json_object_new_object();
 		struct json_object *deks = json_object_new_array(), *pools = json_object_new_array();
+		struct json_object *vdevs = json_object_new_array();
 
 		for (unsigned k = 0; k < d->n_deks; k++)
 			json_object_array_add(deks, prov_dek_json(&d->deks[k]));
 		for (unsigned k = 0; k < d->n_pools; k++)
 			json_object_array_add(pools, prov_pool_json(&d->pools[k]));
+		for (unsigned k = 0; k < d->n_vdevs; k++)
+			json_object_array_add(vdevs, prov_vdev_json(&d->vdevs[k]));
 		json_object_object_add(dev, "deks", deks);
 		json_object_object_add(dev, "pools", pools);
+		json_object_object_add(dev, "vdevs", vdevs);
 		json_object_object_add(devices, d->name, dev);
 	}
 	json_object_object_add(top, "devices", devices);

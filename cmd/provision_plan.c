@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 static struct prov_change *add(struct prov_plan *plan, enum prov_change_kind kind, const char *device,
 			       const char *where)
@@ -171,6 +172,45 @@ static int plan_pools(const struct prov_device *want, const struct prov_device *
 	return 0;
 }
 
+static const struct prov_vdev *find_vdev(const struct prov_device *d, const char *name)
+{
+	for (unsigned i = 0; i < d->n_vdevs; i++)
+		if (strcmp(d->vdevs[i].name, name) == 0)
+			return &d->vdevs[i];
+	return NULL;
+}
+
+/* The daemon's vdev is what the file says; a MAC the file leaves out is whatever the daemon derived. */
+static bool vdev_same(const struct prov_vdev *want, const struct prov_vdev *now)
+{
+	return strcmp(want->socket, now->socket) == 0 && strcmp(want->tap, now->tap) == 0 &&
+	       (!want->mac[0] || strcasecmp(want->mac, now->mac) == 0) &&
+	       want->max_qps == now->max_qps && want->max_cqs == now->max_cqs;
+}
+
+/*
+ * A vdev the daemon lacks is made; one that differs is made again (its front
+ * end then connects anew): a vdev has nothing to change in place.
+ */
+static int plan_vdevs(const struct prov_device *want, const struct prov_device *now,
+		      const char *path, struct prov_plan *plan, struct prov_error *err)
+{
+	for (unsigned i = 0; i < want->n_vdevs; i++) {
+		const struct prov_vdev *w = &want->vdevs[i], *n = find_vdev(now, w->name);
+		struct prov_change *c;
+		char item[256];
+
+		if (n && vdev_same(w, n))
+			continue;
+		snprintf(item, sizeof(item), "%.100s.vdevs[%u]", path, i);
+		if (!(c = add(plan, n ? PROV_RECREATE_VDEV : PROV_CREATE_VDEV, want->name, item)))
+			return prov_fail(err, item, "out of memory");
+		c->vdev = w;
+		c->old_vdev = n;
+	}
+	return 0;
+}
+
 static void device_names(const struct prov_config *c, char *buf, size_t size)
 {
 	size_t n = 0;
@@ -207,6 +247,8 @@ int prov_plan(const struct prov_config *want, const struct prov_config *now, str
 		r = plan_deks(w, n, path, plan, err);
 		if (r == 0)
 			r = plan_pools(w, n, path, plan, err);
+		if (r == 0)
+			r = plan_vdevs(w, n, path, plan, err);
 	}
 	if (r < 0)
 		prov_plan_free(plan);
@@ -273,6 +315,13 @@ void prov_change_describe(const struct prov_change *c, char *buf, size_t size)
 			 d ? d->name : p->name, allow_text(c->old_allow).text,
 			 allow_text(d ? &d->allow : &p->allow).text);
 		break;
+	case PROV_CREATE_VDEV:
+	case PROV_RECREATE_VDEV:
+		snprintf(buf, size, "%s: vdev %s: %s (socket %s%s%s%s%s, %u QPs, %u CQs)", c->device,
+			 c->vdev->name, c->old_vdev ? "destroy and create again" : "create",
+			 c->vdev->socket, c->vdev->mac[0] ? ", mac " : "", c->vdev->mac,
+			 c->vdev->tap[0] ? ", tap " : "", c->vdev->tap, c->vdev->max_qps, c->vdev->max_cqs);
+		break;
 	}
 }
 
@@ -283,10 +332,12 @@ struct json_object *prov_change_json(const struct prov_change *c)
 		[PROV_SET_LOG_LEVEL] = "settings", [PROV_CREATE_DEK] = "dek",
 		[PROV_CREATE_POOL] = "pool", [PROV_RESIZE_POOL] = "pool",
 		[PROV_LEND_DEK] = "dek", [PROV_LEND_POOL] = "pool",
+		[PROV_CREATE_VDEV] = "vdev", [PROV_RECREATE_VDEV] = "vdev",
 	};
 	static const char *const actions[] = {
 		[PROV_SET_LOG_LEVEL] = "set", [PROV_CREATE_DEK] = "create", [PROV_CREATE_POOL] = "create",
 		[PROV_RESIZE_POOL] = "resize", [PROV_LEND_DEK] = "allow", [PROV_LEND_POOL] = "allow",
+		[PROV_CREATE_VDEV] = "create", [PROV_RECREATE_VDEV] = "recreate",
 	};
 	struct json_object *from = NULL, *to = NULL;
 	const char *name = "log_level";
@@ -314,6 +365,12 @@ struct json_object *prov_change_json(const struct prov_change *c)
 		name = c->dek ? c->dek->name : c->pool->name;
 		from = allow_json(c->old_allow);
 		to = allow_json(c->dek ? &c->dek->allow : &c->pool->allow);
+		break;
+	case PROV_CREATE_VDEV:
+	case PROV_RECREATE_VDEV:
+		name = c->vdev->name;
+		from = c->old_vdev ? prov_vdev_json(c->old_vdev) : NULL;
+		to = prov_vdev_json(c->vdev);
 		break;
 	}
 	json_object_object_add(o, "kind", json_object_new_string(kinds[c->kind]));
@@ -372,6 +429,37 @@ static int lend(struct ctl *ctl, const char *path, const struct prov_change *c,
 	return call(ctl, path, c->dek ? "io.rdmad.Dek.Modify" : "io.rdmad.Pool.Modify", params);
 }
 
+static int create_vdev(struct ctl *ctl, const char *path, const char *device, const struct prov_vdev *v)
+{
+	struct json_object *params = named(device, v->name);
+
+	json_object_object_add(params, "socket", json_object_new_string(v->socket));
+	if (v->mac[0])
+		json_object_object_add(params, "mac", json_object_new_string(v->mac));
+	if (v->tap[0])
+		json_object_object_add(params, "tap", json_object_new_string(v->tap));
+	json_object_object_add(params, "max_qps", json_object_new_int64(v->max_qps));
+	json_object_object_add(params, "max_cqs", json_object_new_int64(v->max_cqs));
+	return call(ctl, path, "io.rdmad.Vdev.Create", params);
+}
+
+/* from (NULL: none) goes, to (NULL: none) comes; from comes back if to cannot be made. */
+static int replace_vdev(struct ctl *ctl, const char *path, const char *device,
+			const struct prov_vdev *from, const struct prov_vdev *to)
+{
+	const char *name = from ? from->name : to->name;
+	int r = 0;
+
+	if (from)
+		r = call(ctl, path, "io.rdmad.Vdev.Destroy", named(device, name));
+	if (r == 0 && to) {
+		r = create_vdev(ctl, path, device, to);
+		if (r < 0 && from)
+			(void)create_vdev(ctl, path, device, from);
+	}
+	return r;
+}
+
 int prov_change_do(struct ctl *ctl, const char *path, const struct prov_change *c)
 {
 	struct json_object *params;
@@ -404,6 +492,9 @@ int prov_change_do(struct ctl *ctl, const char *path, const struct prov_change *
 	case PROV_LEND_DEK:
 	case PROV_LEND_POOL:
 		return lend(ctl, path, c, c->old_allow, c->dek ? &c->dek->allow : &c->pool->allow);
+	case PROV_CREATE_VDEV:
+	case PROV_RECREATE_VDEV:
+		return replace_vdev(ctl, path, c->device, c->old_vdev, c->vdev);
 	}
 	return -EINVAL;
 }
@@ -423,6 +514,9 @@ int prov_change_undo(struct ctl *ctl, const char *path, const struct prov_change
 	case PROV_LEND_DEK:
 	case PROV_LEND_POOL:
 		return lend(ctl, path, c, c->dek ? &c->dek->allow : &c->pool->allow, c->old_allow);
+	case PROV_CREATE_VDEV:
+	case PROV_RECREATE_VDEV:
+		return replace_vdev(ctl, path, c->device, c->vdev, c->old_vdev);
 	}
 	return -EINVAL;
 }

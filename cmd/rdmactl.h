@@ -125,6 +125,7 @@ int mkey_configure_params(struct ctl *ctl, const struct cmd_args *args, struct j
 extern const struct cmd cmd_pool[];
 extern const struct cmd cmd_dek[];
 extern const struct cmd cmd_vnic[];
+extern const struct cmd cmd_vdev[];
 
 int cmd_status_run(struct ctl *ctl, const struct cmd_args *args);
 /* Declarative provisioning (cmd/apply.c, cmd/dump.c; cmd/provision.h). */

@@ -2,8 +2,8 @@
 /*
  * What `rdmactl status` says, gathered from the daemon's replies into one
  * document: io.rdmad.Daemon.GetStatus as it is, and for each device its
- * ports, its objects by kind, its QPs by state, its pools, DEKs and crypto
- * login, its recoveries, and the problems found among them.  The text and
+ * ports, its objects by kind, its QPs by state, its pools, DEKs, crypto
+ * login and vdevs, its recoveries, and the problems found among them.  The text and
  * the JSON output both print this document, so they say the same; its keys
  * are rdmad-varlink(7)'s vocabulary, as every reply's.
  */
@@ -35,6 +35,7 @@ static const struct {
 	{ "mkey", "io.rdmad.Mkey", "mkeys", true },
 	{ "pool", "io.rdmad.Pool", "pools", false },
 	{ "dek", "io.rdmad.Dek", "deks", false },
+	{ "vdev", "io.rdmad.Vdev", "vdevs", false },
 };
 
 /* What is known of one device while its section is made. */
@@ -244,6 +245,22 @@ static struct json_object *deks_section(struct device_facts *d)
 	return out;
 }
 
+/* Each vdev's name, state, socket and front end (null while listening). */
+static struct json_object *vdevs_section(struct device_facts *d)
+{
+	static const char *const keys[] = { "name", "state", "socket", "front_end" };
+	struct json_object *vdevs = kind_list(d, "vdev"), *out = json_object_new_array();
+
+	for (size_t i = 0; i < json_object_array_length(vdevs); i++) {
+		struct json_object *v = json_object_array_get_idx(vdevs, i), *brief = json_object_new_object();
+
+		for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++)
+			json_object_object_add(brief, keys[k], json_object_get(json_object_object_get(v, keys[k])));
+		json_object_array_add(out, brief);
+	}
+	return out;
+}
+
 /* The login's state (null when the caller may not see it); invalid is a problem. */
 static int crypto_login_section(struct ctl *ctl, const char *path, struct device_facts *d,
 				struct json_object **out)
@@ -305,6 +322,7 @@ static int device_section(struct ctl *ctl, const char *path, struct json_object 
 		json_object_object_add(d.section, "qp_states", qp_states_section(&d));
 		json_object_object_add(d.section, "pools", pools_section(&d));
 		json_object_object_add(d.section, "deks", deks_section(&d));
+		json_object_object_add(d.section, "vdevs", vdevs_section(&d));
 		json_object_object_add(d.section, "crypto_login", login);
 		/*
 		 * Recoveries done, signature stops, and requests its responders

@@ -180,6 +180,30 @@ static void add_vnic_ports(struct json_object *block, struct json_object *ports)
 	}
 }
 
+/* "vm1 connected /run/vm1.sock pid 4242 (qemu-system-x86)" a line per vdev, "-" for none. */
+static void add_vdevs(struct json_object *block, struct json_object *vdevs)
+{
+	if (json_object_array_length(vdevs) == 0)
+		add_line(block, "vdevs", "-");
+	for (size_t i = 0; i < json_object_array_length(vdevs); i++) {
+		struct json_object *v = json_object_array_get_idx(vdevs, i);
+		struct json_object *fe = json_object_object_get(v, "front_end");
+
+		if (fe)
+			add_linef(block, "vdevs", "%s %s %s pid %s (%s)",
+				  json_object_get_string(json_object_object_get(v, "name")),
+				  json_object_get_string(json_object_object_get(v, "state")),
+				  json_object_get_string(json_object_object_get(v, "socket")),
+				  json_object_get_string(json_object_object_get(fe, "pid")),
+				  json_object_get_string(json_object_object_get(fe, "comm")));
+		else
+			add_linef(block, "vdevs", "%s %s %s",
+				  json_object_get_string(json_object_object_get(v, "name")),
+				  json_object_get_string(json_object_object_get(v, "state")),
+				  json_object_get_string(json_object_object_get(v, "socket")));
+	}
+}
+
 /* Who may call: root always; group rdma too for what only reads, if it exists. */
 static void add_read_group(struct json_object *block, struct json_object *g)
 {
@@ -394,6 +418,7 @@ static struct json_object *device_block(struct json_object *dev)
 	else
 		add_line(block, "deks", "(only root may see DEKs)");
 	add_line(block, "crypto_login", login ? json_object_get_string(login) : "(only root may see it)");
+	add_vdevs(block, json_object_object_get(dev, "vdevs"));
 	add_scalars(block, dev, (const char *const[]){ "sqd_qps", "recoveries", "sig_stops",
 						       "refused_not_peer", NULL });
 	return block;

@@ -27,6 +27,7 @@ static const struct {
 	{ "io.rdmad.Pool", api_pool_methods },
 	{ "io.rdmad.Dek", api_dek_methods },
 	{ "io.rdmad.Vnic", api_vnic_methods },
+	{ "io.rdmad.Vdev", api_vdev_methods },
 	{ "io.rdmad.Monitor", api_monitor_methods },
 };
 

@@ -2,6 +2,7 @@
 #include "daemon/api/attr.h"
 #include "daemon/verbs/mr.h"
 #include "lib/json-util.h"
+#include "lib/mac.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -16,19 +17,6 @@ struct json_object *api_access_json(uint32_t flags)
 		if ((flags & bit) && rdma_access_name(bit))
 			json_object_array_add(list, json_object_new_string(rdma_access_name(bit)));
 	return list;
-}
-
-static int parse_mac(const char *text, uint8_t mac[6])
-{
-	unsigned b[6];
-	char end;
-
-	if (sscanf(text, "%2x:%2x:%2x:%2x:%2x:%2x%c", &b[0], &b[1], &b[2], &b[3], &b[4], &b[5],
-		   &end) != 6)
-		return -1;
-	for (int i = 0; i < 6; i++)
-		mac[i] = (uint8_t)b[i];
-	return 0;
 }
 
 #define AV_NUMBER(member) { .name = #member, .type = API_FIELD_U32, \
@@ -53,7 +41,7 @@ int api_av_resolve(struct api_av *av, const char *prefix, struct rdma_error *err
 		return rdma_error_invalid(err, field, "not a GID: IPv6 text (fe80::1) or IPv4 "
 					  "(192.0.2.1)");
 	}
-	if (av->dmac && parse_mac(av->dmac, av->attr.dmac) < 0) {
+	if (av->dmac && mac_parse(av->dmac, av->attr.dmac) < 0) {
 		snprintf(field, sizeof(field), "%sdmac", prefix);
 		return rdma_error_invalid(err, field, "not a MAC address (xx:xx:xx:xx:xx:xx)");
 	}

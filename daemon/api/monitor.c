@@ -4,6 +4,7 @@
 #include "daemon/api/api.h"
 #include "daemon/api/dispatch.h"
 #include "daemon/verbs/qp_state.h"
+#include "daemon/vdev/vdev.h"
 #include "dataplane/offload/sig.h"
 
 #include <errno.h>
@@ -14,9 +15,14 @@
 
 #define IFACE "io.rdmad.Monitor"
 
-/* Beyond the devices' event types: applications coming and going (daemon/api/application.c). */
+/*
+ * Beyond the devices' event types: applications coming and going
+ * (daemon/api/application.c), vdevs made and gone, front ends connecting and
+ * going (daemon/vdev/vdev.h, in the order of enum vdev_event).
+ */
 enum { MONITOR_APPLICATION_ATTACHED = RDMA_EVENT_TYPE_COUNT, MONITOR_APPLICATION_DETACHED,
-       MONITOR_TYPE_COUNT };
+       MONITOR_VDEV_CREATED, MONITOR_VDEV_DESTROYED, MONITOR_VDEV_CONNECTED,
+       MONITOR_VDEV_DISCONNECTED, MONITOR_TYPE_COUNT };
 _Static_assert(MONITOR_TYPE_COUNT <= 32, "event types are the bits of a mask");
 
 struct subscriber {
@@ -243,9 +249,18 @@ static void unsubscribe(struct varlink_call *call, void *userdata)
 
 static const char *type_name(int type)
 {
+	static const char *const more[] = {
+		[MONITOR_APPLICATION_ATTACHED - RDMA_EVENT_TYPE_COUNT] = "application_attached",
+		[MONITOR_APPLICATION_DETACHED - RDMA_EVENT_TYPE_COUNT] = "application_detached",
+		[MONITOR_VDEV_CREATED - RDMA_EVENT_TYPE_COUNT] = "vdev_created",
+		[MONITOR_VDEV_DESTROYED - RDMA_EVENT_TYPE_COUNT] = "vdev_destroyed",
+		[MONITOR_VDEV_CONNECTED - RDMA_EVENT_TYPE_COUNT] = "vdev_connected",
+		[MONITOR_VDEV_DISCONNECTED - RDMA_EVENT_TYPE_COUNT] = "vdev_disconnected",
+	};
+
 	if (type < RDMA_EVENT_TYPE_COUNT)
 		return rdma_event_type_name(type);
-	return type == MONITOR_APPLICATION_ATTACHED ? "application_attached" : "application_detached";
+	return more[type - RDMA_EVENT_TYPE_COUNT];
 }
 
 /* Event types as the bits of a mask: bit 1 << type. */
@@ -275,6 +290,31 @@ void api_monitor_application(struct manager *m, bool attached, struct json_objec
 		send_event(s->call, ev);
 	}
 	json_object_put(application);
+}
+
+/*
+ * A vdev's event, to every subscriber: vdevs are shown to group rdma as to
+ * root (io.rdmad.Vdev.List), front ends included.
+ */
+static void on_vdev_event(void *userdata, const struct vdev *v, enum vdev_event event)
+{
+	struct manager *m = userdata;
+	int type = MONITOR_VDEV_CREATED + (int)event;
+	struct subscriber *s, *next;
+
+	for (s = m->monitor ? m->monitor->subscribers : NULL; s; s = next) {
+		struct json_object *ev;
+
+		next = s->next;
+		if (!(s->types & (1u << type)))
+			continue;
+		ev = event_json(type_name(type), v->dev);
+		json_add_string(ev, "kind", "vdev");
+		json_add_string(ev, "name", v->conf.name);
+		if (event == VDEV_EVENT_CONNECTED || event == VDEV_EVENT_DISCONNECTED)
+			json_object_object_add(ev, "front_end", api_vdev_front_end_json(v));
+		send_event(s->call, ev);
+	}
 }
 
 struct subscribe_params {
@@ -322,11 +362,17 @@ int api_monitor_start(struct manager *m)
 		if (r < 0)
 			return r;
 	}
+	if (m->vdevs) {
+		m->vdevs->on_event = on_vdev_event;
+		m->vdevs->userdata = m;
+	}
 	return 0;
 }
 
 void api_monitor_free(struct manager *m)
 {
+	if (m->vdevs)
+		m->vdevs->on_event = NULL;
 	/* The varlink server went first and canceled every subscription. */
 	for (unsigned i = 0; i < m->n_devices; i++)
 		rdma_device_remove_event_sink(m->devices[i], on_device_event, m->monitor);

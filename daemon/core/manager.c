@@ -10,6 +10,7 @@
 #include "daemon/verbs/secret.h"
 #include "daemon/core/state.h"
 #include "daemon/soft/workers.h"
+#include "daemon/vdev/vdev.h"
 #include "lib/event_loop.h"
 #include "lib/log.h"
 #include "lib/varlink/varlink.h"
@@ -38,6 +39,7 @@ static const struct state_kind *const state_kinds[] = {
 	&state_deks,
 	&state_pools,
 	&state_vnic,
+	&state_vdevs,
 };
 
 static uint64_t now_usec(clockid_t clock)
@@ -200,8 +202,9 @@ struct manager *manager_free(struct manager *m)
 	m->helper = helper_free(m->helper);
 	gid_netlink_free(m->roce_gids);
 	m->roce_gids = NULL;
-	/* The OPA port leaves the workers before they stop. */
+	/* The OPA port and the vdevs' sessions leave the workers before they stop. */
 	vnic_stop(m);
+	m->vdevs = (vdev_set_free(m->vdevs), NULL);
 	m->workers = worker_set_free(m->workers);
 	/* What the workers owned is the main thread's to free now. */
 	for (unsigned i = 0; i < m->n_devices; i++)
@@ -402,6 +405,9 @@ int manager_start(struct manager *m)
 	r = add_devices(m);
 	if (r < 0)
 		return r;
+	r = vdev_set_new(&m->vdevs, m->event, m->socket_path);
+	if (r < 0)
+		return log_error_errno(r, "cannot make the vdevs' set");
 	/* What users configured comes back before anyone can ask for it. */
 	m->state = (struct state_env){
 		.m = m, .dir = m->state_dir, .devices = m->devices, .n_devices = m->n_devices,

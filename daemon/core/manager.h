@@ -24,6 +24,7 @@ struct api_monitor;
 struct commit;
 struct helper;
 struct vnic_service;
+struct vdev_set;
 struct gid_netlink;
 struct json_object;
 
@@ -76,6 +77,7 @@ struct manager {
 	struct vnic_service *vnic;   /* the first device's OPA port, or NULL (daemon/vnic/vnic.h) */
 	struct gid_netlink *roce_gids;   /* port 1's GIDs from roce_netdev, or NULL */
 	struct json_object *vnic_saved;  /* what vnic.json held, until the OPA port starts */
+	struct vdev_set *vdevs;   /* the devices' vdevs, for VMs (daemon/vdev/vdev.h) */
 };
 
 int manager_new(struct manager **out, const struct manager_options *opts);

@@ -76,6 +76,7 @@ extern const struct state_kind state_settings;   /* daemon/core/settings.c */
 extern const struct state_kind state_deks;       /* daemon/core/dek_state.c */
 extern const struct state_kind state_pools;      /* daemon/core/pool_state.c */
 extern const struct state_kind state_vnic;       /* daemon/core/vnic_state.c */
+extern const struct state_kind state_vdevs;      /* daemon/core/vdev_state.c */
 
 /*
  * What state.c is given of the daemon, and all it knows of it: the manager

@@ -38,10 +38,10 @@
 
 /* IFF_TUN_EXCL: an interface of that name already there (the host's persistent TAP, or ours
  * still open) is -EBUSY, never taken over. */
-static int open_tap(const char *name, int *fd_out)
+static int open_tap(const char *name, int hdr_len, int *fd_out)
 {
 	struct ifreq ifr = { .ifr_flags = IFF_TAP | IFF_NO_PI | IFF_TUN_EXCL | IFF_VNET_HDR };
-	int fd, hdr_len = TAP_VNET_HDR_LEN;
+	int fd;
 
 	fd = open("/dev/net/tun", O_RDWR | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
@@ -58,8 +58,9 @@ static int open_tap(const char *name, int *fd_out)
 	return 0;
 }
 
-int vnic_netdev_create(struct vnic_netdev **out, struct vnic_netdev_watch *w, const char *name,
-		       const struct vnic_netdev_events *events, void *userdata)
+int vnic_netdev_create_opts(struct vnic_netdev **out, struct vnic_netdev_watch *w, const char *name,
+			    const struct vnic_netdev_options *opts,
+			    const struct vnic_netdev_events *events, void *userdata)
 {
 	struct rtnl_link *changes = NULL;
 	struct vnic_link_state st;
@@ -76,9 +77,10 @@ int vnic_netdev_create(struct vnic_netdev **out, struct vnic_netdev_watch *w, co
 	nd->events = events;
 	nd->userdata = userdata;
 	nd->ceiling = 1500;	/* the POD eth_mtu */
-	nd->dormant = true;
+	nd->dormant = opts->dormant;
+	nd->vnet_hdr_len = opts->vnet_hdr_len;
 	memcpy(nd->name, name, strlen(name) + 1);
-	r = open_tap(name, &nd->fd);
+	r = open_tap(name, opts->vnet_hdr_len, &nd->fd);
 	if (r < 0) {
 		log_error_errno(r, "vnic %s: creating the TAP interface", name);
 		goto fail;
@@ -92,17 +94,19 @@ int vnic_netdev_create(struct vnic_netdev **out, struct vnic_netdev_watch *w, co
 	r = vnic_netdev_set_carrier(nd, false);
 	if (r < 0)
 		goto fail_named;
-	changes = rtnl_link_alloc();
-	if (!changes) {
-		r = -ENOMEM;
-		goto fail;
+	if (opts->dormant) {
+		changes = rtnl_link_alloc();
+		if (!changes) {
+			r = -ENOMEM;
+			goto fail;
+		}
+		rtnl_link_set_linkmode(changes, IF_LINK_MODE_DORMANT);
+		rtnl_link_set_operstate(changes, IF_OPER_DORMANT);
+		r = vnic_link_change(nd, changes, "link mode dormant");
+		rtnl_link_put(changes);
+		if (r < 0)
+			goto fail_named;
 	}
-	rtnl_link_set_linkmode(changes, IF_LINK_MODE_DORMANT);
-	rtnl_link_set_operstate(changes, IF_OPER_DORMANT);
-	r = vnic_link_change(nd, changes, "link mode dormant");
-	rtnl_link_put(changes);
-	if (r < 0)
-		goto fail_named;
 	/* Best effort: a shorter queue only costs drops under load, counted as tx_dropped. */
 	changes = rtnl_link_alloc();
 	if (changes) {
@@ -131,6 +135,14 @@ fail:
 	return r;
 }
 
+int vnic_netdev_create(struct vnic_netdev **out, struct vnic_netdev_watch *w, const char *name,
+		       const struct vnic_netdev_events *events, void *userdata)
+{
+	static const struct vnic_netdev_options vnic = { .vnet_hdr_len = TAP_VNET_HDR_LEN, .dormant = true };
+
+	return vnic_netdev_create_opts(out, w, name, &vnic, events, userdata);
+}
+
 void vnic_netdev_destroy(struct vnic_netdev *nd)
 {
 	if (!nd)
@@ -148,8 +160,7 @@ int vnic_netdev_fd(const struct vnic_netdev *nd)
 
 size_t vnic_netdev_vnet_hdr_len(const struct vnic_netdev *nd)
 {
-	(void)nd;
-	return TAP_VNET_HDR_LEN;
+	return (size_t)nd->vnet_hdr_len;
 }
 
 int vnic_netdev_ifindex(const struct vnic_netdev *nd)

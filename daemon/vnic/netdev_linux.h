@@ -62,6 +62,19 @@ void vnic_netdev_watch_free(struct vnic_netdev_watch *w);
  */
 int vnic_netdev_create(struct vnic_netdev **out, struct vnic_netdev_watch *w, const char *name,
 		       const struct vnic_netdev_events *events, void *userdata);
+/*
+ * How a TAP starts, for the other drivers that make one (a vdev's, for its
+ * virtio-net front end): the size of the header before each frame (10, struct
+ * virtio_net_hdr, as the VNIC's; 12, struct virtio_net_hdr_v1) and whether it
+ * starts dormant as a VNIC netdev does (else only its carrier is off).
+ */
+struct vnic_netdev_options {
+	int vnet_hdr_len;
+	bool dormant;
+};
+int vnic_netdev_create_opts(struct vnic_netdev **out, struct vnic_netdev_watch *w, const char *name,
+			    const struct vnic_netdev_options *opts,
+			    const struct vnic_netdev_events *events, void *userdata);
 /* Closes the TAP descriptor (the interface disappears once no dup of it stays open). */
 void vnic_netdev_destroy(struct vnic_netdev *nd);
 

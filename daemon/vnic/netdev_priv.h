@@ -40,6 +40,7 @@ struct vnic_netdev {
 	unsigned ceiling;
 	bool dormant;
 	bool carrier;
+	int vnet_hdr_len;	/* the header before each frame on fd */
 	bool ceiling_warned;	/* the host's MTU above the ceiling is logged once per port */
 	bool dirty;		/* a link notification named it */
 	bool gone;		/* the interface was deleted under us */

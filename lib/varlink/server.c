@@ -29,6 +29,7 @@
 #include "lib/varlink/idl.h"
 #include "lib/varlink/server-internal.h"
 #include "lib/log.h"
+#include "lib/unix_listen.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -301,59 +302,12 @@ int varlink_server_listen_fd(struct varlink_server *server, int fd)
 	return 0;
 }
 
-/* A socket file nobody answers on is left over from a dead daemon. */
-static int socket_path_in_use(const struct sockaddr_un *addr, socklen_t len)
-{
-	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	int r;
-
-	if (fd < 0)
-		return -errno;
-	r = connect(fd, (const struct sockaddr *)addr, len) == 0 ? 1 : 0;
-	close(fd);
-	return r;
-}
-
 int varlink_server_listen_path(struct varlink_server *server, const char *path, mode_t mode)
 {
-	struct sockaddr_un addr = { .sun_family = AF_UNIX };
-	socklen_t len;
-	mode_t old_umask;
-	int fd, r;
+	int fd = unix_listen_path(path, mode), r;
 
-	if (strlen(path) >= sizeof(addr.sun_path))
-		return -ENAMETOOLONG;
-	strcpy(addr.sun_path, path);
-	len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + strlen(path) + 1);
-
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0)
-		return -errno;
-	old_umask = umask(~mode & 0777);
-	r = bind(fd, (struct sockaddr *)&addr, len);
-	if (r < 0 && errno == EADDRINUSE) {
-		struct stat st;
-
-		if (lstat(path, &st) < 0 || !S_ISSOCK(st.st_mode)) {
-			umask(old_umask);
-			close(fd);
-			return -EEXIST;
-		}
-		r = socket_path_in_use(&addr, len);
-		if (r != 0) {
-			umask(old_umask);
-			close(fd);
-			return -EADDRINUSE;
-		}
-		unlink(path);
-		r = bind(fd, (struct sockaddr *)&addr, len);
-	}
-	umask(old_umask);
-	if (r < 0 || listen(fd, SOMAXCONN) < 0) {
-		r = -errno;
-		close(fd);
-		return r;
-	}
+		return fd;
 	r = varlink_server_listen_fd(server, fd);
 	if (r < 0)
 		close(fd);

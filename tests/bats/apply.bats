@@ -165,7 +165,7 @@ provision() {
 	check '{"devices":{"soft0":{"vnic":{"mtu":1500}}}}' \
 		"devices.soft0.vnic: VNIC defaults are not supported yet: leave it out, or {}"
 	check '{"devices":{"soft0":{"qps":[]}}}' \
-		"devices.soft0.qps: unknown member; allowed: deks, pools, vnic"
+		"devices.soft0.qps: unknown member; allowed: deks, pools, vdevs, vnic"
 	check '{"version":2}' ".version: must be a number in 1-1, not 2"
 	check '[]' "(file): must be a JSON object, not array"
 	check '{"devices":' "(file): is not JSON: it ends early, near byte 12"

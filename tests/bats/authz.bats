@@ -222,6 +222,10 @@ io.rdmad.Vnic.List rdma
 io.rdmad.Vnic.Show rdma
 io.rdmad.Vnic.Counters rdma
 io.rdmad.Vnic.Fabric rdma
+io.rdmad.Vdev.Create root
+io.rdmad.Vdev.Destroy root
+io.rdmad.Vdev.List rdma
+io.rdmad.Vdev.Show rdma
 io.rdmad.Monitor.Subscribe rdma
 '
 
@@ -252,6 +256,10 @@ vnic_mac_table rdma
 vnic_trap rdma
 application_attached rdma
 application_detached rdma
+vdev_created rdma
+vdev_destroyed rdma
+vdev_connected rdma
+vdev_disconnected rdma
 '
 
 # probe_all [attach]: every method of every interface the daemon lists, each called
@@ -368,6 +376,14 @@ seen() {
 	key=$("$RDMACTL" pool borrow events --owner job)
 	"$RDMACTL" pool return "$key" --owner job
 	"$RDMACTL" pool resize events --size 2 >/dev/null
+	# A VM's front end connects to a vdev and goes; the vdev goes.
+	"$RDMACTL" vdev create events --socket "$E/vm.sock" >/dev/null
+	python3 -c 'import socket, sys; socket.socket(socket.AF_UNIX).connect(sys.argv[1])' "$E/vm.sock"
+	for i in $(seq 1 100); do
+		grep -q '"vdev_disconnected"' "$E/root" && break
+		sleep 0.05
+	done
+	"$RDMACTL" vdev destroy events
 	MEM=$(new_mr 1 8192 local_write,remote_write,remote_read)
 	PEER=$(new_mr 1 8192 local_write,remote_write,remote_read)
 	pair

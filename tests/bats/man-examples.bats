@@ -34,7 +34,7 @@ examples() {
 	done < <(examples)
 	# Every object has its lines.
 	[ "$n" -ge 25 ]
-	for obj in status dev pd mr cq gid qp ah mkey pool dek vnic offload daemon; do
+	for obj in status dev pd mr cq gid qp ah mkey pool dek vnic vdev offload daemon; do
 		examples | grep -q "^rdmactl \(-j \)\?$obj\b" || fail "no example of $obj"
 	done
 	# What they made is there.

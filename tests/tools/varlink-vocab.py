@@ -12,6 +12,7 @@ KEYDIR holds "dek.key" (32 bytes, mode 0600) for the DEK.  Prints one line per
 problem and exits 1 if there is any; else prints what it checked.
 """
 import json
+import os
 import re
 import socket
 import sys
@@ -149,13 +150,18 @@ def create_objects(vl, keydir):
             layout=[{"mr": mr, "offset": 0, "length": 1024}], config=config)
     vl.call("io.rdmad.Pool.Create", name="vocab", type="signature", size=2)
     borrowed = vl.call("io.rdmad.Pool.Borrow", name="vocab", owner="vocab")
+    # A vdev with a TAP, and a front end connected to it, so that tap and front_end have keys.
+    vl.call("io.rdmad.Vdev.Create", name="vocab", socket=f"{keydir}/vocab.vhost", tap=f"vocab{os.getpid() % 10000}")
+    front_end = socket.socket(socket.AF_UNIX)
+    front_end.connect(f"{keydir}/vocab.vhost")
     return {
         "Daemon.GetAccess": {"method": "io.rdmad.Pd.Create"},
         "Pd.Show": {"handle": pd}, "Mr.Show": {"handle": mr}, "Cq.Show": {"handle": cq},
         "Cq.Poll": {"handle": cq}, "Qp.Show": {"handle": qp}, "Ah.Show": {"handle": ah},
         "Gid.Show": {"index": 0}, "Mkey.Show": {"handle": mkey}, "Mkey.Check": {"handle": mkey},
         "Pool.Show": {"name": "vocab"}, "Dek.Show": {"handle": dek}, "Vnic.Show": {"handle": 0},
-        "_borrowed": {"handle": borrowed["mkey"]},
+        "Vdev.Show": {"name": "vocab"},
+        "_borrowed": {"handle": borrowed["mkey"]}, "_front_end": front_end,
     }, borrowed
 
 
