@@ -227,6 +227,8 @@ int vq_start(struct virtqueue *vq, struct vhost_mem *mem)
 	}
 	vq->mem = vhost_mem_ref(mem);
 	vq->used_idx = guest_load16(&vq->used->idx, memory_order_relaxed);
+	vq->signalled_used = vq->used_idx;
+	/* The guest's used_event may be from before the stop: the first push after start signals. */
 	vq->signalled_used_valid = false;
 	vq->broken = false;
 	vq->reason = NULL;
@@ -473,7 +475,8 @@ bool vq_signal(struct virtqueue *vq)
 	uint16_t old = vq->signalled_used;
 	bool valid = vq->signalled_used_valid, notify;
 
-	if (!vq->running || (valid && old == vq->used_idx))
+	/* Nothing used since the last decision (or since start): nothing to tell. */
+	if (!vq->running || old == vq->used_idx)
 		return false;
 	/* Our used index must be visible before we read what the guest asked for. */
 	atomic_thread_fence(memory_order_seq_cst);
