@@ -161,7 +161,7 @@ static void send_raw(struct fixture *f, uint32_t req, uint32_t flags, const void
 	union {
 		struct cmsghdr align;
 		uint8_t buf[CMSG_SPACE(sizeof(int) * 16)];
-	} control;
+	} control = { 0 };
 	struct iovec iov = { .iov_base = msg, .iov_len = 12 + size };
 	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
 
