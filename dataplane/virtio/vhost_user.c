@@ -221,21 +221,23 @@ static void close_fds(struct vhost_user_session *s)
 static int set_mem_table(struct vhost_user_session *s, struct request *r)
 {
 	struct vhost_mem_region_desc desc[VHOST_MEM_REGIONS_MAX];
-	const struct vhost_user_memory *m = (const void *)r->payload;
+	struct vhost_user_memory head;
 	struct vhost_mem *mem, *old;
 	uint32_t n;
 	int err;
 
-	if (r->hdr->size < sizeof(*m))
+	/* The payload sits 4 bytes into an 8-byte word: copied out, never cast. */
+	if (r->hdr->size < sizeof(head))
 		return fail(s, -EINVAL, "a memory table shorter than its header");
-	memcpy(&n, &m->nregions, sizeof(n));
+	memcpy(&head, r->payload, sizeof(head));
+	n = head.nregions;
 	if (n < 1 || n > VHOST_MEM_REGIONS_MAX)
 		return fail(s, -EINVAL, "a memory table of no region or more than 8");
-	if (r->hdr->size != sizeof(*m) + n * sizeof(struct vhost_user_mem_region))
+	if (r->hdr->size != sizeof(head) + n * sizeof(struct vhost_user_mem_region))
 		return fail(s, -EINVAL, "a memory table whose size is not that of its regions");
 	if (s->nfds != n)
 		return fail(s, -EINVAL, "a memory table without one file descriptor per region");
-	memcpy(desc, m->regions, n * sizeof(desc[0]));
+	memcpy(desc, r->payload + sizeof(head), n * sizeof(desc[0]));
 	err = vhost_mem_new(desc, s->fds, n, s->ops->mem_flags, &mem);
 	if (err)
 		return fail(s, err, "memory regions that are empty, overlap, or are not in their files");

@@ -42,10 +42,7 @@
 #define VHOST_USER_F_PROTOCOL_FEATURES 30
 #define VIRTIO_F_VERSION_1             32
 
-/*
- * Queues one device may have: SET_VRING_KICK/CALL/ERR name a queue in 8 bits
- * (QEMU itself stops at 1024 and vhost-user-net's 8-bit index at 256).
- */
+/* Queues one device may have: SET_VRING_KICK/CALL/ERR name a queue in 8 bits. */
 #define VHOST_USER_QUEUES_MAX 256
 
 /*
