@@ -319,6 +319,9 @@ static const char *indirect_table(struct virtqueue *vq, const struct vring_desc 
 		return "an indirect descriptor with NEXT";
 	if (!d->len || d->len % 16)
 		return "an indirect table whose length is not a non-zero multiple of 16";
+	/* Bounds the walk: zero-length descriptors add no segment, so only the table's size stops a loop. */
+	if (d->len / 16 > VQ_SIZE_MAX)
+		return "an indirect table of more descriptors than a queue may have";
 	*table = vhost_mem_gpa(vq->mem, d->addr, d->len);
 	if (!*table)
 		return "an indirect table outside guest memory";

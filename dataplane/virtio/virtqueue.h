@@ -144,7 +144,8 @@ int vq_kick_fd(const struct virtqueue *vq);
  * last one taken; a head or next index is not below its table's size; a
  * chain visits more descriptors than its table holds (a loop); an INDIRECT
  * descriptor comes without the feature, inside an indirect table, together
- * with NEXT, or with a length that is not a non-zero multiple of 16; a
+ * with NEXT, with a length that is not a non-zero multiple of 16, or with
+ * more than VQ_SIZE_MAX descriptors; a
  * device-readable descriptor follows a device-writable one; a buffer or
  * indirect table lies outside the memory table; or the chain needs more
  * than VQ_CHAIN_SEGS_MAX segments.  Zero-length descriptors are skipped.

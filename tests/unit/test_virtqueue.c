@@ -469,6 +469,11 @@ static void lay_indirect_empty(struct fixture *f)
 	put_desc(f, DESC_OFF, 0, GPA0 + IND_OFF, 0, F_INDIRECT, 0);
 }
 
+static void lay_indirect_huge(struct fixture *f)
+{
+	put_desc(f, DESC_OFF, 0, GPA0, 16 * (VQ_SIZE_MAX + 1), F_INDIRECT, 0);
+}
+
 static void lay_indirect_outside(struct fixture *f)
 {
 	put_desc(f, DESC_OFF, 0, GPA0 + 2 * REGION - 16, 32, F_INDIRECT, 0);
@@ -513,6 +518,7 @@ static const struct bad_case bad_cases[] = {
 	{ "indirect length not a multiple of 16", true, lay_indirect_len, 0 },
 	{ "indirect length 0", true, lay_indirect_empty, 0 },
 	{ "indirect table outside memory", true, lay_indirect_outside, 0 },
+	{ "indirect table longer than a queue", true, lay_indirect_huge, 0 },
 	{ "next outside an indirect table", true, lay_indirect_next_out, 0 },
 	{ "a loop in an indirect table", true, lay_indirect_loop, 0 },
 	{ "more segments than a chain takes", true, lay_too_many_segments, 0 },
