@@ -168,7 +168,8 @@ static void send_raw(struct fixture *f, uint32_t req, uint32_t flags, const void
 	memcpy(msg, &req, 4);
 	memcpy(msg + 4, &flags, 4);
 	memcpy(msg + 8, &claimed_size, 4);
-	memcpy(msg + 12, payload, size);
+	if (size)
+		memcpy(msg + 12, payload, size);
 	if (nfds) {
 		struct cmsghdr *c;
 
