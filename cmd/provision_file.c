@@ -308,8 +308,8 @@ static int parse_vdev(struct json_object *obj, const char *path, struct prov_vde
 	    (r = get_string(obj, path, "tap", false, TAP_CHARS,
 			    "an interface name: letters, digits, '_', '-', '.'", v->tap, sizeof(v->tap),
 			    err)) < 0 ||
-	    (r = get_u32(obj, path, "max_qps", false, 1, 16384, &v->max_qps, err)) < 0 ||
-	    (r = get_u32(obj, path, "max_cqs", false, 1, 16384, &v->max_cqs, err)) < 0)
+	    (r = get_u32(obj, path, "max_qps", false, 3, 125, &v->max_qps, err)) < 0 ||
+	    (r = get_u32(obj, path, "max_cqs", false, 2, 247, &v->max_cqs, err)) < 0)
 		return r;
 	return get_string(obj, path, "note", false, NULL, "free text", note, sizeof(note), err);
 }

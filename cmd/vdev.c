@@ -79,9 +79,9 @@ static const struct cmd_arg create_args[] = {
 	{ .name = "--tap", .kind = ARG_OPTION, .metavar = "IFNAME",
 	  .help = "make this TAP interface for the guest's Ethernet frames (at most 15 characters)" },
 	{ .name = "--max-qps", .kind = ARG_OPTION, .metavar = "N",
-	  .help = "the VM's limit on QPs, 1-16384 (default 64)" },
+	  .help = "the VM's QP numbers, 3-125: QPs 2 to N-1 (default 64)" },
 	{ .name = "--max-cqs", .kind = ARG_OPTION, .metavar = "N",
-	  .help = "the VM's limit on CQs, 1-16384 (default 64)" },
+	  .help = "the VM's CQ numbers, 2-247: CQs 1 to N-1 (default 64)" },
 	CMD_ARG_DEV, { NULL },
 };
 static const struct cmd_arg name_args[] = { ARG_NAME(true), CMD_ARG_DEV, { NULL } };

@@ -74,7 +74,7 @@ static bool vdev_config_from(struct json_object *rec, struct vdev_config *conf)
 	    !copy_string(rec, "socket", conf->socket, sizeof(conf->socket)) ||
 	    (json_get_string(rec, "tap") && !copy_string(rec, "tap", conf->tap, sizeof(conf->tap))) ||
 	    (mac && mac_parse(mac, conf->mac) < 0) ||
-	    qps < 1 || qps > VDEV_LIMIT_MAX || cqs < 1 || cqs > VDEV_LIMIT_MAX)
+	    qps < VDEV_QPS_MIN || qps > VDEV_QPS_MAX || cqs < VDEV_CQS_MIN || cqs > VDEV_CQS_MAX)
 		return false;
 	conf->has_mac = mac != NULL;
 	conf->max_qps = (uint32_t)qps;

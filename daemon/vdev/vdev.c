@@ -120,10 +120,23 @@ static int check_tap(const char *tap, struct rdma_error *err)
 	return 0;
 }
 
-static int check_limit(const char *field, uint32_t value, struct rdma_error *err)
+static int check_limit(const char *field, uint32_t value, uint32_t min, uint32_t max,
+		       struct rdma_error *err)
 {
-	if (value < 1 || value > VDEV_LIMIT_MAX)
-		return rdma_error_invalid(err, field, "from 1 to %d", VDEV_LIMIT_MAX);
+	if (value < min || value > max)
+		return rdma_error_invalid(err, field, "from %u to %u", min, max);
+	return 0;
+}
+
+/* The device's queues, numbered in vhost-user's 8 bits. */
+static int check_queues(const struct vdev_config *conf, struct rdma_error *err)
+{
+	uint32_t n = VDEV_QUEUES(conf->max_qps, conf->max_cqs);
+
+	if (n > VDEV_QUEUES_MAX)
+		return rdma_error_invalid(err, "max_qps", "%u with max_cqs %u makes 3 + max_cqs + "
+					  "2 x max_qps = %u virtqueues; vhost-user numbers %u at most",
+					  conf->max_qps, conf->max_cqs, n, VDEV_QUEUES_MAX);
 	return 0;
 }
 
@@ -149,9 +162,11 @@ static int check_config(const struct vdev_config *conf, struct rdma_error *err)
 	if (r == 0 && conf->tap[0])
 		r = check_tap(conf->tap, err);
 	if (r == 0)
-		r = check_limit("max_qps", conf->max_qps, err);
+		r = check_limit("max_qps", conf->max_qps, VDEV_QPS_MIN, VDEV_QPS_MAX, err);
 	if (r == 0)
-		r = check_limit("max_cqs", conf->max_cqs, err);
+		r = check_limit("max_cqs", conf->max_cqs, VDEV_CQS_MIN, VDEV_CQS_MAX, err);
+	if (r == 0)
+		r = check_queues(conf, err);
 	return r;
 }
 

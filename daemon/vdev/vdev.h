@@ -30,7 +30,20 @@
 #define VDEV_NAME_MAX      31       /* characters: [A-Za-z0-9_-] */
 #define VDEV_SOCKET_MAX    (sizeof(((struct sockaddr_un *)0)->sun_path) - 1)
 #define VDEV_TAP_MAX       (IFNAMSIZ - 1)
-#define VDEV_LIMIT_MAX     16384    /* max_qps, max_cqs: 1..this */
+/*
+ * max_qps and max_cqs: a guest's QP numbers are 2 to max_qps - 1 (0 and 1
+ * are SMI and GSI) and its CQ numbers 1 to max_cqs - 1 (0 names none), each
+ * its virtqueues' number (docs/decisions.md, "A VM's RoCE device"); and the
+ * device's 3 + max_cqs + 2 * max_qps queues must be numbered in the 8 bits
+ * vhost-user gives a queue's index.
+ */
+#define VDEV_QPS_MIN       3
+#define VDEV_CQS_MIN       2
+#define VDEV_QUEUES_MAX    256
+#define VDEV_QPS_MAX       ((VDEV_QUEUES_MAX - 3 - VDEV_CQS_MIN) / 2)
+#define VDEV_CQS_MAX       (VDEV_QUEUES_MAX - 3 - 2 * VDEV_QPS_MIN)
+/* The device's virtqueues: receiveq1, transmitq1, controlq, the CQs', the QPs' pairs. */
+#define VDEV_QUEUES(max_qps, max_cqs) (3u + (max_cqs) + 2u * (max_qps))
 #define VDEV_DEFAULT_QPS   64
 #define VDEV_DEFAULT_CQS   64
 /* The header before each frame on the TAP: struct virtio_net_hdr_v1, as the guest's. */

@@ -38,7 +38,7 @@
 
 /* IFF_TUN_EXCL: an interface of that name already there (the host's persistent TAP, or ours
  * still open) is -EBUSY, never taken over. */
-static int open_tap(const char *name, int hdr_len, int *fd_out)
+static int open_tap(const char *name, int hdr_len, bool offloads, int *fd_out)
 {
 	struct ifreq ifr = { .ifr_flags = IFF_TAP | IFF_NO_PI | IFF_TUN_EXCL | IFF_VNET_HDR };
 	int fd;
@@ -48,7 +48,7 @@ static int open_tap(const char *name, int hdr_len, int *fd_out)
 		return -errno;
 	memcpy(ifr.ifr_name, name, strlen(name) + 1);
 	if (ioctl(fd, TUNSETIFF, &ifr) < 0 || ioctl(fd, TUNSETVNETHDRSZ, &hdr_len) < 0 ||
-	    ioctl(fd, TUNSETOFFLOAD, (unsigned long)TAP_OFFLOADS) < 0) {
+	    ioctl(fd, TUNSETOFFLOAD, (unsigned long)(offloads ? TAP_OFFLOADS : 0)) < 0) {
 		int r = -errno;
 
 		close(fd);
@@ -80,7 +80,7 @@ int vnic_netdev_create_opts(struct vnic_netdev **out, struct vnic_netdev_watch *
 	nd->dormant = opts->dormant;
 	nd->vnet_hdr_len = opts->vnet_hdr_len;
 	memcpy(nd->name, name, strlen(name) + 1);
-	r = open_tap(name, opts->vnet_hdr_len, &nd->fd);
+	r = open_tap(name, opts->vnet_hdr_len, opts->offloads, &nd->fd);
 	if (r < 0) {
 		log_error_errno(r, "vnic %s: creating the TAP interface", name);
 		goto fail;
@@ -138,7 +138,8 @@ fail:
 int vnic_netdev_create(struct vnic_netdev **out, struct vnic_netdev_watch *w, const char *name,
 		       const struct vnic_netdev_events *events, void *userdata)
 {
-	static const struct vnic_netdev_options vnic = { .vnet_hdr_len = TAP_VNET_HDR_LEN, .dormant = true };
+	static const struct vnic_netdev_options vnic = { .vnet_hdr_len = TAP_VNET_HDR_LEN, .dormant = true,
+							 .offloads = true };
 
 	return vnic_netdev_create_opts(out, w, name, &vnic, events, userdata);
 }

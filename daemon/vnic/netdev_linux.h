@@ -71,6 +71,13 @@ int vnic_netdev_create(struct vnic_netdev **out, struct vnic_netdev_watch *w, co
 struct vnic_netdev_options {
 	int vnet_hdr_len;
 	bool dormant;
+	/*
+	 * The host may hand over TCP super-frames with their checksums left
+	 * (TSO, TX checksum offload), as the VNIC's data path segments them;
+	 * false: every frame read is whole and checksummed (a guest that
+	 * negotiated no offload).
+	 */
+	bool offloads;
 };
 int vnic_netdev_create_opts(struct vnic_netdev **out, struct vnic_netdev_watch *w, const char *name,
 			    const struct vnic_netdev_options *opts,

@@ -85,9 +85,9 @@ wait_state() {
 
 @test "create with --mac, --max-qps, --max-cqs keeps them" {
 	VDEV=vm2
-	run "$RDMACTL" -j vdev create vm2 --socket "$S/vm2.sock" --mac 52:54:00:AB:cd:01 --max-qps 16384 --max-cqs 1
+	run "$RDMACTL" -j vdev create vm2 --socket "$S/vm2.sock" --mac 52:54:00:AB:cd:01 --max-qps 120 --max-cqs 13
 	assert_success
-	assert_equal "$(jq -c '.[0] | [.mac, .max_qps, .max_cqs]' <<<"$output")" '["52:54:00:ab:cd:01",16384,1]'
+	assert_equal "$(jq -c '.[0] | [.mac, .max_qps, .max_cqs]' <<<"$output")" '["52:54:00:ab:cd:01",120,13]'
 }
 
 @test "bad input per field: exit status, the field named with what is allowed, nothing made" {
@@ -122,13 +122,20 @@ wait_state() {
 	assert_output --partial "1 to 15 letters"
 	run "$RDMACTL" vdev create a --socket "$S/a.sock" --tap "a/b"
 	assert_refused InvalidArgument tap
-	for f in max-qps max-cqs; do
-		for v in 0 16385; do
-			run "$RDMACTL" vdev create a --socket "$S/a.sock" --$f $v
-			assert_refused InvalidArgument "${f/-/_}"
-			assert_output --partial "from 1 to 16384"
-		done
+	for v in 2 126; do
+		run "$RDMACTL" vdev create a --socket "$S/a.sock" --max-qps $v
+		assert_refused InvalidArgument max_qps
+		assert_output --partial "from 3 to 125"
 	done
+	for v in 1 248; do
+		run "$RDMACTL" vdev create a --socket "$S/a.sock" --max-cqs $v
+		assert_refused InvalidArgument max_cqs
+		assert_output --partial "from 2 to 247"
+	done
+	# Each in range, but 3 + 64 + 2 x 100 queues pass the 256 vhost-user numbers.
+	run "$RDMACTL" vdev create a --socket "$S/a.sock" --max-qps 100
+	assert_refused InvalidArgument max_qps
+	assert_output --partial "3 + max_cqs + 2 x max_qps = 267 virtqueues; vhost-user numbers 256 at most"
 	run "$RDMACTL" -j vdev list
 	assert_output '[]'
 	[ ! -e "$S/a.sock" ]
