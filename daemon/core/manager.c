@@ -433,6 +433,8 @@ int manager_start(struct manager *m)
 	r = worker_set_start(&m->workers, m->event, m->cpus, m->n_cpus);
 	if (r < 0)
 		return log_error_errno(r, "cannot start the dataplane workers");
+	/* The VMs' devices start on them when their front ends come. */
+	m->vdevs->workers = m->workers;
 	for (unsigned i = 0; i < m->n_devices; i++) {
 		r = rdma_device_start(m->devices[i], m->workers);
 		if (r < 0)

@@ -7,6 +7,7 @@
  */
 #include "daemon/soft/soft_device.h"
 #include "daemon/soft/datapath.h"
+#include "daemon/verbs/qp.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -53,7 +54,13 @@ static const struct rdma_device_ops soft_ops = {
 	.posted_mkeys = rdma_dp_posted_mkeys,
 };
 
-int soft_device_create(struct rdma_device **out, const char *name, unsigned index)
+/* A device's QP and CQ limits: the host's own, or a VM's. */
+struct limits {
+	uint32_t max_qp, max_cq;
+};
+
+static int create(struct rdma_device **out, const char *name, unsigned index,
+		  const struct limits *limits)
 {
 	struct rdma_device *dev;
 	int r;
@@ -87,8 +94,8 @@ int soft_device_create(struct rdma_device **out, const char *name, unsigned inde
 		.max_qp_init_rd_atom = 128,
 		.max_ah = 100,
 		.local_ca_ack_delay = 15,
-		.max_qp = 1024,
-		.max_cq = 1024,
+		.max_qp = limits->max_qp,
+		.max_cq = limits->max_cq,
 		.max_inline_data = 512,
 	};
 	dev->num_ports = 1;
@@ -120,4 +127,22 @@ int soft_device_create(struct rdma_device **out, const char *name, unsigned inde
 	}
 	*out = dev;
 	return 0;
+}
+
+int soft_device_create(struct rdma_device **out, const char *name, unsigned index)
+{
+	static const struct limits host = { .max_qp = 1024, .max_cq = 1024 };
+
+	return create(out, name, index, &host);
+}
+
+int soft_device_create_vm(struct rdma_device **out, const char *name, unsigned index,
+			  uint32_t max_qpn, uint32_t max_cqn)
+{
+	/* QP numbers start at 2 (SMI, GSI), CQ numbers at 1 (0 names none). */
+	struct limits vm = { .max_qp = max_qpn - RDMA_QPN_FIRST, .max_cq = max_cqn - 1 };
+
+	if (max_qpn <= RDMA_QPN_FIRST || max_cqn <= 1)
+		return -EINVAL;
+	return create(out, name, index, &vm);
 }

@@ -21,6 +21,7 @@
 #include <stdint.h>
 
 #include "daemon/verbs/device.h"
+#include "daemon/verbs/reclaim.h"
 #include "daemon/vdev/roce_wire.h"
 #include "dataplane/keytab.h"
 
@@ -79,4 +80,4 @@ uint8_t vdev_roce_command(struct vdev_roce *r, unsigned cmd, const void *req, si
  * The VM went: every object it owned on its device is destroyed, users
  * first; how many of each kind, in rdma_reclaim_order (daemon/verbs/reclaim.h).
  */
-void vdev_roce_reclaim(struct vdev_roce *r, unsigned reclaimed[6]);
+void vdev_roce_reclaim(struct vdev_roce *r, unsigned reclaimed[RDMA_RECLAIM_KINDS]);

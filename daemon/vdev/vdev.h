@@ -50,6 +50,7 @@
 #define VDEV_VNET_HDR_LEN  12
 
 struct vdev_session;
+struct worker_set;
 struct vnic_netdev;
 struct vnic_netdev_watch;
 
@@ -98,6 +99,7 @@ struct vdev_set {
 	sd_event *event;
 	const char *own_socket;      /* rdmad's varlink socket: no vdev may take its path */
 	struct vnic_netdev_watch *taps;   /* made with the first TAP */
+	struct worker_set *workers;  /* the data path the VMs' devices run on (set once it runs) */
 	struct vdev *list;           /* in creation order */
 	/* Told of each event (may be NULL); a disconnect comes before the session's end is undone. */
 	void (*on_event)(void *userdata, const struct vdev *v, enum vdev_event event);

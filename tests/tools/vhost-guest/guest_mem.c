@@ -3,6 +3,7 @@
 #include "guest_mem.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -19,10 +20,12 @@ int guest_mem_open(struct guest_mem *m, size_t mib)
 		return -EINVAL;
 	m->bytes = mib << 20;
 	half = m->bytes / 2;
-	m->fd = memfd_create("vhost-guest-ram", MFD_CLOEXEC);
+	/* Sealed against resizing, as QEMU's memory-backend-memfd does by default (seal=on). */
+	m->fd = memfd_create("vhost-guest-ram", MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	if (m->fd < 0)
 		return -errno;
-	if (ftruncate(m->fd, (off_t)m->bytes) < 0)
+	if (ftruncate(m->fd, (off_t)m->bytes) < 0 ||
+	    fcntl(m->fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) < 0)
 		goto fail;
 	m->base = mmap(NULL, m->bytes, PROT_READ | PROT_WRITE, MAP_SHARED, m->fd, 0);
 	if (m->base == MAP_FAILED) {

@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Inside a vdev's session: what vdev_session.c (the front end's protocol
+ * and the device's life), ctrl_queue.c (the control queue) and net_queues.c
+ * (the guest's Ethernet frames) share.  All of it runs on the main thread.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <systemd/sd-event.h>
+
+#include "daemon/vdev/roce_ctrl.h"
+#include "daemon/vdev/vdev.h"
+#include "dataplane/virtio/vhost_user.h"
+
+/* A virtqueue the main thread serves: its kick watched in the event loop. */
+struct vdev_mainq {
+	struct vdev_session *session;
+	struct virtqueue *vq;         /* NULL: not running */
+	sd_event_source *kick;
+	void (*serve)(struct vdev_session *s);
+	bool drains;                  /* serve takes every chain there is (not receiveq1's buffers) */
+};
+
+struct vdev_net_counters {
+	uint64_t tx_frames, tx_dropped, rx_frames, rx_dropped;
+};
+
+struct vdev_session {
+	struct vdev *vdev;
+	struct vhost_user_session *vu;
+	sd_event_source *source;      /* the front end's socket (the vhost-user session owns it) */
+	struct rdma_device *dev;      /* the VM's device: its objects die with the session */
+	struct vdev_roce roce;
+	struct vhost_mem *dma_mem;    /* the table the DMA MRs reach (a reference), NULL: none yet */
+	struct vdev_mainq rx, tx, ctrl;
+	sd_event_source *tap_source;  /* the TAP, read while the guest has receive buffers */
+	struct vdev_net_counters net;
+	unsigned rdma_queues;         /* CQ and QP virtqueues running */
+	uint64_t features;            /* negotiated */
+	uint8_t *rx_frame;            /* a frame read from the TAP that waits for a receive buffer */
+	size_t rx_len;                /* its bytes, header included; 0: none waits */
+	bool closing;                 /* the session ends: a reset makes no device again */
+};
+
+/* ctrl_queue.c: runs every control command the guest queued. */
+void vdev_ctrl_serve(struct vdev_session *s);
+/* ctrl_queue.c: the DMA MRs reach the front end's memory table now (after SET_MEM_TABLE). */
+void vdev_ctrl_sync_mem(struct vdev_session *s);
+
+/* net_queues.c: frames the guest queued go to the TAP (dropped and counted without one). */
+void vdev_net_tx(struct vdev_session *s);
+/* net_queues.c: frames of the TAP go into the guest's receive buffers while it has some. */
+void vdev_net_rx(struct vdev_session *s);
+/* net_queues.c: the TAP is read from now on (while receiveq1 runs), or no more. */
+int vdev_net_watch(struct vdev_session *s, bool on);
