@@ -12,6 +12,8 @@
 #include "daemon/vdev/vdev_session.h"
 #include "daemon/vdev/virtio_net.h"
 #include "daemon/soft/soft_device.h"
+#include "daemon/verbs/gid.h"
+#include "daemon/verbs/qp.h"
 #include "lib/json-util.h"
 #include "lib/log.h"
 
@@ -389,10 +391,20 @@ static struct json_object *queues_json(const struct vdev_session *s)
 	return list;
 }
 
+/* The GIDs the guest added (its device's one port). */
+static unsigned gids(const struct rdma_device *dev)
+{
+	unsigned n = 0;
+
+	for (uint32_t i = 0; dev && i < dev->ports[RDMA_QP_PORT - 1].gid_tbl_len; i++)
+		n += dev->gid_tables[RDMA_QP_PORT - 1][i].valid;
+	return n;
+}
+
 static struct json_object *objects_json(const struct vdev_session *s)
 {
 	static const enum rdma_object_kind kinds[] = {
-		RDMA_OBJ_PD, RDMA_OBJ_MR, RDMA_OBJ_CQ, RDMA_OBJ_QP, RDMA_OBJ_AH, RDMA_OBJ_GID,
+		RDMA_OBJ_PD, RDMA_OBJ_MR, RDMA_OBJ_CQ, RDMA_OBJ_QP, RDMA_OBJ_AH,
 	};
 	struct json_object *o = json_object_new_object();
 
@@ -402,20 +414,22 @@ static struct json_object *objects_json(const struct vdev_session *s)
 		snprintf(key, sizeof(key), "%ss", rdma_object_kind_name(kinds[i]));
 		json_add_uint(o, key, s->dev ? s->dev->tables[kinds[i]].count : 0);
 	}
+	json_add_uint(o, "gids", gids(s->dev));
 	return o;
 }
 
-static struct json_object *commands_json(const struct vdev_session *s)
+/* The control queue: requests received, refused, not the seed's, and the last refusal. */
+static struct json_object *control_json(const struct vdev_session *s)
 {
 	const struct vdev_roce *r = &s->roce;
 	struct json_object *o = json_object_new_object(), *last = NULL;
-	uint64_t run = 0, refused = 0;
+	uint64_t received = r->malformed, refused = 0;
 
 	for (unsigned c = 0; c < VIRTIO_ROCE_COMMANDS; c++) {
-		run += r->commands[c];
+		received += r->commands[c];
 		refused += r->refused[c];
 	}
-	json_add_uint(o, "run", run);
+	json_add_uint(o, "received", received);
 	json_add_uint(o, "refused", refused);
 	json_add_uint(o, "malformed", r->malformed);
 	if (r->last_refused >= 0) {
@@ -432,7 +446,6 @@ static struct json_object *commands_json(const struct vdev_session *s)
 void vdev_session_info(const struct vdev *v, struct json_object *o)
 {
 	const struct vdev_session *s = v->session;
-	struct json_object *net;
 
 	if (!s)
 		return;
@@ -440,11 +453,10 @@ void vdev_session_info(const struct vdev *v, struct json_object *o)
 	json_add_uint(o, "protocol_features", vhost_user_session_protocol_features(s->vu));
 	json_object_object_add(o, "queues", queues_json(s));
 	json_object_object_add(o, "objects", objects_json(s));
-	json_object_object_add(o, "commands", commands_json(s));
-	net = json_object_new_object();
-	json_add_uint(net, "tx_frames", s->net.tx_frames);
-	json_add_uint(net, "tx_dropped", s->net.tx_dropped);
-	json_add_uint(net, "rx_frames", s->net.rx_frames);
-	json_add_uint(net, "rx_dropped", s->net.rx_dropped);
-	json_object_object_add(o, "frames", net);
+	json_object_object_add(o, "control", control_json(s));
+	/* The guest's Ethernet frames, as the VNIC ports count theirs. */
+	json_add_uint(o, "tx_frames", s->net.tx_frames);
+	json_add_uint(o, "tx_dropped", s->net.tx_dropped);
+	json_add_uint(o, "rx_frames", s->net.rx_frames);
+	json_add_uint(o, "rx_dropped", s->net.rx_dropped);
 }

@@ -1,0 +1,275 @@
+#!/usr/bin/env bats
+# A virtual machine on rdmad's virtio-net RoCE device (seed 004), as the test
+# front end tests/tools/vhost-guest plays it: QEMU's half of vhost-user and
+# the guest's driver, written from the seed and the vhost-user spec alone.
+# What is asserted comes from the bytes the device wrote (acks, frames) and
+# from vdev show -j.
+
+load helper
+
+setup_file() { rdmad_start; }
+teardown_file() { rdmad_stop; }
+
+setup() {
+	load_libs
+	cd "$BATS_TEST_TMPDIR"
+	S=$BATS_TEST_TMPDIR
+	GUEST="$BUILD/tools/vhost-guest"
+}
+
+teardown() {
+	for p in "$BATS_TEST_TMPDIR"/*.pid; do
+		[ -e "$p" ] && kill -9 "$(cat "$p")" 2>/dev/null || true
+	done
+	for v in ${VDEVS:-}; do
+		"$RDMACTL" vdev destroy "$v" 2>/dev/null || true
+	done
+}
+
+vdev_json() { # NAME JQ
+	"$RDMACTL" -j vdev show "$1" | jq -c ".[0]$2"
+}
+
+# guest_start VM SOCKET: a guest reading its commands from VM.in, answering in VM.out.
+guest_start() {
+	local fd
+	mkfifo "$S/$1.in"
+	"$GUEST" "$2" <"$S/$1.in" >"$S/$1.out" 2>&1 &
+	echo $! >"$S/$1.pid"
+	exec {fd}>"$S/$1.in"
+	eval "GUEST_FD_$1=$fd"
+}
+# g VM COMMAND...: runs one command; its answer line ("ok ..." or "fail ...") on stdout.
+g() {
+	local vm=$1 fdvar="GUEST_FD_$1" n
+	shift
+	n=$(grep -c '^\(ok\|fail\)' "$S/$vm.out" || true)
+	echo "$*" >&"${!fdvar}"
+	for _ in $(seq 1 300); do
+		[ "$(grep -c '^\(ok\|fail\)' "$S/$vm.out" || true)" -gt "$n" ] && break
+		sleep 0.05
+	done
+	grep '^\(ok\|fail\)' "$S/$vm.out" | sed -n "$((n + 1))p"
+}
+# kv KEY LINE: the value of KEY=value in LINE.
+kv() {
+	sed -n "s/.*[ ]$1=\([^ ]*\).*/\1/p" <<<"$2"
+}
+# gok VM COMMAND...: the command must succeed; its answer in $reply.
+gok() {
+	reply=$(g "$@")
+	[[ "$reply" == ok* ]] || { echo "$*: $reply" >&2; return 1; }
+}
+# gfail VM COMMAND...: the device must refuse it (ack 1).
+gfail() {
+	reply=$(g "$@")
+	[[ "$reply" == "fail ack=1"* ]] || { echo "$*: $reply" >&2; return 1; }
+}
+wait_state() { # NAME STATE
+	for _ in $(seq 1 100); do
+		[ "$(vdev_json "$1" .state)" = "\"$2\"" ] && return 0
+		sleep 0.05
+	done
+	return 1
+}
+# A guest with its three queues running on vdev NAME (made here).
+guest_up() { # VM [create options...]
+	local vm=$1
+	shift
+	"$RDMACTL" vdev create "$vm" --socket "$S/$vm.sock" "$@" >/dev/null
+	VDEVS="${VDEVS:-} $vm"
+	guest_start "$vm" "$S/$vm.sock"
+	gok "$vm" negotiate
+	gok "$vm" start
+}
+
+@test "a guest negotiates the seed's device: its features, config fields and the device's limits" {
+	guest_up g1 --max-qps 16 --max-cqs 8 --mac 52:54:00:12:34:56
+	features=$(kv features "$(sed -n 1p "$S/g1.out")")
+	# VIRTIO_NET_F_ROCE 55 with CTRL_VQ 17 (which it needs), MAC 5, VERSION_1 32.
+	for bit in 5 17 32 55; do
+		(( (features >> bit) & 1 )) || { echo "bit $bit missing in $features"; false; }
+	done
+	gok g1 config
+	assert_equal "$(kv mac "$reply")" 52:54:00:12:34:56
+	assert_equal "$(kv status "$reply")" 1
+	assert_equal "$(kv max_rdma_qps "$reply")" 16
+	assert_equal "$(kv max_rdma_cqs "$reply")" 8
+	# QUERY_DEVICE and QUERY_PORT: the software device's limits (reference §1.6).
+	gok g1 query_device
+	assert_equal "$(kv max_qp_wr "$reply")" 1024
+	assert_equal "$(kv max_cqe "$reply")" 1024
+	assert_equal "$(kv max_send_sge "$reply")" 32
+	assert_equal "$(kv local_ca_ack_delay "$reply")" 15
+	gok g1 query_port
+	assert_equal "$(kv gid_tbl_len "$reply")" 512
+	assert_equal "$(kv max_msg_sz "$reply")" 8388608
+	run vdev_json g1 '.virtio | [.features, (.queues | map(select(.index < 3)) | map([.name, .running]))]'
+	assert_output "[$((features)),[[\"receiveq1\",true],[\"transmitq1\",true],[\"controlq\",true]]]"
+	assert_equal "$(vdev_json g1 .state)" '"connected"'
+}
+
+@test "the control commands make the guest's objects, numbered by its queues, and vdev show counts them" {
+	guest_up g2 --max-qps 16 --max-cqs 8
+	gok g2 create_pd
+	pd=$(kv pdn "$reply")
+	gok g2 create_cq cqe=16
+	cq=$(kv cqn "$reply")
+	# A CQ's number is its completion virtqueue's, a QP's its send/receive pair's.
+	[ "$cq" -ge 1 ] && [ "$cq" -lt 8 ]
+	assert_equal "$(kv vq "$reply")" $((3 + cq))
+	gok g2 create_qp pdn=$pd type=rc send_cqn=$cq recv_cqn=$cq max_send_wr=16 max_recv_wr=16 max_send_sge=2 max_recv_sge=2
+	qp=$(kv qpn "$reply")
+	[ "$qp" -ge 2 ] && [ "$qp" -lt 16 ]
+	assert_equal "$(kv sq_vq "$reply")" $((3 + 8 + 2 * qp))
+	gok g2 modify_qp qpn=$qp state=init access=local_write,remote_write
+	gok g2 query_qp qpn=$qp
+	assert_equal "$(kv state "$reply")" init
+	assert_equal "$(kv access "$reply")" local_write,remote_write
+	gok g2 alloc buf 8192 scatter
+	gok g2 reg_user_mr buf pdn=$pd access=local_write,remote_read
+	lkey=$(kv lkey "$reply")
+	assert_equal "$(kv rkey "$reply")" "$lkey"
+	gok g2 get_dma_mr pdn=$pd access=local_write
+	assert_equal "$(kv rkey "$reply")" 0x0
+	gok g2 add_gid index=0 gid=10.77.0.2
+	gok g2 create_ah pdn=$pd dgid=10.77.0.3 sgid_index=0
+	ah=$(kv ah "$reply")
+	gok g2 req_notify_cq cqn=$cq flags=next
+	run vdev_json g2 '.virtio | [.objects, .control.received, .control.refused, .control.last_refused]'
+	assert_output '[{"pds":1,"mrs":2,"cqs":1,"qps":1,"ahs":1,"gids":1},10,0,null]'
+	# Refusals change nothing and say why.
+	gfail g2 destroy_pd pdn=$pd
+	run vdev_json g2 '.virtio.control.last_refused | [.command, .error]'
+	assert_output '["DESTROY_PD","ObjectInUse"]'
+	gfail g2 create_qp pdn=$pd type=gsi send_cqn=$cq recv_cqn=$cq
+	run vdev_json g2 '.virtio.control.last_refused | [.command, .error, .field]'
+	assert_output '["CREATE_QP","NotSupported","qp_type"]'
+	gfail g2 modify_qp qpn=$qp state=rts
+	assert_equal "$(vdev_json g2 .virtio.control.last_refused.field)" '"state"'
+	gfail g2 reg_user_mr buf pdn=$pd access=remote_write
+	assert_equal "$(vdev_json g2 .virtio.control.last_refused.field)" '"access"'
+	# A command the seed has not, and a class that was not offered: not the seed's.
+	reply=$(g g2 raw_ctrl 6 18 -)
+	[[ "$reply" == "fail ack=1"* ]]
+	reply=$(g g2 raw_ctrl 0 0 01)
+	[[ "$reply" == "fail ack=1"* ]]
+	run vdev_json g2 '.virtio | [.objects, .control.refused, .control.malformed]'
+	assert_output '[{"pds":1,"mrs":2,"cqs":1,"qps":1,"ahs":1,"gids":1},4,2]'
+	# Everything goes again, users first.
+	gok g2 destroy_ah pdn=$pd ah=$ah
+	gok g2 destroy_qp qpn=$qp
+	gok g2 dereg_mr mrn=$lkey
+	gok g2 destroy_cq cqn=$cq
+	gfail g2 destroy_pd pdn=$pd
+	run vdev_json g2 '.virtio.objects'
+	assert_output '{"pds":1,"mrs":1,"cqs":0,"qps":0,"ahs":0,"gids":1}'
+	# The guest's objects are on its own device: none of them on soft0.
+	run "$RDMACTL" -j pd list
+	assert_output '[]'
+}
+
+@test "kill -9 of the front end reclaims every object; the socket takes the next front end, which starts with none" {
+	guest_up g3
+	gok g3 create_pd
+	gok g3 create_cq cqe=8
+	cq=$(kv cqn "$reply")
+	gok g3 create_qp pdn=1 type=ud send_cqn=$cq recv_cqn=$cq
+	gok g3 alloc b 4096
+	gok g3 reg_user_mr b pdn=1 access=local_write
+	run vdev_json g3 '.virtio.objects | [.pds, .cqs, .qps, .mrs]'
+	assert_output '[1,1,1,1]'
+	kill -9 "$(cat "$S/g3.pid")"
+	rm "$S/g3.pid"
+	wait_state g3 listening
+	assert_regex "$(cat "$BATS_FILE_TMPDIR/rdmad.log")" "vdev g3: the guest's objects went: 1 QPs, 0 AHs, 1 MRs, 1 CQs, 1 PDs"
+	assert_equal "$(vdev_json g3 .virtio)" '{}'
+	guest_start g3b "$S/g3.sock"
+	gok g3b negotiate
+	gok g3b start
+	run vdev_json g3 ' | [.state, .accepted, .virtio.objects]'
+	assert_output '["connected",2,{"pds":0,"mrs":0,"cqs":0,"qps":0,"ahs":0,"gids":0}]'
+	gok g3b create_pd
+	assert_equal "$(kv pdn "$reply")" 1
+}
+
+@test "a second VM cannot touch the first's objects" {
+	guest_up va
+	guest_up vb
+	gok va create_pd
+	gok va create_cq cqe=8
+	gok va create_qp pdn=1 type=rc send_cqn=1 recv_cqn=1
+	qp=$(kv qpn "$reply")
+	# vb names va's numbers: on its own device they name nothing.
+	gfail vb query_qp qpn=$qp
+	gfail vb destroy_qp qpn=$qp
+	assert_equal "$(vdev_json vb .virtio.control.last_refused.error)" '"NoSuchObject"'
+	gfail vb destroy_cq cqn=1
+	gfail vb destroy_pd pdn=1
+	gok va query_qp qpn=$qp
+	assert_equal "$(kv state "$reply")" reset
+	run vdev_json va '.virtio.objects | [.pds, .cqs, .qps]'
+	assert_output '[1,1,1]'
+	# vb's own PD 1 is its own.
+	gok vb create_pd
+	assert_equal "$(kv pdn "$reply")" 1
+	gok vb destroy_pd pdn=1
+	run vdev_json va '.virtio.objects | [.pds, .cqs, .qps]'
+	assert_output '[1,1,1]'
+}
+
+@test "guest Ethernet: its frames reach the TAP, the TAP's frames reach it; counted in vdev show" {
+	ip tuntap list >/dev/null 2>&1 || skip "no TUN/TAP here"
+	guest_up ge --tap vdgt-ge --mac 52:54:00:00:0e:01
+	sysctl -qw net.ipv6.conf.vdgt-ge.disable_ipv6=1 || true
+	ip link set vdgt-ge up
+	# The host listens for the guest's frame of a local ethertype (0x88b5)...
+	python3 - >host.out <<-'EOF' &
+	import binascii, socket
+	s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(0x88b5))
+	s.bind(("vdgt-ge", 0))
+	s.settimeout(5)
+	print(binascii.hexlify(s.recv(4096)).decode(), flush=True)
+	EOF
+	listener=$!
+	sleep 0.3
+	frame=020202020202525400000e0188b572646d61642066726f6d20746865206775657374
+	gok ge net_tx "$frame"
+	wait "$listener"
+	assert_equal "$(cat host.out)" "$frame"
+	# ... and sends one to the guest's MAC.
+	python3 -c '
+import socket, sys
+s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+s.bind(("vdgt-ge", 0))
+s.send(bytes.fromhex(sys.argv[1]))
+' 525400000e0102020202020288b5686f737420746f206775657374
+	gok ge net_rx timeout_ms=3000
+	assert_equal "$(kv hex "$reply")" 525400000e0102020202020288b5686f737420746f206775657374
+	run vdev_json ge '.virtio | [.tx_frames, .tx_dropped, .rx_frames >= 1]'
+	assert_output '[1,0,true]'
+}
+
+@test "a guest's malformed ring breaks that queue only: rdmad, the guest's other queues and other VMs go on" {
+	guest_up gm
+	guest_up gn
+	gok gm bad_ring 2 loop
+	for _ in $(seq 1 50); do
+		[ "$(vdev_json gm '.virtio.queues[2].broken')" != null ] && break
+		sleep 0.05
+	done
+	run vdev_json gm '.virtio.queues[2] | [.name, .running, (.broken | length > 0)]'
+	assert_output '["controlq",true,true]'
+	assert_daemon_serves
+	# Its transmit queue is served still (no TAP: the frame is counted dropped).
+	gok gm net_tx 020202020202525400000e0188b500
+	for _ in $(seq 1 50); do
+		[ "$(vdev_json gm .virtio.tx_dropped)" = 1 ] && break
+		sleep 0.05
+	done
+	assert_equal "$(vdev_json gm .virtio.tx_dropped)" 1
+	gok gn create_pd
+	# A memory table the front end gets wrong is refused and changes nothing.
+	gok gn bad_mem_table overlap
+	gok gn create_cq cqe=4
+}
