@@ -23,6 +23,19 @@ struct vdev_mainq {
 	bool drains;                  /* serve takes every chain there is (not receiveq1's buffers) */
 };
 
+/* A CQ's, send or receive queue's virtqueue (rdma_queues.c). */
+struct vdev_rdmaq {
+	struct vdev_session *session;
+	unsigned index;
+	struct virtqueue *vq;         /* NULL: not running */
+	sd_event_source *kick;
+	struct vq_chain chain;        /* held: popped, not given back yet (a full QP queue, a CQ buffer) */
+	bool held;
+	bool waiting;                 /* a WQE waits for room in its QP's queue */
+	uint32_t armed;               /* a CQ's: REQ_NOTIFY_CQ flags until its next interrupt */
+	uint64_t errors;              /* WQEs with no QP or not whole, CQEs with no buffer */
+};
+
 struct vdev_net_counters {
 	uint64_t tx_frames, tx_dropped, rx_frames, rx_dropped;
 };
@@ -42,12 +55,24 @@ struct vdev_session {
 	uint8_t *rx_frame;            /* a frame read from the TAP that waits for a receive buffer */
 	size_t rx_len;                /* its bytes, header included; 0: none waits */
 	bool closing;                 /* the session ends: a reset makes no device again */
+	struct vdev_rdmaq *rdmaq[VDEV_QUEUES_MAX];   /* by virtqueue index, made at their first start */
 };
 
 /* ctrl_queue.c: runs every control command the guest queued. */
 void vdev_ctrl_serve(struct vdev_session *s);
 /* ctrl_queue.c: the DMA MRs reach the front end's memory table now (after SET_MEM_TABLE). */
 void vdev_ctrl_sync_mem(struct vdev_session *s);
+
+/* rdma_queues.c: the CQs' and QPs' virtqueues start, stop, are served (index: the virtqueue's). */
+int vdev_rdma_queue_start(struct vdev_session *s, unsigned index, struct virtqueue *vq);
+void vdev_rdma_queue_stop(struct vdev_session *s, unsigned index);
+void vdev_rdma_serve(struct vdev_session *s, unsigned index);
+/* rdma_queues.c: the guest made a CQ or a QP (kind, handle): its queues are served from now on. */
+void vdev_rdma_object_ready(struct vdev_session *s, enum rdma_object_kind kind, uint32_t handle);
+/* rdma_queues.c: REQ_NOTIFY_CQ. */
+void vdev_rdma_armed(struct vdev_session *s, uint32_t cqn, uint32_t flags);
+/* rdma_queues.c: every queue's state goes (the session ends). */
+void vdev_rdma_free(struct vdev_session *s);
 
 /* net_queues.c: frames the guest queued go to the TAP (dropped and counted without one). */
 void vdev_net_tx(struct vdev_session *s);

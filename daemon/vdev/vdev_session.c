@@ -12,6 +12,7 @@
 #include "daemon/vdev/vdev_session.h"
 #include "daemon/vdev/virtio_net.h"
 #include "daemon/soft/soft_device.h"
+#include "daemon/verbs/cq.h"
 #include "daemon/verbs/gid.h"
 #include "daemon/verbs/qp.h"
 #include "lib/json-util.h"
@@ -201,9 +202,13 @@ static int queue_start(void *dev, unsigned index, struct virtqueue *vq)
 	int r;
 
 	if (!q) {
-		/* The CQs' and QPs' queues: taken, and served by the data path as it comes. */
-		s->rdma_queues++;
-		return 0;
+		r = vdev_rdma_queue_start(s, index, vq);
+		if (r == -EINVAL)
+			log_warning("vdev %s: queue %u without a kick descriptor: polled queues are not "
+				    "served", s->vdev->conf.name, index);
+		if (r == 0)
+			s->rdma_queues++;
+		return r;
 	}
 	if (vq_kick_fd(vq) < 0) {
 		log_warning("vdev %s: queue %u without a kick descriptor: polled queues are served only "
@@ -230,6 +235,7 @@ static void queue_stop(void *dev, unsigned index)
 	struct vdev_mainq *q = main_queue(s, index);
 
 	if (!q) {
+		vdev_rdma_queue_stop(s, index);
 		if (s->rdma_queues)
 			s->rdma_queues--;
 		return;
@@ -254,6 +260,27 @@ static void reset(void *dev)
 	if (r < 0)
 		log_error_errno(r, "vdev %s: cannot make the device again after a reset", s->vdev->conf.name);
 }
+
+/* ---- what the control door tells of the guest's objects ---- */
+
+static void cq_created(void *data, struct rdma_cq *cq)
+{
+	vdev_rdma_object_ready(data, RDMA_OBJ_CQ, cq->obj.handle);
+}
+
+static void qp_created(void *data, struct rdma_qp *qp)
+{
+	vdev_rdma_object_ready(data, RDMA_OBJ_QP, qp->obj.handle);
+}
+
+static void cq_armed(void *data, struct rdma_cq *cq, uint32_t flags)
+{
+	vdev_rdma_armed(data, cq->obj.handle, flags);
+}
+
+static const struct vdev_roce_hooks roce_hooks = {
+	.cq_created = cq_created, .qp_created = qp_created, .cq_armed = cq_armed,
+};
 
 /* ---- the session ---- */
 
@@ -302,6 +329,7 @@ int vdev_session_open(struct vdev *v, int fd, const struct ucred *peer)
 		.owner = s, .owner_uid = peer->uid, .max_qps = v->conf.max_qps,
 		.max_cqs = v->conf.max_cqs, .last_refused = -1,
 		.mem = { .locate = locate, .windows = windows, .data = s },
+		.hooks = &roce_hooks, .hooks_data = s,
 	};
 	r = device_new(s);
 	if (r == 0) {
@@ -336,6 +364,7 @@ void vdev_session_close(struct vdev *v)
 	vhost_user_session_free(s->vu);
 	device_free(s);
 	vdev_net_watch(s, false);
+	vdev_rdma_free(s);
 	free(s->rx_frame);
 	free(s);
 }

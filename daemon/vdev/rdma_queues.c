@@ -1,0 +1,398 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A guest's RDMA virtqueues (seed 004, "RoCE Support"): each QP's send and
+ * receive queues, each CQ's completion queue.  A WQE the guest queues is
+ * copied out of its descriptor once, checked, and posted to the QP as a
+ * PostSend or PostRecv would post it (daemon/soft/post.c: the same checks,
+ * the same entries, executed by the QP's worker like any QP's); its
+ * descriptor is given back at once, the WQE being rdmad's from then on.
+ * Completions go the other way: the workers tell of each entry of a guest's
+ * CQ (it is always "wanted"), and each is written into the next buffer of
+ * the CQ's virtqueue, with an interrupt when the guest armed the CQ
+ * (REQ_NOTIFY_CQ, one-shot).  A WQE that cannot be posted (not the seed's,
+ * or refused by the QP) completes at once with an error in the QP's CQ.
+ * All of it on the main thread (docs/decisions.md, "A VM's RoCE device").
+ */
+#include "daemon/vdev/session_int.h"
+#include "daemon/vdev/virtio_net.h"
+#include "daemon/soft/datapath.h"
+#include "daemon/verbs/cq.h"
+#include "daemon/verbs/mkey.h"
+#include "daemon/verbs/mr.h"
+#include "daemon/verbs/qp.h"
+#include "lib/log.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+
+/* The longest WQE: the seed's head and the most SGEs a QP may have (the device's max_send_sge). */
+#define SGES_MAX 32u
+#define SQ_WQE_MAX (sizeof(struct dp_sq_req) + SGES_MAX * sizeof(struct dp_sge))
+#define RQ_WQE_MAX (sizeof(struct dp_rq_req) + SGES_MAX * sizeof(struct dp_sge))
+
+/* What the virtqueue with this index serves. */
+enum rq_kind { RQ_NONE, RQ_CQ, RQ_SQ, RQ_RQ };
+
+static enum rq_kind kind_of(const struct vdev_session *s, unsigned index, uint32_t *handle)
+{
+	unsigned cqs = s->vdev->conf.max_cqs;
+
+	if (index < VDEV_VQ_FIRST_CQ)
+		return RQ_NONE;
+	if (index < VDEV_VQ_FIRST_CQ + cqs) {
+		*handle = index - VDEV_VQ_FIRST_CQ;
+		return RQ_CQ;
+	}
+	*handle = (index - VDEV_VQ_FIRST_CQ - cqs) / 2;
+	return (index - VDEV_VQ_FIRST_CQ - cqs) % 2 ? RQ_RQ : RQ_SQ;
+}
+
+static struct vdev_rdmaq *rdma_queue(struct vdev_session *s, unsigned index)
+{
+	return index < VDEV_QUEUES_MAX ? s->rdmaq[index] : NULL;
+}
+
+/* The guest's object of kind with handle (its own, on its device), or NULL. */
+static struct rdma_object *guest_object(struct vdev_session *s, enum rdma_object_kind kind,
+					uint32_t handle)
+{
+	struct rdma_error err;
+	struct rdma_object *obj = s->dev ? rdma_object_lookup(s->dev, kind, handle, &err) : NULL;
+
+	return obj && obj->owner == s ? obj : NULL;
+}
+
+/* ---- completions ---- */
+
+/*
+ * Moves the CQ's entries into its virtqueue's buffers while both are there.
+ * extra, when not NULL, goes after them (a WQE that completed at once).
+ */
+static void drain_cq(struct vdev_session *s, uint32_t cqn, const struct dp_cqe *extra)
+{
+	struct vdev_rdmaq *q = rdma_queue(s, VDEV_VQ_FIRST_CQ + cqn);
+	struct rdma_object *obj = guest_object(s, RDMA_OBJ_CQ, cqn);
+	struct rdma_cq *cq = obj ? rdma_cq(obj) : NULL;
+	bool pushed = false;
+
+	if (!q || !q->vq || !cq)
+		return;
+	for (;;) {
+		struct dp_cqe e;
+		int r;
+
+		if (!q->held && (r = vq_pop(q->vq, &q->chain)) <= 0) {
+			if (r < 0)
+				log_warning("vdev %s: CQ %u's virtqueue broke: %s", s->vdev->conf.name, cqn,
+					    vq_broken(q->vq));
+			break;
+		}
+		q->held = true;
+		if (cq->ring && rdma_device_cq_poll(s->dev, cq->ring, &e, 1) == 1) {
+			/* The entries of the CQ's lanes first: they are older. */
+		} else if (extra) {
+			e = *extra;
+			extra = NULL;
+		} else {
+			break;
+		}
+		if (q->chain.write_bytes < sizeof(e) || vq_chain_write(q->vq, &q->chain, 0, &e, sizeof(e)) < 0) {
+			/* A buffer too small for a CQE loses it, as a malformed ring would. */
+			q->errors++;
+			vq_push(q->vq, q->chain.head, 0);
+		} else {
+			vq_push(q->vq, q->chain.head, sizeof(e));
+		}
+		q->held = false;
+		pushed = true;
+	}
+	if (extra)
+		q->errors++;   /* no buffer for it: the guest filled its CQ too little */
+	/* Interrupts only for an armed CQ, once (REQ_NOTIFY_CQ; SOLICITED alike: see decisions). */
+	if (pushed && q->armed) {
+		q->armed = 0;
+		vq_signal(q->vq);
+	}
+	if (cq->ring)
+		rdma_device_cq_set_wanted(s->dev, cq->ring, true);
+}
+
+/* The workers wrote entries into some of the device's CQs. */
+static void on_cq_entries(struct rdma_device *dev, void *userdata)
+{
+	struct vdev_session *s = userdata;
+
+	for (unsigned i = 0; i < s->vdev->conf.max_cqs; i++)
+		drain_cq(s, i, NULL);
+	/* Completions make room: WQEs that waited for it go now. */
+	for (unsigned i = VDEV_VQ_FIRST_CQ + s->vdev->conf.max_cqs; i < VDEV_QUEUES_MAX; i++)
+		if (s->rdmaq[i] && s->rdmaq[i]->waiting)
+			vdev_rdma_serve(s, i);
+}
+
+void vdev_rdma_armed(struct vdev_session *s, uint32_t cqn, uint32_t flags)
+{
+	struct vdev_rdmaq *q = rdma_queue(s, VDEV_VQ_FIRST_CQ + cqn);
+
+	if (!q)
+		return;
+	q->armed = flags;
+	/* An entry there already is reported at once (REPORT_MISSED_EVENTS is the guest's own look). */
+	drain_cq(s, cqn, NULL);
+}
+
+/* ---- work requests ---- */
+
+/* The offset into the MR of key that a guest address is: post.c makes it the address again. */
+static uint64_t key_offset(struct vdev_session *s, uint32_t key, uint64_t addr)
+{
+	struct rdma_error err;
+	struct rdma_object *obj = rdma_object_lookup(s->dev, RDMA_OBJ_MR, key, &err);
+
+	return obj ? addr - rdma_mr(obj)->iova : addr;
+}
+
+/* The n SGEs at in (the guest's, copied out: no alignment to rely on) as post.c takes them. */
+static uint32_t sges_in(struct vdev_session *s, const uint8_t *in, uint32_t n, struct rdma_dp_sge *out)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		struct dp_sge g;
+
+		memcpy(&g, in + i * sizeof(g), sizeof(g));
+		out[i] = (struct rdma_dp_sge){
+			.key = le32(g.lkey), .offset = key_offset(s, le32(g.lkey), le64(g.addr)),
+			.length = le32(g.length),
+		};
+	}
+	return n;
+}
+
+/* A WQE that completes at once, in error, in its CQ (its QP's send or receive CQ). */
+static void complete_now(struct vdev_session *s, struct rdma_qp *qp, bool send, uint64_t wr_id,
+			 uint8_t opcode, uint8_t status)
+{
+	struct dp_cqe e = {
+		.wr_id = wr_id, .status = status, .opcode = opcode, .qp_num = qp->obj.handle,
+	};
+
+	drain_cq(s, (send ? qp->send_cq : qp->recv_cq)->handle, &e);
+}
+
+/* The seed's WR opcodes, which a guest may post, and their completions' opcodes. */
+static const uint8_t wc_of_wr[] = {
+	[DP_WR_RDMA_WRITE] = DP_WC_RDMA_WRITE, [DP_WR_RDMA_WRITE_WITH_IMM] = DP_WC_RDMA_WRITE,
+	[DP_WR_SEND] = DP_WC_SEND, [DP_WR_SEND_WITH_IMM] = DP_WC_SEND,
+	[DP_WR_RDMA_READ] = DP_WC_RDMA_READ,
+};
+#define GUEST_SEND_FLAGS (DP_SEND_FENCE | DP_SEND_SIGNALED | DP_SEND_SOLICITED | DP_SEND_INLINE)
+
+/* Posts the send WQE of len bytes: 0, -ENOBUFS when the send queue is full, -EINVAL refused. */
+static int post_send(struct vdev_session *s, struct rdma_qp *qp, const uint8_t *wqe, size_t len)
+{
+	struct rdma_dp_sge sges[SGES_MAX];
+	struct rdma_dp_send_wr wr;
+	struct dp_sq_req req;
+	struct rdma_error err;
+	uint32_t n = 0, bad;
+	bool inl;
+	int r;
+
+	memcpy(&req, wqe, sizeof(req));
+	inl = req.send_flags & DP_SEND_INLINE;
+	if (!inl)
+		n = le32(req.num_sge);
+	if (req.opcode > DP_WR_RDMA_READ || (req.send_flags & ~GUEST_SEND_FLAGS) ||
+	    (inl && le16(req.inline_len) > DP_INLINE_MAX) || n > SGES_MAX ||
+	    len < sizeof(req) + n * sizeof(struct dp_sge)) {
+		complete_now(s, qp, true, le64(req.wr_id),
+			     req.opcode <= DP_WR_RDMA_READ ? wc_of_wr[req.opcode] : DP_WC_SEND,
+			     DP_WC_LOC_QP_OP_ERR);
+		return -EINVAL;
+	}
+	wr = (struct rdma_dp_send_wr){
+		.wr_id = le64(req.wr_id), .opcode = req.opcode, .send_flags = req.send_flags,
+		.imm = be32toh(req.imm_data), .remote_key = le32(req.rdma.rkey),
+		.has_remote_addr = true, .remote_addr = le64(req.rdma.remote_addr),
+		.inline_data = inl ? req.inline_data : NULL, .inline_len = inl ? le16(req.inline_len) : 0,
+		.sges = sges, .n_sges = sges_in(s, wqe + sizeof(req), n, sges),
+		.ud = qp->type == RDMA_QPT_UD, .ah = le32(req.ud.ah), .remote_qpn = le32(req.ud.remote_qpn),
+		.remote_qkey = le32(req.ud.remote_qkey),
+	};
+	r = rdma_device_post_send(s->dev, qp, &wr, 1, &bad, &err);
+	if (r == -ENOBUFS)
+		return r;
+	if (r < 0) {
+		log_debug("vdev %s: QP %u refused a send WQE: %s: %s", s->vdev->conf.name, qp->obj.handle,
+			  err.field, err.reason);
+		complete_now(s, qp, true, wr.wr_id, wc_of_wr[req.opcode], DP_WC_LOC_QP_OP_ERR);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int post_recv(struct vdev_session *s, struct rdma_qp *qp, const uint8_t *wqe, size_t len)
+{
+	struct rdma_dp_sge sges[SGES_MAX];
+	struct rdma_error err;
+	struct dp_rq_req req;
+	uint32_t n;
+	int r;
+
+	memcpy(&req, wqe, sizeof(req));
+	n = le32(req.num_sge);
+	if (n > SGES_MAX || len < sizeof(req) + n * sizeof(struct dp_sge)) {
+		complete_now(s, qp, false, le64(req.wr_id), DP_WC_RECV, DP_WC_LOC_QP_OP_ERR);
+		return -EINVAL;
+	}
+	sges_in(s, wqe + sizeof(req), n, sges);
+	r = rdma_device_post_recv(s->dev, qp, le64(req.wr_id), sges, n, &err);
+	if (r == -ENOBUFS)
+		return r;
+	if (r < 0) {
+		complete_now(s, qp, false, le64(req.wr_id), DP_WC_RECV, DP_WC_LOC_QP_OP_ERR);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Posts what the guest queued on the send or receive queue at index, while the QP takes it. */
+static void feed(struct vdev_session *s, struct vdev_rdmaq *q, enum rq_kind kind, uint32_t qpn)
+{
+	struct rdma_object *obj = guest_object(s, RDMA_OBJ_QP, qpn);
+	size_t max = kind == RQ_SQ ? SQ_WQE_MAX : RQ_WQE_MAX;
+	uint8_t wqe[SQ_WQE_MAX];
+
+	q->waiting = false;
+	for (;;) {
+		size_t len;
+		int r;
+
+		if (!q->held && (r = vq_pop(q->vq, &q->chain)) <= 0) {
+			if (r < 0)
+				log_warning("vdev %s: QP %u's %s queue broke: %s", s->vdev->conf.name, qpn,
+					    kind == RQ_SQ ? "send" : "receive", vq_broken(q->vq));
+			return;
+		}
+		q->held = true;
+		len = q->chain.read_bytes < max ? (size_t)q->chain.read_bytes : max;
+		if (!obj || len < (kind == RQ_SQ ? sizeof(struct dp_sq_req) : sizeof(struct dp_rq_req)) ||
+		    vq_chain_read(q->vq, &q->chain, 0, wqe, len) < 0) {
+			/* No QP behind the queue, or no whole WQE: given back unposted, counted. */
+			q->errors++;
+			r = -EINVAL;
+		} else {
+			r = (kind == RQ_SQ ? post_send : post_recv)(s, rdma_qp(obj), wqe, len);
+		}
+		if (r == -ENOBUFS) {
+			/* The QP's queue is full: the WQE waits in its descriptor for completions. */
+			q->waiting = true;
+			return;
+		}
+		vq_push(q->vq, q->chain.head, 0);
+		q->held = false;
+		vq_signal(q->vq);
+	}
+}
+
+void vdev_rdma_serve(struct vdev_session *s, unsigned index)
+{
+	struct vdev_rdmaq *q = rdma_queue(s, index);
+	uint32_t handle = 0;
+	enum rq_kind kind = kind_of(s, index, &handle);
+
+	if (!q || !q->vq)
+		return;
+	if (kind == RQ_CQ)
+		drain_cq(s, handle, NULL);
+	else if (kind != RQ_NONE)
+		feed(s, q, kind, handle);
+}
+
+/* ---- the queues' life ---- */
+
+/*
+ * A kick: a send or receive queue is fed until the guest, asked to kick at
+ * its next WQE, queued none meanwhile; a CQ's buffers wait for completions,
+ * a kick only says there are more.
+ */
+static int on_kick(sd_event_source *src, int fd, uint32_t revents, void *userdata)
+{
+	struct vdev_rdmaq *q = userdata;
+	uint32_t handle;
+	bool cq = kind_of(q->session, q->index, &handle) == RQ_CQ, more;
+
+	vq_kick_read(q->vq);
+	do {
+		vdev_rdma_serve(q->session, q->index);
+		more = q->vq && vq_kick_enable(q->vq);
+	} while (more && !cq && !q->waiting);
+	return 0;
+}
+
+int vdev_rdma_queue_start(struct vdev_session *s, unsigned index, struct virtqueue *vq)
+{
+	struct vdev_rdmaq *q = rdma_queue(s, index);
+	int r;
+
+	if (vq_kick_fd(vq) < 0)
+		return -EINVAL;
+	if (!q) {
+		q = calloc(1, sizeof(*q));
+		if (!q)
+			return -ENOMEM;
+		q->session = s;
+		q->index = index;
+		s->rdmaq[index] = q;
+	}
+	r = sd_event_add_io(s->vdev->set->event, &q->kick, vq_kick_fd(vq), EPOLLIN, on_kick, q);
+	if (r < 0)
+		return r;
+	q->vq = vq;
+	q->held = false;
+	q->waiting = false;
+	if (s->dev)
+		rdma_device_set_cq_hook(s->dev, on_cq_entries, s);
+	vdev_rdma_serve(s, index);
+	vq_kick_enable(vq);
+	return 0;
+}
+
+void vdev_rdma_queue_stop(struct vdev_session *s, unsigned index)
+{
+	struct vdev_rdmaq *q = rdma_queue(s, index);
+
+	if (!q)
+		return;
+	q->kick = sd_event_source_disable_unref(q->kick);
+	q->vq = NULL;
+	q->held = false;
+	q->waiting = false;
+	q->armed = 0;
+}
+
+void vdev_rdma_object_ready(struct vdev_session *s, enum rdma_object_kind kind, uint32_t handle)
+{
+	if (kind == RDMA_OBJ_CQ) {
+		struct rdma_object *obj = guest_object(s, kind, handle);
+
+		/* The workers tell of each of its entries: the guest's buffers take them. */
+		if (obj && rdma_cq(obj)->ring)
+			rdma_device_cq_set_wanted(s->dev, rdma_cq(obj)->ring, true);
+		rdma_device_set_cq_hook(s->dev, on_cq_entries, s);
+		vdev_rdma_serve(s, VDEV_VQ_FIRST_CQ + handle);
+		return;
+	}
+	vdev_rdma_serve(s, vdev_vq_sq(s->vdev->conf.max_cqs, handle));
+	vdev_rdma_serve(s, vdev_vq_sq(s->vdev->conf.max_cqs, handle) + 1);
+}
+
+void vdev_rdma_free(struct vdev_session *s)
+{
+	for (unsigned i = 0; i < VDEV_QUEUES_MAX; i++) {
+		vdev_rdma_queue_stop(s, i);
+		free(s->rdmaq[i]);
+		s->rdmaq[i] = NULL;
+	}
+}
