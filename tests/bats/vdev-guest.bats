@@ -118,7 +118,7 @@ guest_up() { # VM [create options...]
 	# A CQ's number is its completion virtqueue's, a QP's its send/receive pair's.
 	[ "$cq" -ge 1 ] && [ "$cq" -lt 8 ]
 	assert_equal "$(kv vq "$reply")" $((3 + cq))
-	gok g2 create_qp pdn=$pd type=rc send_cqn=$cq recv_cqn=$cq max_send_wr=16 max_recv_wr=16 max_send_sge=2 max_recv_sge=2
+	gok g2 create_qp pdn=$pd type=rc send_cqn=$cq recv_cqn=$cq max_send_wr=16 max_recv_wr=16 max_send_sge=2 max_recv_sge=2 max_inline_data=64
 	qp=$(kv qpn "$reply")
 	[ "$qp" -ge 2 ] && [ "$qp" -lt 16 ]
 	assert_equal "$(kv sq_vq "$reply")" $((3 + 8 + 2 * qp))
@@ -272,4 +272,92 @@ s.send(bytes.fromhex(sys.argv[1]))
 	# A memory table the front end gets wrong is refused and changes nothing.
 	gok gn bad_mem_table overlap
 	gok gn create_cq cqe=4
+}
+
+# connect_pair VM: QPs 2 and 3 of one guest, connected to each other through its own GID.
+connect_pair() {
+	local vm=$1
+	gok "$vm" create_pd
+	gok "$vm" create_cq cqe=64
+	gok "$vm" add_gid index=0 gid=10.77.0.2
+	for i in 1 2; do
+		gok "$vm" create_qp pdn=1 type=rc send_cqn=1 recv_cqn=1 max_send_wr=16 max_recv_wr=16 max_send_sge=2 max_recv_sge=2 max_inline_data=64
+	done
+	gok "$vm" alloc a 8192
+	gok "$vm" alloc b 8192 scatter
+	gok "$vm" reg_user_mr a pdn=1 access=local_write,remote_write,remote_read
+	KA=$(kv lkey "$reply")
+	gok "$vm" reg_user_mr b pdn=1 access=local_write,remote_write,remote_read
+	KB=$(kv lkey "$reply")
+	for qp in 2 3; do
+		gok "$vm" modify_qp qpn=$qp state=init access=local_write,remote_write,remote_read
+	done
+	gok "$vm" modify_qp qpn=2 state=rtr dgid=10.77.0.2 sgid_index=0 path_mtu=1024 dest_qpn=3 rq_psn=0 max_dest_rd_atomic=4 min_rnr_timer=1
+	gok "$vm" modify_qp qpn=3 state=rtr dgid=10.77.0.2 sgid_index=0 path_mtu=1024 dest_qpn=2 rq_psn=0 max_dest_rd_atomic=4 min_rnr_timer=1
+	for qp in 2 3; do
+		gok "$vm" modify_qp qpn=$qp state=rts timeout=14 retry_cnt=7 rnr_retry=7 sq_psn=0 max_rd_atomic=4
+	done
+}
+# cqes VM N: polls N completions of CQ 1; their lines ("cqe ...") in $cqes.
+cqes() {
+	local n
+	n=$(grep -c '^cqe' "$S/$1.out" || true)
+	gok "$1" poll cqn=1 n="$2"
+	cqes=$(grep '^cqe' "$S/$1.out" | sed -n "$((n + 1)),\$p")
+}
+
+@test "a guest's RC QPs exchange SEND, WRITE and READ through its virtqueues; the bytes land where the WQEs say" {
+	guest_up gq --max-qps 16 --max-cqs 8
+	connect_pair gq
+	gok gq pattern a 0 64 7
+	gok gq post_recv qpn=3 wr_id=100 sge=b:0:64:$KB
+	gok gq post_send qpn=2 opcode=send wr_id=1 flags=signaled sge=a:0:64:$KA
+	cqes gq 2
+	assert_regex "$cqes" "cqe wr_id=100 status=success opcode=recv byte_len=64 imm=0 qp_num=3"
+	assert_regex "$cqes" "cqe wr_id=1 status=success opcode=send byte_len=64 imm=0 qp_num=2"
+	gok gq check b 0 64 7
+	# A WRITE of 4000 bytes into b, whose pages are scattered in guest memory.
+	gok gq pattern a 4096 4000 9
+	gok gq post_send qpn=2 opcode=write wr_id=2 flags=signaled sge=a:4096:4000:$KA remote_addr=b+1000 rkey=$KB
+	cqes gq 1
+	assert_regex "$cqes" "cqe wr_id=2 status=success opcode=rdma_write byte_len=4000"
+	gok gq check b 1000 4000 9
+	# A READ back from a, and a SEND with immediate data, inline.
+	gok gq post_send qpn=3 opcode=read wr_id=3 flags=signaled sge=b:6000:100:$KB remote_addr=a+4096 rkey=$KA
+	cqes gq 1
+	assert_regex "$cqes" "cqe wr_id=3 status=success opcode=rdma_read byte_len=100"
+	gok gq check b 6000 100 9
+	gok gq post_recv qpn=2 wr_id=101 sge=a:0:64:$KA
+	gok gq post_send qpn=3 opcode=send_imm wr_id=4 imm=0x12345678 flags=signaled,inline inline=68656c6c6f
+	cqes gq 2
+	assert_regex "$cqes" "cqe wr_id=101 status=success opcode=recv byte_len=5 imm=305419896 qp_num=2 src_qp=[0-9]+ wc_flags=0x2"
+	gok gq dump a 0 5
+	assert_equal "$(kv hex "$reply")" 68656c6c6f
+	run vdev_json gq '.virtio.queues | map(select(.name == "qp 2 send" or .name == "qp 3 send")) | map(.popped)'
+	assert_output '[2,2]'
+}
+
+@test "a guest's CQ interrupts only when armed, once; a WQE that cannot be posted completes in error" {
+	guest_up gi --max-qps 16 --max-cqs 8
+	connect_pair gi
+	gok gi post_recv qpn=3 wr_id=10 sge=b:0:64:$KB
+	gok gi post_send qpn=2 opcode=send wr_id=11 flags=signaled sge=a:0:64:$KA
+	# Not armed: the entries come, no interrupt.
+	run g gi wait_event cqn=1 timeout_ms=300
+	assert_output "fail timeout"
+	cqes gi 2
+	# Armed for the next completion: one interrupt.
+	gok gi req_notify_cq cqn=1 flags=next
+	gok gi post_send qpn=2 opcode=write wr_id=12 flags=signaled sge=a:0:8:$KA remote_addr=b+0 rkey=$KB
+	gok gi wait_event cqn=1 timeout_ms=3000
+	cqes gi 1
+	gok gi post_send qpn=2 opcode=write wr_id=13 flags=signaled sge=a:0:8:$KA remote_addr=b+0 rkey=$KB
+	run g gi wait_event cqn=1 timeout_ms=300
+	assert_output "fail timeout"
+	cqes gi 1
+	# An SGE past its MR: the worker completes it with a local protection error.
+	gok gi post_send qpn=2 opcode=write wr_id=14 flags=signaled sge=a:8000:1000:$KA remote_addr=b+0 rkey=$KB
+	cqes gi 1
+	assert_regex "$cqes" "cqe wr_id=14 status=loc_prot_err"
+	assert_equal "$(vdev_json gi '.virtio.queues | map(select(.broken != null)) | length')" 0
 }
