@@ -5,7 +5,9 @@
  * copied out of its descriptor once, checked, and posted to the QP as a
  * PostSend or PostRecv would post it (daemon/soft/post.c: the same checks,
  * the same entries, executed by the QP's worker like any QP's); its
- * descriptor is given back at once, the WQE being rdmad's from then on.
+ * descriptor is given back when the WQE retires (its completion, or a later
+ * one's for an unsignaled send, reaches the guest), so the guest's queue
+ * bounds what it has in flight as its driver counts it.
  * Completions go the other way: the workers tell of each entry of a guest's
  * CQ (it is always "wanted"), and each is written into the next buffer of
  * the CQ's virtqueue, with an interrupt when the guest armed the CQ
@@ -64,6 +66,64 @@ static struct rdma_object *guest_object(struct vdev_session *s, enum rdma_object
 	return obj && obj->owner == s ? obj : NULL;
 }
 
+/* ---- descriptors of WQEs in flight ---- */
+
+static void posted_add(struct vdev_rdmaq *q, uint16_t head, uint64_t wr_id)
+{
+	/* Never more than the queue's size: each holds a descriptor of the queue. */
+	if (q->posted_n == q->posted_cap)
+		return;
+	q->posted[(q->posted_first + q->posted_n++) % q->posted_cap] =
+		(struct vdev_posted){ .head = head, .wr_id = wr_id };
+}
+
+/* Gives back the descriptors of the WQEs up to the one of wr_id (its completion came), oldest first. */
+static void posted_retire(struct vdev_rdmaq *q, uint64_t wr_id)
+{
+	bool found = false;
+
+	for (uint32_t i = 0; i < q->posted_n && !found; i++)
+		found = q->posted[(q->posted_first + i) % q->posted_cap].wr_id == wr_id;
+	while (found && q->posted_n) {
+		struct vdev_posted p = q->posted[q->posted_first];
+
+		q->posted_first = (q->posted_first + 1) % q->posted_cap;
+		q->posted_n--;
+		if (q->vq)
+			vq_push(q->vq, p.head, 0);
+		if (p.wr_id == wr_id)
+			break;
+	}
+	if (found && q->vq)
+		vq_signal(q->vq);
+}
+
+/* Every descriptor in flight goes back (the queue stops). */
+static void posted_return_all(struct vdev_rdmaq *q)
+{
+	while (q->posted_n) {
+		if (q->vq)
+			vq_push(q->vq, q->posted[q->posted_first].head, 0);
+		q->posted_first = (q->posted_first + 1) % q->posted_cap;
+		q->posted_n--;
+	}
+	if (q->vq)
+		vq_signal(q->vq);
+}
+
+/* The completion e reached the guest: the WQE it completes retires. */
+static void retire(struct vdev_session *s, const struct dp_cqe *e)
+{
+	bool recv = e->opcode == DP_WC_RECV || e->opcode == DP_WC_RECV_RDMA_WITH_IMM;
+	struct vdev_rdmaq *q;
+
+	if (e->qp_num >= s->vdev->conf.max_qps)
+		return;
+	q = rdma_queue(s, vdev_vq_sq(s->vdev->conf.max_cqs, e->qp_num) + recv);
+	if (q)
+		posted_retire(q, e->wr_id);
+}
+
 /* ---- completions ---- */
 
 /*
@@ -87,11 +147,15 @@ static void drain_cq(struct vdev_session *s, uint32_t cqn, const struct dp_cqe *
 			if (r < 0)
 				log_warning("vdev %s: CQ %u's virtqueue broke: %s", s->vdev->conf.name, cqn,
 					    vq_broken(q->vq));
+			/* Out of buffers: the guest kicks when it gives more (or gave some meanwhile). */
+			else if (vq_kick_enable(q->vq))
+				continue;
 			break;
 		}
 		q->held = true;
 		if (cq->ring && rdma_device_cq_poll(s->dev, cq->ring, &e, 1) == 1) {
 			/* The entries of the CQ's lanes first: they are older. */
+			retire(s, &e);
 		} else if (extra) {
 			e = *extra;
 			extra = NULL;
@@ -273,6 +337,9 @@ static void feed(struct vdev_session *s, struct vdev_rdmaq *q, enum rq_kind kind
 			if (r < 0)
 				log_warning("vdev %s: QP %u's %s queue broke: %s", s->vdev->conf.name, qpn,
 					    kind == RQ_SQ ? "send" : "receive", vq_broken(q->vq));
+			/* All taken: the guest kicks at its next WQE (or queued one meanwhile). */
+			else if (vq_kick_enable(q->vq))
+				continue;
 			return;
 		}
 		q->held = true;
@@ -290,8 +357,16 @@ static void feed(struct vdev_session *s, struct vdev_rdmaq *q, enum rq_kind kind
 			q->waiting = true;
 			return;
 		}
-		vq_push(q->vq, q->chain.head, 0);
 		q->held = false;
+		if (r == 0) {
+			uint64_t wr_id;
+
+			memcpy(&wr_id, wqe, sizeof(wr_id));   /* the first field of both WQEs */
+			posted_add(q, q->chain.head, le64(wr_id));
+			continue;
+		}
+		/* Not posted: it completed already (in error), its descriptor goes back now. */
+		vq_push(q->vq, q->chain.head, 0);
 		vq_signal(q->vq);
 	}
 }
@@ -346,6 +421,16 @@ int vdev_rdma_queue_start(struct vdev_session *s, unsigned index, struct virtque
 		q->index = index;
 		s->rdmaq[index] = q;
 	}
+	if (q->posted_cap != vq->num) {
+		struct vdev_posted *p = calloc(vq->num, sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		free(q->posted);
+		q->posted = p;
+		q->posted_cap = vq->num;
+	}
+	q->posted_first = q->posted_n = 0;
 	r = sd_event_add_io(s->vdev->set->event, &q->kick, vq_kick_fd(vq), EPOLLIN, on_kick, q);
 	if (r < 0)
 		return r;
@@ -365,6 +450,8 @@ void vdev_rdma_queue_stop(struct vdev_session *s, unsigned index)
 
 	if (!q)
 		return;
+	/* What was in flight is the guest's again (its driver resets the queue after). */
+	posted_return_all(q);
 	q->kick = sd_event_source_disable_unref(q->kick);
 	q->vq = NULL;
 	q->held = false;
@@ -392,6 +479,8 @@ void vdev_rdma_free(struct vdev_session *s)
 {
 	for (unsigned i = 0; i < VDEV_QUEUES_MAX; i++) {
 		vdev_rdma_queue_stop(s, i);
+		if (s->rdmaq[i])
+			free(s->rdmaq[i]->posted);
 		free(s->rdmaq[i]);
 		s->rdmaq[i] = NULL;
 	}

@@ -34,6 +34,13 @@ struct vdev_rdmaq {
 	bool waiting;                 /* a WQE waits for room in its QP's queue */
 	uint32_t armed;               /* a CQ's: REQ_NOTIFY_CQ flags until its next interrupt */
 	uint64_t errors;              /* WQEs with no QP or not whole, CQEs with no buffer */
+	/*
+	 * A send or receive queue's WQEs posted and not yet retired, oldest
+	 * first: their descriptors go back as their completions reach the
+	 * guest (size: the virtqueue's, which bounds what is in flight).
+	 */
+	struct vdev_posted { uint16_t head; uint64_t wr_id; } *posted;
+	uint32_t posted_cap, posted_first, posted_n;
 };
 
 struct vdev_net_counters {

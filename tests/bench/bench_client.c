@@ -15,6 +15,7 @@
  */
 #include "dataplane/offload/transform.h"
 #include "lib/varlink/varlink.h"
+#include "tests/bench/lib/perftest.h"
 #include "tests/bench/lib/rdmad.h"
 #include "tests/bench/lib/verbs.h"
 
@@ -42,21 +43,6 @@ static const uint8_t dek_key[64] = {
 
 static volatile uint8_t sink;
 
-static void call(const char *socket, const char *method, const char *params)
-{
-	struct json_object *p = json_tokener_parse(params), *reply = NULL;
-	struct varlink_client *vc;
-	char *error = NULL;
-
-	if (varlink_client_connect(&vc, socket) < 0 ||
-	    varlink_client_call(vc, method, p, &reply, &error) < 0 || error) {
-		fprintf(stderr, "bench_client: %s: %s\n", method, error ? error : "connection failed");
-		exit(1);
-	}
-	json_object_put(p);
-	json_object_put(reply);
-	varlink_client_free(vc);
-}
 
 /*
  * memcpy of size bytes between two buffers that stay in cache, page-aligned
@@ -122,61 +108,6 @@ static double engine_gbs(void)
 	return (double)n * 4096 / (t1 - t0) / 1e9;
 }
 
-/*
- * How the perftest runs: as a tenant of the device does (user nobody, its
- * supplementary group rdma) when the bench runs as root and group rdma
- * exists; else as the bench's own user.  A tenant's registered bytes are
- * held to max_registered_bytes_per_uid (run()), not to an RLIMIT_MEMLOCK
- * that a machine may not let root raise.
- */
-static char as_tenant[128];
-
-static void tenant_init(void)
-{
-	struct group *g = getgrnam("rdma");
-
-	if (geteuid() == 0 && g)
-		snprintf(as_tenant, sizeof(as_tenant),
-			 "setpriv --reuid=65534 --regid=65534 --groups=%u ",
-			 (unsigned)g->gr_gid);
-	printf("# the two processes run as %s\n", as_tenant[0] ? "uid 65534 of group rdma (a tenant)" :
-	       geteuid() == 0 ? "root (group rdma does not exist)" : "the bench's user");
-}
-
-/* One perftest run against socket: its JSON results (the caller's to put). */
-static struct json_object *perftest(const char *socket, int cpu, const char *args)
-{
-	char cmd[1024], *text = NULL;
-	size_t len = 0;
-	struct json_object *o;
-	FILE *f, *mem = open_memstream(&text, &len);
-	int c;
-
-	snprintf(cmd, sizeof(cmd), "%s%s/examples/rdmad_perftest -s %s -c %d -j %s", as_tenant,
-		 getenv("BUILD") ? getenv("BUILD") : "build", socket, cpu, args);
-	f = popen(cmd, "r");
-	if (!f || !mem)
-		bench_die("rdmad_perftest", NULL);
-	while ((c = fgetc(f)) != EOF)
-		fputc(c, mem);
-	fclose(mem);
-	if (pclose(f) != 0 || !(o = json_tokener_parse(text))) {
-		fprintf(stderr, "bench_client: %s failed\n", cmd);
-		exit(1);
-	}
-	free(text);
-	return o;
-}
-
-static double field(struct json_object *results, unsigned i, const char *key)
-{
-	struct json_object *v = NULL;
-
-	json_object_object_get_ex(json_object_array_get_idx(json_object_object_get(results, "results"), i),
-				  key, &v);
-	return json_object_get_double(v);
-}
-
 static void run(const int *cpus, unsigned n_cpus, unsigned workers, double mc4k, double mc64k,
 		double engine)
 {
@@ -195,7 +126,7 @@ static void run(const int *cpus, unsigned n_cpus, unsigned workers, double mc4k,
 	 * The tenant reaches the socket, registers what the runs need, and may
 	 * configure MKEYs with the bench's DEK (below).
 	 */
-	if (as_tenant[0]) {
+	if (bench_perftest_tenant()[0]) {
 		char conf[PATH_MAX + 16];
 		FILE *f;
 
@@ -204,27 +135,27 @@ static void run(const int *cpus, unsigned n_cpus, unsigned workers, double mc4k,
 		if (!f || fputs("max_registered_bytes_per_uid = 4294967296\n", f) < 0 || fclose(f) != 0 ||
 		    chmod(d.dir, 0755) < 0 || chmod(d.socket, 0666) < 0)
 			bench_die("tenant setup", NULL);
-		call(d.socket, "io.rdmad.Daemon.Reload", "{}");
+		bench_call(d.socket, "io.rdmad.Daemon.Reload", "{}");
 	}
 	char dek[384];
 
 	snprintf(dek, sizeof(dek), "{\"name\":\"" DEK_NAME "\",\"size\":256,\"key\":\"%s\"%s}",
-		 dek_key_b64, as_tenant[0] ? ",\"allow\":[\"@rdma\"]" : "");
-	call(d.socket, "io.rdmad.Dek.Create", dek);
-	send = perftest(d.socket, app_cpu, "-e -w 256 -t send -z 64 -n 2000000");
-	lat = perftest(d.socket, app_cpu, "-e -t lat -z 64 -n 20000");
-	write = perftest(d.socket, app_cpu, "-t write -z 4096,65536 -n 400000");
-	mkey = perftest(d.socket, app_cpu, "-t write -z 4096 -n 200000 -m sig+crypto -k " DEK_NAME);
+		 dek_key_b64, bench_perftest_tenant()[0] ? ",\"allow\":[\"@rdma\"]" : "");
+	bench_call(d.socket, "io.rdmad.Dek.Create", dek);
+	send = bench_perftest(d.socket, app_cpu, "-e -w 256 -t send -z 64 -n 2000000");
+	lat = bench_perftest(d.socket, app_cpu, "-e -t lat -z 64 -n 20000");
+	write = bench_perftest(d.socket, app_cpu, "-t write -z 4096,65536 -n 400000");
+	mkey = bench_perftest(d.socket, app_cpu, "-t write -z 4096 -n 200000 -m sig+crypto -k " DEK_NAME);
 	printf("# %u worker(s) on CPU %s; both processes on CPU %d\n", workers, list, app_cpu);
-	printf("%-44s %12.0f msgs/s   (target >= 4000000)\n", "64 B SEND, 2 processes", field(send, 0, "msgs_per_sec"));
+	printf("%-44s %12.0f msgs/s   (target >= 4000000)\n", "64 B SEND, 2 processes", bench_perftest_field(send, 0, "msgs_per_sec"));
 	printf("%-44s %12.2f us avg, %.2f p50, %.2f p99\n", "64 B SEND latency (half round trip)",
-	       field(lat, 0, "lat_avg_us"), field(lat, 0, "lat_p50_us"), field(lat, 0, "lat_p99_us"));
+	       bench_perftest_field(lat, 0, "lat_avg_us"), bench_perftest_field(lat, 0, "lat_p50_us"), bench_perftest_field(lat, 0, "lat_p99_us"));
 	printf("%-44s %12.3f GB/s   x%.2f memcpy 4 KiB (target >= 0.3)\n", "4 KiB RDMA WRITE",
-	       field(write, 0, "gbps"), field(write, 0, "gbps") / mc4k);
+	       bench_perftest_field(write, 0, "gbps"), bench_perftest_field(write, 0, "gbps") / mc4k);
 	printf("%-44s %12.3f GB/s   x%.2f memcpy 64 KiB (target >= 0.6)\n", "64 KiB RDMA WRITE",
-	       field(write, 1, "gbps"), field(write, 1, "gbps") / mc64k);
+	       bench_perftest_field(write, 1, "gbps"), bench_perftest_field(write, 1, "gbps") / mc64k);
 	printf("%-44s %12.3f GB/s   x%.2f engine alone (target >= 0.8)\n", "4 KiB WRITE into T10-DIF+AES-XTS MKEY",
-	       field(mkey, 0, "gbps"), field(mkey, 0, "gbps") / engine);
+	       bench_perftest_field(mkey, 0, "gbps"), bench_perftest_field(mkey, 0, "gbps") / engine);
 	json_object_put(send);
 	json_object_put(lat);
 	json_object_put(write);
@@ -240,7 +171,7 @@ int main(void)
 	double mc4k = memcpy_gbs(4096), mc64k = memcpy_gbs(65536), engine = engine_gbs();
 
 	printf("# librdmad between two processes (rdmad_perftest), %u CPU(s) allowed\n", n);
-	tenant_init();
+	bench_perftest_tenant_init();
 	printf("%-44s %12.3f GB/s\n", "memcpy 4 KiB (this run)", mc4k);
 	printf("%-44s %12.3f GB/s\n", "memcpy 64 KiB (this run)", mc64k);
 	printf("%-44s %12.3f GB/s\n", "engine T10-DIF+AES-XTS 4 KiB wire->memory", engine);

@@ -3,13 +3,16 @@
  * bench.c - bench_send and bench_write for make bench: n signaled WQEs of
  * size bytes kept in flight on a QP's send queue as completions come back,
  * timed from the first post to the last completion.  The payload is inline
- * (up to 512 bytes) or from buf=NAME with lkey=; the peer's receives are
- * the caller's affair.
+ * (up to 512 bytes) or from buf=NAME with lkey=.  bench_send with
+ * recv_qpn= recv_buf= recv_lkey= keeps that QP's receive queue full as its
+ * receives complete (both QPs completing into the one CQ cqn); otherwise the
+ * peer's receives are the caller's affair.
  */
 #include "guest.h"
 
 #include <errno.h>
 #include <inttypes.h>
+#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -20,7 +23,23 @@ struct bench {
 	uint32_t qpn, cqn, lkey;
 	uint64_t n, size;
 	struct gbuf *buf;
+	/* bench_send: the receiving QP whose receives are posted again as they complete. */
+	uint32_t recv_qpn, recv_lkey;
+	struct gbuf *recv_buf;
 };
+
+/* Fills the receiving QP's receive queue; its WQEs are posted, not kicked. */
+static int refill(struct guest *g, const struct bench *b, struct vq *rq)
+{
+	struct virtio_rdma_sge sge = { .addr = b->recv_buf->va, .length = (uint32_t)b->size,
+				       .lkey = b->recv_lkey };
+	int r;
+
+	while ((r = wqe_post_recv(g, rq, 0, &sge, 1)) >= 0)
+		;
+	vq_kick_if_needed(rq);
+	return r == -ENOSPC ? 0 : r;
+}
 
 static double now_s(void)
 {
@@ -35,11 +54,16 @@ static int bench_run(struct guest *g, const struct bench *b, struct virtio_rdma_
 	struct vq *sq = qp_vq(g, b->qpn, VQ_KIND_SQ);
 	struct vq *cq = vq_get(g, vq_cq_index(g, b->cqn), VQ_KIND_CQ);
 	struct virtio_rdma_sge sge = { 0 };
+	struct vq *rq = b->recv_buf ? qp_vq(g, b->recv_qpn, VQ_KIND_RQ) : NULL;
 	struct virtio_rdma_cq_req cqe;
 	uint64_t posted = 0, done = 0;
 	double start, secs;
 	int r;
 
+	if (b->recv_buf && !rq)
+		return reply_fail(g, "recv_qpn=%u: no receive queue set up here (create_qp)", b->recv_qpn);
+	if (rq && (r = refill(g, b, rq)) < 0)
+		return reply_errno(g, "bench: post_recv", r);
 	if (!sq)
 		return reply_fail(g, "qpn=%u: no send queue set up here (create_qp)", b->qpn);
 	if (!g->started || b->cqn >= g->config.max_rdma_cqs || !cq)
@@ -70,18 +94,25 @@ static int bench_run(struct guest *g, const struct bench *b, struct virtio_rdma_
 			if (cqe.status)
 				return reply_fail(g, "bench: wr_id=%" PRIu64 " completed with status %u",
 						  cqe.wr_id, cqe.status);
+			/* The receiver's completions make room for its next receives. */
+			if (rq && cqe.qp_num == b->recv_qpn && cqe.opcode == VIRTIO_IB_WC_RECV)
+				continue;
 			done++;
 		}
+		if (rq && (r = refill(g, b, rq)) < 0)
+			return reply_errno(g, "bench: post_recv", r);
 		vq_kick_if_needed(cq);
 		if (r == -EIO)
 			return reply_fail(g, "bench: the CQ's used ring named a buffer not posted");
+		/* A polling driver: it spins on the used ring rather than sleep between looks. */
 		if (done < b->n && !vring_has_used(&cq->ring)) {
-			r = vq_wait_ready(g, cq, BENCH_TIMEOUT_MS);
-			if (r == -ETIMEDOUT)
+			double deadline = now_s() + BENCH_TIMEOUT_MS / 1000.0;
+
+			while (!vring_has_used(&cq->ring) && now_s() < deadline)
+				sched_yield();
+			if (!vring_has_used(&cq->ring))
 				return reply_fail(g, "bench: timeout after %" PRIu64 " of %" PRIu64
 						  " completions", done, b->n);
-			if (r < 0)
-				return reply_errno(g, "bench", r);
 		}
 	}
 	secs = now_s() - start;
@@ -118,12 +149,19 @@ static int bench_words(struct guest *g, struct args *a, struct bench *b)
 static int cmd_bench_send(struct guest *g, struct args *a)
 {
 	struct virtio_rdma_sq_req wr = { .opcode = VIRTIO_IB_WR_SEND };
+	const char *recv = NULL;
 	struct bench b;
 
 	if (bench_words(g, a, &b) < 0)
 		return -1;
-	if (args_done(a, 0) < 0)
+	if (args_str(a, "recv_buf", false, &recv) < 0 ||
+	    args_u32(a, "recv_qpn", recv != NULL, UINT32_MAX, &b.recv_qpn) < 0 ||
+	    args_u32(a, "recv_lkey", recv != NULL, UINT32_MAX, &b.recv_lkey) < 0 || args_done(a, 0) < 0)
 		return reply_fail(g, "%s", a->err);
+	if (recv && !(b.recv_buf = gbuf_find(g, recv)))
+		return reply_fail(g, "field recv_buf: no buffer named '%s' (see alloc)", recv);
+	if (recv && b.size > b.recv_buf->bytes)
+		return reply_fail(g, "field size: %" PRIu64 " is more than %s holds", b.size, recv);
 	return bench_run(g, &b, &wr);
 }
 

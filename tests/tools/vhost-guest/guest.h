@@ -143,6 +143,9 @@ int wqe_post_send(struct guest *g, struct vq *sq, const struct virtio_rdma_sq_re
 		  const struct virtio_rdma_sge *sges, unsigned nsge);
 /* Takes one CQE off a CQ's virtqueue and posts its buffer again: 0, -EAGAIN, -EIO. */
 int cq_take(struct guest *g, struct vq *cq, struct virtio_rdma_cq_req *cqe, uint32_t *len);
+/* A receive WQE of nsge SGEs on rq; no kick. */
+int wqe_post_recv(struct guest *g, struct vq *rq, uint64_t wr_id, const struct virtio_rdma_sge *sges,
+		  unsigned nsge);
 
 /* guest buffers (buffers.c) */
 struct gbuf *gbuf_find(struct guest *g, const char *name);

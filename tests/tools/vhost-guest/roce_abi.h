@@ -340,6 +340,10 @@ struct virtio_rdma_rq_req {
 	struct virtio_rdma_sge sg_list[];
 };
 
+/* enum virtio_ib_wc_opcode */
+enum { VIRTIO_IB_WC_SEND, VIRTIO_IB_WC_RDMA_WRITE, VIRTIO_IB_WC_RDMA_READ, VIRTIO_IB_WC_RECV,
+       VIRTIO_IB_WC_RECV_RDMA_WITH_IMM };
+
 #define VIRTIO_IB_WC_GRH	(1 << 0)
 #define VIRTIO_IB_WC_WITH_IMM	(1 << 1)
 

@@ -74,6 +74,19 @@ int wqe_post_send(struct guest *g, struct vq *sq, const struct virtio_rdma_sq_re
 	return post_wqe(g, sq, wqe, sizeof(*wr) + nsge * sizeof(*sges));
 }
 
+int wqe_post_recv(struct guest *g, struct vq *rq, uint64_t wr_id, const struct virtio_rdma_sge *sges,
+		  unsigned nsge)
+{
+	uint8_t wqe[sizeof(struct virtio_rdma_rq_req) + SGE_MAX * sizeof(struct virtio_rdma_sge)];
+	struct virtio_rdma_rq_req wr = { .wr_id = wr_id, .num_sge = nsge };
+
+	if (nsge > SGE_MAX)
+		return -E2BIG;
+	memcpy(wqe, &wr, sizeof(wr));
+	memcpy(wqe + sizeof(wr), sges, nsge * sizeof(*sges));
+	return post_wqe(g, rq, wqe, sizeof(wr) + nsge * sizeof(*sges));
+}
+
 int cq_take(struct guest *g, struct vq *cq, struct virtio_rdma_cq_req *cqe, uint32_t *len)
 {
 	int head = vring_get_used(&cq->ring, len, NULL);
@@ -215,24 +228,20 @@ static int cmd_post_send(struct guest *g, struct args *a)
 
 static int cmd_post_recv(struct guest *g, struct args *a)
 {
-	uint8_t wqe[sizeof(struct virtio_rdma_rq_req) + SGE_MAX * sizeof(struct virtio_rdma_sge)];
-	struct virtio_rdma_rq_req *wr = (struct virtio_rdma_rq_req *)wqe;
 	struct virtio_rdma_sge sges[SGE_MAX];
+	uint64_t wr_id = 0;
 	uint32_t qpn = 0;
 	unsigned nsge;
 	struct vq *rq;
 
-	memset(wqe, 0, sizeof(*wr));
 	CHECK(args_u32(a, "qpn", true, UINT32_MAX, &qpn));
-	CHECK(args_num(a, "wr_id", true, UINT64_MAX, &wr->wr_id));
+	CHECK(args_num(a, "wr_id", true, UINT64_MAX, &wr_id));
 	CHECK(parse_sges(g, a, sges, &nsge));
 	CHECK(args_done(a, 0));
 	rq = qp_vq(g, qpn, VQ_KIND_RQ);
 	if (!rq)
 		return reply_fail(g, "qpn=%u: no receive queue set up here (create_qp)", qpn);
-	wr->num_sge = nsge;
-	memcpy(wqe + sizeof(*wr), sges, nsge * sizeof(sges[0]));
-	return posted(g, rq, post_wqe(g, rq, wqe, sizeof(*wr) + nsge * sizeof(sges[0])), "post_recv");
+	return posted(g, rq, wqe_post_recv(g, rq, wr_id, sges, nsge), "post_recv");
 }
 
 static struct vq *cq_vq(struct guest *g, uint32_t cqn)
