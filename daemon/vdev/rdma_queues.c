@@ -260,7 +260,7 @@ static int post_send(struct vdev_session *s, struct rdma_qp *qp, const uint8_t *
 	struct dp_sq_req req;
 	struct rdma_error err;
 	uint32_t n = 0, bad;
-	bool inl;
+	bool inl, remote;
 	int r;
 
 	memcpy(&req, wqe, sizeof(req));
@@ -275,10 +275,12 @@ static int post_send(struct vdev_session *s, struct rdma_qp *qp, const uint8_t *
 			     DP_WC_LOC_QP_OP_ERR);
 		return -EINVAL;
 	}
+	remote = req.opcode == DP_WR_RDMA_WRITE || req.opcode == DP_WR_RDMA_WRITE_WITH_IMM ||
+		 req.opcode == DP_WR_RDMA_READ;
 	wr = (struct rdma_dp_send_wr){
 		.wr_id = le64(req.wr_id), .opcode = req.opcode, .send_flags = req.send_flags,
-		.imm = be32toh(req.imm_data), .remote_key = le32(req.rdma.rkey),
-		.has_remote_addr = true, .remote_addr = le64(req.rdma.remote_addr),
+		.imm = be32toh(req.imm_data), .remote_key = remote ? le32(req.rdma.rkey) : 0,
+		.has_remote_addr = remote, .remote_addr = remote ? le64(req.rdma.remote_addr) : 0,
 		.inline_data = inl ? req.inline_data : NULL, .inline_len = inl ? le16(req.inline_len) : 0,
 		.sges = sges, .n_sges = sges_in(s, wqe + sizeof(req), n, sges),
 		.ud = qp->type == RDMA_QPT_UD, .ah = le32(req.ud.ah), .remote_qpn = le32(req.ud.remote_qpn),

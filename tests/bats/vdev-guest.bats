@@ -361,3 +361,34 @@ cqes() {
 	assert_regex "$cqes" "cqe wr_id=14 status=loc_prot_err"
 	assert_equal "$(vdev_json gi '.virtio.queues | map(select(.broken != null)) | length')" 0
 }
+
+@test "a guest's UD QPs: a SEND through an AH lands behind the 40-byte GRH, with its source QP" {
+	guest_up gu --max-qps 16 --max-cqs 8
+	gok gu create_pd
+	gok gu create_cq cqe=64
+	gok gu add_gid index=0 gid=10.77.0.2
+	for i in 1 2; do
+		gok gu create_qp pdn=1 type=ud send_cqn=1 recv_cqn=1 max_send_wr=16 max_recv_wr=16 max_send_sge=2 max_recv_sge=2 max_inline_data=64
+	done
+	gok gu alloc b 8192
+	gok gu reg_user_mr b pdn=1 access=local_write
+	kb=$(kv lkey "$reply")
+	for qp in 2 3; do
+		gok gu modify_qp qpn=$qp state=init qkey=0x11111111
+		gok gu modify_qp qpn=$qp state=rtr
+		gok gu modify_qp qpn=$qp state=rts sq_psn=0
+	done
+	gok gu create_ah pdn=1 dgid=10.77.0.2 sgid_index=0
+	ah=$(kv ah "$reply")
+	gok gu post_recv qpn=3 wr_id=7 sge=b:0:200:$kb
+	gok gu post_send qpn=2 opcode=send wr_id=8 flags=signaled,inline inline=757064 ud_qpn=3 ud_qkey=0x11111111 ah=$ah
+	cqes gu 2
+	assert_regex "$cqes" "cqe wr_id=7 status=success opcode=recv byte_len=43 imm=0 qp_num=3 src_qp=2 wc_flags=0x1"
+	assert_regex "$cqes" "cqe wr_id=8 status=success opcode=send byte_len=3"
+	gok gu dump b 40 3
+	assert_equal "$(kv hex "$reply")" 757064
+	# A wrong Q_Key: the datagram is dropped, the send still completes (UD is unreliable).
+	gok gu post_send qpn=2 opcode=send wr_id=9 flags=signaled,inline inline=00 ud_qpn=3 ud_qkey=0x22222222 ah=$ah
+	cqes gu 1
+	assert_regex "$cqes" "cqe wr_id=9 status=success opcode=send"
+}
