@@ -36,6 +36,7 @@ struct vhost_user_session {
 	void *dev;
 	uint64_t features;             /* negotiated virtio features */
 	uint64_t protocol_features;
+	bool protocol_set;             /* SET_PROTOCOL_FEATURES came (bit 30 offered, before SET_FEATURES) */
 	struct vhost_mem *mem;
 	const char *error;
 	/* the message being read: header and payload, and the fds that came with it */
@@ -71,9 +72,15 @@ static int fail(struct vhost_user_session *s, int err, const char *why)
 
 /* ---- queues: when they run ---- */
 
+/*
+ * The front end speaks the protocol features: it took bit 30 in
+ * SET_FEATURES, or it set them already, as QEMU does at its start, before
+ * the guest's driver sets the features (and then enables rings by
+ * SET_VRING_ENABLE: a queue starts disabled from then on).
+ */
 static bool protocol_features_negotiated(const struct vhost_user_session *s)
 {
-	return s->features & BIT(VHOST_USER_F_PROTOCOL_FEATURES);
+	return (s->features & BIT(VHOST_USER_F_PROTOCOL_FEATURES)) || s->protocol_set;
 }
 
 static bool should_run(const struct vhost_user_session *s, const struct queue_slot *q)
@@ -376,6 +383,7 @@ static int set_protocol_features(struct vhost_user_session *s, struct request *r
 	if (f & ~(uint64_t)PROTOCOL_OFFERED)
 		return fail(s, -EINVAL, "protocol features that were not offered");
 	s->protocol_features = f;
+	s->protocol_set = true;
 	return 0;
 }
 

@@ -472,7 +472,12 @@ static void test_no_protocol_features(void **state)
 	ring_setup(f, 2, 0);
 	assert_int_equal(set_kick(f, 2, -1), 0);
 	assert_int_equal(f->dev.starts[2], 1);
-	assert_int_equal(acked_state(f, SET_VRING_ENABLE, 2, 1), 1);
+	/*
+	 * The front end set protocol features (REPLY_ACK) without taking bit
+	 * 30 in SET_FEATURES yet: QEMU enables rings so before the guest's
+	 * driver sets the features, and that is taken.
+	 */
+	assert_int_equal(acked_state(f, SET_VRING_ENABLE, 2, 1), 0);
 }
 
 static void test_config(void **state)
