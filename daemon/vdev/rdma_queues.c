@@ -60,8 +60,8 @@ static struct vdev_rdmaq *rdma_queue(struct vdev_session *s, unsigned index)
 static struct rdma_object *guest_object(struct vdev_session *s, enum rdma_object_kind kind,
 					uint32_t handle)
 {
-	struct rdma_error err;
-	struct rdma_object *obj = s->dev ? rdma_object_lookup(s->dev, kind, handle, &err) : NULL;
+	/* Found, not looked up: a miss is no refusal to explain (and costs no message). */
+	struct rdma_object *obj = s->dev ? object_table_find(&s->dev->tables[kind], handle) : NULL;
 
 	return obj && obj->owner == s ? obj : NULL;
 }
@@ -188,8 +188,10 @@ static void on_cq_entries(struct rdma_device *dev, void *userdata)
 {
 	struct vdev_session *s = userdata;
 
+	/* The CQs whose virtqueues run. */
 	for (unsigned i = 0; i < s->vdev->conf.max_cqs; i++)
-		drain_cq(s, i, NULL);
+		if (s->rdmaq[VDEV_VQ_FIRST_CQ + i] && s->rdmaq[VDEV_VQ_FIRST_CQ + i]->vq)
+			drain_cq(s, i, NULL);
 	/* Completions make room: WQEs that waited for it go now. */
 	for (unsigned i = VDEV_VQ_FIRST_CQ + s->vdev->conf.max_cqs; i < VDEV_QUEUES_MAX; i++)
 		if (s->rdmaq[i] && s->rdmaq[i]->waiting)
