@@ -56,10 +56,8 @@ void api_monitor_free(struct manager *m);
  */
 void api_monitor_application(struct manager *m, bool attached, struct json_object *application);
 struct vdev;
-/* A vdev as io.rdmad.Vdev's record (daemon/api/vdev.c): Show's, List's and the Monitor's. */
+/* A vdev as io.rdmad.Vdev's record (daemon/api/vdev.c): Show's and List's. */
 struct json_object *api_vdev_json(const struct vdev *v);
-/* Its front end's record ({pid, uid, comm, started_usec}). */
-struct json_object *api_vdev_front_end_json(const struct vdev *v);
 /* obj on dev became a tenant's: its creation, to that uid's subscriptions. */
 void api_monitor_object_owned(struct rdma_device *dev, const struct rdma_object *obj);
 

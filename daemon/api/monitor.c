@@ -312,7 +312,7 @@ static void on_vdev_event(void *userdata, const struct vdev *v, enum vdev_event 
 		json_add_string(ev, "kind", "vdev");
 		json_add_string(ev, "name", v->conf.name);
 		if (event == VDEV_EVENT_CONNECTED || event == VDEV_EVENT_DISCONNECTED)
-			json_object_object_add(ev, "front_end", api_vdev_front_end_json(v));
+			json_object_object_add(ev, "front_end", api_front_end_json(&v->front_end));
 		send_event(s->call, ev);
 	}
 }

@@ -15,18 +15,6 @@
 
 #define IFACE "io.rdmad.Vdev"
 
-struct json_object *api_vdev_front_end_json(const struct vdev *v)
-{
-	const struct vdev_front_end *fe = &v->front_end;
-	struct json_object *o = json_object_new_object();
-
-	json_add_int(o, "pid", fe->pid);
-	json_add_uint(o, "uid", fe->uid);
-	json_add_string(o, "comm", fe->comm);
-	json_add_uint(o, "started_usec", fe->started_usec);
-	return o;
-}
-
 static struct json_object *tap_json(const struct vnic_netdev *tap)
 {
 	struct json_object *o = json_object_new_object();
@@ -48,10 +36,10 @@ struct json_object *api_vdev_json(const struct vdev *v)
 	json_add_uint(o, "max_qps", v->conf.max_qps);
 	json_add_uint(o, "max_cqs", v->conf.max_cqs);
 	json_add_string(o, "state", vdev_state_word(v));
-	json_object_object_add(o, "front_end", v->session ? api_vdev_front_end_json(v) : NULL);
+	json_object_object_add(o, "front_end", v->session ? api_front_end_json(&v->front_end) : NULL);
 	json_add_uint(o, "accepted", v->accepted);
 	json_add_uint(o, "refused", v->refused);
-	vdev_session_info(v, virtio);
+	vdev_session_info(v->session, virtio);
 	json_object_object_add(o, "virtio", virtio);
 	return o;
 }

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "daemon/api/vocab.h"
+#include "daemon/vdev/vdev.h"
 #include "lib/json-util.h"
 
 #include <stdio.h>
@@ -28,5 +29,16 @@ struct json_object *api_sig_errors_json(const uint64_t by_type[DP_SIG_ERR_APPTAG
 
 	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++)
 		json_add_uint(o, dp_sig_err_type_name(types[i]), by_type[types[i]]);
+	return o;
+}
+
+struct json_object *api_front_end_json(const struct vdev_front_end *fe)
+{
+	struct json_object *o = json_object_new_object();
+
+	json_add_int(o, "pid", fe->pid);
+	json_add_uint(o, "uid", fe->uid);
+	json_add_string(o, "comm", fe->comm);
+	json_add_uint(o, "started_usec", fe->started_usec);
 	return o;
 }

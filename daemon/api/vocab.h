@@ -14,6 +14,11 @@
 #include "daemon/verbs/device.h"
 #include "dataplane/offload/sig.h"
 
+struct vdev_front_end;
+
+/* A vdev's front end (Vdev records, Monitor's vdev events): pid, uid, comm, started_usec. */
+struct json_object *api_front_end_json(const struct vdev_front_end *fe);
+
 /* "ifname" and "ifindex" of dev, as iproute2's rdma -j names a device. */
 void api_add_device(struct json_object *o, const struct rdma_device *dev);
 

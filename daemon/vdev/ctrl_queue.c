@@ -42,7 +42,7 @@ void vdev_ctrl_sync_mem(struct vdev_session *s)
 	n = s->roce.mem.windows(s, w, DP_DMA_WINDOWS_MAX);
 	for (uint32_t pos = 0; s->dev && (obj = object_table_next(&s->dev->tables[RDMA_OBJ_MR], &pos)); )
 		if (rdma_mr(obj)->n_windows && rdma_mr_set_windows(s->dev, rdma_mr(obj), w, n) < 0)
-			log_warning("vdev %s: MR %u cannot reach the new memory table", s->vdev->conf.name,
+			log_warning("vdev %s: MR %u cannot reach the new memory table", s->env.name,
 				    obj->handle);
 }
 
@@ -70,7 +70,7 @@ static uint32_t run_request(struct vdev_session *s, struct virtqueue *vq, const 
 	if (hdr.class == VIRTIO_NET_CTRL_ROCE && (s->features & (1ull << VIRTIO_NET_F_ROCE))) {
 		ack[0] = vdev_roce_command(&s->roce, hdr.cmd, data, len, ack + 1, room, &ack_len);
 		if (ack[0] != VIRTIO_NET_OK)
-			log_debug("vdev %s: %s refused: %s: %s", s->vdev->conf.name,
+			log_debug("vdev %s: %s refused: %s: %s", s->env.name,
 				  vdev_roce_command_name(hdr.cmd) ? vdev_roce_command_name(hdr.cmd) : "command",
 				  s->roce.last_error.field, s->roce.last_error.reason);
 	} else {
@@ -96,6 +96,6 @@ void vdev_ctrl_serve(struct vdev_session *s)
 	while ((r = vq_pop(vq, &c)) > 0)
 		vq_push(vq, c.head, run_request(s, vq, &c));
 	if (r < 0)
-		log_warning("vdev %s: the control queue broke: %s", s->vdev->conf.name, vq_broken(vq));
+		log_warning("vdev %s: the control queue broke: %s", s->env.name, vq_broken(vq));
 	vq_signal(vq);
 }

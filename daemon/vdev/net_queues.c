@@ -10,7 +10,6 @@
  */
 #include "daemon/vdev/session_int.h"
 #include "daemon/vdev/virtio_net.h"
-#include "daemon/vnic/netdev_linux.h"
 #include "lib/log.h"
 
 #include <errno.h>
@@ -24,7 +23,7 @@
 
 static int tap_fd(const struct vdev_session *s)
 {
-	return s->vdev->tap ? vnic_netdev_fd(s->vdev->tap) : -1;
+	return s->env.tap_fd;
 }
 
 void vdev_net_tx(struct vdev_session *s)
@@ -55,7 +54,7 @@ void vdev_net_tx(struct vdev_session *s)
 		vq_push(vq, c.head, 0);
 	}
 	if (r < 0)
-		log_warning("vdev %s: transmitq1 broke: %s", s->vdev->conf.name, vq_broken(vq));
+		log_warning("vdev %s: transmitq1 broke: %s", s->env.name, vq_broken(vq));
 	vq_signal(vq);
 	free(frame);
 }
@@ -69,7 +68,7 @@ static int deliver(struct vdev_session *s, struct virtqueue *vq)
 
 	if (r <= 0) {
 		if (r < 0)
-			log_warning("vdev %s: receiveq1 broke: %s", s->vdev->conf.name, vq_broken(vq));
+			log_warning("vdev %s: receiveq1 broke: %s", s->env.name, vq_broken(vq));
 		return 0;
 	}
 	memcpy(s->rx_frame + 10, &one_buffer, sizeof(one_buffer));
@@ -131,5 +130,5 @@ int vdev_net_watch(struct vdev_session *s, bool on)
 	}
 	if (s->tap_source)
 		return 0;
-	return sd_event_add_io(s->vdev->set->event, &s->tap_source, tap_fd(s), EPOLLIN, on_tap, s);
+	return sd_event_add_io(s->env.event, &s->tap_source, tap_fd(s), EPOLLIN, on_tap, s);
 }

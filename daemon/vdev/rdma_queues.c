@@ -39,7 +39,7 @@ enum rq_kind { RQ_NONE, RQ_CQ, RQ_SQ, RQ_RQ };
 
 static enum rq_kind kind_of(const struct vdev_session *s, unsigned index, uint32_t *handle)
 {
-	unsigned cqs = s->vdev->conf.max_cqs;
+	unsigned cqs = s->env.max_cqs;
 
 	if (index < VDEV_VQ_FIRST_CQ)
 		return RQ_NONE;
@@ -117,9 +117,9 @@ static void retire(struct vdev_session *s, const struct dp_cqe *e)
 	bool recv = e->opcode == DP_WC_RECV || e->opcode == DP_WC_RECV_RDMA_WITH_IMM;
 	struct vdev_rdmaq *q;
 
-	if (e->qp_num >= s->vdev->conf.max_qps)
+	if (e->qp_num >= s->env.max_qps)
 		return;
-	q = rdma_queue(s, vdev_vq_sq(s->vdev->conf.max_cqs, e->qp_num) + recv);
+	q = rdma_queue(s, vdev_vq_sq(s->env.max_cqs, e->qp_num) + recv);
 	if (q)
 		posted_retire(q, e->wr_id);
 }
@@ -145,7 +145,7 @@ static void drain_cq(struct vdev_session *s, uint32_t cqn, const struct dp_cqe *
 
 		if (!q->held && (r = vq_pop(q->vq, &q->chain)) <= 0) {
 			if (r < 0)
-				log_warning("vdev %s: CQ %u's virtqueue broke: %s", s->vdev->conf.name, cqn,
+				log_warning("vdev %s: CQ %u's virtqueue broke: %s", s->env.name, cqn,
 					    vq_broken(q->vq));
 			/* Out of buffers: the guest kicks when it gives more (or gave some meanwhile). */
 			else if (vq_kick_enable(q->vq))
@@ -189,11 +189,11 @@ static void on_cq_entries(struct rdma_device *dev, void *userdata)
 	struct vdev_session *s = userdata;
 
 	/* The CQs whose virtqueues run. */
-	for (unsigned i = 0; i < s->vdev->conf.max_cqs; i++)
+	for (unsigned i = 0; i < s->env.max_cqs; i++)
 		if (s->rdmaq[VDEV_VQ_FIRST_CQ + i] && s->rdmaq[VDEV_VQ_FIRST_CQ + i]->vq)
 			drain_cq(s, i, NULL);
 	/* Completions make room: WQEs that waited for it go now. */
-	for (unsigned i = VDEV_VQ_FIRST_CQ + s->vdev->conf.max_cqs; i < VDEV_QUEUES_MAX; i++)
+	for (unsigned i = VDEV_VQ_FIRST_CQ + s->env.max_cqs; i < VDEV_QUEUES_MAX; i++)
 		if (s->rdmaq[i] && s->rdmaq[i]->waiting)
 			vdev_rdma_serve(s, i);
 }
@@ -292,7 +292,7 @@ static int post_send(struct vdev_session *s, struct rdma_qp *qp, const uint8_t *
 	if (r == -ENOBUFS)
 		return r;
 	if (r < 0) {
-		log_debug("vdev %s: QP %u refused a send WQE: %s: %s", s->vdev->conf.name, qp->obj.handle,
+		log_debug("vdev %s: QP %u refused a send WQE: %s: %s", s->env.name, qp->obj.handle,
 			  err.field, err.reason);
 		complete_now(s, qp, true, wr.wr_id, wc_of_wr[req.opcode], DP_WC_LOC_QP_OP_ERR);
 		return -EINVAL;
@@ -339,7 +339,7 @@ static void feed(struct vdev_session *s, struct vdev_rdmaq *q, enum rq_kind kind
 
 		if (!q->held && (r = vq_pop(q->vq, &q->chain)) <= 0) {
 			if (r < 0)
-				log_warning("vdev %s: QP %u's %s queue broke: %s", s->vdev->conf.name, qpn,
+				log_warning("vdev %s: QP %u's %s queue broke: %s", s->env.name, qpn,
 					    kind == RQ_SQ ? "send" : "receive", vq_broken(q->vq));
 			/* All taken: the guest kicks at its next WQE (or queued one meanwhile). */
 			else if (vq_kick_enable(q->vq))
@@ -435,7 +435,7 @@ int vdev_rdma_queue_start(struct vdev_session *s, unsigned index, struct virtque
 		q->posted_cap = vq->num;
 	}
 	q->posted_first = q->posted_n = 0;
-	r = sd_event_add_io(s->vdev->set->event, &q->kick, vq_kick_fd(vq), EPOLLIN, on_kick, q);
+	r = sd_event_add_io(s->env.event, &q->kick, vq_kick_fd(vq), EPOLLIN, on_kick, q);
 	if (r < 0)
 		return r;
 	q->vq = vq;
@@ -475,8 +475,8 @@ void vdev_rdma_object_ready(struct vdev_session *s, enum rdma_object_kind kind, 
 		vdev_rdma_serve(s, VDEV_VQ_FIRST_CQ + handle);
 		return;
 	}
-	vdev_rdma_serve(s, vdev_vq_sq(s->vdev->conf.max_cqs, handle));
-	vdev_rdma_serve(s, vdev_vq_sq(s->vdev->conf.max_cqs, handle) + 1);
+	vdev_rdma_serve(s, vdev_vq_sq(s->env.max_cqs, handle));
+	vdev_rdma_serve(s, vdev_vq_sq(s->env.max_cqs, handle) + 1);
 }
 
 void vdev_rdma_free(struct vdev_session *s)

@@ -11,7 +11,8 @@
 #include <systemd/sd-event.h>
 
 #include "daemon/vdev/roce_ctrl.h"
-#include "daemon/vdev/vdev.h"
+#include "daemon/vdev/vdev_session.h"
+#include "daemon/vdev/virtio_net.h"
 #include "dataplane/virtio/vhost_user.h"
 
 /* A virtqueue the main thread serves: its kick watched in the event loop. */
@@ -48,7 +49,7 @@ struct vdev_net_counters {
 };
 
 struct vdev_session {
-	struct vdev *vdev;
+	struct vdev_session_env env;
 	struct vhost_user_session *vu;
 	sd_event_source *source;      /* the front end's socket (the vhost-user session owns it) */
 	struct rdma_device *dev;      /* the VM's device: its objects die with the session */

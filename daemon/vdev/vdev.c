@@ -42,7 +42,8 @@ static void vdev_free(struct vdev *v)
 		;
 	if (*p)
 		*p = v->next;
-	vdev_session_close(v);
+	vdev_session_close(v->session);
+	v->session = NULL;
 	sd_event_source_disable_unref(v->listener);
 	/* Only the file made: another one put there since is not ours to remove. */
 	if (lstat(v->conf.socket, &st) == 0 && st.st_dev == v->socket_dev && st.st_ino == v->socket_ino)
@@ -250,9 +251,25 @@ static void set_carrier(struct vdev *v, bool on)
 			    on ? "off" : "on");
 }
 
+/* The session's end (the front end hung up or broke the protocol): the vdev listens again. */
+static void session_ended(void *data)
+{
+	struct vdev *v = data;
+
+	log_info("vdev %s: front end pid %d went away; listening again", v->conf.name,
+		 (int)v->front_end.pid);
+	/* Told while the front end is still known, so the event says whose it was. */
+	tell(v, VDEV_EVENT_DISCONNECTED);
+	vdev_session_close(v->session);
+	v->session = NULL;
+	set_carrier(v, false);
+	memset(&v->front_end, 0, sizeof(v->front_end));
+}
+
 static int on_accept(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 {
 	struct vdev *v = userdata;
+	struct vdev_session_env env;
 	struct ucred peer = { 0 };
 	socklen_t len = sizeof(peer);
 	int cfd = accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC), r;
@@ -276,7 +293,14 @@ static int on_accept(sd_event_source *s, int fd, uint32_t revents, void *userdat
 		.pid = peer.pid, .uid = peer.uid, .started_usec = realtime_usec(),
 	};
 	read_comm(peer.pid, v->front_end.comm);
-	r = vdev_session_open(v, cfd, &peer);
+	env = (struct vdev_session_env){
+		.name = v->conf.name, .max_qps = v->conf.max_qps, .max_cqs = v->conf.max_cqs,
+		.event = v->set->event, .workers = v->set->workers,
+		.tap_fd = v->tap ? vnic_netdev_fd(v->tap) : -1,
+		.ended = session_ended, .data = v,
+	};
+	memcpy(env.mac, v->conf.mac, sizeof(env.mac));
+	r = vdev_session_open(&v->session, &env, cfd, &peer);
 	if (r < 0) {
 		log_error_errno(r, "vdev %s: cannot serve the front end pid %d", v->conf.name, (int)peer.pid);
 		return 0;
@@ -289,16 +313,6 @@ static int on_accept(sd_event_source *s, int fd, uint32_t revents, void *userdat
 	return 0;
 }
 
-void vdev_session_ended(struct vdev *v)
-{
-	log_info("vdev %s: front end pid %d went away; listening again", v->conf.name,
-		 (int)v->front_end.pid);
-	/* Told while the front end is still known, so the event says whose it was. */
-	tell(v, VDEV_EVENT_DISCONNECTED);
-	vdev_session_close(v);
-	set_carrier(v, false);
-	memset(&v->front_end, 0, sizeof(v->front_end));
-}
 
 /* The group of rdmad's own socket, or -1 when it has none yet (ours then, as that one's will be). */
 static gid_t socket_group(const struct vdev_set *set)

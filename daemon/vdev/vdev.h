@@ -26,6 +26,7 @@
 
 #include "daemon/verbs/device.h"
 #include "daemon/verbs/error.h"
+#include "daemon/vdev/virtio_net.h"
 
 #define VDEV_NAME_MAX      31       /* characters: [A-Za-z0-9_-] */
 #define VDEV_SOCKET_MAX    (sizeof(((struct sockaddr_un *)0)->sun_path) - 1)
@@ -39,11 +40,8 @@
  */
 #define VDEV_QPS_MIN       3
 #define VDEV_CQS_MIN       2
-#define VDEV_QUEUES_MAX    256
 #define VDEV_QPS_MAX       ((VDEV_QUEUES_MAX - 3 - VDEV_CQS_MIN) / 2)
 #define VDEV_CQS_MAX       (VDEV_QUEUES_MAX - 3 - 2 * VDEV_QPS_MIN)
-/* The device's virtqueues: receiveq1, transmitq1, controlq, the CQs', the QPs' pairs. */
-#define VDEV_QUEUES(max_qps, max_cqs) (3u + (max_cqs) + 2u * (max_qps))
 #define VDEV_DEFAULT_QPS   64
 #define VDEV_DEFAULT_CQS   64
 /* The header before each frame on the TAP: struct virtio_net_hdr_v1, as the guest's. */
@@ -136,8 +134,3 @@ struct vdev *vdev_find(const struct vdev_set *set, const char *name);
 /* "listening" or "connected". */
 const char *vdev_state_word(const struct vdev *v);
 
-/*
- * The session's end (vdev_session.c calls it when the front end hung up or
- * broke the protocol): the session is closed, and the vdev listens again.
- */
-void vdev_session_ended(struct vdev *v);

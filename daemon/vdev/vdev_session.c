@@ -39,13 +39,13 @@ static unsigned next_device_index = 256;
 
 static int device_new(struct vdev_session *s)
 {
-	const struct vdev_config *c = &s->vdev->conf;
-	int r = soft_device_create_vm(&s->dev, c->name, next_device_index++, c->max_qps, c->max_cqs);
+	int r = soft_device_create_vm(&s->dev, s->env.name, next_device_index++, s->env.max_qps,
+				      s->env.max_cqs);
 
 	if (r < 0)
 		return r;
-	if (s->vdev->set->workers) {
-		r = rdma_device_start(s->dev, s->vdev->set->workers);
+	if (s->env.workers) {
+		r = rdma_device_start(s->dev, s->env.workers);
 		if (r < 0) {
 			rdma_device_free(s->dev);
 			s->dev = NULL;
@@ -66,7 +66,7 @@ static void device_free(struct vdev_session *s)
 	vdev_roce_reclaim(&s->roce, reclaimed);
 	if (reclaimed[0] + reclaimed[1] + reclaimed[3] + reclaimed[4] + reclaimed[5])
 		log_info("vdev %s: the guest's objects went: %u QPs, %u AHs, %u MRs, %u CQs, %u PDs",
-			 s->vdev->conf.name, reclaimed[0], reclaimed[1], reclaimed[3], reclaimed[4],
+			 s->env.name, reclaimed[0], reclaimed[1], reclaimed[3], reclaimed[4],
 			 reclaimed[5]);
 	rdma_device_free(s->dev);
 	s->dev = NULL;
@@ -113,11 +113,11 @@ static int features_set(void *dev, uint64_t negotiated)
 	/* The modern header (12 bytes) is the only one served: a legacy front end is refused. */
 	if (!(negotiated & (1ull << VIRTIO_F_VERSION_1))) {
 		log_warning("vdev %s: the front end did not take VIRTIO_F_VERSION_1; legacy virtio is not "
-			    "served", s->vdev->conf.name);
+			    "served", s->env.name);
 		return -EINVAL;
 	}
 	if ((negotiated & (1ull << VIRTIO_NET_F_ROCE)) && !(negotiated & (1ull << VIRTIO_NET_F_CTRL_VQ))) {
-		log_warning("vdev %s: VIRTIO_NET_F_ROCE needs VIRTIO_NET_F_CTRL_VQ", s->vdev->conf.name);
+		log_warning("vdev %s: VIRTIO_NET_F_ROCE needs VIRTIO_NET_F_CTRL_VQ", s->env.name);
 		return -EINVAL;
 	}
 	s->features = negotiated;
@@ -143,11 +143,11 @@ static int config_read(void *dev, uint32_t offset, void *buf, uint32_t size)
 
 	if (offset > sizeof(cfg) || size > sizeof(cfg) - offset)
 		return -EINVAL;
-	memcpy(cfg + VIRTIO_NET_CFG_MAC, s->vdev->conf.mac, 6);
+	memcpy(cfg + VIRTIO_NET_CFG_MAC, s->env.mac, 6);
 	put_le16(cfg + VIRTIO_NET_CFG_STATUS, VIRTIO_NET_S_LINK_UP);
 	put_le16(cfg + VIRTIO_NET_CFG_MAX_VQ_PAIRS, 1);
-	put_le32(cfg + VIRTIO_NET_CFG_MAX_RDMA_QPS, s->vdev->conf.max_qps);
-	put_le32(cfg + VIRTIO_NET_CFG_MAX_RDMA_CQS, s->vdev->conf.max_cqs);
+	put_le32(cfg + VIRTIO_NET_CFG_MAX_RDMA_QPS, s->env.max_qps);
+	put_le32(cfg + VIRTIO_NET_CFG_MAX_RDMA_CQS, s->env.max_cqs);
 	memcpy(buf, cfg + offset, size);
 	return 0;
 }
@@ -205,17 +205,17 @@ static int queue_start(void *dev, unsigned index, struct virtqueue *vq)
 		r = vdev_rdma_queue_start(s, index, vq);
 		if (r == -EINVAL)
 			log_warning("vdev %s: queue %u without a kick descriptor: polled queues are not "
-				    "served", s->vdev->conf.name, index);
+				    "served", s->env.name, index);
 		if (r == 0)
 			s->rdma_queues++;
 		return r;
 	}
 	if (vq_kick_fd(vq) < 0) {
 		log_warning("vdev %s: queue %u without a kick descriptor: polled queues are served only "
-			    "for RDMA", s->vdev->conf.name, index);
+			    "for RDMA", s->env.name, index);
 		return -EINVAL;
 	}
-	r = sd_event_add_io(s->vdev->set->event, &q->kick, vq_kick_fd(vq), EPOLLIN, on_kick, q);
+	r = sd_event_add_io(s->env.event, &q->kick, vq_kick_fd(vq), EPOLLIN, on_kick, q);
 	if (r < 0)
 		return r;
 	q->vq = vq;
@@ -258,7 +258,7 @@ static void reset(void *dev)
 		return;
 	r = device_new(s);
 	if (r < 0)
-		log_error_errno(r, "vdev %s: cannot make the device again after a reset", s->vdev->conf.name);
+		log_error_errno(r, "vdev %s: cannot make the device again after a reset", s->env.name);
 }
 
 /* ---- what the control door tells of the guest's objects ---- */
@@ -294,15 +294,16 @@ static int on_socket(sd_event_source *src, int fd, uint32_t revents, void *userd
 		return 0;
 	why = vhost_user_session_error(s->vu);
 	if (r == -ECONNRESET)
-		log_info("vdev %s: the front end closed its connection", s->vdev->conf.name);
+		log_info("vdev %s: the front end closed its connection", s->env.name);
 	else
-		log_warning("vdev %s: ending the front end's session: %s", s->vdev->conf.name,
+		log_warning("vdev %s: ending the front end's session: %s", s->env.name,
 			    why ? why : strerror(-r));
-	vdev_session_ended(s->vdev);
+	s->env.ended(s->env.data);
 	return 0;
 }
 
-int vdev_session_open(struct vdev *v, int fd, const struct ucred *peer)
+int vdev_session_open(struct vdev_session **out, const struct vdev_session_env *env, int fd,
+		      const struct ucred *peer)
 {
 	struct vdev_session *s = calloc(1, sizeof(*s) + sizeof(struct vhost_user_device_ops));
 	struct vhost_user_device_ops *ops;
@@ -315,19 +316,19 @@ int vdev_session_open(struct vdev *v, int fd, const struct ucred *peer)
 	ops = (struct vhost_user_device_ops *)(s + 1);
 	*ops = (struct vhost_user_device_ops){
 		.features = OFFERED_FEATURES,
-		.num_queues = VDEV_QUEUES(v->conf.max_qps, v->conf.max_cqs),
+		.num_queues = VDEV_QUEUES(env->max_qps, env->max_cqs),
 		/* A front end that shrank a file under rdmad would fault it. */
 		.mem_flags = VHOST_MEM_SEALED_ONLY,
 		.features_set = features_set, .config_read = config_read, .config_write = config_write,
 		.queue_start = queue_start, .queue_stop = queue_stop, .reset = reset,
 	};
-	s->vdev = v;
+	s->env = *env;
 	s->rx = (struct vdev_mainq){ .session = s, .serve = vdev_net_rx };
 	s->tx = (struct vdev_mainq){ .session = s, .serve = vdev_net_tx, .drains = true };
 	s->ctrl = (struct vdev_mainq){ .session = s, .serve = vdev_ctrl_serve, .drains = true };
 	s->roce = (struct vdev_roce){
-		.owner = s, .owner_uid = peer->uid, .max_qps = v->conf.max_qps,
-		.max_cqs = v->conf.max_cqs, .last_refused = -1,
+		.owner = s, .owner_uid = peer->uid, .max_qps = env->max_qps,
+		.max_cqs = env->max_cqs, .last_refused = -1,
 		.mem = { .locate = locate, .windows = windows, .data = s },
 		.hooks = &roce_hooks, .hooks_data = s,
 	};
@@ -340,23 +341,20 @@ int vdev_session_open(struct vdev *v, int fd, const struct ucred *peer)
 		close(fd);
 	}
 	if (r == 0)
-		r = sd_event_add_io(v->set->event, &s->source, vhost_user_session_fd(s->vu), EPOLLIN,
+		r = sd_event_add_io(env->event, &s->source, vhost_user_session_fd(s->vu), EPOLLIN,
 				    on_socket, s);
-	v->session = s;
 	if (r < 0) {
-		vdev_session_close(v);
+		vdev_session_close(s);
 		return r;
 	}
+	*out = s;
 	return 0;
 }
 
-void vdev_session_close(struct vdev *v)
+void vdev_session_close(struct vdev_session *s)
 {
-	struct vdev_session *s = v->session;
-
 	if (!s)
 		return;
-	v->session = NULL;
 	/* The source may be the one running (on_socket -> vdev_session_ended): sd-event allows that. */
 	s->source = sd_event_source_disable_unref(s->source);
 	/* Every queue stops (queue_stop) and the device resets, then the fds close. */
@@ -374,7 +372,7 @@ void vdev_session_close(struct vdev *v)
 /* What a queue is for, in name[size]: "controlq", "cq 3", "qp 2 send"... */
 static const char *queue_name(const struct vdev_session *s, unsigned index, char *name, size_t size)
 {
-	unsigned cqs = s->vdev->conf.max_cqs, qp;
+	unsigned cqs = s->env.max_cqs, qp;
 
 	switch (index) {
 	case VDEV_VQ_RX:   return "receiveq1";
@@ -393,7 +391,7 @@ static const char *queue_name(const struct vdev_session *s, unsigned index, char
 static struct json_object *queues_json(const struct vdev_session *s)
 {
 	struct json_object *list = json_object_new_array();
-	unsigned n = VDEV_QUEUES(s->vdev->conf.max_qps, s->vdev->conf.max_cqs);
+	unsigned n = VDEV_QUEUES(s->env.max_qps, s->env.max_cqs);
 
 	for (unsigned i = 0; i < n; i++) {
 		const struct virtqueue *vq = vhost_user_session_queue(s->vu, i);
@@ -472,10 +470,8 @@ static struct json_object *control_json(const struct vdev_session *s)
 	return o;
 }
 
-void vdev_session_info(const struct vdev *v, struct json_object *o)
+void vdev_session_info(const struct vdev_session *s, struct json_object *o)
 {
-	const struct vdev_session *s = v->session;
-
 	if (!s)
 		return;
 	json_add_uint(o, "features", vhost_user_session_features(s->vu));

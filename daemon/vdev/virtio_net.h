@@ -32,6 +32,11 @@ struct virtio_net_ctrl_hdr {
 	uint8_t class, cmd;
 };
 
+/* Queues one device may have: vhost-user names a queue in 8 bits (SET_VRING_KICK/CALL/ERR). */
+#define VDEV_QUEUES_MAX 256
+/* The device's virtqueues: receiveq1, transmitq1, controlq, the CQs', the QPs' pairs. */
+#define VDEV_QUEUES(max_qps, max_cqs) (3u + (max_cqs) + 2u * (max_qps))
+
 /* The virtqueues, one queue pair (no VIRTIO_NET_F_MQ): seed 004's numbering. */
 enum {
 	VDEV_VQ_RX,
