@@ -229,6 +229,7 @@ VEMA_SRC     := $(addprefix daemon/vnic/,mactable.c vema.c vema_attr.c vema_stat
 # The VM's RoCE control door runs on the device model and a software device without workers.
 VDEV_ROCE_SRC := $(filter daemon/verbs/% daemon/soft/%,$(DAEMON_SRC)) daemon/vdev/roce_ctrl.c
 build-fuzz/fuzz_vdev_roce: FUZZ_DAEMON_SRC = $(VDEV_ROCE_SRC)
+build-fuzz/fuzz_vdev_wqe: FUZZ_DAEMON_SRC = daemon/vdev/wqe.c
 build-fuzz/%: tests/fuzz/%.c $(LIB_SRC) $(DP_SRC) $(VEMA_SRC)
 	@mkdir -p build-fuzz
 	clang $(FUZZ_CFLAGS) -o $@ $< $(LIB_SRC) $(DP_SRC) $(VEMA_SRC) $(FUZZ_DAEMON_SRC) $(PKG_LIBS)

@@ -17,6 +17,7 @@
  */
 #include "daemon/vdev/session_int.h"
 #include "daemon/vdev/virtio_net.h"
+#include "daemon/vdev/wqe.h"
 #include "daemon/soft/datapath.h"
 #include "daemon/verbs/cq.h"
 #include "daemon/verbs/mkey.h"
@@ -29,10 +30,6 @@
 #include <string.h>
 #include <sys/epoll.h>
 
-/* The longest WQE: the seed's head and the most SGEs a QP may have (the device's max_send_sge). */
-#define SGES_MAX 32u
-#define SQ_WQE_MAX (sizeof(struct dp_sq_req) + SGES_MAX * sizeof(struct dp_sge))
-#define RQ_WQE_MAX (sizeof(struct dp_rq_req) + SGES_MAX * sizeof(struct dp_sge))
 
 /* What the virtqueue with this index serves. */
 enum rq_kind { RQ_NONE, RQ_CQ, RQ_SQ, RQ_RQ };
@@ -211,28 +208,13 @@ void vdev_rdma_armed(struct vdev_session *s, uint32_t cqn, uint32_t flags)
 
 /* ---- work requests ---- */
 
-/* The offset into the MR of key that a guest address is: post.c makes it the address again. */
-static uint64_t key_offset(struct vdev_session *s, uint32_t key, uint64_t addr)
+/* The iova of the guest's MR of key (0 for a key of no MR): its SGEs' addresses are iovas. */
+static uint64_t key_iova(void *data, uint32_t key)
 {
-	struct rdma_error err;
-	struct rdma_object *obj = rdma_object_lookup(s->dev, RDMA_OBJ_MR, key, &err);
+	struct vdev_session *s = data;
+	struct rdma_object *obj = object_table_find(&s->dev->tables[RDMA_OBJ_MR], key);
 
-	return obj ? addr - rdma_mr(obj)->iova : addr;
-}
-
-/* The n SGEs at in (the guest's, copied out: no alignment to rely on) as post.c takes them. */
-static uint32_t sges_in(struct vdev_session *s, const uint8_t *in, uint32_t n, struct rdma_dp_sge *out)
-{
-	for (uint32_t i = 0; i < n; i++) {
-		struct dp_sge g;
-
-		memcpy(&g, in + i * sizeof(g), sizeof(g));
-		out[i] = (struct rdma_dp_sge){
-			.key = le32(g.lkey), .offset = key_offset(s, le32(g.lkey), le64(g.addr)),
-			.length = le32(g.length),
-		};
-	}
-	return n;
+	return obj ? rdma_mr(obj)->iova : 0;
 }
 
 /* A WQE that completes at once, in error, in its CQ (its QP's send or receive CQ). */
@@ -246,91 +228,55 @@ static void complete_now(struct vdev_session *s, struct rdma_qp *qp, bool send, 
 	drain_cq(s, (send ? qp->send_cq : qp->recv_cq)->handle, &e);
 }
 
-/* The seed's WR opcodes, which a guest may post, and their completions' opcodes. */
+/* The completion opcode of each of the seed's WR opcodes. */
 static const uint8_t wc_of_wr[] = {
 	[DP_WR_RDMA_WRITE] = DP_WC_RDMA_WRITE, [DP_WR_RDMA_WRITE_WITH_IMM] = DP_WC_RDMA_WRITE,
 	[DP_WR_SEND] = DP_WC_SEND, [DP_WR_SEND_WITH_IMM] = DP_WC_SEND,
 	[DP_WR_RDMA_READ] = DP_WC_RDMA_READ,
 };
-#define GUEST_SEND_FLAGS (DP_SEND_FENCE | DP_SEND_SIGNALED | DP_SEND_SOLICITED | DP_SEND_INLINE)
 
 /* Posts the send WQE of len bytes: 0, -ENOBUFS when the send queue is full, -EINVAL refused. */
 static int post_send(struct vdev_session *s, struct rdma_qp *qp, const uint8_t *wqe, size_t len)
 {
-	struct rdma_dp_sge sges[SGES_MAX];
+	struct rdma_dp_sge sges[VDEV_WQE_SGES_MAX];
 	struct rdma_dp_send_wr wr;
+	struct rdma_error err = { 0 };
 	struct dp_sq_req req;
-	struct rdma_error err;
-	uint32_t n = 0, bad;
-	bool inl, remote;
-	int r;
+	uint32_t bad;
+	int r = vdev_wqe_send(wqe, len, qp->type == RDMA_QPT_UD, key_iova, s, &req, sges, &wr);
 
-	memcpy(&req, wqe, sizeof(req));
-	inl = req.send_flags & DP_SEND_INLINE;
-	if (!inl)
-		n = le32(req.num_sge);
-	if (req.opcode > DP_WR_RDMA_READ || (req.send_flags & ~GUEST_SEND_FLAGS) ||
-	    (inl && le16(req.inline_len) > DP_INLINE_MAX) || n > SGES_MAX ||
-	    len < sizeof(req) + n * sizeof(struct dp_sge)) {
-		complete_now(s, qp, true, le64(req.wr_id),
-			     req.opcode <= DP_WR_RDMA_READ ? wc_of_wr[req.opcode] : DP_WC_SEND,
-			     DP_WC_LOC_QP_OP_ERR);
-		return -EINVAL;
-	}
-	remote = req.opcode == DP_WR_RDMA_WRITE || req.opcode == DP_WR_RDMA_WRITE_WITH_IMM ||
-		 req.opcode == DP_WR_RDMA_READ;
-	wr = (struct rdma_dp_send_wr){
-		.wr_id = le64(req.wr_id), .opcode = req.opcode, .send_flags = req.send_flags,
-		.imm = be32toh(req.imm_data), .remote_key = remote ? le32(req.rdma.rkey) : 0,
-		.has_remote_addr = remote, .remote_addr = remote ? le64(req.rdma.remote_addr) : 0,
-		.inline_data = inl ? req.inline_data : NULL, .inline_len = inl ? le16(req.inline_len) : 0,
-		.sges = sges, .n_sges = sges_in(s, wqe + sizeof(req), n, sges),
-		.ud = qp->type == RDMA_QPT_UD, .ah = le32(req.ud.ah), .remote_qpn = le32(req.ud.remote_qpn),
-		.remote_qkey = le32(req.ud.remote_qkey),
-	};
-	r = rdma_device_post_send(s->dev, qp, &wr, 1, &bad, &err);
-	if (r == -ENOBUFS)
+	if (r == 0)
+		r = rdma_device_post_send(s->dev, qp, &wr, 1, &bad, &err);
+	if (r == 0 || r == -ENOBUFS)
 		return r;
-	if (r < 0) {
-		log_debug("vdev %s: QP %u refused a send WQE: %s: %s", s->env.name, qp->obj.handle,
-			  err.field, err.reason);
-		complete_now(s, qp, true, wr.wr_id, wc_of_wr[req.opcode], DP_WC_LOC_QP_OP_ERR);
-		return -EINVAL;
-	}
-	return 0;
+	log_debug("vdev %s: QP %u refused a send WQE: %s", s->env.name, qp->obj.handle,
+		  err.reason[0] ? err.reason : "not the seed's");
+	complete_now(s, qp, true, wr.wr_id, wc_of_wr[wr.opcode], DP_WC_LOC_QP_OP_ERR);
+	return -EINVAL;
 }
 
 static int post_recv(struct vdev_session *s, struct rdma_qp *qp, const uint8_t *wqe, size_t len)
 {
-	struct rdma_dp_sge sges[SGES_MAX];
+	struct rdma_dp_sge sges[VDEV_WQE_SGES_MAX];
 	struct rdma_error err;
-	struct dp_rq_req req;
+	uint64_t wr_id;
 	uint32_t n;
-	int r;
+	int r = vdev_wqe_recv(wqe, len, key_iova, s, &wr_id, sges, &n);
 
-	memcpy(&req, wqe, sizeof(req));
-	n = le32(req.num_sge);
-	if (n > SGES_MAX || len < sizeof(req) + n * sizeof(struct dp_sge)) {
-		complete_now(s, qp, false, le64(req.wr_id), DP_WC_RECV, DP_WC_LOC_QP_OP_ERR);
-		return -EINVAL;
-	}
-	sges_in(s, wqe + sizeof(req), n, sges);
-	r = rdma_device_post_recv(s->dev, qp, le64(req.wr_id), sges, n, &err);
-	if (r == -ENOBUFS)
+	if (r == 0)
+		r = rdma_device_post_recv(s->dev, qp, wr_id, sges, n, &err);
+	if (r == 0 || r == -ENOBUFS)
 		return r;
-	if (r < 0) {
-		complete_now(s, qp, false, le64(req.wr_id), DP_WC_RECV, DP_WC_LOC_QP_OP_ERR);
-		return -EINVAL;
-	}
-	return 0;
+	complete_now(s, qp, false, wr_id, DP_WC_RECV, DP_WC_LOC_QP_OP_ERR);
+	return -EINVAL;
 }
 
 /* Posts what the guest queued on the send or receive queue at index, while the QP takes it. */
 static void feed(struct vdev_session *s, struct vdev_rdmaq *q, enum rq_kind kind, uint32_t qpn)
 {
 	struct rdma_object *obj = guest_object(s, RDMA_OBJ_QP, qpn);
-	size_t max = kind == RQ_SQ ? SQ_WQE_MAX : RQ_WQE_MAX;
-	uint8_t wqe[SQ_WQE_MAX];
+	size_t max = kind == RQ_SQ ? VDEV_SQ_WQE_MAX : VDEV_RQ_WQE_MAX;
+	uint8_t wqe[VDEV_SQ_WQE_MAX];
 
 	q->waiting = false;
 	for (;;) {

@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: MIT */
+#include "daemon/vdev/wqe.h"
+#include "daemon/vdev/roce_wire.h"
+
+#include <errno.h>
+#include <string.h>
+
+#define GUEST_SEND_FLAGS (DP_SEND_FENCE | DP_SEND_SIGNALED | DP_SEND_SOLICITED | DP_SEND_INLINE)
+
+/* The n SGEs at in (the guest's bytes: no alignment to rely on) as post.c takes them. */
+static void sges_in(const uint8_t *in, uint32_t n, vdev_key_iova_fn key_iova, void *data,
+		    struct rdma_dp_sge *out)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		struct dp_sge g;
+
+		memcpy(&g, in + i * sizeof(g), sizeof(g));
+		out[i] = (struct rdma_dp_sge){
+			.key = le32(g.lkey), .offset = le64(g.addr) - key_iova(data, le32(g.lkey)),
+			.length = le32(g.length),
+		};
+	}
+}
+
+int vdev_wqe_send(const uint8_t *wqe, size_t len, bool ud, vdev_key_iova_fn key_iova, void *data,
+		  struct dp_sq_req *req, struct rdma_dp_sge *sges, struct rdma_dp_send_wr *out)
+{
+	uint32_t n = 0;
+	bool inl, remote;
+
+	memset(out, 0, sizeof(*out));
+	if (len < sizeof(*req))
+		return -EINVAL;
+	memcpy(req, wqe, sizeof(*req));
+	out->wr_id = le64(req->wr_id);
+	out->opcode = req->opcode <= DP_WR_RDMA_READ ? req->opcode : DP_WR_SEND;
+	inl = req->send_flags & DP_SEND_INLINE;
+	if (!inl)
+		n = le32(req->num_sge);
+	if (req->opcode > DP_WR_RDMA_READ || (req->send_flags & ~GUEST_SEND_FLAGS) ||
+	    (inl && le16(req->inline_len) > DP_INLINE_MAX) || n > VDEV_WQE_SGES_MAX ||
+	    len < sizeof(*req) + n * sizeof(struct dp_sge))
+		return -EINVAL;
+	remote = req->opcode == DP_WR_RDMA_WRITE || req->opcode == DP_WR_RDMA_WRITE_WITH_IMM ||
+		 req->opcode == DP_WR_RDMA_READ;
+	sges_in(wqe + sizeof(*req), n, key_iova, data, sges);
+	*out = (struct rdma_dp_send_wr){
+		.wr_id = le64(req->wr_id), .opcode = req->opcode, .send_flags = req->send_flags,
+		/* The guest writes imm_data in network order: post.c wants it in the host's. */
+		.imm = be32toh(req->imm_data),
+		/* Only RDMA WRITE and READ name remote memory (post.c refuses it on a SEND). */
+		.remote_key = remote ? le32(req->rdma.rkey) : 0, .has_remote_addr = remote,
+		.remote_addr = remote ? le64(req->rdma.remote_addr) : 0,
+		.inline_data = inl ? req->inline_data : NULL, .inline_len = inl ? le16(req->inline_len) : 0,
+		.sges = sges, .n_sges = n,
+		.ud = ud, .ah = le32(req->ud.ah), .remote_qpn = le32(req->ud.remote_qpn),
+		.remote_qkey = le32(req->ud.remote_qkey),
+	};
+	return 0;
+}
+
+int vdev_wqe_recv(const uint8_t *wqe, size_t len, vdev_key_iova_fn key_iova, void *data,
+		  uint64_t *wr_id, struct rdma_dp_sge *sges, uint32_t *n)
+{
+	struct dp_rq_req req;
+
+	*n = 0;
+	*wr_id = 0;
+	if (len < sizeof(req))
+		return -EINVAL;
+	memcpy(&req, wqe, sizeof(req));
+	*wr_id = le64(req.wr_id);
+	if (le32(req.num_sge) > VDEV_WQE_SGES_MAX ||
+	    len < sizeof(req) + le32(req.num_sge) * sizeof(struct dp_sge))
+		return -EINVAL;
+	*n = le32(req.num_sge);
+	sges_in(wqe + sizeof(req), *n, key_iova, data, sges);
+	return 0;
+}

@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A guest's work requests as its send and receive virtqueues carry them
+ * (seed 004: struct virtio_rdma_sq_req and rq_req, little-endian), read
+ * from the caller's copy of the descriptor's bytes into what the soft
+ * driver posts (daemon/soft/post.c).  Only the seed's opcodes (0-4) and
+ * send flags (FENCE, SIGNALED, SOLICITED, INLINE) pass, and SGEs only as
+ * many as the bytes hold; the rest (the QP's state and caps, keys, AHs) is
+ * post.c's and the workers' to check.
+ */
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "daemon/soft/datapath.h"
+#include "dataplane/wqe.h"
+
+/* SGEs a WQE may carry: the device's max_send_sge and max_recv_sge. */
+#define VDEV_WQE_SGES_MAX 32u
+#define VDEV_SQ_WQE_MAX (sizeof(struct dp_sq_req) + VDEV_WQE_SGES_MAX * sizeof(struct dp_sge))
+#define VDEV_RQ_WQE_MAX (sizeof(struct dp_rq_req) + VDEV_WQE_SGES_MAX * sizeof(struct dp_sge))
+
+/*
+ * An SGE's address is the guest's iova; post.c takes an offset from the
+ * first byte of the key's MR: key_iova(data, key) is that MR's iova (0 for
+ * a key of no MR), and offset = addr - iova makes the address again.
+ */
+typedef uint64_t (*vdev_key_iova_fn)(void *data, uint32_t key);
+
+/*
+ * The send WQE of len bytes at wqe: *out (its inline data and SGEs in
+ * *req and sges[VDEV_WQE_SGES_MAX], which must live as long as it), for a
+ * UD QP or not.  0, or -EINVAL when it is not the seed's (out->wr_id and
+ * out->opcode are still the WQE's, for its error completion).
+ */
+int vdev_wqe_send(const uint8_t *wqe, size_t len, bool ud, vdev_key_iova_fn key_iova, void *data,
+		  struct dp_sq_req *req, struct rdma_dp_sge *sges, struct rdma_dp_send_wr *out);
+/* The receive WQE of len bytes: its wr_id, and its n SGEs in sges.  0, or -EINVAL. */
+int vdev_wqe_recv(const uint8_t *wqe, size_t len, vdev_key_iova_fn key_iova, void *data,
+		  uint64_t *wr_id, struct rdma_dp_sge *sges, uint32_t *n);
