@@ -57,6 +57,7 @@ struct dp_path {
 	uint32_t timeout;         /* retransmission after 4.096 us << timeout; 0: never */
 	uint32_t retry_cnt;       /* 7: for ever */
 	uint32_t sq_psn, rq_psn;
+	uint8_t dmac[6];          /* the next hop's MAC, for a transport that writes Ethernet frames */
 };
 
 /*

@@ -187,6 +187,7 @@ static struct dp_path roce_path(struct rdma_device *dev, const struct rdma_qp *q
 	};
 	memcpy(path.sgid, qp->sgid->gid, sizeof(path.sgid));
 	memcpy(path.dgid, qp->attr.av.dgid, sizeof(path.dgid));
+	memcpy(path.dmac, qp->attr.av.dmac, sizeof(path.dmac));
 	return path;
 }
 
@@ -569,6 +570,23 @@ int rdma_datapath_roce_start(struct rdma_device *dev, const struct dp_roce_confi
 	if (!dp->ud_worker)
 		dp->ud_worker = worker_set_pick(dp->ws);
 	return dp_roce_open(&dp->nic, dp->ud_worker, cfg);
+}
+
+int rdma_datapath_roce_start_link(struct rdma_device *dev, const struct dp_roce_config *cfg,
+				  const struct dp_roce_link *link)
+{
+	struct rdma_datapath *dp = dev->datapath;
+
+	if (!dp)
+		return -ENODEV;
+	if (!dp->ud_worker)
+		dp->ud_worker = worker_set_pick(dp->ws);
+	return dp_roce_open_link(&dp->nic, dp->ud_worker, cfg, link);
+}
+
+int rdma_datapath_roce_link_input(struct rdma_device *dev, const uint8_t *ip, size_t len)
+{
+	return dev->datapath ? dp_roce_link_input(&dev->datapath->nic, ip, len) : -ENODEV;
 }
 
 void rdma_datapath_workers_stopped(struct rdma_device *dev)

@@ -53,6 +53,11 @@ int rdma_datapath_start(struct rdma_device *dev, struct worker_set *ws);
  * IPv6 addresses), as cfg says; -errno when no socket opens.
  */
 int rdma_datapath_roce_start(struct rdma_device *dev, const struct dp_roce_config *cfg);
+/* The same on a link (a VM's TAP: dataplane/roce/transport.h, dp_roce_open_link). */
+int rdma_datapath_roce_start_link(struct rdma_device *dev, const struct dp_roce_config *cfg,
+				  const struct dp_roce_link *link);
+/* An IP datagram to the RoCE port that came on the device's link: to its endpoint (dp_roce_link_input). */
+int rdma_datapath_roce_link_input(struct rdma_device *dev, const uint8_t *ip, size_t len);
 /* The workers have stopped: what they owned is freed by the main thread from now on. */
 void rdma_datapath_workers_stopped(struct rdma_device *dev);
 void rdma_datapath_free(struct rdma_datapath *dp);

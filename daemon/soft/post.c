@@ -205,6 +205,7 @@ static int resolve_ud(struct rdma_device *dev, struct rdma_qp *qp, const struct 
 	slot->ud_remote = !local && fits;
 	memcpy(slot->ud_sgid, sgid->gid, sizeof(slot->ud_sgid));
 	memcpy(slot->ud_dgid, ah->attr.dgid, sizeof(slot->ud_dgid));
+	memcpy(slot->ud_dmac, ah->attr.dmac, sizeof(slot->ud_dmac));
 	slot->ud_traffic_class = (uint8_t)ah->attr.traffic_class;
 	slot->ud_hop_limit = (uint8_t)ah->attr.hop_limit;
 	slot->ud_flow_label = ah->attr.flow_label;

@@ -60,8 +60,7 @@ struct vdev_session {
 	struct vdev_net_counters net;
 	unsigned rdma_queues;         /* CQ and QP virtqueues running */
 	uint64_t features;            /* negotiated */
-	uint8_t *rx_frame;            /* a frame read from the TAP that waits for a receive buffer */
-	size_t rx_len;                /* its bytes, header included; 0: none waits */
+	uint8_t *rx_frame;            /* where a frame of the TAP is read */
 	bool closing;                 /* the session ends: a reset makes no device again */
 	struct vdev_rdmaq *rdmaq[VDEV_QUEUES_MAX];   /* by virtqueue index, made at their first start */
 };
@@ -84,7 +83,7 @@ void vdev_rdma_free(struct vdev_session *s);
 
 /* net_queues.c: frames the guest queued go to the TAP (dropped and counted without one). */
 void vdev_net_tx(struct vdev_session *s);
-/* net_queues.c: frames of the TAP go into the guest's receive buffers while it has some. */
+/* net_queues.c: frames of the TAP: RoCE to the device, the rest into the guest's receive buffers. */
 void vdev_net_rx(struct vdev_session *s);
-/* net_queues.c: the TAP is read from now on (while receiveq1 runs), or no more. */
+/* net_queues.c: the TAP is read from now on (the session's life), or no more. */
 int vdev_net_watch(struct vdev_session *s, bool on);

@@ -11,6 +11,7 @@
 #include "daemon/vdev/session_int.h"
 #include "daemon/vdev/vdev_session.h"
 #include "daemon/vdev/virtio_net.h"
+#include "daemon/soft/datapath.h"
 #include "daemon/soft/soft_device.h"
 #include "daemon/verbs/cq.h"
 #include "daemon/verbs/gid.h"
@@ -46,6 +47,14 @@ static int device_new(struct vdev_session *s)
 		return r;
 	if (s->env.workers) {
 		r = rdma_device_start(s->dev, s->env.workers);
+		/* The guest's RoCE v2 to other hosts: its own frames on its TAP, from its own addresses. */
+		if (r == 0 && s->env.tap_fd >= 0) {
+			struct dp_roce_link link = { .fd = s->env.tap_fd, .vnet_hdr = VIRTIO_NET_HDR_LEN };
+			struct dp_roce_config cfg = { .port = ROCE_UDP_PORT };
+
+			memcpy(link.mac, s->env.mac, sizeof(link.mac));
+			r = rdma_datapath_roce_start_link(s->dev, &cfg, &link);
+		}
 		if (r < 0) {
 			rdma_device_free(s->dev);
 			s->dev = NULL;
@@ -219,11 +228,6 @@ static int queue_start(void *dev, unsigned index, struct virtqueue *vq)
 	if (r < 0)
 		return r;
 	q->vq = vq;
-	if (index == VDEV_VQ_RX && vdev_net_watch(s, true) < 0) {
-		q->kick = sd_event_source_disable_unref(q->kick);
-		q->vq = NULL;
-		return -EIO;
-	}
 	/* What the guest queued before the queue ran. */
 	serve_queue(q);
 	return 0;
@@ -240,8 +244,6 @@ static void queue_stop(void *dev, unsigned index)
 			s->rdma_queues--;
 		return;
 	}
-	if (index == VDEV_VQ_RX)
-		vdev_net_watch(s, false);
 	q->kick = sd_event_source_disable_unref(q->kick);
 	q->vq = NULL;
 }
@@ -343,6 +345,8 @@ int vdev_session_open(struct vdev_session **out, const struct vdev_session_env *
 	if (r == 0)
 		r = sd_event_add_io(env->event, &s->source, vhost_user_session_fd(s->vu), EPOLLIN,
 				    on_socket, s);
+	if (r == 0)
+		r = vdev_net_watch(s, true);
 	if (r < 0) {
 		vdev_session_close(s);
 		return r;

@@ -45,6 +45,7 @@ struct dp_sq_slot {
 	uint8_t ud_sgid[16], ud_dgid[16];
 	uint8_t ud_traffic_class, ud_hop_limit;
 	uint32_t ud_flow_label;
+	uint8_t ud_dmac[6];       /* the AH's next hop, for a transport that writes Ethernet frames */
 	/*
 	 * A configure WR: the MKEY's new key table entry, built and owned by the
 	 * driver until the requester publishes it (every WR's post sets it,

@@ -169,6 +169,7 @@ static void endpoint_free(struct dp_roce *r)
 		}
 	dp_udp_close(&r->udp4);
 	dp_udp_close(&r->udp6);
+	free(r->frame);
 	free(r);
 }
 
@@ -184,39 +185,75 @@ static const struct dp_transport roce_transport = {
 	.qp_free = roce_qp_free,
 };
 
-int dp_roce_open(struct dp_nic *nic, struct dp_worker *w, const struct dp_roce_config *cfg)
+/* An endpoint of nic on worker w with its buffers, no socket yet. */
+static struct dp_roce *endpoint_new(struct dp_nic *nic, struct dp_worker *w,
+				    const struct dp_roce_config *cfg)
 {
-	uint16_t port = cfg->port;
 	struct dp_roce *r = calloc(1, sizeof(*r));
-	int r4, r6;
 
 	if (!r)
-		return -ENOMEM;
+		return NULL;
 	r->nic = nic;
 	r->worker = w;
-	r->port = port;
+	r->port = cfg->port;
 	r->segmentation = cfg->segmentation;
 	r->faults = cfg->faults;
-	r->rng = 0x9e3779b97f4a7c15ull ^ port;
+	r->rng = 0x9e3779b97f4a7c15ull ^ cfg->port;
 	r->udp4.fd = r->udp6.fd = -1;
 	for (unsigned i = 0; i < DP_UDP_BATCH; i++) {
 		r->tx_bufs[i] = malloc(DP_ROCE_PKT_MAX);
 		r->rx_bufs[i] = malloc(DP_UDP_GRO_BUF_SIZE);
 		if (!r->tx_bufs[i] || !r->rx_bufs[i]) {
 			endpoint_free(r);
-			return -ENOMEM;
+			return NULL;
 		}
 	}
-	r4 = roce_open_socket(&r->udp4, AF_INET, port, DP_UDP_BIG_BUFFERS, cfg->segmentation);
-	r6 = roce_open_socket(&r->udp6, AF_INET6, port, DP_UDP_BIG_BUFFERS, cfg->segmentation);
+	return r;
+}
+
+/* r is nic's remote transport from now on, on its worker. */
+static void endpoint_start(struct dp_nic *nic, struct dp_roce *r)
+{
+	nic->remote = &roce_transport;
+	nic->remote_ep = r;
+	dp_worker_submit_wait(r->worker, on_attach, r);
+}
+
+int dp_roce_open(struct dp_nic *nic, struct dp_worker *w, const struct dp_roce_config *cfg)
+{
+	struct dp_roce *r = endpoint_new(nic, w, cfg);
+	int r4, r6;
+
+	if (!r)
+		return -ENOMEM;
+	r4 = roce_open_socket(&r->udp4, AF_INET, cfg->port, DP_UDP_BIG_BUFFERS, cfg->segmentation);
+	r6 = roce_open_socket(&r->udp6, AF_INET6, cfg->port, DP_UDP_BIG_BUFFERS, cfg->segmentation);
 	/* A host without IPv6 (or without IPv4) still serves the other family. */
 	if (r4 < 0 && r6 < 0) {
 		endpoint_free(r);
 		return r4;
 	}
-	nic->remote = &roce_transport;
-	nic->remote_ep = r;
-	dp_worker_submit_wait(w, on_attach, r);
+	endpoint_start(nic, r);
+	return 0;
+}
+
+int dp_roce_open_link(struct dp_nic *nic, struct dp_worker *w, const struct dp_roce_config *cfg,
+		      const struct dp_roce_link *link)
+{
+	/* Its own frames: one packet each, with the ID 0 its ICRC was sealed for. */
+	struct dp_roce_config one = { .port = cfg->port, .faults = cfg->faults };
+	struct dp_roce *r = endpoint_new(nic, w, &one);
+
+	if (!r)
+		return -ENOMEM;
+	r->frame = malloc(link->vnet_hdr + 14 + ROCE_IP_UDP_MAX);
+	if (!r->frame) {
+		endpoint_free(r);
+		return -ENOMEM;
+	}
+	r->is_link = true;
+	r->link = *link;
+	endpoint_start(nic, r);
 	return 0;
 }
 

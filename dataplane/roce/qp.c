@@ -73,6 +73,7 @@ void roce_qp_connect(struct dp_worker *w, struct dp_qp *q, const struct dp_path 
 	};
 	memcpy(rt->hdr.sgid, path->sgid, 16);
 	memcpy(rt->hdr.dgid, path->dgid, 16);
+	memcpy(rt->dmac, path->dmac, sizeof(rt->dmac));
 	roce_gid_addr(path->dgid, port, &rt->to);
 	roce_gid_addr(path->sgid, 0, &rt->from);
 	if (roce_ep(q->nic))

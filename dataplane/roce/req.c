@@ -261,6 +261,7 @@ static void send_datagram(struct dp_worker *w, struct dp_qp *q, struct dp_send_w
 
 	memcpy(rt.hdr.sgid, s->ud_sgid, 16);
 	memcpy(rt.hdr.dgid, s->ud_dgid, 16);
+	memcpy(rt.dmac, s->ud_dmac, sizeof(rt.dmac));
 	roce_gid_addr(s->ud_dgid, port, &rt.to);
 	roce_gid_addr(s->ud_sgid, 0, &rt.from);
 	roce_route_bind(roce_ep(q->nic), &rt);

@@ -23,6 +23,11 @@ struct dp_roce {
 	struct dp_nic *nic;
 	struct dp_worker *worker;
 	struct dp_udp udp4, udp6;         /* fd -1: that family is not served */
+	/* A link endpoint's (dp_roce_open_link): frames written to link.fd, no socket at all. */
+	bool is_link;
+	struct dp_roce_link link;
+	uint8_t tx_dmac[DP_UDP_BATCH][6];
+	uint8_t *frame;                   /* a frame being built: vnet header, Ethernet, IP, UDP */
 	uint16_t port;
 	bool segmentation;                /* dp_roce_config's */
 	struct dp_roce_faults faults;
@@ -38,6 +43,7 @@ struct dp_roce {
 	struct dp_udp *held_sock;
 	struct dp_udp_addr held_to, held_from;
 	struct roce_ip_udp held_hdr;
+	uint8_t held_dmac[6];
 	uint8_t gather[DP_ROCE_MTU_MAX];  /* a payload gathered from several segments */
 	/* RX. */
 	struct dp_udp_rx_batch rx;
@@ -85,6 +91,8 @@ void roce_send_pkt(struct dp_worker *w, struct dp_qp *q, const struct dp_roce_ro
 		   const struct roce_pkt *p, const void *payload, size_t len);
 /* Sends what is queued. */
 void roce_tx_flush(struct dp_worker *w, struct dp_roce *r);
+/* link.c: a link endpoint's batch, each packet as an Ethernet frame on its link. */
+void roce_link_send(struct dp_worker *w, struct dp_roce *r);
 /*
  * Points route at the socket of its source port (route->hdr.sport), opened
  * the first time; where that port cannot be had, the endpoint's own socket,

@@ -59,6 +59,7 @@ struct dp_roce_route {
 	struct roce_ip_udp hdr;
 	struct dp_udp_addr to, from;
 	struct dp_udp *sock;
+	uint8_t dmac[6];          /* a link endpoint's: the next hop's MAC (dp_roce_open_link) */
 };
 
 /* For tests: what the endpoint does to its outgoing packets, each a fraction in millionths. */
@@ -137,6 +138,31 @@ struct dp_send_wqe;
  * w, which runs every RoCE QP.
  */
 int dp_roce_open(struct dp_nic *nic, struct dp_worker *w, const struct dp_roce_config *cfg);
+/*
+ * A link: an Ethernet the endpoint writes its own frames to and reads them
+ * from, as a virtual machine's RoCE does on its TAP (issue #28): no socket,
+ * the IP and UDP headers its own (IPv4 ID 0 and DF, as a socket's would be),
+ * the next hop's MAC each route's (dp_path.dmac, an AH's).
+ */
+struct dp_roce_link {
+	int fd;                   /* a TAP's: frames written behind vnet_hdr zero bytes */
+	size_t vnet_hdr;
+	uint8_t mac[6];           /* the frames' source */
+};
+/*
+ * The same endpoint on a link instead of sockets (cfg->segmentation and
+ * faults apply as for sockets; port is the destination port).  What the link
+ * brings in goes to dp_roce_link_input.
+ */
+int dp_roce_open_link(struct dp_nic *nic, struct dp_worker *w, const struct dp_roce_config *cfg,
+		      const struct dp_roce_link *link);
+/*
+ * Driver: an IP datagram of len bytes that came on the link (UDP to the
+ * RoCE port, as the caller found it): a copy goes to the endpoint's worker,
+ * which takes it as a socket's datagram.  -EAGAIN when its command queue is
+ * full (the datagram is lost, as a full ring would lose it).
+ */
+int dp_roce_link_input(struct dp_nic *nic, const uint8_t *ip, size_t len);
 /* The workers stopped: closes the sockets (before dp_nic_release). */
 void dp_roce_close(struct dp_nic *nic);
 /* The worker the endpoint is on, or NULL without one. */

@@ -52,6 +52,12 @@ void roce_route_bind(struct dp_roce *r, struct dp_roce_route *route)
 	uint16_t sport = route->hdr.sport;
 	struct roce_sport **b = &r->sports[sport % ROCE_SPORT_BUCKETS], *s;
 
+	/* A link endpoint writes its own headers: any source port, no socket. */
+	if (r->is_link) {
+		route->sock = NULL;
+		return;
+	}
+
 	for (s = *b; s; s = s->next)
 		if (s->udp.local.sa.sa_family == family && dp_udp_addr_port(&s->udp.local) == sport)
 			break;
@@ -98,6 +104,7 @@ void roce_tx_flush(struct dp_worker *w, struct dp_roce *r)
 		r->tx_to[i] = r->held_to;
 		r->tx_from[i] = r->held_from;
 		r->tx_hdr[i] = r->held_hdr;
+		memcpy(r->tx_dmac[i], r->held_dmac, sizeof(r->held_dmac));
 		r->tx_sock[i] = sock;
 		dp_udp_tx_add_from(&r->tx, &r->tx_to[i], &r->tx_from[i], r->tx_bufs[i], r->held_len, 0);
 		free(r->held);
@@ -110,7 +117,9 @@ void roce_tx_flush(struct dp_worker *w, struct dp_roce *r)
 	 * again, UC/UD lose it.  Counted: EMSGSIZE says the path MTU is more
 	 * than the link carries.
 	 */
-	if (sock && sock->fd >= 0 && dp_udp_send_batch(sock, &r->tx) < r->tx.n)
+	if (r->is_link)
+		roce_link_send(w, r);
+	else if (sock && sock->fd >= 0 && dp_udp_send_batch(sock, &r->tx) < r->tx.n)
 		for (unsigned i = 0; i < r->tx.n; i++)
 			if (r->tx.err[i])
 				DEVICE_COUNT(w, r->nic, tx_errors);
@@ -159,6 +168,7 @@ static bool inject_fault(struct dp_worker *w, struct dp_roce *r, unsigned i, siz
 		r->tx_to[i + 1] = r->tx_to[i];
 		r->tx_from[i + 1] = r->tx_from[i];
 		r->tx_hdr[i + 1] = r->tx_hdr[i];
+		memcpy(r->tx_dmac[i + 1], r->tx_dmac[i], sizeof(r->tx_dmac[i]));
 		r->tx_sock[i + 1] = r->tx_sock[i];
 		dp_udp_tx_add_from(&r->tx, &r->tx_to[i + 1], &r->tx_from[i + 1], r->tx_bufs[i + 1], len, 0);
 		return false;
@@ -174,6 +184,7 @@ static bool inject_fault(struct dp_worker *w, struct dp_roce *r, unsigned i, siz
 		r->held_to = r->tx_to[i];
 		r->held_from = r->tx_from[i];
 		r->held_hdr = r->tx_hdr[i];
+		memcpy(r->held_dmac, r->tx_dmac[i], sizeof(r->held_dmac));
 		r->held_sock = r->tx_sock[i];
 		return true;
 	}
@@ -197,6 +208,7 @@ void roce_send_pkt(struct dp_worker *w, struct dp_qp *q, const struct dp_roce_ro
 	r->tx_from[i] = route->from;
 	r->tx_hdr[i] = route->hdr;
 	r->tx_sock[i] = sock;
+	memcpy(r->tx_dmac[i], route->dmac, sizeof(r->tx_dmac[i]));
 	dp_udp_tx_add_from(&r->tx, &r->tx_to[i], &r->tx_from[i], r->tx_bufs[i], n, 0);
 	if (inject_fault(w, r, i, n))
 		r->tx.n--;

@@ -1,0 +1,145 @@
+#!/usr/bin/env bats
+# A guest's RoCE v2 with QPs that are not its own device's: its RC QP (the
+# test front end tests/tools/vhost-guest, through its virtqueues) and a QP of
+# the host's device soft0 (driven by rdmactl), over the guest's TAP: the
+# guest's frames from its own address and MAC, the host's through its kernel
+# and rdmad's UDP socket (roce_netdev = the TAP).  SEND, WRITE and READ both
+# ways, every byte checked.  Needs root (a TAP, addresses).
+
+load helper
+
+setup_file() {
+	[ "$(id -u)" = 0 ] || skip "needs root"
+	D=$BATS_FILE_TMPDIR/d
+	mkdir -p "$D"
+	# The vdev first, for its TAP to be there when the daemon restarts with roce_netdev on it.
+	rdmad_start "$D"
+	"$RDMACTL" vdev create gr --socket "$D/gr.sock" --tap vdgr0 --mac 52:54:00:00:77:02 >/dev/null
+	rdmad_stop "$D"
+	echo "roce_netdev = vdgr0" >"$D/rdmad.conf"
+	rdmad_start "$D"
+	sysctl -qw net.ipv6.conf.vdgr0.disable_ipv6=1 || true
+	ip addr add 10.77.0.1/24 dev vdgr0
+	ip link set vdgr0 up
+	# The guest answers no ARP here (its driver is a test's): its address is known.
+	ip neigh replace 10.77.0.2 lladdr 52:54:00:00:77:02 dev vdgr0 nud permanent
+}
+
+teardown_file() {
+	[ -e "$BATS_FILE_TMPDIR/d/rdmad.pid" ] && rdmad_stop "$BATS_FILE_TMPDIR/d"
+	ip link del vdgr0 2>/dev/null || true
+}
+
+setup() {
+	load_libs
+	D=$BATS_FILE_TMPDIR/d
+	export RDMACTL_SOCKET="$D/io.rdmad"
+	S=$BATS_TEST_TMPDIR
+	GUEST="$BUILD/tools/vhost-guest"
+}
+
+teardown() {
+	[ -e "$S/g.pid" ] && kill -9 "$(cat "$S/g.pid")" 2>/dev/null || true
+}
+
+guest_start() {
+	mkfifo "$S/g.in"
+	"$GUEST" "$D/gr.sock" <"$S/g.in" >"$S/g.out" 2>&1 &
+	echo $! >"$S/g.pid"
+	exec {GUEST_FD}>"$S/g.in"
+}
+# g COMMAND...: runs one command of the guest; its answer line.
+g() {
+	local n
+	n=$(grep -c '^\(ok\|fail\)' "$S/g.out" || true)
+	echo "$*" >&"$GUEST_FD"
+	for _ in $(seq 1 300); do
+		[ "$(grep -c '^\(ok\|fail\)' "$S/g.out" || true)" -gt "$n" ] && break
+		sleep 0.05
+	done
+	grep '^\(ok\|fail\)' "$S/g.out" | sed -n "$((n + 1))p"
+}
+gok() {
+	reply=$(g "$@")
+	[[ "$reply" == ok* ]] || { echo "$*: $reply" >&2; return 1; }
+}
+kv() {
+	sed -n "s/.*[ ]$1=\([^ ]*\).*/\1/p" <<<"$2"
+}
+# host_completions N: the host CQ's N completions, "wr_id status opcode byte_len" each.
+host_completions() {
+	local all='[]' got
+	for _ in $(seq 1 50); do
+		got=$("$RDMACTL" -j cq poll "$CH" --max 64 --wait 200)
+		all=$(jq -c --argjson a "$all" '$a + .' <<<"$got")
+		[ "$(jq length <<<"$all")" -ge "$1" ] && break
+	done
+	jq -r '.[] | "\(.wr_id) \(.status) \(.opcode) \(.byte_len)"' <<<"$all"
+}
+sum() { # KEY OFFSET LENGTH: sha256 of the host MR's bytes
+	"$RDMACTL" mr read "$1" --offset "$2" --length "$3" | sha256sum | cut -d' ' -f1
+}
+
+@test "a guest's RC QP and a host QP exchange SEND, WRITE and READ as RoCE v2 over the guest's TAP" {
+	local tapmac guest_va want
+	tapmac=$(cat /sys/class/net/vdgr0/address)
+	# The host's side: soft0, its GID the TAP's address.
+	"$RDMACTL" pd create >/dev/null
+	MH=$("$RDMACTL" -j mr create 1 --size 65536 --access local_write,remote_write,remote_read | jq -r '.[0].lkey')
+	IOVA_H=$("$RDMACTL" -j mr show "$MH" | jq -r '.[0].iova')
+	CH=$("$RDMACTL" -j cq create --cqe 256 | jq -r '.[0].handle')
+	QH=$("$RDMACTL" -j qp create --pd 1 --send-cq "$CH" --recv-cq "$CH" --type rc --max-send-wr 64 \
+		--max-recv-wr 64 --max-send-sge 4 --max-recv-sge 4 | jq -r '.[0].handle')
+	for _ in $(seq 1 40); do
+		"$RDMACTL" -j gid show | jq -e '.[] | select(.gid == "::ffff:10.77.0.1")' >/dev/null && break
+		sleep 0.05
+	done
+	# The guest's: its own GID, its QP towards the host's through the TAP's MAC.
+	guest_start
+	gok negotiate
+	gok start
+	gok create_pd
+	gok create_cq cqe=64
+	gok add_gid index=0 gid=10.77.0.2
+	gok create_qp pdn=1 type=rc send_cqn=1 recv_cqn=1 max_send_wr=16 max_recv_wr=16 max_send_sge=2 max_recv_sge=2
+	qg=$(kv qpn "$reply")
+	gok alloc g 16384 scatter
+	guest_va=$(kv va "$reply")
+	gok reg_user_mr g pdn=1 access=local_write,remote_write,remote_read
+	kg=$(kv lkey "$reply")
+	gok modify_qp qpn=$qg state=init access=local_write,remote_write,remote_read
+	gok modify_qp qpn=$qg state=rtr dgid=10.77.0.1 sgid_index=0 path_mtu=1024 dest_qpn=$QH rq_psn=100 \
+		max_dest_rd_atomic=4 min_rnr_timer=1 dmac=$tapmac
+	gok modify_qp qpn=$qg state=rts timeout=14 retry_cnt=7 rnr_retry=7 sq_psn=100 max_rd_atomic=4
+	"$RDMACTL" qp modify "$QH" --state init --access local_write,remote_write,remote_read
+	"$RDMACTL" qp modify "$QH" --state rtr --dgid ::ffff:10.77.0.2 --sgid-index 0 --path-mtu 1024 \
+		--dest-qp "$qg" --rq-psn 100 --max-dest-rd-atomic 4 --min-rnr-timer 1
+	"$RDMACTL" qp modify "$QH" --state rts --sq-psn 100 --timeout 14 --retry-cnt 7 --rnr-retry 7 --max-rd-atomic 4
+
+	# Guest -> host: a SEND of 3000 bytes, 3 packets at MTU 1024.
+	"$RDMACTL" qp post-recv "$QH" --wrid 7 --sge "$MH:0:4096"
+	gok pattern g 0 3000 5
+	gok post_send qpn=$qg opcode=send wr_id=1 flags=signaled sge=g:0:3000:$kg
+	gok poll cqn=1 n=1
+	assert_regex "$(tail -2 "$S/g.out")" "cqe wr_id=1 status=success opcode=send byte_len=3000"
+	run host_completions 1
+	assert_output "7 success recv 3000"
+	gok dump g 0 3000
+	assert_equal "$("$RDMACTL" mr read "$MH" --offset 0 --length 3000 | xxd -p | tr -d '\n')" "$(kv hex "$reply")"
+
+	# Host -> guest: a WRITE of 5000 bytes into the guest's scattered pages, at an offset.
+	head -c 5000 /dev/urandom >w.bin
+	"$RDMACTL" mr write "$MH" --offset 8192 <w.bin
+	"$RDMACTL" qp post "$QH" write --wrid 9 --sge "$MH:8192:5000" --remote "$kg@$((guest_va + 100))" --signaled
+	run host_completions 1
+	assert_output "9 success rdma_write 5000"
+	gok dump g 100 5000
+	assert_equal "$(kv hex "$reply")" "$(xxd -p w.bin | tr -d '\n')"
+
+	# Guest reads back from the host: a READ of 2000 bytes.
+	gok post_send qpn=$qg opcode=read wr_id=3 flags=signaled sge=g:10000:2000:$kg remote_addr=$((IOVA_H + 8192)) rkey=$MH
+	gok poll cqn=1 n=1
+	assert_regex "$(tail -2 "$S/g.out")" "cqe wr_id=3 status=success opcode=rdma_read byte_len=2000"
+	gok dump g 10000 2000
+	assert_equal "$(kv hex "$reply")" "$(head -c 2000 w.bin | xxd -p | tr -d '\n')"
+}
