@@ -1,38 +1,63 @@
 #!/usr/bin/env bats
-# A guest's RoCE v2 with QPs that are not its own device's: its RC QP (the
-# test front end tests/tools/vhost-guest, through its virtqueues) and a QP of
-# the host's device soft0 (driven by rdmactl), over the guest's TAP: the
-# guest's frames from its own address and MAC, the host's through its kernel
-# and rdmad's UDP socket (roce_netdev = the TAP).  SEND, WRITE and READ both
-# ways, every byte checked.  Needs root (a TAP, addresses).
+# A guest's RoCE v2 with QPs that are not its own device's, over the guest's
+# TAP: its RC QP (the test front end tests/tools/vhost-guest, through its
+# virtqueues) and a QP of the same host's device soft0 (driven by rdmactl),
+# then a QP of a second rdmad on another host (namespace).  The guest's
+# frames leave from its own address and MAC; the host's go through its
+# kernel and rdmad's UDP socket.  SEND, WRITE and READ both ways, every byte
+# checked.  Needs root (namespaces, a TAP, addresses).
+#
+#   namespace H: rdmad with vdev gr, its TAP vdgr0 10.77.0.1 (the guest is
+#                10.77.0.2), roce_netdev = vdgr0; veth 10.88.0.1; forwarding
+#   namespace R: the second rdmad, veth 10.88.0.2, roce_netdev = the veth,
+#                its route to 10.77.0.0/24 through H
 
 load helper
+load vnic-helper
 
 setup_file() {
 	[ "$(id -u)" = 0 ] || skip "needs root"
+	command -v ip >/dev/null || skip "needs ip (iproute2)"
+	NS_A=rdmad-vh-$$
+	NS_B=rdmad-vr-$$
+	VETH_A=vh$$
+	VETH_B=vr$$
+	export NS_A NS_B VETH_A VETH_B
 	D=$BATS_FILE_TMPDIR/d
-	mkdir -p "$D"
-	# The vdev first, for its TAP to be there when the daemon restarts with roce_netdev on it.
-	rdmad_start "$D"
-	"$RDMACTL" vdev create gr --socket "$D/gr.sock" --tap vdgr0 --mac 52:54:00:00:77:02 >/dev/null
+	R=$BATS_FILE_TMPDIR/r
+	mkdir -p "$D" "$R"
+	ns_veth_pair 10.88.0 1500
+	# The vdev first, for its TAP to be there when the daemon starts again with roce_netdev on it.
+	ns_rdmad_start "$NS_A" "$D"
+	"$RDMACTL" -s "$D/io.rdmad" vdev create gr --socket "$D/gr.sock" --tap vdgr0 \
+		--mac 52:54:00:00:77:02 >/dev/null
 	rdmad_stop "$D"
 	echo "roce_netdev = vdgr0" >"$D/rdmad.conf"
-	rdmad_start "$D"
-	sysctl -qw net.ipv6.conf.vdgr0.disable_ipv6=1 || true
-	ip addr add 10.77.0.1/24 dev vdgr0
-	ip link set vdgr0 up
+	ns_rdmad_start "$NS_A" "$D"
+	ip netns exec "$NS_A" sysctl -qw net.ipv6.conf.vdgr0.disable_ipv6=1 || true
+	ip netns exec "$NS_A" sysctl -qw net.ipv4.ip_forward=1
+	ip -n "$NS_A" addr add 10.77.0.1/24 dev vdgr0
+	ip -n "$NS_A" link set vdgr0 up
 	# The guest answers no ARP here (its driver is a test's): its address is known.
-	ip neigh replace 10.77.0.2 lladdr 52:54:00:00:77:02 dev vdgr0 nud permanent
+	ip -n "$NS_A" neigh replace 10.77.0.2 lladdr 52:54:00:00:77:02 dev vdgr0 nud permanent
+	ip -n "$NS_B" route add 10.77.0.0/24 via 10.88.0.1
+	echo "roce_netdev = $VETH_B" >"$R/rdmad.conf"
+	ns_rdmad_start "$NS_B" "$R"
 }
 
 teardown_file() {
-	[ -e "$BATS_FILE_TMPDIR/d/rdmad.pid" ] && rdmad_stop "$BATS_FILE_TMPDIR/d"
-	ip link del vdgr0 2>/dev/null || true
+	[ -n "${NS_A:-}" ] || return 0
+	rdmad_stop "$BATS_FILE_TMPDIR/d" || true
+	rdmad_stop "$BATS_FILE_TMPDIR/r" || true
+	ip netns del "$NS_A" 2>/dev/null || true
+	ip netns del "$NS_B" 2>/dev/null || true
 }
 
 setup() {
 	load_libs
+	[ -n "${NS_A:-}" ] || skip "needs root"
 	D=$BATS_FILE_TMPDIR/d
+	R=$BATS_FILE_TMPDIR/r
 	export RDMACTL_SOCKET="$D/io.rdmad"
 	S=$BATS_TEST_TMPDIR
 	GUEST="$BUILD/tools/vhost-guest"
@@ -40,6 +65,7 @@ setup() {
 
 teardown() {
 	[ -e "$S/g.pid" ] && kill -9 "$(cat "$S/g.pid")" 2>/dev/null || true
+	wait 2>/dev/null || true
 }
 
 guest_start() {
@@ -66,11 +92,11 @@ gok() {
 kv() {
 	sed -n "s/.*[ ]$1=\([^ ]*\).*/\1/p" <<<"$2"
 }
-# host_completions N: the host CQ's N completions, "wr_id status opcode byte_len" each.
+# host_completions N [DIR]: the host CQ's N completions, "wr_id status opcode byte_len" each.
 host_completions() {
 	local all='[]' got
 	for _ in $(seq 1 50); do
-		got=$("$RDMACTL" -j cq poll "$CH" --max 64 --wait 200)
+		got=$("$RDMACTL" -s "${2:-$D}/io.rdmad" -j cq poll "$CH" --max 64 --wait 200)
 		all=$(jq -c --argjson a "$all" '$a + .' <<<"$got")
 		[ "$(jq length <<<"$all")" -ge "$1" ] && break
 	done
@@ -80,21 +106,9 @@ sum() { # KEY OFFSET LENGTH: sha256 of the host MR's bytes
 	"$RDMACTL" mr read "$1" --offset "$2" --length "$3" | sha256sum | cut -d' ' -f1
 }
 
-@test "a guest's RC QP and a host QP exchange SEND, WRITE and READ as RoCE v2 over the guest's TAP" {
-	local tapmac guest_va want
-	tapmac=$(cat /sys/class/net/vdgr0/address)
-	# The host's side: soft0, its GID the TAP's address.
-	"$RDMACTL" pd create >/dev/null
-	MH=$("$RDMACTL" -j mr create 1 --size 65536 --access local_write,remote_write,remote_read | jq -r '.[0].lkey')
-	IOVA_H=$("$RDMACTL" -j mr show "$MH" | jq -r '.[0].iova')
-	CH=$("$RDMACTL" -j cq create --cqe 256 | jq -r '.[0].handle')
-	QH=$("$RDMACTL" -j qp create --pd 1 --send-cq "$CH" --recv-cq "$CH" --type rc --max-send-wr 64 \
-		--max-recv-wr 64 --max-send-sge 4 --max-recv-sge 4 | jq -r '.[0].handle')
-	for _ in $(seq 1 40); do
-		"$RDMACTL" -j gid show | jq -e '.[] | select(.gid == "::ffff:10.77.0.1")' >/dev/null && break
-		sleep 0.05
-	done
-	# The guest's: its own GID, its QP towards the host's through the TAP's MAC.
+# guest_qp DGID QPN DMAC: the guest's PD, CQ, GID 10.77.0.2, an RC QP towards QPN at DGID
+# through next hop DMAC, a 16 KiB buffer of scattered pages as an MR (qg, kg, guest_va).
+guest_qp() {
 	guest_start
 	gok negotiate
 	gok start
@@ -108,13 +122,42 @@ sum() { # KEY OFFSET LENGTH: sha256 of the host MR's bytes
 	gok reg_user_mr g pdn=1 access=local_write,remote_write,remote_read
 	kg=$(kv lkey "$reply")
 	gok modify_qp qpn=$qg state=init access=local_write,remote_write,remote_read
-	gok modify_qp qpn=$qg state=rtr dgid=10.77.0.1 sgid_index=0 path_mtu=1024 dest_qpn=$QH rq_psn=100 \
-		max_dest_rd_atomic=4 min_rnr_timer=1 dmac=$tapmac
+	gok modify_qp qpn=$qg state=rtr dgid="$1" sgid_index=0 path_mtu=1024 dest_qpn="$2" rq_psn=100 \
+		max_dest_rd_atomic=4 min_rnr_timer=1 dmac="$3" hop_limit=64
 	gok modify_qp qpn=$qg state=rts timeout=14 retry_cnt=7 rnr_retry=7 sq_psn=100 max_rd_atomic=4
-	"$RDMACTL" qp modify "$QH" --state init --access local_write,remote_write,remote_read
-	"$RDMACTL" qp modify "$QH" --state rtr --dgid ::ffff:10.77.0.2 --sgid-index 0 --path-mtu 1024 \
+}
+
+# host_side DIR GID: PD 1, a 64 KiB MR, a CQ and an RC QP on the rdmad of DIR (MH, IOVA_H, CH, QH).
+host_side() {
+	local c=("$RDMACTL" -s "$1/io.rdmad")
+	"${c[@]}" pd create >/dev/null
+	MH=$("${c[@]}" -j mr create 1 --size 65536 --access local_write,remote_write,remote_read | jq -r '.[0].lkey')
+	IOVA_H=$("${c[@]}" -j mr show "$MH" | jq -r '.[0].iova')
+	CH=$("${c[@]}" -j cq create --cqe 256 | jq -r '.[0].handle')
+	QH=$("${c[@]}" -j qp create --pd 1 --send-cq "$CH" --recv-cq "$CH" --type rc --max-send-wr 64 \
+		--max-recv-wr 64 --max-send-sge 4 --max-recv-sge 4 | jq -r '.[0].handle')
+	for _ in $(seq 1 40); do
+		"${c[@]}" -j gid show | jq -e --arg g "$2" '.[] | select(.gid == $g)' >/dev/null && break
+		sleep 0.05
+	done
+}
+
+# host_connect DIR QP SGID_INDEX: the host's QP to the guest's (qg at 10.77.0.2).
+host_connect() {
+	local c=("$RDMACTL" -s "$1/io.rdmad")
+	"${c[@]}" qp modify "$2" --state init --access local_write,remote_write,remote_read
+	"${c[@]}" qp modify "$2" --state rtr --dgid ::ffff:10.77.0.2 --sgid-index "$3" --path-mtu 1024 \
 		--dest-qp "$qg" --rq-psn 100 --max-dest-rd-atomic 4 --min-rnr-timer 1
-	"$RDMACTL" qp modify "$QH" --state rts --sq-psn 100 --timeout 14 --retry-cnt 7 --rnr-retry 7 --max-rd-atomic 4
+	"${c[@]}" qp modify "$2" --state rts --sq-psn 100 --timeout 14 --retry-cnt 7 --rnr-retry 7 --max-rd-atomic 4
+}
+
+@test "a guest's RC QP and a host QP exchange SEND, WRITE and READ as RoCE v2 over the guest's TAP" {
+	local tapmac guest_va want
+	tapmac=$(ip netns exec "$NS_A" cat /sys/class/net/vdgr0/address)
+	# The host's side: soft0, its GID the TAP's address.
+	host_side "$D" ::ffff:10.77.0.1
+	guest_qp 10.77.0.1 "$QH" "$tapmac"
+	host_connect "$D" "$QH" 0
 
 	# Guest -> host: a SEND of 3000 bytes, 3 packets at MTU 1024.
 	"$RDMACTL" qp post-recv "$QH" --wrid 7 --sge "$MH:0:4096"
@@ -142,4 +185,38 @@ sum() { # KEY OFFSET LENGTH: sha256 of the host MR's bytes
 	assert_regex "$(tail -2 "$S/g.out")" "cqe wr_id=3 status=success opcode=rdma_read byte_len=2000"
 	gok dump g 10000 2000
 	assert_equal "$(kv hex "$reply")" "$(head -c 2000 w.bin | xxd -p | tr -d '\n')"
+}
+
+@test "a guest's RC QP and a QP of a second rdmad on another host exchange SEND, WRITE and READ" {
+	local tapmac idx
+	tapmac=$(ip netns exec "$NS_A" cat /sys/class/net/vdgr0/address)
+	host_side "$R" ::ffff:10.88.0.2
+	# The guest's frames go to its TAP's MAC, its host routes them on.
+	guest_qp 10.88.0.2 "$QH" "$tapmac"
+	idx=$("$RDMACTL" -s "$R/io.rdmad" -j gid show | jq -r '[.[] | select(.gid == "::ffff:10.88.0.2") | .index][0]')
+	host_connect "$R" "$QH" "$idx"
+
+	"$RDMACTL" -s "$R/io.rdmad" qp post-recv "$QH" --wrid 7 --sge "$MH:0:4096"
+	gok pattern g 0 2500 3
+	gok post_send qpn=$qg opcode=send wr_id=1 flags=signaled sge=g:0:2500:$kg
+	gok poll cqn=1 n=1
+	assert_regex "$(tail -2 "$S/g.out")" "cqe wr_id=1 status=success opcode=send byte_len=2500"
+	run host_completions 1 "$R"
+	assert_output "7 success recv 2500"
+	gok dump g 0 2500
+	assert_equal "$("$RDMACTL" -s "$R/io.rdmad" mr read "$MH" --offset 0 --length 2500 | xxd -p | tr -d '\n')" "$(kv hex "$reply")"
+
+	head -c 4096 /dev/urandom >w.bin
+	"$RDMACTL" -s "$R/io.rdmad" mr write "$MH" --offset 8192 <w.bin
+	"$RDMACTL" -s "$R/io.rdmad" qp post "$QH" write --wrid 9 --sge "$MH:8192:4096" --remote "$kg@$((guest_va + 4000))" --signaled
+	run host_completions 1 "$R"
+	assert_output "9 success rdma_write 4096"
+	gok dump g 4000 4096
+	assert_equal "$(kv hex "$reply")" "$(xxd -p w.bin | tr -d '\n')"
+
+	gok post_send qpn=$qg opcode=read wr_id=3 flags=signaled sge=g:12000:3000:$kg remote_addr=$((IOVA_H + 8192)) rkey=$MH
+	gok poll cqn=1 n=1
+	assert_regex "$(tail -2 "$S/g.out")" "cqe wr_id=3 status=success opcode=rdma_read byte_len=3000"
+	gok dump g 12000 3000
+	assert_equal "$(kv hex "$reply")" "$(head -c 3000 w.bin | xxd -p | tr -d '\n')"
 }
