@@ -13,11 +13,14 @@
  *     rdmad_rc_pingpong -c >a <b
  *
  * Both use the GID at -g (default 0) of port 1 as source and destination:
- * the two QPs are on the same rdmad.  Results go to stderr.  (The client
- * opens a first: each side opening its reading FIFO first would wait forever.)
+ * the two QPs are on the same rdmad; -r GID names the peer's GID instead
+ * (IPv6 text, or an IPv4 address for its ::ffff: GID), a QP on another host
+ * (or a virtual machine's).  Results go to stderr.  (The client opens a
+ * first: each side opening its reading FIFO first would wait forever.)
  */
 #include <rdmad/rdmad.h>
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -32,7 +35,7 @@
 #define SEND_WR_ID 2
 
 struct options {
-	const char *socket, *device;
+	const char *socket, *device, *remote_gid;
 	unsigned gid_index, iters;
 	size_t size;
 	int client;
@@ -58,7 +61,7 @@ static void die(const char *what, int r)
 static void usage(void)
 {
 	fprintf(stderr, "usage: rdmad_rc_pingpong [-c] [-s SOCKET] [-d DEVICE] [-g GID_INDEX] "
-		"[-n ITERS] [-z SIZE]\n");
+		"[-r PEER_GID] [-n ITERS] [-z SIZE]\n");
 	exit(2);
 }
 
@@ -79,12 +82,13 @@ static void parse(int argc, char **argv, struct options *o)
 	int c;
 
 	*o = (struct options){ .iters = 1000, .size = 4096 };
-	while ((c = getopt(argc, argv, "cs:d:g:n:z:")) != -1) {
+	while ((c = getopt(argc, argv, "cs:d:g:r:n:z:")) != -1) {
 		switch (c) {
 		case 'c': o->client = 1; break;
 		case 's': o->socket = optarg; break;
 		case 'd': o->device = optarg; break;
 		case 'g': o->gid_index = (unsigned)number(optarg, 255); break;
+		case 'r': o->remote_gid = optarg; break;
 		case 'n': o->iters = (unsigned)number(optarg, 100000000); break;
 		case 'z': o->size = number(optarg, 1u << 20); break;
 		default: usage();
@@ -134,6 +138,21 @@ static void setup(struct pingpong *pp, const struct options *o)
 		die("INIT", r);
 }
 
+/* The peer's GID from its text: IPv6, or IPv4 for its IPv4-mapped GID (RoCE v2). */
+static int peer_gid(const char *text, uint8_t gid[16])
+{
+	struct in_addr v4;
+
+	if (inet_pton(AF_INET6, text, gid) == 1)
+		return 0;
+	if (inet_pton(AF_INET, text, &v4) != 1)
+		return -EINVAL;
+	memset(gid, 0, 10);
+	gid[10] = gid[11] = 0xff;
+	memcpy(gid + 12, &v4, 4);
+	return 0;
+}
+
 static void connect_qp(struct pingpong *pp, const struct options *o, uint32_t peer)
 {
 	struct rdmad_qp_attr rtr = {
@@ -143,10 +162,11 @@ static void connect_qp(struct pingpong *pp, const struct options *o, uint32_t pe
 	};
 	struct rdmad_qp_attr rts = { .qp_state = RDMAD_QPS_RTS, .timeout = 14, .retry_cnt = 7,
 				     .rnr_retry = 7, .sq_psn = 0, .max_rd_atomic = 4 };
-	int r = rdmad_query_gid(pp->ctx, 1, o->gid_index, rtr.ah_attr.dgid);
+	int r = o->remote_gid ? peer_gid(o->remote_gid, rtr.ah_attr.dgid) :
+				rdmad_query_gid(pp->ctx, 1, o->gid_index, rtr.ah_attr.dgid);
 
 	if (r < 0)
-		die("rdmad_query_gid", r);
+		die(o->remote_gid ? "-r: not an IPv6 or IPv4 address" : "rdmad_query_gid", r);
 	r = rdmad_modify_qp(pp->qp, &rtr, RDMAD_QP_STATE | RDMAD_QP_AV | RDMAD_QP_PATH_MTU |
 			    RDMAD_QP_DEST_QPN | RDMAD_QP_RQ_PSN | RDMAD_QP_MAX_DEST_RD_ATOMIC |
 			    RDMAD_QP_MIN_RNR_TIMER);

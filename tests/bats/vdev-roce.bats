@@ -106,8 +106,9 @@ sum() { # KEY OFFSET LENGTH: sha256 of the host MR's bytes
 	"$RDMACTL" mr read "$1" --offset "$2" --length "$3" | sha256sum | cut -d' ' -f1
 }
 
-# guest_qp DGID QPN DMAC: the guest's PD, CQ, GID 10.77.0.2, an RC QP towards QPN at DGID
-# through next hop DMAC, a 16 KiB buffer of scattered pages as an MR (qg, kg, guest_va).
+# guest_qp DGID QPN DMAC [PSN]: the guest's PD, CQ, GID 10.77.0.2, an RC QP towards QPN at
+# DGID through next hop DMAC (PSNs from PSN, default 100), a 16 KiB buffer of scattered
+# pages as an MR (qg, kg, guest_va).
 guest_qp() {
 	guest_start
 	gok negotiate
@@ -122,9 +123,9 @@ guest_qp() {
 	gok reg_user_mr g pdn=1 access=local_write,remote_write,remote_read
 	kg=$(kv lkey "$reply")
 	gok modify_qp qpn=$qg state=init access=local_write,remote_write,remote_read
-	gok modify_qp qpn=$qg state=rtr dgid="$1" sgid_index=0 path_mtu=1024 dest_qpn="$2" rq_psn=100 \
+	gok modify_qp qpn=$qg state=rtr dgid="$1" sgid_index=0 path_mtu=1024 dest_qpn="$2" rq_psn="${4:-100}" \
 		max_dest_rd_atomic=4 min_rnr_timer=1 dmac="$3" hop_limit=64
-	gok modify_qp qpn=$qg state=rts timeout=14 retry_cnt=7 rnr_retry=7 sq_psn=100 max_rd_atomic=4
+	gok modify_qp qpn=$qg state=rts timeout=14 retry_cnt=7 rnr_retry=7 sq_psn="${4:-100}" max_rd_atomic=4
 }
 
 # host_side DIR GID: PD 1, a 64 KiB MR, a CQ and an RC QP on the rdmad of DIR (MH, IOVA_H, CH, QH).
@@ -219,4 +220,39 @@ host_connect() {
 	assert_regex "$(tail -2 "$S/g.out")" "cqe wr_id=3 status=success opcode=rdma_read byte_len=3000"
 	gok dump g 12000 3000
 	assert_equal "$(kv hex "$reply")" "$(head -c 3000 w.bin | xxd -p | tr -d '\n')"
+}
+
+# pingpong_bytes ROUND SIZE: rdmad_rc_pingpong's message of that round, in hex (byte j: 31 ROUND + j).
+pingpong_bytes() {
+	python3 -c 'import sys; r, n = int(sys.argv[1]), int(sys.argv[2]); print(bytes((r * 31 + j) & 255 for j in range(n)).hex())' "$1" "$2"
+}
+
+@test "a guest's RC QP and a librdmad program's QP (rdmad_rc_pingpong) bounce messages over the guest's TAP" {
+	local tapmac line qh pp to from
+	tapmac=$(ip netns exec "$NS_A" cat /sys/class/net/vdgr0/address)
+	mkfifo "$S/to" "$S/from"
+	# The program is the server: its QP, through librdmad's rings, on the host's soft0.
+	"$BUILD/examples/rdmad_rc_pingpong" -s "$D/io.rdmad" -r 10.77.0.2 -n 3 -z 64 \
+		<"$S/to" >"$S/from" 2>"$S/pp.err" 3>&- &
+	pp=$!
+	exec {to}>"$S/to" {from}<"$S/from"
+	read -r line qh <&"$from"
+	assert_equal "$line" qpn
+	# rdmad_rc_pingpong starts its PSNs at 0.
+	guest_qp 10.77.0.1 "$qh" "$tapmac" 0
+	echo "qpn $qg" >&"$to"
+	read -r line <&"$from"
+	assert_equal "$line" ready
+	echo ready >&"$to"
+	for round in 0 1 2; do
+		gok fill g 0 "$(pingpong_bytes "$round" 64)"
+		gok post_recv qpn=$qg wr_id=$((100 + round)) sge=g:4096:64:$kg
+		gok post_send qpn=$qg opcode=send wr_id=$round flags=signaled sge=g:0:64:$kg
+		gok poll cqn=1 n=2
+		# The program checked our message; its answer is the same round's.
+		gok dump g 4096 64
+		assert_equal "$(kv hex "$reply")" "$(pingpong_bytes "$round" 64)"
+	done
+	wait "$pp"
+	assert_regex "$(cat "$S/pp.err")" "server: 3 iters of 64 bytes"
 }
