@@ -21,6 +21,8 @@
  *   qp.c    a QP's connection: made, connected, stopped, and its turn;
  *   tx.c    what leaves: packets built and ICRC sealed, the batch sent
  *           together, fault injection, a socket per UDP source port;
+ *   link.c  an endpoint on a link instead (a VM's TAP): its own Ethernet, IP
+ *           and UDP headers written with each packet, datagrams taken in;
  *   net.c   the endpoint: sockets on the RoCE worker's epoll set, ICRC
  *           checked, packets dispatched to QPs, the transport's table.
  *
