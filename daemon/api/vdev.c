@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* io.rdmad.Vdev: vdevs, the virtio-net RoCE devices served to VMs (daemon/vdev/vdev.h). */
+#include "daemon/api/counters.h"
 #include "daemon/api/vocab.h"
 #include "daemon/api/api.h"
 #include "daemon/api/change.h"
@@ -40,6 +41,14 @@ struct json_object *api_vdev_json(const struct vdev *v)
 	json_add_uint(o, "accepted", v->accepted);
 	json_add_uint(o, "refused", v->refused);
 	vdev_session_info(v->session, virtio);
+	/* The VM's device's data-path counters (its RoCE v2 among them), as a Device's. */
+	if (vdev_session_device(v->session)) {
+		struct rdma_device *vm = vdev_session_device(v->session);
+		struct dp_counters c;
+
+		rdma_device_counters(vm, &c);
+		json_object_object_add(virtio, "datapath", api_dp_counters_json(&c, &vm->sqd_stats));
+	}
 	json_object_object_add(o, "virtio", virtio);
 	return o;
 }

@@ -474,6 +474,11 @@ static struct json_object *control_json(const struct vdev_session *s)
 	return o;
 }
 
+struct rdma_device *vdev_session_device(const struct vdev_session *s)
+{
+	return s ? s->dev : NULL;
+}
+
 void vdev_session_info(const struct vdev_session *s, struct json_object *o)
 {
 	if (!s)

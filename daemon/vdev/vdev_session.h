@@ -37,5 +37,8 @@ int vdev_session_open(struct vdev_session **out, const struct vdev_session_env *
 		      const struct ucred *peer);
 /* Ends the session now (no callback); NULL is nothing. */
 void vdev_session_close(struct vdev_session *s);
+struct rdma_device;
+/* The VM's device while the session lasts (its counters, for the vdev's record), or NULL. */
+struct rdma_device *vdev_session_device(const struct vdev_session *s);
 /* What the session adds to the vdev's "virtio" record (negotiated features, queues, counters...). */
 void vdev_session_info(const struct vdev_session *s, struct json_object *o);

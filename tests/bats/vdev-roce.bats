@@ -186,6 +186,11 @@ host_connect() {
 	assert_regex "$(tail -2 "$S/g.out")" "cqe wr_id=3 status=success opcode=rdma_read byte_len=2000"
 	gok dump g 10000 2000
 	assert_equal "$(kv hex "$reply")" "$(head -c 2000 w.bin | xxd -p | tr -d '\n')"
+	# The VM's device counted its RoCE v2 packets: at least the SEND's 3, READ's 1, WRITE's ACK out.
+	run "$RDMACTL" -j vdev show gr
+	assert_equal "$(jq '.[0].virtio.datapath.roce.tx_packets >= 5' <<<"$output")" true
+	assert_equal "$(jq '.[0].virtio.datapath.roce.rx_packets >= 7' <<<"$output")" true
+	assert_equal "$(jq '.[0].virtio.datapath.roce.icrc_errors' <<<"$output")" 0
 }
 
 @test "a guest's RC QP and a QP of a second rdmad on another host exchange SEND, WRITE and READ" {
