@@ -7,7 +7,10 @@
 # descriptors, and its going and coming again.  No guest OS boots here (none
 # is installed), so QEMU drives no queue: the data queues and the control
 # queue are driven by tests/tools/vhost-guest in vdev-guest.bats.  Skipped
-# without qemu-system-x86_64.
+# without qemu-system-x86_64, which make deps does not install: Debian's QEMU
+# depends on libibverbs1, whose installation makes the system group rdma, the
+# group these tests make and remove themselves (apt-get install
+# qemu-system-x86 to run it, then groupdel rdma).
 
 load helper
 
@@ -16,7 +19,7 @@ teardown_file() { rdmad_stop; }
 
 setup() {
 	load_libs
-	command -v qemu-system-x86_64 >/dev/null || skip "qemu-system-x86_64 is not installed (make deps installs qemu-system-x86)"
+	command -v qemu-system-x86_64 >/dev/null || skip "qemu-system-x86_64 is not installed (apt-get install qemu-system-x86)"
 	cd "$BATS_TEST_TMPDIR"
 }
 
