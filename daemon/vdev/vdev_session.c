@@ -464,11 +464,16 @@ static struct json_object *control_json(const struct vdev_session *s)
 	json_add_uint(o, "refused", refused);
 	json_add_uint(o, "malformed", r->malformed);
 	if (r->last_refused >= 0) {
+		char reason[sizeof(r->last_error.reason) + 64];
+
 		last = json_object_new_object();
 		json_add_string(last, "command", vdev_roce_command_name((unsigned)r->last_refused));
 		json_add_string(last, "error", rdma_error_name(r->last_error.code));
-		json_add_string(last, "field", r->last_error.field);
-		json_add_string(last, "reason", r->last_error.reason);
+		/* A refusal of an object (none such, in use, a limit) names no field. */
+		json_object_object_add(last, "field", r->last_error.field[0] ?
+				       json_object_new_string(r->last_error.field) : NULL);
+		rdma_error_describe(&r->last_error, reason, sizeof(reason));
+		json_add_string(last, "reason", reason);
 	}
 	json_object_object_add(o, "last_refused", last);
 	return o;

@@ -107,3 +107,25 @@ int rdma_error_vfield(struct rdma_error *e, enum rdma_error_code code, const cha
 DEFINE_FIELD_ERROR(rdma_error_invalid, RDMA_ERR_INVALID_ARGUMENT)
 DEFINE_FIELD_ERROR(rdma_error_state, RDMA_ERR_INVALID_STATE)
 DEFINE_FIELD_ERROR(rdma_error_unsupported, RDMA_ERR_NOT_SUPPORTED)
+
+void rdma_error_describe(const struct rdma_error *e, char *buf, size_t size)
+{
+	switch (e->code) {
+	case RDMA_ERR_NO_SUCH_OBJECT:
+		snprintf(buf, size, "no %s %u", rdma_object_kind_name(e->kind), e->handle);
+		return;
+	case RDMA_ERR_OBJECT_IN_USE:
+		snprintf(buf, size, "%s %u is used by %s %u", rdma_object_kind_name(e->kind), e->handle,
+			 rdma_object_kind_name(e->user_kind), e->user_handle);
+		return;
+	case RDMA_ERR_LIMIT_REACHED:
+		snprintf(buf, size, "at most %llu %ss", (unsigned long long)e->limit,
+			 rdma_object_kind_name(e->kind));
+		return;
+	case RDMA_ERR_NONE:
+		snprintf(buf, size, "%s", strerror(e->sys_errno < 0 ? -e->sys_errno : EIO));
+		return;
+	default:
+		snprintf(buf, size, "%s", e->reason);
+	}
+}

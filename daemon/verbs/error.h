@@ -39,6 +39,12 @@ struct rdma_error {
 };
 
 const char *rdma_error_name(enum rdma_error_code code);
+/*
+ * What went wrong in one line, for a person (a log, a record of the last
+ * refusal): the reason a refusal of a field gives, or what an object
+ * refusal says by its fields ("no pd 9", "pd 1 is used by qp 2").
+ */
+void rdma_error_describe(const struct rdma_error *e, char *buf, size_t size);
 
 /* A system failure (out of memory...), not the request's fault; negative_errno is returned. */
 int rdma_error_system(struct rdma_error *e, int negative_errno);

@@ -140,8 +140,8 @@ guest_up() { # VM [create options...]
 	assert_output '[{"pds":1,"mrs":2,"cqs":1,"qps":1,"ahs":1,"gids":1},10,0,null]'
 	# Refusals change nothing and say why.
 	gfail g2 destroy_pd pdn=$pd
-	run vdev_json g2 '.virtio.control.last_refused | [.command, .error]'
-	assert_output '["DESTROY_PD","ObjectInUse"]'
+	run vdev_json g2 '.virtio.control.last_refused | [.command, .error, .field, .reason]'
+	assert_output "[\"DESTROY_PD\",\"ObjectInUse\",null,\"pd $pd is used by mr $((lkey))\"]"
 	gfail g2 create_qp pdn=$pd type=gsi send_cqn=$cq recv_cqn=$cq
 	run vdev_json g2 '.virtio.control.last_refused | [.command, .error, .field]'
 	assert_output '["CREATE_QP","NotSupported","qp_type"]'
