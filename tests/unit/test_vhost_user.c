@@ -462,8 +462,35 @@ static void test_device_refuses_start(void **state)
 	assert_true(vq_running(vhost_user_session_queue(f->s, 1)));
 }
 
-/* Without VHOST_USER_F_PROTOCOL_FEATURES a ring runs at its kick, no enable needed (nor allowed). */
+/* A front end that never sets protocol features: a ring runs at its kick, no enable needed. */
 static void test_no_protocol_features(void **state)
+{
+	struct fixture *f = *state;
+	uint32_t num[2] = { 2, 8 }, base[2] = { 2, 0 };
+	uint32_t addr[10] = { 2, 0 };
+	uint64_t addrs[3] = { UVA0, UVA0 + 0x2000, UVA0 + 0x1000 };
+	uint64_t table[1 + 4] = { 1, GPA0, MEM_SIZE, UVA0, 0 };
+	uint64_t kick = 2 | NOFD;
+
+	memcpy(&addr[2], addrs, sizeof(addrs));
+	assert_int_equal(ask_u64(f, GET_FEATURES), F_OFFERED | F_PROTOCOL);
+	assert_int_equal(request(f, SET_FEATURES, V1, &(uint64_t){ F_OFFERED }, 8, NULL, 0), 0);
+	assert_int_equal(request(f, SET_OWNER, V1, NULL, 0, NULL, 0), 0);
+	assert_int_equal(request(f, SET_MEM_TABLE, V1, table, sizeof(table), &f->memfd, 1), 0);
+	assert_int_equal(request(f, SET_VRING_NUM, V1, num, sizeof(num), NULL, 0), 0);
+	assert_int_equal(request(f, SET_VRING_ADDR, V1, addr, sizeof(addr), NULL, 0), 0);
+	assert_int_equal(request(f, SET_VRING_BASE, V1, base, sizeof(base), NULL, 0), 0);
+	assert_int_equal(request(f, SET_VRING_KICK, V1, &kick, 8, NULL, 0), 0);
+	no_reply(f);
+	assert_int_equal(f->dev.starts[2], 1);
+}
+
+/*
+ * QEMU's order: protocol features set (REPLY_ACK) before SET_FEATURES takes
+ * bit 30, and the rings enabled before the guest's driver sets the features.
+ * The protocol is in use from SET_PROTOCOL_FEATURES on: a ring waits for its enable.
+ */
+static void test_protocol_features_before_bit_30(void **state)
 {
 	struct fixture *f = *state;
 
@@ -471,13 +498,9 @@ static void test_no_protocol_features(void **state)
 	assert_int_equal(mem_table(f, GPA0, UVA0), 0);
 	ring_setup(f, 2, 0);
 	assert_int_equal(set_kick(f, 2, -1), 0);
-	assert_int_equal(f->dev.starts[2], 1);
-	/*
-	 * The front end set protocol features (REPLY_ACK) without taking bit
-	 * 30 in SET_FEATURES yet: QEMU enables rings so before the guest's
-	 * driver sets the features, and that is taken.
-	 */
+	assert_int_equal(f->dev.starts[2], 0);
 	assert_int_equal(acked_state(f, SET_VRING_ENABLE, 2, 1), 0);
+	assert_int_equal(f->dev.starts[2], 1);
 }
 
 static void test_config(void **state)
@@ -661,6 +684,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_mem_table_swap, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_device_refuses_start, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_no_protocol_features, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_protocol_features_before_bit_30, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_config, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_requests_answered, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_failure_without_ack_ends, setup, teardown),
