@@ -10,16 +10,27 @@ load helper
 
 USER_=rdmad-authz-group
 
+# rdmad runs in its own mount namespace over a copy of /etc/group, and the
+# tests make, renumber and remove group rdma in that copy: the system's group
+# database is not touched, and a group rdma the system has (rdma-core makes
+# one) does not matter.  The copy is rewritten in place: the bind mount holds
+# its inode.
 setup_file() {
 	command -v setpriv >/dev/null || skip "setpriv missing"
-	# These tests make and remove group rdma: not where one exists already.
-	! getent group rdma >/dev/null || skip "group rdma exists on this system"
+	command -v unshare >/dev/null || skip "unshare missing"
 	userdel "$USER_" 2>/dev/null || true
 	useradd --no-create-home --no-user-group --shell /usr/sbin/nologin "$USER_"
 	D=$(mktemp -d /tmp/rdmad-authz-group.XXXXXX)
 	chmod 0755 "$D"
 	echo "$D" >"$BATS_FILE_TMPDIR/dir"
-	rdmad_start "$D"
+	grep -v '^rdma:' /etc/group >"$D/group"
+	cat >"$D/rdmad-private-group" <<-EOF
+		#!/bin/sh
+		exec unshare --mount --propagation private sh -c 'mount --bind "\$0" /etc/group && exec "\$@"' \\
+			"$D/group" "$RDMAD" "\$@"
+	EOF
+	chmod 0755 "$D/rdmad-private-group"
+	RDMAD="$D/rdmad-private-group" rdmad_start "$D"
 	chmod 0666 "$D/io.rdmad"
 }
 
@@ -28,13 +39,35 @@ teardown_file() {
 	rdmad_stop "$D"
 	rm -rf "$D"
 	userdel "$USER_" 2>/dev/null || true
-	groupdel rdma 2>/dev/null || true
 }
 
 setup() {
 	load_libs
 	D=$(cat "$BATS_FILE_TMPDIR/dir")
 	export RDMACTL_SOCKET="$D/io.rdmad"
+}
+
+# group_set [GID]: group rdma in rdmad's /etc/group has GID, or is not there.
+group_set() {
+	local rest
+	rest=$(grep -v '^rdma:' "$D/group")
+	if [ $# -gt 0 ]; then
+		printf '%s\nrdma:x:%s:\n' "$rest" "$1" >"$D/group"
+	else
+		printf '%s\n' "$rest" >"$D/group"
+	fi
+}
+
+# group_gid: the gid group rdma has in rdmad's /etc/group now.
+group_gid() {
+	sed -n 's/^rdma:x:\([0-9]*\):.*/\1/p' "$D/group"
+}
+
+# free_gid ABOVE: a gid above ABOVE that no group of the system has.
+free_gid() {
+	local g=$(($1 + 1))
+	while getent group "$g" >/dev/null || grep -q "^[^:]*:[^:]*:$g:" "$D/group"; do g=$((g + 1)); done
+	echo "$g"
 }
 
 # status_with GID: rdmactl status by a user whose only supplementary group is GID.
@@ -53,11 +86,6 @@ denied() {
 	assert_regex "$stderr" "org\.varlink\.service\.PermissionDenied: needs root.* \(socket $RDMACTL_SOCKET\)$"
 }
 
-# group_gid: the gid group rdma has now.
-group_gid() {
-	getent group rdma | cut -d: -f3
-}
-
 @test "without group rdma at start only root may call; the daemon says so once" {
 	run grep -c "group rdma does not exist: only root may call methods" "$D/rdmad.log"
 	assert_output 1
@@ -66,7 +94,7 @@ group_gid() {
 }
 
 @test "a group made after start counts only from the next reload" {
-	groupadd --system rdma
+	group_set "$(free_gid 900)"
 	gid=$(group_gid)
 	denied "$gid"
 	"$RDMACTL" daemon reload
@@ -80,12 +108,11 @@ group_gid() {
 }
 
 @test "a renumbered group counts by its old gid until SIGHUP reloads" {
-	getent group rdma >/dev/null || groupadd --system rdma
+	[ -n "$(group_gid)" ] || group_set "$(free_gid 900)"
 	"$RDMACTL" daemon reload
 	old=$(group_gid)
-	new=$((old + 1000))
-	while getent group "$new" >/dev/null; do new=$((new + 1)); done
-	groupmod --gid "$new" rdma
+	new=$(free_gid $((old + 1000)))
+	group_set "$new"
 	allowed "$old"
 	denied "$new"
 	kill -HUP "$(cat "$D/rdmad.pid")"
@@ -98,10 +125,10 @@ group_gid() {
 }
 
 @test "a removed group counts until the next reload, then only root may call" {
-	getent group rdma >/dev/null || groupadd --system rdma
+	[ -n "$(group_gid)" ] || group_set "$(free_gid 900)"
 	"$RDMACTL" daemon reload
 	gid=$(group_gid)
-	groupdel rdma
+	group_set
 	allowed "$gid"
 	"$RDMACTL" daemon reload
 	denied "$gid"

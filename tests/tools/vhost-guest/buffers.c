@@ -28,6 +28,17 @@ struct gbuf *gbuf_find(struct guest *g, const char *name)
 }
 
 /* Copies between p and [off, off+len) of b, one page at a time. */
+void gbuf_forget_all(struct guest *g)
+{
+	while (g->bufs) {
+		struct gbuf *b = g->bufs;
+
+		g->bufs = b->next;
+		free(b->pages);
+		free(b);
+	}
+}
+
 static int gbuf_copy(struct guest *g, struct gbuf *b, uint64_t off, void *p, size_t len, bool in)
 {
 	uint8_t *cursor = p;

@@ -149,6 +149,8 @@ int wqe_post_recv(struct guest *g, struct vq *rq, uint64_t wr_id, const struct v
 
 /* guest buffers (buffers.c) */
 struct gbuf *gbuf_find(struct guest *g, const char *name);
+/* Forgets every buffer (their pages go with the guest's memory). */
+void gbuf_forget_all(struct guest *g);
 /* Host pointer of [off, off+len) of b one page at a time: calls fn per piece. */
 int gbuf_copy_in(struct guest *g, struct gbuf *b, uint64_t off, const void *src, size_t len);
 int gbuf_copy_out(struct guest *g, struct gbuf *b, uint64_t off, void *dst, size_t len);

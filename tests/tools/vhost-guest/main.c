@@ -208,6 +208,7 @@ int main(int argc, char **argv)
 	/* Everything goes back before the exit, so a leak checker sees none (make check SANITIZE=1). */
 	r = g.vu.closed ? 3 : all_ok ? 0 : 1;
 	session_reset(&g);
+	gbuf_forget_all(&g);
 	vu_close(&g.vu);
 	guest_mem_close(&g.mem);
 	return r;
