@@ -7,7 +7,8 @@ libsystemd-dev libjson-c-dev libnl-3-dev libnl-route-3-dev libibumad-dev libread
 libgcrypt20-dev libisal-dev libssl-dev libcmocka-dev
 bats bats-support bats-assert bats-file socat varlink-go mandoc man-db bash-completion systemd
 python3 util-linux openssl xxd passwd jq openssh-client openssh-server
-iproute2 iputils-ping tshark iperf3 nftables ethtool"
+iproute2 iputils-ping tshark iperf3 nftables ethtool
+qemu-system-x86 cpio"
 
 # Installed when the distribution has them: tests that need one skip without it.
 # python3-varlink (the reference implementation, for varlink-interop.bats) is
