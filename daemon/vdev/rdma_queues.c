@@ -180,8 +180,8 @@ static void drain_cq(struct vdev_session *s, uint32_t cqn, const struct dp_cqe *
 		rdma_device_cq_set_wanted(s->dev, cq->ring, true);
 }
 
-/* The workers wrote entries into some of the device's CQs. */
-static void on_cq_entries(struct rdma_device *dev, void *userdata)
+/* One pass over the guest's CQs for every entry the workers told of since the last. */
+static int cq_pass(sd_event_source *src, void *userdata)
 {
 	struct vdev_session *s = userdata;
 
@@ -193,6 +193,23 @@ static void on_cq_entries(struct rdma_device *dev, void *userdata)
 	for (unsigned i = VDEV_VQ_FIRST_CQ + s->env.max_cqs; i < VDEV_QUEUES_MAX; i++)
 		if (s->rdmaq[i] && s->rdmaq[i]->waiting)
 			vdev_rdma_serve(s, i);
+	return 0;
+}
+
+/*
+ * The workers wrote entries into some of the device's CQs.  They tell of
+ * them one event at a time, many in one read of their queue: the pass runs
+ * once after them, in the loop's next turn.
+ */
+static void on_cq_entries(struct rdma_device *dev, void *userdata)
+{
+	struct vdev_session *s = userdata;
+
+	if (!s->cq_pass && sd_event_add_defer(s->env.event, &s->cq_pass, cq_pass, s) < 0) {
+		cq_pass(NULL, s);
+		return;
+	}
+	sd_event_source_set_enabled(s->cq_pass, SD_EVENT_ONESHOT);
 }
 
 void vdev_rdma_armed(struct vdev_session *s, uint32_t cqn, uint32_t flags)
@@ -241,9 +258,8 @@ static int post_send(struct vdev_session *s, struct rdma_qp *qp, const uint8_t *
 	struct rdma_dp_sge sges[VDEV_WQE_SGES_MAX];
 	struct rdma_dp_send_wr wr;
 	struct rdma_error err = { 0 };
-	struct dp_sq_req req;
 	uint32_t bad;
-	int r = vdev_wqe_send(wqe, len, qp->type == RDMA_QPT_UD, key_iova, s, &req, sges, &wr);
+	int r = vdev_wqe_send(wqe, len, qp->type == RDMA_QPT_UD, key_iova, s, sges, &wr);
 
 	if (r == 0)
 		r = rdma_device_post_send(s->dev, qp, &wr, 1, &bad, &err);
@@ -271,6 +287,30 @@ static int post_recv(struct vdev_session *s, struct rdma_qp *qp, const uint8_t *
 	return -EINVAL;
 }
 
+/*
+ * Copies the held chain's WQE of len bytes out of the guest's buffer into
+ * wqe: a receive WQE whole, of a send WQE only what vdev_wqe_send reads
+ * (not the 512 bytes of inline data an RDMA WRITE leaves unused).
+ */
+static int read_wqe(struct vdev_rdmaq *q, enum rq_kind kind, uint8_t *wqe, size_t len)
+{
+	struct vdev_wqe_span spans[2];
+	unsigned n;
+	int r = 0;
+
+	if (kind == RQ_RQ)
+		return vq_chain_read(q->vq, &q->chain, 0, wqe, len);
+	n = vdev_wqe_send_spans(NULL, len, spans);
+	for (unsigned i = 0; i < n && r == 0; i++)
+		r = vq_chain_read(q->vq, &q->chain, spans[i].offset, wqe + spans[i].offset, spans[i].len);
+	if (r < 0)
+		return r;
+	n = vdev_wqe_send_spans(wqe, len, spans);
+	for (unsigned i = 0; i < n && r == 0; i++)
+		r = vq_chain_read(q->vq, &q->chain, spans[i].offset, wqe + spans[i].offset, spans[i].len);
+	return r;
+}
+
 /* Posts what the guest queued on the send or receive queue at index, while the QP takes it. */
 static void feed(struct vdev_session *s, struct vdev_rdmaq *q, enum rq_kind kind, uint32_t qpn)
 {
@@ -295,7 +335,7 @@ static void feed(struct vdev_session *s, struct vdev_rdmaq *q, enum rq_kind kind
 		q->held = true;
 		len = q->chain.read_bytes < max ? (size_t)q->chain.read_bytes : max;
 		if (!obj || len < (kind == RQ_SQ ? sizeof(struct dp_sq_req) : sizeof(struct dp_rq_req)) ||
-		    vq_chain_read(q->vq, &q->chain, 0, wqe, len) < 0) {
+		    read_wqe(q, kind, wqe, len) < 0) {
 			/* No QP behind the queue, or no whole WQE: given back unposted, counted. */
 			q->errors++;
 			r = -EINVAL;
@@ -427,6 +467,7 @@ void vdev_rdma_object_ready(struct vdev_session *s, enum rdma_object_kind kind, 
 
 void vdev_rdma_free(struct vdev_session *s)
 {
+	s->cq_pass = sd_event_source_disable_unref(s->cq_pass);
 	for (unsigned i = 0; i < VDEV_QUEUES_MAX; i++) {
 		vdev_rdma_queue_stop(s, i);
 		if (s->rdmaq[i])

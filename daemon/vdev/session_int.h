@@ -59,6 +59,7 @@ struct vdev_session {
 	sd_event_source *tap_source;  /* the TAP, read while the guest has receive buffers */
 	struct vdev_net_counters net;
 	unsigned rdma_queues;         /* CQ and QP virtqueues running */
+	sd_event_source *cq_pass;     /* one pass over the CQs for all the workers' events of a turn */
 	uint64_t features;            /* negotiated */
 	uint8_t *rx_frame;            /* where a frame of the TAP is read */
 	bool closing;                 /* the session ends: a reset makes no device again */

@@ -22,39 +22,75 @@ static void sges_in(const uint8_t *in, uint32_t n, vdev_key_iova_fn key_iova, vo
 	}
 }
 
-int vdev_wqe_send(const uint8_t *wqe, size_t len, bool ud, vdev_key_iova_fn key_iova, void *data,
-		  struct dp_sq_req *req, struct rdma_dp_sge *sges, struct rdma_dp_send_wr *out)
+/* Where a send WQE's fields lie: its fixed head, its inline data, its count, its SGEs. */
+#define SQ_HEAD   offsetof(struct dp_sq_req, inline_data)
+#define SQ_COUNT  offsetof(struct dp_sq_req, num_sge)
+#define SQ_SGES   sizeof(struct dp_sq_req)
+
+unsigned vdev_wqe_send_spans(const uint8_t *wqe, size_t len, struct vdev_wqe_span spans[2])
 {
+	uint8_t flags;
+	uint32_t n;
+
+	if (!wqe) {
+		spans[0] = (struct vdev_wqe_span){ 0, SQ_HEAD };
+		spans[1] = (struct vdev_wqe_span){ SQ_COUNT, sizeof(uint32_t) };
+		return 2;
+	}
+	flags = wqe[offsetof(struct dp_sq_req, send_flags)];
+	if (flags & DP_SEND_INLINE) {
+		uint16_t inline_len;
+
+		memcpy(&inline_len, wqe + SQ_COUNT, sizeof(inline_len));
+		spans[0] = (struct vdev_wqe_span){ SQ_HEAD, le16(inline_len) < DP_INLINE_MAX ?
+							    le16(inline_len) : DP_INLINE_MAX };
+		return 1;
+	}
+	memcpy(&n, wqe + SQ_COUNT, sizeof(n));
+	n = le32(n) < VDEV_WQE_SGES_MAX ? le32(n) : VDEV_WQE_SGES_MAX;
+	if (len < SQ_SGES)
+		n = 0;
+	else if (len < SQ_SGES + n * sizeof(struct dp_sge))
+		n = (uint32_t)((len - SQ_SGES) / sizeof(struct dp_sge));
+	spans[0] = (struct vdev_wqe_span){ SQ_SGES, n * (uint32_t)sizeof(struct dp_sge) };
+	return n ? 1 : 0;
+}
+
+int vdev_wqe_send(const uint8_t *wqe, size_t len, bool ud, vdev_key_iova_fn key_iova, void *data,
+		  struct rdma_dp_sge *sges, struct rdma_dp_send_wr *out)
+{
+	struct dp_sq_req req;   /* its fixed fields only: the inline data stays in wqe */
 	uint32_t n = 0;
 	bool inl, remote;
 
 	memset(out, 0, sizeof(*out));
-	if (len < sizeof(*req))
+	if (len < SQ_SGES)
 		return -EINVAL;
-	memcpy(req, wqe, sizeof(*req));
-	out->wr_id = le64(req->wr_id);
-	out->opcode = req->opcode <= DP_WR_RDMA_READ ? req->opcode : DP_WR_SEND;
-	inl = req->send_flags & DP_SEND_INLINE;
+	memcpy(&req, wqe, SQ_HEAD);
+	memcpy(&req.num_sge, wqe + SQ_COUNT, sizeof(req.num_sge));
+	out->wr_id = le64(req.wr_id);
+	out->opcode = req.opcode <= DP_WR_RDMA_READ ? req.opcode : DP_WR_SEND;
+	inl = req.send_flags & DP_SEND_INLINE;
 	if (!inl)
-		n = le32(req->num_sge);
-	if (req->opcode > DP_WR_RDMA_READ || (req->send_flags & ~GUEST_SEND_FLAGS) ||
-	    (inl && le16(req->inline_len) > DP_INLINE_MAX) || n > VDEV_WQE_SGES_MAX ||
-	    len < sizeof(*req) + n * sizeof(struct dp_sge))
+		n = le32(req.num_sge);
+	if (req.opcode > DP_WR_RDMA_READ || (req.send_flags & ~GUEST_SEND_FLAGS) ||
+	    (inl && le16(req.inline_len) > DP_INLINE_MAX) || n > VDEV_WQE_SGES_MAX ||
+	    len < SQ_SGES + n * sizeof(struct dp_sge))
 		return -EINVAL;
-	remote = req->opcode == DP_WR_RDMA_WRITE || req->opcode == DP_WR_RDMA_WRITE_WITH_IMM ||
-		 req->opcode == DP_WR_RDMA_READ;
-	sges_in(wqe + sizeof(*req), n, key_iova, data, sges);
+	remote = req.opcode == DP_WR_RDMA_WRITE || req.opcode == DP_WR_RDMA_WRITE_WITH_IMM ||
+		 req.opcode == DP_WR_RDMA_READ;
+	sges_in(wqe + SQ_SGES, n, key_iova, data, sges);
 	*out = (struct rdma_dp_send_wr){
-		.wr_id = le64(req->wr_id), .opcode = req->opcode, .send_flags = req->send_flags,
+		.wr_id = le64(req.wr_id), .opcode = req.opcode, .send_flags = req.send_flags,
 		/* The guest writes imm_data in network order: post.c wants it in the host's. */
-		.imm = be32toh(req->imm_data),
+		.imm = be32toh(req.imm_data),
 		/* Only RDMA WRITE and READ name remote memory (post.c refuses it on a SEND). */
-		.remote_key = remote ? le32(req->rdma.rkey) : 0, .has_remote_addr = remote,
-		.remote_addr = remote ? le64(req->rdma.remote_addr) : 0,
-		.inline_data = inl ? req->inline_data : NULL, .inline_len = inl ? le16(req->inline_len) : 0,
+		.remote_key = remote ? le32(req.rdma.rkey) : 0, .has_remote_addr = remote,
+		.remote_addr = remote ? le64(req.rdma.remote_addr) : 0,
+		.inline_data = inl ? wqe + SQ_HEAD : NULL, .inline_len = inl ? le16(req.inline_len) : 0,
 		.sges = sges, .n_sges = n,
-		.ud = ud, .ah = le32(req->ud.ah), .remote_qpn = le32(req->ud.remote_qpn),
-		.remote_qkey = le32(req->ud.remote_qkey),
+		.ud = ud, .ah = le32(req.ud.ah), .remote_qpn = le32(req.ud.remote_qpn),
+		.remote_qkey = le32(req.ud.remote_qkey),
 	};
 	return 0;
 }

@@ -29,13 +29,28 @@
 typedef uint64_t (*vdev_key_iova_fn)(void *data, uint32_t key);
 
 /*
- * The send WQE of len bytes at wqe: *out (its inline data and SGEs in
- * *req and sges[VDEV_WQE_SGES_MAX], which must live as long as it), for a
- * UD QP or not.  0, or -EINVAL when it is not the seed's (out->wr_id and
- * out->opcode are still the WQE's, for its error completion).
+ * The send WQE of len bytes at wqe: *out (its SGEs in sges[VDEV_WQE_SGES_MAX];
+ * its inline data stays in wqe: both must live as long as out), for a UD QP
+ * or not.  0, or -EINVAL when it is not the seed's (out->wr_id and
+ * out->opcode are still the WQE's, for its error completion).  It reads only
+ * the bytes vdev_wqe_send_spans() names: the rest of wqe may be anything.
  */
 int vdev_wqe_send(const uint8_t *wqe, size_t len, bool ud, vdev_key_iova_fn key_iova, void *data,
-		  struct dp_sq_req *req, struct rdma_dp_sge *sges, struct rdma_dp_send_wr *out);
+		  struct rdma_dp_sge *sges, struct rdma_dp_send_wr *out);
+
+/* A range of a WQE's bytes. */
+struct vdev_wqe_span {
+	uint32_t offset, len;
+};
+
+/*
+ * What of a send WQE of len (at least sizeof(struct dp_sq_req)) bytes
+ * vdev_wqe_send reads, so that only that is copied out of the guest's
+ * buffer: with wqe NULL, its fixed fields (2 spans); once they are in wqe,
+ * its inline data or its SGEs, as many as len holds (0 or 1 span).
+ */
+unsigned vdev_wqe_send_spans(const uint8_t *wqe, size_t len, struct vdev_wqe_span spans[2]);
+
 /* The receive WQE of len bytes: its wr_id, and its n SGEs in sges.  0, or -EINVAL. */
 int vdev_wqe_recv(const uint8_t *wqe, size_t len, vdev_key_iova_fn key_iova, void *data,
 		  uint64_t *wr_id, struct rdma_dp_sge *sges, uint32_t *n);

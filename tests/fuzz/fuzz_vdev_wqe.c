@@ -36,22 +36,33 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	uint8_t *wqe = malloc(size ? size : 1);
 	struct rdma_dp_sge sges[VDEV_WQE_SGES_MAX];
 	struct rdma_dp_send_wr wr;
-	struct dp_sq_req req;
 	uint64_t wr_id;
 	uint32_t n;
 
 	if (!wqe)
 		return 0;
 	memcpy(wqe, data, size);
+	/* What the reader copies out of a guest's buffer lies within the bytes it has. */
+	if (size >= sizeof(struct dp_sq_req)) {
+		struct vdev_wqe_span spans[2];
+
+		for (int pass = 0; pass < 2; pass++) {
+			unsigned count = vdev_wqe_send_spans(pass ? wqe : NULL, size, spans);
+
+			for (unsigned i = 0; i < count; i++)
+				if (count > 2 || (size_t)spans[i].offset + spans[i].len > size)
+					abort();
+		}
+	}
 	for (int ud = 0; ud < 2; ud++) {
-		if (vdev_wqe_send(wqe, size, ud, key_iova, NULL, &req, sges, &wr) == 0) {
+		if (vdev_wqe_send(wqe, size, ud, key_iova, NULL, sges, &wr) == 0) {
 			if (wr.opcode > DP_WR_RDMA_READ || (wr.send_flags & ~0xfu) ||
 			    wr.n_sges > VDEV_WQE_SGES_MAX || wr.inline_len > DP_INLINE_MAX ||
-			    size < sizeof(req) + wr.n_sges * sizeof(struct dp_sge) || wr.ud != ud ||
+			    size < sizeof(struct dp_sq_req) + wr.n_sges * sizeof(struct dp_sge) || wr.ud != ud ||
 			    (wr.has_remote_addr && wr.opcode != DP_WR_RDMA_WRITE &&
 			     wr.opcode != DP_WR_RDMA_WRITE_WITH_IMM && wr.opcode != DP_WR_RDMA_READ))
 				abort();
-			check_sges(wqe + sizeof(req), sges, wr.n_sges);
+			check_sges(wqe + sizeof(struct dp_sq_req), sges, wr.n_sges);
 		}
 	}
 	if (vdev_wqe_recv(wqe, size, key_iova, NULL, &wr_id, sges, &n) == 0) {

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * bench.c - bench_send and bench_write for make bench: n signaled WQEs of
- * size bytes kept in flight on a QP's send queue as completions come back,
+ * bench.c - bench_send and bench_write for make bench: n WQEs of size
+ * bytes, every 16th signaled (as rdmad_perftest signals), kept in flight on
+ * a QP's send queue as completions come back,
  * timed from the first post to the last completion.  The payload is inline
  * (up to 512 bytes) or from buf=NAME with lkey=.  bench_send with
  * recv_qpn= recv_buf= recv_lkey= keeps that QP's receive queue full as its
@@ -18,6 +19,7 @@
 #include <time.h>
 
 #define BENCH_TIMEOUT_MS	10000
+#define SIGNAL_EVERY		16
 
 struct bench {
 	uint32_t qpn, cqn, lkey;
@@ -26,6 +28,8 @@ struct bench {
 	/* bench_send: the receiving QP whose receives are posted again as they complete. */
 	uint32_t recv_qpn, recv_lkey;
 	struct gbuf *recv_buf;
+	/* wait=event: an interrupt-driven driver, which arms the CQ and sleeps on its interrupt. */
+	bool wait_event;
 };
 
 /* Fills the receiving QP's receive queue; its WQEs are posted, not kicked. */
@@ -49,7 +53,7 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static int bench_run(struct guest *g, const struct bench *b, struct virtio_rdma_sq_req *wr)
+static int bench_loop(struct guest *g, const struct bench *b, struct virtio_rdma_sq_req *wr)
 {
 	struct vq *sq = qp_vq(g, b->qpn, VQ_KIND_SQ);
 	struct vq *cq = vq_get(g, vq_cq_index(g, b->cqn), VQ_KIND_CQ);
@@ -68,7 +72,6 @@ static int bench_run(struct guest *g, const struct bench *b, struct virtio_rdma_
 		return reply_fail(g, "qpn=%u: no send queue set up here (create_qp)", b->qpn);
 	if (!g->started || b->cqn >= g->config.max_rdma_cqs || !cq)
 		return reply_fail(g, "cqn=%u: no CQ set up here (create_cq)", b->cqn);
-	wr->send_flags |= VIRTIO_IB_SEND_SIGNALED;
 	if (b->buf) {
 		sge.addr = b->buf->va;
 		sge.length = (uint32_t)b->size;
@@ -82,6 +85,11 @@ static int bench_run(struct guest *g, const struct bench *b, struct virtio_rdma_
 	while (done < b->n) {
 		while (posted < b->n) {
 			wr->wr_id = posted;
+			/* Every SIGNAL_EVERY-th signaled, as rdmad_perftest does: the rest retire with it. */
+			if ((posted + 1) % SIGNAL_EVERY == 0 || posted + 1 == b->n)
+				wr->send_flags |= VIRTIO_IB_SEND_SIGNALED;
+			else
+				wr->send_flags &= ~VIRTIO_IB_SEND_SIGNALED;
 			r = wqe_post_send(g, sq, wr, &sge, b->buf ? 1 : 0);
 			if (r == -ENOSPC)
 				break;
@@ -97,13 +105,22 @@ static int bench_run(struct guest *g, const struct bench *b, struct virtio_rdma_
 			/* The receiver's completions make room for its next receives. */
 			if (rq && cqe.qp_num == b->recv_qpn && cqe.opcode == VIRTIO_IB_WC_RECV)
 				continue;
-			done++;
+			done = cqe.wr_id + 1;
 		}
 		if (rq && (r = refill(g, b, rq)) < 0)
 			return reply_errno(g, "bench: post_recv", r);
 		vq_kick_if_needed(cq);
 		if (r == -EIO)
 			return reply_fail(g, "bench: the CQ's used ring named a buffer not posted");
+		if (done < b->n && b->wait_event && !vring_has_used(&cq->ring)) {
+			/* Armed, then looked at again: a completion between the two is not missed. */
+			if (roce_req_notify_cq(g, b->cqn, VIRTIO_IB_NOTIFY_NEXT_COMPLETION) < 0)
+				return -1;
+			if (!vring_has_used(&cq->ring) &&
+			    (r = vq_wait_call(g, cq, BENCH_TIMEOUT_MS)) < 0)
+				return reply_fail(g, "bench: no interrupt after %" PRIu64 " of %" PRIu64
+						  " completions: %s", done, b->n, strerror(-r));
+		}
 		/* A polling driver: it spins on the used ring rather than sleep between looks. */
 		if (done < b->n && !vring_has_used(&cq->ring)) {
 			double deadline = now_s() + BENCH_TIMEOUT_MS / 1000.0;
@@ -120,12 +137,46 @@ static int bench_run(struct guest *g, const struct bench *b, struct virtio_rdma_
 			(double)b->n / secs, (double)(b->n * b->size) / secs);
 }
 
+/*
+ * The send and receive queues' used buffers are taken as the driver posts,
+ * with no call wanted (a polling driver's queues), the CQ's too unless the
+ * driver sleeps on it: the device is asked for no interrupt it would not use.
+ */
+static void quiet(struct guest *g, const struct bench *b, bool on)
+{
+	struct vq *sq = qp_vq(g, b->qpn, VQ_KIND_SQ);
+	struct vq *rq = b->recv_buf ? qp_vq(g, b->recv_qpn, VQ_KIND_RQ) : NULL;
+	struct vq *cq = vq_get(g, vq_cq_index(g, b->cqn), VQ_KIND_CQ);
+
+	if (sq)
+		sq->ring.quiet = on;
+	if (rq)
+		rq->ring.quiet = on;
+	if (cq)
+		cq->ring.quiet = on && !b->wait_event;
+}
+
+static int bench_run(struct guest *g, const struct bench *b, struct virtio_rdma_sq_req *wr)
+{
+	int r;
+
+	quiet(g, b, true);
+	r = bench_loop(g, b, wr);
+	quiet(g, b, false);
+	return r;
+}
+
 /* The words both benches take. */
 static int bench_words(struct guest *g, struct args *a, struct bench *b)
 {
-	const char *name = NULL;
+	const char *name = NULL, *mode = NULL;
 
 	memset(b, 0, sizeof(*b));
+	if (args_str(a, "wait", false, &mode) < 0)
+		return reply_fail(g, "%s", a->err);
+	if (mode && strcmp(mode, "event") != 0 && strcmp(mode, "poll") != 0)
+		return reply_fail(g, "field wait: '%s' is not one of poll, event", mode);
+	b->wait_event = mode && strcmp(mode, "event") == 0;
 	if (args_u32(a, "qpn", true, UINT32_MAX, &b->qpn) < 0 ||
 	    args_u32(a, "cqn", true, UINT32_MAX, &b->cqn) < 0 ||
 	    args_num(a, "n", true, UINT32_MAX, &b->n) < 0 ||

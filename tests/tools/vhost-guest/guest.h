@@ -121,6 +121,8 @@ int vq_wait_used(struct guest *g, struct vq *q, int timeout_ms, uint32_t *len);
 /* Frees used SQ/RQ descriptors without waiting. */
 void vq_reap(struct vq *q);
 int vq_wait_call(struct guest *g, struct vq *q, int timeout_ms);
+/* REQ_NOTIFY_CQ through the control queue: 0, or -1 with the failure replied. */
+int roce_req_notify_cq(struct guest *g, uint32_t cqn, uint32_t flags);
 
 /* Milliseconds of CLOCK_MONOTONIC. */
 int64_t now_ms(void);

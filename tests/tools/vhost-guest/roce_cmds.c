@@ -530,14 +530,21 @@ static int cmd_del_gid(struct guest *g, struct args *a)
 	return reply_ok("%s", "");
 }
 
+int roce_req_notify_cq(struct guest *g, uint32_t cqn, uint32_t flags)
+{
+	struct virtio_rdma_cmd_req_notify req = { .cqn = cqn, .flags = flags };
+
+	return roce(g, VIRTIO_NET_CTRL_ROCE_REQ_NOTIFY_CQ, &req, sizeof(req), NULL, 0);
+}
+
 static int cmd_req_notify_cq(struct guest *g, struct args *a)
 {
-	struct virtio_rdma_cmd_req_notify req = { 0 };
+	uint32_t cqn, flags;
 
-	CHECK(args_u32(a, "cqn", true, UINT32_MAX, &req.cqn));
-	CHECK(args_flags(a, "flags", true, notify_flags, &req.flags));
+	CHECK(args_u32(a, "cqn", true, UINT32_MAX, &cqn));
+	CHECK(args_flags(a, "flags", true, notify_flags, &flags));
 	CHECK(args_done(a, 0));
-	if (roce(g, VIRTIO_NET_CTRL_ROCE_REQ_NOTIFY_CQ, &req, sizeof(req), NULL, 0) < 0)
+	if (roce_req_notify_cq(g, cqn, flags) < 0)
 		return -1;
 	return reply_ok("%s", "");
 }

@@ -232,8 +232,8 @@ int vring_get_used(struct vring *vr, uint32_t *len, void **cookie)
 	put_descs(vr, head, vr->chain_len[head]);
 	vr->chain_len[head] = 0;
 	vr->cookie[head] = NULL;
-	/* Ask for a call at the next used entry. */
-	if (vr->event_idx)
+	/* Ask for a call at the next used entry, unless the driver polls this queue. */
+	if (vr->event_idx && !vr->quiet)
 		__atomic_store_n(vring_used_event(vr), vr->last_used, __ATOMIC_RELEASE);
 	return head;
 }

@@ -71,6 +71,8 @@ struct vring {
 	struct vring_used *used;
 	struct vring_area indirect;	/* num tables of VRING_INDIRECT_MAX, or host NULL */
 	bool event_idx;
+	/* No call asked for: used_event is left behind (a polling driver's queue). */
+	bool quiet;
 
 	uint16_t free_head;	/* the driver's own free list, never read back from guest memory */
 	uint16_t num_free;
