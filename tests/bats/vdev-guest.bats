@@ -362,6 +362,25 @@ cqes() {
 	assert_equal "$(vdev_json gi '.virtio.queues | map(select(.broken != null)) | length')" 0
 }
 
+@test "a guest keeps its send queue full with every 16th WQE signaled, polling or sleeping on its armed CQ" {
+	guest_up gb --max-qps 16 --max-cqs 8
+	connect_pair gb
+	# Unsignaled WQEs give their descriptors back with the next signaled one's
+	# completion: 20000 through a 16-deep QP and the guest's queue.
+	for wait in poll event; do
+		gok gb bench_send wait=$wait qpn=2 cqn=1 n=20000 size=64 recv_qpn=3 recv_buf=b recv_lkey=$KB
+		assert_equal "$(kv msgs "$reply")" 20000
+		gok gb bench_write wait=$wait qpn=2 cqn=1 n=20000 size=4096 buf=a lkey=$KA remote_addr=b rkey=$KB
+		assert_equal "$(kv msgs "$reply")" 20000
+	done
+	run vdev_json gb '.virtio.queues | map(select(.name == "qp 2 send")) | map(.popped)'
+	assert_output '[80000]'
+	# Sleeping needs interrupts: the CQ's queue signalled the guest.
+	run vdev_json gb '.virtio.queues | map(select(.name == "cq 1")) | map(.signals > 0)'
+	assert_output '[true]'
+	assert_equal "$(vdev_json gb '.virtio.queues | map(select(.broken != null)) | length')" 0
+}
+
 @test "a guest's UD QPs: a SEND through an AH lands behind the 40-byte GRH, with its source QP" {
 	guest_up gu --max-qps 16 --max-cqs 8
 	gok gu create_pd
