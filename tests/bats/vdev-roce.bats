@@ -61,6 +61,8 @@ setup() {
 	export RDMACTL_SOCKET="$D/io.rdmad"
 	S=$BATS_TEST_TMPDIR
 	GUEST="$BUILD/tools/vhost-guest"
+	# Files the tests write (w.bin) are theirs, not the checkout's.
+	cd "$S"
 }
 
 teardown() {
