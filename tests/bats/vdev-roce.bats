@@ -5,7 +5,8 @@
 # then a QP of a second rdmad on another host (namespace).  The guest's
 # frames leave from its own address and MAC; the host's go through its
 # kernel and rdmad's UDP socket.  SEND, WRITE and READ both ways, every byte
-# checked.  Needs root (namespaces, a TAP, addresses).
+# checked; UD datagrams both ways through AHs (the guest's naming the TAP's
+# MAC as next hop).  Needs root (namespaces, a TAP, addresses).
 #
 #   namespace H: rdmad with vdev gr, its TAP vdgr0 10.77.0.1 (the guest is
 #                10.77.0.2), roce_netdev = vdgr0; veth 10.88.0.1; forwarding
@@ -227,6 +228,57 @@ host_connect() {
 	assert_regex "$(tail -2 "$S/g.out")" "cqe wr_id=3 status=success opcode=rdma_read byte_len=3000"
 	gok dump g 12000 3000
 	assert_equal "$(kv hex "$reply")" "$(head -c 3000 w.bin | xxd -p | tr -d '\n')"
+}
+
+@test "a guest's UD QP and a host UD QP exchange datagrams over the guest's TAP, each behind its GRH area" {
+	local tapmac hex ah gq mg kb
+	tapmac=$(ip netns exec "$NS_A" cat /sys/class/net/vdgr0/address)
+	host_side "$D" ::ffff:10.77.0.1
+	QU=$("$RDMACTL" -j qp create --pd 1 --send-cq "$CH" --recv-cq "$CH" --type ud | jq -r '.[0].handle')
+	"$RDMACTL" qp modify "$QU" --state init --qkey 0x4444
+	"$RDMACTL" qp modify "$QU" --state rtr
+	"$RDMACTL" qp modify "$QU" --state rts --sq-psn 0
+	guest_start
+	gok negotiate
+	gok start
+	gok create_pd
+	gok create_cq cqe=64
+	gok add_gid index=0 gid=10.77.0.2
+	gok create_qp pdn=1 type=ud send_cqn=1 recv_cqn=1 max_send_wr=16 max_recv_wr=16 max_send_sge=2 max_recv_sge=2 max_inline_data=64
+	gq=$(kv qpn "$reply")
+	gok modify_qp qpn=$gq state=init qkey=0x4444
+	gok modify_qp qpn=$gq state=rtr
+	gok modify_qp qpn=$gq state=rts sq_psn=0
+	gok alloc u 8192
+	gok reg_user_mr u pdn=1 access=local_write
+	kb=$(kv lkey "$reply")
+	# The guest's AH names the next hop, the TAP's MAC, as an AV over Ethernet must.
+	gok create_ah pdn=1 dgid=10.77.0.1 sgid_index=0 dmac="$tapmac" hop_limit=64
+	ah=$(kv ah "$reply")
+
+	# Guest -> host: 20 zero bytes, the IPv4 header from 10.77.0.2 to 10.77.0.1, the payload.
+	"$RDMACTL" qp post-recv "$QU" --wrid 21 --sge "$MH:0:200"
+	gok post_send qpn=$gq opcode=send wr_id=22 flags=signaled,inline inline=6775657374 ud_qpn=$QU ud_qkey=0x4444 ah=$ah
+	run host_completions 1
+	assert_output "21 success recv 45"
+	hex=$("$RDMACTL" mr read "$MH" --offset 0 --length 45 | xxd -p | tr -d '\n')
+	assert_equal "${hex:0:40}" 0000000000000000000000000000000000000000
+	assert_equal "${hex:64:16}" 0a4d00020a4d0001
+	assert_equal "${hex:80}" 6775657374
+	gok poll cqn=1 n=1
+	assert_regex "$(tail -2 "$S/g.out")" "cqe wr_id=22 status=success opcode=send byte_len=5"
+
+	# Host -> guest, through an AH of the host's to the guest's address.
+	mg=$("$RDMACTL" -j ah create 1 --dgid ::ffff:10.77.0.2 --sgid-index 0 | jq -r '.[0].handle')
+	printf 'host' | "$RDMACTL" mr write "$MH" --offset 4096
+	gok post_recv qpn=$gq wr_id=23 sge=u:0:200:$kb
+	"$RDMACTL" qp post "$QU" send --sge "$MH:4096:4" --ah "$mg" --dest-qp "$gq" --qkey 0x4444 --wrid 24 --signaled
+	gok poll cqn=1 n=1
+	assert_regex "$(tail -2 "$S/g.out")" "cqe wr_id=23 status=success opcode=recv byte_len=44 imm=0 qp_num=$gq src_qp=$QU wc_flags=0x1"
+	gok dump u 32 12
+	assert_equal "$(kv hex "$reply")" 0a4d00010a4d0002686f7374
+	run host_completions 1
+	assert_output "24 success send 4"
 }
 
 # pingpong_bytes ROUND SIZE: rdmad_rc_pingpong's message of that round, in hex (byte j: 31 ROUND + j).
