@@ -155,40 +155,46 @@ host_connect() {
 	"${c[@]}" qp modify "$2" --state rts --sq-psn 100 --timeout 14 --retry-cnt 7 --rnr-retry 7 --max-rd-atomic 4
 }
 
+# exchange DIR SEND WRITE WRITE_AT READ READ_AT: over the connected QPs (guest qg,
+# host QH on the rdmad of DIR): the guest SENDs SEND bytes (one receive of the host's
+# takes them), the host WRITEs WRITE random bytes at WRITE_AT of the guest's scattered
+# pages, the guest READs the first READ of them back to READ_AT; every byte checked.
+exchange() {
+	local c=("$RDMACTL" -s "$1/io.rdmad")
+	"${c[@]}" qp post-recv "$QH" --wrid 7 --sge "$MH:0:4096"
+	gok pattern g 0 "$2" 5
+	gok post_send qpn=$qg opcode=send wr_id=1 flags=signaled sge=g:0:$2:$kg
+	gok poll cqn=1 n=1
+	assert_regex "$(tail -2 "$S/g.out")" "cqe wr_id=1 status=success opcode=send byte_len=$2"
+	run host_completions 1 "$1"
+	assert_output "7 success recv $2"
+	gok dump g 0 "$2"
+	assert_equal "$("${c[@]}" mr read "$MH" --offset 0 --length "$2" | xxd -p | tr -d '\n')" "$(kv hex "$reply")"
+
+	head -c "$3" /dev/urandom >w.bin
+	"${c[@]}" mr write "$MH" --offset 8192 <w.bin
+	"${c[@]}" qp post "$QH" write --wrid 9 --sge "$MH:8192:$3" --remote "$kg@$((guest_va + $4))" --signaled
+	run host_completions 1 "$1"
+	assert_output "9 success rdma_write $3"
+	gok dump g "$4" "$3"
+	assert_equal "$(kv hex "$reply")" "$(xxd -p w.bin | tr -d '\n')"
+
+	gok post_send qpn=$qg opcode=read wr_id=3 flags=signaled sge=g:$6:$5:$kg remote_addr=$((IOVA_H + 8192)) rkey=$MH
+	gok poll cqn=1 n=1
+	assert_regex "$(tail -2 "$S/g.out")" "cqe wr_id=3 status=success opcode=rdma_read byte_len=$5"
+	gok dump g "$6" "$5"
+	assert_equal "$(kv hex "$reply")" "$(head -c "$5" w.bin | xxd -p | tr -d '\n')"
+}
+
 @test "a guest's RC QP and a host QP exchange SEND, WRITE and READ as RoCE v2 over the guest's TAP" {
-	local tapmac guest_va want
+	local tapmac
 	tapmac=$(ip netns exec "$NS_A" cat /sys/class/net/vdgr0/address)
 	# The host's side: soft0, its GID the TAP's address.
 	host_side "$D" ::ffff:10.77.0.1
 	guest_qp 10.77.0.1 "$QH" "$tapmac"
 	host_connect "$D" "$QH" 0
-
-	# Guest -> host: a SEND of 3000 bytes, 3 packets at MTU 1024.
-	"$RDMACTL" qp post-recv "$QH" --wrid 7 --sge "$MH:0:4096"
-	gok pattern g 0 3000 5
-	gok post_send qpn=$qg opcode=send wr_id=1 flags=signaled sge=g:0:3000:$kg
-	gok poll cqn=1 n=1
-	assert_regex "$(tail -2 "$S/g.out")" "cqe wr_id=1 status=success opcode=send byte_len=3000"
-	run host_completions 1
-	assert_output "7 success recv 3000"
-	gok dump g 0 3000
-	assert_equal "$("$RDMACTL" mr read "$MH" --offset 0 --length 3000 | xxd -p | tr -d '\n')" "$(kv hex "$reply")"
-
-	# Host -> guest: a WRITE of 5000 bytes into the guest's scattered pages, at an offset.
-	head -c 5000 /dev/urandom >w.bin
-	"$RDMACTL" mr write "$MH" --offset 8192 <w.bin
-	"$RDMACTL" qp post "$QH" write --wrid 9 --sge "$MH:8192:5000" --remote "$kg@$((guest_va + 100))" --signaled
-	run host_completions 1
-	assert_output "9 success rdma_write 5000"
-	gok dump g 100 5000
-	assert_equal "$(kv hex "$reply")" "$(xxd -p w.bin | tr -d '\n')"
-
-	# Guest reads back from the host: a READ of 2000 bytes.
-	gok post_send qpn=$qg opcode=read wr_id=3 flags=signaled sge=g:10000:2000:$kg remote_addr=$((IOVA_H + 8192)) rkey=$MH
-	gok poll cqn=1 n=1
-	assert_regex "$(tail -2 "$S/g.out")" "cqe wr_id=3 status=success opcode=rdma_read byte_len=2000"
-	gok dump g 10000 2000
-	assert_equal "$(kv hex "$reply")" "$(head -c 2000 w.bin | xxd -p | tr -d '\n')"
+	# A SEND of 3 packets at MTU 1024, a WRITE into scattered pages at an offset, a READ back.
+	exchange "$D" 3000 5000 100 2000 10000
 	# The VM's device counted its RoCE v2 packets: at least the SEND's 3, READ's 1, WRITE's ACK out.
 	run "$RDMACTL" -j vdev show gr
 	assert_equal "$(jq '.[0].virtio.datapath.roce.tx_packets >= 5' <<<"$output")" true
@@ -204,30 +210,7 @@ host_connect() {
 	guest_qp 10.88.0.2 "$QH" "$tapmac"
 	idx=$("$RDMACTL" -s "$R/io.rdmad" -j gid show | jq -r '[.[] | select(.gid == "::ffff:10.88.0.2") | .index][0]')
 	host_connect "$R" "$QH" "$idx"
-
-	"$RDMACTL" -s "$R/io.rdmad" qp post-recv "$QH" --wrid 7 --sge "$MH:0:4096"
-	gok pattern g 0 2500 3
-	gok post_send qpn=$qg opcode=send wr_id=1 flags=signaled sge=g:0:2500:$kg
-	gok poll cqn=1 n=1
-	assert_regex "$(tail -2 "$S/g.out")" "cqe wr_id=1 status=success opcode=send byte_len=2500"
-	run host_completions 1 "$R"
-	assert_output "7 success recv 2500"
-	gok dump g 0 2500
-	assert_equal "$("$RDMACTL" -s "$R/io.rdmad" mr read "$MH" --offset 0 --length 2500 | xxd -p | tr -d '\n')" "$(kv hex "$reply")"
-
-	head -c 4096 /dev/urandom >w.bin
-	"$RDMACTL" -s "$R/io.rdmad" mr write "$MH" --offset 8192 <w.bin
-	"$RDMACTL" -s "$R/io.rdmad" qp post "$QH" write --wrid 9 --sge "$MH:8192:4096" --remote "$kg@$((guest_va + 4000))" --signaled
-	run host_completions 1 "$R"
-	assert_output "9 success rdma_write 4096"
-	gok dump g 4000 4096
-	assert_equal "$(kv hex "$reply")" "$(xxd -p w.bin | tr -d '\n')"
-
-	gok post_send qpn=$qg opcode=read wr_id=3 flags=signaled sge=g:12000:3000:$kg remote_addr=$((IOVA_H + 8192)) rkey=$MH
-	gok poll cqn=1 n=1
-	assert_regex "$(tail -2 "$S/g.out")" "cqe wr_id=3 status=success opcode=rdma_read byte_len=3000"
-	gok dump g 12000 3000
-	assert_equal "$(kv hex "$reply")" "$(head -c 3000 w.bin | xxd -p | tr -d '\n')"
+	exchange "$R" 2500 4096 4000 3000 12000
 }
 
 @test "a guest's UD QP and a host UD QP exchange datagrams over the guest's TAP, each behind its GRH area" {
