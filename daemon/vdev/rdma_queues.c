@@ -13,7 +13,9 @@
  * the CQ's virtqueue, with an interrupt when the guest armed the CQ
  * (REQ_NOTIFY_CQ, one-shot).  A WQE that cannot be posted (not the seed's,
  * or refused by the QP) completes at once with an error in the QP's CQ.
- * All of it on the main thread (docs/decisions.md, "A VM's RoCE device").
+ * All of it on the main thread (docs/decisions.md, "A VM's RoCE device"),
+ * but the taking of an RC or UC QP's send WQEs while it can send, which its
+ * worker does (send_worker.c: the descriptors still come back here).
  */
 #include "daemon/vdev/session_int.h"
 #include "daemon/vdev/virtio_net.h"
@@ -23,6 +25,7 @@
 #include "daemon/verbs/mkey.h"
 #include "daemon/verbs/mr.h"
 #include "daemon/verbs/qp.h"
+#include "dataplane/worker.h"
 #include "lib/log.h"
 
 #include <errno.h>
@@ -65,47 +68,50 @@ static struct rdma_object *guest_object(struct vdev_session *s, enum rdma_object
 
 /* ---- descriptors of WQEs in flight ---- */
 
-static void posted_add(struct vdev_rdmaq *q, uint16_t head, uint64_t wr_id)
+uint32_t vdev_posted_count(const struct vdev_rdmaq *q)
 {
+	return atomic_load_explicit(&q->posted_end, memory_order_relaxed) -
+	       atomic_load_explicit(&q->posted_first, memory_order_acquire);
+}
+
+bool vdev_posted_add(struct vdev_rdmaq *q, uint16_t head, uint64_t wr_id)
+{
+	uint32_t end = atomic_load_explicit(&q->posted_end, memory_order_relaxed);
+
 	/* Never more than the queue's size: each holds a descriptor of the queue. */
-	if (q->posted_n == q->posted_cap)
-		return;
-	q->posted[(q->posted_first + q->posted_n++) % q->posted_cap] =
-		(struct vdev_posted){ .head = head, .wr_id = wr_id };
+	if (vdev_posted_count(q) >= q->posted_cap)
+		return false;
+	q->posted[end & (q->posted_cap - 1)] = (struct vdev_posted){ .head = head, .wr_id = wr_id };
+	/* The entry before the index: the consumer reads the index with acquire. */
+	atomic_store_explicit(&q->posted_end, end + 1, memory_order_release);
+	return true;
 }
 
-/* Gives back the descriptors of the WQEs up to the one of wr_id (its completion came), oldest first. */
-static void posted_retire(struct vdev_rdmaq *q, uint64_t wr_id)
+/*
+ * Gives back the descriptors of the WQEs up to the one of wr_id (all of
+ * them with all), oldest first, and tells the guest.  Main thread.
+ */
+static void posted_retire(struct vdev_rdmaq *q, uint64_t wr_id, bool all)
 {
-	bool found = false;
+	uint32_t first = atomic_load_explicit(&q->posted_first, memory_order_relaxed);
+	uint32_t end = atomic_load_explicit(&q->posted_end, memory_order_acquire), i = first;
 
-	for (uint32_t i = 0; i < q->posted_n && !found; i++)
-		found = q->posted[(q->posted_first + i) % q->posted_cap].wr_id == wr_id;
-	while (found && q->posted_n) {
-		struct vdev_posted p = q->posted[q->posted_first];
-
-		q->posted_first = (q->posted_first + 1) % q->posted_cap;
-		q->posted_n--;
-		if (q->vq)
-			vq_push(q->vq, p.head, 0);
-		if (p.wr_id == wr_id)
-			break;
+	if (!all) {
+		while (i != end && q->posted[i & (q->posted_cap - 1)].wr_id != wr_id)
+			i++;
+		if (i == end)
+			return;
+		end = i + 1;
 	}
-	if (found && q->vq)
-		vq_signal(q->vq);
-}
-
-/* Every descriptor in flight goes back (the queue stops). */
-static void posted_return_all(struct vdev_rdmaq *q)
-{
-	while (q->posted_n) {
+	for (i = first; i != end; i++)
 		if (q->vq)
-			vq_push(q->vq, q->posted[q->posted_first].head, 0);
-		q->posted_first = (q->posted_first + 1) % q->posted_cap;
-		q->posted_n--;
-	}
-	if (q->vq)
+			vq_push(q->vq, q->posted[i & (q->posted_cap - 1)].head, 0);
+	atomic_store_explicit(&q->posted_first, end, memory_order_release);
+	if (q->vq && end != first)
 		vq_signal(q->vq);
+	/* A worker that takes this queue's WQEs may have stopped for want of this room. */
+	if (q->worker && end != first)
+		dp_worker_wake(q->worker);
 }
 
 /* The completion e reached the guest: the WQE it completes retires. */
@@ -118,7 +124,7 @@ static void retire(struct vdev_session *s, const struct dp_cqe *e)
 		return;
 	q = rdma_queue(s, vdev_vq_sq(s->env.max_cqs, e->qp_num) + recv);
 	if (q)
-		posted_retire(q, e->wr_id);
+		posted_retire(q, e->wr_id, false);
 }
 
 /* ---- completions ---- */
@@ -294,21 +300,8 @@ static int post_recv(struct vdev_session *s, struct rdma_qp *qp, const uint8_t *
  */
 static int read_wqe(struct vdev_rdmaq *q, enum rq_kind kind, uint8_t *wqe, size_t len)
 {
-	struct vdev_wqe_span spans[2];
-	unsigned n;
-	int r = 0;
-
-	if (kind == RQ_RQ)
-		return vq_chain_read(q->vq, &q->chain, 0, wqe, len);
-	n = vdev_wqe_send_spans(NULL, len, spans);
-	for (unsigned i = 0; i < n && r == 0; i++)
-		r = vq_chain_read(q->vq, &q->chain, spans[i].offset, wqe + spans[i].offset, spans[i].len);
-	if (r < 0)
-		return r;
-	n = vdev_wqe_send_spans(wqe, len, spans);
-	for (unsigned i = 0; i < n && r == 0; i++)
-		r = vq_chain_read(q->vq, &q->chain, spans[i].offset, wqe + spans[i].offset, spans[i].len);
-	return r;
+	return kind == RQ_RQ ? vq_chain_read(q->vq, &q->chain, 0, wqe, len) :
+			       vdev_wqe_read_send(q->vq, &q->chain, wqe, len);
 }
 
 /* Posts what the guest queued on the send or receive queue at index, while the QP takes it. */
@@ -334,10 +327,14 @@ static void feed(struct vdev_session *s, struct vdev_rdmaq *q, enum rq_kind kind
 		}
 		q->held = true;
 		len = q->chain.read_bytes < max ? (size_t)q->chain.read_bytes : max;
-		if (!obj || len < (kind == RQ_SQ ? sizeof(struct dp_sq_req) : sizeof(struct dp_rq_req)) ||
-		    read_wqe(q, kind, wqe, len) < 0) {
-			/* No QP behind the queue, or no whole WQE: given back unposted, counted. */
+		if (!obj || read_wqe(q, kind, wqe, len) < 0) {
+			/* No QP behind the queue, or a chain gone stale: given back unposted, counted. */
 			q->errors++;
+			r = -EINVAL;
+		} else if (len < (kind == RQ_SQ ? sizeof(struct dp_sq_req) : sizeof(struct dp_rq_req))) {
+			/* Not a whole WQE: it completes in error, as the worker completes one it takes. */
+			complete_now(s, rdma_qp(obj), kind == RQ_SQ, vdev_wqe_wr_id(wqe, len),
+				     kind == RQ_SQ ? DP_WC_SEND : DP_WC_RECV, DP_WC_LOC_QP_OP_ERR);
 			r = -EINVAL;
 		} else {
 			r = (kind == RQ_SQ ? post_send : post_recv)(s, rdma_qp(obj), wqe, len);
@@ -352,7 +349,7 @@ static void feed(struct vdev_session *s, struct vdev_rdmaq *q, enum rq_kind kind
 			uint64_t wr_id;
 
 			memcpy(&wr_id, wqe, sizeof(wr_id));   /* the first field of both WQEs */
-			posted_add(q, q->chain.head, le64(wr_id));
+			vdev_posted_add(q, q->chain.head, le64(wr_id));
 			continue;
 		}
 		/* Not posted: it completed already (in error), its descriptor goes back now. */
@@ -367,7 +364,8 @@ void vdev_rdma_serve(struct vdev_session *s, unsigned index)
 	uint32_t handle = 0;
 	enum rq_kind kind = kind_of(s, index, &handle);
 
-	if (!q || !q->vq)
+	/* A send queue on its QP's worker is the worker's to serve. */
+	if (!q || !q->vq || q->worker)
 		return;
 	if (kind == RQ_CQ)
 		drain_cq(s, handle, NULL);
@@ -396,6 +394,44 @@ static int on_kick(sd_event_source *src, int fd, uint32_t revents, void *userdat
 	return 0;
 }
 
+/* The send queue at index goes to its QP's worker if it can (send_worker.c); its kicks go there too. */
+static void to_worker(struct vdev_session *s, unsigned index)
+{
+	struct vdev_rdmaq *q = rdma_queue(s, index);
+	uint32_t qpn = 0;
+	struct rdma_object *obj;
+
+	if (!q || !q->vq || q->worker || kind_of(s, index, &qpn) != RQ_SQ)
+		return;
+	obj = guest_object(s, RDMA_OBJ_QP, qpn);
+	if (obj && vdev_send_attach(q, rdma_qp(obj)))
+		sd_event_source_set_enabled(q->kick, SD_EVENT_OFF);
+}
+
+/* The send queue at index comes back from its QP's worker, and is served here from now on. */
+static void to_main(struct vdev_session *s, unsigned index)
+{
+	struct vdev_rdmaq *q = rdma_queue(s, index);
+
+	if (!q || !q->worker)
+		return;
+	vdev_send_detach(q);
+	sd_event_source_set_enabled(q->kick, SD_EVENT_ON);
+	vdev_rdma_serve(s, index);
+}
+
+void vdev_rdma_qp_changing(struct vdev_session *s, uint32_t qpn)
+{
+	if (qpn < s->env.max_qps)
+		to_main(s, vdev_vq_sq(s->env.max_cqs, qpn));
+}
+
+void vdev_rdma_qp_changed(struct vdev_session *s, uint32_t qpn)
+{
+	if (qpn < s->env.max_qps)
+		to_worker(s, vdev_vq_sq(s->env.max_cqs, qpn));
+}
+
 int vdev_rdma_queue_start(struct vdev_session *s, unsigned index, struct virtqueue *vq)
 {
 	struct vdev_rdmaq *q = rdma_queue(s, index);
@@ -418,9 +454,10 @@ int vdev_rdma_queue_start(struct vdev_session *s, unsigned index, struct virtque
 			return -ENOMEM;
 		free(q->posted);
 		q->posted = p;
-		q->posted_cap = vq->num;
+		q->posted_cap = vq->num;    /* a power of 2, as a split ring's size */
 	}
-	q->posted_first = q->posted_n = 0;
+	atomic_store(&q->posted_first, 0);
+	atomic_store(&q->posted_end, 0);
 	r = sd_event_add_io(s->env.event, &q->kick, vq_kick_fd(vq), EPOLLIN, on_kick, q);
 	if (r < 0)
 		return r;
@@ -431,6 +468,7 @@ int vdev_rdma_queue_start(struct vdev_session *s, unsigned index, struct virtque
 		rdma_device_set_cq_hook(s->dev, on_cq_entries, s);
 	vdev_rdma_serve(s, index);
 	vq_kick_enable(vq);
+	to_worker(s, index);
 	return 0;
 }
 
@@ -440,8 +478,11 @@ void vdev_rdma_queue_stop(struct vdev_session *s, unsigned index)
 
 	if (!q)
 		return;
+	/* Back from the worker first: then only this thread touches the queue. */
+	if (q->worker)
+		vdev_send_detach(q);
 	/* What was in flight is the guest's again (its driver resets the queue after). */
-	posted_return_all(q);
+	posted_retire(q, 0, true);
 	q->kick = sd_event_source_disable_unref(q->kick);
 	q->vq = NULL;
 	q->held = false;

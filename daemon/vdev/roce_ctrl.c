@@ -385,6 +385,7 @@ static int modify_qp(struct vdev_roce *r, const void *req, size_t len, void *ack
 	struct rdma_qp_attr attr;
 	struct rdma_object *obj;
 	uint32_t mask;
+	int rc;
 
 	memcpy(&in, req, sizeof(in));
 	mask = le32(in.attr_mask);
@@ -412,7 +413,12 @@ static int modify_qp(struct vdev_roce *r, const void *req, size_t len, void *ack
 		.max_dest_rd_atomic = in.max_dest_rd_atomic, .dest_qp_num = le32(in.a.dest_qp_num),
 	};
 	av_in(&attr.av, &in.a.ah_attr);
-	return rdma_qp_modify(r->dev, rdma_qp(obj), &attr, mask, err);
+	if (r->hooks && r->hooks->qp_modifying)
+		r->hooks->qp_modifying(r->hooks_data, rdma_qp(obj));
+	rc = rdma_qp_modify(r->dev, rdma_qp(obj), &attr, mask, err);
+	if (r->hooks && r->hooks->qp_modified)
+		r->hooks->qp_modified(r->hooks_data, rdma_qp(obj));
+	return rc;
 }
 
 static int query_qp(struct vdev_roce *r, const void *req, size_t len, void *ack,

@@ -46,6 +46,9 @@ struct vdev_roce_hooks {
 	void (*cq_destroying)(void *data, struct rdma_cq *cq);
 	void (*qp_created)(void *data, struct rdma_qp *qp);
 	void (*qp_destroying)(void *data, struct rdma_qp *qp);
+	/* Around MODIFY_QP, whether it succeeds or not. */
+	void (*qp_modifying)(void *data, struct rdma_qp *qp);
+	void (*qp_modified)(void *data, struct rdma_qp *qp);
 	void (*cq_armed)(void *data, struct rdma_cq *cq, uint32_t flags);
 };
 

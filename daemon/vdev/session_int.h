@@ -15,6 +15,9 @@
 #include "daemon/vdev/virtio_net.h"
 #include "dataplane/virtio/vhost_user.h"
 
+struct dp_worker;
+struct dp_qp;
+
 /* A virtqueue the main thread serves: its kick watched in the event loop. */
 struct vdev_mainq {
 	struct vdev_session *session;
@@ -38,10 +41,23 @@ struct vdev_rdmaq {
 	/*
 	 * A send or receive queue's WQEs posted and not yet retired, oldest
 	 * first: their descriptors go back as their completions reach the
-	 * guest (size: the virtqueue's, which bounds what is in flight).
+	 * guest (size: the virtqueue's, which bounds what is in flight).  One
+	 * producer, the thread that takes the WQEs (posted_end), one consumer,
+	 * the main thread, which delivers the completions (posted_first).
 	 */
 	struct vdev_posted { uint16_t head; uint64_t wr_id; } *posted;
-	uint32_t posted_cap, posted_first, posted_n;
+	uint32_t posted_cap;
+	_Atomic uint32_t posted_first, posted_end;
+	/*
+	 * A send queue whose WQEs its QP's worker takes (send_worker.c): the
+	 * worker alone takes descriptors off the available ring (and holds the
+	 * chain, and asks for kicks); the main thread still gives them back on
+	 * the used ring as completions reach the guest.  NULL: the main
+	 * thread does both.
+	 */
+	struct dp_worker *worker;
+	struct dp_qp *dpq;
+	int attach_error;
 };
 
 struct vdev_net_counters {
@@ -77,10 +93,24 @@ void vdev_rdma_queue_stop(struct vdev_session *s, unsigned index);
 void vdev_rdma_serve(struct vdev_session *s, unsigned index);
 /* rdma_queues.c: the guest made a CQ or a QP (kind, handle): its queues are served from now on. */
 void vdev_rdma_object_ready(struct vdev_session *s, enum rdma_object_kind kind, uint32_t handle);
+/* rdma_queues.c: QP qpn's state is about to change, or changed, or it goes (its send queue moves). */
+void vdev_rdma_qp_changing(struct vdev_session *s, uint32_t qpn);
+void vdev_rdma_qp_changed(struct vdev_session *s, uint32_t qpn);
 /* rdma_queues.c: REQ_NOTIFY_CQ. */
 void vdev_rdma_armed(struct vdev_session *s, uint32_t cqn, uint32_t flags);
 /* rdma_queues.c: every queue's state goes (the session ends). */
 void vdev_rdma_free(struct vdev_session *s);
+
+/*
+ * send_worker.c: the send queue q of QP qp goes to the QP's worker, when the
+ * QP is RC or UC and can send (true: it went); vdev_send_detach takes it back.
+ */
+bool vdev_send_attach(struct vdev_rdmaq *q, struct rdma_qp *qp);
+void vdev_send_detach(struct vdev_rdmaq *q);
+/* rdma_queues.c: a WQE of q's, of descriptor head, is in flight (false: no room to say so). */
+bool vdev_posted_add(struct vdev_rdmaq *q, uint16_t head, uint64_t wr_id);
+/* rdma_queues.c: how many WQEs of q's are in flight. */
+uint32_t vdev_posted_count(const struct vdev_rdmaq *q);
 
 /* net_queues.c: frames the guest queued go to the TAP (dropped and counted without one). */
 void vdev_net_tx(struct vdev_session *s);

@@ -275,6 +275,17 @@ static void qp_created(void *data, struct rdma_qp *qp)
 	vdev_rdma_object_ready(data, RDMA_OBJ_QP, qp->obj.handle);
 }
 
+/* A QP's send queue may run on its worker only while the QP's state is that worker's to know. */
+static void qp_changing(void *data, struct rdma_qp *qp)
+{
+	vdev_rdma_qp_changing(data, qp->obj.handle);
+}
+
+static void qp_changed(void *data, struct rdma_qp *qp)
+{
+	vdev_rdma_qp_changed(data, qp->obj.handle);
+}
+
 static void cq_armed(void *data, struct rdma_cq *cq, uint32_t flags)
 {
 	vdev_rdma_armed(data, cq->obj.handle, flags);
@@ -282,6 +293,7 @@ static void cq_armed(void *data, struct rdma_cq *cq, uint32_t flags)
 
 static const struct vdev_roce_hooks roce_hooks = {
 	.cq_created = cq_created, .qp_created = qp_created, .cq_armed = cq_armed,
+	.qp_destroying = qp_changing, .qp_modifying = qp_changing, .qp_modified = qp_changed,
 };
 
 /* ---- the session ---- */

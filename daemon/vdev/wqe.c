@@ -56,6 +56,36 @@ unsigned vdev_wqe_send_spans(const uint8_t *wqe, size_t len, struct vdev_wqe_spa
 	return n ? 1 : 0;
 }
 
+uint64_t vdev_wqe_wr_id(const uint8_t *wqe, size_t len)
+{
+	uint64_t wr_id = 0;
+
+	if (len >= sizeof(wr_id))
+		memcpy(&wr_id, wqe, sizeof(wr_id));
+	return le64(wr_id);
+}
+
+int vdev_wqe_read_send(struct virtqueue *vq, const struct vq_chain *c, uint8_t *wqe, size_t len)
+{
+	struct vdev_wqe_span spans[2];
+	unsigned n;
+	int r = 0;
+
+	if (len < SQ_SGES)
+		return vq_chain_read(vq, c, 0, wqe, len);
+	n = vdev_wqe_send_spans(NULL, len, spans);
+
+	for (unsigned i = 0; i < n && r == 0; i++)
+		r = vq_chain_read(vq, c, spans[i].offset, wqe + spans[i].offset, spans[i].len);
+	if (r < 0)
+		return r;
+	/* The fixed fields are in: they say what else to read. */
+	n = vdev_wqe_send_spans(wqe, len, spans);
+	for (unsigned i = 0; i < n && r == 0; i++)
+		r = vq_chain_read(vq, c, spans[i].offset, wqe + spans[i].offset, spans[i].len);
+	return r;
+}
+
 int vdev_wqe_send(const uint8_t *wqe, size_t len, bool ud, vdev_key_iova_fn key_iova, void *data,
 		  struct rdma_dp_sge *sges, struct rdma_dp_send_wr *out)
 {
@@ -93,6 +123,59 @@ int vdev_wqe_send(const uint8_t *wqe, size_t len, bool ud, vdev_key_iova_fn key_
 		.remote_qkey = le32(req.ud.remote_qkey),
 	};
 	return 0;
+}
+
+uint64_t vdev_wqe_send_entry(const uint8_t *wqe, size_t len, uint32_t max_sge, struct dp_sq_req *slot)
+{
+	struct dp_sq_req req;
+	uint32_t n = 0;
+	bool inl, remote, valid;
+
+	if (len < SQ_SGES) {
+		/* Not a whole WQE: its wr_id if it has one, and an opcode no WR has. */
+		memset(slot, 0, SQ_HEAD);
+		memset(&slot->num_sge, 0, SQ_SGES - SQ_COUNT);
+		slot->wr_id = vdev_wqe_wr_id(wqe, len);
+		slot->opcode = 0xff;
+		return slot->wr_id;
+	}
+	memcpy(&req, wqe, SQ_HEAD);
+	memcpy(&req.num_sge, wqe + SQ_COUNT, sizeof(req.num_sge));
+	inl = req.send_flags & DP_SEND_INLINE;
+	if (!inl)
+		n = le32(req.num_sge);
+	valid = len >= SQ_SGES && req.opcode <= DP_WR_RDMA_READ && !(req.send_flags & ~GUEST_SEND_FLAGS) &&
+		(!inl || le16(req.inline_len) <= DP_INLINE_MAX) && n <= VDEV_WQE_SGES_MAX &&
+		len >= SQ_SGES + n * sizeof(struct dp_sge);
+	remote = dp_wr_has_remote(req.opcode);
+	/* The fixed fields, then only what the WR uses: the slot's inline area may hold anything. */
+	memset(slot, 0, SQ_HEAD);
+	memset(&slot->num_sge, 0, SQ_SGES - SQ_COUNT);
+	slot->wr_id = le64(req.wr_id);
+	slot->opcode = valid ? req.opcode : 0xff;
+	slot->send_flags = req.send_flags;
+	slot->imm_data = req.imm_data;   /* network order, here as there */
+	if (remote) {
+		slot->rdma.remote_addr = le64(req.rdma.remote_addr);
+		slot->rdma.rkey = le32(req.rdma.rkey);
+	}
+	if (!valid)
+		return slot->wr_id;
+	if (inl) {
+		slot->inline_len = le16(req.inline_len);
+		memcpy(slot->inline_data, wqe + SQ_HEAD, slot->inline_len);
+		return slot->wr_id;
+	}
+	slot->num_sge = n;
+	/* More than the slot holds: the worker refuses the count and reads none. */
+	for (uint32_t i = 0; i < n && n <= max_sge; i++) {
+		struct dp_sge g;
+
+		memcpy(&g, wqe + SQ_SGES + i * sizeof(g), sizeof(g));
+		slot->sg_list[i] = (struct dp_sge){ .addr = le64(g.addr), .length = le32(g.length),
+						    .lkey = le32(g.lkey) };
+	}
+	return slot->wr_id;
 }
 
 int vdev_wqe_recv(const uint8_t *wqe, size_t len, vdev_key_iova_fn key_iova, void *data,

@@ -15,6 +15,7 @@
 
 #include "daemon/soft/datapath.h"
 #include "dataplane/wqe.h"
+#include "dataplane/virtio/virtqueue.h"
 
 /* SGEs a WQE may carry: the device's max_send_sge and max_recv_sge. */
 #define VDEV_WQE_SGES_MAX 32u
@@ -50,6 +51,27 @@ struct vdev_wqe_span {
  * its inline data or its SGEs, as many as len holds (0 or 1 span).
  */
 unsigned vdev_wqe_send_spans(const uint8_t *wqe, size_t len, struct vdev_wqe_span spans[2]);
+/*
+ * Copies those spans of the send WQE of len bytes that chain c of vq holds
+ * into wqe (of one shorter than the fixed fields, what it has): 0, or
+ * vq_chain_read's error.
+ */
+int vdev_wqe_read_send(struct virtqueue *vq, const struct vq_chain *c, uint8_t *wqe, size_t len);
+
+/*
+ * The send WQE of len bytes at wqe (read as vdev_wqe_send_spans says) as the
+ * entry of an RC or UC QP's send queue, written at slot, which holds
+ * max_sge SGEs: what a ring's producer writes, for the worker to check as it
+ * checks a ring's (keys, lengths, the QP's limits).  Nothing here looks a key
+ * up, so it may run on the QP's worker.  A WQE that is not the seed's (an
+ * opcode or flag it does not have, SGEs its bytes do not hold) is written
+ * with an opcode no WR has, which the worker completes with LOC_QP_OP_ERR.
+ * Its wr_id.
+ */
+uint64_t vdev_wqe_send_entry(const uint8_t *wqe, size_t len, uint32_t max_sge, struct dp_sq_req *slot);
+
+/* The wr_id of a WQE of len bytes (both start with it), 0 when it is shorter. */
+uint64_t vdev_wqe_wr_id(const uint8_t *wqe, size_t len);
 
 /* The receive WQE of len bytes: its wr_id, and its n SGEs in sges.  0, or -EINVAL. */
 int vdev_wqe_recv(const uint8_t *wqe, size_t len, vdev_key_iova_fn key_iova, void *data,

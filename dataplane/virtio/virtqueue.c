@@ -260,7 +260,7 @@ bool vq_running(const struct virtqueue *vq)
 
 const char *vq_broken(const struct virtqueue *vq)
 {
-	return vq->broken ? vq->reason : NULL;
+	return atomic_load_explicit(&vq->broken, memory_order_acquire) ? vq->reason : NULL;
 }
 
 int vq_kick_fd(const struct virtqueue *vq)
@@ -270,8 +270,8 @@ int vq_kick_fd(const struct virtqueue *vq)
 
 static int vq_break(struct virtqueue *vq, const char *reason)
 {
-	vq->broken = true;
 	vq->reason = reason;
+	atomic_store_explicit(&vq->broken, true, memory_order_release);
 	dp_count_add(&vq->counters.errors, 1);
 	if (vq->err_fd >= 0)
 		eventfd_write(vq->err_fd, 1);

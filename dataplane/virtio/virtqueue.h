@@ -83,7 +83,11 @@ struct virtqueue {
 	bool event_idx, indirect;      /* VIRTIO_RING_F_EVENT_IDX, VIRTIO_RING_F_INDIRECT_DESC negotiated */
 	/* while running */
 	bool running;
-	bool broken;
+	/*
+	 * Set by whichever thread takes from the queue or gives back to it
+	 * (a device may split the two), read by any: the reason first.
+	 */
+	_Atomic bool broken;
 	const char *reason;            /* why it broke: a static string */
 	struct vhost_mem *mem;         /* the table it runs on (a reference) */
 	/* guest memory: read and written only with atomics or copied out once (virtqueue.c) */

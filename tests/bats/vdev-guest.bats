@@ -274,11 +274,12 @@ s.send(bytes.fromhex(sys.argv[1]))
 	gok gn create_cq cqe=4
 }
 
-# connect_pair VM: QPs 2 and 3 of one guest, connected to each other through its own GID.
+# connect_pair VM [CQE]: QPs 2 and 3 of one guest, connected to each other through its own
+# GID, completing into CQ 1 of CQE entries (64).
 connect_pair() {
 	local vm=$1
 	gok "$vm" create_pd
-	gok "$vm" create_cq cqe=64
+	gok "$vm" create_cq cqe="${2:-64}"
 	gok "$vm" add_gid index=0 gid=10.77.0.2
 	for i in 1 2; do
 		gok "$vm" create_qp pdn=1 type=rc send_cqn=1 recv_cqn=1 max_send_wr=16 max_recv_wr=16 max_send_sge=2 max_recv_sge=2 max_inline_data=64
@@ -289,12 +290,17 @@ connect_pair() {
 	KA=$(kv lkey "$reply")
 	gok "$vm" reg_user_mr b pdn=1 access=local_write,remote_write,remote_read
 	KB=$(kv lkey "$reply")
-	for qp in 2 3; do
+	pair_up "$vm"
+}
+# pair_up VM [A B]: QPs A and B (2 and 3; in RESET) through INIT and RTR to RTS, each the other's peer.
+pair_up() {
+	local vm=$1 a=${2:-2} b=${3:-3}
+	for qp in "$a" "$b"; do
 		gok "$vm" modify_qp qpn=$qp state=init access=local_write,remote_write,remote_read
 	done
-	gok "$vm" modify_qp qpn=2 state=rtr dgid=10.77.0.2 sgid_index=0 path_mtu=1024 dest_qpn=3 rq_psn=0 max_dest_rd_atomic=4 min_rnr_timer=1
-	gok "$vm" modify_qp qpn=3 state=rtr dgid=10.77.0.2 sgid_index=0 path_mtu=1024 dest_qpn=2 rq_psn=0 max_dest_rd_atomic=4 min_rnr_timer=1
-	for qp in 2 3; do
+	gok "$vm" modify_qp qpn=$a state=rtr dgid=10.77.0.2 sgid_index=0 path_mtu=1024 dest_qpn=$b rq_psn=0 max_dest_rd_atomic=4 min_rnr_timer=1
+	gok "$vm" modify_qp qpn=$b state=rtr dgid=10.77.0.2 sgid_index=0 path_mtu=1024 dest_qpn=$a rq_psn=0 max_dest_rd_atomic=4 min_rnr_timer=1
+	for qp in "$a" "$b"; do
 		gok "$vm" modify_qp qpn=$qp state=rts timeout=14 retry_cnt=7 rnr_retry=7 sq_psn=0 max_rd_atomic=4
 	done
 }
@@ -364,7 +370,9 @@ cqes() {
 
 @test "a guest keeps its send queue full with every 16th WQE signaled, polling or sleeping on its armed CQ" {
 	guest_up gb --max-qps 16 --max-cqs 8
-	connect_pair gb
+	# The CQ takes what the guest's queues can have in flight (256 receives, a
+	# completion per 16 sends), as the seed asks of a driver.
+	connect_pair gb 1024
 	# Unsignaled WQEs give their descriptors back with the next signaled one's
 	# completion: 20000 through a 16-deep QP and the guest's queue.
 	for wait in poll event; do
@@ -379,6 +387,44 @@ cqes() {
 	run vdev_json gb '.virtio.queues | map(select(.name == "cq 1")) | map(.signals > 0)'
 	assert_output '[true]'
 	assert_equal "$(vdev_json gb '.virtio.queues | map(select(.broken != null)) | length')" 0
+}
+
+@test "a send queue runs on its QP's worker from RTS on: errors, ERR, RESET and RTS again, destroy, and kill -9 under traffic" {
+	guest_up gw --max-qps 16 --max-cqs 8
+	connect_pair gw 1024
+	gok gw bench_write qpn=2 cqn=1 n=5000 size=4096 buf=a lkey=$KA remote_addr=b rkey=$KB
+	# A WQE that is not whole completes in error (the worker writes it as no WR is),
+	# which takes the QP to ERR; what comes after is flushed.
+	gok gw post_raw qpn=2 queue=send hex=4d00000000000000
+	cqes gw 1
+	assert_regex "$cqes" "cqe wr_id=77 status=loc_qp_op_err"
+	gok gw post_send qpn=2 opcode=write wr_id=78 flags=signaled sge=a:0:8:$KA remote_addr=b+0 rkey=$KB
+	cqes gw 1
+	assert_regex "$cqes" "cqe wr_id=78 status=wr_flush_err"
+	# RESET, and up again: the queues go back to the main thread and to the worker again.
+	for qp in 2 3; do
+		gok gw modify_qp qpn=$qp state=reset
+	done
+	pair_up gw
+	gok gw pattern a 0 4096 3
+	gok gw bench_write qpn=2 cqn=1 n=5000 size=4096 buf=a lkey=$KA remote_addr=b rkey=$KB
+	gok gw check b 0 4096 3
+	# A QP destroyed while its queue is the worker's; a new one takes its place.
+	gok gw destroy_qp qpn=3
+	assert_equal "$(vdev_json gw .virtio.objects.qps)" 1
+	gok gw create_qp pdn=1 type=rc send_cqn=1 recv_cqn=1 max_send_wr=16 max_recv_wr=16 max_send_sge=2 max_recv_sge=2 max_inline_data=64
+	qn=$(kv qpn "$reply")
+	gok gw modify_qp qpn=2 state=reset
+	pair_up gw 2 "$qn"
+	# kill -9 while WRITEs run on the worker: rdmad takes the queue back and reclaims.
+	echo "bench_write qpn=2 cqn=1 n=50000000 size=4096 buf=a lkey=$KA remote_addr=b rkey=$KB" >&"$GUEST_FD_gw"
+	sleep 0.5
+	kill -9 "$(cat "$S/gw.pid")"
+	rm "$S/gw.pid"
+	wait_state gw listening
+	assert_regex "$(cat "$BATS_FILE_TMPDIR/rdmad.log")" "vdev gw: the guest's objects went: 2 QPs, 0 AHs, 2 MRs, 1 CQs, 1 PDs"
+	run "$RDMACTL" status
+	assert_success
 }
 
 @test "a guest's UD QPs: a SEND through an AH lands behind the 40-byte GRH, with its source QP" {

@@ -65,6 +65,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			check_sges(wqe + sizeof(struct dp_sq_req), sges, wr.n_sges);
 		}
 	}
+	/*
+	 * The entry the worker writes into a slot of max_sge SGEs: within the
+	 * slot, and no WR's opcode exactly when vdev_wqe_send refuses the WQE.
+	 */
+	{
+		uint32_t max_sge = size ? data[0] % (VDEV_WQE_SGES_MAX + 1) : 0;
+		struct dp_sq_req *slot = malloc(sizeof(*slot) + max_sge * sizeof(struct dp_sge));
+		bool valid = vdev_wqe_send(wqe, size, false, key_iova, NULL, sges, &wr) == 0;
+
+		if (!slot)
+			abort();
+		vdev_wqe_send_entry(wqe, size, max_sge, slot);
+		if (valid != (slot->opcode != 0xff) || (valid && slot->opcode != wr.opcode) ||
+		    (valid && !(slot->send_flags & DP_SEND_INLINE) && slot->num_sge != wr.n_sges))
+			abort();
+		free(slot);
+	}
 	if (vdev_wqe_recv(wqe, size, key_iova, NULL, &wr_id, sges, &n) == 0) {
 		if (n > VDEV_WQE_SGES_MAX || size < sizeof(struct dp_rq_req) + n * sizeof(struct dp_sge))
 			abort();

@@ -53,6 +53,13 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/* The send queue has a free descriptor once the used ones are taken back. */
+static bool can_post(struct vq *sq)
+{
+	vq_reap(sq);
+	return vring_peek_head(&sq->ring) >= 0;
+}
+
 static int bench_loop(struct guest *g, const struct bench *b, struct virtio_rdma_sq_req *wr)
 {
 	struct vq *sq = qp_vq(g, b->qpn, VQ_KIND_SQ);
@@ -112,6 +119,9 @@ static int bench_loop(struct guest *g, const struct bench *b, struct virtio_rdma
 		vq_kick_if_needed(cq);
 		if (r == -EIO)
 			return reply_fail(g, "bench: the CQ's used ring named a buffer not posted");
+		/* Completions gave descriptors back: post before waiting (nothing may be in flight). */
+		if (posted < b->n && can_post(sq))
+			continue;
 		if (done < b->n && b->wait_event && !vring_has_used(&cq->ring)) {
 			/* Armed, then looked at again: a completion between the two is not missed. */
 			if (roce_req_notify_cq(g, b->cqn, VIRTIO_IB_NOTIFY_NEXT_COMPLETION) < 0)

@@ -244,6 +244,30 @@ static int cmd_post_recv(struct guest *g, struct args *a)
 	return posted(g, rq, wqe_post_recv(g, rq, wr_id, sges, nsge), "post_recv");
 }
 
+/* post_raw qpn= queue=send|recv hex=HEX: HEX as the WQE's bytes, whatever they are (a hostile driver's). */
+static int cmd_post_raw(struct guest *g, struct args *a)
+{
+	uint8_t bytes[sizeof(struct virtio_rdma_sq_req) + SGE_MAX * sizeof(struct virtio_rdma_sge)];
+	const char *queue = NULL, *hex = NULL;
+	uint32_t qpn = 0;
+	struct vq *q;
+	long len;
+
+	CHECK(args_u32(a, "qpn", true, UINT32_MAX, &qpn));
+	CHECK(args_str(a, "queue", true, &queue));
+	CHECK(args_str(a, "hex", true, &hex));
+	CHECK(args_done(a, 0));
+	if (strcmp(queue, "send") && strcmp(queue, "recv"))
+		return reply_fail(g, "field queue: '%s' is not one of send, recv", queue);
+	len = parse_hex(hex, bytes, sizeof(bytes));
+	if (len <= 0)
+		return reply_fail(g, "field hex: '%s' is not 1 to %zu bytes of hex", hex, sizeof(bytes));
+	q = qp_vq(g, qpn, strcmp(queue, "send") ? VQ_KIND_RQ : VQ_KIND_SQ);
+	if (!q)
+		return reply_fail(g, "qpn=%u: no %s queue set up here (create_qp)", qpn, queue);
+	return posted(g, q, post_wqe(g, q, bytes, (size_t)len), "post_raw");
+}
+
 static struct vq *cq_vq(struct guest *g, uint32_t cqn)
 {
 	if (!g->started || !HAS(g, VIRTIO_NET_F_ROCE) || cqn >= g->config.max_rdma_cqs)
@@ -332,6 +356,7 @@ static int cmd_wait_event(struct guest *g, struct args *a)
 const struct command wqe_commands[] = {
 	{ "post_send", cmd_post_send },
 	{ "post_recv", cmd_post_recv },
+	{ "post_raw", cmd_post_raw },
 	{ "poll", cmd_poll },
 	{ "wait_event", cmd_wait_event },
 	{ NULL, NULL },
