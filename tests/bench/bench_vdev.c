@@ -78,9 +78,9 @@ static double guest_sample(const struct row *r)
 	snprintf(script, sizeof(script), "%s/guest.script", r->d->dir);
 	f = fopen(script, "w");
 	if (!f || fputs(guest_setup, f) < 0 ||
-	    (r->write ? fprintf(f, "bench_write wait=%s qpn=2 cqn=1 n=100000 size=4096 buf=a lkey=" KEY_A
+	    (r->write ? fprintf(f, "bench_write wait=%s qpn=2 cqn=1 n=1000000 size=4096 buf=a lkey=" KEY_A
 			       " remote_addr=b rkey=" KEY_B "\n", r->wait)
-		      : fprintf(f, "bench_send wait=%s qpn=2 cqn=1 n=300000 size=64 recv_qpn=3 "
+		      : fprintf(f, "bench_send wait=%s qpn=2 cqn=1 n=1000000 size=64 recv_qpn=3 "
 			       "recv_buf=b recv_lkey=" KEY_B "\n", r->wait)) < 0 ||
 	    fclose(f) != 0)
 		bench_die("the guest's script", NULL);
@@ -107,8 +107,8 @@ static double guest_sample(const struct row *r)
 static double rings_sample(const struct row *r)
 {
 	struct json_object *o = bench_perftest(r->d->socket, r->cpu, r->write ?
-					       "-t write -z 4096 -n 200000" :
-					       "-e -w 256 -t send -z 64 -n 500000");
+					       "-t write -z 4096 -n 1000000" :
+					       "-e -w 256 -t send -z 64 -n 1000000");
 	double figure = bench_perftest_field(o, 0, r->write ? "gbps" : "msgs_per_sec");
 
 	json_object_put(o);
