@@ -25,7 +25,6 @@
 #include "daemon/verbs/mkey.h"
 #include "daemon/verbs/mr.h"
 #include "daemon/verbs/qp.h"
-#include "dataplane/worker.h"
 #include "lib/log.h"
 
 #include <errno.h>
@@ -68,52 +67,6 @@ static struct rdma_object *guest_object(struct vdev_session *s, enum rdma_object
 
 /* ---- descriptors of WQEs in flight ---- */
 
-uint32_t vdev_posted_count(const struct vdev_rdmaq *q)
-{
-	return atomic_load_explicit(&q->posted_end, memory_order_relaxed) -
-	       atomic_load_explicit(&q->posted_first, memory_order_acquire);
-}
-
-bool vdev_posted_add(struct vdev_rdmaq *q, uint16_t head, uint64_t wr_id)
-{
-	uint32_t end = atomic_load_explicit(&q->posted_end, memory_order_relaxed);
-
-	/* Never more than the queue's size: each holds a descriptor of the queue. */
-	if (vdev_posted_count(q) >= q->posted_cap)
-		return false;
-	q->posted[end & (q->posted_cap - 1)] = (struct vdev_posted){ .head = head, .wr_id = wr_id };
-	/* The entry before the index: the consumer reads the index with acquire. */
-	atomic_store_explicit(&q->posted_end, end + 1, memory_order_release);
-	return true;
-}
-
-/*
- * Gives back the descriptors of the WQEs up to the one of wr_id (all of
- * them with all), oldest first, and tells the guest.  Main thread.
- */
-static void posted_retire(struct vdev_rdmaq *q, uint64_t wr_id, bool all)
-{
-	uint32_t first = atomic_load_explicit(&q->posted_first, memory_order_relaxed);
-	uint32_t end = atomic_load_explicit(&q->posted_end, memory_order_acquire), i = first;
-
-	if (!all) {
-		while (i != end && q->posted[i & (q->posted_cap - 1)].wr_id != wr_id)
-			i++;
-		if (i == end)
-			return;
-		end = i + 1;
-	}
-	for (i = first; i != end; i++)
-		if (q->vq)
-			vq_push(q->vq, q->posted[i & (q->posted_cap - 1)].head, 0);
-	atomic_store_explicit(&q->posted_first, end, memory_order_release);
-	if (q->vq && end != first)
-		vq_signal(q->vq);
-	/* A worker that takes this queue's WQEs may have stopped for want of this room. */
-	if (q->worker && end != first)
-		dp_worker_wake(q->worker);
-}
-
 /* The completion e reached the guest: the WQE it completes retires. */
 static void retire(struct vdev_session *s, const struct dp_cqe *e)
 {
@@ -124,7 +77,7 @@ static void retire(struct vdev_session *s, const struct dp_cqe *e)
 		return;
 	q = rdma_queue(s, vdev_vq_sq(s->env.max_cqs, e->qp_num) + recv);
 	if (q)
-		posted_retire(q, e->wr_id, false);
+		vdev_posted_retire(q, e->wr_id, false);
 }
 
 /* ---- completions ---- */
@@ -482,7 +435,7 @@ void vdev_rdma_queue_stop(struct vdev_session *s, unsigned index)
 	if (q->worker)
 		vdev_send_detach(q);
 	/* What was in flight is the guest's again (its driver resets the queue after). */
-	posted_retire(q, 0, true);
+	vdev_posted_retire(q, 0, true);
 	q->kick = sd_event_source_disable_unref(q->kick);
 	q->vq = NULL;
 	q->held = false;

@@ -107,10 +107,15 @@ void vdev_rdma_free(struct vdev_session *s);
  */
 bool vdev_send_attach(struct vdev_rdmaq *q, struct rdma_qp *qp);
 void vdev_send_detach(struct vdev_rdmaq *q);
-/* rdma_queues.c: a WQE of q's, of descriptor head, is in flight (false: no room to say so). */
+/* posted.c: a WQE of q's, of descriptor head, is in flight (false: no room to say so). */
 bool vdev_posted_add(struct vdev_rdmaq *q, uint16_t head, uint64_t wr_id);
-/* rdma_queues.c: how many WQEs of q's are in flight. */
+/* posted.c: how many WQEs of q's are in flight. */
 uint32_t vdev_posted_count(const struct vdev_rdmaq *q);
+/*
+ * posted.c, main thread: the descriptors of q's WQEs up to the one of wr_id
+ * (all of them with all) go back, oldest first, and the guest is told.
+ */
+void vdev_posted_retire(struct vdev_rdmaq *q, uint64_t wr_id, bool all);
 
 /* net_queues.c: frames the guest queued go to the TAP (dropped and counted without one). */
 void vdev_net_tx(struct vdev_session *s);
