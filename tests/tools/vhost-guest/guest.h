@@ -86,6 +86,12 @@ struct guest {
  * back end has gone, whatever the caller meant to say. */
 int reply_ok(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int reply_fail(struct guest *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* In a command (struct guest *g, struct args *a): a word that does not parse is the reply. */
+#define CHECK(call)						\
+	do {							\
+		if ((call) < 0)					\
+			return reply_fail(g, "%s", a->err);	\
+	} while (0)
 /* A line before the reply (cqe ..., data). */
 void reply_line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* "fail <what>: <strerror>", or closed. */

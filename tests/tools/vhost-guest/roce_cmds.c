@@ -120,12 +120,6 @@ static int roce(struct guest *g, uint8_t cmd, const void *req, size_t req_len, v
 	return 0;
 }
 
-#define CHECK(call)						\
-	do {							\
-		if ((call) < 0)					\
-			return reply_fail(g, "%s", a->err);	\
-	} while (0)
-
 static int cmd_query_device(struct guest *g, struct args *a)
 {
 	struct virtio_rdma_ack_query_device d;

@@ -159,12 +159,6 @@ static int parse_sges(struct guest *g, struct args *a, struct virtio_rdma_sge *s
 	return 0;
 }
 
-#define CHECK(call)						\
-	do {							\
-		if ((call) < 0)					\
-			return reply_fail(g, "%s", a->err);	\
-	} while (0)
-
 static int posted(struct guest *g, struct vq *q, int r, const char *what)
 {
 	if (r == -ENOSPC)
