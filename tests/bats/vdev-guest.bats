@@ -218,6 +218,30 @@ guest_up() { # VM [create options...]
 	assert_output '[1,1,1]'
 }
 
+@test "a second VM's WQEs on its worker reach none of the first's memory: a key only the first has fails" {
+	guest_up vm1 --max-qps 16 --max-cqs 8
+	guest_up vm2 --max-qps 16 --max-cqs 8
+	connect_pair vm1 1024
+	gok vm1 alloc c 4096
+	gok vm1 pattern c 0 4096 7
+	gok vm1 reg_user_mr c pdn=1 access=local_write,remote_write,remote_read
+	kc=$(kv lkey "$reply")
+	connect_pair vm2 1024
+	# vm2 names vm1's third key, at vm1's address of it: on vm2's device it names nothing.
+	gok vm2 post_send qpn=2 opcode=write wr_id=5 flags=signaled sge=a:0:64:$KA remote_addr=0x7f0000008000 rkey=$kc
+	cqes vm2 1
+	assert_regex "$cqes" "cqe wr_id=5 status=rem_access_err"
+	# The error took the pair to ERR: up again, and vm1's key as vm2's local key.
+	for qp in 2 3; do
+		gok vm2 modify_qp qpn=$qp state=reset
+	done
+	pair_up vm2
+	gok vm2 post_send qpn=2 opcode=write wr_id=6 flags=signaled sge=a:0:64:$kc remote_addr=b rkey=$KB
+	cqes vm2 1
+	assert_regex "$cqes" "cqe wr_id=6 status=loc_prot_err"
+	gok vm1 check c 0 4096 7
+}
+
 @test "guest Ethernet: its frames reach the TAP, the TAP's frames reach it; counted in vdev show" {
 	ip tuntap list >/dev/null 2>&1 || skip "no TUN/TAP here"
 	guest_up ge --tap vdgt-ge --mac 52:54:00:00:0e:01
