@@ -12,9 +12,9 @@
  * its CQ must take.  The WQEs in flight between them are a ring with one
  * producer and one consumer (vdev_posted_add).
  * The main thread then never sees the WQEs of the hot path: it hands the
- * queue over (vdev_send_attach) and takes it back (vdev_send_detach) by
+ * taking over (vdev_send_attach) and takes it back (vdev_send_detach) by
  * running a command on the worker and waiting for it, so that exactly one
- * thread touches the virtqueue and its descriptors in flight at any time.
+ * thread takes from the available ring at any time.
  * UD QPs stay on the main thread: their AHs are resolved there.
  */
 #include "daemon/vdev/session_int.h"
