@@ -25,6 +25,7 @@ void config_defaults(struct rdmad_config *config)
 		.max_mr_size = RDMAD_MAX_MR_SIZE_DEFAULT,
 		.busy_poll_usec = RDMAD_BUSY_POLL_USEC_DEFAULT,
 		.roce_port = ROCE_UDP_PORT,
+		.roce_segmentation_offload = 1,
 	};
 }
 

@@ -177,3 +177,36 @@ roce_write_read() {
 	assert_output "$1 success rdma_read $1 0 0 "
 	assert_equal "$(sum "$A" "$MA" 0 "$1")" "$want"
 }
+
+# roce_capture_start FILE: capture B's RoCE traffic as it is on the wire.  With UDP
+# segmentation off on the veths the kernel cuts every run of a GSO send before the wire
+# (and before the capture of what B sends), so the capture shows packets as NICs send them.
+roce_capture_start() {
+	command -v dumpcap >/dev/null || skip "needs dumpcap (tshark)"
+	command -v ethtool >/dev/null || skip "needs ethtool"
+	ip netns exec "$NS_A" ethtool -K "$VETH_A" tx-udp-segmentation off
+	ip netns exec "$NS_B" ethtool -K "$VETH_B" tx-udp-segmentation off
+	ip netns exec "$NS_B" dumpcap -q -P -i "$VETH_B" -f "udp port 4791" -w "$1" 2>/dev/null &
+	ROCE_CAPTURE_PID=$!
+	for i in $(seq 1 50); do [ -s "$1" ] && break; sleep 0.1; done
+	sleep 0.3
+}
+
+roce_capture_stop() {
+	sleep 0.3
+	kill -INT "$ROCE_CAPTURE_PID"
+	wait "$ROCE_CAPTURE_PID" || true
+	ip netns exec "$NS_A" ethtool -K "$VETH_A" tx-udp-segmentation on
+	ip netns exec "$NS_B" ethtool -K "$VETH_B" tx-udp-segmentation on
+}
+
+# roce_capture_checks FILE: no malformed packet in tshark, every ICRC right against its own
+# header, IPv4 ID included (tests/tools/roce-icrc.py, written from the standard).
+roce_capture_checks() {
+	run --separate-stderr tshark -r "$1" --disable-protocol rpcordma -Y _ws.malformed
+	assert_success
+	assert_output ""
+	run python3 "$TOP/tests/tools/roce-icrc.py" check-pcap "$1"
+	assert_success
+	assert_output --regexp "^[0-9]+ OK, 0 BAD$"
+}
