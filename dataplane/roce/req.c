@@ -217,6 +217,7 @@ unsigned roce_req_pump(struct dp_worker *w, struct dp_qp *q)
 		send_request(w, q, wqe);
 		sent++;
 	}
+	roce_window_sent(c, sent);
 	/*
 	 * The timer runs whenever a PSN is owed an acknowledgement, whether or
 	 * not this turn sent one: whatever else keeps a packet from leaving, the

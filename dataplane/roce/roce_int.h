@@ -124,9 +124,11 @@ void roce_msg_answer(struct dp_worker *w, struct dp_qp *q, uint32_t index, uint8
 /* ---- window.c: the requester's window of unacknowledged packets ---- */
 
 void roce_window_init(struct dp_roce_qp *c);
+/* packets more request packets left (first copies and retransmissions alike). */
+void roce_window_sent(struct dp_roce_qp *c, uint32_t packets);
 /* una moved past packets more PSNs. */
 void roce_window_acked(struct dp_roce_qp *c, uint32_t packets);
-/* A PSN-sequence NAK: a packet was lost. */
+/* A PSN-sequence NAK: a packet was lost (each NAK of an episode is one more). */
 void roce_window_loss(struct dp_roce_qp *c);
 /* The retransmission timer ran out. */
 void roce_window_timeout(struct dp_roce_qp *c);

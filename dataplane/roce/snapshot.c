@@ -28,8 +28,9 @@ static void snapshot_requester(const struct dp_roce_qp *c, uint64_t now, struct 
 	s->retry_left = c->retry_left;
 	s->window = c->window;
 	s->window_credit = c->window_credit;
-	s->recover_psn = c->recover_psn;
-	s->recovering = c->recovering;
+	s->slow_start_to = c->slow_start_to;
+	s->loss_sent = c->loss_sent;
+	s->loss_seen = c->loss_seen;
 	s->rto_ns = c->rto_ns;
 	s->rto_armed = dp_timer_armed(&c->rto);
 	s->rto_in_ns = s->rto_armed ? until(c->rto.deadline_ns, now) : 0;
@@ -88,14 +89,14 @@ int dp_roce_qp_snapshot_format(const struct dp_roce_qp_snapshot *s, char *buf, s
 	return snprintf(buf, len,
 		"QP %u state %u remote %d: sq cons %u prod %u req_next %u in_flight %u psn_next %#x\n"
 		"  requester: una %#x acked %#x tx_psn %#x tx_high %#x tx_index %u retry_left %u\n"
-		"  window %u (credit %u) recovering %d recover_psn %#x\n"
+		"  window %u (credit %u, slow start to %u) losses %.1f in %u sent\n"
 		"  rto %.3f ms: %s; rnr %s index %u in %.3f ms\n"
 		"  responder: epsn %#x msn %u nak_sent %d nak_high %#x ack_due %d ack_psn %#x listed %d"
 		" reads %u rx_active %d\n"
 		"  worker: %u timers armed, next in %s\n",
 		s->qpn, s->state, s->remote, s->sq_cons, s->sq_prod, s->req_next, s->in_flight, s->psn_next,
 		s->una, s->acked, s->tx_psn, s->tx_high, s->tx_index, s->retry_left,
-		s->window, s->window_credit, s->recovering, s->recover_psn,
+		s->window, s->window_credit, s->slow_start_to, s->loss_seen / 256.0, s->loss_sent,
 		ms((int64_t)s->rto_ns), rto, s->rnr_active ? "active" : "idle", s->rnr_index, ms(s->rnr_in_ns),
 		s->epsn, s->msn, s->nak_sent, s->nak_high, s->ack_due, s->ack_psn, s->ack_listed,
 		s->read_count, s->rx_active, s->timers_armed, next);

@@ -104,8 +104,9 @@ struct dp_roce_qp {
 	struct dp_timer rto;
 	uint32_t window;          /* packets unacknowledged at most now (window.c) */
 	uint32_t window_credit;   /* packets acknowledged towards the next growth */
-	uint32_t recover_psn;     /* a loss episode lasts until una reaches it */
-	bool recovering;
+	uint32_t slow_start_to;   /* after a timeout, one more per packet acknowledged up to this */
+	uint32_t loss_sent;       /* request packets sent, and losses (x 256) among them, both */
+	uint32_t loss_seen;       /*   halved as they grow: the loss rate of late (window.c) */
 	uint32_t since_ack_req;   /* request packets since the last that asked for an ACK */
 	/* Responder. */
 	uint32_t epsn;            /* the next request PSN expected */
@@ -191,8 +192,8 @@ struct dp_roce_qp_snapshot {
 	/* Send queue and requester. */
 	uint32_t sq_cons, sq_prod, req_next, in_flight, psn_next;
 	uint32_t una, acked, tx_psn, tx_high, tx_index, retry_left;
-	uint32_t window, window_credit, recover_psn;
-	bool recovering, remote;
+	uint32_t window, window_credit, slow_start_to, loss_sent, loss_seen;
+	bool remote;
 	bool rto_armed, rnr_active;
 	uint64_t rto_ns;
 	int64_t rto_in_ns, rnr_in_ns;    /* until the timer runs out (negative: overdue) */

@@ -71,8 +71,8 @@ static int teardown(void **state)
 	return 0;
 }
 
-/* A signaled WRITE of len bytes of the MR to the peer, then a turn: its packets leave. */
-static void post_write(uint64_t wr_id, uint32_t len)
+/* A signaled WRITE or READ of len bytes of the MR with the peer, then a turn: its packets leave. */
+static void post(uint64_t wr_id, uint8_t opcode, uint32_t len)
 {
 	uint32_t index;
 	struct dp_sq_req *r = dp_queue_reserve(&qp->sq, &index);
@@ -80,7 +80,7 @@ static void post_write(uint64_t wr_id, uint32_t len)
 	assert_non_null(r);
 	memset(r, 0, qp->sq.entry_size);
 	r->wr_id = wr_id;
-	r->opcode = DP_WR_RDMA_WRITE;
+	r->opcode = opcode;
 	r->send_flags = DP_SEND_SIGNALED;
 	r->rdma.remote_addr = 0x7f0000;
 	r->rdma.rkey = 0x4242;
@@ -90,12 +90,17 @@ static void post_write(uint64_t wr_id, uint32_t len)
 	turns(1);
 }
 
-/* The peer's ACK of every PSN up to psn. */
-static void ack(uint32_t psn)
+static void post_write(uint64_t wr_id, uint32_t len)
 {
-	static uint8_t pkt[DP_ROCE_PKT_MAX];
+	post(wr_id, DP_WR_RDMA_WRITE, len);
+}
+
+/* A packet of the peer's (an ACK, or a READ response with len bytes), then a turn. */
+static void from_peer(uint8_t operation, uint32_t psn, uint32_t len)
+{
+	static uint8_t pkt[DP_ROCE_PKT_MAX], payload[MTU];
 	struct roce_pkt p = {
-		.bth = { .opcode = ROCE_OPCODE(ROCE_TR_RC, ROCE_ACKNOWLEDGE), .pkey = ROCE_PKEY_DEFAULT,
+		.bth = { .opcode = ROCE_OPCODE(ROCE_TR_RC, operation), .pkey = ROCE_PKEY_DEFAULT,
 			 .dest_qp = RC_QPN, .psn = psn },
 		.aeth = { .syndrome = ROCE_AETH_ACK_UNLIMITED },
 	};
@@ -103,7 +108,8 @@ static void ack(uint32_t psn)
 	struct dp_udp_addr from, to;
 	size_t n;
 
-	assert_int_equal(roce_pkt_build(&p, NULL, 0, pkt, sizeof(pkt), &n), ROCE_OK);
+	memset(payload, (int)psn, len);
+	assert_int_equal(roce_pkt_build(&p, len ? payload : NULL, len, pkt, sizeof(pkt), &n), ROCE_OK);
 	memcpy(hdr.sgid, peer_gid, 16);
 	memcpy(hdr.dgid, self_gid, 16);
 	assert_int_equal(roce_icrc_seal_payload(&hdr, pkt, n), ROCE_OK);
@@ -111,6 +117,12 @@ static void ack(uint32_t psn)
 	roce_gid_addr(self_gid, 0, &to);
 	dp_roce_input(&worker, &nic, pkt, n, &from, &to);
 	turns(1);
+}
+
+/* The peer's ACK of every PSN up to psn. */
+static void ack(uint32_t psn)
+{
+	from_peer(ROCE_ACKNOWLEDGE, psn, 0);
 }
 
 static uint64_t sent(void)
@@ -179,11 +191,39 @@ static void test_ack_of_part_overtakes_the_goback(void **state)
 	assert_false(dp_timer_armed(&roce_qp(qp)->rto));
 }
 
+/*
+ * A READ of 4 responses whose second was lost: the last one shows the gap,
+ * and the READ is asked for again from the second at once (as rxe's
+ * completer does), not when the timer runs out; the late responses of the
+ * first stream ask nothing more.
+ */
+static void test_read_gap_asks_again_at_once(void **state)
+{
+	post(1, DP_WR_RDMA_READ, 4 * MTU);
+	assert_int_equal(sent(), 1);
+	from_peer(ROCE_READ_RESPONSE_FIRST, 0, MTU);
+	from_peer(ROCE_READ_RESPONSE_MIDDLE, 2, MTU);
+	assert_int_equal(sent(), 1);
+	from_peer(ROCE_READ_RESPONSE_LAST, 3, MTU);
+	assert_int_equal(sent(), 2);
+	assert_int_equal(retransmits(), 1);
+	assert_int_equal(roce_qp(qp)->tx_psn, 4);
+	/* The second stream: 1, then 2 and 3 again; the READ completes with every byte. */
+	from_peer(ROCE_READ_RESPONSE_MIDDLE, 1, MTU);
+	from_peer(ROCE_READ_RESPONSE_MIDDLE, 2, MTU);
+	from_peer(ROCE_READ_RESPONSE_LAST, 3, MTU);
+	completed(1);
+	assert_int_equal(sent(), 2);
+	for (int k = 0; k < 4; k++)
+		assert_int_equal(mem[k * MTU], k);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_ack_of_everything_overtakes_the_goback, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ack_of_part_overtakes_the_goback, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_read_gap_asks_again_at_once, setup, teardown),
 	};
 
 	return cmocka_run_group_tests_name("RoCE v2: an ACK that overtakes a go-back", tests, NULL, NULL);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The RoCE requester's window of unacknowledged packets (dataplane/roce/window.c):
- * AIMD as docs/decisions.md ("RoCE v2 transport", Reliability) states it.
+ * held to the loss rate, slow start after a timeout, as docs/decisions.md ("RoCE v2 transport",
+ * Reliability) states it.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -38,44 +39,75 @@ static void test_starts_full(void **state)
 	assert_int_equal(c.window, DP_ROCE_WINDOW);
 }
 
-static void test_one_halving_per_loss_episode(void **state)
+/* Packets sent, one in every `every` lost (each loss a PSN-sequence NAK). */
+static void send_losing(struct dp_roce_qp *c, uint32_t n, uint32_t every)
+{
+	for (uint32_t i = 1; i <= n; i++) {
+		roce_window_sent(c, 1);
+		if (i % every == 0)
+			roce_window_loss(c);
+	}
+}
+
+/* A loss is not congestion: the window is held to 1 / (2 p) of the loss rate, not halved. */
+static void test_window_follows_the_loss_rate(void **state)
 {
 	struct dp_roce_qp c = fresh();
 
-	c.tx_high = dp_psn_add(c.una, 100);
-	roce_window_loss(&c);
-	assert_int_equal(c.window, DP_ROCE_WINDOW / 2);
-	/* More NAKs of the same episode (the gap lost again): no second halving. */
-	roce_window_loss(&c);
-	ack(&c, 50);
-	roce_window_loss(&c);
-	assert_int_equal(c.window, DP_ROCE_WINDOW / 2);
-	/* What was in flight at the loss is acknowledged: a new loss halves again. */
-	ack(&c, 50);
-	c.tx_high = dp_psn_add(c.una, 10);
-	roce_window_loss(&c);
-	assert_int_equal(c.window, DP_ROCE_WINDOW / 4);
+	/* 1 in 1000 lost: the window stays full. */
+	send_losing(&c, 20000, 1000);
+	assert_int_equal(c.window, DP_ROCE_WINDOW);
+	/* 1%: about 50 packets (the rate is measured over a few thousand packets). */
+	send_losing(&c, 20000, 100);
+	assert_in_range(c.window, 45, 55);
+	/* 5%: about 10. */
+	send_losing(&c, 20000, 20);
+	assert_in_range(c.window, 9, 11);
+	/* Never below the least, whatever the loss. */
+	send_losing(&c, 20000, 1);
+	assert_int_equal(c.window, DP_ROCE_WINDOW_MIN);
 }
 
-static void test_timeout_to_the_least(void **state)
+/* The losses age: a path that stopped losing grows back to the full window. */
+static void test_losses_age(void **state)
+{
+	struct dp_roce_qp c = fresh();
+
+	send_losing(&c, 20000, 10);
+	assert_in_range(c.window, 4, 6);
+	roce_window_sent(&c, 100000);
+	ack(&c, 1000000);
+	assert_int_equal(c.window, DP_ROCE_WINDOW);
+}
+
+/* A timeout: from the least, doubling (one more per packet acknowledged) up to half the
+ * window it had, then one more per window. */
+static void test_timeout_slow_start(void **state)
 {
 	struct dp_roce_qp c = fresh();
 
 	roce_window_timeout(&c);
 	assert_int_equal(c.window, DP_ROCE_WINDOW_MIN);
-	for (int i = 0; i < 10; i++) {
-		c.recovering = false;
-		roce_window_loss(&c);
-	}
+	ack(&c, DP_ROCE_WINDOW_MIN);
+	assert_int_equal(c.window, 2 * DP_ROCE_WINDOW_MIN);
+	ack(&c, 1000);
+	assert_true(c.window >= DP_ROCE_WINDOW / 2);
+	assert_true(c.window < DP_ROCE_WINDOW / 2 + 10);
+	/* A loss in slow start ends it, and holds the window to the loss rate. */
+	roce_window_timeout(&c);
+	roce_window_sent(&c, 8);
+	roce_window_loss(&c);
 	assert_int_equal(c.window, DP_ROCE_WINDOW_MIN);
+	assert_int_equal(c.slow_start_to, 0);
 }
 
-/* One packet more per window acknowledged, up to DP_ROCE_WINDOW. */
+/* One packet more per window acknowledged, up to DP_ROCE_WINDOW (or the loss limit). */
 static void test_additive_increase(void **state)
 {
 	struct dp_roce_qp c = fresh();
 
 	roce_window_timeout(&c);
+	c.slow_start_to = 0;
 	ack(&c, DP_ROCE_WINDOW_MIN - 1);
 	assert_int_equal(c.window, DP_ROCE_WINDOW_MIN);
 	ack(&c, 1);
@@ -84,6 +116,12 @@ static void test_additive_increase(void **state)
 	assert_int_equal(c.window, DP_ROCE_WINDOW_MIN + 2);
 	ack(&c, 1000000);
 	assert_int_equal(c.window, DP_ROCE_WINDOW);
+	/* With 1% lost of late, it grows to about 50 only. */
+	send_losing(&c, 4000, 100);
+	roce_window_timeout(&c);
+	c.slow_start_to = 0;
+	ack(&c, 1000000);
+	assert_in_range(c.window, 45, 55);
 }
 
 /* AckReq twice per window, and every DP_ROCE_ACK_EVERY packets at most. */
@@ -106,8 +144,9 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_starts_full),
-		cmocka_unit_test(test_one_halving_per_loss_episode),
-		cmocka_unit_test(test_timeout_to_the_least),
+		cmocka_unit_test(test_window_follows_the_loss_rate),
+		cmocka_unit_test(test_losses_age),
+		cmocka_unit_test(test_timeout_slow_start),
 		cmocka_unit_test(test_additive_increase),
 		cmocka_unit_test(test_ack_requests),
 	};
