@@ -30,15 +30,23 @@ assert_refused() { # ERROR FIELD
 	assert_output --partial "io.rdmad.Vdev.$1: field '$2'"
 }
 # front_end SOCKET: a front end that connects and stays until its stdin closes
-# (front_end_close); its pid in fe.pid.
+# (front_end_close), saying "eof" when rdmad ends the connection; its pid in fe.pid.
 front_end() {
 	local line pid
 	coproc FE { exec python3 -c '
-import os, socket, sys
+import os, select, socket, sys
 s = socket.socket(socket.AF_UNIX)
 s.connect(sys.argv[1])
 print("connected", os.getpid(), flush=True)
-sys.stdin.read()
+watch = [sys.stdin, s]
+while True:
+    for f in select.select(watch, [], [])[0]:
+        if f is sys.stdin:
+            if not sys.stdin.read(1):
+                sys.exit(0)
+        elif not s.recv(4096):
+            print("eof", flush=True)
+            watch.remove(s)
 ' "$1"; }
 	read -r line pid <&"${FE[0]}"
 	echo "$pid" >"$BATS_TEST_TMPDIR/fe.pid"
@@ -241,7 +249,8 @@ print("closed" if s.recv(1) == b"" else "open")
 	"$RDMACTL" vdev destroy vm8
 	[ ! -e "$S/vm8.sock" ]
 	# The front end sees its connection end.
-	run timeout 5 cat <&"${FE[0]}"
+	read -t 5 -r line <&"${FE[0]}"
+	assert_equal "$line" eof
 	front_end_close
 	run "$RDMACTL" -j vdev list
 	assert_output '[]'
