@@ -20,7 +20,7 @@
  * go-back (an ACK that overtook it stopped sending for good: dataplane/roce/
  * req.c) it stopped in 4 runs of 4, each time within its first phases, on
  * the clean connection.  Needs root (network namespaces): skipped without.
- * About 40 s.
+ * About 25 s.
  */
 #include <setjmp.h>
 #include <signal.h>
@@ -40,7 +40,7 @@
 #include "tests/bench/lib/roce_dump.h"
 #include "tests/bench/lib/roce_pair.h"
 
-#define PHASE_SECONDS 1.5
+#define PHASE_SECONDS 1.0
 #define STALL_SECONDS 4.0
 #define RC_TIMEOUT    14       /* 4.096 us << 14: 67 ms */
 #define PATH_MTU      1024
