@@ -192,8 +192,9 @@ static void acknowledge(struct dp_worker *w, struct dp_qp *q, const struct roce_
  * A READ response: it acknowledges the messages before its READ, and
  * carries the next bytes of it.  One out of order is dropped; when it is the
  * last of the READ's responses, the stream it belongs to has ended with a
- * gap, and the READ is asked for again at once from the first missing
- * response, as rxe's completer does, rather than when the timer runs out.
+ * gap, and the READ (this one only: the READs sent after it were not lost)
+ * is asked for again at once from the first missing response, as rxe's
+ * completer does, rather than when the timer runs out.
  * Only a stream's last response asks, so each stream with a gap asks once
  * (the late responses of an earlier stream ask nothing); a lost last one
  * still waits for the timer.
@@ -207,17 +208,16 @@ static void read_response(struct dp_worker *w, struct dp_qp *q, const struct roc
 
 	if (!m)
 		return;
-	if (p->bth.psn != m->read_next) {
-		if (p->bth.psn == dp_psn_add(m->psn, m->npsn - 1) && dp_psn_diff(p->bth.psn, m->read_next) > 0 &&
-		    q->wqes[index & q->sq.mask].opcode == DP_WR_RDMA_READ) {
-			roce_window_loss(roce_qp(q));
-			roce_req_rewind(w, q, m->read_next);
-		}
-		return;
-	}
 	wqe = &q->wqes[index & q->sq.mask];
 	if (wqe->opcode != DP_WR_RDMA_READ)
 		return;
+	if (p->bth.psn != m->read_next) {
+		if (p->bth.psn == dp_psn_add(m->psn, m->npsn - 1) && dp_psn_diff(p->bth.psn, m->read_next) > 0) {
+			roce_window_loss(roce_qp(q));
+			roce_req_read_again(w, q, wqe);
+		}
+		return;
+	}
 	ack_through(w, q, dp_psn_add(m->psn, DP_PSN_SPACE - 1));
 	len = wqe->mem.length;
 	off = (uint64_t)dp_psn_diff(p->bth.psn, m->psn) * mtu;

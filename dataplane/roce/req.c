@@ -237,6 +237,18 @@ void roce_req_rewind(struct dp_worker *w, struct dp_qp *q, uint32_t psn)
 	roce_req_pump(w, q);
 }
 
+void roce_req_read_again(struct dp_worker *w, struct dp_qp *q, struct dp_send_wqe *wqe)
+{
+	struct dp_roce_qp *c = roce_qp(q);
+	uint32_t tx_psn = c->tx_psn;
+
+	/* Only this READ's missing part: the messages sent after it were not lost. */
+	c->tx_psn = wqe->msg.read_next;
+	send_request(w, q, wqe);
+	c->tx_psn = tx_psn;
+	roce_window_sent(c, 1);
+}
+
 /* A UD datagram to the address vector of its WR (reference §2.5: BTH DETH [ImmDt] payload). */
 static void send_datagram(struct dp_worker *w, struct dp_qp *q, struct dp_send_wqe *wqe)
 {

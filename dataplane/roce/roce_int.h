@@ -116,6 +116,9 @@ int roce_open_socket(struct dp_udp *u, int family, uint16_t port, unsigned flags
 unsigned roce_req_pump(struct dp_worker *w, struct dp_qp *q);
 /* Go back N: sends again from psn on (a PSN-sequence NAK, a timeout, a READ response missing). */
 void roce_req_rewind(struct dp_worker *w, struct dp_qp *q, uint32_t psn);
+/* Asks for the responses of a READ in flight again from its first missing one, and for
+ * nothing else (the READs after it are not asked again). */
+void roce_req_read_again(struct dp_worker *w, struct dp_qp *q, struct dp_send_wqe *wqe);
 /* The message the SQ index holds, if it is one of q's RoCE messages in flight. */
 struct dp_wire_msg *roce_msg_at(struct dp_qp *q, uint32_t index);
 /* Gives the message at index its response (status, or rnr / dropped already in the answer). */
