@@ -164,7 +164,8 @@ static int domains(struct dp_sig_domain *d)
 
 #define MAX_LEN 8448            /* 33 groups of 256: past the backward walk's NORM_MAX */
 #define MAX_N 5
-#define AREA (MAX_N * (MAX_LEN + 16) + 4096 + 64)
+/* a whole number of pages: aligned_alloc takes sizes that are multiples of the alignment */
+#define AREA ((MAX_N * (MAX_LEN + 16) + 4096 + 64 + 4095) / 4096 * 4096)
 
 /* n blocks of len at src (stride ss) through the emulated kernels and the portable level,
  * generated (dst NULL) or copied to dst (stride ds): the same guards, the same bytes, and the
