@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Kernel levels and the dispatch of dp_sig_guard_blocks() (see kern.h).  The kernels are in
- * kern_fold.c (carry-less multiply folding), kern_crc32c.c (crc32 streams) and kern_csum.c
- * (IP checksum); the portable path is ISA-L + memcpy.
+ * kern_fold.c (carry-less multiply folding), kern_crc32c.c (crc32 streams), kern_csum.c
+ * (IP checksum) and kern512.c (all of them with 512-bit lanes); the portable path is ISA-L +
+ * memcpy.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -19,6 +20,7 @@ static const char *const level_names[DP_KERN_LEVELS] = {
 	[DP_KERN_PCLMUL] = "pclmul",
 	[DP_KERN_AVX2] = "avx2",
 	[DP_KERN_VPCLMUL256] = "vpclmul256",
+	[DP_KERN_VPCLMUL512] = "vpclmul512",
 };
 
 static bool supported[DP_KERN_LEVELS];
@@ -38,6 +40,9 @@ static void probe_cpu(void)
 	lacks[DP_KERN_PCLMUL] = LACKS("pclmul") ?: LACKS("ssse3") ?: LACKS("sse4.1") ?: LACKS("sse4.2");
 	lacks[DP_KERN_AVX2] = lacks[DP_KERN_PCLMUL] ?: LACKS("avx2");
 	lacks[DP_KERN_VPCLMUL256] = lacks[DP_KERN_AVX2] ?: LACKS("vpclmulqdq");
+	/* libgcc's answer for these includes the OS's: XCR0 enables the zmm state */
+	lacks[DP_KERN_VPCLMUL512] = lacks[DP_KERN_VPCLMUL256] ?: LACKS("avx512f") ?: LACKS("avx512bw") ?:
+				    LACKS("avx512vl");
 	for (int l = 0; l < DP_KERN_LEVELS; l++)
 		supported[l] = !lacks[l];
 	fold_isa_128 = __builtin_cpu_supports("avx") ? DP_FOLD_AVX : DP_FOLD_SSE;
@@ -184,18 +189,6 @@ static void portable_blocks(const struct dp_sig_domain *d, uint64_t *g, uint8_t 
 	}
 }
 
-/* The folding kind of a CRC guard. */
-static enum dp_fold_kind fold_kind(const struct dp_sig_domain *d)
-{
-	if (d->sig_type == DP_SIG_T10DIF)
-		return DP_FOLD_T10DIF;
-	switch (d->crc.type) {
-	case DP_CRC_CRC32:  return DP_FOLD_CRC32;
-	case DP_CRC_CRC32C: return DP_FOLD_CRC32C;
-	default:            return DP_FOLD_CRC64;
-	}
-}
-
 void dp_sig_guard_blocks(const struct dp_sig_domain *d, uint64_t *g, uint8_t *dst, size_t ds,
 			 const uint8_t *src, size_t ss, size_t len, size_t n)
 {
@@ -214,6 +207,10 @@ void dp_kern_guard_blocks_at(enum dp_kern_level at, const struct dp_sig_domain *
 		portable_blocks(d, g, dst, ds, src, ss, len, n);
 		return;
 	}
+	if (at == DP_KERN_VPCLMUL512) {
+		dp_kern512_guard_blocks(d, g, dst, ds, src, ss, len, n);
+		return;
+	}
 	if (csum) {
 		if (at >= DP_KERN_AVX2)
 			dp_csum_blocks_avx2(d->t10dif.bg, g, dst, ds, src, ss, len, n);
@@ -221,7 +218,7 @@ void dp_kern_guard_blocks_at(enum dp_kern_level at, const struct dp_sig_domain *
 			portable_blocks(d, g, dst, ds, src, ss, len, n);
 		return;
 	}
-	kind = fold_kind(d);
+	kind = dp_fold_kind_of(d);
 	/* with 256-bit folding, CRC32C folds too: 4096-byte blocks x0.76 -> x0.95 of ISA-L's
 	 * crc32_iscsi alone on Zen 3, 512-byte blocks the same as the crc32 streams */
 	if (kind == DP_FOLD_CRC32C && at == DP_KERN_AVX2) {

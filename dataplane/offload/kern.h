@@ -18,9 +18,12 @@
  *   avx2        as pclmul, but CRC32C by three SSE4.2 crc32 streams with 256-bit copies in the
  *               same loop, and the IP checksum summed by AVX2 from the lanes it copies.
  *   vpclmul256  as avx2, the folding with 256-bit VPCLMULQDQ (two 128-bit lanes per multiply).
- *
- * A 512-bit VPCLMULQDQ level is not built: no machine this was written on could run it
- * (docs/offload.md, "Kernel levels").
+ *   vpclmul512  AVX-512F/BW/VL + VPCLMULQDQ: the folding with four 128-bit lanes per multiply
+ *               (CRC32C too), the IP checksum summed from 512-bit lanes (kern512_body.h).
+ *               Written where no CPU could run it: its lane arrangement and constants are
+ *               checked by tests/unit/test_dp_kern512 on an emulated instantiation, its real
+ *               instructions only by the start-up self-test on an AVX-512 machine
+ *               (docs/offload.md, "Kernel levels").
  */
 #pragma once
 
@@ -38,12 +41,13 @@ enum dp_kern_level {
 	DP_KERN_PCLMUL,
 	DP_KERN_AVX2,
 	DP_KERN_VPCLMUL256,
+	DP_KERN_VPCLMUL512,
 	DP_KERN_LEVELS
 };
 
 #define DP_KERN_LEVEL_ENV "RDMAD_OFFLOAD_LEVEL"
 
-/* "portable", "pclmul", "avx2", "vpclmul256". */
+/* "portable", "pclmul", "avx2", "vpclmul256", "vpclmul512". */
 const char *dp_kern_level_name(enum dp_kern_level level);
 /* The level of a name, or -EINVAL. */
 int dp_kern_level_parse(const char *name);

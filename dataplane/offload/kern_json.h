@@ -4,6 +4,6 @@
 
 #include <json-c/json.h>
 
-/* {"portable": "passed", ..., "vpclmul256": "not run: CPU lacks vpclmulqdq"}: every level,
- * dp_kern_level_selftest() of each. */
+/* [{"kernel": "portable", "result": "passed"}, ..., {"kernel": "vpclmul512", "result": "not run:
+ * CPU lacks avx512f"}]: every level, dp_kern_level_selftest() of each. */
 struct json_object *dp_kern_selftest_json(void);

@@ -271,16 +271,19 @@ static int run_steps(struct transform_run *r, const uint8_t *src, size_t len, si
 	return 0;
 }
 
-/* Steps per batch: a run that stays in L1 when output crypto follows it; a multiple of 3 (the
- * CRC32C kernel takes blocks in threes). */
+/* Steps of `step` bytes in a batch that stays in L1 while the cipher runs over it; a multiple
+ * of 3 (the CRC32C kernel takes blocks in threes). */
+static size_t l1_batch(size_t step)
+{
+	size_t nb = 12288 / step / 3 * 3;
+
+	return nb < 3 ? 3 : nb;
+}
+
+/* Steps per batch: a run that stays in L1 when output crypto follows it. */
 static size_t batch_steps(const struct transform_plan *p, size_t step)
 {
-	size_t nb;
-
-	if (!p->crypt_out)
-		return BATCH_MAX;
-	nb = 12288 / step / 3 * 3;
-	return nb < 3 ? 3 : nb;
+	return p->crypt_out ? l1_batch(step) : BATCH_MAX;
 }
 
 /* Run the signature steps over src[0..len), from a fresh input stream (no crypto on it). */
@@ -306,14 +309,11 @@ static int steps_check_crypt(struct transform_run *r, const uint8_t *in, size_t 
 			     struct dp_error *err)
 {
 	const struct transform_plan *p = r->p;
-	size_t step = (size_t)p->bin + p->fin, nblk = in_len / step;
-	size_t max = 12288 / step / 3 * 3;
+	size_t step = (size_t)p->bin + p->fin, nblk = in_len / step, max = l1_batch(step);
 	uint64_t g[BATCH_MAX];
 	uint8_t tweak[16];
 	int rc;
 
-	if (max < 3)
-		max = 3;
 	memcpy(tweak, r->t->cfg.crypto.initial_tweak, 16);
 	/* a batch of blocks: guards by one kernel call (no copy: the cipher writes the output),
 	 * the checks, then the units crypted from the input blocks by one call, all in L1 */
@@ -352,26 +352,43 @@ static int steps_check_crypt(struct transform_run *r, const uint8_t *in, size_t 
 }
 
 /* The mirror image (rows D and J on RX): raw input units are encrypted/decrypted straight into
- * the output block's data, then the guard is computed there and the field appended.  A short
- * last unit is a short last block: delivered without field. */
+ * the output blocks' data, a batch at a time, then the guards of the batch are computed there by
+ * the level's kernels while it is still in L1, and the fields appended.  A short last unit is a
+ * short last block: delivered without field. */
 static int steps_crypt_generate(struct transform_run *r, const uint8_t *in, size_t in_len,
 				struct dp_error *err)
 {
 	const struct dp_crypto_cfg *c = &r->t->cfg.crypto;
 	const struct transform_plan *p = r->p;
-	uint64_t j = 0;
+	size_t ostep = (size_t)p->bout + p->fout, nunits = in_len / p->bout, max = l1_batch(ostep);
+	uint64_t g[BATCH_MAX];
+	uint8_t tweak[16];
 	int rc;
 
-	for (size_t off = 0; off < in_len; off += p->bout, j++) {
-		size_t n = in_len - off < p->bout ? in_len - off : p->bout;
+	memcpy(tweak, c->initial_tweak, 16);
+	for (size_t b = 0; b < nunits;) {
+		size_t nb = nunits - b < max ? nunits - b : max;
 		uint8_t *od = r->out + r->opos;
 
-		rc = dp_xts_crypt(r->t->xts, p->encrypt, c->initial_tweak, j, c->data_unit_size, od, in + off, n, err);
+		rc = dp_xts_crypt_units(r->t->xts, p->encrypt, tweak, od, ostep, in + b * p->bout, p->bout,
+					p->bout, nb, err);
+		if (rc)
+			return rc;
+		dp_sig_guard_blocks(p->out, g, NULL, 0, od, ostep, p->bout, nb);
+		for (size_t i = 0; i < nb; i++) {
+			r->opos += p->bout;
+			emit_field(r, g[i], NULL);
+		}
+		b += nb;
+	}
+	if (in_len > nunits * p->bout) {
+		size_t n = in_len - nunits * p->bout;
+
+		rc = dp_xts_crypt(r->t->xts, p->encrypt, c->initial_tweak, nunits, c->data_unit_size,
+				  r->out + r->opos, in + nunits * p->bout, n, err);
 		if (rc)
 			return rc;
 		r->opos += n;
-		if (n == p->bout)
-			emit_field(r, dp_sig_guard(p->out, od, n), NULL);
 	}
 	return 0;
 }

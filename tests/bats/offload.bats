@@ -170,7 +170,7 @@ levels_passed() { "$RDMACTL" offload levels | awk '$2 == "passed" { print $1 }';
 
 @test "offload levels: every level, self-tested where the CPU runs it, else the feature it lacks" {
 	run -0 "$RDMACTL" offload levels
-	assert_equal "$(cut -d' ' -f1 <<<"$output" | paste -sd' ')" "portable pclmul avx2 vpclmul256"
+	assert_equal "$(cut -d' ' -f1 <<<"$output" | paste -sd' ')" "portable pclmul avx2 vpclmul256 vpclmul512"
 	for line in "${lines[@]}"; do
 		[[ $line =~ ^[a-z0-9]+\ +(passed|failed:\ .+|not\ run:\ CPU\ lacks\ [a-z0-9.]+)( \*)?$ ]] ||
 			fail "not a level and its self-test: '$line'"
@@ -182,6 +182,32 @@ levels_passed() { "$RDMACTL" offload levels | awk '$2 == "passed" { print $1 }';
 		assert_line --regexp '^vpclmul256 +not run: CPU lacks (vpclmulqdq|avx2|pclmul|ssse3|sse4\.1|sse4\.2)$'
 	fi
 	assert_line --regexp '^portable +passed'
+	# vpclmul512 needs AVX-512F, BW and VL besides VPCLMULQDQ, and names the first it lacks
+	if ! grep -qw avx512f /proc/cpuinfo && grep -qw vpclmulqdq /proc/cpuinfo && grep -qw avx2 /proc/cpuinfo; then
+		assert_line 'vpclmul512 not run: CPU lacks avx512f'
+	elif grep -qw avx512f /proc/cpuinfo && grep -qw avx512bw /proc/cpuinfo && grep -qw avx512vl /proc/cpuinfo &&
+		grep -qw vpclmulqdq /proc/cpuinfo; then
+		assert_line --regexp '^vpclmul512 +(passed|failed: .+)( \*)?$'
+	fi
+}
+
+@test "RDMAD_OFFLOAD_LEVEL=vpclmul512 on a CPU without AVX-512: refused by rdmactl offload and rdmad, naming what runs" {
+	grep -qw avx512f /proc/cpuinfo && skip "this CPU has AVX-512F: vpclmul512 is not refused here"
+	echo "{\"mem\":null,\"wire\":$(t10dif crc 65535 0 0)}" >cfg.json
+	bytes a5 512 >mem
+	RDMAD_OFFLOAD_LEVEL=vpclmul512 run --separate-stderr "$RDMACTL" offload tx --config cfg.json <mem
+	assert_failure 1
+	assert_output ""
+	assert_regex "$stderr" '^rdmactl: offload tx: RDMAD_OFFLOAD_LEVEL=vpclmul512: this CPU cannot run it \(levels this CPU runs: portable[a-z0-9 ]*\)$'
+	[[ $stderr != *"vpclmul512)"* ]] || fail "vpclmul512 listed as a level this CPU runs: $stderr"
+	# the daemon refuses to start with it, before it touches its socket
+	RDMAD_OFFLOAD_LEVEL=vpclmul512 run --separate-stderr "$RDMAD" --foreground --socket "$BATS_TEST_TMPDIR/refused.sock"
+	assert_failure 1
+	assert_regex "$stderr" '^rdmad: RDMAD_OFFLOAD_LEVEL=vpclmul512: this CPU cannot run it \(levels this CPU runs: portable'
+	[ ! -e "$BATS_TEST_TMPDIR/refused.sock" ]
+	# and the levels listing still shows the level in effect, not the forced one
+	RDMAD_OFFLOAD_LEVEL=vpclmul512 run -0 "$RDMACTL" offload levels
+	assert_line 'vpclmul512 not run: CPU lacks avx512f'
 }
 
 @test "--report names the guard kernels that ran; RDMAD_OFFLOAD_LEVEL forces a level, refuses others" {

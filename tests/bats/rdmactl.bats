@@ -80,7 +80,7 @@ setup() { load_libs; }
 	assert_success
 	assert_output --partial 'max_pd 32764'
 	assert_line --regexp '^    signature: block_sizes 512,520,4048,4096,4160 '
-	assert_output --regexp ' kernel (portable|pclmul|avx2|vpclmul256)'
+	assert_output --regexp ' kernel (portable|pclmul|avx2|vpclmul256|vpclmul512)'
 	assert_line --regexp '^ +kernel_selftests: kernel portable result passed$'
 	assert_line --regexp '^ +kernel_selftests: kernel pclmul result (passed|failed: .+|not run: CPU lacks [a-z0-9.]+)$'
 }

@@ -427,6 +427,24 @@ static void op_rowj_separate(void *a)
 	sink += bad + out_buf[6];
 }
 
+/* Row J RX the library way: encrypt the raw 512-byte units (libgcrypt), then copy each into its
+ * block with its T10-DIF field (ISA-L), tmp_buf -> in_buf -> out_buf. */
+static void op_rowj_rx_separate(void *a)
+{
+	struct dir_arg *d = a;
+	uint8_t *o = out_buf;
+
+	gcry_units(d, in_buf, tmp_buf, d->len);
+	for (size_t i = 0; i < d->len; i += 512, o += 520) {
+		uint16_t g = crc16_t10dif_copy(0xffff, o, in_buf + i, 512);
+
+		o[512] = (uint8_t)(g >> 8);
+		o[513] = (uint8_t)g;
+		memset(o + 514, 0, 6);
+	}
+	sink += out_buf[7];
+}
+
 /* ---------------------------------------------------------------- report */
 
 static void row(const char *name, double eng, const char *ref1, double r1, const char *ref2, double r2,
@@ -650,8 +668,66 @@ row_j:
 	}
 	row(name, eng, "isal then libgcrypt", r1, NULL, 0, NULL, 0, 0);
 	target(name, eng / r1, 1.0, true, "ISA-L then libgcrypt");
+
+	/* Row J rx: data | enc(data)+SIG, encrypt + generate: the guard of each unit computed
+	 * after the cipher, while the unit is in L1 (transform_steps.c steps_crypt_generate) */
+	snprintf(name, sizeof(name), "row J rx T10+XTS256/512 %zuK", payload / 1024);
+	if (selected(name)) {
+		struct meas m[2] = { { op_engine, &e, payload, 0 }, { op_rowj_rx_separate, &d, payload, 0 } };
+
+		e = (struct eng){ t, DP_RX, tmp_buf, payload };
+		d.enc = true;
+		measure_set(m, 2);
+		row(name, m[0].gbs, "libgcrypt then isal", m[1].gbs, NULL, 0, NULL, 0, 0);
+	}
 	gcry_cipher_close(d.gh);
 	dp_transform_destroy(t);
+}
+
+/* The guard kernels alone at each level (dp_sig_guard_blocks, 4096-byte blocks with the copy,
+ * PAYLOAD bytes a call), a level this CPU cannot run shown as its self-test says. */
+struct kern_arg {
+	struct dp_sig_domain d;
+	uint64_t g[PAYLOAD / 4096];
+};
+
+static void op_kern(void *a)
+{
+	struct kern_arg *k = a;
+
+	dp_sig_guard_blocks(&k->d, k->g, out_buf, 4104, in_buf, 4096, 4096, PAYLOAD / 4096);
+	sink += k->g[0];
+}
+
+static void bench_levels(void)
+{
+	static struct kern_arg k[5];
+	enum dp_kern_level old = dp_kern_level_in_use();
+
+	k[0].d = t10dom(4096);
+	k[1].d = crcdom(4096, DP_CRC_CRC32C);
+	k[2].d = crcdom(4096, DP_CRC_CRC64_XP10);
+	k[3].d = crcdom(4096, DP_CRC_CRC32);
+	k[4].d = csumdom(4096);
+	printf("# guard kernels alone, 4096-byte blocks copied, GB/s: T10-DIF CRC32C CRC64_XP10 CRC32 csum\n");
+	for (int l = 0; l < DP_KERN_LEVELS; l++) {
+		char name[48];
+		struct meas m[5];
+
+		snprintf(name, sizeof(name), "level %s", dp_kern_level_name((enum dp_kern_level)l));
+		if (!selected(name))
+			continue;
+		if (dp_kern_set_level((enum dp_kern_level)l) < 0) {
+			printf("%-32s %s\n", name, dp_kern_level_selftest((enum dp_kern_level)l));
+			continue;
+		}
+		for (int i = 0; i < 5; i++)
+			m[i] = (struct meas){ op_kern, &k[i], PAYLOAD, 0 };
+		measure_set(m, 5);
+		printf("%-32s %6.2f %6.2f %6.2f %6.2f %6.2f\n", name, m[0].gbs, m[1].gbs, m[2].gbs, m[3].gbs, m[4].gbs);
+	}
+	fflush(stdout);
+	dp_kern_set_level(old);
 }
 
 int main(void)
@@ -701,6 +777,7 @@ int main(void)
 	bench_xts(32, 4096, true);
 	bench_rows(PAYLOAD);
 	bench_rows(BIG);
+	bench_levels();
 	printf("# targets met: %d of %d\n", n_met, n_cfg);
 	printf("# total %.1f s\n", now() - t0);
 	free(in_buf);

@@ -108,11 +108,13 @@ static void kern_random(enum dp_kern_level level)
 	free(area);
 }
 
-/* Every level against the reference; a level this CPU cannot run is skipped (it says so). */
+/* Every level against the reference; a level this CPU cannot run is skipped, with the reason. */
 static void kern_level_random(enum dp_kern_level level)
 {
-	if (!dp_kern_level_supported(level))
+	if (!dp_kern_level_supported(level)) {
+		print_message("# skip level %s: %s\n", dp_kern_level_name(level), dp_kern_level_selftest(level));
 		skip();
+	}
 	kern_random(level);
 }
 
@@ -166,6 +168,12 @@ static void kern_known(void)
 	}
 }
 
+static void test_kern_vpclmul512(void **state)
+{
+	(void)state;
+	kern_level_random(DP_KERN_VPCLMUL512);
+}
+
 static void test_kern_known(void **state)
 {
 	int old = dp_kern_level_in_use();
@@ -204,6 +212,7 @@ int main(void)
 		cmocka_unit_test(test_kern_pclmul),
 		cmocka_unit_test(test_kern_avx2),
 		cmocka_unit_test(test_kern_vpclmul256),
+		cmocka_unit_test(test_kern_vpclmul512),
 	};
 
 	return cmocka_run_group_tests_name("dataplane kernels", tests, NULL, NULL);

@@ -125,6 +125,39 @@ static void test_broken_level_refused(void **state)
 	assert_string_equal(dp_kern_level_selftest(best), "passed");
 }
 
+/* Forcing vpclmul512 on a CPU without AVX-512 is refused as for any level the CPU lacks: the
+ * best level runs, and the status says why for programs to refuse to go on; on a CPU with it
+ * (and its self-test passed), forcing it makes it the level in effect. */
+static void test_force_vpclmul512(void **state)
+{
+	enum dp_kern_level best;
+	char msg[320];
+
+	(void)state;
+	unsetenv(DP_KERN_LEVEL_ENV);
+	dp_kern_selftest_break(DP_KERN_LEVELS);
+	best = dp_kern_level_in_use();
+	setenv(DP_KERN_LEVEL_ENV, "vpclmul512", 1);
+	dp_kern_selftest_break(DP_KERN_LEVELS);
+	if (dp_kern_level_usable(DP_KERN_VPCLMUL512)) {
+		assert_int_equal(dp_kern_env_status(), 0);
+		assert_int_equal(dp_kern_level_in_use(), DP_KERN_VPCLMUL512);
+	} else {
+		assert_false(dp_kern_level_supported(DP_KERN_VPCLMUL512));
+		assert_int_equal(dp_kern_env_status(), -EOPNOTSUPP);
+		assert_int_equal(dp_kern_level_in_use(), best);
+		assert_int_equal(dp_kern_env_describe(msg, sizeof(msg)), -EOPNOTSUPP);
+		assert_true(strstr(msg, "RDMAD_OFFLOAD_LEVEL=vpclmul512: this CPU cannot run it "
+				    "(levels this CPU runs: portable") == msg);
+		assert_null(strstr(msg, "vpclmul512)"));
+		assert_int_equal(dp_kern_set_level(DP_KERN_VPCLMUL512), -EOPNOTSUPP);
+		assert_true(strncmp(dp_kern_level_selftest(DP_KERN_VPCLMUL512), "not run: CPU lacks ", 19) == 0);
+	}
+	unsetenv(DP_KERN_LEVEL_ENV);
+	dp_kern_selftest_break(DP_KERN_LEVELS);
+	assert_int_equal(dp_kern_level_in_use(), best);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -132,6 +165,7 @@ int main(void)
 		cmocka_unit_test(test_fast),
 		cmocka_unit_test(test_known_answers_cover_every_guard_type),
 		cmocka_unit_test(test_broken_level_refused),
+		cmocka_unit_test(test_force_vpclmul512),
 	};
 
 	return cmocka_run_group_tests_name("kernel level self-test", tests, NULL, NULL);
