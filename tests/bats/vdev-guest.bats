@@ -253,14 +253,15 @@ guest_up() { # VM [create options...]
 	s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(0x88b5))
 	s.bind(("vdgt-ge", 0))
 	s.settimeout(5)
+	print("listening", flush=True)
 	print(binascii.hexlify(s.recv(4096)).decode(), flush=True)
 	EOF
 	listener=$!
-	sleep 0.3
+	for _ in $(seq 1 100); do grep -q listening host.out && break; sleep 0.05; done
 	frame=020202020202525400000e0188b572646d61642066726f6d20746865206775657374
 	gok ge net_tx "$frame"
 	wait "$listener"
-	assert_equal "$(cat host.out)" "$frame"
+	assert_equal "$(sed -n 2p host.out)" "$frame"
 	# ... and sends one to the guest's MAC.
 	python3 -c '
 import socket, sys
