@@ -210,7 +210,7 @@ uint64_t dp_crc64_xp10_update_table(uint64_t reg, const void *buf, size_t len)
 }
 
 __attribute__((target("pclmul,sse4.1")))
-static inline __m128i fold(__m128i x, __m128i k)
+static inline __m128i fold_lane(__m128i x, __m128i k)
 {
 	return _mm_xor_si128(_mm_clmulepi64_si128(x, k, 0x00), _mm_clmulepi64_si128(x, k, 0x11));
 }
@@ -246,31 +246,31 @@ static inline __m128i fold_run_t(const struct fold_k *fk, __m128i init, uint8_t 
 
 		ST(dst, y0); ST(dst + 16, y1); ST(dst + 32, y2); ST(dst + 48, y3);
 		ST(dst + 64, y4); ST(dst + 80, y5); ST(dst + 96, y6); ST(dst + 112, y7);
-		x0 = _mm_xor_si128(fold(x0, k8), y0);
-		x1 = _mm_xor_si128(fold(x1, k8), y1);
-		x2 = _mm_xor_si128(fold(x2, k8), y2);
-		x3 = _mm_xor_si128(fold(x3, k8), y3);
-		x4 = _mm_xor_si128(fold(x4, k8), y4);
-		x5 = _mm_xor_si128(fold(x5, k8), y5);
-		x6 = _mm_xor_si128(fold(x6, k8), y6);
-		x7 = _mm_xor_si128(fold(x7, k8), y7);
+		x0 = _mm_xor_si128(fold_lane(x0, k8), y0);
+		x1 = _mm_xor_si128(fold_lane(x1, k8), y1);
+		x2 = _mm_xor_si128(fold_lane(x2, k8), y2);
+		x3 = _mm_xor_si128(fold_lane(x3, k8), y3);
+		x4 = _mm_xor_si128(fold_lane(x4, k8), y4);
+		x5 = _mm_xor_si128(fold_lane(x5, k8), y5);
+		x6 = _mm_xor_si128(fold_lane(x6, k8), y6);
+		x7 = _mm_xor_si128(fold_lane(x7, k8), y7);
 		p += 128;
 		len -= 128;
 		if (dst)
 			dst += 128;
 	}
-	acc = _mm_xor_si128(fold(x0, k1), x1);
-	acc = _mm_xor_si128(fold(acc, k1), x2);
-	acc = _mm_xor_si128(fold(acc, k1), x3);
-	acc = _mm_xor_si128(fold(acc, k1), x4);
-	acc = _mm_xor_si128(fold(acc, k1), x5);
-	acc = _mm_xor_si128(fold(acc, k1), x6);
-	acc = _mm_xor_si128(fold(acc, k1), x7);
+	acc = _mm_xor_si128(fold_lane(x0, k1), x1);
+	acc = _mm_xor_si128(fold_lane(acc, k1), x2);
+	acc = _mm_xor_si128(fold_lane(acc, k1), x3);
+	acc = _mm_xor_si128(fold_lane(acc, k1), x4);
+	acc = _mm_xor_si128(fold_lane(acc, k1), x5);
+	acc = _mm_xor_si128(fold_lane(acc, k1), x6);
+	acc = _mm_xor_si128(fold_lane(acc, k1), x7);
 	while (len >= 16) {
 		__m128i y = LD(p);
 
 		ST(dst, y);
-		acc = _mm_xor_si128(fold(acc, k1), y);
+		acc = _mm_xor_si128(fold_lane(acc, k1), y);
 		p += 16;
 		len -= 16;
 		if (dst)
