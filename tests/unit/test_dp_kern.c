@@ -18,33 +18,8 @@
 #include "dataplane/offload/kern.h"
 #include "dataplane/offload/kern_selftest.h"
 #include "dataplane/offload/sig.h"
+#include "tests/unit/sig_domains.h"
 
-
-/* The guard domains: T10-DIF CRC/csum x bg, CRC32/CRC32C/CRC64 x seeds. */
-static int domains(struct dp_sig_domain *d)
-{
-	int n = 0;
-
-	for (int bgt = 0; bgt < 2; bgt++)
-		for (int s = 0; s < 2; s++) {
-			memset(&d[n], 0, sizeof(d[n]));
-			d[n].sig_type = DP_SIG_T10DIF;
-			d[n].block_size = 512;
-			d[n].t10dif.bg_type = bgt ? DP_T10DIF_BG_CSUM : DP_T10DIF_BG_CRC;
-			d[n].t10dif.bg = s ? 0xffff : 0;
-			n++;
-		}
-	for (int ty = 0; ty < 3; ty++)
-		for (int s = 0; s < 2; s++) {
-			memset(&d[n], 0, sizeof(d[n]));
-			d[n].sig_type = DP_SIG_CRC;
-			d[n].block_size = 512;
-			d[n].crc.type = (enum dp_crc_type)ty;
-			d[n].crc.seed = s ? (ty == DP_CRC_CRC64_XP10 ? ~0ull : 0xffffffffull) : 0;
-			n++;
-		}
-	return n;
-}
 
 static void run_case(const struct dp_sig_domain *d, const uint8_t *src, size_t ss, size_t len, size_t n,
 		     bool copy, uint8_t *dst, size_t ds, size_t dcap)
@@ -68,8 +43,8 @@ static void run_case(const struct dp_sig_domain *d, const uint8_t *src, size_t s
 
 static void kern_random(enum dp_kern_level level)
 {
-	struct dp_sig_domain d[16];
-	int nd = domains(d);
+	struct dp_sig_domain d[SIG_DOMAINS];
+	int nd = sig_domains(d);
 	size_t cap = 11 * (4160 + 64) + 64;
 	/* one area, so that dst - src modulo 4 KiB takes every value (the folding kernels walk
 	 * backward when dst is a little above src modulo 4 KiB) */

@@ -22,6 +22,7 @@
 #include "dataplane/offload/kern_csum.h"
 #include "dataplane/offload/kern_impl.h"
 #include "dataplane/offload/kern_selftest.h"
+#include "tests/unit/sig_domains.h"
 
 /* ---------------------------------------------------------------- emulated operations */
 
@@ -136,32 +137,6 @@ static void test_emulated_selftest(void **state)
 		fail_msg("%s", reason);
 }
 
-/* The guard domains: T10-DIF CRC/csum x bg, CRC32/CRC32C/CRC64 x seeds. */
-static int domains(struct dp_sig_domain *d)
-{
-	int n = 0;
-
-	for (int bgt = 0; bgt < 2; bgt++)
-		for (int s = 0; s < 2; s++) {
-			memset(&d[n], 0, sizeof(d[n]));
-			d[n].sig_type = DP_SIG_T10DIF;
-			d[n].block_size = 512;
-			d[n].t10dif.bg_type = bgt ? DP_T10DIF_BG_CSUM : DP_T10DIF_BG_CRC;
-			d[n].t10dif.bg = s ? 0xffff : 0;
-			n++;
-		}
-	for (int ty = 0; ty < 3; ty++)
-		for (int s = 0; s < 2; s++) {
-			memset(&d[n], 0, sizeof(d[n]));
-			d[n].sig_type = DP_SIG_CRC;
-			d[n].block_size = 512;
-			d[n].crc.type = (enum dp_crc_type)ty;
-			d[n].crc.seed = s ? (ty == DP_CRC_CRC64_XP10 ? ~0ull : 0xffffffffull) : 0;
-			n++;
-		}
-	return n;
-}
-
 #define MAX_LEN 8448            /* 33 groups of 256: past the backward walk's NORM_MAX */
 #define MAX_N 5
 /* a whole number of pages: aligned_alloc takes sizes that are multiples of the alignment */
@@ -204,8 +179,8 @@ static void test_emulated_sizes(void **state)
 	static const size_t lens[] = { 512, 520, 4048, 4096, 4160, 1, 127, 128, 255, 256, 257, 300, 319, 320,
 				       383, 384, 511, 513, 777, 1000, 2047, 2048, 2049, 2112, 2176, 3333,
 				       4095, 4097, 8191, 8192, 8320, 8447, MAX_LEN };
-	struct dp_sig_domain d[16];
-	int nd = domains(d);
+	struct dp_sig_domain d[SIG_DOMAINS];
+	int nd = sig_domains(d);
 	uint8_t *src = aligned_alloc(4096, AREA), *area = aligned_alloc(4096, AREA + 8192);
 
 	(void)state;
@@ -232,8 +207,8 @@ static void test_emulated_sizes(void **state)
 static void test_emulated_corrupt(void **state)
 {
 	static const size_t lens[] = { 512, 520, 4096, 4160, 777, 2049 };
-	struct dp_sig_domain d[16];
-	int nd = domains(d);
+	struct dp_sig_domain d[SIG_DOMAINS];
+	int nd = sig_domains(d);
 	uint8_t *src = malloc(AREA), *area = malloc(AREA + 8192);
 	uint64_t clean[MAX_N], bad[MAX_N];
 
@@ -274,8 +249,8 @@ Z_TARGET static void backward(enum dp_fold_kind kind, uint64_t seed, uint64_t *g
 static void test_emulated_backward(void **state)
 {
 	static const size_t lens[] = { 2048, 2049, 2176, 2200, 4048, 4096, 4160, 6000, 8191, 8192, 8320, 8447 };
-	struct dp_sig_domain d[16];
-	int nd = domains(d);
+	struct dp_sig_domain d[SIG_DOMAINS];
+	int nd = sig_domains(d);
 	uint8_t *src = malloc(AREA), *area = aligned_alloc(4096, AREA + 8192);
 	uint64_t g[MAX_N], want[MAX_N];
 
