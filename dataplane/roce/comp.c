@@ -158,6 +158,53 @@ static uint8_t nak_status(uint8_t code)
 	}
 }
 
+/*
+ * A PSN-sequence NAK: the packet at psn was lost.  It alone is sent again,
+ * asking for an ACK, as the responder may have kept what came after it
+ * (kept.c: rdmad's does); the ACK that answers it says whether it did.
+ */
+static void lost(struct dp_worker *w, struct dp_qp *q, uint32_t psn)
+{
+	struct dp_roce_qp *c = roce_qp(q);
+
+	if (dp_psn_diff(psn, c->una) < 0)
+		return;                       /* a NAK repeated after its gap filled */
+	if (!roce_req_resend(w, q, psn)) {
+		roce_req_rewind(w, q, psn);
+		return;
+	}
+	/*
+	 * What the responder may have kept when the packet sent again reaches it
+	 * is what left before it.  A NAK of the same gap repeated (kept.c) sends it
+	 * again but keeps that mark: its ACK may answer the first copy, before
+	 * what left since came in.
+	 */
+	if (!c->resending || psn != c->resend_psn)
+		c->resend_until = c->tx_high;
+	c->resending = true;
+	c->resend_psn = psn;
+}
+
+/*
+ * An ACK of psn after a lost packet was sent again alone.  One that stops
+ * short of what had been sent says the responder kept nothing after the gap
+ * (a responder that goes by the standard's letter drops it): go back N from
+ * there, and the loss counts against the window (window.c).  An ACK from
+ * before the packet sent again says nothing yet.
+ */
+static void resend_answered(struct dp_worker *w, struct dp_qp *q, uint32_t psn)
+{
+	struct dp_roce_qp *c = roce_qp(q);
+
+	if (!c->resending || dp_psn_diff(psn, c->resend_psn) < 0)
+		return;
+	c->resending = false;
+	if (dp_psn_diff(dp_psn_add(psn, 1), c->resend_until) < 0) {
+		roce_window_loss(c);
+		roce_req_rewind(w, q, dp_psn_add(psn, 1));
+	}
+}
+
 static void acknowledge(struct dp_worker *w, struct dp_qp *q, const struct roce_pkt *p)
 {
 	uint32_t psn = p->bth.psn, before = dp_psn_add(psn, DP_PSN_SPACE - 1);
@@ -168,6 +215,7 @@ static void acknowledge(struct dp_worker *w, struct dp_qp *q, const struct roce_
 	switch (roce_aeth_type(p->aeth.syndrome)) {
 	case ROCE_AETH_ACK:
 		ack_through(w, q, psn);
+		resend_answered(w, q, psn);
 		break;
 	case ROCE_AETH_RNR_NAK:
 		ack_through(w, q, before);
@@ -176,10 +224,8 @@ static void acknowledge(struct dp_worker *w, struct dp_qp *q, const struct roce_
 	case ROCE_AETH_NAK:
 		DP_COUNT(w, q, roce.naks_received, 1);
 		index = ack_through(w, q, before);
-		if (value == ROCE_NAK_PSN_SEQ) {
-			roce_window_loss(roce_qp(q));
-			roce_req_rewind(w, q, psn);
-		}
+		if (value == ROCE_NAK_PSN_SEQ)
+			lost(w, q, psn);
 		else
 			fail_from(w, q, index, nak_status(value));
 		break;
@@ -273,6 +319,7 @@ void roce_comp_timeout(struct dp_worker *w, struct dp_qp *q)
 		return;
 	}
 	roce_window_timeout(c);
+	c->resending = false;
 	roce_req_rewind(w, q, c->una);
 	roce_tx_flush(w, roce_ep(q->nic));
 	rearm(w, q, true);

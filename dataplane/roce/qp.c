@@ -50,6 +50,7 @@ void roce_qp_free(void *conn)
 	forget_reads(c);
 	free(c->reads);
 	free(c->rx.bytes);
+	roce_kept_forget(c);
 	free(c);
 }
 
@@ -93,6 +94,7 @@ void roce_qp_connect(struct dp_worker *w, struct dp_qp *q, const struct dp_path 
 		c->nak_sent = c->ack_due = false;
 		c->rx.active = false;
 		forget_reads(c);
+		roce_kept_forget(c);
 	}
 }
 
@@ -109,6 +111,7 @@ void roce_qp_stop(struct dp_worker *w, struct dp_qp *q)
 	c->rx.active = false;
 	c->ack_due = false;
 	forget_reads(c);
+	roce_kept_forget(c);
 }
 
 unsigned roce_qp_poll(struct dp_worker *w, struct dp_qp *q)

@@ -130,8 +130,9 @@ static uint8_t operation(const struct dp_send_wqe *wqe, bool first, bool last)
 	return imm ? ROCE_SEND_LAST_IMM : ROCE_SEND_LAST;
 }
 
-/* The packet at c->tx_psn of message m; c->tx_psn moves past what it covered. */
-static void send_request(struct dp_worker *w, struct dp_qp *q, struct dp_send_wqe *wqe)
+/* The packet at c->tx_psn of message m; c->tx_psn moves past what it covered.  ask_ack: it
+ * asks for an ACK whatever its place (a packet sent again alone). */
+static void send_request(struct dp_worker *w, struct dp_qp *q, struct dp_send_wqe *wqe, bool ask_ack)
 {
 	struct dp_roce_qp *c = roce_qp(q);
 	struct dp_wire_msg *m = &wqe->msg;
@@ -162,7 +163,7 @@ static void send_request(struct dp_worker *w, struct dp_qp *q, struct dp_send_wq
 		p.inv_rkey = wqe->imm_data;
 		/* §4.3: SE on the last packet of a SEND or a WRITE with immediate. */
 		p.bth.se = last && (wqe->send_flags & DP_SEND_SOLICITED) && wqe->opcode != DP_WR_RDMA_WRITE;
-		p.bth.ack_req = q->type == DP_QPT_RC && (roce_window_asks_ack(c) || last);
+		p.bth.ack_req = q->type == DP_QPT_RC && (roce_window_asks_ack(c) || last || ask_ack);
 	}
 	roce_send_pkt(w, q, &c->route, &p, payload, n);
 	c->tx_psn = dp_psn_add(c->tx_psn, span);
@@ -214,7 +215,7 @@ unsigned roce_req_pump(struct dp_worker *w, struct dp_qp *q)
 
 		if (!wqe)
 			break;
-		send_request(w, q, wqe);
+		send_request(w, q, wqe, false);
 		sent++;
 	}
 	roce_window_sent(c, sent);
@@ -237,16 +238,40 @@ void roce_req_rewind(struct dp_worker *w, struct dp_qp *q, uint32_t psn)
 	roce_req_pump(w, q);
 }
 
-void roce_req_read_again(struct dp_worker *w, struct dp_qp *q, struct dp_send_wqe *wqe)
+/* The packet at psn of wqe's message sent again alone: where the requester is stays. */
+static void send_again(struct dp_worker *w, struct dp_qp *q, struct dp_send_wqe *wqe, uint32_t psn)
 {
 	struct dp_roce_qp *c = roce_qp(q);
 	uint32_t tx_psn = c->tx_psn;
 
-	/* Only this READ's missing part: the messages sent after it were not lost. */
-	c->tx_psn = wqe->msg.read_next;
-	send_request(w, q, wqe);
+	c->tx_psn = psn;
+	send_request(w, q, wqe, true);
 	c->tx_psn = tx_psn;
 	roce_window_sent(c, 1);
+}
+
+void roce_req_read_again(struct dp_worker *w, struct dp_qp *q, struct dp_send_wqe *wqe)
+{
+	/* Only this READ's missing part: the messages sent after it were not lost. */
+	send_again(w, q, wqe, wqe->msg.read_next);
+}
+
+bool roce_req_resend(struct dp_worker *w, struct dp_qp *q, uint32_t psn)
+{
+	uint32_t cons = dp_queue_cons(&q->sq), end = atomic_load_explicit(&q->req_next, memory_order_relaxed);
+
+	for (uint32_t i = cons; i != end; i++) {
+		struct dp_wire_msg *m = roce_msg_at(q, i);
+
+		if (m && dp_psn_in_window(psn, m->psn, m->npsn)) {
+			struct dp_send_wqe *wqe = &q->wqes[i & q->sq.mask];
+
+			/* A READ asks for what it has not had; anything else for the packet at psn. */
+			send_again(w, q, wqe, wqe->opcode == DP_WR_RDMA_READ ? m->read_next : psn);
+			return true;
+		}
+	}
+	return false;
 }
 
 /* A UD datagram to the address vector of its WR (reference §2.5: BTH DETH [ImmDt] payload). */
@@ -305,7 +330,7 @@ int roce_request(struct dp_worker *w, struct dp_nic *nic, const struct dp_packet
 		} else {
 			roce_qp(q)->tx_psn = m->psn;
 			for (uint32_t k = 0; k < m->npsn; k++)
-				send_request(w, q, wqe);
+				send_request(w, q, wqe, false);
 		}
 		roce_msg_answer(w, q, p->index, DP_WC_SUCCESS);
 		return 0;

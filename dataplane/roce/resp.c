@@ -84,6 +84,7 @@ static void invalid_request(struct dp_worker *w, struct dp_qp *q, uint32_t psn)
 {
 	DP_COUNT(w, q, roce.rx_dropped, 1);
 	roce_qp(q)->rx.active = false;
+	roce_kept_forget(roce_qp(q));
 	if (q->type == DP_QPT_RC) {
 		nak(w, q, psn, ROCE_AETH_NAK, ROCE_NAK_INVALID_REQ);
 		dp_enter_error(w, q);
@@ -299,7 +300,8 @@ static void complete_message(struct dp_worker *w, struct dp_qp *q, const struct 
 	if (q->type == DP_QPT_UC)
 		return;
 	if (resp.rnr) {
-		/* Sent again from its first packet once the receiver has a WR. */
+		/* Sent again from its first packet once the receiver has a WR, and all after it. */
+		roce_kept_forget(c);
 		c->epsn = c->rx.first_psn;
 		c->nak_sent = true;
 		c->nak_high = p->bth.psn;
@@ -359,32 +361,43 @@ static void send_or_write(struct dp_worker *w, struct dp_qp *q, const struct roc
 
 /* ---- per transport ---- */
 
-static void reliable(struct dp_worker *w, struct dp_qp *q, const struct roce_pkt *p)
+/* A gap before p: one NAK per gap (and one more when the requester went back), p kept. */
+static void after_gap(struct dp_worker *w, struct dp_qp *q, const struct roce_pkt *p)
 {
 	struct dp_roce_qp *c = roce_qp(q);
-	int32_t d = dp_psn_diff(p->bth.psn, c->epsn);
+
+	DP_COUNT(w, q, roce.out_of_sequence, 1);
+	/*
+	 * One NAK per gap, but a packet seen again since says the requester
+	 * went back: if the gap is still there (the packet that fills it was
+	 * lost again), it hears so now rather than at its timeout.
+	 */
+	if (c->nak_sent && dp_psn_diff(p->bth.psn, c->nak_high) <= 0)
+		c->nak_sent = false;
+	if (dp_psn_diff(p->bth.psn, c->nak_high) > 0)
+		c->nak_high = p->bth.psn;
+	/*
+	 * While packets are kept, one that asks for an ACK is answered with the
+	 * NAK again: a requester that sent the missing packet alone (comp.c) and
+	 * lost it once more hears so within half a window, not at its timeout.
+	 */
+	if (!c->nak_sent || (p->bth.ack_req && roce_kept_beyond(c))) {
+		if (!c->nak_sent)
+			c->nak_high = p->bth.psn;
+		c->nak_sent = true;
+		DP_COUNT(w, q, roce.naks_sent, 1);
+		nak(w, q, c->epsn, ROCE_AETH_NAK, ROCE_NAK_PSN_SEQ);
+	}
+	roce_kept_add(c, p);
+}
+
+/* A request packet at the expected PSN, or one before it (a duplicate). */
+static void in_sequence(struct dp_worker *w, struct dp_qp *q, const struct roce_pkt *p)
+{
+	struct dp_roce_qp *c = roce_qp(q);
 	uint8_t operation = p->bth.opcode & 0x1f;
 
-	if (d > 0) {
-		DP_COUNT(w, q, roce.out_of_sequence, 1);
-		/*
-		 * One NAK per gap, but a packet seen again since says the requester
-		 * went back: if the gap is still there (the packet that fills it was
-		 * lost again), it hears so now rather than at its timeout.
-		 */
-		if (c->nak_sent && dp_psn_diff(p->bth.psn, c->nak_high) <= 0)
-			c->nak_sent = false;
-		if (dp_psn_diff(p->bth.psn, c->nak_high) > 0)
-			c->nak_high = p->bth.psn;
-		if (!c->nak_sent) {
-			c->nak_sent = true;
-			c->nak_high = p->bth.psn;
-			DP_COUNT(w, q, roce.naks_sent, 1);
-			nak(w, q, c->epsn, ROCE_AETH_NAK, ROCE_NAK_PSN_SEQ);
-		}
-		return;
-	}
-	if (d < 0) {
+	if (dp_psn_diff(p->bth.psn, c->epsn) < 0) {
 		/* Seen before (its ACK was lost): acknowledged again, not executed again (C9-105). */
 		DP_COUNT(w, q, roce.duplicates, 1);
 		if (operation == ROCE_READ_REQUEST)
@@ -402,6 +415,47 @@ static void reliable(struct dp_worker *w, struct dp_qp *q, const struct roce_pkt
 		return;
 	}
 	send_or_write(w, q, p);
+}
+
+/*
+ * The packets kept after a gap that the gap's filling made next run now, in
+ * order, as if they came now; the ACK owed then covers them.  A new gap
+ * among them is NAKed at once, so the requester sends that packet alone too.
+ */
+static void run_kept(struct dp_worker *w, struct dp_qp *q)
+{
+	struct dp_roce_qp *c = roce_qp(q);
+	struct roce_kept_pkt *k;
+	bool ran = false;
+
+	while (q->state != DP_QPS_ERR && (k = roce_kept_take(c, c->epsn))) {
+		in_sequence(w, q, &k->pkt);
+		free(k);
+		ran = true;
+	}
+	if (!ran || q->state == DP_QPS_ERR || c->nak_sent)
+		return;
+	owe_ack(q, dp_psn_add(c->epsn, DP_PSN_SPACE - 1));
+	if (roce_kept_beyond(c)) {
+		c->nak_sent = true;
+		DP_COUNT(w, q, roce.naks_sent, 1);
+		nak(w, q, c->epsn, ROCE_AETH_NAK, ROCE_NAK_PSN_SEQ);
+	}
+}
+
+static void reliable(struct dp_worker *w, struct dp_qp *q, const struct roce_pkt *p)
+{
+	struct dp_roce_qp *c = roce_qp(q);
+
+	if (dp_psn_diff(p->bth.psn, c->epsn) > 0) {
+		after_gap(w, q, p);
+		return;
+	}
+	if (roce_kept_beyond(c))
+		free(roce_kept_take(c, p->bth.psn));   /* this copy, sent again, runs instead */
+	in_sequence(w, q, p);
+	if (roce_kept_beyond(c))
+		run_kept(w, q);
 }
 
 /* UC: no answers; what is out of order is dropped until the next message starts. */

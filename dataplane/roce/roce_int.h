@@ -119,10 +119,32 @@ void roce_req_rewind(struct dp_worker *w, struct dp_qp *q, uint32_t psn);
 /* Asks for the responses of a READ in flight again from its first missing one, and for
  * nothing else (the READs after it are not asked again). */
 void roce_req_read_again(struct dp_worker *w, struct dp_qp *q, struct dp_send_wqe *wqe);
+/* Sends the packet at psn again alone, asking for an ACK (a PSN-sequence NAK named it);
+ * false when no message in flight holds psn. */
+bool roce_req_resend(struct dp_worker *w, struct dp_qp *q, uint32_t psn);
 /* The message the SQ index holds, if it is one of q's RoCE messages in flight. */
 struct dp_wire_msg *roce_msg_at(struct dp_qp *q, uint32_t index);
 /* Gives the message at index its response (status, or rnr / dropped already in the answer). */
 void roce_msg_answer(struct dp_worker *w, struct dp_qp *q, uint32_t index, uint8_t status);
+
+/* ---- kept.c: request packets after a gap, kept by the responder ---- */
+
+#define ROCE_KEPT_MAX DP_ROCE_WINDOW
+
+struct roce_kept_pkt {
+	struct roce_pkt pkt;          /* its payload is bytes */
+	uint8_t bytes[];
+};
+
+/* Keeps a copy of p, which came after a gap of c's (at most ROCE_KEPT_MAX past c->epsn);
+ * false when it is not kept. */
+bool roce_kept_add(struct dp_roce_qp *c, const struct roce_pkt *p);
+/* The packet kept for psn, now the caller's to free; NULL when none is. */
+struct roce_kept_pkt *roce_kept_take(struct dp_roce_qp *c, uint32_t psn);
+/* Whether any packet is kept. */
+bool roce_kept_beyond(const struct dp_roce_qp *c);
+/* Drops every packet kept (the QP left RTR/RTS, or what came after the gap must come again). */
+void roce_kept_forget(struct dp_roce_qp *c);
 
 /* ---- window.c: the requester's window of unacknowledged packets ---- */
 

@@ -126,6 +126,12 @@ struct dp_roce_qp {
 	} rx;
 	struct dp_roce_read *reads;   /* ring of max_dest_rd_atomic (at least 1) */
 	uint32_t n_reads, read_head, read_count;
+	struct roce_kept *kept;       /* request packets after a gap (kept.c); NULL when none */
+	/* Requester: a PSN-sequence NAK's packet sent again alone; until resend_until is
+	 * acknowledged, an ACK that stops short of it says the responder kept nothing after
+	 * the gap, and the requester goes back N from there (comp.c). */
+	bool resending;
+	uint32_t resend_psn, resend_until;
 };
 
 struct dp_nic;
