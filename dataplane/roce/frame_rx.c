@@ -56,15 +56,20 @@ static enum roce_reason ip_udp_check(const uint8_t *ip, const struct roce_ip_vie
 	return ROCE_OK;
 }
 
-/* s's headers: those of ip, with the lengths of a datagram of transport_len and the IPv4 ID of the index'th segment. */
+/*
+ * s's headers: those of ip as they came, or for a segment of a GSO buffer, the ones the kernel
+ * would write: the lengths of a datagram of s->transport_len and the index'th next IPv4 ID.
+ */
 static void seg_headers(struct roce_frame_seg *s, const uint8_t *ip, size_t ip_udp_len,
-			size_t index)
+			bool segment, size_t index)
 {
 	size_t ip_hdr = ip_udp_len - ROCE_UDP_HDR_LEN, udp_len = ROCE_UDP_HDR_LEN + s->transport_len;
 	uint8_t *h = s->ip_udp;
 
 	memcpy(h, ip, ip_udp_len);
 	s->ip_udp_len = ip_udp_len;
+	if (!segment)
+		return;
 	if (h[0] >> 4 == 4) {
 		dp_put_be16(h + 2, ip_hdr + udp_len);
 		dp_put_be16(h + 4, (uint16_t)(dp_get_be16(ip + 4) + index));
@@ -118,7 +123,7 @@ enum roce_reason roce_frame_rx(const uint8_t *frame, size_t len, const struct ro
 	for (off = 0, i = 0; off < v.transport_len; off += seg_size, i++) {
 		s.transport = v.transport + off;
 		s.transport_len = v.transport_len - off < seg_size ? v.transport_len - off : seg_size;
-		seg_headers(&s, ip, v.ip_udp_len, i);
+		seg_headers(&s, ip, v.ip_udp_len, gso != VNET_GSO_NONE, i);
 		fn(arg, &s);
 	}
 	return ROCE_OK;
