@@ -163,7 +163,9 @@ static void on_ring_readable(struct dp_worker *w, int fd, uint32_t revents, void
 	struct dp_roce *r = arg;
 	struct rx_ctx x = { w, r };
 
-	(void)revents;
+	/* The interface went away: the error cleared (or the worker would not sleep), bound again if it is back. */
+	if (revents & (EPOLLERR | EPOLLHUP))
+		(void)roce_ring_rebind(&r->ring);
 	for (unsigned round = 0; round < RX_ROUNDS; round++) {
 		unsigned got = roce_ring_take(&r->ring, DP_UDP_BATCH, r->ring_copy, on_frame, &x);
 
@@ -334,6 +336,23 @@ int dp_roce_open(struct dp_nic *nic, struct dp_worker *w, const struct dp_roce_c
 	}
 	endpoint_start(nic, r);
 	return 0;
+}
+
+static void on_netdev_changed(struct dp_worker *w, void *arg)
+{
+	struct dp_roce *r = arg;
+
+	(void)w;
+	if (r->ring.fd >= 0)
+		(void)roce_ring_rebind(&r->ring);
+}
+
+void dp_roce_netdev_changed(struct dp_nic *nic)
+{
+	struct dp_roce *r = roce_ep(nic);
+
+	if (r && r->ring.fd >= 0)
+		(void)dp_worker_submit(r->worker, on_netdev_changed, r);
 }
 
 enum dp_roce_receive dp_roce_receive_in_use(const struct dp_nic *nic, int *packet_error)

@@ -7,6 +7,7 @@
 #include <net/if.h>
 #include <netinet/udp.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
@@ -123,6 +124,7 @@ int roce_ring_open(struct roce_ring *ring, const char *ifname, uint16_t port)
 		goto fail;
 	}
 	ring->fd = fd;
+	snprintf(ring->ifname, sizeof(ring->ifname), "%s", ifname);
 	ring->frame_size = SLOT_SIZE;
 	ring->frames = BLOCKS * SLOTS_PER_BLOCK;
 	return 0;
@@ -142,6 +144,21 @@ void roce_ring_close(struct roce_ring *ring)
 		close(ring->fd);
 	ring->map = NULL;
 	ring->fd = -1;
+}
+
+int roce_ring_rebind(struct roce_ring *ring)
+{
+	struct sockaddr_ll ll = { .sll_family = AF_PACKET, .sll_protocol = htons(ETH_P_ALL) };
+	socklen_t len = sizeof(int);
+	int err;
+
+	(void)getsockopt(ring->fd, SOL_SOCKET, SO_ERROR, &err, &len);
+	ll.sll_ifindex = (int)if_nametoindex(ring->ifname);
+	if (!ll.sll_ifindex)
+		return -ENODEV;
+	if (bind(ring->fd, (struct sockaddr *)&ll, sizeof(ll)) < 0)
+		return -errno;
+	return 0;
 }
 
 /* The slot's status word, shared with the kernel: acquire to read what it wrote before. */

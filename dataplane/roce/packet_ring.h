@@ -21,6 +21,7 @@
 
 struct roce_ring {
 	int fd;                   /* -1: none */
+	char ifname[16];          /* IF_NAMESIZE: bound by name, followed when it comes back */
 	uint8_t *map;
 	size_t map_len;
 	unsigned frame_size, frames, next;
@@ -32,6 +33,12 @@ struct roce_ring {
  */
 int roce_ring_open(struct roce_ring *ring, const char *ifname, uint16_t port);
 void roce_ring_close(struct roce_ring *ring);
+/*
+ * The interface went away (the socket reports ENETDOWN) or came back, maybe under another
+ * index: clears the socket's error and binds to the interface of that name now, if there
+ * is one.  0 or -errno (-ENODEV: none yet).
+ */
+int roce_ring_rebind(struct roce_ring *ring);
 /* A UDP socket that sends for the packet path: no GRO, and a filter that keeps no datagram. */
 int roce_ring_deafen(struct dp_udp *u);
 

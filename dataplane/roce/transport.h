@@ -163,6 +163,11 @@ int dp_roce_open(struct dp_nic *nic, struct dp_worker *w, const struct dp_roce_c
  */
 enum dp_roce_receive dp_roce_receive_in_use(const struct dp_nic *nic, int *packet_error);
 /*
+ * Driver: the interface the packet path listens on (cfg->netdev) appeared, maybe under a
+ * new index: its ring binds to it again, on the endpoint's worker.  Nothing without a ring.
+ */
+void dp_roce_netdev_changed(struct dp_nic *nic);
+/*
  * A link: an Ethernet the endpoint writes its own frames to and reads them
  * from, as a virtual machine's RoCE does on its TAP (issue #28): no socket,
  * the IP and UDP headers its own (IPv4 ID 0 and DF, as a socket's would be),

@@ -108,3 +108,22 @@ craft() {
 	assert_equal "$(ctl "$B" mr read "$MB" --offset 0 --length 8)" "genuine!"
 	assert_equal "$(roce_dev "$B" icrc_other_id)" 1
 }
+
+@test "the veth pair deleted and made again (new indexes): the rings follow their interfaces, traffic crosses" {
+	ip -n "$NS_A" link del "$VETH_A"
+	sleep 0.3
+	ip link add "$VETH_A" netns "$NS_A" type veth peer name "$VETH_B" netns "$NS_B"
+	ip -n "$NS_A" addr add 10.232.0.1/24 dev "$VETH_A"
+	ip -n "$NS_B" addr add 10.232.0.2/24 dev "$VETH_B"
+	ip -n "$NS_A" addr add "$ROCE_GID6_A/64" dev "$VETH_A" nodad
+	ip -n "$NS_B" addr add "$ROCE_GID6_B/64" dev "$VETH_B" nodad
+	ip -n "$NS_A" link set "$VETH_A" mtu 1500 up
+	ip -n "$NS_B" link set "$VETH_B" mtu 1500 up
+	roce_wait_gid "$A" "$ROCE_GID_A"
+	roce_wait_gid "$B" "$ROCE_GID_B"
+	roce_qps rc
+	CA=$PCA CB=$PCB QA=$PQA QB=$PQB
+	roce_send 65536
+	roce_write_read 4096
+	assert_equal "$(roce_dev "$B" receive)" packet
+}
