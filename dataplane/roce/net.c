@@ -279,7 +279,7 @@ static struct dp_roce *endpoint_new(struct dp_nic *nic, struct dp_worker *w,
  * The packet path for r: the ring on cfg->netdev, and r's sockets kept (they send, and hold
  * the port, so the kernel answers no packet with an ICMP error) but deaf: no GRO (which would
  * merge datagrams before the ring sees them), a filter that keeps nothing.  0 or -errno, r's
- * sockets untouched then.
+ * sockets hearing as before then.
  */
 static int packet_path_open(struct dp_roce *r, const struct dp_roce_config *cfg)
 {
@@ -296,6 +296,13 @@ static int packet_path_open(struct dp_roce *r, const struct dp_roce_config *cfg)
 	if (!err && r->udp6.fd >= 0)
 		err = roce_ring_deafen(&r->udp6);
 	if (err) {
+		/* Back to the socket path: a socket deafened already hears again. */
+		if (r->ring.fd >= 0) {
+			if (r->udp4.fd >= 0)
+				roce_ring_hear(&r->udp4);
+			if (r->udp6.fd >= 0)
+				roce_ring_hear(&r->udp6);
+		}
 		roce_ring_close(&r->ring);
 		free(r->ring_copy);
 		r->ring_copy = NULL;

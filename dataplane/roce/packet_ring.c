@@ -161,6 +161,14 @@ int roce_ring_rebind(struct roce_ring *ring)
 	return 0;
 }
 
+void roce_ring_hear(struct dp_udp *u)
+{
+	int off = 0;
+
+	(void)setsockopt(u->fd, SOL_SOCKET, SO_DETACH_FILTER, &off, sizeof(off));
+	(void)dp_udp_enable_gro(u);
+}
+
 /* The slot's status word, shared with the kernel: acquire to read what it wrote before. */
 static uint32_t slot_status(struct tpacket2_hdr *h)
 {

@@ -41,6 +41,8 @@ void roce_ring_close(struct roce_ring *ring);
 int roce_ring_rebind(struct roce_ring *ring);
 /* A UDP socket that sends for the packet path: no GRO, and a filter that keeps no datagram. */
 int roce_ring_deafen(struct dp_udp *u);
+/* Undoes roce_ring_deafen: the socket receives again, with GRO (the socket path's). */
+void roce_ring_hear(struct dp_udp *u);
 
 typedef void (*roce_ring_fn)(void *arg, const uint8_t *frame, size_t len,
 			     const struct roce_frame_info *info);
