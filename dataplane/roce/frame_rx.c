@@ -39,14 +39,11 @@ static bool udp_csum_ok(const uint8_t *ip, const uint8_t *udp, size_t udp_len)
 }
 
 /* Checks of the IP and UDP headers that roce_ip_locate leaves (it checked the lengths). */
-static enum roce_reason ip_udp_check(const uint8_t *ip, const struct roce_ip_view *v,
-				     uint16_t ethertype, uint16_t port)
+static enum roce_reason ip_udp_check(const uint8_t *ip, const struct roce_ip_view *v, uint16_t port)
 {
 	size_t ip_hdr = v->ip_udp_len - ROCE_UDP_HDR_LEN;
 	bool v4 = ip[0] >> 4 == 4;
 
-	if (v4 != (ethertype == ETHERTYPE_IPV4))
-		return ROCE_BAD_LINK;
 	if (v4 && (dp_get_be16(ip + 6) & IPV4_MF_AND_OFFSET))
 		return ROCE_FRAGMENT;
 	if (v4 && dp_ip_csum(0, ip, ip_hdr))
@@ -84,24 +81,32 @@ static void seg_headers(struct roce_frame_seg *s, const uint8_t *ip, size_t ip_u
 enum roce_reason roce_frame_rx(const uint8_t *frame, size_t len, const struct roce_frame_info *info,
 			       uint16_t port, roce_frame_seg_fn fn, void *arg)
 {
-	uint8_t gso = info->vnet[1] & ~VNET_GSO_ECN;
 	const uint8_t *ip = frame + ROCE_FRAME_ETH_LEN;
-	struct roce_ip_view v;
-	struct roce_frame_seg s;
-	size_t seg_size, last, off, i;
 	uint16_t ethertype;
-	enum roce_reason r;
 
 	/* Truncated by the ring (or a snap length), or a VLAN's. */
-	if (len != info->wire_len || len < ROCE_FRAME_ETH_LEN || len > ROCE_FRAME_MAX ||
+	if (len != info->wire_len || len <= ROCE_FRAME_ETH_LEN || len > ROCE_FRAME_MAX ||
 	    info->vlan_tagged)
 		return ROCE_BAD_LINK;
 	ethertype = dp_get_be16(frame + 12);
-	if (ethertype != ETHERTYPE_IPV4 && ethertype != ETHERTYPE_IPV6)
+	if ((ethertype != ETHERTYPE_IPV4 || ip[0] >> 4 != 4) &&
+	    (ethertype != ETHERTYPE_IPV6 || ip[0] >> 4 != 6))
 		return ROCE_BAD_LINK;
-	r = roce_ip_locate(ip, len - ROCE_FRAME_ETH_LEN, &v);
+	return roce_ip_rx(ip, len - ROCE_FRAME_ETH_LEN, info, port, fn, arg);
+}
+
+enum roce_reason roce_ip_rx(const uint8_t *ip, size_t len, const struct roce_frame_info *info,
+			    uint16_t port, roce_frame_seg_fn fn, void *arg)
+{
+	uint8_t gso = info->vnet[1] & ~VNET_GSO_ECN;
+	struct roce_ip_view v;
+	struct roce_frame_seg s;
+	size_t seg_size, last, off, i;
+	enum roce_reason r;
+
+	r = roce_ip_locate(ip, len, &v);
 	if (r == ROCE_OK)
-		r = ip_udp_check(ip, &v, ethertype, port);
+		r = ip_udp_check(ip, &v, port);
 	if (r != ROCE_OK)
 		return r;
 	if (gso == VNET_GSO_NONE) {

@@ -56,3 +56,10 @@ typedef void (*roce_frame_seg_fn)(void *arg, const struct roce_frame_seg *s);
  */
 enum roce_reason roce_frame_rx(const uint8_t *frame, size_t len, const struct roce_frame_info *info,
 			       uint16_t port, roce_frame_seg_fn fn, void *arg);
+/*
+ * The same from the IP header on (ip[0 .. len), len at least 1): for a datagram that came
+ * without its Ethernet header, as a link endpoint's do (link_rx.c); info's wire_len and
+ * vlan_tagged are not read.
+ */
+enum roce_reason roce_ip_rx(const uint8_t *ip, size_t len, const struct roce_frame_info *info,
+			    uint16_t port, roce_frame_seg_fn fn, void *arg);

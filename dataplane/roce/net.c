@@ -175,6 +175,17 @@ static void on_ring_readable(struct dp_worker *w, int fd, uint32_t revents, void
 	}
 }
 
+void roce_rx_ip(struct dp_worker *w, struct dp_roce *r, const uint8_t *ip, size_t len)
+{
+	/* The driver's queue took UDP to the port; its checksum may be the kernel's to write still. */
+	const struct roce_frame_info info = { .csum_trusted = true };
+	struct rx_ctx x = { w, r };
+
+	if (!len || roce_ip_rx(ip, len, &info, r->port, on_frame_datagram, &x) != ROCE_OK)
+		DEVICE_COUNT(w, r->nic, rx_dropped);
+	end_of_batch(w, r);
+}
+
 void dp_roce_input(struct dp_worker *w, struct dp_nic *nic, const uint8_t *buf, size_t len,
 		   const struct dp_udp_addr *from, const struct dp_udp_addr *to)
 {

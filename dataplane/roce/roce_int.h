@@ -71,6 +71,12 @@ static inline struct dp_roce_qp *roce_qp(const struct dp_qp *q)
 /* The device's RoCE counters, the worker's share. */
 #define DEVICE_COUNT(w, nic, field) dp_count_add(&(nic)->per_worker[(w)->index].counters.roce.field, 1)
 
+/*
+ * net.c: an IP datagram (a link endpoint's, link_rx.c) checked as the packet path's frames
+ * are, its ICRC against its own header, handed to its QP; then what it makes us send.
+ */
+void roce_rx_ip(struct dp_worker *w, struct dp_roce *r, const uint8_t *ip, size_t len);
+
 /* ---- the transport's operations (struct dp_transport, net.c's table) ---- */
 
 /* qp.c: a QP's connection, and its turn. */
