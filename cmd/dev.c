@@ -47,8 +47,8 @@ static int dev_show(struct ctl *ctl, const struct cmd_args *args)
 		struct json_object *dev = json_object_array_get_idx(devices, i);
 
 		if (!ctl->details && !ctl->json) {
-			/* The short form: identity and ports; -d or -j for everything. */
-			struct json_object *brief = json_object_new_object();
+			/* The short form: identity, ports, the RoCE receive path; -d or -j for everything. */
+			struct json_object *brief = json_object_new_object(), *datapath, *roce, *receive;
 			static const char *const keys[] = {
 				"ifindex", "ifname", "backend", "node_type", "fw", "node_guid", "ports",
 			};
@@ -56,6 +56,13 @@ static int dev_show(struct ctl *ctl, const struct cmd_args *args)
 			for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++)
 				json_object_object_add(brief, keys[k],
 						       json_object_get(json_object_object_get(dev, keys[k])));
+			if (json_object_object_get_ex(dev, "datapath", &datapath) &&
+			    json_object_object_get_ex(datapath, "roce", &roce) &&
+			    json_object_object_get_ex(roce, "receive", &receive)) {
+				roce = json_object_new_object();
+				json_object_object_add(roce, "receive", json_object_get(receive));
+				json_object_object_add(brief, "roce", roce);
+			}
 			ctl->out->record(ctl, brief, NULL, "ifname");
 			json_object_put(brief);
 		} else {

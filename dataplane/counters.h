@@ -24,6 +24,8 @@ struct dp_roce_counters {
 	_Atomic uint64_t duplicates;                   /* requests seen again, answered without executing */
 	_Atomic uint64_t out_of_sequence;              /* request packets after a gap, dropped */
 	_Atomic uint64_t icrc_errors;                  /* device: dropped for a wrong ICRC */
+	_Atomic uint64_t icrc_other_id;                /* device, packet path or a VM's link: dropped,
+							* the ICRC right only for another IPv4 ID */
 	_Atomic uint64_t rx_dropped;                   /* malformed, no such QP, wrong type or state, P_Key */
 	_Atomic uint64_t faults;                       /* outgoing packets dropped, doubled or held back for tests */
 	_Atomic uint64_t tx_errors;                    /* device: packets the kernel would not send */

@@ -22,6 +22,7 @@ static struct json_object *roce_json(struct dp_roce_counters *c)
 	json_add_uint(o, "duplicates", get(&c->duplicates));
 	json_add_uint(o, "out_of_sequence", get(&c->out_of_sequence));
 	json_add_uint(o, "icrc_errors", get(&c->icrc_errors));
+	json_add_uint(o, "icrc_other_id", get(&c->icrc_other_id));
 	json_add_uint(o, "rx_dropped", get(&c->rx_dropped));
 	json_add_uint(o, "faults", get(&c->faults));
 	json_add_uint(o, "tx_errors", get(&c->tx_errors));

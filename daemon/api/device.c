@@ -71,6 +71,20 @@ static struct json_object *crypto_json(const struct rdma_offload_caps *c)
 	return o;
 }
 
+/* datapath.roce.receive: the way the device's RoCE endpoint takes packets in, where it has one. */
+static void roce_receive_json(struct json_object *device, struct rdma_device *d)
+{
+	struct json_object *datapath, *roce;
+	enum dp_roce_receive how;
+	int why;
+
+	how = rdma_datapath_roce_receive(d, &why);
+	if (how == DP_ROCE_RECEIVE_AUTO || !json_object_object_get_ex(device, "datapath", &datapath) ||
+	    !json_object_object_get_ex(datapath, "roce", &roce))
+		return;
+	json_add_string(roce, "receive", dp_roce_receive_name(how));
+}
+
 static struct json_object *device_json(struct rdma_device *d)
 {
 	static const char *const cap_names[] = { "RC_RNR_NAK_GEN" };
@@ -117,6 +131,7 @@ static struct json_object *device_json(struct rdma_device *d)
 
 		rdma_device_counters(d, &c);
 		json_object_object_add(o, "datapath", api_dp_counters_json(&c, &d->sqd_stats));
+		roce_receive_json(o, d);
 	}
 	return o;
 }

@@ -158,7 +158,7 @@ static void unknown_setting(const char *key, char *msg, size_t size)
 		used += (size_t)snprintf(msg + used, size - used, ", %s", number_settings[i].key);
 	if (used < size)
 		snprintf(msg + used, size - used, ", recovery, crypto_credential, import_kek.NAME, "
-			 "fabric_lid, fabric_address, fabric_node.LID, roce_netdev)");
+			 "fabric_lid, fabric_address, fabric_node.LID, roce_netdev, roce_receive)");
 }
 
 static char *strip(char *s)
@@ -341,6 +341,22 @@ static int set_roce_netdev(char dst[IF_NAMESIZE], const char *value, char *msg, 
 	return 0;
 }
 
+/* roce_receive = auto|packet|socket: the way RoCE v2 packets come in (dp_roce_receive_name's words). */
+static int set_roce_receive(enum dp_roce_receive *dst, const char *value, char *msg, size_t size)
+{
+	static const enum dp_roce_receive ways[] = {
+		DP_ROCE_RECEIVE_AUTO, DP_ROCE_RECEIVE_PACKET, DP_ROCE_RECEIVE_SOCKET,
+	};
+
+	for (size_t i = 0; i < sizeof(ways) / sizeof(ways[0]); i++)
+		if (strcmp(value, dp_roce_receive_name(ways[i])) == 0) {
+			*dst = ways[i];
+			return 0;
+		}
+	snprintf(msg, size, "roce_receive: '%s' is not one of auto, packet, socket", value);
+	return -EINVAL;
+}
+
 /* One "key = value" line; a message naming the key and its allowed values on error. */
 static int apply(struct rdmad_config *c, const char *key, const char *value, char *msg, size_t size)
 {
@@ -372,6 +388,8 @@ static int apply(struct rdmad_config *c, const char *key, const char *value, cha
 		return apply_fabric(&c->fabric, key, value, msg, size);
 	} else if (strcmp(key, "roce_netdev") == 0) {
 		return set_roce_netdev(c->roce_netdev, value, msg, size);
+	} else if (strcmp(key, "roce_receive") == 0) {
+		return set_roce_receive(&c->roce_receive, value, msg, size);
 	} else {
 		unknown_setting(key, msg, size);
 		return -EINVAL;

@@ -42,6 +42,7 @@ struct rdmad_config {
 	unsigned roce_segmentation_offload;  /* 1: runs of packets leave as one GSO send (read at start) */
 	/* For tests: outgoing RoCE packets dropped, doubled, reordered, in millionths (read at start). */
 	struct dp_roce_faults roce_faults;
+	enum dp_roce_receive roce_receive;  /* roce_receive = auto|packet|socket (read at start) */
 };
 
 /* A quarter of soft0's caps for QPs and CQs; AHs as a UD service with a few dozen peers needs. */

@@ -256,12 +256,14 @@ static int reload_config(struct manager *m, char *err, size_t err_size)
 		return r;
 	}
 	if (strcmp(c.roce_netdev, m->config.roce_netdev) != 0 || c.roce_port != m->config.roce_port ||
-	    memcmp(&c.roce_faults, &m->config.roce_faults, sizeof(c.roce_faults)) != 0)
-		log_notice("roce_netdev, roce_port and roce_fault_* changed: they take effect when rdmad "
-			   "restarts");
+	    memcmp(&c.roce_faults, &m->config.roce_faults, sizeof(c.roce_faults)) != 0 ||
+	    c.roce_receive != m->config.roce_receive)
+		log_notice("roce_netdev, roce_port, roce_receive and roce_fault_* changed: they take effect "
+			   "when rdmad restarts");
 	/* Kept as in force until then, so that the next reload compares with it. */
 	memcpy(c.roce_netdev, m->config.roce_netdev, sizeof(c.roce_netdev));
 	c.roce_port = m->config.roce_port;
+	c.roce_receive = m->config.roce_receive;
 	c.roce_faults = m->config.roce_faults;
 	config_free(&m->config);
 	m->config = c;
@@ -338,6 +340,22 @@ static int add_devices(struct manager *m)
 	return 0;
 }
 
+/* Which way RoCE v2 packets come in, and why not the packet path where it was tried. */
+static void roce_log_receive(struct rdma_device *dev, const char *netdev)
+{
+	int why = 0;
+
+	if (rdma_datapath_roce_receive(dev, &why) == DP_ROCE_RECEIVE_PACKET)
+		log_info("RoCE v2 receive path: packet (AF_PACKET ring on %s; every ICRC checked "
+			 "against the IP header)", netdev);
+	else if (why)
+		log_full_errno(LOG_NOTICE, why, "RoCE v2 receive path: socket (the packet path on %s "
+			       "could not be had; each IPv4 ID is found from the ICRC)", netdev);
+	else
+		log_info("RoCE v2 receive path: socket (roce_receive = socket; each IPv4 ID is found "
+			 "from the ICRC)");
+}
+
 /* RoCE v2 on the port whose GIDs roce_netdev gives: the software device's endpoint. */
 static int roce_start(struct manager *m)
 {
@@ -346,17 +364,23 @@ static int roce_start(struct manager *m)
 		.port = (uint16_t)m->config.roce_port,
 		.segmentation = m->config.roce_segmentation_offload,
 		.faults = *f,
+		.receive = m->config.roce_receive,
 	};
 	int r;
 
 	if (!m->config.roce_netdev[0])
 		return 0;
+	memcpy(cfg.netdev, m->config.roce_netdev, sizeof(cfg.netdev));
 	if (f->drop + f->duplicate + f->reorder > 1000000)
 		return log_error_errno(-EINVAL, "roce_fault_drop_ppm + roce_fault_duplicate_ppm + "
 				       "roce_fault_reorder_ppm exceed 1000000");
 	r = rdma_datapath_roce_start(m->devices[0], &cfg);
+	if (r < 0 && cfg.receive == DP_ROCE_RECEIVE_PACKET)
+		return log_error_errno(r, "roce_receive = packet: cannot open the packet path on %s "
+				       "(it needs CAP_NET_RAW)", cfg.netdev);
 	if (r < 0)
 		return log_error_errno(r, "cannot serve RoCE v2 on UDP port %u", m->config.roce_port);
+	roce_log_receive(m->devices[0], cfg.netdev);
 	if (f->drop || f->duplicate || f->reorder)
 		log_warning("RoCE v2: for tests, %u, %u and %u of every million packets sent are dropped, "
 			    "doubled and reordered", f->drop, f->duplicate, f->reorder);

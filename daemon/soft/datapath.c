@@ -572,6 +572,20 @@ int rdma_datapath_roce_start(struct rdma_device *dev, const struct dp_roce_confi
 	return dp_roce_open(&dp->nic, dp->ud_worker, cfg);
 }
 
+enum dp_roce_receive rdma_datapath_roce_receive(struct rdma_device *dev, int *packet_error)
+{
+	*packet_error = 0;
+	if (!dev->datapath)
+		return DP_ROCE_RECEIVE_AUTO;
+	return dp_roce_receive_in_use(&dev->datapath->nic, packet_error);
+}
+
+void rdma_datapath_roce_netdev_changed(struct rdma_device *dev)
+{
+	if (dev->datapath)
+		dp_roce_netdev_changed(&dev->datapath->nic);
+}
+
 int rdma_datapath_roce_start_link(struct rdma_device *dev, const struct dp_roce_config *cfg,
 				  const struct dp_roce_link *link)
 {

@@ -53,6 +53,10 @@ int rdma_datapath_start(struct rdma_device *dev, struct worker_set *ws);
  * IPv6 addresses), as cfg says; -errno when no socket opens.
  */
 int rdma_datapath_roce_start(struct rdma_device *dev, const struct dp_roce_config *cfg);
+/* The way its RoCE endpoint receives, and why not the packet path (dp_roce_receive_in_use). */
+enum dp_roce_receive rdma_datapath_roce_receive(struct rdma_device *dev, int *packet_error);
+/* roce_netdev appeared (again): the packet path follows it (dp_roce_netdev_changed). */
+void rdma_datapath_roce_netdev_changed(struct rdma_device *dev);
 /* The same on a link (a VM's TAP: dataplane/roce/transport.h, dp_roce_open_link). */
 int rdma_datapath_roce_start_link(struct rdma_device *dev, const struct dp_roce_config *cfg,
 				  const struct dp_roce_link *link);

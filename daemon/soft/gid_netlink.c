@@ -19,6 +19,7 @@
 #include <netlink/route/addr.h>
 #include <netlink/route/link.h>
 
+#include "daemon/soft/datapath.h"
 #include "daemon/verbs/gid.h"
 #include "lib/log.h"
 #include "lib/netlink.h"
@@ -119,6 +120,9 @@ static void resync(struct gid_netlink *g)
 		log_warning("roce_netdev %s: no such interface; its GIDs come when it appears",
 			    g->name);
 	g->missing_logged = !r;
+	/* A new interface of the name: the packet path's ring was bound to the old one. */
+	if (r && r != g->ifindex)
+		rdma_datapath_roce_netdev_changed(g->dev);
 	g->ifindex = r;
 	if (g->ifindex) {
 		r = read_gids(g, gids, max, &n);

@@ -51,21 +51,25 @@ static uint32_t get_le32(const uint8_t *p)
 	return p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
+/* The ICRC carried xor the one computed: 0 when it is right. */
+static uint32_t icrc_delta(const uint8_t *ip_udp, size_t ip_udp_len, const uint8_t *transport,
+			   size_t transport_len)
+{
+	return get_le32(transport + transport_len - ROCE_ICRC_LEN) ^
+	       roce_icrc(ip_udp, ip_udp_len, transport, transport_len);
+}
+
+/* A 20-byte IPv4 header, the one whose ID the solver places (icrc_id.c). */
+static bool plain_ipv4(const uint8_t *ip_udp, size_t ip_udp_len)
+{
+	return ip_udp_len == ROCE_IPV4_HDR_LEN + ROCE_UDP_HDR_LEN && ip_udp[0] >> 4 == 4;
+}
+
 void roce_icrc_seal(const uint8_t *ip_udp, size_t ip_udp_len, uint8_t *transport,
 		    size_t transport_len)
 {
 	put_le32(transport + transport_len - ROCE_ICRC_LEN,
 		 roce_icrc(ip_udp, ip_udp_len, transport, transport_len));
-}
-
-static enum roce_reason compare(const uint8_t *ip_udp, size_t ip_udp_len,
-				const uint8_t *transport, size_t transport_len)
-{
-	uint32_t want = roce_icrc(ip_udp, ip_udp_len, transport, transport_len);
-
-	if (get_le32(transport + transport_len - ROCE_ICRC_LEN) != want)
-		return ROCE_BAD_ICRC;
-	return ROCE_OK;
 }
 
 enum roce_reason roce_icrc_check_ip(const uint8_t *ip, size_t len)
@@ -75,7 +79,20 @@ enum roce_reason roce_icrc_check_ip(const uint8_t *ip, size_t len)
 
 	if (r != ROCE_OK)
 		return r;
-	return compare(ip, v.ip_udp_len, v.transport, v.transport_len);
+	return icrc_delta(ip, v.ip_udp_len, v.transport, v.transport_len) ? ROCE_BAD_ICRC : ROCE_OK;
+}
+
+enum roce_reason roce_icrc_check_wire(const uint8_t *ip_udp, size_t ip_udp_len,
+				      const uint8_t *transport, size_t transport_len)
+{
+	uint32_t delta = icrc_delta(ip_udp, ip_udp_len, transport, transport_len);
+	uint16_t id;
+
+	if (!delta)
+		return ROCE_OK;
+	if (plain_ipv4(ip_udp, ip_udp_len) && roce_icrc_solve_ipv4_id(delta, transport_len, &id))
+		return ROCE_ICRC_OTHER_ID;
+	return ROCE_BAD_ICRC;
 }
 
 /* The IP and UDP headers a transport payload travels behind, rebuilt from a. */
@@ -98,16 +115,14 @@ enum roce_reason roce_icrc_check_payload(const struct roce_ip_udp *a, const uint
 
 	if (r != ROCE_OK)
 		return r;
-	delta = get_le32(transport + transport_len - ROCE_ICRC_LEN) ^
-		roce_icrc(hdr, hdr_len, transport, transport_len);
+	delta = icrc_delta(hdr, hdr_len, transport, transport_len);
 	if (!delta)
 		return ROCE_OK;
 	/*
 	 * The Identification is the one field a socket cannot see: delta is what a different
 	 * one makes (solvable: the ID xor a->ip_id), or damage.
 	 */
-	if (hdr_len == ROCE_IPV4_HDR_LEN + ROCE_UDP_HDR_LEN &&
-	    roce_icrc_solve_ipv4_id(delta, transport_len, &id))
+	if (plain_ipv4(hdr, hdr_len) && roce_icrc_solve_ipv4_id(delta, transport_len, &id))
 		return ROCE_OK;
 	return ROCE_BAD_ICRC;
 }

@@ -35,6 +35,15 @@ void roce_icrc_seal(const uint8_t *ip_udp, size_t ip_udp_len, uint8_t *transport
 /* Checks the ICRC of a whole IPv4/IPv6 datagram (roce_ip_locate's checks first). */
 enum roce_reason roce_icrc_check_ip(const uint8_t *ip, size_t len);
 
+/*
+ * The ICRC of a transport packet against the IP and UDP headers it came with (ip_udp_len
+ * bytes, with options), every bit of them: ROCE_OK, ROCE_ICRC_OTHER_ID when it would be
+ * right with another IPv4 Identification (the damage the socket path's solving cannot see),
+ * or ROCE_BAD_ICRC.  Callers check the lengths (roce_ip_locate() does).
+ */
+enum roce_reason roce_icrc_check_wire(const uint8_t *ip_udp, size_t ip_udp_len,
+				      const uint8_t *transport, size_t transport_len);
+
 /* The same for a UDP payload received on a socket, with the headers the peer's kernel sent
  * given as a.  A socket does not see the IPv4 Identification: when the ICRC is wrong for
  * a->ip_id, the ID that makes it right is looked for (roce_icrc_solve_ipv4_id), so that

@@ -111,6 +111,36 @@ enum roce_reason roce_ip_locate(const uint8_t *ip, size_t len, struct roce_ip_vi
 	return ROCE_OK;
 }
 
+enum roce_reason roce_ip_udp_parse(const uint8_t *ip_udp, size_t ip_udp_len, struct roce_ip_udp *a)
+{
+	const uint8_t *udp = ip_udp + ip_udp_len - ROCE_UDP_HDR_LEN;
+
+	memset(a, 0, sizeof(*a));
+	if (ip_udp_len >= ROCE_IPV4_HDR_LEN + ROCE_UDP_HDR_LEN && ip_udp[0] >> 4 == 4) {
+		memcpy(a->sgid, v4_mapped_prefix, sizeof(v4_mapped_prefix));
+		memcpy(a->dgid, v4_mapped_prefix, sizeof(v4_mapped_prefix));
+		memcpy(a->sgid + 12, ip_udp + 12, 4);
+		memcpy(a->dgid + 12, ip_udp + 16, 4);
+		a->tclass = ip_udp[1];
+		a->hop_limit = ip_udp[8];
+		a->ip_id = dp_get_be16(ip_udp + 4);
+		a->df = dp_get_be16(ip_udp + 6) & IPV4_DF;
+	} else if (ip_udp_len == ROCE_IPV6_HDR_LEN + ROCE_UDP_HDR_LEN && ip_udp[0] >> 4 == 6) {
+		uint32_t first = dp_get_be32(ip_udp);
+
+		memcpy(a->sgid, ip_udp + 8, 16);
+		memcpy(a->dgid, ip_udp + 24, 16);
+		a->tclass = (first >> 20) & 0xff;
+		a->flow_label = first & 0xfffff;
+		a->hop_limit = ip_udp[7];
+	} else {
+		return ROCE_BAD_IP;
+	}
+	a->sport = dp_get_be16(udp);
+	a->dport = dp_get_be16(udp + 2);
+	return ROCE_OK;
+}
+
 /* RFC 8200 §8.1: IPv6 UDP checksum over the pseudo-header and the datagram; 0 is sent as
  * 0xffff.  A zero checksum is dropped by Linux IPv6 receivers (§2.1). */
 static uint16_t udp6_csum(const uint8_t *ip6, size_t udp_len)

@@ -55,6 +55,10 @@ enum roce_reason roce_ip_udp_build(const struct roce_ip_udp *a, size_t transport
  * past the IP length, such as Ethernet padding, are ignored), room for BTH and ICRC. */
 enum roce_reason roce_ip_locate(const uint8_t *ip, size_t len, struct roce_ip_view *v);
 
+/* The fields of IP and UDP headers as received (ip_udp_len bytes, as roce_ip_locate found
+ * them): the inverse of roce_ip_udp_build, IPv4 options skipped. */
+enum roce_reason roce_ip_udp_parse(const uint8_t *ip_udp, size_t ip_udp_len, struct roce_ip_udp *a);
+
 /* IP + UDP + roce_pkt_build() + ICRC, and the IPv6 UDP checksum. */
 enum roce_reason roce_frame_build(const struct roce_ip_udp *a, const struct roce_pkt *p,
 				  const void *payload, size_t payload_len,

@@ -2,7 +2,8 @@
 /*
  * A RoCE v2 link endpoint's way in (dp_roce_open_link): an IP datagram the
  * driver found on the link goes to the endpoint's worker by command and in
- * as a socket's datagram would.  The way out is link_tx.c.
+ * as the packet path's datagrams do, its header seen (net.c, roce_rx_ip).
+ * The way out is link_tx.c.
  */
 #include "dataplane/roce/roce_int.h"
 #include "dataplane/worker.h"
@@ -18,37 +19,13 @@ struct link_datagram {
 	uint8_t ip[];
 };
 
-/* The socket address of an IPv4 or IPv6 header's source or destination, with port. */
-static void ip_addr(const uint8_t *ip, bool dst, uint16_t port, struct dp_udp_addr *a)
-{
-	memset(a, 0, sizeof(*a));
-	if ((ip[0] >> 4) == 4) {
-		a->in.sin_family = AF_INET;
-		memcpy(&a->in.sin_addr, ip + (dst ? 16 : 12), 4);
-		a->in.sin_port = port;
-		a->len = sizeof(a->in);
-	} else {
-		a->in6.sin6_family = AF_INET6;
-		memcpy(&a->in6.sin6_addr, ip + (dst ? 24 : 8), 16);
-		a->in6.sin6_port = port;
-		a->len = sizeof(a->in6);
-	}
-}
-
 static void on_link_datagram(struct dp_worker *w, void *arg)
 {
 	struct link_datagram *d = arg;
-	struct dp_udp_addr from, to;
-	struct roce_ip_view v;
-	uint16_t ports[2];
 
-	/* Checked again here: the copy is all the worker trusts. */
-	if (roce_ip_locate(d->ip, d->len, &v) == ROCE_OK && d->nic->remote_ep) {
-		memcpy(ports, d->ip + v.ip_udp_len - ROCE_UDP_HDR_LEN, sizeof(ports));
-		ip_addr(d->ip, false, ports[0], &from);
-		ip_addr(d->ip, true, ports[1], &to);
-		dp_roce_input(w, d->nic, v.transport, v.transport_len, &from, &to);
-	}
+	/* The copy is all the worker trusts: checked again there, every ICRC against its header. */
+	if (d->nic->remote_ep)
+		roce_rx_ip(w, roce_ep(d->nic), d->ip, d->len);
 	free(d);
 }
 

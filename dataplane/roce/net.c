@@ -4,7 +4,9 @@
  * IPv4 and an IPv6 UDP socket on port 4791 in the RoCE worker's epoll set,
  * the NIC's remote transport (struct dp_transport below).  Received packets
  * are parsed, their ICRC checked against the headers rebuilt from the
- * addresses the kernel reports, and handed to the QP they name.  Everything
+ * addresses the kernel reports (the socket path), or against the headers
+ * they came with where the packet path's ring takes them in instead
+ * (packet_ring.h, frame_rx.h), and handed to the QP they name.  Everything
  * from the wire is hostile: the codec bounds it (packet.c), and a QP takes
  * only what its type, state and peer allow.  What leaves is tx.c's.
  */
@@ -96,6 +98,41 @@ static void on_datagram(void *arg, const uint8_t *buf, size_t len, const struct 
 	dispatch(x->w, x->r, &p, &hdr);
 }
 
+/* ---- the packet path: frames from the ring, with the headers they had on the wire ---- */
+
+static void on_frame_datagram(void *arg, const struct roce_frame_seg *s)
+{
+	struct rx_ctx *x = arg;
+	struct roce_ip_udp hdr;
+	struct roce_pkt p;
+	enum roce_reason why;
+
+	if (roce_pkt_parse(s->transport, s->transport_len, &p) != ROCE_OK ||
+	    p.bth.opcode == ROCE_OP_CNP || roce_ip_udp_parse(s->ip_udp, s->ip_udp_len, &hdr) != ROCE_OK) {
+		DEVICE_COUNT(x->w, x->r->nic, rx_dropped);
+		return;
+	}
+	/* Every bit of the header, the IPv4 ID with it: nothing solved, nothing given up. */
+	why = roce_icrc_check_wire(s->ip_udp, s->ip_udp_len, s->transport, s->transport_len);
+	if (why == ROCE_ICRC_OTHER_ID) {
+		DEVICE_COUNT(x->w, x->r->nic, icrc_other_id);
+		return;
+	}
+	if (why != ROCE_OK) {
+		DEVICE_COUNT(x->w, x->r->nic, icrc_errors);
+		return;
+	}
+	dispatch(x->w, x->r, &p, &hdr);
+}
+
+static void on_frame(void *arg, const uint8_t *frame, size_t len, const struct roce_frame_info *info)
+{
+	struct rx_ctx *x = arg;
+
+	if (roce_frame_rx(frame, len, info, x->r->port, on_frame_datagram, x) != ROCE_OK)
+		DEVICE_COUNT(x->w, x->r->nic, rx_dropped);
+}
+
 /* The end of a receive batch: the ACKs owed (one acknowledges every request before it), then what is queued. */
 static void end_of_batch(struct dp_worker *w, struct dp_roce *r)
 {
@@ -121,6 +158,34 @@ static void on_readable(struct dp_worker *w, int fd, uint32_t revents, void *arg
 	}
 }
 
+static void on_ring_readable(struct dp_worker *w, int fd, uint32_t revents, void *arg)
+{
+	struct dp_roce *r = arg;
+	struct rx_ctx x = { w, r };
+
+	/* The interface went away: the error cleared (or the worker would not sleep), bound again if it is back. */
+	if (revents & (EPOLLERR | EPOLLHUP))
+		(void)roce_ring_rebind(&r->ring);
+	for (unsigned round = 0; round < RX_ROUNDS; round++) {
+		unsigned got = roce_ring_take(&r->ring, DP_UDP_BATCH, r->ring_copy, on_frame, &x);
+
+		end_of_batch(w, r);
+		if (got < DP_UDP_BATCH)
+			break;
+	}
+}
+
+void roce_rx_ip(struct dp_worker *w, struct dp_roce *r, const uint8_t *ip, size_t len)
+{
+	/* The driver's queue took UDP to the port; its checksum may be the kernel's to write still. */
+	const struct roce_frame_info info = { .csum_trusted = true };
+	struct rx_ctx x = { w, r };
+
+	if (!len || roce_ip_rx(ip, len, &info, r->port, on_frame_datagram, &x) != ROCE_OK)
+		DEVICE_COUNT(w, r->nic, rx_dropped);
+	end_of_batch(w, r);
+}
+
 void dp_roce_input(struct dp_worker *w, struct dp_nic *nic, const uint8_t *buf, size_t len,
 		   const struct dp_udp_addr *from, const struct dp_udp_addr *to)
 {
@@ -136,6 +201,10 @@ static void on_attach(struct dp_worker *w, void *arg)
 {
 	struct dp_roce *r = arg;
 
+	if (r->ring.fd >= 0) {
+		(void)dp_worker_add_fd(w, r->ring.fd, EPOLLIN, on_ring_readable, r);
+		return;
+	}
 	if (r->udp4.fd >= 0)
 		(void)dp_worker_add_fd(w, r->udp4.fd, EPOLLIN, on_readable, r);
 	if (r->udp6.fd >= 0)
@@ -146,6 +215,10 @@ static void on_detach(struct dp_worker *w, void *arg)
 {
 	struct dp_roce *r = arg;
 
+	if (r->ring.fd >= 0) {
+		(void)dp_worker_remove_fd(w, r->ring.fd);
+		return;
+	}
 	if (r->udp4.fd >= 0)
 		(void)dp_worker_remove_fd(w, r->udp4.fd);
 	if (r->udp6.fd >= 0)
@@ -169,6 +242,8 @@ static void endpoint_free(struct dp_roce *r)
 		}
 	dp_udp_close(&r->udp4);
 	dp_udp_close(&r->udp6);
+	roce_ring_close(&r->ring);
+	free(r->ring_copy);
 	free(r->frame);
 	free(r);
 }
@@ -199,7 +274,7 @@ static struct dp_roce *endpoint_new(struct dp_nic *nic, struct dp_worker *w,
 	r->segmentation = cfg->segmentation;
 	r->faults = cfg->faults;
 	r->rng = 0x9e3779b97f4a7c15ull ^ cfg->port;
-	r->udp4.fd = r->udp6.fd = -1;
+	r->udp4.fd = r->udp6.fd = r->ring.fd = -1;
 	for (unsigned i = 0; i < DP_UDP_BATCH; i++) {
 		r->tx_bufs[i] = malloc(DP_ROCE_PKT_MAX);
 		r->rx_bufs[i] = malloc(DP_UDP_GRO_BUF_SIZE);
@@ -209,6 +284,41 @@ static struct dp_roce *endpoint_new(struct dp_nic *nic, struct dp_worker *w,
 		}
 	}
 	return r;
+}
+
+/*
+ * The packet path for r: the ring on cfg->netdev, and r's sockets kept (they send, and hold
+ * the port, so the kernel answers no packet with an ICMP error) but deaf: no GRO (which would
+ * merge datagrams before the ring sees them), a filter that keeps nothing.  0 or -errno, r's
+ * sockets hearing as before then.
+ */
+static int packet_path_open(struct dp_roce *r, const struct dp_roce_config *cfg)
+{
+	int err;
+
+	if (!cfg->netdev[0])
+		return -ENODEV;
+	r->ring_copy = malloc(ROCE_FRAME_MAX);
+	if (!r->ring_copy)
+		return -ENOMEM;
+	err = roce_ring_open(&r->ring, cfg->netdev, cfg->port);
+	if (!err && r->udp4.fd >= 0)
+		err = roce_ring_deafen(&r->udp4);
+	if (!err && r->udp6.fd >= 0)
+		err = roce_ring_deafen(&r->udp6);
+	if (err) {
+		/* Back to the socket path: a socket deafened already hears again. */
+		if (r->ring.fd >= 0) {
+			if (r->udp4.fd >= 0)
+				roce_ring_hear(&r->udp4);
+			if (r->udp6.fd >= 0)
+				roce_ring_hear(&r->udp6);
+		}
+		roce_ring_close(&r->ring);
+		free(r->ring_copy);
+		r->ring_copy = NULL;
+	}
+	return err;
 }
 
 /* r is nic's remote transport from now on, on its worker. */
@@ -233,8 +343,55 @@ int dp_roce_open(struct dp_nic *nic, struct dp_worker *w, const struct dp_roce_c
 		endpoint_free(r);
 		return r4;
 	}
+	if (cfg->receive != DP_ROCE_RECEIVE_SOCKET) {
+		r->ring_error = packet_path_open(r, cfg);
+		if (r->ring_error < 0 && cfg->receive == DP_ROCE_RECEIVE_PACKET) {
+			int err = r->ring_error;
+
+			endpoint_free(r);
+			return err;
+		}
+	}
 	endpoint_start(nic, r);
 	return 0;
+}
+
+static void on_netdev_changed(struct dp_worker *w, void *arg)
+{
+	struct dp_roce *r = arg;
+
+	(void)w;
+	if (r->ring.fd >= 0)
+		(void)roce_ring_rebind(&r->ring);
+}
+
+void dp_roce_netdev_changed(struct dp_nic *nic)
+{
+	struct dp_roce *r = roce_ep(nic);
+
+	if (r && r->ring.fd >= 0)
+		(void)dp_worker_submit(r->worker, on_netdev_changed, r);
+}
+
+enum dp_roce_receive dp_roce_receive_in_use(const struct dp_nic *nic, int *packet_error)
+{
+	const struct dp_roce *r = roce_ep(nic);
+
+	*packet_error = r ? r->ring_error : 0;
+	if (!r || r->is_link)
+		return DP_ROCE_RECEIVE_AUTO;
+	return r->ring.fd >= 0 ? DP_ROCE_RECEIVE_PACKET : DP_ROCE_RECEIVE_SOCKET;
+}
+
+const char *dp_roce_receive_name(enum dp_roce_receive how)
+{
+	static const char *const names[] = {
+		[DP_ROCE_RECEIVE_AUTO] = "auto",
+		[DP_ROCE_RECEIVE_PACKET] = "packet",
+		[DP_ROCE_RECEIVE_SOCKET] = "socket",
+	};
+
+	return (unsigned)how < sizeof(names) / sizeof(names[0]) ? names[how] : "unknown";
 }
 
 int dp_roce_open_link(struct dp_nic *nic, struct dp_worker *w, const struct dp_roce_config *cfg,

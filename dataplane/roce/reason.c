@@ -15,6 +15,10 @@ static const char *const names[ROCE_REASON_COUNT] = {
 	[ROCE_BAD_SYNDROME] = "bad_syndrome",
 	[ROCE_BAD_IP] = "bad_ip",
 	[ROCE_BAD_ICRC] = "bad_icrc",
+	[ROCE_ICRC_OTHER_ID] = "icrc_other_id",
+	[ROCE_FRAGMENT] = "fragment",
+	[ROCE_BAD_CSUM] = "bad_csum",
+	[ROCE_BAD_LINK] = "bad_link",
 };
 
 const char *roce_reason_name(enum roce_reason r)

@@ -21,6 +21,12 @@ enum roce_reason {
 	ROCE_BAD_SYNDROME,	/* AETH syndrome bit 7 set or the reserved type 10 */
 	ROCE_BAD_IP,		/* not IPv4 (IHL >= 5) or IPv6, or next protocol not UDP */
 	ROCE_BAD_ICRC,		/* invariant CRC mismatch */
+	ROCE_ICRC_OTHER_ID,	/* the ICRC is right only for another IPv4 Identification than the
+				 * packet's own (seen where the IP header is: the packet path) */
+	ROCE_FRAGMENT,		/* an IPv4 fragment (MF or an offset) */
+	ROCE_BAD_CSUM,		/* the IPv4 header or UDP checksum is wrong */
+	ROCE_BAD_LINK,		/* a frame: VLAN tag, EtherType not the IP version's, truncated,
+				 * or an offload the parser does not know */
 	ROCE_REASON_COUNT
 };
 

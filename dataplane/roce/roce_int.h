@@ -4,6 +4,7 @@
 
 #include "dataplane/engine/engine.h"
 #include "dataplane/roce/packet.h"
+#include "dataplane/roce/packet_ring.h"
 #include "dataplane/engine/psn.h"
 #include "dataplane/roce/transport.h"
 
@@ -45,7 +46,10 @@ struct dp_roce {
 	struct roce_ip_udp held_hdr;
 	uint8_t held_dmac[6];
 	uint8_t gather[DP_ROCE_MTU_MAX];  /* a payload gathered from several segments */
-	/* RX. */
+	/* RX: the sockets' batch, or the packet path's ring (ring.fd >= 0) and a frame copied out of it. */
+	struct roce_ring ring;
+	uint8_t *ring_copy;
+	int ring_error;                   /* why the packet path was not had (-errno), or 0 */
 	struct dp_udp_rx_batch rx;
 	uint8_t *rx_bufs[DP_UDP_BATCH];
 	struct dp_qp *owe_ack[DP_UDP_BATCH];
@@ -66,6 +70,12 @@ static inline struct dp_roce_qp *roce_qp(const struct dp_qp *q)
 
 /* The device's RoCE counters, the worker's share. */
 #define DEVICE_COUNT(w, nic, field) dp_count_add(&(nic)->per_worker[(w)->index].counters.roce.field, 1)
+
+/*
+ * net.c: an IP datagram (a link endpoint's, link_rx.c) checked as the packet path's frames
+ * are, its ICRC against its own header, handed to its QP; then what it makes us send.
+ */
+void roce_rx_ip(struct dp_worker *w, struct dp_roce *r, const uint8_t *ip, size_t len);
 
 /* ---- the transport's operations (struct dp_transport, net.c's table) ---- */
 

@@ -69,9 +69,22 @@ struct dp_roce_faults {
 	uint32_t drop, duplicate, reorder;
 };
 
+/* Which way a NIC's RoCE endpoint takes packets in (rdmad.conf roce_receive). */
+enum dp_roce_receive {
+	DP_ROCE_RECEIVE_AUTO,     /* the packet path where it can be had, else the socket path */
+	DP_ROCE_RECEIVE_PACKET,   /* an AF_PACKET ring on netdev (packet_ring.h): the IP header seen,
+				   * every ICRC checked against it; needs CAP_NET_RAW */
+	DP_ROCE_RECEIVE_SOCKET,   /* the UDP sockets: the IPv4 ID found from the ICRC (icrc_id.c) */
+};
+
+/* "auto", "packet", "socket". */
+const char *dp_roce_receive_name(enum dp_roce_receive how);
+
 /* How a NIC's RoCE endpoint is opened. */
 struct dp_roce_config {
 	uint16_t port;            /* UDP, 4791 (0 in tests: any) */
+	enum dp_roce_receive receive;
+	char netdev[16];          /* IF_NAMESIZE: the interface the packet path listens on */
 	/*
 	 * Runs of equal packets to one peer leave as one send (UDP GSO), the kernel
 	 * numbering their IPv4 IDs 0, 1, 2...: each packet's ICRC is sealed for its
@@ -144,9 +157,23 @@ struct dp_send_wqe;
 /*
  * Opens the NIC's RoCE endpoint on UDP port (IPv4 and IPv6 sockets, any
  * address), the NIC's remote transport from now on, and hands it to worker
- * w, which runs every RoCE QP.
+ * w, which runs every RoCE QP.  It receives as cfg->receive says: with
+ * DP_ROCE_RECEIVE_AUTO, through the packet path where the ring opens, else
+ * through the sockets; with DP_ROCE_RECEIVE_PACKET, the ring's error if it
+ * does not open.
  */
 int dp_roce_open(struct dp_nic *nic, struct dp_worker *w, const struct dp_roce_config *cfg);
+/*
+ * The way the NIC's endpoint receives (PACKET or SOCKET; AUTO: no socket
+ * endpoint), and, for SOCKET where the packet path was tried, why it was
+ * not had (-errno in *packet_error, else 0).
+ */
+enum dp_roce_receive dp_roce_receive_in_use(const struct dp_nic *nic, int *packet_error);
+/*
+ * Driver: the interface the packet path listens on (cfg->netdev) appeared, maybe under a
+ * new index: its ring binds to it again, on the endpoint's worker.  Nothing without a ring.
+ */
+void dp_roce_netdev_changed(struct dp_nic *nic);
 /*
  * A link: an Ethernet the endpoint writes its own frames to and reads them
  * from, as a virtual machine's RoCE does on its TAP (issue #28): no socket,

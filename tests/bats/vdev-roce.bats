@@ -298,3 +298,21 @@ pingpong_bytes() {
 	wait "$pp"
 	assert_regex "$(cat "$S/pp.err")" "server: 3 iters of 64 bytes"
 }
+
+@test "the guest's link sees the IP header: a packet whose ICRC is right only for another IPv4 ID is dropped and counted" {
+	guest_start
+	gok negotiate
+	gok start
+	run "$RDMACTL" -j vdev show gr
+	assert_equal "$(jq '.[0].virtio.datapath.roce.icrc_other_id' <<<"$output")" 0
+	# From the host to the guest's address, through the TAP (tests/tools/roce-craft.py).
+	ip netns exec "$NS_A" python3 "$TOP/tests/tools/roce-craft.py" 10.77.0.1 10.77.0.2 17 100 \
+		"forged!!" 7 5
+	for _ in $(seq 1 40); do
+		run "$RDMACTL" -j vdev show gr
+		[ "$(jq '.[0].virtio.datapath.roce.icrc_other_id' <<<"$output")" = 1 ] && break
+		sleep 0.05
+	done
+	assert_equal "$(jq '.[0].virtio.datapath.roce.icrc_other_id' <<<"$output")" 1
+	assert_equal "$(jq '.[0].virtio.datapath.roce.icrc_errors' <<<"$output")" 0
+}

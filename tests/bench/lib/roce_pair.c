@@ -122,9 +122,29 @@ void pair_net_setup(unsigned veth_mtu)
 		bench_die("cannot open this process's namespace", NULL);
 }
 
+/*
+ * BENCH_ROCE_RECEIVE=auto|packet|socket: the way the devices receive, on the namespace's
+ * veth (rdmad.conf roce_receive; auto, the default, is the packet path as root).
+ */
+static enum dp_roce_receive receive_from_env(void)
+{
+	const char *e = getenv("BENCH_ROCE_RECEIVE");
+
+	if (!e || !strcmp(e, "auto"))
+		return DP_ROCE_RECEIVE_AUTO;
+	if (!strcmp(e, "packet"))
+		return DP_ROCE_RECEIVE_PACKET;
+	if (!strcmp(e, "socket"))
+		return DP_ROCE_RECEIVE_SOCKET;
+	bench_die("BENCH_ROCE_RECEIVE: auto, packet or socket", NULL);
+	return DP_ROCE_RECEIVE_AUTO;
+}
+
 void pair_side_start(struct pair_side *s, unsigned index, unsigned ns, int cpu, const struct dp_roce_config *cfg)
 {
+	struct dp_roce_config on_veth = *cfg;
 	struct in_addr a;
+	int why;
 
 	/* Index 0 of port 1: the source GID of the QPs, the address of the namespace's veth. */
 	inet_pton(AF_INET, pair_addr[ns], &a);
@@ -132,8 +152,13 @@ void pair_side_start(struct pair_side *s, unsigned index, unsigned ns, int cpu, 
 	/* The worker thread inherits the namespace: the sockets it opens for flows are there too. */
 	pair_enter_ns(pair_ns_fd[ns]);
 	bench_soft_start(&s->soft, index, &cpu, 1, s->gid);
-	if (rdma_datapath_roce_start(s->soft.dev, cfg) < 0)
+	on_veth.receive = receive_from_env();
+	snprintf(on_veth.netdev, sizeof(on_veth.netdev), "%s", veth_name[ns]);
+	if (rdma_datapath_roce_start(s->soft.dev, &on_veth) < 0)
 		bench_die("rdma_datapath_roce_start failed", NULL);
+	if (index == 0)
+		printf("# RoCE receive path: %s\n",
+		       dp_roce_receive_name(rdma_datapath_roce_receive(s->soft.dev, &why)));
 	pair_enter_ns(pair_root_ns);
 }
 
