@@ -25,13 +25,16 @@
 /* The loss rate is measured over about this many packets: older ones count half, then a quarter... */
 #define LOSS_HORIZON 4096u
 #define LOSS_ONE     256u       /* a loss in loss_seen (fixed point, so that halving keeps it) */
+#define LOSS_PRIOR   1024u
 
 void roce_window_init(struct dp_roce_qp *c)
 {
 	c->window = DP_ROCE_WINDOW;
 	c->window_credit = 0;
 	c->slow_start_to = 0;
-	c->loss_sent = 0;
+	/* As if LOSS_PRIOR packets had gone without a loss: the first losses of a connection
+	 * do not make a rate on their own (one in the first ten packets is not 10%). */
+	c->loss_sent = LOSS_PRIOR;
 	c->loss_seen = 0;
 }
 

@@ -95,21 +95,18 @@ static void post_write(uint64_t wr_id, uint32_t len)
 	post(wr_id, DP_WR_RDMA_WRITE, len);
 }
 
-/* A packet of the peer's (an ACK, or a READ response with len bytes), then a turn. */
-static void from_peer(uint8_t operation, uint32_t psn, uint32_t len)
+/* A packet of the peer's, p's headers with len bytes of value as its payload, then a turn. */
+static void peer_send(struct roce_pkt *p, uint8_t value, uint32_t len)
 {
 	static uint8_t pkt[DP_ROCE_PKT_MAX], payload[MTU];
-	struct roce_pkt p = {
-		.bth = { .opcode = ROCE_OPCODE(ROCE_TR_RC, operation), .pkey = ROCE_PKEY_DEFAULT,
-			 .dest_qp = RC_QPN, .psn = psn },
-		.aeth = { .syndrome = ROCE_AETH_ACK_UNLIMITED },
-	};
 	struct roce_ip_udp hdr = { .df = true, .sport = 49152, .dport = 0 };
 	struct dp_udp_addr from, to;
 	size_t n;
 
-	memset(payload, (int)psn, len);
-	assert_int_equal(roce_pkt_build(&p, len ? payload : NULL, len, pkt, sizeof(pkt), &n), ROCE_OK);
+	p->bth.pkey = ROCE_PKEY_DEFAULT;
+	p->bth.dest_qp = RC_QPN;
+	memset(payload, value, len);
+	assert_int_equal(roce_pkt_build(p, len ? payload : NULL, len, pkt, sizeof(pkt), &n), ROCE_OK);
 	memcpy(hdr.sgid, peer_gid, 16);
 	memcpy(hdr.dgid, self_gid, 16);
 	assert_int_equal(roce_icrc_seal_payload(&hdr, pkt, n), ROCE_OK);
@@ -119,10 +116,32 @@ static void from_peer(uint8_t operation, uint32_t psn, uint32_t len)
 	turns(1);
 }
 
+/* An answer of the peer's: an ACK or NAK (syndrome), or a READ response with len bytes. */
+static void from_peer_aeth(uint8_t operation, uint32_t psn, uint32_t len, uint8_t syndrome)
+{
+	struct roce_pkt p = {
+		.bth = { .opcode = ROCE_OPCODE(ROCE_TR_RC, operation), .psn = psn },
+		.aeth = { .syndrome = syndrome },
+	};
+
+	peer_send(&p, (uint8_t)psn, len);
+}
+
+static void from_peer(uint8_t operation, uint32_t psn, uint32_t len)
+{
+	from_peer_aeth(operation, psn, len, ROCE_AETH_ACK_UNLIMITED);
+}
+
 /* The peer's ACK of every PSN up to psn. */
 static void ack(uint32_t psn)
 {
 	from_peer(ROCE_ACKNOWLEDGE, psn, 0);
+}
+
+/* The peer's PSN-sequence NAK: psn is missing. */
+static void nak_seq(uint32_t psn)
+{
+	from_peer_aeth(ROCE_ACKNOWLEDGE, psn, 0, ROCE_AETH_SYNDROME(ROCE_AETH_NAK, ROCE_NAK_PSN_SEQ));
 }
 
 static uint64_t sent(void)
@@ -218,12 +237,97 @@ static void test_read_gap_asks_again_at_once(void **state)
 		assert_int_equal(mem[k * MTU], k);
 }
 
+/*
+ * A PSN-sequence NAK: the lost packet alone goes again (the responder may
+ * have kept the rest: kept.c).  An ACK of just that packet says this
+ * responder kept nothing after the gap, as the standard's letter has it:
+ * the requester then goes back N from the next.
+ */
+static void test_lost_packet_alone_then_back_n(void **state)
+{
+	post_write(1, 8 * MTU);
+	assert_int_equal(sent(), 8);
+	nak_seq(2);
+	assert_int_equal(sent(), 9);
+	assert_int_equal(retransmits(), 1);
+	assert_int_equal(roce_qp(qp)->tx_psn, 8);
+	ack(2);
+	assert_int_equal(sent(), 14);
+	assert_int_equal(retransmits(), 6);
+	ack(7);
+	completed(1);
+}
+
+/* The same, with a responder that kept what followed: its ACK covers all, nothing more goes. */
+static void test_lost_packet_alone_rest_kept(void **state)
+{
+	post_write(1, 8 * MTU);
+	nak_seq(2);
+	nak_seq(2);                     /* repeated while kept (an AckReq came): sent again */
+	assert_int_equal(sent(), 10);
+	ack(7);
+	completed(1);
+	assert_int_equal(sent(), 10);
+	assert_int_equal(retransmits(), 2);
+	assert_int_equal(roce_qp(qp)->window, DP_ROCE_WINDOW);
+}
+
+/* Packet k of a 4-packet WRITE of the peer's to MR_IOVA + 0x8000, at PSN k, its bytes k + 1. */
+static void peer_write_packet(uint32_t k)
+{
+	static const uint8_t ops[4] = { ROCE_WRITE_FIRST, ROCE_WRITE_MIDDLE, ROCE_WRITE_MIDDLE, ROCE_WRITE_LAST };
+	struct roce_pkt p = {
+		.bth = { .opcode = ROCE_OPCODE(ROCE_TR_RC, ops[k]), .psn = k, .ack_req = k == 3 },
+		.reth = { .va = MR_IOVA + 0x8000, .rkey = MR_KEY, .dma_len = 4 * MTU },
+	};
+
+	peer_send(&p, (uint8_t)(k + 1), MTU);
+}
+
+static uint64_t counter(_Atomic uint64_t *c)
+{
+	return atomic_load(c);
+}
+
+/*
+ * The responder: packets after a gap get one NAK and are kept; when the gap
+ * fills they run in order, the message lands whole, and the peer's copies
+ * sent again are duplicates.
+ */
+static void test_responder_keeps_what_follows_a_gap(void **state)
+{
+	const uint8_t *dst = mem + 0x8000;
+
+	peer_write_packet(0);
+	peer_write_packet(2);
+	assert_int_equal(counter(&qp->counters.roce.naks_sent), 1);
+	/* The last asks for an ACK: the gap is NAKed again (packets are kept). */
+	peer_write_packet(3);
+	assert_int_equal(counter(&qp->counters.roce.naks_sent), 2);
+	assert_int_equal(counter(&qp->counters.roce.out_of_sequence), 2);
+	assert_int_equal(roce_qp(qp)->epsn, 1);
+	assert_int_equal(dst[4 * MTU - 1], 0);
+	peer_write_packet(1);
+	assert_int_equal(roce_qp(qp)->epsn, 4);
+	for (uint32_t k = 0; k < 4; k++)
+		assert_int_equal(dst[k * MTU], k + 1);
+	assert_int_equal(counter(&qp->counters.roce.naks_sent), 2);
+	/* A requester that goes back N: what it sends again was kept and is a duplicate. */
+	peer_write_packet(2);
+	peer_write_packet(3);
+	assert_int_equal(counter(&qp->counters.roce.duplicates), 2);
+	assert_int_equal(roce_qp(qp)->epsn, 4);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_ack_of_everything_overtakes_the_goback, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ack_of_part_overtakes_the_goback, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_read_gap_asks_again_at_once, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_lost_packet_alone_then_back_n, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_lost_packet_alone_rest_kept, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_responder_keeps_what_follows_a_gap, setup, teardown),
 	};
 
 	return cmocka_run_group_tests_name("RoCE v2: an ACK that overtakes a go-back", tests, NULL, NULL);

@@ -68,6 +68,15 @@ static void test_window_follows_the_loss_rate(void **state)
 	assert_int_equal(c.window, DP_ROCE_WINDOW_MIN);
 }
 
+/* One loss among a connection's first packets is not a rate of its own. */
+static void test_first_loss_is_not_a_rate(void **state)
+{
+	struct dp_roce_qp c = fresh();
+
+	send_losing(&c, 10, 10);
+	assert_int_equal(c.window, DP_ROCE_WINDOW);
+}
+
 /* The losses age: a path that stopped losing grows back to the full window. */
 static void test_losses_age(void **state)
 {
@@ -117,7 +126,7 @@ static void test_additive_increase(void **state)
 	ack(&c, 1000000);
 	assert_int_equal(c.window, DP_ROCE_WINDOW);
 	/* With 1% lost of late, it grows to about 50 only. */
-	send_losing(&c, 4000, 100);
+	send_losing(&c, 20000, 100);
 	roce_window_timeout(&c);
 	c.slow_start_to = 0;
 	ack(&c, 1000000);
@@ -145,6 +154,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_starts_full),
 		cmocka_unit_test(test_window_follows_the_loss_rate),
+		cmocka_unit_test(test_first_loss_is_not_a_rate),
 		cmocka_unit_test(test_losses_age),
 		cmocka_unit_test(test_timeout_slow_start),
 		cmocka_unit_test(test_additive_increase),
