@@ -5,11 +5,13 @@
  * Go-back-N sends again everything after a lost packet: a loss costs about a
  * window of packets sent twice (with segmentation offload the whole window
  * leaves as one burst before the NAK can come back; bench_roce counted 50
- * packets sent again per loss at a window of 100).  With p of the packets
- * lost and a window of W, p * W of every packet goes twice, so the window is
- * held to 1 / (2 p) of the loss rate measured on this connection (at most
- * half again as many packets sent as needed, whatever the loss), and
- * otherwise grows by one packet per window acknowledged, up to
+ * packets sent again per loss at a window of 100).  A loss that a packet
+ * sent alone again mended (a responder that keeps what follows a gap:
+ * kept.c) costs one packet and is not counted here; one that went back N is.
+ * With p of the packets so lost and a window of W, p * W of every packet
+ * goes twice, so the window is held to 1 / (2 p) of that loss rate measured
+ * on this connection (at most half again as many packets sent as needed),
+ * and otherwise grows by one packet per window acknowledged, up to
  * DP_ROCE_WINDOW.  A loss is not taken for congestion and does not halve the
  * window, as TCP's would: on the lossless fabrics RoCE is made for,
  * congestion shows as ECN marks (DCQCN), and a loss is a packet damaged or
