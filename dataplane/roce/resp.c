@@ -2,7 +2,8 @@
 /*
  * The responder's side of RoCE v2 (reference roce_virtio.md §1.5
  * "Responder", §2.6, §4.2).  RC: a request packet after a gap gets one
- * PSN-sequence NAK and the rest are dropped until the gap fills; one before
+ * PSN-sequence NAK (again for each that asks for an ACK meanwhile), and what
+ * follows is kept until the gap fills, then run in order (kept.c); one before
  * the expected PSN is a duplicate, acknowledged again (a READ is answered
  * again) but never executed twice; a message's packets must come
  * FIRST, MIDDLE..., LAST, every one but the last a whole MTU.  A message is

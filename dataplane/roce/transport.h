@@ -124,7 +124,7 @@ struct dp_roce_qp {
 	/* Responder. */
 	uint32_t epsn;            /* the next request PSN expected */
 	uint32_t msn;             /* messages completed */
-	bool nak_sent;            /* a NAK for epsn went out: what follows is dropped quietly */
+	bool nak_sent;            /* a NAK for epsn went out: what follows is kept (kept.c), not NAKed */
 	uint32_t nak_high;        /* the latest PSN seen since (a repeat of one: the requester went back) */
 	bool ack_due;             /* an ACK for ack_psn goes out at the end of the receive batch */
 	uint32_t ack_psn;
