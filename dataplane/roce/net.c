@@ -167,7 +167,7 @@ static void on_ring_readable(struct dp_worker *w, int fd, uint32_t revents, void
 	if (revents & (EPOLLERR | EPOLLHUP))
 		(void)roce_ring_rebind(&r->ring);
 	for (unsigned round = 0; round < RX_ROUNDS; round++) {
-		unsigned got = roce_ring_take(&r->ring, DP_UDP_BATCH, r->ring_copy, on_frame, &x);
+		unsigned got = roce_ring_take(&r->ring, DP_UDP_BATCH, on_frame, &x);
 
 		end_of_batch(w, r);
 		if (got < DP_UDP_BATCH)
@@ -243,7 +243,6 @@ static void endpoint_free(struct dp_roce *r)
 	dp_udp_close(&r->udp4);
 	dp_udp_close(&r->udp6);
 	roce_ring_close(&r->ring);
-	free(r->ring_copy);
 	free(r->frame);
 	free(r);
 }
@@ -298,9 +297,6 @@ static int packet_path_open(struct dp_roce *r, const struct dp_roce_config *cfg)
 
 	if (!cfg->netdev[0])
 		return -ENODEV;
-	r->ring_copy = malloc(ROCE_FRAME_MAX);
-	if (!r->ring_copy)
-		return -ENOMEM;
 	err = roce_ring_open(&r->ring, cfg->netdev, cfg->port);
 	if (!err && r->udp4.fd >= 0)
 		err = roce_ring_deafen(&r->udp4);
@@ -315,8 +311,6 @@ static int packet_path_open(struct dp_roce *r, const struct dp_roce_config *cfg)
 				roce_ring_hear(&r->udp6);
 		}
 		roce_ring_close(&r->ring);
-		free(r->ring_copy);
-		r->ring_copy = NULL;
 	}
 	return err;
 }

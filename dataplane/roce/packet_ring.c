@@ -175,8 +175,7 @@ static uint32_t slot_status(struct tpacket2_hdr *h)
 	return __atomic_load_n(&h->tp_status, __ATOMIC_ACQUIRE);
 }
 
-unsigned roce_ring_take(struct roce_ring *ring, unsigned max, uint8_t *copy, roce_ring_fn fn,
-			void *arg)
+unsigned roce_ring_take(struct roce_ring *ring, unsigned max, roce_ring_fn fn, void *arg)
 {
 	unsigned taken = 0;
 
@@ -196,18 +195,21 @@ unsigned roce_ring_take(struct roce_ring *ring, unsigned max, uint8_t *copy, roc
 		mac = h->tp_mac;
 		fits = mac >= TPACKET2_HDRLEN + ROCE_FRAME_VNET_LEN && mac <= ring->frame_size &&
 		       snap <= ring->frame_size - mac && snap <= ROCE_FRAME_MAX;
+		/*
+		 * Read in its slot: the kernel writes a slot only once it is given
+		 * back (TP_STATUS_KERNEL), so the frame stays as it was while fn reads
+		 * it, and nothing of it is kept past fn (what a QP keeps it copies).
+		 */
 		if (fits) {
 			memcpy(info.vnet, slot + mac - ROCE_FRAME_VNET_LEN, ROCE_FRAME_VNET_LEN);
-			memcpy(copy, slot + mac, snap);
 			info.wire_len = len;
 			info.vlan_tagged = status & TP_STATUS_VLAN_VALID;
 			info.csum_trusted = status & (TP_STATUS_CSUM_VALID | TP_STATUS_CSUMNOTREADY);
+			fn(arg, slot + mac, snap, &info);
 		}
 		__atomic_store_n(&h->tp_status, TP_STATUS_KERNEL, __ATOMIC_RELEASE);
 		ring->next = (ring->next + 1) % ring->frames;
 		taken++;
-		if (fits)
-			fn(arg, copy, snap, &info);
 	}
 	return taken;
 }

@@ -48,9 +48,8 @@ typedef void (*roce_ring_fn)(void *arg, const uint8_t *frame, size_t len,
 			     const struct roce_frame_info *info);
 
 /*
- * Takes up to max frames the kernel filled: each is copied into copy (ROCE_FRAME_MAX bytes),
- * given back, then handed to fn (a frame whose offsets do not fit its slot is skipped).
- * How many frames were taken.
+ * Takes up to max frames the kernel filled: each is handed to fn in its slot (at most
+ * ROCE_FRAME_MAX bytes; one whose offsets do not fit its slot is skipped), then given back.
+ * fn keeps nothing of the frame.  How many frames were taken.
  */
-unsigned roce_ring_take(struct roce_ring *ring, unsigned max, uint8_t *copy, roce_ring_fn fn,
-			void *arg);
+unsigned roce_ring_take(struct roce_ring *ring, unsigned max, roce_ring_fn fn, void *arg);

@@ -46,9 +46,8 @@ struct dp_roce {
 	struct roce_ip_udp held_hdr;
 	uint8_t held_dmac[6];
 	uint8_t gather[DP_ROCE_MTU_MAX];  /* a payload gathered from several segments */
-	/* RX: the sockets' batch, or the packet path's ring (ring.fd >= 0) and a frame copied out of it. */
+	/* RX: the sockets' batch, or the packet path's ring (ring.fd >= 0). */
 	struct roce_ring ring;
-	uint8_t *ring_copy;
 	int ring_error;                   /* why the packet path was not had (-errno), or 0 */
 	struct dp_udp_rx_batch rx;
 	uint8_t *rx_bufs[DP_UDP_BATCH];
