@@ -42,7 +42,7 @@ readme_block() {
 	assert_line --regexp '^ *"ifname": "soft0",$'
 	assert_equal "$stderr" ""
 	run pty_session /bin/bash -c "$(grep 'interactive shell' <<<"$block")" -- \
-		sleep:0.3 send:'pd create\r' expect:'pd 1: ifname soft0' send:'\x04'
+		sleep:0.3 send:'pd create\r' expect:'pd 1: ifname soft0' expect:'rdmactl> ' send:'\x04'
 	assert_success
 }
 
