@@ -348,6 +348,9 @@ static void roce_log_receive(struct rdma_device *dev, const char *netdev)
 	if (rdma_datapath_roce_receive(dev, &why) == DP_ROCE_RECEIVE_PACKET)
 		log_info("RoCE v2 receive path: packet (AF_PACKET ring on %s; every ICRC checked "
 			 "against the IP header)", netdev);
+	else if (why == -EPROTONOSUPPORT)
+		log_notice("RoCE v2 receive path: socket (this kernel, before 6.2, drops a sender's "
+			   "segmentation runs before a packet ring; each IPv4 ID is found from the ICRC)");
 	else if (why)
 		log_full_errno(LOG_NOTICE, why, "RoCE v2 receive path: socket (the packet path on %s "
 			       "could not be had; each IPv4 ID is found from the ICRC)", netdev);

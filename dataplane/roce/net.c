@@ -15,9 +15,11 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/utsname.h>
 
 /* Receive batches taken per readiness: bounded, so that timers and the QPs' pollers get their turn. */
 #define RX_ROUNDS 8
@@ -287,8 +289,8 @@ static struct dp_roce *endpoint_new(struct dp_nic *nic, struct dp_worker *w,
 
 /*
  * The packet path for r: the ring on cfg->netdev, and r's sockets kept (they send, and hold
- * the port, so the kernel answers no packet with an ICMP error) but deaf: no GRO (which would
- * merge datagrams before the ring sees them), a filter that keeps nothing.  0 or -errno, r's
+ * the port, so the kernel answers no packet with an ICMP error) but deaf: a filter that keeps
+ * nothing, GRO on so that a GSO buffer is dropped whole (roce_ring_deafen).  0 or -errno, r's
  * sockets hearing as before then.
  */
 static int packet_path_open(struct dp_roce *r, const struct dp_roce_config *cfg)
@@ -323,6 +325,22 @@ static void endpoint_start(struct dp_nic *nic, struct dp_roce *r)
 	dp_worker_submit_wait(r->worker, on_attach, r);
 }
 
+/*
+ * Whether this kernel's packet sockets hand over a UDP GSO buffer (a sender's
+ * run that crossed a veth whole) with its virtio-net header: 6.2 on.  An
+ * older one drops such a buffer before the ring, and on a veth every run of
+ * a sender with segmentation offload (rdmad's default) would be lost.
+ */
+static bool kernel_rings_carry_udp_gso(void)
+{
+	struct utsname u;
+	unsigned major = 0, minor = 0;
+
+	if (uname(&u) < 0 || sscanf(u.release, "%u.%u", &major, &minor) != 2)
+		return false;
+	return major > 6 || (major == 6 && minor >= 2);
+}
+
 int dp_roce_open(struct dp_nic *nic, struct dp_worker *w, const struct dp_roce_config *cfg)
 {
 	struct dp_roce *r = endpoint_new(nic, w, cfg);
@@ -337,7 +355,9 @@ int dp_roce_open(struct dp_nic *nic, struct dp_worker *w, const struct dp_roce_c
 		endpoint_free(r);
 		return r4;
 	}
-	if (cfg->receive != DP_ROCE_RECEIVE_SOCKET) {
+	if (cfg->receive == DP_ROCE_RECEIVE_AUTO && !kernel_rings_carry_udp_gso())
+		r->ring_error = -EPROTONOSUPPORT;
+	else if (cfg->receive != DP_ROCE_RECEIVE_SOCKET) {
 		r->ring_error = packet_path_open(r, cfg);
 		if (r->ring_error < 0 && cfg->receive == DP_ROCE_RECEIVE_PACKET) {
 			int err = r->ring_error;

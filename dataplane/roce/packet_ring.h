@@ -39,7 +39,8 @@ void roce_ring_close(struct roce_ring *ring);
  * is one.  0 or -errno (-ENODEV: none yet).
  */
 int roce_ring_rebind(struct roce_ring *ring);
-/* A UDP socket that sends for the packet path: no GRO, and a filter that keeps no datagram. */
+/* A UDP socket that sends for the packet path: GRO on (a GSO buffer dropped whole), and a
+ * filter that keeps no datagram. */
 int roce_ring_deafen(struct dp_udp *u);
 /* Undoes roce_ring_deafen: the socket receives again, with GRO (the socket path's). */
 void roce_ring_hear(struct dp_udp *u);
