@@ -22,7 +22,10 @@ struct dp_roce_counters {
 	_Atomic uint64_t naks_received;                /* every NAK type but RNR */
 	_Atomic uint64_t rnr_naks_sent;
 	_Atomic uint64_t duplicates;                   /* requests seen again, answered without executing */
-	_Atomic uint64_t out_of_sequence;              /* request packets after a gap, dropped */
+	_Atomic uint64_t out_of_sequence;              /* request packets after a gap */
+	_Atomic uint64_t kept;                         /* of those, kept until the gap filled (kept.c) */
+	_Atomic uint64_t go_backs;                     /* a lost packet sent alone, then back N: the
+							* responder kept nothing after the gap */
 	_Atomic uint64_t icrc_errors;                  /* device: dropped for a wrong ICRC */
 	_Atomic uint64_t icrc_other_id;                /* device, packet path or a VM's link: dropped,
 							* the ICRC right only for another IPv4 ID */

@@ -21,6 +21,8 @@ static struct json_object *roce_json(struct dp_roce_counters *c)
 	json_add_uint(o, "rnr_naks_sent", get(&c->rnr_naks_sent));
 	json_add_uint(o, "duplicates", get(&c->duplicates));
 	json_add_uint(o, "out_of_sequence", get(&c->out_of_sequence));
+	json_add_uint(o, "kept", get(&c->kept));
+	json_add_uint(o, "go_backs", get(&c->go_backs));
 	json_add_uint(o, "icrc_errors", get(&c->icrc_errors));
 	json_add_uint(o, "icrc_other_id", get(&c->icrc_other_id));
 	json_add_uint(o, "rx_dropped", get(&c->rx_dropped));

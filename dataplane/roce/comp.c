@@ -200,6 +200,7 @@ static void resend_answered(struct dp_worker *w, struct dp_qp *q, uint32_t psn)
 		return;
 	c->resending = false;
 	if (dp_psn_diff(dp_psn_add(psn, 1), c->resend_until) < 0) {
+		DP_COUNT(w, q, roce.go_backs, 1);
 		roce_window_loss(c);
 		roce_req_rewind(w, q, dp_psn_add(psn, 1));
 	}

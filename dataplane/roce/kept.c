@@ -36,7 +36,7 @@ bool roce_kept_add(struct dp_roce_qp *c, const struct roce_pkt *p)
 	}
 	slot = &c->kept->slot[p->bth.psn % ROCE_KEPT_MAX];
 	if (*slot && (*slot)->pkt.bth.psn == p->bth.psn)
-		return true;                  /* kept already: a copy the requester sent again */
+		return false;                 /* kept already: a copy the requester sent again */
 	k = malloc(sizeof(*k) + p->payload_len);
 	if (!k)
 		return false;

@@ -389,7 +389,8 @@ static void after_gap(struct dp_worker *w, struct dp_qp *q, const struct roce_pk
 		DP_COUNT(w, q, roce.naks_sent, 1);
 		nak(w, q, c->epsn, ROCE_AETH_NAK, ROCE_NAK_PSN_SEQ);
 	}
-	roce_kept_add(c, p);
+	if (roce_kept_add(c, p))
+		DP_COUNT(w, q, roce.kept, 1);
 }
 
 /* A request packet at the expected PSN, or one before it (a duplicate). */

@@ -146,7 +146,7 @@ struct roce_kept_pkt {
 };
 
 /* Keeps a copy of p, which came after a gap of c's (at most ROCE_KEPT_MAX past c->epsn);
- * false when it is not kept. */
+ * true when it is kept now (false: not kept, or a copy of it kept already). */
 bool roce_kept_add(struct dp_roce_qp *c, const struct roce_pkt *p);
 /* The packet kept for psn, now the caller's to free; NULL when none is. */
 struct roce_kept_pkt *roce_kept_take(struct dp_roce_qp *c, uint32_t psn);

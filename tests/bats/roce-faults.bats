@@ -37,6 +37,8 @@ transfers() {
 	[ "$(jq -r '.[0].datapath.roce.retransmits' <<<"$output")" -gt 0 ]
 	run ctl "$B" -j dev show soft0
 	[ "$(jq -r '.[0].datapath.roce.duplicates' <<<"$output")" -gt 0 ]
+	# What followed a gap was kept, and mended by the lost packet sent alone.
+	[ "$(jq -r '.[0].datapath.roce.kept' <<<"$output")" -gt 0 ]
 	assert_equal "$(jq -r '.[0].datapath.roce.icrc_errors' <<<"$output")" 0
 	assert_equal "$(ctl "$A" -j qp show "$QA" | jq -r '.[0].state')" rts
 }

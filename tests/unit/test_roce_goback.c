@@ -237,6 +237,11 @@ static void test_read_gap_asks_again_at_once(void **state)
 		assert_int_equal(mem[k * MTU], k);
 }
 
+static uint64_t counter(_Atomic uint64_t *c)
+{
+	return atomic_load(c);
+}
+
 /*
  * A PSN-sequence NAK: the lost packet alone goes again (the responder may
  * have kept the rest: kept.c).  An ACK of just that packet says this
@@ -254,6 +259,7 @@ static void test_lost_packet_alone_then_back_n(void **state)
 	ack(2);
 	assert_int_equal(sent(), 14);
 	assert_int_equal(retransmits(), 6);
+	assert_int_equal(counter(&qp->counters.roce.go_backs), 1);
 	ack(7);
 	completed(1);
 }
@@ -267,6 +273,7 @@ static void test_lost_packet_alone_rest_kept(void **state)
 	assert_int_equal(sent(), 10);
 	ack(7);
 	completed(1);
+	assert_int_equal(counter(&qp->counters.roce.go_backs), 0);
 	assert_int_equal(sent(), 10);
 	assert_int_equal(retransmits(), 2);
 	assert_int_equal(roce_qp(qp)->window, DP_ROCE_WINDOW);
@@ -284,11 +291,6 @@ static void peer_write_packet(uint32_t k)
 	peer_send(&p, (uint8_t)(k + 1), MTU);
 }
 
-static uint64_t counter(_Atomic uint64_t *c)
-{
-	return atomic_load(c);
-}
-
 /*
  * The responder: packets after a gap get one NAK and are kept; when the gap
  * fills they run in order, the message lands whole, and the peer's copies
@@ -304,6 +306,7 @@ static void test_responder_keeps_what_follows_a_gap(void **state)
 	/* The last asks for an ACK: the gap is NAKed again (packets are kept). */
 	peer_write_packet(3);
 	assert_int_equal(counter(&qp->counters.roce.naks_sent), 2);
+	assert_int_equal(counter(&qp->counters.roce.kept), 2);
 	assert_int_equal(counter(&qp->counters.roce.out_of_sequence), 2);
 	assert_int_equal(roce_qp(qp)->epsn, 1);
 	assert_int_equal(dst[4 * MTU - 1], 0);
