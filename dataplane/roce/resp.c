@@ -442,6 +442,8 @@ static void run_kept(struct dp_worker *w, struct dp_qp *q)
 		c->nak_sent = true;
 		DP_COUNT(w, q, roce.naks_sent, 1);
 		nak(w, q, c->epsn, ROCE_AETH_NAK, ROCE_NAK_PSN_SEQ);
+	} else {
+		roce_kept_forget(c);          /* an idle QP holds no table */
 	}
 }
 
