@@ -325,20 +325,20 @@ static void endpoint_start(struct dp_nic *nic, struct dp_roce *r)
 	dp_worker_submit_wait(r->worker, on_attach, r);
 }
 
-/*
- * Whether this kernel's packet sockets hand over a UDP GSO buffer (a sender's
- * run that crossed a veth whole) with its virtio-net header: 6.2 on.  An
- * older one drops such a buffer before the ring, and on a veth every run of
- * a sender with segmentation offload (rdmad's default) would be lost.
- */
+bool dp_roce_ring_carries_udp_gso(const char *release)
+{
+	unsigned major = 0, minor = 0;
+
+	if (!release || sscanf(release, "%u.%u", &major, &minor) != 2)
+		return false;
+	return major > 6 || (major == 6 && minor >= 2);
+}
+
 static bool kernel_rings_carry_udp_gso(void)
 {
 	struct utsname u;
-	unsigned major = 0, minor = 0;
 
-	if (uname(&u) < 0 || sscanf(u.release, "%u.%u", &major, &minor) != 2)
-		return false;
-	return major > 6 || (major == 6 && minor >= 2);
+	return uname(&u) == 0 && dp_roce_ring_carries_udp_gso(u.release);
 }
 
 int dp_roce_open(struct dp_nic *nic, struct dp_worker *w, const struct dp_roce_config *cfg)

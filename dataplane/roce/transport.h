@@ -79,6 +79,13 @@ enum dp_roce_receive {
 
 /* "auto", "packet", "socket". */
 const char *dp_roce_receive_name(enum dp_roce_receive how);
+/*
+ * Whether a kernel of this release ("6.1.0-18-amd64") hands a packet ring a UDP GSO buffer
+ * (a sender's run that crossed a veth whole) with its virtio-net header: 6.2 on.  An older
+ * one drops such a buffer before the ring, and on a veth every run of a sender with
+ * segmentation offload would be lost: roce_receive = auto takes the socket path there.
+ */
+bool dp_roce_ring_carries_udp_gso(const char *release);
 
 /* How a NIC's RoCE endpoint is opened. */
 struct dp_roce_config {

@@ -17,6 +17,7 @@
 #include "dataplane/offload/crc.h"
 #include "dataplane/roce/frame_rx.h"
 #include "dataplane/roce/icrc.h"
+#include "dataplane/roce/transport.h"
 
 #define PORT 4791
 
@@ -302,6 +303,20 @@ static void test_gso_buffer(void **state)
 	assert_int_equal(seen.n, 0);
 }
 
+/* Kernels before 6.2 drop UDP GSO buffers before a packet ring: auto does not use one there. */
+static void test_kernels_whose_rings_carry_gso(void **state)
+{
+	assert_false(dp_roce_ring_carries_udp_gso("6.1.0-18-amd64"));
+	assert_false(dp_roce_ring_carries_udp_gso("5.10.0-28-amd64"));
+	assert_false(dp_roce_ring_carries_udp_gso("4.19.0"));
+	assert_true(dp_roce_ring_carries_udp_gso("6.2.0"));
+	assert_true(dp_roce_ring_carries_udp_gso("6.18.44-fc-v595"));
+	assert_true(dp_roce_ring_carries_udp_gso("7.0.1"));
+	assert_false(dp_roce_ring_carries_udp_gso("linux"));
+	assert_false(dp_roce_ring_carries_udp_gso(""));
+	assert_false(dp_roce_ring_carries_udp_gso(NULL));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -310,6 +325,7 @@ int main(void)
 		cmocka_unit_test(test_ipv4_options),
 		cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_gso_buffer),
+		cmocka_unit_test(test_kernels_whose_rings_carry_gso),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
