@@ -84,6 +84,7 @@ void roce_qp_connect(struct dp_worker *w, struct dp_qp *q, const struct dp_path 
 		c->una = c->acked = c->tx_psn = c->tx_high = path->sq_psn;
 		c->tx_index = atomic_load_explicit(&q->req_next, memory_order_relaxed);
 		c->retry_left = path->retry_cnt;
+		c->resending = false;
 		roce_window_init(c);
 		q->psn_next = path->sq_psn;
 	} else {
