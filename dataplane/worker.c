@@ -5,6 +5,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/resource.h>
@@ -352,6 +353,13 @@ void dp_worker_stop(struct dp_worker *w)
 	dp_timer_heap_release(&w->timers);
 	dp_queue_release(&w->commands);
 	dp_queue_release(&w->events);
+	free(w->pollers);
+	free(w->fds);
+	free(w->sleep_flags);
+	w->pollers = NULL;
+	w->fds = NULL;
+	w->sleep_flags = NULL;
+	w->n_pollers = w->cap_pollers = w->n_fds = w->cap_fds = w->n_sleep_flags = w->cap_sleep_flags = 0;
 }
 
 void dp_worker_run_commands(struct dp_worker *w)
@@ -417,10 +425,27 @@ bool dp_worker_emit(struct dp_worker *w, const struct dp_event *ev)
 	return true;
 }
 
+/* Room for one more of size bytes in *array of *cap: doubled when full; -ENOMEM. */
+static int make_room(void **array, unsigned *cap, unsigned n, size_t size)
+{
+	unsigned grown = *cap ? *cap * 2 : 16;
+	void *a;
+
+	if (n < *cap)
+		return 0;
+	a = realloc(*array, (size_t)grown * size);
+	if (!a)
+		return -ENOMEM;
+	memset((char *)a + (size_t)*cap * size, 0, (size_t)(grown - *cap) * size);
+	*array = a;
+	*cap = grown;
+	return 0;
+}
+
 int dp_worker_add_poller(struct dp_worker *w, dp_poll_fn fn, void *arg)
 {
-	if (w->n_pollers >= DP_WORKER_POLLERS_MAX)
-		return -ENOSPC;
+	if (make_room((void **)&w->pollers, &w->cap_pollers, w->n_pollers, sizeof(*w->pollers)) < 0)
+		return -ENOMEM;
 	w->pollers[w->n_pollers].fn = fn;
 	w->pollers[w->n_pollers].arg = arg;
 	w->n_pollers++;
@@ -454,8 +479,8 @@ int dp_worker_add_fd(struct dp_worker *w, int fd, uint32_t events, dp_fd_fn fn, 
 	/* A slot given back by dp_worker_remove_fd first, so the table stays short to search. */
 	slot = find_fd(w, -1);
 	if (slot < 0) {
-		if (w->n_fds >= DP_WORKER_FDS_MAX)
-			return -ENOSPC;
+		if (make_room((void **)&w->fds, &w->cap_fds, w->n_fds, sizeof(*w->fds)) < 0)
+			return -ENOMEM;
 		slot = (int)w->n_fds;
 	}
 	ev.data.u64 = watch_tag(w, (unsigned)slot);
@@ -500,8 +525,9 @@ int dp_current_cpu(void)
 
 int dp_worker_add_sleep_flag(struct dp_worker *w, struct dp_queue *q)
 {
-	if (w->n_sleep_flags >= DP_WORKER_FDS_MAX)
-		return -ENOSPC;
+	if (make_room((void **)&w->sleep_flags, &w->cap_sleep_flags, w->n_sleep_flags,
+		      sizeof(*w->sleep_flags)) < 0)
+		return -ENOMEM;
 	w->sleep_flags[w->n_sleep_flags++] = q;
 	return 0;
 }

@@ -91,6 +91,7 @@ void rdma_datapath_key_retire(struct rdma_device *dev, struct dp_key *k);
 int rdma_dp_key_settle(struct rdma_device *dev, const struct dp_key *k, struct rdma_qp *qp, uint32_t sq_index);
 
 int rdma_dp_qp_create(struct rdma_device *dev, struct rdma_qp *qp);
+int rdma_dp_qp_reserve(struct rdma_device *dev, struct rdma_qp *qp);
 /* The QP went from old to its state: attach it to a worker, tell the worker. */
 void rdma_dp_qp_modified(struct rdma_device *dev, struct rdma_qp *qp, int old_state);
 void rdma_dp_qp_destroy(struct rdma_device *dev, struct rdma_qp *qp);

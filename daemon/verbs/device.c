@@ -77,6 +77,28 @@ uint32_t rdma_device_limit(const struct rdma_device *dev, enum rdma_object_kind 
 	return 0;
 }
 
+int rdma_device_lower_limit(struct rdma_device *dev, enum rdma_object_kind kind, uint32_t limit)
+{
+	uint32_t *field;
+
+	switch (kind) {
+	case RDMA_OBJ_PD:   field = &dev->attr.max_pd; break;
+	case RDMA_OBJ_MR:   field = &dev->attr.max_mr; break;
+	case RDMA_OBJ_CQ:   field = &dev->attr.max_cq; break;
+	case RDMA_OBJ_QP:   field = &dev->attr.max_qp; break;
+	case RDMA_OBJ_AH:   field = &dev->attr.max_ah; break;
+	case RDMA_OBJ_MKEY: field = &dev->caps.max_mkeys; break;
+	default:            return -EINVAL;
+	}
+	if (!limit || limit > *field)
+		return -ERANGE;
+	if (dev->tables[kind].count || dev->datapath)
+		return -EBUSY;
+	*field = limit;
+	dev->tables[kind].limit = limit;
+	return 0;
+}
+
 int rdma_device_init_tables(struct rdma_device *dev)
 {
 	for (int k = 0; k < RDMA_OBJ_KIND_COUNT; k++)

@@ -112,6 +112,11 @@ int rdma_device_qp_create(struct rdma_device *dev, struct rdma_qp *qp)
 	return dev->datapath ? dev->ops->qp_create(dev, qp) : 0;
 }
 
+int rdma_device_qp_reserve(struct rdma_device *dev, struct rdma_qp *qp)
+{
+	return qp->ctx && dev->ops->qp_reserve ? dev->ops->qp_reserve(dev, qp) : 0;
+}
+
 void rdma_device_qp_modified(struct rdma_device *dev, struct rdma_qp *qp, int old_state)
 {
 	if (qp->ctx)
