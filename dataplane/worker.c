@@ -403,6 +403,25 @@ void dp_worker_barrier(struct dp_worker *w)
 		sched_yield();
 }
 
+static void on_barrier_of_many(struct dp_worker *w, void *arg)
+{
+	(void)w;
+	atomic_fetch_sub_explicit((_Atomic unsigned *)arg, 1, memory_order_release);
+}
+
+void dp_worker_barrier_all(struct dp_worker *const *workers, unsigned n)
+{
+	_Atomic unsigned left = n;
+
+	/* Every worker is asked first, then waited for: one wake-up's time for all, not n. */
+	for (unsigned i = 0; i < n; i++)
+		dp_worker_submit_wait(workers[i], on_barrier_of_many, &left);
+	for (unsigned i = 0; i < n; i++)
+		dp_worker_run_commands(workers[i]);
+	while (atomic_load_explicit(&left, memory_order_acquire))
+		sched_yield();
+}
+
 void dp_worker_run(struct dp_worker *w, dp_worker_fn fn, void *arg)
 {
 	dp_worker_submit_wait(w, fn, arg);

@@ -129,6 +129,8 @@ void dp_worker_run_commands(struct dp_worker *w);
  * read during a turn that began before, it holds no more.
  */
 void dp_worker_barrier(struct dp_worker *w);
+/* The same for workers[0..n) at once. */
+void dp_worker_barrier_all(struct dp_worker *const *workers, unsigned n);
 
 /* Main thread: queue fn(arg) for the worker; -EAGAIN when its queue is full. */
 int dp_worker_submit(struct dp_worker *w, dp_worker_fn fn, void *arg);

@@ -189,6 +189,7 @@ int manager_new(struct manager **out, const struct manager_options *opts)
 		manager_free(m);
 		return r;
 	}
+	m->trim.event = m->event;
 	*out = m;
 	return 0;
 }
@@ -209,8 +210,11 @@ struct manager *manager_free(struct manager *m)
 	/* What the workers owned is the main thread's to free now. */
 	for (unsigned i = 0; i < m->n_devices; i++)
 		rdma_device_workers_stopped(m->devices[i]);
-	for (unsigned i = 0; i < m->n_devices; i++)
+	memory_trim_release(&m->trim);
+	for (unsigned i = 0; i < m->n_devices; i++) {
+		memory_trim_unwatch(&m->trim, m->devices[i]);
 		rdma_device_free(m->devices[i]);
+	}
 	if (m->state_lock_fd >= 0)
 		close(m->state_lock_fd);
 	if (m->ready_fd >= 0)
@@ -376,6 +380,9 @@ static int add_devices(struct manager *m)
 	r = lower_limits(m, dev);
 	if (r < 0)
 		return r;
+	r = memory_trim_watch(&m->trim, dev);
+	if (r < 0)
+		return log_error_errno(r, "%s: cannot watch its objects go", dev->name);
 	if (fit_tenant(m, &m->config, err, sizeof(err)) < 0) {
 		log_error("%s", err);
 		return -EINVAL;
