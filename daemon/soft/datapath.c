@@ -167,11 +167,20 @@ int rdma_dp_qp_placement(struct rdma_device *dev, const struct rdma_qp *qp, unsi
 	return q->worker->cpu;
 }
 
-void rdma_dp_qp_counters(struct rdma_device *dev, const struct rdma_qp *qp, struct dp_counters *out)
+bool rdma_dp_qp_counters(struct rdma_device *dev, const struct rdma_qp *qp, struct dp_counters *out)
 {
+	struct dp_qp *q = soft_qp(qp);
+
 	(void)dev;
+	/*
+	 * A QP that never left INIT has counted nothing: none, so that records
+	 * of tens of thousands of idle QPs (lists, creates) stay small.
+	 */
+	if (!q->wqes)
+		return false;
 	memset(out, 0, sizeof(*out));
-	dp_counters_add(out, &soft_qp(qp)->counters);
+	dp_counters_add(out, &q->counters);
+	return true;
 }
 
 /*

@@ -97,7 +97,7 @@ void rdma_dp_qp_modified(struct rdma_device *dev, struct rdma_qp *qp, int old_st
 void rdma_dp_qp_destroy(struct rdma_device *dev, struct rdma_qp *qp);
 int rdma_dp_qp_placement(struct rdma_device *dev, const struct rdma_qp *qp, unsigned *worker);
 int rdma_datapath_rings(struct rdma_device *dev, struct rdma_object *obj, struct rdma_rings *out);
-void rdma_dp_qp_counters(struct rdma_device *dev, const struct rdma_qp *qp, struct dp_counters *out);
+bool rdma_dp_qp_counters(struct rdma_device *dev, const struct rdma_qp *qp, struct dp_counters *out);
 
 /* ---- posting (main thread) ---- */
 

@@ -166,7 +166,8 @@ struct rdma_device_ops {
 	int (*qp_placement)(struct rdma_device *dev, const struct rdma_qp *qp, unsigned *worker);
 	/* A QP's or CQ's made with rings: what its application maps. */
 	int (*rings)(struct rdma_device *dev, struct rdma_object *obj, struct rdma_rings *out);
-	void (*qp_counters)(struct rdma_device *dev, const struct rdma_qp *qp, struct dp_counters *out);
+	/* false: the QP has no data-path counters (it never ran: all would be 0). */
+	bool (*qp_counters)(struct rdma_device *dev, const struct rdma_qp *qp, struct dp_counters *out);
 
 	/* Keys (MRs, MKEYs): what a key names to the device from now on, or nothing. */
 	void (*key_set)(struct rdma_device *dev, struct dp_key *k);
