@@ -317,40 +317,25 @@ static int call_for(struct ctl *ctl, const struct cmd_args *args, const char *me
 typedef void record_fn(struct ctl *ctl, struct json_object *rec, const char *label,
 		       const char *name_key);
 
-/*
- * Calls method and prints reply[key], one record or an array of them, each
- * with print; a List that says more follow (next) is called again after it,
- * page after page, into the same list.
- */
+/* Calls method and prints reply[key], one record or an array of them, each with print. */
 static int call_print(struct ctl *ctl, const struct cmd_args *args, const char *method,
 		      struct json_object *params, const char *key, const char *label, bool brief)
 {
+	struct json_object *reply, *v;
+	int r = call_for(ctl, args, method, params, key, &reply, &v);
 	record_fn *print = brief ? ctl->out->brief : ctl->out->record;
-	struct json_object *reply, *v, *next;
-	bool begun = false;
-	int r;
 
-	do {
-		r = call_for(ctl, args, method, json_object_get(params), key, &reply, &v);
-		if (r < 0)
-			break;
-		if (!begun)
-			ctl->out->begin_list(ctl);
-		begun = true;
-		if (json_object_is_type(v, json_type_array))
-			for (size_t i = 0; i < json_object_array_length(v); i++)
-				print(ctl, json_object_array_get_idx(v, i), label, "handle");
-		else if (v)
-			print(ctl, v, label, "handle");
-		next = json_object_object_get(reply, "next");
-		if (next && params)
-			json_object_object_add(params, "after", json_object_get(next));
-		json_object_put(reply);
-	} while (next && params);
-	if (begun)
-		ctl->out->end(ctl);
-	json_object_put(params);
-	return r < 0 ? r : 0;
+	if (r < 0)
+		return r;
+	ctl->out->begin_list(ctl);
+	if (json_object_is_type(v, json_type_array))
+		for (size_t i = 0; i < json_object_array_length(v); i++)
+			print(ctl, json_object_array_get_idx(v, i), label, "handle");
+	else if (v)
+		print(ctl, v, label, "handle");
+	ctl->out->end(ctl);
+	json_object_put(reply);
+	return 0;
 }
 
 int output_call_records(struct ctl *ctl, const struct cmd_args *args, const char *method,
