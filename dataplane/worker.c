@@ -216,7 +216,12 @@ static void sleep_until_woken(struct dp_worker *w)
 	}
 	end_turn(w);
 	atomic_fetch_add_explicit(&w->stats.sleeps, 1, memory_order_relaxed);
+	/* Odd while blocked: holding nothing of a turn (dp_worker_barrier_all need not wake it). */
+	atomic_fetch_add_explicit(&w->blocked_seq, 1, memory_order_seq_cst);
 	ready = epoll_wait(w->epoll, evs, EPOLL_BATCH, sleep_timeout_ms(w));
+	atomic_fetch_add_explicit(&w->blocked_seq, 1, memory_order_seq_cst);
+	/* What a barrier that found it blocked let go is gone for every load from here on. */
+	atomic_thread_fence(memory_order_seq_cst);
 	/* Awake before the callbacks run: posters stop ringing. */
 	announce_sleep(w, false);
 	dispatch_fds(w, evs, ready);
@@ -413,9 +418,21 @@ void dp_worker_barrier_all(struct dp_worker *const *workers, unsigned n)
 {
 	_Atomic unsigned left = n;
 
-	/* Every worker is asked first, then waited for: one wake-up's time for all, not n. */
-	for (unsigned i = 0; i < n; i++)
-		dp_worker_submit_wait(workers[i], on_barrier_of_many, &left);
+	/*
+	 * A worker blocked in its sleep now holds nothing of a turn, and reads
+	 * nothing before it has woken (which is after this look, in the one
+	 * order of seq_cst operations, so it sees what the caller changed):
+	 * passed without waking it.  Every other worker is asked first, then
+	 * waited for: one wake-up's time for all, not n.
+	 */
+	atomic_thread_fence(memory_order_seq_cst);
+	for (unsigned i = 0; i < n; i++) {
+		if (workers[i]->started &&
+		    atomic_load_explicit(&workers[i]->blocked_seq, memory_order_seq_cst) & 1)
+			atomic_fetch_sub_explicit(&left, 1, memory_order_relaxed);
+		else
+			dp_worker_submit_wait(workers[i], on_barrier_of_many, &left);
+	}
 	for (unsigned i = 0; i < n; i++)
 		dp_worker_run_commands(workers[i]);
 	while (atomic_load_explicit(&left, memory_order_acquire))

@@ -82,6 +82,8 @@ struct dp_worker {
 	/* Set before the start to change DP_WORKER_SLEEP_MS (tests lengthen it to see what wakes a worker). */
 	int sleep_ms;
 	struct dp_worker_stats stats;
+	/* Written by the worker: odd while it is blocked in its sleep's epoll_wait (dp_worker_barrier_all). */
+	_Atomic uint64_t blocked_seq;
 	void *owner;                 /* for whoever started the worker; the worker does not use it */
 	/*
 	 * Worker thread only.  Pollers, descriptors and sleep flags are one per
