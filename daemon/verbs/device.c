@@ -3,6 +3,7 @@
 #include "daemon/verbs/crypto_login.h"
 #include "daemon/verbs/gid.h"
 #include "daemon/verbs/mkey.h"
+#include "daemon/verbs/owner.h"
 
 #include <errno.h>
 #include <stddef.h>
@@ -196,6 +197,7 @@ void rdma_object_free(struct rdma_device *dev, struct rdma_object *obj)
 		type->release(dev, obj);
 	rdma_object_unuse_all(obj);
 	object_table_remove(&dev->tables[obj->kind], obj);
+	rdma_owner_forget(dev, obj);
 	post_object_event(dev, RDMA_EVENT_OBJECT_DESTROYED, obj);
 	free(obj);
 }
@@ -242,6 +244,7 @@ void rdma_device_free(struct rdma_device *dev)
 		}
 	for (int k = 0; k < RDMA_OBJ_KIND_COUNT; k++)
 		object_table_release(&dev->tables[k]);
+	rdma_owner_counts_free(dev);
 	/* After the objects: AHs and QPs held references to GID entries. */
 	rdma_gid_tables_free(dev);
 	rdma_crypto_login_free(dev);

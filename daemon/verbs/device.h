@@ -90,6 +90,7 @@ struct rdma_offload_caps {
 
 struct rdma_device;
 struct rdma_gid_entry;
+struct rdma_uid_usage;
 struct rdma_datapath;
 struct rdma_qp;
 struct rdma_cq;
@@ -224,6 +225,9 @@ struct rdma_device {
 	int default_recovery;     /* enum rdma_recovery_policy of QPs created without one */
 	/* The backend's data path (the soft backend's NIC driver); NULL: none. */
 	struct rdma_datapath *datapath;
+	/* What each owner's uid holds here (daemon/verbs/owner.h), n_uid_usage of them. */
+	struct rdma_uid_usage *uid_usage;
+	unsigned n_uid_usage;
 	/* Where asynchronous events go (daemon/verbs/event.h): the monitor, the applications' channels. */
 	struct rdma_event_sink event_sinks[RDMA_EVENT_SINKS_MAX];
 };
