@@ -20,6 +20,12 @@ teardown() {
 	[ -z "${scale_pid:-}" ] || kill "$scale_pid" 2>/dev/null || true
 }
 
+# A sanitizer's allocator keeps freed memory (quarantine) and runs slower:
+# memory and time are not measured under one (make check SANITIZE=1, =thread).
+sanitized() {
+	ldd "$RDMAD" | grep -Eq 'lib(asan|tsan)'
+}
+
 # rss_kb DIR: the resident memory of the rdmad of DIR, in KiB.
 rss_kb() {
 	awk '/^VmRSS:/ { print $2 }' "/proc/$(cat "$1/rdmad.pid")/status"
@@ -107,6 +113,7 @@ start_refused() {
 	assert_line --index 3 --regexp '^destroyed 2000 in '
 	assert_equal "$("$RDMACTL" -s "$dir/io.rdmad" -j qp list | jq length)" 0
 	# A second after the destroys, the memory they freed is the system's again.
+	sanitized && { rdmad_stop "$dir"; return 0; }
 	for _ in $(seq 1 30); do
 		after=$(rss_kb "$dir")
 		[ $((after - before)) -le $(((held - before) / 3)) ] && break
@@ -191,6 +198,6 @@ start_refused() {
 	assert_output --partial '"size":65536,'
 	assert_output --partial '"available":65536,'
 	assert_equal "$("$RDMACTL" -s "$dir/io.rdmad" -j dek list | jq 'map(.name) | unique | length')" 300
-	[ "$took" -lt 5000 ]
+	sanitized || [ "$took" -lt 5000 ]
 	rdmad_stop "$dir"
 }
