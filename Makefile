@@ -178,7 +178,7 @@ CLIENT_TEST_SRC := $(sort $(wildcard tests/client/test_*.c))
 CLIENT_TEST_BIN := $(patsubst tests/client/%.c,$(BUILD)/tests/%,$(CLIENT_TEST_SRC))
 # Programs the BATS suites run: one killed while it holds objects (tests/client/hold.c),
 # a victim and an attacker of the data path (tests/client/tenant.c).
-CLIENT_TOOLS := $(BUILD)/tools/rdmad-hold $(BUILD)/tools/rdmad-tenant
+CLIENT_TOOLS := $(BUILD)/tools/rdmad-hold $(BUILD)/tools/rdmad-tenant $(BUILD)/tools/rdmad-scale
 
 .PHONY: client
 client: $(CLIENT_LINKS) $(EXAMPLE_BIN) $(CLIENT_TEST_BIN) $(CLIENT_TOOLS)

@@ -115,10 +115,58 @@ static int call(struct ctl *ctl, const char *who, const char *method, struct jso
 	return talk_failure(r);
 }
 
+/*
+ * The rest of a List that answered a page (its reply says next): the pages
+ * after it, called with after = next, their records appended to the arrays
+ * of *reply, until a page says no more (then *reply has no next).  A page
+ * refused: *reply is its reply, with *error.  Every caller sees the whole
+ * list (rdmad-varlink(7), Lists).
+ */
+static int call_pages(struct ctl *ctl, const char *who, const char *method, struct json_object *params,
+		      struct json_object **reply, char **error)
+{
+	struct json_object *next;
+	int r = 0;
+
+	while ((next = json_object_object_get(*reply, "next"))) {
+		struct json_object *p = params ? json_object_get(params) : json_object_new_object(), *page = NULL;
+
+		json_object_object_add(p, "after", json_object_get(next));
+		json_object_object_del(*reply, "next");
+		r = call(ctl, who, method, p, &page, error);
+		json_object_put(p);
+		if (r < 0 || *error) {
+			json_object_put(*reply);
+			*reply = page;
+			return r;
+		}
+		json_object_object_foreach(page, key, records) {
+			struct json_object *into = json_object_object_get(*reply, key);
+
+			if (json_object_is_type(records, json_type_array) && json_object_is_type(into, json_type_array))
+				for (size_t i = 0; i < json_object_array_length(records); i++)
+					json_object_array_add(into, json_object_get(json_object_array_get_idx(records, i)));
+			else if (!strcmp(key, "next"))
+				json_object_object_add(*reply, key, json_object_get(records));
+		}
+		json_object_put(page);
+	}
+	return r;
+}
+
+/* A call, and the rest of a List that answered a page. */
+static int call_whole(struct ctl *ctl, const char *who, const char *method, struct json_object *params,
+		      struct json_object **reply, char **error)
+{
+	int r = call(ctl, who, method, params, reply, error);
+
+	return r < 0 || *error || !*reply ? r : call_pages(ctl, who, method, params, reply, error);
+}
+
 int ctl_call_raw(struct ctl *ctl, const char *method, struct json_object *params,
 		 struct json_object **reply, char **error)
 {
-	return call(ctl, method, method, params, reply, error);
+	return call_whole(ctl, method, method, params, reply, error);
 }
 
 /*
@@ -198,7 +246,7 @@ int ctl_call(struct ctl *ctl, const char *path, const char *method, struct json_
 	char *error = NULL;
 	int r;
 
-	r = call(ctl, path, method, params, reply, &error);
+	r = call_whole(ctl, path, method, params, reply, &error);
 	if (r < 0)
 		return r;
 	if (error) {

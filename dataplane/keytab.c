@@ -56,8 +56,7 @@ static void retire(struct dp_keytab *kt, struct dp_key *old)
 {
 	if (!old)
 		return;
-	for (unsigned i = 0; i < kt->n_workers; i++)
-		dp_worker_barrier(kt->workers[i]);
+	dp_worker_barrier_all(kt->workers, kt->n_workers);
 	entry_free(kt, old);
 }
 

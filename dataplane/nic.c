@@ -67,6 +67,18 @@ static void on_leave(struct dp_worker *w, void *arg)
 	dp_worker_remove_turn_end(w, notify_turn, nic);
 }
 
+/* Each worker's first buckets of QPs by number (they grow on the worker, dp_qp_attach). */
+static int qp_buckets_init(struct dp_nic *nic)
+{
+	for (unsigned i = 0; i < nic->n_workers; i++) {
+		nic->per_worker[i].qps = calloc(DP_QP_BUCKETS, sizeof(*nic->per_worker[i].qps));
+		if (!nic->per_worker[i].qps)
+			return -ENOMEM;
+		nic->per_worker[i].n_buckets = DP_QP_BUCKETS;
+	}
+	return 0;
+}
+
 int dp_nic_init(struct dp_nic *nic, struct dp_worker **workers, unsigned n, uint32_t n_mr,
 		uint32_t n_mkey, uint32_t n_qpn)
 {
@@ -78,7 +90,7 @@ int dp_nic_init(struct dp_nic *nic, struct dp_worker **workers, unsigned n, uint
 	nic->n_qpn = n_qpn;
 	nic->per_worker = calloc(n, sizeof(*nic->per_worker));
 	nic->qp_worker = calloc(n_qpn, sizeof(*nic->qp_worker));
-	if (!nic->per_worker || !nic->qp_worker) {
+	if (!nic->per_worker || !nic->qp_worker || qp_buckets_init(nic) < 0) {
 		dp_nic_release(nic);
 		return -ENOMEM;
 	}
@@ -126,6 +138,7 @@ void dp_nic_release(struct dp_nic *nic)
 	for (unsigned i = 0; nic->per_worker && i < nic->n_workers; i++) {
 		free(nic->per_worker[i].scratch[0]);
 		free(nic->per_worker[i].scratch[1]);
+		free(nic->per_worker[i].qps);
 		/* A worker stopped before its turn ended (a test's): what it held goes. */
 		for (unsigned k = 0; k < nic->per_worker[i].n_notify; k++)
 			dp_cq_put(nic->per_worker[i].notify[k]);

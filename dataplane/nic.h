@@ -21,6 +21,7 @@
 #include "dataplane/offload/transform.h"
 #include "dataplane/queue.h"
 
+/* Buckets of a worker's QPs by number to begin with; doubled as QPs come (one per QP at most). */
 #define DP_QP_BUCKETS 256
 
 /* The events a NIC's workers report (struct dp_event.type; 0 is none). */
@@ -74,7 +75,9 @@ struct dp_worker;
 #define DP_NOTIFY_PENDING_MAX 16
 
 struct dp_nic_worker {
-	struct dp_qp *qps[DP_QP_BUCKETS];     /* worker only: its QPs by number */
+	/* worker only: its QPs by number, a hash of n_buckets (a power of two) chains, n_qps in all */
+	struct dp_qp **qps;
+	uint32_t n_buckets, n_qps;
 	uint8_t *scratch[2];                  /* worker only: staging for bytes not in one piece */
 	size_t scratch_size[2];
 	struct dp_counters counters;          /* written by the worker */

@@ -5,6 +5,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/resource.h>
@@ -215,7 +216,12 @@ static void sleep_until_woken(struct dp_worker *w)
 	}
 	end_turn(w);
 	atomic_fetch_add_explicit(&w->stats.sleeps, 1, memory_order_relaxed);
+	/* Odd while blocked: holding nothing of a turn (dp_worker_barrier_all need not wake it). */
+	atomic_fetch_add_explicit(&w->blocked_seq, 1, memory_order_seq_cst);
 	ready = epoll_wait(w->epoll, evs, EPOLL_BATCH, sleep_timeout_ms(w));
+	atomic_fetch_add_explicit(&w->blocked_seq, 1, memory_order_seq_cst);
+	/* What a barrier that found it blocked let go is gone for every load from here on. */
+	atomic_thread_fence(memory_order_seq_cst);
 	/* Awake before the callbacks run: posters stop ringing. */
 	announce_sleep(w, false);
 	dispatch_fds(w, evs, ready);
@@ -352,6 +358,13 @@ void dp_worker_stop(struct dp_worker *w)
 	dp_timer_heap_release(&w->timers);
 	dp_queue_release(&w->commands);
 	dp_queue_release(&w->events);
+	free(w->pollers);
+	free(w->fds);
+	free(w->sleep_flags);
+	w->pollers = NULL;
+	w->fds = NULL;
+	w->sleep_flags = NULL;
+	w->n_pollers = w->cap_pollers = w->n_fds = w->cap_fds = w->n_sleep_flags = w->cap_sleep_flags = 0;
 }
 
 void dp_worker_run_commands(struct dp_worker *w)
@@ -395,6 +408,37 @@ void dp_worker_barrier(struct dp_worker *w)
 		sched_yield();
 }
 
+static void on_barrier_of_many(struct dp_worker *w, void *arg)
+{
+	(void)w;
+	atomic_fetch_sub_explicit((_Atomic unsigned *)arg, 1, memory_order_release);
+}
+
+void dp_worker_barrier_all(struct dp_worker *const *workers, unsigned n)
+{
+	_Atomic unsigned left = n;
+
+	/*
+	 * A worker blocked in its sleep now holds nothing of a turn, and reads
+	 * nothing before it has woken (which is after this look, in the one
+	 * order of seq_cst operations, so it sees what the caller changed):
+	 * passed without waking it.  Every other worker is asked first, then
+	 * waited for: one wake-up's time for all, not n.
+	 */
+	atomic_thread_fence(memory_order_seq_cst);
+	for (unsigned i = 0; i < n; i++) {
+		if (workers[i]->started &&
+		    atomic_load_explicit(&workers[i]->blocked_seq, memory_order_seq_cst) & 1)
+			atomic_fetch_sub_explicit(&left, 1, memory_order_relaxed);
+		else
+			dp_worker_submit_wait(workers[i], on_barrier_of_many, &left);
+	}
+	for (unsigned i = 0; i < n; i++)
+		dp_worker_run_commands(workers[i]);
+	while (atomic_load_explicit(&left, memory_order_acquire))
+		sched_yield();
+}
+
 void dp_worker_run(struct dp_worker *w, dp_worker_fn fn, void *arg)
 {
 	dp_worker_submit_wait(w, fn, arg);
@@ -417,10 +461,27 @@ bool dp_worker_emit(struct dp_worker *w, const struct dp_event *ev)
 	return true;
 }
 
+/* Room for one more of size bytes in *array of *cap: doubled when full; -ENOMEM. */
+static int make_room(void **array, unsigned *cap, unsigned n, size_t size)
+{
+	unsigned grown = *cap ? *cap * 2 : 16;
+	void *a;
+
+	if (n < *cap)
+		return 0;
+	a = realloc(*array, (size_t)grown * size);
+	if (!a)
+		return -ENOMEM;
+	memset((char *)a + (size_t)*cap * size, 0, (size_t)(grown - *cap) * size);
+	*array = a;
+	*cap = grown;
+	return 0;
+}
+
 int dp_worker_add_poller(struct dp_worker *w, dp_poll_fn fn, void *arg)
 {
-	if (w->n_pollers >= DP_WORKER_POLLERS_MAX)
-		return -ENOSPC;
+	if (make_room((void **)&w->pollers, &w->cap_pollers, w->n_pollers, sizeof(*w->pollers)) < 0)
+		return -ENOMEM;
 	w->pollers[w->n_pollers].fn = fn;
 	w->pollers[w->n_pollers].arg = arg;
 	w->n_pollers++;
@@ -454,8 +515,8 @@ int dp_worker_add_fd(struct dp_worker *w, int fd, uint32_t events, dp_fd_fn fn, 
 	/* A slot given back by dp_worker_remove_fd first, so the table stays short to search. */
 	slot = find_fd(w, -1);
 	if (slot < 0) {
-		if (w->n_fds >= DP_WORKER_FDS_MAX)
-			return -ENOSPC;
+		if (make_room((void **)&w->fds, &w->cap_fds, w->n_fds, sizeof(*w->fds)) < 0)
+			return -ENOMEM;
 		slot = (int)w->n_fds;
 	}
 	ev.data.u64 = watch_tag(w, (unsigned)slot);
@@ -500,8 +561,9 @@ int dp_current_cpu(void)
 
 int dp_worker_add_sleep_flag(struct dp_worker *w, struct dp_queue *q)
 {
-	if (w->n_sleep_flags >= DP_WORKER_FDS_MAX)
-		return -ENOSPC;
+	if (make_room((void **)&w->sleep_flags, &w->cap_sleep_flags, w->n_sleep_flags,
+		      sizeof(*w->sleep_flags)) < 0)
+		return -ENOMEM;
 	w->sleep_flags[w->n_sleep_flags++] = q;
 	return 0;
 }

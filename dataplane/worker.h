@@ -21,11 +21,8 @@
 #include "dataplane/timer.h"
 
 #define DP_WORKER_RING_SIZE   1024
-#define DP_WORKER_POLLERS_MAX 1024
 /* NICs a worker serves at once: the host's devices and one per virtual machine. */
 #define DP_WORKER_TURN_ENDS_MAX 64
-/* One per application doorbell at most, so as many as pollers. */
-#define DP_WORKER_FDS_MAX     DP_WORKER_POLLERS_MAX
 /* The longest a sleeping worker goes without looking at its pollers. */
 #define DP_WORKER_SLEEP_MS    100
 
@@ -85,21 +82,27 @@ struct dp_worker {
 	/* Set before the start to change DP_WORKER_SLEEP_MS (tests lengthen it to see what wakes a worker). */
 	int sleep_ms;
 	struct dp_worker_stats stats;
+	/* Written by the worker: odd while it is blocked in its sleep's epoll_wait (dp_worker_barrier_all). */
+	_Atomic uint64_t blocked_seq;
 	void *owner;                 /* for whoever started the worker; the worker does not use it */
-	/* Worker thread only. */
-	struct { dp_poll_fn fn; void *arg; } pollers[DP_WORKER_POLLERS_MAX];
-	unsigned n_pollers;
+	/*
+	 * Worker thread only.  Pollers, descriptors and sleep flags are one per
+	 * QP at most (tens of thousands on a device): arrays that grow as they
+	 * are added to, freed by dp_worker_stop.
+	 */
+	struct dp_poller { dp_poll_fn fn; void *arg; } *pollers;
+	unsigned n_pollers, cap_pollers;
 	bool events_pending;
 	unsigned turns;              /* of the loop, for the busy look at descriptors */
 	uint32_t spin_ns;            /* an idle worker polls this long before it sleeps */
 	uint64_t contention_looked_ns, preempted; /* see cpu_contended() */
 	uint64_t shared_until_ns;    /* no polling when idle until then */
 	struct dp_timer_heap timers;
-	struct dp_fd_watch fds[DP_WORKER_FDS_MAX];
-	unsigned n_fds;              /* slots ever used: fds[n_fds..] are free */
+	struct dp_fd_watch *fds;
+	unsigned n_fds, cap_fds;     /* n_fds: slots ever used: fds[n_fds..] are free */
 	/* Queues an application produces into: told of each sleep (dp_worker_add_sleep_flag). */
-	struct dp_queue *sleep_flags[DP_WORKER_FDS_MAX];
-	unsigned n_sleep_flags;
+	struct dp_queue **sleep_flags;
+	unsigned n_sleep_flags, cap_sleep_flags;
 	/* What ends every turn: each NIC's deferred notifications (one per NIC on the worker). */
 	struct { dp_turn_fn fn; void *arg; } turn_ends[DP_WORKER_TURN_ENDS_MAX];
 	unsigned n_turn_ends;
@@ -128,6 +131,8 @@ void dp_worker_run_commands(struct dp_worker *w);
  * read during a turn that began before, it holds no more.
  */
 void dp_worker_barrier(struct dp_worker *w);
+/* The same for workers[0..n) at once. */
+void dp_worker_barrier_all(struct dp_worker *const *workers, unsigned n);
 
 /* Main thread: queue fn(arg) for the worker; -EAGAIN when its queue is full. */
 int dp_worker_submit(struct dp_worker *w, dp_worker_fn fn, void *arg);
@@ -157,8 +162,8 @@ void dp_worker_remove_poller(struct dp_worker *w, dp_poll_fn fn, void *arg);
  * EPOLLET): fn runs on the worker when it is ready, whether the worker sleeps
  * or polls (then it looks every few turns).  EPOLLHUP and EPOLLERR come
  * whether asked for or not: fn removes such a descriptor, or it keeps the
- * worker from sleeping.  -ENOSPC when the worker watches DP_WORKER_FDS_MAX
- * already, else what epoll_ctl says (-EEXIST: watched).
+ * worker from sleeping.  -ENOMEM when its table cannot grow, else what
+ * epoll_ctl says (-EEXIST: watched).
  */
 int dp_worker_add_fd(struct dp_worker *w, int fd, uint32_t events, dp_fd_fn fn, void *arg);
 /* Worker thread: stop watching fd (before closing it); fn is not called for it after this. -ENOENT if not watched. */
@@ -168,7 +173,7 @@ int dp_worker_remove_fd(struct dp_worker *w, int fd);
  * Worker thread: the worker announces its sleeps in q's header as it does in
  * its command queue's, so that q's producer (an application, through shared
  * memory) rings q's doorbell, a descriptor the owner of q watches with
- * dp_worker_add_fd, only while the worker sleeps.  -ENOSPC when full.
+ * dp_worker_add_fd, only while the worker sleeps.  -ENOMEM.
  */
 int dp_worker_add_sleep_flag(struct dp_worker *w, struct dp_queue *q);
 

@@ -180,25 +180,51 @@ struct rdma_object *api_lookup(struct varlink_call *call, struct manager *m,
 	return obj;
 }
 
-/* List(device) with records made by fn, or by caller_fn when fn is NULL. */
+/* A page of a list: the objects after handle after (0: from the first), at most max of them. */
+struct list_page {
+	uint32_t after, max;
+};
+
+static const struct api_field list_page_fields[] = {
+	{ .name = "after", .type = API_FIELD_U32, .offset = offsetof(struct list_page, after) },
+	{ .name = "max", .type = API_FIELD_U32, .offset = offsetof(struct list_page, max),
+	  .min = 1, .max = API_LIST_PAGE_MAX },
+	{ NULL },
+};
+
+/*
+ * List(device, after, max) with records made by fn, or by caller_fn when fn
+ * is NULL, in the order of handles; next: the last one listed when more
+ * follow (a list of tens of thousands does not fit one message).
+ */
 static int list_objects(struct varlink_call *call, struct manager *m, struct json_object *params,
 			const char *iface, enum rdma_object_kind kind, const char *key,
 			api_object_json_fn fn, api_caller_json_fn caller_fn)
 {
 	struct rdma_device *dev = api_device(call, m, params, iface);
-	struct json_object *list;
-	struct rdma_object *obj;
+	struct list_page page = { .max = API_LIST_PAGE_DEFAULT };
+	struct json_object *list, *reply;
+	struct rdma_object *obj, *last = NULL;
+	uint32_t pos, n = 0;
 
-	if (!dev)
+	if (!dev || api_dispatch(call, params, list_page_fields, &page) < 0)
 		return 0;
 	list = json_object_new_array();
-	for (uint32_t pos = 0; (obj = object_table_next(&dev->tables[kind], &pos)); ) {
+	pos = object_table_pos_after(&dev->tables[kind], page.after);
+	while ((obj = object_table_next(&dev->tables[kind], &pos))) {
 		/* An application lists its own objects: others' are not there for it. */
 		if (!api_application_may_use(call, obj))
 			continue;
+		if (n++ == page.max)
+			break;
 		json_object_array_add(list, fn ? fn(dev, obj) : caller_fn(call, dev, obj));
+		last = obj;
 	}
-	return api_reply_record(call, key, list);
+	reply = json_object_new_object();
+	json_object_object_add(reply, key, list);
+	if (obj && last)
+		json_add_uint(reply, "next", last->handle);
+	return api_reply(call, reply);
 }
 
 int api_list(struct varlink_call *call, struct manager *m, struct json_object *params,

@@ -92,7 +92,13 @@ struct rdma_object *api_lookup(struct varlink_call *call, struct manager *m,
 			       enum rdma_object_kind kind, struct rdma_device **dev);
 /* An object as its interface's JSON record. */
 typedef struct json_object *(*api_object_json_fn)(struct rdma_device *dev, struct rdma_object *obj);
-/* List(device) of any kind: replies {key: [records]}. */
+/*
+ * List(device, after, max) of any kind: replies {key: [records], next}, a
+ * page of at most max records (default API_LIST_PAGE_DEFAULT) after handle
+ * after, next set when more follow (pass it as after for the next page).
+ */
+#define API_LIST_PAGE_DEFAULT 4096
+#define API_LIST_PAGE_MAX     65536
 int api_list(struct varlink_call *call, struct manager *m, struct json_object *params,
 	     const char *iface, enum rdma_object_kind kind, const char *key, api_object_json_fn fn);
 /* The same for records that depend on who asks (api_caller_knows_deks()). */

@@ -6,6 +6,7 @@
 #include "daemon/api/dispatch.h"
 #include "daemon/verbs/device.h"
 #include "daemon/verbs/mkey.h"
+#include "daemon/verbs/owner.h"
 #include "daemon/verbs/reclaim.h"
 #include "lib/log.h"
 
@@ -251,8 +252,7 @@ void api_application_own(struct varlink_call *call, struct rdma_device *dev, str
 
 	if (!a)
 		return;
-	obj->owner = conn;
-	obj->owner_uid = a->cred.uid;
+	rdma_object_set_owner(dev, obj, conn, a->cred.uid);
 	api_monitor_object_owned(dev, obj);
 }
 

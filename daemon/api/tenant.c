@@ -3,6 +3,7 @@
 #include "daemon/api/tenant.h"
 #include "daemon/api/application.h"
 #include "daemon/verbs/mr.h"
+#include "daemon/verbs/owner.h"
 #include "lib/json-util.h"
 
 #include <errno.h>
@@ -18,31 +19,25 @@ struct tenant_use {
 	uint64_t conn_registered_bytes;     /* of those, the MRs of one connection's program */
 };
 
-/* Bytes an MR registers: its length; a DMA MR has none of its own. */
-static uint64_t registered_bytes(struct rdma_object *obj)
-{
-	return rdma_mr(obj)->length;
-}
-
-/* What uid holds on every device, and of it what conn's program holds. */
+/*
+ * What uid holds on every device (kept as owners change, daemon/verbs/owner.h:
+ * no walk of the objects), and, when conn is given, of its MRs what conn's
+ * program registered (a walk of the MRs alone, for the RLIMIT_MEMLOCK rule).
+ */
 static void tenant_use(const struct manager *m, uid_t uid, const void *conn, struct tenant_use *use)
 {
 	*use = (struct tenant_use){ 0 };
-	for (unsigned d = 0; d < m->n_devices; d++)
-		for (int kind = 0; kind < RDMAD_TENANT_KINDS; kind++) {
-			struct rdma_object *obj;
+	for (unsigned d = 0; d < m->n_devices; d++) {
+		struct rdma_uid_usage u = rdma_device_uid_usage(m->devices[d], uid);
+		struct rdma_object *obj;
 
-			for (uint32_t pos = 0; (obj = object_table_next(&m->devices[d]->tables[kind], &pos)); ) {
-				if (!obj->owner || obj->owner_uid != uid)
-					continue;
-				use->objects[kind]++;
-				if (kind != RDMA_OBJ_MR)
-					continue;
-				use->registered_bytes += registered_bytes(obj);
-				if (obj->owner == conn)
-					use->conn_registered_bytes += registered_bytes(obj);
-			}
-		}
+		for (int kind = 0; kind < RDMAD_TENANT_KINDS; kind++)
+			use->objects[kind] += u.objects[kind];
+		use->registered_bytes += u.registered_bytes;
+		for (uint32_t pos = 0; conn && (obj = object_table_next(&m->devices[d]->tables[RDMA_OBJ_MR], &pos)); )
+			if (obj->owner == conn)
+				use->conn_registered_bytes += rdma_mr(obj)->length;
+	}
 }
 
 int api_tenant_may_create(struct varlink_call *call, struct manager *m, enum rdma_object_kind kind,
@@ -56,7 +51,8 @@ int api_tenant_may_create(struct varlink_call *call, struct manager *m, enum rdm
 
 	if (uid == 0 || kind >= RDMAD_TENANT_KINDS)
 		return 0;
-	tenant_use(m, uid, conn, &use);
+	/* One connection's bytes count only for an MR under the memlock rule. */
+	tenant_use(m, uid, bytes && !limits->max_registered_bytes ? conn : NULL, &use);
 	if (use.objects[kind] >= limits->max_objects[kind])
 		return rdma_error_user_limit(err, kind, limits->max_objects[kind],
 					     config_tenant_setting(kind), uid, use.objects[kind]);

@@ -63,6 +63,7 @@ struct number_setting {
 #define USEC    VARLINK_USEC_PER_SEC
 
 #define TENANT(kind) offsetof(struct rdmad_config, tenant.max_objects[kind])
+#define DEVICE(kind) offsetof(struct rdmad_config, device_max_objects[kind])
 
 static const struct number_setting number_settings[] = {
 	{ "max_connections", "a number", 1, 65536, 1, LIMIT(max_connections), FIELD_UNSIGNED },
@@ -85,6 +86,12 @@ static const struct number_setting number_settings[] = {
 	  LIMIT(buffer_reserved_for_root), FIELD_SIZE },
 	{ "max_mr_size", "a number of bytes", 1, RDMAD_MAX_MR_SIZE_MAX, 1,
 	  offsetof(struct rdmad_config, max_mr_size), FIELD_U64 },
+	{ "max_pds", "a number", 1, 1u << 24, 1, DEVICE(RDMA_OBJ_PD), FIELD_UNSIGNED },
+	{ "max_mrs", "a number", 1, 1u << 24, 1, DEVICE(RDMA_OBJ_MR), FIELD_UNSIGNED },
+	{ "max_cqs", "a number", 1, 1u << 24, 1, DEVICE(RDMA_OBJ_CQ), FIELD_UNSIGNED },
+	{ "max_qps", "a number", 1, 1u << 24, 1, DEVICE(RDMA_OBJ_QP), FIELD_UNSIGNED },
+	{ "max_ahs", "a number", 1, 1u << 24, 1, DEVICE(RDMA_OBJ_AH), FIELD_UNSIGNED },
+	{ "max_mkeys", "a number", 1, 1u << 24, 1, DEVICE(RDMA_OBJ_MKEY), FIELD_UNSIGNED },
 	{ "max_pds_per_uid", "a number", 0, 1u << 24, 1, TENANT(RDMA_OBJ_PD), FIELD_UNSIGNED },
 	{ "max_mrs_per_uid", "a number", 0, 1u << 24, 1, TENANT(RDMA_OBJ_MR), FIELD_UNSIGNED },
 	{ "max_cqs_per_uid", "a number", 0, 1u << 24, 1, TENANT(RDMA_OBJ_CQ), FIELD_UNSIGNED },
@@ -107,12 +114,46 @@ static const struct number_setting number_settings[] = {
 	  offsetof(struct rdmad_config, roce_faults.reorder), FIELD_UNSIGNED },
 };
 
-const char *config_tenant_setting(enum rdma_object_kind kind)
+static const char *setting_at(size_t offset)
 {
 	for (size_t i = 0; i < sizeof(number_settings) / sizeof(number_settings[0]); i++)
-		if (kind < RDMAD_TENANT_KINDS && number_settings[i].offset == TENANT(kind))
+		if (number_settings[i].offset == offset)
 			return number_settings[i].key;
 	return NULL;
+}
+
+const char *config_tenant_setting(enum rdma_object_kind kind)
+{
+	return kind < RDMAD_TENANT_KINDS ? setting_at(TENANT(kind)) : NULL;
+}
+
+const char *config_device_setting(enum rdma_object_kind kind)
+{
+	return kind < RDMAD_TENANT_KINDS ? setting_at(DEVICE(kind)) : NULL;
+}
+
+int config_fit_tenant(struct rdmad_config *c, const unsigned cap[RDMAD_TENANT_KINDS], const char *path,
+		      const char *device, char *err, size_t err_size)
+{
+	for (int kind = 0; kind < RDMAD_TENANT_KINDS; kind++) {
+		unsigned *limit = &c->tenant.max_objects[kind];
+
+		if (!cap[kind] || *limit <= cap[kind])
+			continue;
+		if (!(c->tenant_set & 1u << kind)) {
+			*limit = cap[kind];
+			continue;
+		}
+		if (device)
+			snprintf(err, err_size, "%s: %s (%u) is above %s's cap of %ss (%u)", path,
+				 config_tenant_setting(kind), *limit, device, rdma_object_kind_name(kind),
+				 cap[kind]);
+		else
+			snprintf(err, err_size, "%s: %s (%u) is above %s (%u)", path, config_tenant_setting(kind),
+				 *limit, config_device_setting(kind), cap[kind]);
+		return -EINVAL;
+	}
+	return 0;
 }
 
 static const struct number_setting *find_number_setting(const char *key)
@@ -372,7 +413,12 @@ static int apply(struct rdmad_config *c, const char *key, const char *value, cha
 		}
 		c->log_level = level;
 	} else if ((number = find_number_setting(key))) {
-		return apply_number(c, number, value, msg, size);
+		int r = apply_number(c, number, value, msg, size);
+
+		for (int kind = 0; r == 0 && kind < RDMAD_TENANT_KINDS; kind++)
+			if (number->offset == TENANT(kind))
+				c->tenant_set |= 1u << kind;
+		return r;
 	} else if (strcmp(key, "recovery") == 0) {
 		c->recovery = rdma_recovery_policy_from_name(value);
 		if (c->recovery < 0) {
@@ -418,7 +464,7 @@ static int check_buffer_shares(const char *path, const struct varlink_limits *l,
 }
 
 /* What no single line can say wrong. */
-static int check(const char *path, const struct rdmad_config *c, char *err, size_t err_size)
+static int check(const char *path, struct rdmad_config *c, char *err, size_t err_size)
 {
 	if (c->limits.reserved_for_root >= c->limits.max_connections) {
 		snprintf(err, err_size, "%s: connections_reserved_for_root (%u) must be less than "
@@ -427,6 +473,8 @@ static int check(const char *path, const struct rdmad_config *c, char *err, size
 		return -EINVAL;
 	}
 	if (check_buffer_shares(path, &c->limits, err, err_size) < 0)
+		return -EINVAL;
+	if (config_fit_tenant(c, c->device_max_objects, path, NULL, err, err_size) < 0)
 		return -EINVAL;
 	if (!c->fabric.lid && (c->fabric.address[0] || c->fabric.n_nodes)) {
 		snprintf(err, err_size, "%s: fabric_address and fabric_node.LID need fabric_lid, this "

@@ -28,6 +28,13 @@ struct rdmad_tenant_limits {
 struct rdmad_config {
 	int log_level;
 	struct rdmad_tenant_limits tenant;
+	/* The per-uid limits the file set (bit 1 << kind); those it leaves follow the caps below down. */
+	unsigned tenant_set;
+	/*
+	 * Caps of the host's devices lower than their own (max_qps, ...; read at
+	 * start, as they size the tables), by kind; 0: the device's own.
+	 */
+	unsigned device_max_objects[RDMAD_TENANT_KINDS];
 	/* max_connections, max_connections_per_uid and the connection_* settings. */
 	struct varlink_limits limits;
 	uint64_t max_mr_size;     /* bytes of one daemon-allocated MR */
@@ -59,6 +66,17 @@ struct rdmad_config {
 void config_defaults(struct rdmad_config *config);
 /* The setting of a tenant's limit of objects of kind ("max_qps_per_uid"); NULL past MKEY. */
 const char *config_tenant_setting(enum rdma_object_kind kind);
+/* The setting of the devices' cap of objects of kind ("max_qps"); NULL past MKEY. */
+const char *config_device_setting(enum rdma_object_kind kind);
+/*
+ * The per-uid limits within cap[kind] (0: none), the cap of a device
+ * (device names it, NULL: the devices' settings): a limit the file set above
+ * it is refused ("PATH: max_qps_per_uid (N) is above soft0's cap of qps (M)",
+ * or "... above max_qps (M)"); one it left at its default comes down to the
+ * cap.  -EINVAL.
+ */
+int config_fit_tenant(struct rdmad_config *config, const unsigned cap[RDMAD_TENANT_KINDS], const char *path,
+		      const char *device, char *err, size_t err_size);
 /* What config_load() allocated (the fabric map). */
 void config_free(struct rdmad_config *config);
 /*

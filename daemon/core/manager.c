@@ -189,6 +189,7 @@ int manager_new(struct manager **out, const struct manager_options *opts)
 		manager_free(m);
 		return r;
 	}
+	m->trim.event = m->event;
 	*out = m;
 	return 0;
 }
@@ -209,8 +210,11 @@ struct manager *manager_free(struct manager *m)
 	/* What the workers owned is the main thread's to free now. */
 	for (unsigned i = 0; i < m->n_devices; i++)
 		rdma_device_workers_stopped(m->devices[i]);
-	for (unsigned i = 0; i < m->n_devices; i++)
+	memory_trim_release(&m->trim);
+	for (unsigned i = 0; i < m->n_devices; i++) {
+		memory_trim_unwatch(&m->trim, m->devices[i]);
 		rdma_device_free(m->devices[i]);
+	}
 	if (m->state_lock_fd >= 0)
 		close(m->state_lock_fd);
 	if (m->ready_fd >= 0)
@@ -239,6 +243,20 @@ uint64_t manager_uptime_usec(const struct manager *m)
 	return now_usec(CLOCK_MONOTONIC) - m->start_usec;
 }
 
+/* The per-uid limits of c within every device's caps (config_fit_tenant); -EINVAL with err. */
+static int fit_tenant(struct manager *m, struct rdmad_config *c, char *err, size_t err_size)
+{
+	for (unsigned i = 0; i < m->n_devices; i++) {
+		unsigned cap[RDMAD_TENANT_KINDS];
+
+		for (int kind = 0; kind < RDMAD_TENANT_KINDS; kind++)
+			cap[kind] = rdma_device_limit(m->devices[i], kind);
+		if (config_fit_tenant(c, cap, m->config_path, m->devices[i]->name, err, err_size) < 0)
+			return -EINVAL;
+	}
+	return 0;
+}
+
 static int reload_config(struct manager *m, char *err, size_t err_size)
 {
 	struct rdmad_config c;
@@ -250,7 +268,14 @@ static int reload_config(struct manager *m, char *err, size_t err_size)
 	if (r < 0)
 		return r;
 	read = r > 0;
-	r = vnic_reload(m, &c.fabric, err, err_size);
+	/* The devices' caps size their tables: kept as in force until rdmad restarts. */
+	if (memcmp(c.device_max_objects, m->config.device_max_objects, sizeof(c.device_max_objects)))
+		log_notice("max_pds, max_mrs, max_cqs, max_qps, max_ahs and max_mkeys changed: they take "
+			   "effect when rdmad restarts");
+	memcpy(c.device_max_objects, m->config.device_max_objects, sizeof(c.device_max_objects));
+	r = fit_tenant(m, &c, err, err_size);
+	if (r == 0)
+		r = vnic_reload(m, &c.fabric, err, err_size);
 	if (r < 0) {
 		config_free(&c);
 		return r;
@@ -326,9 +351,27 @@ static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void
 	return 0;
 }
 
+/* rdmad.conf's max_qps, ... on a host's device, before it has objects. */
+static int lower_limits(struct manager *m, struct rdma_device *dev)
+{
+	for (int kind = 0; kind < RDMAD_TENANT_KINDS; kind++) {
+		unsigned limit = m->config.device_max_objects[kind];
+		int r = limit ? rdma_device_lower_limit(dev, kind, limit) : 0;
+
+		if (r == -ERANGE)
+			return log_error_errno(-EINVAL, "%s: %s (%u) is above %s's cap of %ss (%u)",
+					       m->config_path, config_device_setting(kind), limit, dev->name,
+					       rdma_object_kind_name(kind), rdma_device_limit(dev, kind));
+		if (r < 0)
+			return log_error_errno(r, "%s: cannot apply %s", dev->name, config_device_setting(kind));
+	}
+	return 0;
+}
+
 static int add_devices(struct manager *m)
 {
 	struct rdma_device *dev;
+	char err[512];
 	int r;
 
 	/* No RDMA hardware backend yet: the software device is the device. */
@@ -336,6 +379,16 @@ static int add_devices(struct manager *m)
 	if (r < 0)
 		return log_error_errno(r, "cannot create the software device");
 	m->devices[m->n_devices++] = dev;
+	r = lower_limits(m, dev);
+	if (r < 0)
+		return r;
+	r = memory_trim_watch(&m->trim, dev);
+	if (r < 0)
+		return log_error_errno(r, "%s: cannot watch its objects go", dev->name);
+	if (fit_tenant(m, &m->config, err, sizeof(err)) < 0) {
+		log_error("%s", err);
+		return -EINVAL;
+	}
 	log_info("device %s (%s) ready", dev->name, dev->ops->backend);
 	return 0;
 }

@@ -9,6 +9,7 @@
 
 #include "daemon/core/config.h"
 #include "daemon/core/state.h"
+#include "daemon/core/trim.h"
 #include "daemon/verbs/device.h"
 #include "lib/cpulist.h"
 
@@ -78,6 +79,7 @@ struct manager {
 	struct gid_netlink *roce_gids;   /* port 1's GIDs from roce_netdev, or NULL */
 	struct json_object *vnic_saved;  /* what vnic.json held, until the OPA port starts */
 	struct vdev_set *vdevs;   /* the devices' vdevs, for VMs (daemon/vdev/vdev.h) */
+	struct memory_trim trim;  /* freed objects' memory back to the system (daemon/core/trim.h) */
 };
 
 int manager_new(struct manager **out, const struct manager_options *opts);

@@ -90,6 +90,12 @@ int rdma_dp_qp_create(struct rdma_device *dev, struct rdma_qp *qp)
 	return r;
 }
 
+int rdma_dp_qp_reserve(struct rdma_device *dev, struct rdma_qp *qp)
+{
+	(void)dev;
+	return dp_qp_reserve(soft_qp(qp));
+}
+
 /* Copies of the two descriptors for the reply, and room for n queues; -errno. */
 static int rings_out(struct rdma_rings *out, int memfd, int eventfd, size_t bytes, unsigned n)
 {
@@ -161,11 +167,20 @@ int rdma_dp_qp_placement(struct rdma_device *dev, const struct rdma_qp *qp, unsi
 	return q->worker->cpu;
 }
 
-void rdma_dp_qp_counters(struct rdma_device *dev, const struct rdma_qp *qp, struct dp_counters *out)
+bool rdma_dp_qp_counters(struct rdma_device *dev, const struct rdma_qp *qp, struct dp_counters *out)
 {
+	struct dp_qp *q = soft_qp(qp);
+
 	(void)dev;
+	/*
+	 * A QP that never left INIT has counted nothing: none, so that records
+	 * of tens of thousands of idle QPs (lists, creates) stay small.
+	 */
+	if (!q->wqes)
+		return false;
 	memset(out, 0, sizeof(*out));
-	dp_counters_add(out, &soft_qp(qp)->counters);
+	dp_counters_add(out, &q->counters);
+	return true;
 }
 
 /*
@@ -252,8 +267,9 @@ void rdma_dp_qp_modified(struct rdma_device *dev, struct rdma_qp *qp, int old_st
 	/* Receives may be posted in INIT; a worker takes the queues over when the QP leaves it. */
 	if (qp->state == RDMA_QPS_INIT)
 		return;
-	if (!q->worker)
-		dp_qp_attach(q, choose_worker(dev, qp));
+	/* Reserved before the model's state changed (rdma_dp_qp_reserve): attaching cannot fail here. */
+	if (!q->worker && dp_qp_attach(q, choose_worker(dev, qp)) < 0)
+		log_error("QP %u: out of memory to run on a worker", q->qpn);
 	if (dp_qp_update(q, &attr) < 0)
 		log_error("QP %u: out of memory telling its worker of state %s", q->qpn,
 			  rdma_qp_state_name(qp->state));

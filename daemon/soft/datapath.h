@@ -95,12 +95,13 @@ void rdma_datapath_key_retire(struct rdma_device *dev, struct dp_key *k);
 int rdma_dp_key_settle(struct rdma_device *dev, const struct dp_key *k, struct rdma_qp *qp, uint32_t sq_index);
 
 int rdma_dp_qp_create(struct rdma_device *dev, struct rdma_qp *qp);
+int rdma_dp_qp_reserve(struct rdma_device *dev, struct rdma_qp *qp);
 /* The QP went from old to its state: attach it to a worker, tell the worker. */
 void rdma_dp_qp_modified(struct rdma_device *dev, struct rdma_qp *qp, int old_state);
 void rdma_dp_qp_destroy(struct rdma_device *dev, struct rdma_qp *qp);
 int rdma_dp_qp_placement(struct rdma_device *dev, const struct rdma_qp *qp, unsigned *worker);
 int rdma_datapath_rings(struct rdma_device *dev, struct rdma_object *obj, struct rdma_rings *out);
-void rdma_dp_qp_counters(struct rdma_device *dev, const struct rdma_qp *qp, struct dp_counters *out);
+bool rdma_dp_qp_counters(struct rdma_device *dev, const struct rdma_qp *qp, struct dp_counters *out);
 
 /* ---- posting (main thread) ---- */
 

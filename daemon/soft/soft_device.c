@@ -38,6 +38,7 @@ static const struct rdma_device_ops soft_ops = {
 	.cq_set_armed = rdma_datapath_cq_set_armed,
 	.set_cq_hook = rdma_datapath_set_cq_hook,
 	.qp_create = rdma_dp_qp_create,
+	.qp_reserve = rdma_dp_qp_reserve,
 	.qp_modified = rdma_dp_qp_modified,
 	.qp_destroy = rdma_dp_qp_destroy,
 	.qp_placement = rdma_dp_qp_placement,
@@ -53,6 +54,20 @@ static const struct rdma_device_ops soft_ops = {
 	.cancel = rdma_dp_cancel,
 	.posted_mkeys = rdma_dp_posted_mkeys,
 };
+
+/*
+ * The software device's caps: at least Linux rxe's (rxe_param.h: 64Ki QPs,
+ * 16Ki CQs of up to 32767 entries, 256Ki MRs), as many MKEYs as an MKEY pool
+ * of a storage target holds, and AHs for a UD service with thousands of
+ * peers.  Tables sized by them cost nothing until used (object tables grow,
+ * the key table's pages come when first written).
+ */
+#define SOFT_MAX_QP   65536
+#define SOFT_MAX_CQ   16384
+#define SOFT_MAX_CQE  32767
+#define SOFT_MAX_MR   262144
+#define SOFT_MAX_MKEY 65536
+#define SOFT_MAX_AH   16384
 
 /* A device's QP and CQ limits: the host's own, or a VM's. */
 struct limits {
@@ -87,12 +102,12 @@ static int create(struct rdma_device **out, const char *name, unsigned index,
 		.max_send_sge = 32,
 		.max_recv_sge = 32,
 		.max_sge_rd = 32,
-		.max_cqe = 1024,
-		.max_mr = 4096,
+		.max_cqe = SOFT_MAX_CQE,
+		.max_mr = SOFT_MAX_MR,
 		.max_pd = 0x7ffc,
 		.max_qp_rd_atom = 128,
 		.max_qp_init_rd_atom = 128,
-		.max_ah = 100,
+		.max_ah = SOFT_MAX_AH,
 		.local_ca_ack_delay = 15,
 		.max_qp = limits->max_qp,
 		.max_cq = limits->max_cq,
@@ -116,7 +131,7 @@ static int create(struct rdma_device **out, const char *name, unsigned index,
 		.crypto_engines = RDMA_CRYPTO_AES_XTS_SINGLE_BLOCK | RDMA_CRYPTO_AES_XTS_MULTI_BLOCK,
 		.wrapped_import_only = false,
 		.log_max_num_deks = 12,
-		.max_mkeys = 4096,
+		.max_mkeys = SOFT_MAX_MKEY,
 		.max_mkey_entries = 256,
 		.sqd2rts = true,
 	};
@@ -131,7 +146,7 @@ static int create(struct rdma_device **out, const char *name, unsigned index,
 
 int soft_device_create(struct rdma_device **out, const char *name, unsigned index)
 {
-	static const struct limits host = { .max_qp = 1024, .max_cq = 1024 };
+	static const struct limits host = { .max_qp = SOFT_MAX_QP, .max_cq = SOFT_MAX_CQ };
 
 	return create(out, name, index, &host);
 }

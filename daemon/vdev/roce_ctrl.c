@@ -3,6 +3,7 @@
 #include "daemon/verbs/ah.h"
 #include "daemon/verbs/cq.h"
 #include "daemon/verbs/gid.h"
+#include "daemon/verbs/owner.h"
 #include "daemon/verbs/mr.h"
 #include "daemon/verbs/qp.h"
 #include "daemon/verbs/reclaim.h"
@@ -41,8 +42,7 @@ static struct rdma_object *own(struct vdev_roce *r, enum rdma_object_kind kind, 
 
 static void make_own(struct vdev_roce *r, struct rdma_object *obj)
 {
-	obj->owner = r->owner;
-	obj->owner_uid = r->owner_uid;
+	rdma_object_set_owner(r->dev, obj, r->owner, r->owner_uid);
 }
 
 static int destroy_own(struct vdev_roce *r, enum rdma_object_kind kind, uint32_t handle,

@@ -3,6 +3,7 @@
 #include "daemon/verbs/crypto_login.h"
 #include "daemon/verbs/gid.h"
 #include "daemon/verbs/mkey.h"
+#include "daemon/verbs/owner.h"
 
 #include <errno.h>
 #include <stddef.h>
@@ -74,6 +75,28 @@ uint32_t rdma_device_limit(const struct rdma_device *dev, enum rdma_object_kind 
 	case RDMA_OBJ_FABRIC: return 0; /* daemon/vnic/ keeps them */
 	case RDMA_OBJ_KIND_COUNT: break;
 	}
+	return 0;
+}
+
+int rdma_device_lower_limit(struct rdma_device *dev, enum rdma_object_kind kind, uint32_t limit)
+{
+	uint32_t *field;
+
+	switch (kind) {
+	case RDMA_OBJ_PD:   field = &dev->attr.max_pd; break;
+	case RDMA_OBJ_MR:   field = &dev->attr.max_mr; break;
+	case RDMA_OBJ_CQ:   field = &dev->attr.max_cq; break;
+	case RDMA_OBJ_QP:   field = &dev->attr.max_qp; break;
+	case RDMA_OBJ_AH:   field = &dev->attr.max_ah; break;
+	case RDMA_OBJ_MKEY: field = &dev->caps.max_mkeys; break;
+	default:            return -EINVAL;
+	}
+	if (!limit || limit > *field)
+		return -ERANGE;
+	if (dev->tables[kind].count || dev->datapath)
+		return -EBUSY;
+	*field = limit;
+	dev->tables[kind].limit = limit;
 	return 0;
 }
 
@@ -174,6 +197,7 @@ void rdma_object_free(struct rdma_device *dev, struct rdma_object *obj)
 		type->release(dev, obj);
 	rdma_object_unuse_all(obj);
 	object_table_remove(&dev->tables[obj->kind], obj);
+	rdma_owner_forget(dev, obj);
 	post_object_event(dev, RDMA_EVENT_OBJECT_DESTROYED, obj);
 	free(obj);
 }
@@ -220,6 +244,7 @@ void rdma_device_free(struct rdma_device *dev)
 		}
 	for (int k = 0; k < RDMA_OBJ_KIND_COUNT; k++)
 		object_table_release(&dev->tables[k]);
+	rdma_owner_counts_free(dev);
 	/* After the objects: AHs and QPs held references to GID entries. */
 	rdma_gid_tables_free(dev);
 	rdma_crypto_login_free(dev);

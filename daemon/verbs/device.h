@@ -90,6 +90,7 @@ struct rdma_offload_caps {
 
 struct rdma_device;
 struct rdma_gid_entry;
+struct rdma_uid_usage;
 struct rdma_datapath;
 struct rdma_qp;
 struct rdma_cq;
@@ -158,13 +159,16 @@ struct rdma_device_ops {
 
 	/* QPs: the context made with the QP, told of each state change, gone with the QP. */
 	int (*qp_create)(struct rdma_device *dev, struct rdma_qp *qp);
+	/* Before the QP first leaves RESET and INIT: what it needs to run (-ENOMEM; the change is refused). */
+	int (*qp_reserve)(struct rdma_device *dev, struct rdma_qp *qp);
 	void (*qp_modified)(struct rdma_device *dev, struct rdma_qp *qp, int old_state);
 	void (*qp_destroy)(struct rdma_device *dev, struct rdma_qp *qp);
 	/* The CPU the QP runs on (-1: its worker is not pinned) and its worker; -ENOENT: none yet. */
 	int (*qp_placement)(struct rdma_device *dev, const struct rdma_qp *qp, unsigned *worker);
 	/* A QP's or CQ's made with rings: what its application maps. */
 	int (*rings)(struct rdma_device *dev, struct rdma_object *obj, struct rdma_rings *out);
-	void (*qp_counters)(struct rdma_device *dev, const struct rdma_qp *qp, struct dp_counters *out);
+	/* false: the QP has no data-path counters (it never ran: all would be 0). */
+	bool (*qp_counters)(struct rdma_device *dev, const struct rdma_qp *qp, struct dp_counters *out);
 
 	/* Keys (MRs, MKEYs): what a key names to the device from now on, or nothing. */
 	void (*key_set)(struct rdma_device *dev, struct dp_key *k);
@@ -221,6 +225,9 @@ struct rdma_device {
 	int default_recovery;     /* enum rdma_recovery_policy of QPs created without one */
 	/* The backend's data path (the soft backend's NIC driver); NULL: none. */
 	struct rdma_datapath *datapath;
+	/* What each owner's uid holds here (daemon/verbs/owner.h), n_uid_usage of them. */
+	struct rdma_uid_usage *uid_usage;
+	unsigned n_uid_usage;
 	/* Where asynchronous events go (daemon/verbs/event.h): the monitor, the applications' channels. */
 	struct rdma_event_sink event_sinks[RDMA_EVENT_SINKS_MAX];
 };
@@ -249,6 +256,12 @@ struct rdma_device *rdma_device_find(struct rdma_device *const *devices, unsigne
 /* Sets up the object tables and GID tables with the device's limits; backends call it once. */
 int rdma_device_init_tables(struct rdma_device *dev);
 uint32_t rdma_device_limit(const struct rdma_device *dev, enum rdma_object_kind kind);
+/*
+ * The device holds at most limit objects of kind (PD to MKEY) from now on,
+ * as it reports them: before it has any and before its data path starts
+ * (-EBUSY), 1 to its own cap (-ERANGE).
+ */
+int rdma_device_lower_limit(struct rdma_device *dev, enum rdma_object_kind kind, uint32_t limit);
 
 /* A zeroed object of kind, added to its table, or NULL with err (LimitReached). */
 struct rdma_object *rdma_object_create(struct rdma_device *dev, enum rdma_object_kind kind,
@@ -293,6 +306,7 @@ void rdma_device_cq_set_armed(struct rdma_device *dev, struct rdma_cq_ring *ring
 void rdma_device_set_cq_hook(struct rdma_device *dev, void (*fn)(struct rdma_device *dev, void *ud),
 			     void *userdata);
 int rdma_device_qp_create(struct rdma_device *dev, struct rdma_qp *qp);
+int rdma_device_qp_reserve(struct rdma_device *dev, struct rdma_qp *qp);
 void rdma_device_qp_modified(struct rdma_device *dev, struct rdma_qp *qp, int old_state);
 void rdma_device_qp_destroy(struct rdma_device *dev, struct rdma_qp *qp);
 int rdma_device_qp_placement(struct rdma_device *dev, const struct rdma_qp *qp, unsigned *worker);

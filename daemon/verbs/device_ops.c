@@ -112,6 +112,11 @@ int rdma_device_qp_create(struct rdma_device *dev, struct rdma_qp *qp)
 	return dev->datapath ? dev->ops->qp_create(dev, qp) : 0;
 }
 
+int rdma_device_qp_reserve(struct rdma_device *dev, struct rdma_qp *qp)
+{
+	return qp->ctx && dev->ops->qp_reserve ? dev->ops->qp_reserve(dev, qp) : 0;
+}
+
 void rdma_device_qp_modified(struct rdma_device *dev, struct rdma_qp *qp, int old_state)
 {
 	if (qp->ctx)
@@ -125,10 +130,7 @@ int rdma_device_qp_placement(struct rdma_device *dev, const struct rdma_qp *qp, 
 
 bool rdma_device_qp_counters(struct rdma_device *dev, const struct rdma_qp *qp, struct dp_counters *out)
 {
-	if (!qp->ctx)
-		return false;
-	dev->ops->qp_counters(dev, qp, out);
-	return true;
+	return qp->ctx && dev->ops->qp_counters(dev, qp, out);
 }
 
 void rdma_device_qp_destroy(struct rdma_device *dev, struct rdma_qp *qp)

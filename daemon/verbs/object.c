@@ -152,6 +152,16 @@ struct rdma_object *object_table_find(const struct object_table *t, uint32_t han
 	return obj && obj->handle == handle ? obj : NULL;
 }
 
+uint32_t object_table_pos_after(const struct object_table *t, uint32_t handle)
+{
+	uint32_t slot;
+
+	if (!handle || (t->keyed && (handle >> 8) < t->key_base))
+		return 0;
+	slot = slot_of(t, handle);
+	return slot < t->cap ? slot : t->cap;
+}
+
 struct rdma_object *object_table_next(const struct object_table *t, uint32_t *pos)
 {
 	while (++*pos < t->cap)

@@ -91,8 +91,13 @@ int object_table_add(struct object_table *t, struct rdma_object *obj);
 int object_table_add_at(struct object_table *t, struct rdma_object *obj, uint32_t handle);
 void object_table_remove(struct object_table *t, struct rdma_object *obj);
 struct rdma_object *object_table_find(const struct object_table *t, uint32_t handle);
-/* Iteration: for (uint32_t i = 0; (obj = object_table_next(t, &i)); ) */
+/*
+ * Iteration: for (uint32_t i = 0; (obj = object_table_next(t, &i)); ), in
+ * the order of handles (a keyed table's: of the keys' indexes).
+ */
 struct rdma_object *object_table_next(const struct object_table *t, uint32_t *pos);
+/* Where an iteration that goes on after handle starts (whether or not an object has it). */
+uint32_t object_table_pos_after(const struct object_table *t, uint32_t handle);
 
 /* One object of a device's tables (one per kind) whose references include target, or NULL. */
 struct rdma_object *rdma_object_find_user(const struct object_table tables[RDMA_OBJ_KIND_COUNT],

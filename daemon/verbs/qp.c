@@ -5,11 +5,13 @@
 #include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static void qp_release(struct rdma_device *dev, struct rdma_object *obj)
 {
 	rdma_device_qp_destroy(dev, rdma_qp(obj));
+	free(rdma_qp(obj)->recovery.log);
 }
 
 const struct rdma_object_type rdma_qp_type = {
@@ -364,6 +366,12 @@ static int modify(struct rdma_device *dev, struct rdma_qp *qp, const struct rdma
 	r = check_values(dev, attr, mask, &sgid, err);
 	if (r < 0)
 		return r;
+	/* A QP that runs from now on gets what running needs (made once, not at creation). */
+	if (attr->state != RDMA_QPS_RESET && attr->state != RDMA_QPS_INIT) {
+		r = rdma_device_qp_reserve(dev, qp);
+		if (r < 0)
+			return rdma_error_system(err, r);
+	}
 	old = qp->state;
 	apply(qp, attr, mask, sgid);
 	rdma_device_qp_modified(dev, qp, (int)old);

@@ -41,17 +41,27 @@ struct rdma_recovery_record {
 	struct rdma_recovery_failure failed[RDMA_RECOVERY_FAILED_MAX];
 };
 
-/* The recovery state of one QP (main thread). */
-struct rdma_qp_recovery {
-	enum rdma_recovery_policy policy;
-	uint64_t stopped_at_ns;   /* CLOCK_MONOTONIC: the error that stopped the QP; 0: none pending */
+/* What a QP remembers of its signature errors and recoveries (some 15 KiB). */
+struct rdma_qp_recovery_log {
 	struct {
 		uint32_t mkey;
 		uint64_t wr_id;
 	} suspects[RDMA_RECOVERY_SUSPECTS_MAX];
 	unsigned n_suspects;
-	uint64_t runs;
 	struct rdma_recovery_record records[RDMA_RECOVERY_RECORDS];   /* runs % RECORDS is the next */
+};
+
+/* The recovery state of one QP (main thread). */
+struct rdma_qp_recovery {
+	enum rdma_recovery_policy policy;
+	uint64_t stopped_at_ns;   /* CLOCK_MONOTONIC: the error that stopped the QP; 0: none pending */
+	uint64_t runs;
+	/*
+	 * Made at the QP's first signature error or recovery, freed with the
+	 * QP: most QPs never have one, and tens of thousands of idle QPs should
+	 * not each carry it.  NULL: nothing to remember yet.
+	 */
+	struct rdma_qp_recovery_log *log;
 };
 
 /*
@@ -60,6 +70,7 @@ struct rdma_qp_recovery {
  */
 static inline void rdma_qp_recovery_left_sqd(struct rdma_qp_recovery *rec)
 {
-	rec->n_suspects = 0;
+	if (rec->log)
+		rec->log->n_suspects = 0;
 	rec->stopped_at_ns = 0;
 }

@@ -2,6 +2,7 @@
 #include "daemon/verbs/reclaim.h"
 #include "daemon/verbs/mkey.h"
 #include "daemon/verbs/mr.h"
+#include "daemon/verbs/owner.h"
 #include "daemon/verbs/pool.h"
 #include "daemon/verbs/qp.h"
 
@@ -111,8 +112,7 @@ void rdma_owner_reclaim(struct rdma_device *dev, const void *owner,
 			}
 			if (kept)
 				kept(obj, &err, data);
-			obj->owner = NULL;
-			obj->owner_uid = 0;
+			rdma_object_set_owner(dev, obj, NULL, 0);
 		}
 	}
 }

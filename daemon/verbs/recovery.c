@@ -6,6 +6,7 @@
 #include "lib/log.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <time.h>
@@ -38,16 +39,28 @@ int rdma_recovery_policy_from_name(const char *name)
  */
 static void suspect(struct rdma_qp_recovery *rec, uint32_t mkey, uint64_t wr_id)
 {
-	for (unsigned i = 0; i < rec->n_suspects; i++)
-		if (rec->suspects[i].mkey == mkey) {
-			rec->suspects[i].wr_id = wr_id;
+	struct rdma_qp_recovery_log *log;
+
+	if (rdma_qp_recovery_log(rec) < 0)
+		return;
+	log = rec->log;
+	for (unsigned i = 0; i < log->n_suspects; i++)
+		if (log->suspects[i].mkey == mkey) {
+			log->suspects[i].wr_id = wr_id;
 			return;
 		}
-	if (rec->n_suspects == RDMA_RECOVERY_SUSPECTS_MAX)
+	if (log->n_suspects == RDMA_RECOVERY_SUSPECTS_MAX)
 		return;
-	rec->suspects[rec->n_suspects].mkey = mkey;
-	rec->suspects[rec->n_suspects].wr_id = wr_id;
-	rec->n_suspects++;
+	log->suspects[log->n_suspects].mkey = mkey;
+	log->suspects[log->n_suspects].wr_id = wr_id;
+	log->n_suspects++;
+}
+
+int rdma_qp_recovery_log(struct rdma_qp_recovery *rec)
+{
+	if (!rec->log && !(rec->log = calloc(1, sizeof(*rec->log))))
+		return -ENOMEM;
+	return 0;
 }
 
 void rdma_recovery_sig_error(struct rdma_device *dev, struct rdma_qp *qp, uint32_t qpn, uint64_t wr_id,
@@ -156,14 +169,18 @@ int rdma_qp_recover(struct rdma_device *dev, struct rdma_qp *qp, bool automatic,
 	if (qp->state != RDMA_QPS_SQD)
 		return rdma_error_state(err, "state", "the QP is in %s; a recovery takes a QP stopped "
 					"in sqd", rdma_qp_state_name(qp->state));
+	/* Where its record goes, before anything is done. */
+	r = rdma_qp_recovery_log(state);
+	if (r < 0)
+		return rdma_error_system(err, r);
 	/* 1. What the workers found and have not told yet (a data path error may also end here). */
 	rdma_device_sync(dev);
 	if (qp->state != RDMA_QPS_SQD)
 		return rdma_error_state(err, "state", "the QP went to %s while recovering",
 					rdma_qp_state_name(qp->state));
 	/* 2-3. The transfers that failed first: their wr_ids are the transactions to withdraw. */
-	for (unsigned i = 0; i < state->n_suspects; i++)
-		candidate(state->suspects[i].mkey, state->suspects[i].wr_id, &cs);
+	for (unsigned i = 0; i < state->log->n_suspects; i++)
+		candidate(state->log->suspects[i].mkey, state->log->suspects[i].wr_id, &cs);
 	rdma_device_posted_mkeys(dev, qp, candidate, &cs);
 	for (unsigned i = 0; i < cs.n; i++) {
 		r = check_and_cancel(dev, qp, cs.c[i].mkey, cs.c[i].wr_id, &rec, err);
@@ -181,7 +198,7 @@ int rdma_qp_recover(struct rdma_device *dev, struct rdma_qp *qp, bool automatic,
 		rec.since_error_ns = end - stopped_at_ns;
 	rec.at_usec = clock_ns(CLOCK_REALTIME) / 1000u;
 	rec.seq = ++state->runs;
-	state->records[(rec.seq - 1) % RDMA_RECOVERY_RECORDS] = rec;
+	state->log->records[(rec.seq - 1) % RDMA_RECOVERY_RECORDS] = rec;
 	qp->sqd_stats.recoveries++;
 	dev->sqd_stats.recoveries++;
 	ev = (struct rdma_event){
@@ -210,7 +227,7 @@ const struct rdma_recovery_record *rdma_qp_recovery_record(const struct rdma_qp 
 {
 	const struct rdma_qp_recovery *state = &qp->recovery;
 
-	if (i >= state->runs || i >= RDMA_RECOVERY_RECORDS)
+	if (!state->log || i >= state->runs || i >= RDMA_RECOVERY_RECORDS)
 		return NULL;
-	return &state->records[(state->runs - 1 - i) % RDMA_RECOVERY_RECORDS];
+	return &state->log->records[(state->runs - 1 - i) % RDMA_RECOVERY_RECORDS];
 }

@@ -59,3 +59,5 @@ void rdma_recovery_stopped(struct rdma_device *dev, struct rdma_qp *qp);
 
 /* The QP's records, newest first: i = 0, 1, ... until NULL. */
 const struct rdma_recovery_record *rdma_qp_recovery_record(const struct rdma_qp *qp, unsigned i);
+/* rec's log, made if it has none yet (struct rdma_qp_recovery); -ENOMEM. */
+int rdma_qp_recovery_log(struct rdma_qp_recovery *rec);

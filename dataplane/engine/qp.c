@@ -83,13 +83,22 @@ int dp_qp_new(struct dp_nic *nic, const struct dp_qp_config *cfg, struct dp_cq *
 	q->send_cq = dp_cq_get(send_cq);
 	q->recv_cq = dp_cq_get(recv_cq);
 	if (!q->send_cq || !q->recv_cq || queues_init(q, cfg) < 0 ||
-	    !(q->sq_slots = calloc(dp_queue_capacity(&q->sq), sizeof(*q->sq_slots))) ||
-	    !(q->sq_canceled = calloc(dp_queue_capacity(&q->sq), sizeof(*q->sq_canceled))) ||
-	    !(q->wqes = calloc(dp_queue_capacity(&q->sq), sizeof(*q->wqes)))) {
+	    !(q->sq_canceled = calloc(dp_queue_capacity(&q->sq), sizeof(*q->sq_canceled)))) {
 		dp_qp_free(q);
 		return -ENOMEM;
 	}
 	*out = q;
+	return 0;
+}
+
+int dp_qp_reserve(struct dp_qp *q)
+{
+	uint32_t n = dp_queue_capacity(&q->sq);
+
+	if (!q->sq_slots && !(q->sq_slots = calloc(n, sizeof(*q->sq_slots))))
+		return -ENOMEM;
+	if (!q->wqes && !(q->wqes = calloc(n, sizeof(*q->wqes))))
+		return -ENOMEM;
 	return 0;
 }
 

@@ -197,8 +197,15 @@ void dp_qp_free(struct dp_qp *q);
 /* Worker w: its QP qpn of the NIC, or NULL. */
 struct dp_qp *dp_nic_worker_qp(struct dp_nic *nic, struct dp_worker *w, uint32_t qpn);
 
-/* Driver: w runs the QP from now on. */
-void dp_qp_attach(struct dp_qp *q, struct dp_worker *w);
+/*
+ * Driver: what the QP needs to run besides its queues, the requester's state
+ * of each send queue slot (sized by the depth asked), made when the QP first
+ * leaves INIT rather than when it is created, so that idle QPs cost their
+ * queues and little more.  Nothing when made already; -ENOMEM.
+ */
+int dp_qp_reserve(struct dp_qp *q);
+/* Driver: w runs the QP from now on (reserved first: -ENOMEM, and it is not attached). */
+int dp_qp_attach(struct dp_qp *q, struct dp_worker *w);
 /*
  * Driver: the QP's new state and attributes.  A state the worker went to on
  * its own (ERR; SQD after a signature error the driver has not been told of)

@@ -12,17 +12,43 @@
 #include <stdlib.h>
 #include <sys/epoll.h>
 
-static struct dp_qp **bucket(struct dp_qp *q, struct dp_worker *w)
+static struct dp_qp **bucket(struct dp_nic_worker *nw, uint32_t qpn)
 {
-	return &q->nic->per_worker[w->index].qps[q->qpn % DP_QP_BUCKETS];
+	return &nw->qps[qpn & (nw->n_buckets - 1)];
 }
 
 struct dp_qp *dp_nic_worker_qp(struct dp_nic *nic, struct dp_worker *w, uint32_t qpn)
 {
-	for (struct dp_qp *q = nic->per_worker[w->index].qps[qpn % DP_QP_BUCKETS]; q; q = q->hash_next)
+	struct dp_nic_worker *nw = &nic->per_worker[w->index];
+
+	for (struct dp_qp *q = *bucket(nw, qpn); q; q = q->hash_next)
 		if (q->qpn == qpn)
 			return q;
 	return NULL;
+}
+
+/*
+ * Room for one more QP with chains of one on average, so that lookups stay
+ * constant time with tens of thousands of QPs.  Out of memory, the table
+ * stays as it was (dp_nic_init made its first buckets): longer chains that
+ * still find every QP.
+ */
+static void qps_make_room(struct dp_nic_worker *nw)
+{
+	uint32_t n = nw->n_buckets * 2;
+	struct dp_qp **qps;
+
+	if (nw->n_qps < nw->n_buckets || !(qps = calloc(n, sizeof(*qps))))
+		return;
+	for (uint32_t i = 0; i < nw->n_buckets; i++)
+		for (struct dp_qp *q = nw->qps[i], *next; q; q = next) {
+			next = q->hash_next;
+			q->hash_next = qps[q->qpn & (n - 1)];
+			qps[q->qpn & (n - 1)] = q;
+		}
+	free(nw->qps);
+	nw->qps = qps;
+	nw->n_buckets = n;
 }
 
 /* An application rang: the worker is awake now, and the QP's poller finds its WRs. */
@@ -40,10 +66,14 @@ static void on_doorbell(struct dp_worker *w, int fd, uint32_t revents, void *arg
 static void on_attach(struct dp_worker *w, void *arg)
 {
 	struct dp_qp *q = arg;
-	struct dp_qp **b = bucket(q, w);
+	struct dp_nic_worker *nw = &q->nic->per_worker[w->index];
+	struct dp_qp **b;
 
+	qps_make_room(nw);
+	b = bucket(nw, q->qpn);
 	q->hash_next = *b;
 	*b = q;
+	nw->n_qps++;
 	q->epoch++;
 	atomic_store_explicit(&q->req_next, dp_queue_cons(&q->sq), memory_order_relaxed);
 	q->resp_epsn_valid = false;
@@ -55,10 +85,15 @@ static void on_attach(struct dp_worker *w, void *arg)
 		atomic_store_explicit(&q->nic->qp_worker[q->qpn], w->index + 1, memory_order_release);
 }
 
-void dp_qp_attach(struct dp_qp *q, struct dp_worker *w)
+int dp_qp_attach(struct dp_qp *q, struct dp_worker *w)
 {
+	int r = dp_qp_reserve(q);
+
+	if (r < 0)
+		return r;
 	q->worker = w;
 	dp_worker_submit_wait(w, on_attach, q);
+	return 0;
 }
 
 struct qp_update {
@@ -161,12 +196,14 @@ static void on_stop(struct dp_worker *w, void *arg)
 static void on_release(struct dp_worker *w, void *arg)
 {
 	struct dp_qp *q = arg;
+	struct dp_nic_worker *nw = &q->nic->per_worker[w->index];
 
 	if (q->qpn < q->nic->n_qpn)
 		atomic_store_explicit(&q->nic->qp_worker[q->qpn], 0, memory_order_release);
-	for (struct dp_qp **p = bucket(q, w); *p; p = &(*p)->hash_next)
+	for (struct dp_qp **p = bucket(nw, q->qpn); *p; p = &(*p)->hash_next)
 		if (*p == q) {
 			*p = q->hash_next;
+			nw->n_qps--;
 			break;
 		}
 	dp_worker_remove_poller(w, dp_qp_poll, q);

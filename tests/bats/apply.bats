@@ -213,7 +213,7 @@ provision() {
 	EOF
 	assert_failure 2
 	assert_line "changed: soft0: pool sig: size 6 -> 8"
-	assert_line "rdmactl: apply: io.rdmad.Pool.InvalidArgument: field 'size', reason '1 to 4096 MKEYs'"
+	assert_line "rdmactl: apply: io.rdmad.Pool.InvalidArgument: field 'size', reason '1 to 65536 MKEYs'"
 	assert_line "rdmactl: apply: devices.soft0.pools[1]: failed: soft0: pool huge: create (signature, 100000000 MKEYs of 128 entries); undoing the 3 changes made before it"
 	assert_line "rdmactl: apply: undone: soft0: pool sig: size 6 -> 8"
 	assert_line "rdmactl: apply: undone: soft0: dek vol2: create (128 bits, plaintext, key file $BATS_FILE_TMPDIR/vol2.key)"

@@ -7,6 +7,8 @@
 load helper
 
 setup_file() {
+	# A lowered cap (rdmad.conf(5)), so that creating up to it stays quick.
+	echo "max_ahs = 100" >"$BATS_FILE_TMPDIR/rdmad.conf"
 	rdmad_start
 	"$RDMACTL" pd create >/dev/null
 	"$RDMACTL" pd create >/dev/null
@@ -164,7 +166,9 @@ assert_refused() {
 	assert_failure 1
 }
 
-@test "ah create: max_ah (100) at most, then LimitReached" {
+@test "ah create: max_ah, lowered to 100 by rdmad.conf's max_ahs, at most, then LimitReached" {
+	run "$RDMACTL" -j dev show soft0
+	assert_output --partial '"max_ah":100'
 	n=$(ahs | jq length)
 	for _ in $(seq $((n + 1)) 100); do
 		printf '{"method":"io.rdmad.Ah.Create","parameters":{"pd":1,"dgid":"fe80::5","sgid_index":0}}\0'

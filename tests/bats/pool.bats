@@ -95,7 +95,7 @@ EOF
 	assert_refused InvalidArgument name
 	run "$RDMACTL" pool create p --type signature --size 0
 	assert_refused InvalidArgument size
-	run "$RDMACTL" pool create p --type signature --size 4097
+	run "$RDMACTL" pool create p --type signature --size 65537
 	assert_refused InvalidArgument size
 	run "$RDMACTL" pool create p --type signature --size 1 --max-entries 300
 	assert_refused InvalidArgument max_entries

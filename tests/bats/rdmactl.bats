@@ -26,10 +26,12 @@ setup() { load_libs; }
 @test "dev show -j reports the QUERY_DEVICE and QUERY_PORT values of the soft device" {
 	run "$RDMACTL" -j dev show soft0
 	assert_success
-	# The virtio-net RoCE prototype's limits (reference roce_virtio.md 1.6).
+	# The virtio-net RoCE prototype's limits (reference roce_virtio.md 1.6), with
+	# object counts at least rxe's (issue 32).
 	for kv in '"max_qp_wr":1024' '"max_send_sge":32' '"max_recv_sge":32' '"max_sge_rd":32' \
-		'"max_cqe":1024' '"max_mr":4096' '"max_pd":32764' '"max_qp_rd_atom":128' \
-		'"max_qp_init_rd_atom":128' '"max_ah":100' '"local_ca_ack_delay":15' \
+		'"max_qp":65536' '"max_cq":16384' '"max_mkey":65536' \
+		'"max_cqe":32767' '"max_mr":262144' '"max_pd":32764' '"max_qp_rd_atom":128' \
+		'"max_qp_init_rd_atom":128' '"max_ah":16384' '"local_ca_ack_delay":15' \
 		'"page_size_cap":4294963200' '"max_mr_size":18446744073709551615' \
 		'"gid_tbl_len":512' '"max_msg_sz":8388608' '"active_mtu":1024' \
 		'"device_cap_flags":1' '"caps":["RC_RNR_NAK_GEN"]' '"ifname":"soft0"'; do

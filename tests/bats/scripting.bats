@@ -45,7 +45,7 @@ setup() {
 	assert_equal "$stderr" "rdmactl: cq poll: CQ: 'x' is not a number in 0-4294967295"
 	# The daemon's InvalidArgument: a value out of range.
 	run -2 --separate-stderr "$RDMACTL" cq create --cqe 0
-	assert_equal "$stderr" "rdmactl: cq create: io.rdmad.Cq.InvalidArgument: field 'cqe', reason '0 entries; a CQ holds 1 to 1024 (max_cqe)'"
+	assert_equal "$stderr" "rdmactl: cq create: io.rdmad.Cq.InvalidArgument: field 'cqe', reason '0 entries; a CQ holds 1 to 32767 (max_cqe)'"
 	# The daemon's varlink parameter check: a field of the wrong type.
 	echo '[{"opcode":"send","wr_id":"x"}]' >wrs.json
 	run -2 --separate-stderr "$RDMACTL" -j qp post-list 2 --file wrs.json

@@ -48,7 +48,12 @@ setup() { load_libs; }
 }
 
 @test "nested sections are indented one step per level and labelled" {
-	qp=$("$RDMACTL" -j qp list | jq -r '.[0].handle')
+	args=$("$RDMACTL" -j qp list | jq -r '.[0] | "--pd \(.pd) --send-cq \(.send_cq) --recv-cq \(.recv_cq)"')
+	# shellcheck disable=SC2086
+	qp=$("$RDMACTL" -j qp create $args --type rc | jq -r '.[0].handle')
+	# A QP has data-path counters once it has left INIT (here INIT, then ERR).
+	"$RDMACTL" qp modify "$qp" --state init --access local_write
+	"$RDMACTL" qp modify "$qp" --state err
 	run -0 "$RDMACTL" qp show "$qp"
 	assert_line --regexp '^    datapath: recvs 0 '
 	assert_line --regexp '^        wrs: write 0 '

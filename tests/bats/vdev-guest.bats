@@ -95,10 +95,14 @@ guest_up() { # VM [create options...]
 	assert_equal "$(kv status "$reply")" 1
 	assert_equal "$(kv max_rdma_qps "$reply")" 16
 	assert_equal "$(kv max_rdma_cqs "$reply")" 8
-	# QUERY_DEVICE and QUERY_PORT: the software device's limits (reference §1.6).
+	# QUERY_DEVICE and QUERY_PORT: the software device's limits (reference §1.6),
+	# object counts at least rxe's (issue 32).
 	gok g1 query_device
 	assert_equal "$(kv max_qp_wr "$reply")" 1024
-	assert_equal "$(kv max_cqe "$reply")" 1024
+	assert_equal "$(kv max_cqe "$reply")" 32767
+	assert_equal "$(kv max_mr "$reply")" 262144
+	assert_equal "$(kv max_ah "$reply")" 16384
+	assert_equal "$(kv max_pd "$reply")" 32764
 	assert_equal "$(kv max_send_sge "$reply")" 32
 	assert_equal "$(kv local_ca_ack_delay "$reply")" 15
 	gok g1 query_port

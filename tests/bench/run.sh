@@ -1,5 +1,7 @@
 #!/bin/sh
-# Runs every benchmark binary in $BUILD/bench (make bench), then the network benches
+# Runs every benchmark binary in $BUILD/bench (make bench; bench_scale is the scale
+# section: memory per object, create/destroy rates, a 65,536-MKEY pool, restart, lists
+# of 65,536 QPs), then the network benches
 # (vnic-net.sh: ping and TCP over a VNIC beside a veth; it skips itself without root).
 set -u
 BUILD=${BUILD:-build}

@@ -57,6 +57,14 @@ static void test_query_device_port_gid(void **state)
 	assert_int_equal(rdmad_query_device(ctx, &dev), 0);
 	assert_string_equal(dev.name, "soft0");
 	assert_true(dev.max_qp > 0 && dev.max_qp_wr > 0 && dev.max_cqe > 0 && dev.max_mkey > 0);
+	/* soft0's object counts, at least Linux rxe's (issue 32), as the library reports them. */
+	assert_int_equal(dev.max_qp, 65536);
+	assert_int_equal(dev.max_cq, 16384);
+	assert_int_equal(dev.max_cqe, 32767);
+	assert_int_equal(dev.max_mr, 262144);
+	assert_int_equal(dev.max_mkey, 65536);
+	assert_int_equal(dev.max_ah, 16384);
+	assert_int_equal(dev.max_pd, 32764);
 	assert_true(dev.phys_port_cnt >= 1);
 	assert_int_equal(rdmad_query_port(ctx, 1, &port), 0);
 	assert_int_equal(port.state, RDMAD_PORT_ACTIVE);

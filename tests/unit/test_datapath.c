@@ -542,7 +542,7 @@ static void test_sig_stop_stands_until_the_main_thread_knows(void **state)
 	/* Told: the model is in SQD, cancel finds the SEND, RTS resumes with a NOP. */
 	worker_set_dispatch(&f->ws);
 	assert_int_equal(s->state, RDMA_QPS_SQD);
-	assert_int_equal(s->recovery.n_suspects, 1);
+	assert_int_equal(s->recovery.log->n_suspects, 1);
 	assert_int_equal(rdma_qp_cancel(f->dev, s, 1, &count, &err), 0);
 	assert_int_equal(count, 1);
 	assert_true(rdma_qp_cancel(f->dev, s, 1, &count, &err) < 0);

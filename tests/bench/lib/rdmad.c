@@ -11,10 +11,11 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
-#define WAIT_STEP_US 10000
-#define WAIT_STEPS   1000	/* 10 s, to start and to stop */
+#define WAIT_STEP_US 2000
+#define WAIT_STEPS   5000	/* 10 s, to start and to stop */
 
 static const char *build_dir(void)
 {
@@ -165,6 +166,24 @@ int bench_rdmad_start(struct bench_rdmad *d, const char *parent)
 	return bench_rdmad_start_on(d, parent, "");
 }
 
+/* rdmad from its directory's state, config and socket; 0 once it answers. */
+static int spawn(struct bench_rdmad *d)
+{
+	int r;
+
+	d->pid = fork();
+	if (d->pid < 0)
+		return -errno;
+	if (d->pid == 0)
+		exec_rdmad(d);
+	r = wait_ready(d);
+	if (r < 0) {
+		fprintf(stderr, "bench: rdmad did not start: %s\n", strerror(-r));
+		bench_rdmad_stop(d);
+	}
+	return r;
+}
+
 int bench_rdmad_start_on(struct bench_rdmad *d, const char *parent, const char *cpus)
 {
 	int r;
@@ -177,17 +196,31 @@ int bench_rdmad_start_on(struct bench_rdmad *d, const char *parent, const char *
 			strerror(-r));
 		return r;
 	}
-	d->pid = fork();
-	if (d->pid < 0)
-		return -errno;
-	if (d->pid == 0)
-		exec_rdmad(d);
-	r = wait_ready(d);
-	if (r < 0) {
-		fprintf(stderr, "bench: rdmad did not start: %s\n", strerror(-r));
-		bench_rdmad_stop(d);
+	return spawn(d);
+}
+
+int bench_rdmad_restart(struct bench_rdmad *d, int sig, double *seconds)
+{
+	struct timespec t0, t1;
+	int r;
+
+	kill(d->pid, sig);
+	r = wait_exit(d->pid);
+	if (r == -ETIMEDOUT) {
+		kill(d->pid, SIGKILL);
+		waitpid(d->pid, NULL, 0);
 	}
+	d->pid = 0;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	r = spawn(d);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	*seconds = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
 	return r;
+}
+
+const char *bench_rdmad_path(const struct bench_rdmad *d, const char *name, char *out, size_t size)
+{
+	return path_in(out, size, d, name) < 0 ? NULL : out;
 }
 
 int bench_rdmad_stop(struct bench_rdmad *d)

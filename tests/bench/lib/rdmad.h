@@ -7,6 +7,7 @@
 #pragma once
 
 #include <limits.h>
+#include <stddef.h>
 #include <sys/types.h>
 #include <sys/un.h>
 
@@ -32,5 +33,13 @@ int bench_rdmad_start_on(struct bench_rdmad *d, const char *parent, const char *
  * Removes its directory.
  */
 int bench_rdmad_stop(struct bench_rdmad *d);
+/*
+ * Stops rdmad with sig (SIGTERM, SIGKILL) and starts it again in the same
+ * directory, its state kept; seconds: from the start until it answered
+ * (polled every 2 ms).  0 once it answers.
+ */
+int bench_rdmad_restart(struct bench_rdmad *d, int sig, double *seconds);
+/* DIR/name of rdmad's directory into out (its rdmad.conf, its state/), or NULL when too long. */
+const char *bench_rdmad_path(const struct bench_rdmad *d, const char *name, char *out, size_t size);
 /* A field of rdmad's /proc/PID/status in kB (VmRSS, VmHWM), or -errno. */
 long bench_rdmad_status_kb(const struct bench_rdmad *d, const char *field);
