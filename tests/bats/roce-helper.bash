@@ -210,3 +210,8 @@ roce_capture_checks() {
 	assert_success
 	assert_output --regexp "^[0-9]+ OK, 0 BAD$"
 }
+
+# roce_dev DIR KEY: the device's RoCE counter (or field) KEY.
+roce_dev() {
+	ctl "$1" -j dev show soft0 | jq -r ".[0].datapath.roce.$2"
+}

@@ -19,10 +19,6 @@ setup_file() {
 teardown_file() { roce_teardown; }
 setup() { roce_test_setup; }
 
-roce_dev() {
-	ctl "$1" -j dev show soft0 | jq -r ".[0].datapath.roce.$2"
-}
-
 @test "forced, the socket path is in use: said at start, and in dev show" {
 	for d in "$A" "$B"; do
 		run grep -c "RoCE v2 receive path: socket (roce_receive = socket" "$d/rdmad.log"
