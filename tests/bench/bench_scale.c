@@ -14,6 +14,7 @@
  *   - 65,536 QPs: Qp.List and Daemon.GetStatus, rdmactl qp list and status.
  */
 #include "lib/varlink/varlink.h"
+#include "tests/bench/lib/call.h"
 #include "tests/bench/lib/rdmad.h"
 
 #include <errno.h>
@@ -68,34 +69,16 @@ static void die(const char *what)
 	exit(1);
 }
 
-/*
- * Calls method with the JSON params (printf format); the reply's
- * key.handle, 0 when key is NULL, or -1 (the error printed).
- */
+/* bench_call_handle with the JSON params given as a printf format. */
 static long long call(struct varlink_client *vc, const char *method, const char *key, const char *fmt, ...)
 {
-	struct json_object *p, *reply = NULL, *o, *h;
-	char params[1024], *error = NULL;
-	long long handle = -1;
+	char params[1024];
 	va_list ap;
-	int r;
 
 	va_start(ap, fmt);
 	vsnprintf(params, sizeof(params), fmt, ap);
 	va_end(ap);
-	p = json_tokener_parse(params);
-	r = varlink_client_call(vc, method, p, &reply, &error);
-	json_object_put(p);
-	if (r < 0 || error)
-		fprintf(stderr, "%s %s: %s %s\n", method, params, error ? error : strerror(-r),
-			reply ? json_object_to_json_string(reply) : "");
-	else if (!key)
-		handle = 0;
-	else if (json_object_object_get_ex(reply, key, &o) && json_object_object_get_ex(o, "handle", &h))
-		handle = json_object_get_int64(h);
-	free(error);
-	json_object_put(reply);
-	return handle;
+	return bench_call_handle(vc, method, key, params);
 }
 
 static double call_seconds(struct varlink_client *vc, const char *method, const char *params)

@@ -8,6 +8,7 @@
  * creates (each MR destroyed before the next).
  */
 #include "lib/varlink/varlink.h"
+#include "tests/bench/lib/call.h"
 #include "tests/bench/lib/rdmad.h"
 
 #include <errno.h>
@@ -134,27 +135,6 @@ static void *run_beside(void *arg)
 	return NULL;
 }
 
-/* Calls method with the JSON params; the reply's handle at key (an object with "handle"), or -1. */
-static long long call_for_handle(struct varlink_client *vc, const char *method, const char *params,
-				 const char *key)
-{
-	struct json_object *p = json_tokener_parse(params), *reply = NULL, *o, *h;
-	char *error = NULL;
-	long long handle = -1;
-	int r = varlink_client_call(vc, method, p, &reply, &error);
-
-	json_object_put(p);
-	if (r < 0 || error)
-		fprintf(stderr, "%s: %s\n", method, error ? error : strerror(-r));
-	else if (!key)
-		handle = 0;
-	else if (json_object_object_get_ex(reply, key, &o) && json_object_object_get_ex(o, "handle", &h))
-		handle = json_object_get_int64(h);
-	free(error);
-	json_object_put(reply);
-	return handle;
-}
-
 static int measure_large_create(const char *socket)
 {
 	double create_s[ROUNDS], longest = 0, slowest = 0;
@@ -165,7 +145,7 @@ static int measure_large_create(const char *socket)
 
 	if (varlink_client_connect(&vc, socket) < 0)
 		return -1;
-	pd = call_for_handle(vc, "io.rdmad.Pd.Create", "{}", "pd");
+	pd = bench_call_handle(vc, "io.rdmad.Pd.Create", "pd", "{}");
 	for (unsigned i = 0; pd >= 0 && i < ROUNDS; i++) {
 		struct beside b = { .socket = socket };
 		double start;
@@ -177,7 +157,7 @@ static int measure_large_create(const char *socket)
 		snprintf(params, sizeof(params), "{\"pd\":%lld,\"size\":%llu,\"access\":"
 			 "[\"local_write\"]}", pd, LARGE_MR);
 		start = now();
-		mr = call_for_handle(vc, "io.rdmad.Mr.Create", params, "mr");
+		mr = bench_call_handle(vc, "io.rdmad.Mr.Create", "mr", params);
 		create_s[i] = now() - start;
 		__atomic_store_n(&b.stop, 1, __ATOMIC_RELEASE);
 		pthread_join(b.thread, NULL);
@@ -189,7 +169,7 @@ static int measure_large_create(const char *socket)
 		longest = b.longest > longest ? b.longest : longest;
 		slowest = create_s[i] > slowest ? create_s[i] : slowest;
 		snprintf(params, sizeof(params), "{\"handle\":%lld}", mr);
-		if (call_for_handle(vc, "io.rdmad.Mr.Destroy", params, NULL) < 0) {
+		if (bench_call_handle(vc, "io.rdmad.Mr.Destroy", NULL, params) < 0) {
 			varlink_client_free(vc);
 			return -1;
 		}
