@@ -299,6 +299,7 @@ int rdma_mr_pending_finish(struct rdma_device *dev, struct rdma_mr_pending *pend
 	mr->pinned = pend->pinned;
 	mr->addr = (uint8_t *)pend->map + pend->first;
 	mr->length = pend->length;
+	mr->obj.registered_bytes = mr->length;
 	mr->iova = pend->iova;
 	pend->memfd = -1;
 	pend->map = NULL;

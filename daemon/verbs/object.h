@@ -51,6 +51,9 @@ struct rdma_object {
 	const void *owner;
 	/* The owner's uid (0 with no owner: root's); a tenant sees only its own uid's objects. */
 	uint32_t owner_uid;
+	/* The memory it registers (an MR's length; 0 for other kinds), which its owner's
+	 * registered bytes count (owner.c). */
+	uint64_t registered_bytes;
 };
 
 /*

@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "daemon/verbs/owner.h"
 #include "daemon/verbs/device.h"
-#include "daemon/verbs/mr.h"
 #include "lib/log.h"
 
 #include <stdlib.h>
@@ -25,11 +24,6 @@ static struct rdma_uid_usage *usage_of(struct rdma_device *dev, uint32_t uid, bo
 	return u;
 }
 
-static uint64_t registered(const struct rdma_object *obj)
-{
-	return obj->kind == RDMA_OBJ_MR ? rdma_mr((struct rdma_object *)obj)->length : 0;
-}
-
 /* One more (sign 1) or one less (-1) owned object of obj's kind for its uid. */
 static void count(struct rdma_device *dev, const struct rdma_object *obj, int sign)
 {
@@ -44,7 +38,7 @@ static void count(struct rdma_device *dev, const struct rdma_object *obj, int si
 		return;
 	}
 	u->objects[obj->kind] += (unsigned)sign;
-	u->registered_bytes += sign > 0 ? registered(obj) : -registered(obj);
+	u->registered_bytes += sign > 0 ? obj->registered_bytes : -obj->registered_bytes;
 }
 
 void rdma_object_set_owner(struct rdma_device *dev, struct rdma_object *obj, const void *owner, uint32_t uid)
