@@ -2,20 +2,42 @@
 #include "daemon/core/trim.h"
 #include "daemon/verbs/device.h"
 #include "lib/log.h"
+#include "lib/thread.h"
 
 #include <malloc.h>
+#include <unistd.h>
 
 /* Long enough for a burst of destroys (thousands a second) to end first. */
 #define TRIM_DELAY_USEC 1000000
 
+static void *trim(void *arg)
+{
+	struct memory_trim *t = arg;
+
+	malloc_trim(0);
+	atomic_fetch_add_explicit(&t->trims, 1, memory_order_relaxed);
+	atomic_store_explicit(&t->running, false, memory_order_release);
+	return NULL;
+}
+
+/*
+ * On a thread of its own: trimming walks the whole heap (tens of ms with
+ * hundreds of MB, longer under ASan), which on the event loop held up every
+ * call meanwhile.  One at a time; the next burst's timer finds it done.
+ */
 static int on_timer(sd_event_source *s, uint64_t usec, void *userdata)
 {
 	struct memory_trim *t = userdata;
+	pthread_t thread;
 
 	(void)s;
 	(void)usec;
-	malloc_trim(0);
-	t->trims++;
+	if (atomic_exchange_explicit(&t->running, true, memory_order_acq_rel))
+		return 0;
+	if (thread_start_quiet(&thread, trim, t, "rdmad-trim") < 0)
+		trim(t);
+	else
+		pthread_detach(thread);
 	return 0;
 }
 
@@ -53,5 +75,8 @@ void memory_trim_unwatch(struct memory_trim *t, struct rdma_device *dev)
 
 void memory_trim_release(struct memory_trim *t)
 {
+	/* A trim under way touches t when it ends: t must outlive it. */
+	while (atomic_load_explicit(&t->running, memory_order_acquire))
+		usleep(1000);
 	t->timer = sd_event_source_disable_unref(t->timer);
 }
