@@ -25,11 +25,7 @@ setup() { roce_test_setup; }
 		roce_send "$len"
 		roce_write_read "$len"
 	done
-	for d in "$A" "$B"; do
-		run ctl "$d" -j dev show soft0
-		assert_equal "$(jq -r '.[0].datapath.roce.icrc_errors' <<<"$output")" 0
-		assert_equal "$(jq -r '.[0].datapath.roce.rx_dropped' <<<"$output")" 0
-	done
+	roce_clean "$A" "$B"
 	assert_equal "$(ctl "$A" -j qp show "$QA" | jq -r '.[0].state')" rts
 }
 

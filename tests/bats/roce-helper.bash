@@ -215,3 +215,13 @@ roce_capture_checks() {
 roce_dev() {
 	ctl "$1" -j dev show soft0 | jq -r ".[0].datapath.roce.$2"
 }
+
+# roce_clean DIR...: each device dropped nothing on receipt and found no bad ICRC.
+roce_clean() {
+	local d
+	for d in "$@"; do
+		assert_equal "$(roce_dev "$d" icrc_errors)" 0
+		assert_equal "$(roce_dev "$d" icrc_other_id)" 0
+		assert_equal "$(roce_dev "$d" rx_dropped)" 0
+	done
+}

@@ -39,11 +39,7 @@ setup() { roce_test_setup; }
 		roce_write_read "$len"
 	done
 	[ "$(roce_dev "$B" rx_packets)" -gt $((rx_before + 2000)) ]
-	for d in "$A" "$B"; do
-		assert_equal "$(roce_dev "$d" icrc_errors)" 0
-		assert_equal "$(roce_dev "$d" icrc_other_id)" 0
-		assert_equal "$(roce_dev "$d" rx_dropped)" 0
-	done
+	roce_clean "$A" "$B"
 	assert_equal "$(ctl "$A" -j qp show "$QA" | jq -r '.[0].state')" rts
 }
 

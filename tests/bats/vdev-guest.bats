@@ -236,10 +236,7 @@ guest_up() { # VM [create options...]
 	cqes vm2 1
 	assert_regex "$cqes" "cqe wr_id=5 status=rem_access_err"
 	# The error took the pair to ERR: up again, and vm1's key as vm2's local key.
-	for qp in 2 3; do
-		gok vm2 modify_qp qpn=$qp state=reset
-	done
-	pair_up vm2
+	pair_reset_up vm2
 	gok vm2 post_send qpn=2 opcode=write wr_id=6 flags=signaled sge=a:0:64:$kc remote_addr=b rkey=$KB
 	cqes vm2 1
 	assert_regex "$cqes" "cqe wr_id=6 status=loc_prot_err"
@@ -332,6 +329,13 @@ pair_up() {
 	for qp in "$a" "$b"; do
 		gok "$vm" modify_qp qpn=$qp state=rts timeout=14 retry_cnt=7 rnr_retry=7 sq_psn=0 max_rd_atomic=4
 	done
+}
+# pair_reset_up VM: QPs 2 and 3 (after an error) to RESET, then up again as pair_up.
+pair_reset_up() {
+	for qp in 2 3; do
+		gok "$1" modify_qp qpn=$qp state=reset
+	done
+	pair_up "$1"
 }
 # cqes VM N: polls N completions of CQ 1; their lines ("cqe ...") in $cqes.
 cqes() {
@@ -431,10 +435,7 @@ cqes() {
 	cqes gw 1
 	assert_regex "$cqes" "cqe wr_id=78 status=wr_flush_err"
 	# RESET, and up again: the queues go back to the main thread and to the worker again.
-	for qp in 2 3; do
-		gok gw modify_qp qpn=$qp state=reset
-	done
-	pair_up gw
+	pair_reset_up gw
 	gok gw pattern a 0 4096 3
 	gok gw bench_write qpn=2 cqn=1 n=5000 size=4096 buf=a lkey=$KA remote_addr=b rkey=$KB
 	gok gw check b 0 4096 3

@@ -109,16 +109,21 @@ sum() { # KEY OFFSET LENGTH: sha256 of the host MR's bytes
 	"$RDMACTL" mr read "$1" --offset "$2" --length "$3" | sha256sum | cut -d' ' -f1
 }
 
-# guest_qp DGID QPN DMAC [PSN]: the guest's PD, CQ, GID 10.77.0.2, an RC QP towards QPN at
-# DGID through next hop DMAC (PSNs from PSN, default 100), a 16 KiB buffer of scattered
-# pages as an MR (qg, kg, guest_va).
-guest_qp() {
+# guest_device: the guest's front end up, its device started, PD 1, CQ 1 and GID 10.77.0.2.
+guest_device() {
 	guest_start
 	gok negotiate
 	gok start
 	gok create_pd
 	gok create_cq cqe=64
 	gok add_gid index=0 gid=10.77.0.2
+}
+
+# guest_qp DGID QPN DMAC [PSN]: the guest's PD, CQ, GID 10.77.0.2, an RC QP towards QPN at
+# DGID through next hop DMAC (PSNs from PSN, default 100), a 16 KiB buffer of scattered
+# pages as an MR (qg, kg, guest_va).
+guest_qp() {
+	guest_device
 	gok create_qp pdn=1 type=rc send_cqn=1 recv_cqn=1 max_send_wr=16 max_recv_wr=16 max_send_sge=2 max_recv_sge=2
 	qg=$(kv qpn "$reply")
 	gok alloc g 16384 scatter
@@ -221,12 +226,7 @@ exchange() {
 	"$RDMACTL" qp modify "$QU" --state init --qkey 0x4444
 	"$RDMACTL" qp modify "$QU" --state rtr
 	"$RDMACTL" qp modify "$QU" --state rts --sq-psn 0
-	guest_start
-	gok negotiate
-	gok start
-	gok create_pd
-	gok create_cq cqe=64
-	gok add_gid index=0 gid=10.77.0.2
+	guest_device
 	gok create_qp pdn=1 type=ud send_cqn=1 recv_cqn=1 max_send_wr=16 max_recv_wr=16 max_send_sge=2 max_recv_sge=2 max_inline_data=64
 	gq=$(kv qpn "$reply")
 	gok modify_qp qpn=$gq state=init qkey=0x4444
