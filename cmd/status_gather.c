@@ -18,24 +18,16 @@
 #define PERMISSION_DENIED "org.varlink.service.PermissionDenied"
 
 /*
- * The object kinds listed, with the interface that lists them and the key of
- * its list, which is also the kind's count in "objects" (as a tenant's
- * objects are counted).  Pools and DEKs, which users name, are not counted
- * there but listed whole, under the same keys.
+ * The kinds listed whole, which users name, with the interface that lists
+ * them and the key of its list.  The others are counted by the daemon
+ * (Device.CountObjects): a device may hold tens of thousands of QPs.
  */
 static const struct {
 	const char *kind, *iface, *key;
-	bool counted;
-} object_kinds[] = {
-	{ "pd", "io.rdmad.Pd", "pds", true },
-	{ "mr", "io.rdmad.Mr", "mrs", true },
-	{ "cq", "io.rdmad.Cq", "cqs", true },
-	{ "qp", "io.rdmad.Qp", "qps", true },
-	{ "ah", "io.rdmad.Ah", "ahs", true },
-	{ "mkey", "io.rdmad.Mkey", "mkeys", true },
-	{ "pool", "io.rdmad.Pool", "pools", false },
-	{ "dek", "io.rdmad.Dek", "deks", false },
-	{ "vdev", "io.rdmad.Vdev", "vdevs", false },
+} listed_kinds[] = {
+	{ "pool", "io.rdmad.Pool", "pools" },
+	{ "dek", "io.rdmad.Dek", "deks" },
+	{ "vdev", "io.rdmad.Vdev", "vdevs" },
 };
 
 /* What is known of one device while its section is made. */
@@ -43,7 +35,8 @@ struct device_facts {
 	const char *name;
 	struct json_object *section;   /* the device's part of the document */
 	struct json_object *problems;  /* the document's list, shared by every device */
-	struct json_object *lists[sizeof(object_kinds) / sizeof(object_kinds[0])];
+	struct json_object *counts;    /* its Device.CountObjects record; NULL when refused */
+	struct json_object *lists[sizeof(listed_kinds) / sizeof(listed_kinds[0])];
 };
 
 static struct json_object *string_or_null(const char *s)
@@ -86,17 +79,18 @@ static void add_problem(struct device_facts *d, const char *kind, const char *ke
 }
 
 /*
- * reply[key] of method called on the device; *value is NULL (and 0 returned)
- * when the daemon refuses the caller (DEKs are root's even to read).
+ * reply[key] of method called on the device (named by its parameter
+ * device_key); *value is NULL (and 0 returned) when the daemon refuses the
+ * caller (DEKs are root's even to read).
  */
-static int call_device(struct ctl *ctl, const char *path, const char *method, const char *device,
-		       const char *key, struct json_object **value)
+static int call_device(struct ctl *ctl, const char *path, const char *method, const char *device_key,
+		       const char *device, const char *key, struct json_object **value)
 {
 	struct json_object *params = json_object_new_object(), *reply = NULL;
 	char *error = NULL;
 	int r;
 
-	json_object_object_add(params, "device", json_object_new_string(device));
+	json_object_object_add(params, device_key, json_object_new_string(device));
 	r = ctl_call_raw(ctl, method, params, &reply, &error);
 	json_object_put(params);
 	*value = NULL;
@@ -137,66 +131,55 @@ static struct json_object *ports_section(struct device_facts *d, struct json_obj
 	return out;
 }
 
-/* {"pds": 1, ...}: the length of each list; null for a kind the caller may not see. */
-static struct json_object *objects_section(const struct device_facts *d)
+/* counts[key] of the device's CountObjects record, or null when the caller may not count. */
+static struct json_object *counted(const struct device_facts *d, const char *key)
 {
-	struct json_object *counts = json_object_new_object();
-
-	for (size_t k = 0; k < sizeof(object_kinds) / sizeof(object_kinds[0]); k++)
-		if (object_kinds[k].counted)
-			json_object_object_add(counts, object_kinds[k].key,
-					       d->lists[k] ? json_object_new_int64((int64_t)json_object_array_length(
-								     d->lists[k])) : NULL);
-	return counts;
+	return d->counts ? json_object_get(json_object_object_get(d->counts, key)) : NULL;
 }
 
 static struct json_object *kind_list(const struct device_facts *d, const char *kind)
 {
-	for (size_t k = 0; k < sizeof(object_kinds) / sizeof(object_kinds[0]); k++)
-		if (strcmp(object_kinds[k].kind, kind) == 0)
+	for (size_t k = 0; k < sizeof(listed_kinds) / sizeof(listed_kinds[0]); k++)
+		if (strcmp(listed_kinds[k].kind, kind) == 0)
 			return d->lists[k];
 	return NULL;
 }
 
-/* The record of state in [{"state": "rts", "qps": 2}, ...], added with qps 0 if missing. */
-static struct json_object *state_record(struct json_object *states, const char *state)
+/* Each QP in err is a problem. */
+static void err_qp_problems(struct device_facts *d)
 {
-	struct json_object *rec;
+	struct json_object *err_qps = d->counts ? json_object_object_get(d->counts, "err_qps") : NULL;
 
-	for (size_t i = 0; i < json_object_array_length(states); i++) {
-		rec = json_object_array_get_idx(states, i);
-		if (strcmp(get_string(rec, "state"), state) == 0)
-			return rec;
-	}
-	rec = json_object_new_object();
-	json_object_object_add(rec, "state", json_object_new_string(state));
-	json_object_object_add(rec, "qps", json_object_new_int64(0));
-	json_object_array_add(states, rec);
-	return rec;
+	for (size_t i = 0; i < json_object_array_length(err_qps); i++)
+		add_problem(d, "qp", "handle", json_object_get(json_object_array_get_idx(err_qps, i)),
+			    "state err");
 }
 
-/*
- * [{"state": "rts", "qps": 2}, ...] in the order first met: records, so that
- * a state is a value and not a key; a QP in err is a problem.
- */
-static struct json_object *qp_states_section(struct device_facts *d)
+/* Its pools, DEKs and vdevs, listed whole. */
+static int list_named_kinds(struct ctl *ctl, const char *path, struct device_facts *d)
 {
-	struct json_object *qps = kind_list(d, "qp"), *states = json_object_new_array();
+	char method[64];
+	int r = 0;
 
-	for (size_t i = 0; i < json_object_array_length(qps); i++) {
-		struct json_object *qp = json_object_array_get_idx(qps, i), *rec;
-		const char *state = get_string(qp, "state");
-
-		if (!state)
-			continue;
-		rec = state_record(states, state);
-		json_object_object_add(rec, "qps", json_object_new_int64(
-			json_object_get_int64(json_object_object_get(rec, "qps")) + 1));
-		if (strcmp(state, "err") == 0)
-			add_problem(d, "qp", "handle", json_object_get(json_object_object_get(qp, "handle")),
-				    "state err");
+	for (size_t k = 0; k < sizeof(listed_kinds) / sizeof(listed_kinds[0]) && r >= 0; k++) {
+		snprintf(method, sizeof(method), "%s.List", listed_kinds[k].iface);
+		r = call_device(ctl, path, method, "device", d->name, listed_kinds[k].key, &d->lists[k]);
 	}
-	return states;
+	return r;
+}
+
+/* The device's record in Device.CountObjects's reply: how many of each object, QPs by state. */
+static int count_objects(struct ctl *ctl, const char *path, struct device_facts *d)
+{
+	struct json_object *devices;
+	int r = call_device(ctl, path, "io.rdmad.Device.CountObjects", "ifname", d->name, "devices",
+			    &devices);
+
+	if (r < 0 || !devices)
+		return r;
+	d->counts = json_object_get(json_object_array_get_idx(devices, 0));
+	json_object_put(devices);
+	return 0;
 }
 
 /* Each pool's name, type and how many of its MKEYs are free; an exhausted one is a problem. */
@@ -267,7 +250,7 @@ static int crypto_login_section(struct ctl *ctl, const char *path, struct device
 {
 	struct json_object *login;
 	const char *state;
-	int r = call_device(ctl, path, "io.rdmad.Dek.GetLogin", d->name, "login", &login);
+	int r = call_device(ctl, path, "io.rdmad.Dek.GetLogin", "device", d->name, "login", &login);
 
 	*out = NULL;
 	if (r < 0 || !login)
@@ -281,21 +264,6 @@ static int crypto_login_section(struct ctl *ctl, const char *path, struct device
 	return 0;
 }
 
-/* The QPs in SQD now, by number: those a recovery (qp recover) would take back to RTS. */
-static struct json_object *sqd_qps_section(const struct device_facts *d)
-{
-	struct json_object *qps = kind_list(d, "qp"), *out = json_object_new_array();
-
-	for (size_t i = 0; i < json_object_array_length(qps); i++) {
-		struct json_object *qp = json_object_array_get_idx(qps, i);
-		const char *state = get_string(qp, "state");
-
-		if (state && strcmp(state, "sqd") == 0)
-			json_object_array_add(out, json_object_get(json_object_object_get(qp, "handle")));
-	}
-	return out;
-}
-
 static int device_section(struct ctl *ctl, const char *path, struct json_object *dev,
 			  struct json_object *problems, struct json_object **out)
 {
@@ -303,23 +271,22 @@ static int device_section(struct ctl *ctl, const char *path, struct json_object 
 	struct json_object *login = NULL, *dp = json_object_object_get(dev, "datapath");
 	/* The data-path counters status shows, under their own keys. */
 	static const char *const counters[] = { "recoveries", "sig_stops", "refused_not_peer" };
-	char method[64];
-	int r = 0;
+	int r;
 
 	if (!d.name)
 		return ctl_fail("%s: a device without ifname", path);
-	for (size_t k = 0; k < sizeof(object_kinds) / sizeof(object_kinds[0]) && r >= 0; k++) {
-		snprintf(method, sizeof(method), "%s.List", object_kinds[k].iface);
-		r = call_device(ctl, path, method, d.name, object_kinds[k].key, &d.lists[k]);
-	}
+	r = count_objects(ctl, path, &d);
+	if (r >= 0)
+		r = list_named_kinds(ctl, path, &d);
 	if (r >= 0)
 		r = crypto_login_section(ctl, path, &d, &login);
 	if (r >= 0) {
 		d.section = json_object_new_object();
 		json_object_object_add(d.section, "ifname", json_object_new_string(d.name));
 		json_object_object_add(d.section, "ports", ports_section(&d, dev));
-		json_object_object_add(d.section, "objects", objects_section(&d));
-		json_object_object_add(d.section, "qp_states", qp_states_section(&d));
+		json_object_object_add(d.section, "objects", counted(&d, "objects"));
+		json_object_object_add(d.section, "qp_states", counted(&d, "qp_states"));
+		err_qp_problems(&d);
 		json_object_object_add(d.section, "pools", pools_section(&d));
 		json_object_object_add(d.section, "deks", deks_section(&d));
 		json_object_object_add(d.section, "vdevs", vdevs_section(&d));
@@ -328,13 +295,14 @@ static int device_section(struct ctl *ctl, const char *path, struct json_object 
 		 * Recoveries done, signature stops, and requests its responders
 		 * refused as not their peer's (docs/decisions.md).
 		 */
-		json_object_object_add(d.section, "sqd_qps", sqd_qps_section(&d));
+		json_object_object_add(d.section, "sqd_qps", counted(&d, "sqd_qps"));
 		for (size_t c = 0; c < sizeof(counters) / sizeof(counters[0]); c++)
 			json_object_object_add(d.section, counters[c],
 					       json_object_get(json_object_object_get(dp, counters[c])));
 	}
-	for (size_t k = 0; k < sizeof(object_kinds) / sizeof(object_kinds[0]); k++)
+	for (size_t k = 0; k < sizeof(listed_kinds) / sizeof(listed_kinds[0]); k++)
 		json_object_put(d.lists[k]);
+	json_object_put(d.counts);
 	*out = d.section;
 	return r;
 }

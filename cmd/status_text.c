@@ -345,14 +345,19 @@ static struct json_object *daemon_block(struct json_object *doc)
 	return block;
 }
 
-/* "pds 1 mrs 0 ...": a null count is a kind the caller may not list. */
+/* "pds 1 mrs 0 ...": null objects are what the caller may not count. */
 static void add_objects(struct json_object *block, struct json_object *objects)
 {
 	char *line = NULL;
 	size_t size = 0;
 	const char *sep = "";
-	FILE *f = open_memstream(&line, &size);
+	FILE *f;
 
+	if (!objects) {
+		add_line(block, "objects", "(not permitted)");
+		return;
+	}
+	f = open_memstream(&line, &size);
 	if (f) {
 		json_object_object_foreach(objects, kind, n) {
 			fprintf(f, "%s%s %s", sep, kind, n ? json_object_get_string(n) : "(root only)");

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* io.rdmad.Device */
 #include "daemon/api/api.h"
+#include "daemon/api/application.h"
 #include "daemon/api/counters.h"
 #include "daemon/api/dispatch.h"
 #include "dataplane/offload/kern.h"
@@ -85,7 +86,7 @@ static void roce_receive_json(struct json_object *device, struct rdma_device *d)
 	json_add_string(roce, "receive", dp_roce_receive_name(how));
 }
 
-static struct json_object *device_json(struct rdma_device *d)
+static struct json_object *device_json(struct varlink_call *call, struct rdma_device *d)
 {
 	static const char *const cap_names[] = { "RC_RNR_NAK_GEN" };
 	const struct rdma_device_attr *a = &d->attr;
@@ -157,29 +158,102 @@ static const struct api_field show_fields[] = {
 	{ NULL },
 };
 
-static int show(struct varlink_call *call, struct json_object *params, void *userdata)
+/* The kinds CountObjects counts, under the keys of their lists. */
+static const struct {
+	enum rdma_object_kind kind;
+	const char *key;
+} counted_kinds[] = {
+	{ RDMA_OBJ_PD, "pds" }, { RDMA_OBJ_MR, "mrs" }, { RDMA_OBJ_CQ, "cqs" },
+	{ RDMA_OBJ_QP, "qps" }, { RDMA_OBJ_AH, "ahs" }, { RDMA_OBJ_MKEY, "mkeys" },
+};
+
+/*
+ * What the caller may see of d, counted: its objects by kind, its QPs by
+ * state, and the QPs in err and in SQD by number.  rdmactl status says this
+ * of a device with tens of thousands of QPs without listing each one.
+ */
+static struct json_object *count_json(struct varlink_call *call, struct rdma_device *d)
 {
-	struct manager *m = userdata;
+	struct json_object *o = json_object_new_object(), *objects = json_object_new_object();
+	struct json_object *states = json_object_new_array(), *err_qps = json_object_new_array();
+	struct json_object *sqd_qps = json_object_new_array();
+	uint64_t in_state[RDMA_QPS_COUNT] = { 0 };
+	struct rdma_object *obj;
+
+	rdma_device_sync(d);
+	for (size_t k = 0; k < sizeof(counted_kinds) / sizeof(counted_kinds[0]); k++) {
+		const struct object_table *t = &d->tables[counted_kinds[k].kind];
+		uint64_t n = 0;
+
+		for (uint32_t pos = 0; (obj = object_table_next(t, &pos));) {
+			if (!api_application_may_use(call, obj))
+				continue;
+			n++;
+			if (obj->kind != RDMA_OBJ_QP)
+				continue;
+			in_state[rdma_qp(obj)->state]++;
+			if (rdma_qp(obj)->state == RDMA_QPS_ERR)
+				json_object_array_add(err_qps, json_object_new_int64(obj->handle));
+			else if (rdma_qp(obj)->state == RDMA_QPS_SQD)
+				json_object_array_add(sqd_qps, json_object_new_int64(obj->handle));
+		}
+		json_add_uint(objects, counted_kinds[k].key, n);
+	}
+	for (unsigned s = 0; s < RDMA_QPS_COUNT; s++) {
+		struct json_object *rec;
+
+		if (!in_state[s])
+			continue;
+		rec = json_object_new_object();
+		json_add_string(rec, "state", rdma_qp_state_name(s));
+		json_add_uint(rec, "qps", in_state[s]);
+		json_object_array_add(states, rec);
+	}
+	json_add_string(o, "ifname", d->name);
+	json_object_object_add(o, "objects", objects);
+	json_object_object_add(o, "qp_states", states);
+	json_object_object_add(o, "err_qps", err_qps);
+	json_object_object_add(o, "sqd_qps", sqd_qps);
+	return o;
+}
+
+/*
+ * {"devices": [...]}: a record made by fn of the device the call's ifname
+ * names, or of every device when it names none.
+ */
+static int devices_reply(struct varlink_call *call, struct manager *m, struct json_object *params,
+			 struct json_object *(*fn)(struct varlink_call *call, struct rdma_device *d))
+{
 	struct show_params p = { 0 };
 	struct json_object *reply, *devices;
-	const char *name;
+	struct rdma_device *named = NULL;
 
 	if (api_dispatch(call, params, show_fields, &p) < 0)
 		return 0;
-	name = p.ifname;
-	if (name && !manager_find_device(m, name))
-		return api_error_string(call, "io.rdmad.Device.NoSuchDevice", "ifname", name);
+	if (p.ifname && !(named = manager_find_device(m, p.ifname)))
+		return api_error_string(call, "io.rdmad.Device.NoSuchDevice", "ifname", p.ifname);
 	devices = json_object_new_array();
 	for (unsigned i = 0; i < m->n_devices; i++)
-		if (!name || m->devices[i] == manager_find_device(m, name))
-			json_object_array_add(devices, device_json(m->devices[i]));
+		if (!named || m->devices[i] == named)
+			json_object_array_add(devices, fn(call, m->devices[i]));
 	reply = json_object_new_object();
 	json_object_object_add(reply, "devices", devices);
 	return api_reply(call, reply);
 }
 
+static int show(struct varlink_call *call, struct json_object *params, void *userdata)
+{
+	return devices_reply(call, userdata, params, device_json);
+}
+
+static int count_objects(struct varlink_call *call, struct json_object *params, void *userdata)
+{
+	return devices_reply(call, userdata, params, count_json);
+}
+
 const struct varlink_method api_device_methods[] = {
 	{ "List", list, 0 },
 	{ "Show", show, 0 },
+	{ "CountObjects", count_objects, 0 },
 	{ NULL, NULL, 0 },
 };

@@ -158,6 +158,7 @@ io.rdmad.Daemon.Reload root
 io.rdmad.Daemon.SetLogLevel root
 io.rdmad.Device.List rdma
 io.rdmad.Device.Show rdma
+io.rdmad.Device.CountObjects rdma
 io.rdmad.Pd.Create program
 io.rdmad.Pd.List rdma
 io.rdmad.Pd.Show rdma

@@ -46,7 +46,7 @@ status_json() {
 	assert_line --regexp '^ *ifname: soft0$'
 	assert_line --regexp '^ *ports: port 1 state ACTIVE physical_state LINK_UP link_layer Ethernet active_mtu [0-9]+$'
 	assert_line --regexp '^ *objects: pds 2 mrs 0 cqs 2 qps 3 ahs 0 mkeys 3$'
-	assert_line --regexp '^ *qp_states: rts 2 reset 1$'
+	assert_line --regexp '^ *qp_states: reset 1 rts 2$'
 	assert_line --regexp '^ *pools: name p1 type signature size 3 available 3 in_use 0 borrow_failures 0$'
 	assert_line --regexp '^ *deks: -$'
 	assert_line --regexp '^ *crypto_login: no_login$'
@@ -66,13 +66,39 @@ status_json() {
 	[ "$(jq -c '.device_status[0].objects' <<<"$json")" = \
 		'{"pds":2,"mrs":0,"cqs":2,"qps":3,"ahs":0,"mkeys":3}' ]
 	[ "$(jq -c '.device_status[0].qp_states' <<<"$json")" = \
-		'[{"state":"rts","qps":2},{"state":"reset","qps":1}]' ]
+		'[{"state":"reset","qps":1},{"state":"rts","qps":2}]' ]
 	[ "$(jq -c '.device_status[0].pools' <<<"$json")" = \
 		'[{"name":"p1","type":"signature","size":3,"available":3,"in_use":0,"borrow_failures":0}]' ]
 	[ "$(jq '[.workers[].qps] | add' <<<"$json")" = 2 ]
 	# Recoveries and signature stops are the data-path counters, under their keys.
 	[ "$(jq -c '.device_status[0] | [.recoveries, .sig_stops, .sqd_qps]' <<<"$json")" = '[0,0,[]]' ]
 	[ "$(jq -c '.problems' <<<"$json")" = '[]' ]
+}
+
+@test "Device.CountObjects: objects by kind, QPs by state, those in err and SQD by number; status says the same" {
+	rdmad_start "$D"
+	"$RDMACTL" pd create >/dev/null
+	"$RDMACTL" gid add 0 fe80::1 >/dev/null
+	pair
+	"$RDMACTL" qp modify "$A" --state err
+	"$RDMACTL" qp modify "$B" --state sqd
+	run varlink_raw '{"method":"io.rdmad.Device.CountObjects","parameters":{"ifname":"soft0"}}\0'
+	assert_success
+	assert_equal "$(jq -c '.parameters.devices' <<<"$output")" \
+		"[{\"ifname\":\"soft0\",\"objects\":{\"pds\":1,\"mrs\":0,\"cqs\":2,\"qps\":2,\"ahs\":0,\"mkeys\":0},\"qp_states\":[{\"state\":\"sqd\",\"qps\":1},{\"state\":\"err\",\"qps\":1}],\"err_qps\":[$A],\"sqd_qps\":[$B]}]"
+	json=$(status_json)
+	assert_equal "$(jq -c '.device_status[0] | [.qp_states, .sqd_qps]' <<<"$json")" \
+		"[[{\"state\":\"sqd\",\"qps\":1},{\"state\":\"err\",\"qps\":1}],[$B]]"
+	assert_equal "$(jq -c '.problems' <<<"$json")" \
+		"[{\"ifname\":\"soft0\",\"kind\":\"qp\",\"handle\":$A,\"reason\":\"state err\"}]"
+	run "$RDMACTL" status
+	assert_line --regexp '^ *qp_states: sqd 1 err 1$'
+	assert_line --regexp "^ *problems: soft0 qp $A: state err$"
+	# Every device without ifname; an unknown one is refused, naming it.
+	run varlink_raw '{"method":"io.rdmad.Device.CountObjects","parameters":{}}\0'
+	assert_equal "$(jq -c '[.parameters.devices[].ifname]' <<<"$output")" '["soft0"]'
+	run varlink_raw '{"method":"io.rdmad.Device.CountObjects","parameters":{"ifname":"nosuch0"}}\0'
+	assert_equal "$(jq -c '[.error, .parameters]' <<<"$output")" '["io.rdmad.Device.NoSuchDevice",{"ifname":"nosuch0"}]'
 }
 
 @test "a DEK in state error is a problem, in text and in JSON; status still succeeds" {

@@ -219,6 +219,10 @@ pingpong_pair() { # USER DIR: a ping-pong of two processes of USER through FIFOs
 	run as "$B" "$RDMACTL" -j status
 	assert_success
 	assert_equal "$(jq -c '[.tenants[] | .uid]' <<<"$output")" "[$uid_b]"
+	# Counted as listed: a tenant counts its own uid's objects, root every one.
+	assert_equal "$(jq -c '.device_status[0].objects' <<<"$output")" \
+		'{"pds":1,"mrs":0,"cqs":0,"qps":0,"ahs":0,"mkeys":0}'
+	assert_equal "$("$RDMACTL" -j status | jq -c '.device_status[0].objects | [.pds, .mrs]')" '[2,1]'
 	run as "$B" "$PY" "$APP" "$RDMACTL_SOCKET" io.rdmad.Daemon.ListApplications
 	assert_equal "$(jq -c '[.parameters.applications[].uid]' <<<"$output")" "[$uid_b]"
 	run as "$B" "$RDMACTL" status
