@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 static void help(void)
@@ -87,6 +88,25 @@ static void log_kernel_selftests(void)
 				  dp_kern_level_name(dp_kern_level_in_use()));
 }
 
+/*
+ * Each program's QP and CQ holds descriptors in rdmad (its ring's memory and
+ * its doorbell), so 65,536 QPs need far more than the 1024 a service gets by
+ * default.  rdmad polls with epoll, never select(), and runs no other
+ * program, so the soft limit may be the hard one, as systemd advises for
+ * such services.
+ */
+static void raise_open_files_limit(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur >= rl.rlim_max)
+		return;
+	rl.rlim_cur = rl.rlim_max;
+	if (setrlimit(RLIMIT_NOFILE, &rl) < 0)
+		log_warning_errno(-errno, "cannot raise the open files limit to %llu",
+				  (unsigned long long)rl.rlim_max);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option options[] = {
@@ -160,6 +180,7 @@ int main(int argc, char **argv)
 		log_to_journal(true);
 	}
 	log_kernel_selftests();
+	raise_open_files_limit();
 
 	r = manager_new(&m, &opts);
 	if (r >= 0) {

@@ -213,7 +213,7 @@ verify_filter() {
 	k=$TOP/systemd/rdmad.socket
 	for line in Type=notify NotifyAccess=main 'ExecStart=@SBINDIR@/rdmad' \
 		'ExecReload=@BINDIR@/rdmactl daemon reload' WatchdogSec= StateDirectory=rdmad \
-		ConfigurationDirectory=rdmad Requires=rdmad.socket; do
+		ConfigurationDirectory=rdmad Requires=rdmad.socket LimitNOFILE=524288; do
 		grep -qF -- "$line" "$s" || fail "rdmad.service lacks $line"
 	done
 	# A RuntimeDirectory= would remove the socket's directory on stop.

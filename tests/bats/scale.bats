@@ -82,7 +82,13 @@ start_refused() {
 	dir=$BATS_TEST_TMPDIR/d
 	mkdir -p "$dir"
 	echo "max_qps = 2000" >"$dir/rdmad.conf"
-	rdmad_start "$dir"
+	# A service's soft limit on open files (1024), which 2000 QPs' rings and
+	# doorbells pass: rdmad raises it to the hard one.
+	hard=$(ulimit -Hn)
+	[ "$hard" = unlimited ] || [ "$hard" -ge 4200 ] || skip "the hard limit on open files ($hard) is below 2000 QPs' 4000"
+	( ulimit -Sn 1024 && rdmad_start "$dir" )
+	export RDMACTL_SOCKET="$dir/io.rdmad"
+	assert_equal "$(awk '/^Max open files/ { print $4 }' "/proc/$(cat "$dir/rdmad.pid")/limits")" "$hard"
 	before=$(rss_kb "$dir")
 	# It holds them until its standard input ends.
 	mkfifo "$dir/hold"
