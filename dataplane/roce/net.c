@@ -174,6 +174,13 @@ static void on_ring_readable(struct dp_worker *w, int fd, uint32_t revents, void
 		end_of_batch(w, r);
 		if (got < DP_UDP_BATCH)
 			break;
+		/*
+		 * Behind: the kernel drops what the ring has no room for, and a full ring
+		 * always leaves a whole batch to take, so this is where any drop is found
+		 * (one system call per batch only while the reader is behind).
+		 */
+		if (round == 0)
+			DEVICE_COUNT_N(w, r->nic, rx_dropped, roce_ring_drops(&r->ring));
 	}
 }
 

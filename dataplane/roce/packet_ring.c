@@ -179,6 +179,16 @@ void roce_ring_hear(struct dp_udp *u)
 	(void)dp_udp_enable_gro(u);
 }
 
+unsigned roce_ring_drops(struct roce_ring *ring)
+{
+	struct tpacket_stats st = { 0 };
+	socklen_t len = sizeof(st);
+
+	if (getsockopt(ring->fd, SOL_PACKET, PACKET_STATISTICS, &st, &len) < 0)
+		return 0;
+	return st.tp_drops;
+}
+
 /* The slot's status word, shared with the kernel: acquire to read what it wrote before. */
 static uint32_t slot_status(struct tpacket2_hdr *h)
 {

@@ -45,6 +45,13 @@ int roce_ring_deafen(struct dp_udp *u);
 /* Undoes roce_ring_deafen: the socket receives again, with GRO (the socket path's). */
 void roce_ring_hear(struct dp_udp *u);
 
+/*
+ * Frames the kernel had no room for in the ring since the last call (PACKET_STATISTICS
+ * tp_drops, which reading resets): each is lost, a GSO buffer with all its datagrams.
+ * 0 where the kernel does not say.
+ */
+unsigned roce_ring_drops(struct roce_ring *ring);
+
 typedef void (*roce_ring_fn)(void *arg, const uint8_t *frame, size_t len,
 			     const struct roce_frame_info *info);
 

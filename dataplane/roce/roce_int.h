@@ -68,7 +68,8 @@ static inline struct dp_roce_qp *roce_qp(const struct dp_qp *q)
 }
 
 /* The device's RoCE counters, the worker's share. */
-#define DEVICE_COUNT(w, nic, field) dp_count_add(&(nic)->per_worker[(w)->index].counters.roce.field, 1)
+#define DEVICE_COUNT_N(w, nic, field, n) dp_count_add(&(nic)->per_worker[(w)->index].counters.roce.field, (n))
+#define DEVICE_COUNT(w, nic, field) DEVICE_COUNT_N(w, nic, field, 1)
 
 /*
  * net.c: an IP datagram (a link endpoint's, link_rx.c) checked as the packet path's frames
