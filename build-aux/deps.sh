@@ -5,7 +5,7 @@ set -eu
 packages="gcc make pkg-config
 libsystemd-dev libjson-c-dev libnl-3-dev libnl-route-3-dev libibumad-dev libreadline-dev
 libgcrypt20-dev libisal-dev libssl-dev libcmocka-dev
-bats bats-support bats-assert bats-file socat varlink-go mandoc man-db bash-completion systemd
+bats bats-support bats-assert bats-file parallel socat varlink-go mandoc man-db bash-completion systemd
 python3 util-linux openssl xxd passwd jq openssh-client openssh-server
 iproute2 iputils-ping tshark iperf3 nftables ethtool
 qemu-system-x86 cpio"

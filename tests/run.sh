@@ -88,8 +88,22 @@ for f in "$BUILD"/fuzz/fuzz_*; do
 	fi
 done
 
-echo "# bats: tests/bats"
-run_tap bats bats -F tap --timing tests/bats
+# The BATS files side by side (one job more than CPUs: most of a test's time is
+# waiting on rdmad), each file's tests in order; then, one at a time, the files
+# that say they must run alone (they make network namespaces or users, or
+# measure time).  Without GNU parallel, every file runs in turn.
+alone=$(grep -l '^# make check runs this file alone' tests/bats/*.bats)
+beside=$(grep -L '^# make check runs this file alone' tests/bats/*.bats)
+if command -v parallel >/dev/null 2>&1; then
+	jobs=$(($(nproc) + 1))
+	echo "# bats: tests/bats, $jobs files at a time"
+	run_tap "bats side by side" bats -F tap --timing --jobs "$jobs" --no-parallelize-within-files $beside
+else
+	echo "# bats: tests/bats (no GNU parallel: one file at a time)"
+	run_tap "bats" bats -F tap --timing $beside
+fi
+echo "# bats: tests/bats, the files that run alone"
+run_tap "bats alone" bats -F tap --timing $alone
 
 echo "# $skipped skipped, each with its reason above"
 echo "$passed passed, $failed failed"

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# make check runs this file alone: users and groups of the system.
 # Group rdma is looked up when rdmad starts and at every reload
 # (io.rdmad.Daemon.Reload, SIGHUP), never per call: the user database may be
 # NSS over the network, and the event loop must not wait for it.  A group made,

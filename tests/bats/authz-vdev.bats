@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# make check runs this file alone: users and groups of the system.
 # vdevs are root's to make and destroy; group rdma may list and show them
 # (front ends included); anyone else may do neither.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# make check runs this file alone: users and groups of the system.
 # Who may call what (rdmad-varlink(7) AUTHORIZATION): root everything; group
 # rdma the methods that only read; everyone else nothing but introspection.
 # DEK methods, even the reading ones, are root's alone, and so is everything

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# make check runs this file alone: it measures time, memory or CPU placement, which other tests beside it would disturb.
 # Changes to what users configured are saved off the event loop, several at a
 # time (daemon/core/commit.h), and answered once durable: every change whose
 # reply came back survives kill -9; a change the disk refuses (ENOSPC) fails

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# make check runs this file alone: it measures time, memory or CPU placement, which other tests beside it would disturb.
 # Key material out of a core file of a live rdmad (issue 25 item 6): DEKs
 # given by value, from a key file and wrapped under a KEK after a crypto
 # login, each in use by MKEYs that carried traffic both ways, so that the

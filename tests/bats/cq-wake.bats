@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# make check runs this file alone: it measures time, memory or CPU placement, which other tests beside it would disturb.
 # Cq.Poll with a wait answers when the completion comes (issue 26 item 2):
 # 50,000 rounds of PostSend and, pipelined behind it on the same connection
 # after a pause that sweeps 0-60 us, Poll with a wait of 2 s

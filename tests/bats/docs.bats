@@ -1,3 +1,4 @@
+# make check runs this file alone: network namespaces, veths or TAPs, with names of their own.
 # The documentation and the installed extras follow the code: man pages lint
 # clean and cover every command, option, method and setting that exists; the
 # systemd units verify; "make install" puts every file in its place.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# make check runs this file alone: network namespaces, veths or TAPs, with names of their own.
 # Nothing is acknowledged before it is durable (rdmad(8), FILES): every kind of
 # change whose reply came back, from the Ethernet Manager (VEMA Sets: the
 # GetResp waits for vnic.json) or over varlink (pools, DEKs, lending, the log

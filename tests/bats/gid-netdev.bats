@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# make check runs this file alone: network namespaces, veths or TAPs, with names of their own.
 # RoCE v2 GIDs from the host's addresses (rdmad.conf roce_netdev): rdmad in
 # its own network namespace with a veth interface, whose IPv4 and IPv6
 # addresses become port 1's GIDs and follow `ip addr add/del`.  Needs root.

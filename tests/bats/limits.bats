@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# make check runs this file alone: users and groups of the system.
 # rdmad under hostile and heavy clients (rdmad.conf(5) "Connections"): an
 # unfinished message, replies left unread, the buffers' budget, connection
 # limits per uid and root's reserve, idle connections of users other than

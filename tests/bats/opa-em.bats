@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# make check runs this file alone: network namespaces, veths or TAPs, with names of their own.
 # The Ethernet Manager side of VNICs as a user finds it (issue #31, item 13):
 # vnic fabric without a fabric names the rdmad.conf key that makes one;
 # opa-em is a tool of its own with a page; examples/vnic-netns.sh brings up a

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# make check runs this file alone: it measures time, memory or CPU placement, which other tests beside it would disturb.
 # rdmad_perftest as its page shows it (issue #31, item 2): pinned to one CPU it
 # ends as fast as unpinned, rows come as their tests end, the bytes it counts
 # are checked, and a DEK that is not there is an error, not a SIGPIPE.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# make check runs this file alone: it measures time, memory or CPU placement, which other tests beside it would disturb.
 # Where QPs run, and transfers between QPs on two different workers (the
 # loopback transport's queues between workers): placement with qp create
 # --cpu, what qp show -j says of it, refusals, SEND/WRITE/READ with and

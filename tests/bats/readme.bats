@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# make check runs this file alone: network namespaces, veths or TAPs, with names of their own.
 # README.md's first steps, as a new user runs them: the daemon as `make run`
 # starts it (in the foreground, socket and state under build/run), then the
 # README's shell blocks as written, from a tree laid out as the source tree

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# make check runs this file alone: network namespaces, veths or TAPs, with names of their own.
 # RoCE v2 under loss, duplication and reordering: both rdmad drop, double and
 # hold back a share of the packets they send (rdmad.conf roce_fault_*, for
 # tests), then the kernel drops more with nftables (numgen random); RC SEND,

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# make check runs this file alone: network namespaces, veths or TAPs, with names of their own.
 # RoCE v2 with segmentation offload (rdmad.conf roce_segmentation_offload, on by default): runs of
 # equal packets to one peer leave as one UDP GSO send, the kernel numbering their IPv4 IDs
 # 0, 1, 2..., and each packet's ICRC is sealed for the ID it gets; the receiver takes GRO

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# make check runs this file alone: network namespaces, veths or TAPs, with names of their own.
 # RoCE v2 with segmentation offload turned off (rdmad.conf roce_segmentation_offload = 0):
 # every packet leaves on its own, with IPv4 ID 0, and transfers stay whole.  Needs root.
 

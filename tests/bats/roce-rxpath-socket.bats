@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# make check runs this file alone: network namespaces, veths or TAPs, with names of their own.
 # The socket receive path forced (rdmad.conf roce_receive = socket) where the packet path
 # could be had (root): rdmad says so, traffic is whole over it with segmentation offload on,
 # and it takes a packet whose ICRC is right for another IPv4 ID than its own, since a socket

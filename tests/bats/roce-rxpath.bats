@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# make check runs this file alone: network namespaces, veths or TAPs, with names of their own.
 # The packet receive path (rdmad.conf roce_receive = auto, as root: an AF_PACKET ring on
 # roce_netdev): rdmad says it is in use, traffic is whole over it, with segmentation offload
 # on (numbered IPv4 IDs, GSO buffers that cross the veth whole and are cut apart by the

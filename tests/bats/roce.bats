@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# make check runs this file alone: network namespaces, veths or TAPs, with names of their own.
 # RoCE v2 between two rdmad in two network namespaces joined by a veth pair
 # (roce-helper.bash): RC SEND, WRITE (with immediate) and READ from 1 byte to
 # 1 MiB, RNR, UC, UD, remote errors and retries running out; the bytes checked

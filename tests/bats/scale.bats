@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# make check runs this file alone: it measures time, memory or CPU placement, which other tests beside it would disturb.
 # At a storage target's scale (issue 32), against a real rdmad: caps lowered
 # by rdmad.conf(5) and the per-uid limits inside them, creating up to a cap
 # (lowered, and soft0's real MKEY cap) with one more refused naming the cap,

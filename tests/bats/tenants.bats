@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# make check runs this file alone: users and groups of the system.
 # Tenants: programs of two members of group rdma beside root's on one rdmad.
 # Each attaches (io.rdmad.Daemon.Attach, what rdmad_open does), owns what it
 # creates, sees and touches nothing of the others', and stays within the

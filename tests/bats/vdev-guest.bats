@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# make check runs this file alone: network namespaces, veths or TAPs, with names of their own.
 # A virtual machine on rdmad's virtio-net RoCE device (seed 004), as the test
 # front end tests/tools/vhost-guest plays it: QEMU's half of vhost-user and
 # the guest's driver, written from the seed and the vhost-user spec alone.

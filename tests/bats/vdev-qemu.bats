@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# make check runs this file alone: network namespaces, veths or TAPs, with names of their own.
 # Debian's QEMU as the front end of a vdev (issue #28, item 6).  What this
 # covers:
 # - the vhost-user session with a real QEMU (7.2 in Debian 12) from its

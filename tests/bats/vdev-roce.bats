@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# make check runs this file alone: network namespaces, veths or TAPs, with names of their own.
 # A guest's RoCE v2 with QPs that are not its own device's, over the guest's
 # TAP: its RC QP (the test front end tests/tools/vhost-guest, through its
 # virtqueues) and a QP of the same host's device soft0 (driven by rdmactl),

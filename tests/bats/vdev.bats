@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# make check runs this file alone: network namespaces, veths or TAPs, with names of their own.
 # vdevs against a real rdmad: the vhost-user sockets rdmad serves VMs on, one
 # front end at a time, kept across restarts and crashes, in apply and dump.
 # A front end here is a plain unix socket client (python3): what the session

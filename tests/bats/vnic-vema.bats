@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# make check runs this file alone: network namespaces, veths or TAPs, with names of their own.
 # The VEMA agent of rdmad A (LID 1) as the Ethernet Manager simulator (LID 100)
 # and hand-built datagrams see it over the software fabric: the MAD core's
 # filter, the reply frame, every attribute and the status matrix (reference

@@ -1,3 +1,4 @@
+# make check runs this file alone: network namespaces, veths or TAPs, with names of their own.
 # Omni-Path VNIC end to end: two rdmad in two network namespaces, the
 # Ethernet Manager simulator configuring their ports over the software fabric,
 # Ethernet between the VNIC interfaces, traps, counters, drops, captures,
