@@ -234,6 +234,32 @@ pingpong_pair() { # USER DIR: a ping-pong of two processes of USER through FIFOs
 	release sb
 }
 
+@test "a tenant's List pages over its own objects: next only while one of its own follows" {
+	held "$A" pa 'io.rdmad.Pd.Create' 'io.rdmad.Pd.Create'
+	held "$B" pb 'io.rdmad.Pd.Create'
+	held "$A" pa2 'io.rdmad.Pd.Create'
+	a1=$(jq -s -c '[.[] | .parameters.pd.handle // empty]' "$D/pa.out")
+	b=$(jq -s -c '[.[] | .parameters.pd.handle // empty]' "$D/pb.out")
+	a2=$(jq -s -c '[.[] | .parameters.pd.handle // empty]' "$D/pa2.out")
+	a=$(jq -n -c --argjson x "$a1" --argjson y "$a2" '$x + $y')
+	# Interleaved: A's two, B's, A's third.
+	[ "$(jq -n --argjson a "$a" --argjson b "$b" '$a[1] < $b[0] and $b[0] < $a[2]')" = true ]
+	run as "$A" "$PY" "$APP" "$RDMACTL_SOCKET" 'io.rdmad.Pd.List={"max":2}' \
+		'io.rdmad.Pd.List={"after":"$0.next","max":2}'
+	assert_success
+	assert_equal "$(jq -s -c '[.[0].parameters | [.pds[].handle], .next]' <<<"$output")" \
+		"$(jq -n -c --argjson a "$a" '[$a[0:2], $a[1]]')"
+	# The last page of A's: B's PD after it is not A's to see, so no next.
+	assert_equal "$(jq -s -c '[.[1].parameters | [.pds[].handle], has("next")]' <<<"$output")" \
+		"$(jq -n -c --argjson a "$a" '[[$a[2]], false]')"
+	run as "$B" "$PY" "$APP" "$RDMACTL_SOCKET" 'io.rdmad.Pd.List={"max":1}'
+	assert_equal "$(jq -c '[[.parameters.pds[].handle], (.parameters | has("next"))]' <<<"$output")" \
+		"[$b,false]"
+	release pa
+	release pb
+	release pa2
+}
+
 @test "a uid's fourth PD is refused naming max_pds_per_uid, across its programs; root is not limited" {
 	uid=$(id -u "$A")
 	held "$A" first 'io.rdmad.Pd.Create' 'io.rdmad.Pd.Create'

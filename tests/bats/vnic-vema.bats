@@ -49,9 +49,12 @@ splice() {
 	echo "${hex:0:off}$b${hex:off+${#b}}"
 }
 
-# raw HEX...: the MAD to rdmad A, its reply line (a short wait: no reply is
-# an expected outcome here).
-raw() { em --timeout 300 raw 1 "$@"; }
+# raw HEX...: the MAD to rdmad A, its reply line.  A Set is answered once
+# vnic.json is fsynced (decisions.md), which a loaded host can take a while to do.
+raw() { em --timeout 3000 raw 1 "$@"; }
+
+# raw_unanswered HEX...: raw, for a MAD that should get no reply (a short wait).
+raw_unanswered() { em --timeout 300 raw 1 "$@"; }
 
 # fabric_json: rdmad A's OPA port.
 fabric_json() { ctl "$A" -j vnic fabric | jq -c '.[0]'; }
@@ -83,7 +86,7 @@ status_of() {
 
 @test "filter: base version 1 gets no reply, and is counted dropped" {
 	before=$(fabric_json)
-	run raw "$(hdr 1 0x11 0 0x1111 0x01)$(zeros 2008)"
+	run raw_unanswered "$(hdr 1 0x11 0 0x1111 0x01)$(zeros 2008)"
 	assert_success
 	jqe '.reply == null'
 	after=$(fabric_json)
@@ -116,7 +119,7 @@ status_of() {
 	local m
 	before=$(fabric_json)
 	for m in 0x03 0x05 0x81 0x06 0x07; do
-		run raw "$(hdr $m 0x11 0 $((0x3300 + m)))$(zeros 2008)"
+		run raw_unanswered "$(hdr $m 0x11 0 $((0x3300 + m)))$(zeros 2008)"
 		assert_success
 		jqe '.reply == null'
 	done
