@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "daemon/verbs/mr.h"
+#include "daemon/verbs/mr_map.h"
 #include "dataplane/keytab.h"
 
 #include <errno.h>
@@ -17,7 +18,9 @@ static void mr_release(struct rdma_device *dev, struct rdma_object *obj)
 
 	/* No worker reaches the memory once it is unmapped. */
 	rdma_device_key_clear(dev, obj->handle);
-	if (mr->map)
+	if (mr->shared)
+		rdma_mr_map_put(mr->shared);
+	else if (mr->map)
 		munmap(mr->map, mr->map_size);
 	if (mr->memfd >= 0)
 		close(mr->memfd);
@@ -175,21 +178,30 @@ static int mr_new(struct rdma_device *dev, uint32_t pd, uint32_t access, enum rd
 int rdma_mr_pending_map(struct rdma_mr_pending *pend)
 {
 	bool on_demand = pend->access & RDMA_ACCESS_ON_DEMAND;
-	void *map = mmap(NULL, pend->map_size, PROT_READ | PROT_WRITE,
-			 MAP_SHARED | (on_demand ? 0 : MAP_POPULATE), pend->memfd, pend->map_offset);
+	void *map = pend->map;
 
-	if (map == MAP_FAILED)
-		return -errno;
-	pend->map = map;
+	if (!pend->shared) {
+		map = mmap(NULL, pend->map_size, PROT_READ | PROT_WRITE,
+			   MAP_SHARED | (on_demand ? 0 : MAP_POPULATE), pend->memfd, pend->map_offset);
+		if (map == MAP_FAILED)
+			return -errno;
+		pend->map = map;
+	}
 	/* Best effort: without CAP_IPC_LOCK past RLIMIT_MEMLOCK the pages stay populated, not locked. */
 	pend->pinned = !on_demand && mlock(map, pend->map_size) == 0;
+	/* A shared mapping was made without MAP_POPULATE (its other pages may be on demand). */
+	if (pend->shared && !on_demand && !pend->pinned)
+		madvise(map, pend->map_size, MADV_POPULATE_WRITE);
 	return 0;
 }
 
 void rdma_mr_pending_release(struct rdma_mr_pending *pend)
 {
-	if (pend->map)
+	if (pend->shared)
+		rdma_mr_map_put(pend->shared);
+	else if (pend->map)
 		munmap(pend->map, pend->map_size);
+	pend->shared = NULL;
 	if (pend->memfd >= 0)
 		close(pend->memfd);
 	pend->map = NULL;
@@ -272,11 +284,14 @@ int rdma_mr_pending_memfd(struct rdma_device *dev, uint32_t pd, int memfd, uint6
 	r = check_request(dev, pd, access, RDMA_MR_USER, err);
 	if (r < 0)
 		return r;
-	pend->memfd = fcntl(memfd, F_DUPFD_CLOEXEC, 3);
-	if (pend->memfd < 0)
-		return system_error(err, -errno);
-	/* The offset need not be page aligned: map from the page it starts in (unlike §1.7's prototype). */
+	if (offset + length > SIZE_MAX)
+		return rdma_error_invalid(err, "length", "offset + length do not fit in this address space");
+	r = rdma_mr_map_get(dev, memfd, &st, (size_t)(offset + length), &pend->shared);
+	if (r < 0)
+		return system_error(err, r);
+	/* The offset need not be page aligned: the MR's pages from the one it starts in (unlike §1.7's prototype). */
 	pend->map_offset = (off_t)page_off;
+	pend->map = (uint8_t *)pend->shared->addr + page_off;
 	pend->first = (size_t)(offset - page_off);
 	pend->map_size = (size_t)(offset - page_off + length);
 	return 0;
@@ -294,6 +309,8 @@ int rdma_mr_pending_finish(struct rdma_device *dev, struct rdma_mr_pending *pend
 		return r;
 	}
 	mr->memfd = pend->memfd;
+	mr->shared = pend->shared;
+	pend->shared = NULL;
 	mr->map = pend->map;
 	mr->map_size = pend->map_size;
 	mr->pinned = pend->pinned;
