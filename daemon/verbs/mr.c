@@ -22,8 +22,6 @@ static void mr_release(struct rdma_device *dev, struct rdma_object *obj)
 		rdma_mr_map_put(mr->shared);
 	else if (mr->map)
 		munmap(mr->map, mr->map_size);
-	if (mr->memfd >= 0)
-		close(mr->memfd);
 	free(mr->windows);
 }
 
@@ -155,7 +153,6 @@ static int mr_new(struct rdma_device *dev, uint32_t pd, uint32_t access, enum rd
 	mr = rdma_mr(obj);
 	mr->type = type;
 	mr->access = access;
-	mr->memfd = -1;
 	mr->pd = pd_obj;
 	r = rdma_object_use(obj, pd_obj);
 	if (r < 0) {
@@ -169,11 +166,12 @@ static int mr_new(struct rdma_device *dev, uint32_t pd, uint32_t access, enum rd
 }
 
 /*
- * Maps what pend holds of its memfd.  A pinned MR (the verbs default) gets
- * every page now, and locked if the daemon may: a worker then never faults
- * on it.  An on-demand one gets only the address range: each page comes
- * (allocated, or found in the memfd) when a transfer first touches it, the
- * kernel's fault handling being the soft device's page-fault path.
+ * Makes pend's memory ready: a daemon MR's is mapped here, a user MR's lies
+ * in its memfd's shared mapping already.  A pinned MR (the verbs default)
+ * gets every page now, and locked if the daemon may: a worker then never
+ * faults on it.  An on-demand one gets only the address range: each page
+ * comes (allocated, or found in the memfd) when a transfer first touches it,
+ * the kernel's fault handling being the soft device's page-fault path.
  */
 int rdma_mr_pending_map(struct rdma_mr_pending *pend)
 {
@@ -181,8 +179,9 @@ int rdma_mr_pending_map(struct rdma_mr_pending *pend)
 	void *map = pend->map;
 
 	if (!pend->shared) {
+		/* A daemon MR's memory is rdmad's own (mr.h): private anonymous pages. */
 		map = mmap(NULL, pend->map_size, PROT_READ | PROT_WRITE,
-			   MAP_SHARED | (on_demand ? 0 : MAP_POPULATE), pend->memfd, pend->map_offset);
+			   MAP_PRIVATE | MAP_ANONYMOUS | (on_demand ? 0 : MAP_POPULATE), -1, 0);
 		if (map == MAP_FAILED)
 			return -errno;
 		pend->map = map;
@@ -202,10 +201,7 @@ void rdma_mr_pending_release(struct rdma_mr_pending *pend)
 	else if (pend->map)
 		munmap(pend->map, pend->map_size);
 	pend->shared = NULL;
-	if (pend->memfd >= 0)
-		close(pend->memfd);
 	pend->map = NULL;
-	pend->memfd = -1;
 }
 
 static int check_size(struct rdma_device *dev, const char *field, uint64_t size, uint64_t max_size,
@@ -223,11 +219,10 @@ static int check_size(struct rdma_device *dev, const char *field, uint64_t size,
 int rdma_mr_pending_daemon(struct rdma_device *dev, uint32_t pd, uint64_t size, uint32_t access,
 			   uint64_t max_size, struct rdma_mr_pending *pend, struct rdma_error *err)
 {
-	size_t map_size;
-	int r, fd;
+	int r;
 
 	*pend = (struct rdma_mr_pending){ .type = RDMA_MR_DAEMON, .pd = pd, .access = access,
-					  .memfd = -1, .length = size };
+					  .length = size };
 	r = check_size(dev, "size", size, max_size, err);
 	if (r < 0)
 		return r;
@@ -237,19 +232,7 @@ int rdma_mr_pending_daemon(struct rdma_device *dev, uint32_t pd, uint64_t size, 
 	r = check_request(dev, pd, access, RDMA_MR_DAEMON, err);
 	if (r < 0)
 		return r;
-	map_size = (size + page_size() - 1) & ~((size_t)page_size() - 1);
-	/* A sealed memfd: the client library may share it; nobody can shrink it under the device. */
-	fd = memfd_create("rdmad-mr", MFD_CLOEXEC | MFD_ALLOW_SEALING);
-	if (fd < 0)
-		return system_error(err, -errno);
-	pend->memfd = fd;
-	pend->map_size = map_size;
-	if (ftruncate(fd, (off_t)map_size) < 0 ||
-	    fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) < 0) {
-		r = system_error(err, -errno);
-		rdma_mr_pending_release(pend);
-		return r;
-	}
+	pend->map_size = (size + page_size() - 1) & ~((size_t)page_size() - 1);
 	return 0;
 }
 
@@ -262,7 +245,7 @@ int rdma_mr_pending_memfd(struct rdma_device *dev, uint32_t pd, int memfd, uint6
 	int seals, r;
 
 	*pend = (struct rdma_mr_pending){ .type = RDMA_MR_USER, .pd = pd, .access = access,
-					  .memfd = -1, .length = length, .iova = iova };
+					  .length = length, .iova = iova };
 	r = check_size(dev, "length", length, max_size, err);
 	if (r < 0)
 		return r;
@@ -290,7 +273,6 @@ int rdma_mr_pending_memfd(struct rdma_device *dev, uint32_t pd, int memfd, uint6
 	if (r < 0)
 		return system_error(err, r);
 	/* The offset need not be page aligned: the MR's pages from the one it starts in (unlike §1.7's prototype). */
-	pend->map_offset = (off_t)page_off;
 	pend->map = (uint8_t *)pend->shared->addr + page_off;
 	pend->first = (size_t)(offset - page_off);
 	pend->map_size = (size_t)(offset - page_off + length);
@@ -308,7 +290,6 @@ int rdma_mr_pending_finish(struct rdma_device *dev, struct rdma_mr_pending *pend
 		rdma_mr_pending_release(pend);
 		return r;
 	}
-	mr->memfd = pend->memfd;
 	mr->shared = pend->shared;
 	pend->shared = NULL;
 	mr->map = pend->map;
@@ -318,7 +299,6 @@ int rdma_mr_pending_finish(struct rdma_device *dev, struct rdma_mr_pending *pend
 	mr->length = pend->length;
 	mr->obj.registered_bytes = mr->length;
 	mr->iova = pend->iova;
-	pend->memfd = -1;
 	pend->map = NULL;
 	if (mr->type == RDMA_MR_DAEMON) {
 		/* Disjoint, never reused iovas with a gap, so a range never runs from one MR into the next. */
@@ -453,7 +433,7 @@ int rdma_mr_register_runs(struct rdma_device *dev, uint32_t pd, const struct rdm
 {
 	uint64_t page = (uint64_t)page_size(), total = 0;
 	struct rdma_mr_pending pend = { .type = RDMA_MR_USER, .pd = pd, .access = access,
-					.memfd = -1, .length = length, .iova = iova };
+					.length = length, .iova = iova };
 	int r;
 
 	if (n == 0 || n > RDMA_MR_RUNS_MAX)

@@ -8,8 +8,9 @@
  * (reference roce_virtio.md §1.5).
  *
  * Three kinds:
- *  - daemon: memory rdmad allocates (a memfd, mapped shared, so that the
- *    client library can hand the same pages to an application later);
+ *  - daemon: memory rdmad allocates for itself (private anonymous pages: no
+ *    descriptor, and neighbouring MRs' mappings merge, so 262,144 of them
+ *    meet neither RLIMIT_NOFILE nor vm.max_map_count);
  *  - user: an application's memfd, registered through the client library;
  *  - dma: GET_DMA_MR.  No memory of its own: its addresses are the iovas of
  *    the daemon MRs of its PD (docs/decisions.md, "Memory regions").
@@ -53,7 +54,6 @@ struct rdma_mr {
 	uint32_t rkey;
 	uint64_t iova;            /* address of the first byte (0 for dma) */
 	uint64_t length;          /* bytes (0 for dma: it has none of its own) */
-	int memfd;                /* a daemon MR's own; -1 for user and dma */
 	uint8_t *addr;            /* first byte, inside the mapping; NULL for dma */
 	void *map;                /* the mapping's pages the MR lies in (page aligned) */
 	bool invalidated;         /* a LOCAL_INV made its key free: it names nothing any more */
@@ -110,8 +110,6 @@ int rdma_mr_register_memfd(struct rdma_device *dev, uint32_t pd, int memfd, uint
 struct rdma_mr_pending {
 	enum rdma_mr_type type;
 	uint32_t pd, access;
-	int memfd;                /* the MR's own, or -1 */
-	off_t map_offset;         /* in the memfd, page aligned */
 	size_t map_size;
 	size_t first;             /* the MR's first byte in the mapping */
 	uint64_t length;
