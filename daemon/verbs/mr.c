@@ -188,7 +188,11 @@ int rdma_mr_pending_map(struct rdma_mr_pending *pend)
 	}
 	/* Best effort: without CAP_IPC_LOCK past RLIMIT_MEMLOCK the pages stay populated, not locked. */
 	pend->pinned = !on_demand && mlock(map, pend->map_size) == 0;
-	/* A shared mapping was made without MAP_POPULATE (its other pages may be on demand). */
+	/*
+	 * A shared mapping was made without MAP_POPULATE (its other pages may be
+	 * on demand).  Before Linux 5.14 this fails: the pages then come when first
+	 * touched, as an on-demand MR's.
+	 */
 	if (pend->shared && !on_demand && !pend->pinned)
 		madvise(map, pend->map_size, MADV_POPULATE_WRITE);
 	return 0;

@@ -75,7 +75,7 @@ int rdma_mr_map_get(struct rdma_device *dev, int memfd, const struct stat *st, s
 		    struct rdma_mr_map **out)
 {
 	struct rdma_mr_maps *t = table(dev);
-	struct rdma_mr_map *m;
+	struct rdma_mr_map *m, *grown;
 	size_t b;
 
 	if (!t)
@@ -92,20 +92,22 @@ int rdma_mr_map_get(struct rdma_device *dev, int memfd, const struct stat *st, s
 	/* None, or the memfd grew past it: the whole file as it is now, which holds [0, end). */
 	if ((uint64_t)st->st_size < end || (uint64_t)st->st_size > SIZE_MAX)
 		return -EINVAL;
-	if (m)
-		unlink_map(t, m);
-	m = calloc(1, sizeof(*m));
-	if (!m)
+	grown = calloc(1, sizeof(*grown));
+	if (!grown)
 		return -ENOMEM;
-	*m = (struct rdma_mr_map){ .dev = st->st_dev, .ino = st->st_ino, .size = (size_t)st->st_size,
-				   .refs = 1, .table = t };
-	m->addr = mmap(NULL, m->size, PROT_READ | PROT_WRITE, MAP_SHARED, memfd, 0);
-	if (m->addr == MAP_FAILED) {
+	*grown = (struct rdma_mr_map){ .dev = st->st_dev, .ino = st->st_ino, .size = (size_t)st->st_size,
+				       .refs = 1, .table = t };
+	grown->addr = mmap(NULL, grown->size, PROT_READ | PROT_WRITE, MAP_SHARED, memfd, 0);
+	if (grown->addr == MAP_FAILED) {
 		int r = -errno;
 
-		free(m);
+		free(grown);
 		return r;
 	}
+	/* The smaller one stays for its MRs; later ones find this. */
+	if (m)
+		unlink_map(t, m);
+	m = grown;
 	if (t->count >= t->n_buckets)
 		grow(t);
 	b = bucket_of(t, m->dev, m->ino);
