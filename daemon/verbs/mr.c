@@ -186,15 +186,16 @@ int rdma_mr_pending_map(struct rdma_mr_pending *pend)
 			return -errno;
 		pend->map = map;
 	}
-	/* Best effort: without CAP_IPC_LOCK past RLIMIT_MEMLOCK the pages stay populated, not locked. */
-	pend->pinned = !on_demand && mlock(map, pend->map_size) == 0;
 	/*
 	 * A shared mapping was made without MAP_POPULATE (its other pages may be
-	 * on demand).  Before Linux 5.14 this fails: the pages then come when first
-	 * touched, as an on-demand MR's.
+	 * on demand): its MR's pages are populated here, not left to mlock (which
+	 * a sanitizer's runtime makes a no-op).  Before Linux 5.14 this fails and
+	 * mlock alone populates them.
 	 */
-	if (pend->shared && !on_demand && !pend->pinned)
+	if (pend->shared && !on_demand)
 		madvise(map, pend->map_size, MADV_POPULATE_WRITE);
+	/* Best effort: without CAP_IPC_LOCK past RLIMIT_MEMLOCK the pages stay populated, not locked. */
+	pend->pinned = !on_demand && mlock(map, pend->map_size) == 0;
 	return 0;
 }
 
