@@ -166,6 +166,33 @@ static int mr_new(struct rdma_device *dev, uint32_t pd, uint32_t access, enum rd
 }
 
 /*
+ * A daemon MR's memory is rdmad's own (mr.h): private anonymous pages.  A
+ * pinned one is locked as it is mapped, so that it merges with its locked
+ * neighbours (locked after populating, each kept a mapping of its own); past
+ * RLIMIT_MEMLOCK without CAP_IPC_LOCK that fails, and it is mapped populated
+ * but not locked.  An on-demand one comes page by page, as its memfd did:
+ * under THP "always" a first touch would bring a huge page of untouched
+ * neighbours (best effort).
+ */
+static int map_daemon(struct rdma_mr_pending *pend, bool on_demand)
+{
+	int flags = MAP_PRIVATE | MAP_ANONYMOUS | (on_demand ? 0 : MAP_POPULATE);
+	void *map = MAP_FAILED;
+
+	if (!on_demand)
+		map = mmap(NULL, pend->map_size, PROT_READ | PROT_WRITE, flags | MAP_LOCKED, -1, 0);
+	pend->pinned = map != MAP_FAILED;
+	if (map == MAP_FAILED)
+		map = mmap(NULL, pend->map_size, PROT_READ | PROT_WRITE, flags, -1, 0);
+	if (map == MAP_FAILED)
+		return -errno;
+	pend->map = map;
+	if (on_demand)
+		madvise(map, pend->map_size, MADV_NOHUGEPAGE);
+	return 0;
+}
+
+/*
  * Makes pend's memory ready: a daemon MR's is mapped here, a user MR's lies
  * in its memfd's shared mapping already.  A pinned MR (the verbs default)
  * gets every page now, and locked if the daemon may: a worker then never
@@ -176,26 +203,20 @@ static int mr_new(struct rdma_device *dev, uint32_t pd, uint32_t access, enum rd
 int rdma_mr_pending_map(struct rdma_mr_pending *pend)
 {
 	bool on_demand = pend->access & RDMA_ACCESS_ON_DEMAND;
-	void *map = pend->map;
 
-	if (!pend->shared) {
-		/* A daemon MR's memory is rdmad's own (mr.h): private anonymous pages. */
-		map = mmap(NULL, pend->map_size, PROT_READ | PROT_WRITE,
-			   MAP_PRIVATE | MAP_ANONYMOUS | (on_demand ? 0 : MAP_POPULATE), -1, 0);
-		if (map == MAP_FAILED)
-			return -errno;
-		pend->map = map;
-	}
+	if (!pend->shared)
+		return map_daemon(pend, on_demand);
+	if (on_demand)
+		return 0;
 	/*
-	 * A shared mapping was made without MAP_POPULATE (its other pages may be
-	 * on demand): its MR's pages are populated here, not left to mlock (which
-	 * a sanitizer's runtime makes a no-op).  Before Linux 5.14 this fails and
-	 * mlock alone populates them.
+	 * The shared mapping was made without MAP_POPULATE (its other pages may
+	 * be on demand): this MR's pages are populated here, not left to mlock
+	 * (which a sanitizer's runtime makes a no-op).  Before Linux 5.14 this
+	 * fails and mlock alone populates them.
 	 */
-	if (pend->shared && !on_demand)
-		madvise(map, pend->map_size, MADV_POPULATE_WRITE);
+	madvise(pend->map, pend->map_size, MADV_POPULATE_WRITE);
 	/* Best effort: without CAP_IPC_LOCK past RLIMIT_MEMLOCK the pages stay populated, not locked. */
-	pend->pinned = !on_demand && mlock(map, pend->map_size) == 0;
+	pend->pinned = mlock(pend->map, pend->map_size) == 0;
 	return 0;
 }
 
