@@ -3,8 +3,10 @@
 # At a storage target's scale (issue 32), against a real rdmad: caps lowered
 # by rdmad.conf(5) and the per-uid limits inside them, creating up to a cap
 # (lowered, and soft0's real MKEY cap) with one more refused naming the cap,
-# rdmad's memory back once everything is destroyed, lists longer than a page,
-# and a pool of 65,536 MKEYs with hundreds of DEKs across kill -9.
+# rdmad's memory back once everything is destroyed, MRs on one buffer that
+# share rdmad's one mapping of it (no descriptor or mapping each), lists
+# longer than a page, and a pool of 65,536 MKEYs with hundreds of DEKs across
+# kill -9.
 
 load helper
 
