@@ -134,6 +134,10 @@ void rdma_mr_maps_free(struct rdma_device *dev)
 
 	if (!t)
 		return;
+	/* A pending MR may still hold one (its memory made ready meanwhile): it unmaps it alone. */
+	for (size_t i = 0; i < t->n_buckets; i++)
+		for (struct rdma_mr_map *m = t->buckets[i]; m; m = m->next)
+			m->table = NULL;
 	free(t->buckets);
 	free(t);
 	dev->mr_maps = NULL;

@@ -42,5 +42,5 @@ int rdma_mr_map_get(struct rdma_device *dev, int memfd, const struct stat *st, s
 		    struct rdma_mr_map **out);
 /* Drops a reference (NULL: none); the last one unmaps. */
 void rdma_mr_map_put(struct rdma_mr_map *map);
-/* The device's table, once its MRs are gone. */
+/* The device's table, once its MRs are gone; a mapping still held lives on, found by none. */
 void rdma_mr_maps_free(struct rdma_device *dev);
