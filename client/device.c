@@ -65,9 +65,7 @@ int rdmad_close(struct rdmad_context *ctx)
 	/* Closing the connection is what destroys the objects: rdmad does it. */
 	varlink_client_free(ctx->varlink);
 	client_async_free(ctx);
-	for (size_t i = 0; i < ctx->n_mrs; i++)
-		free(ctx->mrs[i]);
-	free(ctx->mrs);
+	client_mrs_free_all(ctx);
 	client_bufs_free_all(ctx);
 	client_release_all(ctx);
 	free(ctx);

@@ -33,9 +33,14 @@ struct client_held {
 struct rdmad_context {
 	struct varlink_client *varlink;
 	char device[64];
-	/* The MRs registered through this context, for SGE addresses (post.c). */
-	struct rdmad_mr **mrs;
-	size_t n_mrs, cap_mrs;
+	/*
+	 * The MRs registered through this context, for SGE addresses (post.c),
+	 * by their key's index (lkey >> 8): every SGE of every post looks its
+	 * key up, and a program may hold soft0's 262,144 MRs.  Slots of MRs
+	 * deregistered are NULL.
+	 */
+	struct rdmad_mr **mr_slots;
+	size_t n_mr_slots;
 	struct client_buf *bufs;
 	size_t n_bufs, cap_bufs;
 	/* The PD, AH, CQ, QP and MKEY descriptions handed out and not destroyed (held.c). */
@@ -114,6 +119,8 @@ int client_destroy_handle(struct rdmad_context *ctx, const char *method, uint32_
 struct rdmad_mr *client_mr_by_key(struct rdmad_context *ctx, uint32_t lkey);
 /* Frees every buffer of rdmad_alloc_buf still allocated (at close). */
 void client_bufs_free_all(struct rdmad_context *ctx);
+/* Frees the descriptions of the context's MRs (rdmad destroys the MRs). */
+void client_mrs_free_all(struct rdmad_context *ctx);
 
 /*
  * Rings rdmad handed out with a QP or a CQ (io.rdmad.Qp/Cq Create with

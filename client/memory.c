@@ -105,12 +105,44 @@ void client_bufs_free_all(struct rdmad_context *ctx)
 	ctx->n_bufs = ctx->cap_bufs = 0;
 }
 
+/* An MR key's index in rdmad's key space: MRs' are below 2^23 (MKEYs' from there). */
+#define MR_KEY_INDEXES (1u << 23)
+
 struct rdmad_mr *client_mr_by_key(struct rdmad_context *ctx, uint32_t lkey)
 {
-	for (size_t i = 0; i < ctx->n_mrs; i++)
-		if (ctx->mrs[i]->lkey == lkey)
-			return ctx->mrs[i];
-	return NULL;
+	size_t i = lkey >> 8;
+	struct rdmad_mr *mr = i < ctx->n_mr_slots ? ctx->mr_slots[i] : NULL;
+
+	/* The whole key, tag included: a stale key of the slot's previous MR finds nothing. */
+	return mr && mr->lkey == lkey ? mr : NULL;
+}
+
+/* Room in the slots for the MR of key index i (below MR_KEY_INDEXES), new ones NULL. */
+static int mr_slots_cover(struct rdmad_context *ctx, size_t i)
+{
+	size_t n = ctx->n_mr_slots ? ctx->n_mr_slots : 64;
+	struct rdmad_mr **more;
+
+	if (i < ctx->n_mr_slots)
+		return 0;
+	while (n <= i)
+		n *= 2;
+	more = realloc(ctx->mr_slots, n * sizeof(*more));
+	if (!more)
+		return -ENOMEM;
+	memset(more + ctx->n_mr_slots, 0, (n - ctx->n_mr_slots) * sizeof(*more));
+	ctx->mr_slots = more;
+	ctx->n_mr_slots = n;
+	return 0;
+}
+
+void client_mrs_free_all(struct rdmad_context *ctx)
+{
+	for (size_t i = 0; i < ctx->n_mr_slots; i++)
+		free(ctx->mr_slots[i]);
+	free(ctx->mr_slots);
+	ctx->mr_slots = NULL;
+	ctx->n_mr_slots = 0;
 }
 
 struct rdmad_mr *rdmad_reg_memfd(struct rdmad_pd *pd, int fd, uint64_t offset, size_t length,
@@ -127,8 +159,7 @@ struct rdmad_mr *rdmad_reg_memfd(struct rdmad_pd *pd, int fd, uint64_t offset, s
 	client_add_u64(p, "length", length);
 	client_add_u64(p, "iova", iova);
 	json_object_object_add(p, "access", client_access_words(access));
-	r = grow((void **)&ctx->mrs, &ctx->cap_mrs, ctx->n_mrs, sizeof(*ctx->mrs));
-	mr = r < 0 ? NULL : calloc(1, sizeof(*mr));
+	mr = calloc(1, sizeof(*mr));
 	if (!mr) {
 		json_object_put(p);
 		return client_fail_null(client_fail(-ENOMEM, "out of memory"));
@@ -145,7 +176,18 @@ struct rdmad_mr *rdmad_reg_memfd(struct rdmad_pd *pd, int fd, uint64_t offset, s
 		.lkey = (uint32_t)client_get_u64(rec, "lkey"), .rkey = (uint32_t)client_get_u64(rec, "rkey"),
 	};
 	json_object_put(reply);
-	ctx->mrs[ctx->n_mrs++] = mr;
+	r = mr->lkey >> 8 < MR_KEY_INDEXES ? mr_slots_cover(ctx, mr->lkey >> 8) : -EPROTO;
+	if (r < 0) {
+		uint32_t lkey = mr->lkey;
+
+		/* Not kept, so deregistered again: nothing stays that the program cannot name. */
+		(void)client_destroy_handle(ctx, "io.rdmad.Mr.Destroy", mr->handle);
+		free(mr);
+		return client_fail_null(r == -EPROTO ? client_fail(r, "rdmad answered with lkey 0x%x, "
+								   "no MR's", lkey) :
+				       client_fail(r, "out of memory"));
+	}
+	ctx->mr_slots[mr->lkey >> 8] = mr;
 	return mr;
 }
 
@@ -170,11 +212,8 @@ int rdmad_dereg_mr(struct rdmad_mr *mr)
 	r = client_destroy_handle(ctx, "io.rdmad.Mr.Destroy", mr->handle);
 	if (r < 0)
 		return r;
-	for (size_t i = 0; i < ctx->n_mrs; i++)
-		if (ctx->mrs[i] == mr) {
-			ctx->mrs[i] = ctx->mrs[--ctx->n_mrs];
-			break;
-		}
+	if (client_mr_by_key(ctx, mr->lkey) == mr)
+		ctx->mr_slots[mr->lkey >> 8] = NULL;
 	free(mr);
 	return 0;
 }

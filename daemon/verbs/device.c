@@ -3,6 +3,7 @@
 #include "daemon/verbs/crypto_login.h"
 #include "daemon/verbs/gid.h"
 #include "daemon/verbs/mkey.h"
+#include "daemon/verbs/mr_map.h"
 #include "daemon/verbs/owner.h"
 
 #include <errno.h>
@@ -245,6 +246,8 @@ void rdma_device_free(struct rdma_device *dev)
 	for (int k = 0; k < RDMA_OBJ_KIND_COUNT; k++)
 		object_table_release(&dev->tables[k]);
 	rdma_owner_counts_free(dev);
+	/* After the MRs, which held the mappings. */
+	rdma_mr_maps_free(dev);
 	/* After the objects: AHs and QPs held references to GID entries. */
 	rdma_gid_tables_free(dev);
 	rdma_crypto_login_free(dev);

@@ -14,6 +14,8 @@
 #include "daemon/verbs/event.h"
 #include "daemon/verbs/object.h"
 
+struct rdma_mr_maps;
+
 #define RDMA_DEVICE_NAME_MAX 64
 #define RDMA_PORTS_MAX       2
 /* CPUs a device's data path may run on, as far as the model looks. */
@@ -218,6 +220,8 @@ struct rdma_device {
 	struct rdma_gid_entry *gid_tables[RDMA_PORTS_MAX];
 	/* Where the next daemon MR goes in the iova space (daemon/verbs/mr.c); never reused. */
 	uint64_t mr_iova_next;
+	/* Applications' memfds mapped for their MRs, by inode (daemon/verbs/mr_map.h); NULL: none yet. */
+	struct rdma_mr_maps *mr_maps;
 	/* The crypto login session, if any (daemon/verbs/crypto_login.c). */
 	struct rdma_crypto_login *crypto_login;
 	/* What the QPs' signature-pipelining stops led to (daemon/verbs/recovery.h), all QPs ever. */

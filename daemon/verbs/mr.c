@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "daemon/verbs/mr.h"
+#include "daemon/verbs/mr_map.h"
 #include "dataplane/keytab.h"
 
 #include <errno.h>
@@ -17,10 +18,10 @@ static void mr_release(struct rdma_device *dev, struct rdma_object *obj)
 
 	/* No worker reaches the memory once it is unmapped. */
 	rdma_device_key_clear(dev, obj->handle);
-	if (mr->map)
+	if (mr->shared)
+		rdma_mr_map_put(mr->shared);
+	else if (mr->map)
 		munmap(mr->map, mr->map_size);
-	if (mr->memfd >= 0)
-		close(mr->memfd);
 	free(mr->windows);
 }
 
@@ -152,7 +153,6 @@ static int mr_new(struct rdma_device *dev, uint32_t pd, uint32_t access, enum rd
 	mr = rdma_mr(obj);
 	mr->type = type;
 	mr->access = access;
-	mr->memfd = -1;
 	mr->pd = pd_obj;
 	r = rdma_object_use(obj, pd_obj);
 	if (r < 0) {
@@ -166,34 +166,68 @@ static int mr_new(struct rdma_device *dev, uint32_t pd, uint32_t access, enum rd
 }
 
 /*
- * Maps what pend holds of its memfd.  A pinned MR (the verbs default) gets
- * every page now, and locked if the daemon may: a worker then never faults
- * on it.  An on-demand one gets only the address range: each page comes
- * (allocated, or found in the memfd) when a transfer first touches it, the
- * kernel's fault handling being the soft device's page-fault path.
+ * A daemon MR's memory is rdmad's own (mr.h): private anonymous pages.  A
+ * pinned one is locked as it is mapped, so that it merges with its locked
+ * neighbours (locked after populating, each kept a mapping of its own); past
+ * RLIMIT_MEMLOCK without CAP_IPC_LOCK that fails, and it is mapped populated
+ * but not locked.  An on-demand one comes page by page, as its memfd did:
+ * under THP "always" a first touch would bring a huge page of untouched
+ * neighbours (best effort).
+ */
+static int map_daemon(struct rdma_mr_pending *pend, bool on_demand)
+{
+	int flags = MAP_PRIVATE | MAP_ANONYMOUS | (on_demand ? 0 : MAP_POPULATE);
+	void *map = MAP_FAILED;
+
+	if (!on_demand)
+		map = mmap(NULL, pend->map_size, PROT_READ | PROT_WRITE, flags | MAP_LOCKED, -1, 0);
+	pend->pinned = map != MAP_FAILED;
+	if (map == MAP_FAILED)
+		map = mmap(NULL, pend->map_size, PROT_READ | PROT_WRITE, flags, -1, 0);
+	if (map == MAP_FAILED)
+		return -errno;
+	pend->map = map;
+	if (on_demand)
+		madvise(map, pend->map_size, MADV_NOHUGEPAGE);
+	return 0;
+}
+
+/*
+ * Makes pend's memory ready: a daemon MR's is mapped here, a user MR's lies
+ * in its memfd's shared mapping already.  A pinned MR (the verbs default)
+ * gets every page now, and locked if the daemon may: a worker then never
+ * faults on it.  An on-demand one gets only the address range: each page
+ * comes (allocated, or found in the memfd) when a transfer first touches it,
+ * the kernel's fault handling being the soft device's page-fault path.
  */
 int rdma_mr_pending_map(struct rdma_mr_pending *pend)
 {
 	bool on_demand = pend->access & RDMA_ACCESS_ON_DEMAND;
-	void *map = mmap(NULL, pend->map_size, PROT_READ | PROT_WRITE,
-			 MAP_SHARED | (on_demand ? 0 : MAP_POPULATE), pend->memfd, pend->map_offset);
 
-	if (map == MAP_FAILED)
-		return -errno;
-	pend->map = map;
+	if (!pend->shared)
+		return map_daemon(pend, on_demand);
+	if (on_demand)
+		return 0;
+	/*
+	 * The shared mapping was made without MAP_POPULATE (its other pages may
+	 * be on demand): this MR's pages are populated here, not left to mlock
+	 * (which a sanitizer's runtime makes a no-op).  Before Linux 5.14 this
+	 * fails and mlock alone populates them.
+	 */
+	madvise(pend->map, pend->map_size, MADV_POPULATE_WRITE);
 	/* Best effort: without CAP_IPC_LOCK past RLIMIT_MEMLOCK the pages stay populated, not locked. */
-	pend->pinned = !on_demand && mlock(map, pend->map_size) == 0;
+	pend->pinned = mlock(pend->map, pend->map_size) == 0;
 	return 0;
 }
 
 void rdma_mr_pending_release(struct rdma_mr_pending *pend)
 {
-	if (pend->map)
+	if (pend->shared)
+		rdma_mr_map_put(pend->shared);
+	else if (pend->map)
 		munmap(pend->map, pend->map_size);
-	if (pend->memfd >= 0)
-		close(pend->memfd);
+	pend->shared = NULL;
 	pend->map = NULL;
-	pend->memfd = -1;
 }
 
 static int check_size(struct rdma_device *dev, const char *field, uint64_t size, uint64_t max_size,
@@ -211,11 +245,10 @@ static int check_size(struct rdma_device *dev, const char *field, uint64_t size,
 int rdma_mr_pending_daemon(struct rdma_device *dev, uint32_t pd, uint64_t size, uint32_t access,
 			   uint64_t max_size, struct rdma_mr_pending *pend, struct rdma_error *err)
 {
-	size_t map_size;
-	int r, fd;
+	int r;
 
 	*pend = (struct rdma_mr_pending){ .type = RDMA_MR_DAEMON, .pd = pd, .access = access,
-					  .memfd = -1, .length = size };
+					  .length = size };
 	r = check_size(dev, "size", size, max_size, err);
 	if (r < 0)
 		return r;
@@ -225,19 +258,7 @@ int rdma_mr_pending_daemon(struct rdma_device *dev, uint32_t pd, uint64_t size, 
 	r = check_request(dev, pd, access, RDMA_MR_DAEMON, err);
 	if (r < 0)
 		return r;
-	map_size = (size + page_size() - 1) & ~((size_t)page_size() - 1);
-	/* A sealed memfd: the client library may share it; nobody can shrink it under the device. */
-	fd = memfd_create("rdmad-mr", MFD_CLOEXEC | MFD_ALLOW_SEALING);
-	if (fd < 0)
-		return system_error(err, -errno);
-	pend->memfd = fd;
-	pend->map_size = map_size;
-	if (ftruncate(fd, (off_t)map_size) < 0 ||
-	    fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) < 0) {
-		r = system_error(err, -errno);
-		rdma_mr_pending_release(pend);
-		return r;
-	}
+	pend->map_size = (size + page_size() - 1) & ~((size_t)page_size() - 1);
 	return 0;
 }
 
@@ -250,7 +271,7 @@ int rdma_mr_pending_memfd(struct rdma_device *dev, uint32_t pd, int memfd, uint6
 	int seals, r;
 
 	*pend = (struct rdma_mr_pending){ .type = RDMA_MR_USER, .pd = pd, .access = access,
-					  .memfd = -1, .length = length, .iova = iova };
+					  .length = length, .iova = iova };
 	r = check_size(dev, "length", length, max_size, err);
 	if (r < 0)
 		return r;
@@ -272,11 +293,13 @@ int rdma_mr_pending_memfd(struct rdma_device *dev, uint32_t pd, int memfd, uint6
 	r = check_request(dev, pd, access, RDMA_MR_USER, err);
 	if (r < 0)
 		return r;
-	pend->memfd = fcntl(memfd, F_DUPFD_CLOEXEC, 3);
-	if (pend->memfd < 0)
-		return system_error(err, -errno);
-	/* The offset need not be page aligned: map from the page it starts in (unlike §1.7's prototype). */
-	pend->map_offset = (off_t)page_off;
+	if (offset + length > SIZE_MAX)
+		return rdma_error_invalid(err, "length", "offset + length do not fit in this address space");
+	r = rdma_mr_map_get(dev, memfd, &st, (size_t)(offset + length), &pend->shared);
+	if (r < 0)
+		return system_error(err, r);
+	/* The offset need not be page aligned: the MR's pages from the one it starts in (unlike §1.7's prototype). */
+	pend->map = (uint8_t *)pend->shared->addr + page_off;
 	pend->first = (size_t)(offset - page_off);
 	pend->map_size = (size_t)(offset - page_off + length);
 	return 0;
@@ -293,7 +316,8 @@ int rdma_mr_pending_finish(struct rdma_device *dev, struct rdma_mr_pending *pend
 		rdma_mr_pending_release(pend);
 		return r;
 	}
-	mr->memfd = pend->memfd;
+	mr->shared = pend->shared;
+	pend->shared = NULL;
 	mr->map = pend->map;
 	mr->map_size = pend->map_size;
 	mr->pinned = pend->pinned;
@@ -301,7 +325,6 @@ int rdma_mr_pending_finish(struct rdma_device *dev, struct rdma_mr_pending *pend
 	mr->length = pend->length;
 	mr->obj.registered_bytes = mr->length;
 	mr->iova = pend->iova;
-	pend->memfd = -1;
 	pend->map = NULL;
 	if (mr->type == RDMA_MR_DAEMON) {
 		/* Disjoint, never reused iovas with a gap, so a range never runs from one MR into the next. */
@@ -436,7 +459,7 @@ int rdma_mr_register_runs(struct rdma_device *dev, uint32_t pd, const struct rdm
 {
 	uint64_t page = (uint64_t)page_size(), total = 0;
 	struct rdma_mr_pending pend = { .type = RDMA_MR_USER, .pd = pd, .access = access,
-					.memfd = -1, .length = length, .iova = iova };
+					.length = length, .iova = iova };
 	int r;
 
 	if (n == 0 || n > RDMA_MR_RUNS_MAX)

@@ -8,8 +8,9 @@
  * (reference roce_virtio.md §1.5).
  *
  * Three kinds:
- *  - daemon: memory rdmad allocates (a memfd, mapped shared, so that the
- *    client library can hand the same pages to an application later);
+ *  - daemon: memory rdmad allocates for itself (private anonymous pages: no
+ *    descriptor, and neighbouring MRs' mappings merge, so 262,144 of them
+ *    meet neither RLIMIT_NOFILE nor vm.max_map_count);
  *  - user: an application's memfd, registered through the client library;
  *  - dma: GET_DMA_MR.  No memory of its own: its addresses are the iovas of
  *    the daemon MRs of its PD (docs/decisions.md, "Memory regions").
@@ -53,11 +54,12 @@ struct rdma_mr {
 	uint32_t rkey;
 	uint64_t iova;            /* address of the first byte (0 for dma) */
 	uint64_t length;          /* bytes (0 for dma: it has none of its own) */
-	int memfd;                /* -1 for dma */
 	uint8_t *addr;            /* first byte, inside the mapping; NULL for dma */
-	void *map;                /* the mapping (page aligned) */
+	void *map;                /* the mapping's pages the MR lies in (page aligned) */
 	bool invalidated;         /* a LOCAL_INV made its key free: it names nothing any more */
 	size_t map_size;
+	/* A user MR's memfd mapped once for all its MRs (mr_map.h): map lies inside; NULL: map is its own. */
+	struct rdma_mr_map *shared;
 	/* Not on demand, and mlock() allowed it (CAP_IPC_LOCK or RLIMIT_MEMLOCK): no page ever leaves. */
 	bool pinned;
 	/* A VM's dma MR: the guest's memory it reaches (n_windows > 0), else its PD's daemon MRs. */
@@ -89,8 +91,9 @@ int rdma_mr_create(struct rdma_device *dev, uint32_t pd, uint64_t size, uint32_t
 		   uint64_t max_size, struct rdma_mr **out, struct rdma_error *err);
 /*
  * REG_USER_MR: length bytes of the memfd at offset, which the application sees
- * at iova.  The MR keeps its own duplicate of memfd.  io.rdmad.Mr.RegUser
- * reaches it with the caller's descriptor reopened through /proc.
+ * at iova.  The MRs on one memfd share one mapping of it (mr_map.h), which
+ * keeps the file; no descriptor is kept.  io.rdmad.Mr.RegUser reaches it
+ * with the descriptor passed with the call.
  */
 int rdma_mr_register_memfd(struct rdma_device *dev, uint32_t pd, int memfd, uint64_t offset,
 			   uint64_t length, uint64_t iova, uint32_t access, uint64_t max_size,
@@ -107,13 +110,12 @@ int rdma_mr_register_memfd(struct rdma_device *dev, uint32_t pd, int memfd, uint
 struct rdma_mr_pending {
 	enum rdma_mr_type type;
 	uint32_t pd, access;
-	int memfd;                /* the MR's own, or -1 */
-	off_t map_offset;         /* in the memfd, page aligned */
 	size_t map_size;
 	size_t first;             /* the MR's first byte in the mapping */
 	uint64_t length;
 	uint64_t iova;            /* of a user MR; a daemon MR's is given at finish */
-	void *map;                /* once mapped */
+	void *map;                /* once mapped (a user MR's at once, inside shared) */
+	struct rdma_mr_map *shared;
 	bool pinned;
 };
 
@@ -122,7 +124,11 @@ int rdma_mr_pending_daemon(struct rdma_device *dev, uint32_t pd, uint64_t size, 
 int rdma_mr_pending_memfd(struct rdma_device *dev, uint32_t pd, int memfd, uint64_t offset,
 			  uint64_t length, uint64_t iova, uint32_t access, uint64_t max_size,
 			  struct rdma_mr_pending *pend, struct rdma_error *err);
-/* 0, or the -errno of mmap. */
+/*
+ * 0, or the -errno of mmap.  A user MR's pages, already in the shared
+ * mapping, are populated and locked here (unless on demand); locked pages
+ * stay locked while the mapping lasts, whichever MR on the memfd asked.
+ */
 int rdma_mr_pending_map(struct rdma_mr_pending *pend);
 /* Releases pend's memory when it fails; on success the MR holds it. */
 int rdma_mr_pending_finish(struct rdma_device *dev, struct rdma_mr_pending *pend,

@@ -3,8 +3,10 @@
 # At a storage target's scale (issue 32), against a real rdmad: caps lowered
 # by rdmad.conf(5) and the per-uid limits inside them, creating up to a cap
 # (lowered, and soft0's real MKEY cap) with one more refused naming the cap,
-# rdmad's memory back once everything is destroyed, lists longer than a page,
-# and a pool of 65,536 MKEYs with hundreds of DEKs across kill -9.
+# rdmad's memory back once everything is destroyed, MRs on one buffer that
+# share rdmad's one mapping of it (no descriptor or mapping each), lists
+# longer than a page, and a pool of 65,536 MKEYs with hundreds of DEKs across
+# kill -9.
 
 load helper
 
@@ -30,6 +32,25 @@ sanitized() {
 # rss_kb DIR: the resident memory of the rdmad of DIR, in KiB.
 rss_kb() {
 	awk '/^VmRSS:/ { print $2 }' "/proc/$(cat "$1/rdmad.pid")/status"
+}
+
+# scale_hold DIR KIND N: rdmad-scale makes N objects of KIND against DIR's rdmad and holds
+# them (its output in DIR/scale.out) until scale_release.
+scale_hold() {
+	mkfifo "$1/hold"
+	RDMACTL_SOCKET="$1/io.rdmad" "$SCALE" "$2" "$3" hold <"$1/hold" >"$1/scale.out" 2>&1 3>&- &
+	scale_pid=$!
+	exec 4>"$1/hold"
+	for _ in $(seq 1 600); do
+		grep -qx ready "$1/scale.out" && break
+		sleep 0.05
+	done
+}
+
+scale_release() {
+	exec 4>&-
+	wait "$scale_pid"
+	scale_pid=
 }
 
 # start_refused CONF_LINES...: rdmad with that rdmad.conf does not start; its output in $output.
@@ -91,15 +112,7 @@ start_refused() {
 	export RDMACTL_SOCKET="$dir/io.rdmad"
 	assert_equal "$(awk '/^Max open files/ { print $4 }' "/proc/$(cat "$dir/rdmad.pid")/limits")" "$hard"
 	before=$(rss_kb "$dir")
-	# It holds them until its standard input ends.
-	mkfifo "$dir/hold"
-	RDMACTL_SOCKET="$dir/io.rdmad" "$SCALE" qp 2001 hold <"$dir/hold" >"$dir/scale.out" 2>&1 3>&- &
-	scale_pid=$!
-	exec 4>"$dir/hold"
-	for _ in $(seq 1 200); do
-		grep -qx ready "$dir/scale.out" && break
-		sleep 0.05
-	done
+	scale_hold "$dir" qp 2001
 	run cat "$dir/scale.out"
 	assert_line --index 0 --regexp '^created 2000 in '
 	assert_line --index 1 --partial 'refused after 2000: io.rdmad.Qp.Create: io.rdmad.Qp.LimitReached {"kind":"qp","limit":2000}'
@@ -113,9 +126,7 @@ start_refused() {
 	run "$RDMACTL" -s "$dir/io.rdmad" qp create --pd 1 --send-cq 1 --recv-cq 1 --type rc
 	assert_failure 1
 	assert_output --partial "io.rdmad.Qp.LimitReached: kind 'qp', limit '2000'"
-	exec 4>&-
-	wait "$scale_pid"
-	scale_pid=
+	scale_release
 	run cat "$dir/scale.out"
 	assert_line --index 3 --regexp '^destroyed 2000 in '
 	assert_equal "$("$RDMACTL" -s "$dir/io.rdmad" -j qp list | jq length)" 0
@@ -129,6 +140,32 @@ start_refused() {
 	echo "rdmad RSS: $before KiB, $held KiB with 2000 QPs, $after KiB after" >&3
 	[ $((held - before)) -gt 4000 ]
 	[ $((after - before)) -le $(((held - before) / 3)) ]
+	rdmad_stop "$dir"
+}
+
+@test "MRs on one buffer through librdmad share rdmad's mapping of it: 3000 under 512 descriptors, the next refused naming the cap" {
+	dir=$BATS_TEST_TMPDIR/d
+	mkdir -p "$dir"
+	echo "max_mrs = 3000" >"$dir/rdmad.conf"
+	# An MR kept a descriptor and a mapping of its own: 262,144 met RLIMIT_NOFILE and vm.max_map_count.
+	(ulimit -n 512 && rdmad_start "$dir")
+	pid=$(cat "$dir/rdmad.pid")
+	maps=$(wc -l <"/proc/$pid/maps")
+	fds=$(ls "/proc/$pid/fd" | wc -l)
+	scale_hold "$dir" mr 3001
+	run cat "$dir/scale.out"
+	assert_line --index 0 --regexp '^created 3000 in '
+	assert_line --index 1 --partial 'refused after 3000: io.rdmad.Mr.RegUser: io.rdmad.Mr.LimitReached {"kind":"mr","limit":3000}'
+	assert_line --index 2 ready
+	echo "rdmad with 3000 MRs: $(wc -l <"/proc/$pid/maps") mappings (from $maps), $(ls "/proc/$pid/fd" | wc -l) descriptors (from $fds)" >&3
+	[ "$(wc -l <"/proc/$pid/maps")" -le $((maps + 10)) ]
+	[ "$(ls "/proc/$pid/fd" | wc -l)" -le $((fds + 10)) ]
+	run "$RDMACTL" -s "$dir/io.rdmad" -j mr list
+	assert_equal "$(jq length <<<"$output")" 3000
+	scale_release
+	run cat "$dir/scale.out"
+	assert_line --index 3 --regexp '^destroyed 3000 in '
+	assert_equal "$("$RDMACTL" -s "$dir/io.rdmad" -j mr list | jq length)" 0
 	rdmad_stop "$dir"
 }
 

@@ -9,17 +9,22 @@
  *     client, one call at a time) and through librdmad (build/tools/rdmad-scale),
  *     with rdmad's CPU time per call (the machine is shared: the wall-clock
  *     rates move with the load, the CPU time less);
+ *   - soft0's cap of 262,144 MRs through librdmad on one buffer, with rdmad's
+ *     mappings and descriptors meanwhile;
  *   - a pool of 65,536 MKEYs made, 1,000 DEKs, and rdmad restarted with both
  *     (SIGTERM, then SIGKILL): until it answers with the pool and DEKs ready;
  *   - 65,536 QPs: Qp.List and Daemon.GetStatus, rdmactl qp list and status.
+ * bench_scale rates: the first two only.
  */
 #include "lib/varlink/varlink.h"
 #include "tests/bench/lib/call.h"
 #include "tests/bench/lib/rdmad.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <json-c/json.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,6 +37,7 @@
 #define POOL_SIZE   65536
 #define DEKS        1000
 #define QPS_LISTED  65536
+#define MR_CAP      262144    /* soft0's max_mr */
 
 static double now(void)
 {
@@ -218,6 +224,63 @@ static void librdmad_kind(const struct bench_rdmad *d, const char *kind)
 	       (cpu_seconds(d) - c) * 1e6 / (2 * IDLE_N));
 }
 
+/* Lines of rdmad's /proc/PID/NAME (maps), or entries of its directory (fd). */
+static long proc_count(const struct bench_rdmad *d, const char *name)
+{
+	char cmd[128], out[32] = "";
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), strcmp(name, "fd") ? "wc -l </proc/%d/%s" : "ls /proc/%d/%s | wc -l",
+		 (int)d->pid, name);
+	p = popen(cmd, "r");
+	if (!p || !fgets(out, sizeof(out), p))
+		die("cannot count rdmad's mappings or descriptors");
+	pclose(p);
+	return atol(out);
+}
+
+/*
+ * soft0's cap of MRs through librdmad, all on one 4 KiB buffer: rdmad's
+ * mappings and descriptors while they are held (an MR with its own of each
+ * met RLIMIT_NOFILE and vm.max_map_count before the cap).
+ */
+static void mr_cap(void)
+{
+	long maps0, fds0, maps1 = 0, fds1 = 0;
+	char cmd[2 * PATH_MAX + 256], fifo[PATH_MAX], line[256];
+	struct bench_rdmad d;
+	FILE *p;
+	int hold;
+
+	if (bench_rdmad_start(&d, bench_rdmad_parent()) < 0 || !bench_rdmad_path(&d, "hold", fifo, sizeof(fifo)) ||
+	    (unlink(fifo) < 0 && errno != ENOENT) || mkfifo(fifo, 0600) < 0)
+		die("cannot start rdmad");
+	maps0 = proc_count(&d, "maps");
+	fds0 = proc_count(&d, "fd");
+	snprintf(cmd, sizeof(cmd), "RDMACTL_SOCKET='%s' '%s/tools/rdmad-scale' mr %u hold <'%s'", d.socket,
+		 getenv("BUILD") ? getenv("BUILD") : "build", MR_CAP, fifo);
+	p = popen(cmd, "r");
+	/* Opened once the shell opens its side for the program's standard input. */
+	hold = p ? open(fifo, O_WRONLY) : -1;
+	if (hold < 0)
+		die("rdmad-scale");
+	while (fgets(line, sizeof(line), p)) {
+		if (!strcmp(line, "ready\n")) {
+			maps1 = proc_count(&d, "maps");
+			fds1 = proc_count(&d, "fd");
+			close(hold);
+			continue;
+		}
+		printf("  librdmad mr   %s", line);
+	}
+	if (pclose(p) != 0)
+		die("rdmad-scale failed");
+	printf("  librdmad mr   with %u MRs held rdmad had %ld mappings (%ld before) and %ld descriptors "
+	       "(%ld before)\n", MR_CAP, maps1, maps0, fds1, fds0);
+	if (bench_rdmad_stop(&d) < 0)
+		die("rdmad did not stop cleanly");
+}
+
 static void pool_deks_restart(void)
 {
 	struct varlink_client *vc;
@@ -313,8 +376,10 @@ static void many_qps(void)
 		die("rdmad did not stop cleanly");
 }
 
-int main(void)
+/* With "rates", only the memory and rates of each kind: what a change to them is measured by. */
+int main(int argc, char **argv)
 {
+	bool rates_only = argc > 1 && !strcmp(argv[1], "rates");
 	static const char *const lkinds[] = { "qp", "cq", "mr", "mkey", "ah" };
 	struct bench_rdmad d;
 
@@ -328,6 +393,9 @@ int main(void)
 		librdmad_kind(&d, lkinds[i]);
 	if (bench_rdmad_stop(&d) < 0)
 		die("rdmad did not stop cleanly");
+	if (rates_only)
+		return 0;
+	mr_cap();
 	pool_deks_restart();
 	many_qps();
 	return 0;

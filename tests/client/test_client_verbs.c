@@ -268,12 +268,26 @@ static void test_post_refusals(void **state)
 	struct rdmad_recv_wr rwr = { .wr_id = 3, .sg_list = &s, .num_sge = 1 };
 	struct rdmad_recv_wr *bad_recv = NULL;
 
+	struct rdmad_mr *more[100];
+	char outside[64];
+
 	loop_open(&l);
 	/* An SGE past its MR's end is refused here, naming it. */
 	s = loop_sge(&l, 4 * 4096 - 8, 16);
 	assert_refused(rdmad_post_send(l.a, &first, &bad), EINVAL);
 	assert_ptr_equal(bad, &first);
 	assert_non_null(strstr(rdmad_last_error(), "sg_list[0]"));
+	/* An MR is found by key among many (the library's table grows), the first still once they go. */
+	for (int i = 0; i < 100; i++)
+		assert_non_null(more[i] = rdmad_reg_mr(l.pd, l.buf, 4096, RDMAD_ACCESS_LOCAL_WRITE));
+	s = (struct rdmad_sge){ .addr = (uintptr_t)l.buf + 4000, .length = 200, .lkey = more[70]->lkey };
+	assert_refused(rdmad_post_send(l.a, &first, &bad), EINVAL);
+	snprintf(outside, sizeof(outside), "are outside MR 0x%x", more[70]->lkey);
+	assert_non_null(strstr(rdmad_last_error(), outside));
+	for (int i = 99; i >= 0; i--)
+		assert_int_equal(rdmad_dereg_mr(more[i]), 0);
+	s = loop_sge(&l, 4 * 4096 - 8, 16);
+	assert_refused(rdmad_post_send(l.a, &first, &bad), EINVAL);
 	assert_refused(rdmad_post_recv(l.b, &rwr, &bad_recv), EINVAL);
 	assert_ptr_equal(bad_recv, &rwr);
 	/* A chain stops at the WR refused: here the second, an unknown opcode. */

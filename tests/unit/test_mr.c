@@ -12,6 +12,7 @@
 
 #include "daemon/soft/soft_device.h"
 #include "daemon/verbs/mr.h"
+#include "daemon/verbs/mr_map.h"
 
 #define LW RDMA_ACCESS_LOCAL_WRITE
 #define RW RDMA_ACCESS_REMOTE_WRITE
@@ -249,6 +250,48 @@ static uint64_t resident(const struct rdma_mr *mr)
 	return n;
 }
 
+/* MRs on one memfd share one mapping (mr_map.c), which lasts as long as its last MR. */
+static void test_mrs_on_one_memfd_share_its_mapping(void **state)
+{
+	struct fixture *f = *state;
+	struct rdma_mr *a, *b, *c, *d;
+	struct rdma_error err;
+	uint8_t *p;
+	int fd = memfd_create("test", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+
+	assert_true(fd >= 0);
+	assert_int_equal(ftruncate(fd, 2 * 4096), 0);
+	assert_int_equal(fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK), 0);
+	assert_int_equal(pwrite(fd, "ab", 2, 4096), 2);
+	assert_int_equal(rdma_mr_register_memfd(f->dev, f->pd, fd, 0, 4096, 0x10000, LW, MAX, &a, &err), 0);
+	assert_int_equal(rdma_mr_register_memfd(f->dev, f->pd, fd, 4096, 2, 0x20000, LW, MAX, &b, &err), 0);
+	assert_non_null(a->shared);
+	assert_ptr_equal(a->shared, b->shared);
+	assert_int_equal(a->shared->refs, 2);
+	assert_ptr_equal(b->addr, (uint8_t *)a->addr + 4096);
+	/* The memfd grew: an MR past the old end gets a mapping of the whole file as it is now. */
+	assert_int_equal(ftruncate(fd, 3 * 4096), 0);
+	assert_int_equal(pwrite(fd, "c", 1, 2 * 4096), 1);
+	assert_int_equal(rdma_mr_register_memfd(f->dev, f->pd, fd, 2 * 4096, 1, 0x30000, LW, MAX, &c,
+						&err), 0);
+	assert_ptr_not_equal(c->shared, a->shared);
+	assert_int_equal(c->shared->size, 3 * 4096);
+	assert_int_equal(*c->addr, 'c');
+	/* Later MRs find the larger one. */
+	assert_int_equal(rdma_mr_register_memfd(f->dev, f->pd, fd, 4096, 1, 0x40000, LW, MAX, &d, &err), 0);
+	assert_ptr_equal(d->shared, c->shared);
+	close(fd);
+	/* The first MR gone, the second still reaches the bytes through the mapping they shared. */
+	assert_int_equal(rdma_object_destroy(f->dev, RDMA_OBJ_MR, a->obj.handle, &err), 0);
+	assert_int_equal(rdma_mr_bytes(b, 0, 2, &p, &err), 0);
+	assert_memory_equal(p, "ab", 2);
+	assert_int_equal(rdma_object_destroy(f->dev, RDMA_OBJ_MR, b->obj.handle, &err), 0);
+	assert_int_equal(rdma_object_destroy(f->dev, RDMA_OBJ_MR, c->obj.handle, &err), 0);
+	assert_int_equal(rdma_mr_bytes(d, 0, 1, &p, &err), 0);
+	assert_int_equal(*p, 'a');
+	assert_int_equal(rdma_object_destroy(f->dev, RDMA_OBJ_MR, d->obj.handle, &err), 0);
+}
+
 static void test_pinned_mr_is_populated_at_registration(void **state)
 {
 	struct fixture *f = *state;
@@ -339,6 +382,7 @@ int main(void)
 		cmocka_unit_test(test_resolve_checks_key_pd_access_range),
 		cmocka_unit_test(test_dma_mr_reaches_daemon_mrs_of_its_pd),
 		cmocka_unit_test(test_register_memfd),
+		cmocka_unit_test(test_mrs_on_one_memfd_share_its_mapping),
 		cmocka_unit_test(test_pinned_mr_is_populated_at_registration),
 		cmocka_unit_test(test_on_demand_mr_gets_pages_when_touched),
 		cmocka_unit_test(test_on_demand_user_mr_maps_when_touched),
