@@ -5,24 +5,24 @@
 #include <stdio.h>
 #include <string.h>
 
-void json_add_string(struct json_object *obj, const char *key, const char *value)
+void json_add_string_ex(struct json_object *obj, const char *key, const char *value, unsigned flags)
 {
-	json_object_object_add(obj, key, json_object_new_string(value ? value : ""));
+	json_object_object_add_ex(obj, key, json_object_new_string(value ? value : ""), flags);
 }
 
-void json_add_int(struct json_object *obj, const char *key, int64_t value)
+void json_add_int_ex(struct json_object *obj, const char *key, int64_t value, unsigned flags)
 {
-	json_object_object_add(obj, key, json_object_new_int64(value));
+	json_object_object_add_ex(obj, key, json_object_new_int64(value), flags);
 }
 
-void json_add_uint(struct json_object *obj, const char *key, uint64_t value)
+void json_add_uint_ex(struct json_object *obj, const char *key, uint64_t value, unsigned flags)
 {
-	json_object_object_add(obj, key, json_object_new_uint64(value));
+	json_object_object_add_ex(obj, key, json_object_new_uint64(value), flags);
 }
 
-void json_add_bool(struct json_object *obj, const char *key, bool value)
+void json_add_bool_ex(struct json_object *obj, const char *key, bool value, unsigned flags)
 {
-	json_object_object_add(obj, key, json_object_new_boolean(value));
+	json_object_object_add_ex(obj, key, json_object_new_boolean(value), flags);
 }
 
 void json_add_guid(struct json_object *obj, const char *key, uint64_t value)
