@@ -207,14 +207,15 @@ static int parse_table(struct json_object *params, const struct api_field *table
 	for (const struct api_field *f = table; f->name; f++) {
 		char path[PATH_MAX_LEN];
 		struct json_object *v = NULL;
+		bool present = json_object_object_get_ex(params, f->name, &v) && v;
 		int r;
 
-		path_format(path, "%s%s%s", prefix, *prefix ? "." : "", f->name);
-		if (!json_object_object_get_ex(params, f->name, &v) || !v) {
-			if (f->required)
-				return refuse_parameter(why, path);
+		/* Most of a table is absent from a call: its paths are not made. */
+		if (!present && !f->required)
 			continue;
-		}
+		path_format(path, "%s%s%s", prefix, *prefix ? "." : "", f->name);
+		if (!present)
+			return refuse_parameter(why, path);
 		if (f->given)
 			*AT(out, f->given - 1, bool) = true;
 		r = parse_field(v, f, path, out, why);
