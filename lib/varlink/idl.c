@@ -522,14 +522,13 @@ static int check_untyped(struct check_ctx *ctx, struct json_object *v, int depth
 static int check(struct check_ctx *ctx, const struct idl_type *t, struct json_object *v,
 		 int depth);
 
-/*
- * A struct has no member its type does not name: known, the members its
- * type names that check_struct found, equals the object's length in the
- * usual case, which then costs no string compare.
- */
-static int check_struct_keys(struct check_ctx *ctx, const struct idl_type *t, struct json_object *v,
-			     size_t known)
+/* A struct has no member its type does not name; counted, the usual case costs no string compare. */
+static int check_struct_keys(struct check_ctx *ctx, const struct idl_type *t, struct json_object *v)
 {
+	size_t known = 0;
+
+	for (size_t i = 0; i < t->n; i++)
+		known += json_object_object_get_ex(v, t->names[i], NULL);
 	if (known == (size_t)json_object_object_length(v))
 		return 0;
 	json_object_object_foreach(v, key, val) {
@@ -549,20 +548,18 @@ static int check_struct_keys(struct check_ctx *ctx, const struct idl_type *t, st
 static int check_struct(struct check_ctx *ctx, const struct idl_type *t, struct json_object *v,
 			int depth)
 {
-	size_t known = 0;
-
-	if (!json_object_is_type(v, json_type_object))
+	if (!json_object_is_type(v, json_type_object) || check_struct_keys(ctx, t, v) < 0)
 		return -EINVAL;
 	for (size_t i = 0; i < t->n; i++) {
 		struct json_object *field = NULL;
 
-		known += json_object_object_get_ex(v, t->names[i], &field);
+		json_object_object_get_ex(v, t->names[i], &field);
 		enter(ctx, t->names[i], 0);
 		if (check(ctx, t->types[i], field, depth + 1))
 			return -EINVAL;
 		leave(ctx);
 	}
-	return check_struct_keys(ctx, t, v, known);
+	return 0;
 }
 
 static int check(struct check_ctx *ctx, const struct idl_type *t, struct json_object *v,
