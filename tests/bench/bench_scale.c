@@ -113,12 +113,8 @@ static void print_targets(void)
 	}
 }
 
-/* The issue asks rates of these kinds (QPs, MRs, MKEYs) of 10,000 a second. */
-static bool rate_judged(const char *kind)
-{
-	return !strncmp(kind, "QP", 2) || !strncmp(kind, "MR", 2) || !strncmp(kind, "MKEY", 4) ||
-	       !strcmp(kind, "qp") || !strcmp(kind, "mr") || !strcmp(kind, "mkey");
-}
+/* The issue asks 10,000 creates and destroys a second of QPs, MRs and MKEYs. */
+#define RATE_TARGET 10000
 
 static void die(const char *what)
 {
@@ -179,17 +175,19 @@ static double list_seconds(struct varlink_client *vc, const char *method, const 
 struct vkind {
 	const char *name, *iface, *key;
 	const char *params;       /* %lld: the PD, then the CQ */
+	bool rates_judged;        /* the issue sets its rates a target */
+	bool memory_judged;       /* ... and its memory 1 KiB each */
 };
 
 static const struct vkind vkinds[] = {
 	{ "QP (16-entry queues)", "io.rdmad.Qp", "qp",
 	  "{\"pd\":%lld,\"send_cq\":%lld,\"recv_cq\":%2$lld,\"type\":\"rc\",\"max_send_wr\":16,"
-	  "\"max_recv_wr\":16}" },
-	{ "CQ (1 entry)", "io.rdmad.Cq", "cq", "{\"cqe\":1}" },
+	  "\"max_recv_wr\":16}", true, false },
+	{ "CQ (1 entry)", "io.rdmad.Cq", "cq", "{\"cqe\":1}", false, false },
 	{ "MR (4 KiB, on demand)", "io.rdmad.Mr", "mr",
-	  "{\"pd\":%lld,\"size\":4096,\"access\":[\"local_write\",\"on_demand\"]}" },
-	{ "MKEY (4 entries)", "io.rdmad.Mkey", "mkey", "{\"pd\":%lld,\"max_entries\":4}" },
-	{ "AH", "io.rdmad.Ah", "ah", "{\"pd\":%lld,\"dgid\":\"fe80::2\",\"sgid_index\":0}" },
+	  "{\"pd\":%lld,\"size\":4096,\"access\":[\"local_write\",\"on_demand\"]}", true, true },
+	{ "MKEY (4 entries)", "io.rdmad.Mkey", "mkey", "{\"pd\":%lld,\"max_entries\":4}", true, true },
+	{ "AH", "io.rdmad.Ah", "ah", "{\"pd\":%lld,\"dgid\":\"fe80::2\",\"sgid_index\":0}", false, true },
 };
 
 static long kb(const struct bench_rdmad *d, const char *field)
@@ -201,12 +199,13 @@ static long kb(const struct bench_rdmad *d, const char *field)
 	return v;
 }
 
-static void rate_row(const char *how, const char *kind, const char *op, unsigned n, double wall, double cpu)
+static void rate_row(const char *how, const char *kind, const char *op, unsigned n, double wall, double cpu,
+		     bool judged)
 {
 	printf("  %-8s %-22s %-7s %6u: %8.0f/s wall, %6.1f us rdmad CPU each (%8.0f/s)\n", how, kind, op,
 	       n, n / wall, cpu * 1e6 / n, cpu > 0 ? n / cpu : 0);
-	if (rate_judged(kind))
-		target(true, 10000, "/s", n / wall, "%s %s %s", how, kind, op);
+	if (judged)
+		target(true, RATE_TARGET, "/s", n / wall, "%s %s %s", how, kind, op);
 }
 
 /* One kind on a fresh rdmad: memory per idle object, then the varlink rates. */
@@ -235,7 +234,7 @@ static void varlink_kind(const struct vkind *k)
 	for (unsigned i = 0; i < IDLE_N; i++)
 		if ((h[i] = call(vc, method, k->key, "%s", params)) < 0)
 			die(method);
-	rate_row("varlink", k->name, "create", IDLE_N, now() - t, cpu_seconds(&d) - c);
+	rate_row("varlink", k->name, "create", IDLE_N, now() - t, cpu_seconds(&d) - c, k->rates_judged);
 	anon1 = kb(&d, "RssAnon");
 	shm1 = kb(&d, "RssShmem");
 	snprintf(method, sizeof(method), "%s.Destroy", k->iface);
@@ -244,15 +243,15 @@ static void varlink_kind(const struct vkind *k)
 	for (unsigned i = 0; i < IDLE_N; i++)
 		if (call(vc, method, NULL, "{\"handle\":%lld}", h[i]) < 0)
 			die(method);
-	rate_row("varlink", k->name, "destroy", IDLE_N, now() - t, cpu_seconds(&d) - c);
+	rate_row("varlink", k->name, "destroy", IDLE_N, now() - t, cpu_seconds(&d) - c, k->rates_judged);
 	/* rdmad gives freed memory back a second after a burst of destroys (daemon/core/trim.c). */
 	usleep(1500000);
 	anon2 = kb(&d, "RssAnon");
 	printf("  memory   %-22s %6u: %6.0f B anonymous + %6.0f B shared each; %+ld KiB anonymous "
 	       "once destroyed\n", k->name, IDLE_N, (anon1 - anon0) * 1024.0 / IDLE_N,
 	       (shm1 - shm0) * 1024.0 / IDLE_N, anon2 - anon0);
-	/* 1 KiB each for these; a QP's 8 KiB beyond its queues needs its queues' size (see decisions.md). */
-	if (!strncmp(k->name, "MR", 2) || !strncmp(k->name, "MKEY", 4) || !strcmp(k->name, "AH"))
+	/* A QP's target (8 KiB beyond its queues) needs its queues' size: see decisions.md. */
+	if (k->memory_judged)
 		target(false, 1024, "B", (anon1 - anon0 + shm1 - shm0) * 1024.0 / IDLE_N, "memory %s each",
 		       k->name);
 	varlink_client_free(vc);
@@ -262,7 +261,7 @@ static void varlink_kind(const struct vkind *k)
 }
 
 /* rdmad-scale KIND IDLE_N through librdmad against d: its lines, indented. */
-static void librdmad_kind(const struct bench_rdmad *d, const char *kind)
+static void librdmad_kind(const struct bench_rdmad *d, const char *kind, bool rates_judged)
 {
 	char cmd[1024], line[256];
 	double c = cpu_seconds(d);
@@ -280,8 +279,8 @@ static void librdmad_kind(const struct bench_rdmad *d, const char *kind)
 
 		printf("  librdmad %-4s %s", kind, line);
 		/* "created 4096 in 0.948 s: 4319/s", "destroyed ..." */
-		if (sscanf(line, "%15s %u in %lf s: %lf/s", op, &n, &secs, &rate) == 4 && rate_judged(kind))
-			target(true, 10000, "/s", rate, "librdmad %s %s", kind, op);
+		if (sscanf(line, "%15s %u in %lf s: %lf/s", op, &n, &secs, &rate) == 4 && rates_judged)
+			target(true, RATE_TARGET, "/s", rate, "librdmad %s %s", kind, op);
 	}
 	if (pclose(p) != 0)
 		die("rdmad-scale failed");
@@ -448,7 +447,10 @@ static void many_qps(void)
 int main(int argc, char **argv)
 {
 	bool rates_only = argc > 1 && !strcmp(argv[1], "rates");
-	static const char *const lkinds[] = { "qp", "cq", "mr", "mkey", "ah" };
+	static const struct {
+		const char *kind;
+		bool rates_judged;
+	} lkinds[] = { { "qp", true }, { "cq", false }, { "mr", true }, { "mkey", true }, { "ah", false } };
 	struct bench_rdmad d;
 
 	printf("# scale: memory and rates at %u objects a kind (noisy: the machine's CPUs are shared)\n",
@@ -458,7 +460,7 @@ int main(int argc, char **argv)
 	if (bench_rdmad_start(&d, bench_rdmad_parent()) < 0)
 		die("cannot start rdmad");
 	for (size_t i = 0; i < sizeof(lkinds) / sizeof(lkinds[0]); i++)
-		librdmad_kind(&d, lkinds[i]);
+		librdmad_kind(&d, lkinds[i].kind, lkinds[i].rates_judged);
 	if (bench_rdmad_stop(&d) < 0)
 		die("rdmad did not stop cleanly");
 	if (!rates_only) {
